@@ -1,0 +1,11 @@
+// alloclab/alloclab.hpp: every public alloclab component in one include.
+#pragma once
+
+#include "allocator.hpp"
+#include "arena_resource.hpp"
+#include "build_info.hpp"
+#include "checked_resource.hpp"
+#include "exception_test.hpp"
+#include "limit_resource.hpp"
+#include "pool_resource.hpp"
+#include "tracking_resource.hpp"

@@ -1,0 +1,263 @@
+// alloclab/arena_resource.hpp: a bump-pointer arena over a caller's buffer
+// that makes every fallback to its upstream visible.
+//
+// `arena_resource` hands out memory by advancing a pointer through the
+// caller's buffer; `deallocate` is a no-op and `release()` or `rewind()`
+// reclaims memory in bulk. When the buffer runs out, the overflow policy
+// decides: grow with geometrically larger blocks from the upstream (counted in
+// `upstream_allocations()` / `upstream_bytes()`), throw `arena_exhausted`, or
+// call a handler first. `std::pmr::monotonic_buffer_resource` falls back to
+// the heap silently; seed 000 measured the heap for that reason.
+//
+// `inline_arena<N>` carries N bytes of storage inside the object (put it on
+// the stack). `arena_scope` rewinds an arena when it leaves scope.
+//
+// Example:
+//   #include <alloclab/arena_resource.hpp>
+//   #include <memory_resource>
+//   #include <vector>
+//
+//   int main() {
+//     // A benchmark or test arena: null upstream, so overflow throws.
+//     alloclab::inline_arena<4096> arena{std::pmr::null_memory_resource()};
+//     {
+//       alloclab::arena_scope scope{arena};
+//       std::pmr::vector<int> values{&arena};
+//       values.reserve(100);
+//       for (int i = 0; i < 100; ++i) values.push_back(i);
+//       if (arena.used() < 100 * sizeof(int)) return 1;
+//     }
+//     // The scope rewound the arena; nothing reached the upstream.
+//     return arena.used() == 0 && arena.upstream_allocations() == 0 ? 0 : 1;
+//   }
+//
+// Not thread-safe: one arena per thread or per request.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <memory_resource>
+#include <new>
+
+#include "detail/align.hpp"
+
+namespace alloclab {
+
+// What an arena does when its current block cannot satisfy a request.
+enum class overflow_policy {
+  grow,             // take a larger block from the upstream (counted)
+  throw_bad_alloc,  // throw arena_exhausted; never touch the upstream
+  call_handler,     // call arena_options::on_overflow, then grow
+};
+
+struct arena_options {
+  overflow_policy policy = overflow_policy::grow;
+  double growth_factor = 2.0;         // each upstream block this much larger
+  std::size_t first_block_size = 0;   // 0: max(buffer size, 1 KiB)
+  // Called with (bytes, alignment) under overflow_policy::call_handler. It may
+  // throw to refuse the request; if it returns, the arena grows.
+  std::function<void(std::size_t, std::size_t)> on_overflow;
+};
+
+// Thrown when an arena may not grow; carries the request that did not fit.
+class arena_exhausted : public std::bad_alloc {
+ public:
+  arena_exhausted(std::size_t bytes, std::size_t alignment) noexcept
+      : bytes_(bytes), alignment_(alignment) {}
+  const char* what() const noexcept override {
+    return "alloclab::arena_resource: buffer exhausted and the overflow policy forbids growing";
+  }
+  std::size_t bytes() const noexcept { return bytes_; }
+  std::size_t alignment() const noexcept { return alignment_; }
+
+ private:
+  std::size_t bytes_;
+  std::size_t alignment_;
+};
+
+// A position in an arena, taken by mark() and restored by rewind().
+struct arena_mark {
+  void* block = nullptr;
+  std::byte* cursor = nullptr;
+  std::byte* limit = nullptr;
+  std::byte* begin = nullptr;
+  std::size_t retired_bytes = 0;
+};
+
+class arena_resource : public std::pmr::memory_resource {
+ public:
+  arena_resource(void* buffer, std::size_t size,
+                 std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
+                 arena_options options = {})
+      : initial_(static_cast<std::byte*>(buffer)),
+        initial_size_(buffer ? size : 0),
+        upstream_(upstream),
+        options_(std::move(options)) {
+    if (!(options_.growth_factor >= 1.0)) options_.growth_factor = 1.0;
+    reset_to_initial_buffer();
+  }
+
+  arena_resource(const arena_resource&) = delete;
+  arena_resource& operator=(const arena_resource&) = delete;
+  ~arena_resource() override { free_blocks_until(nullptr); }
+
+  // Non-virtual fast path; hides memory_resource::allocate on purpose.
+  void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
+    bytes += static_cast<std::size_t>(bytes == 0);
+    const auto available = static_cast<std::size_t>(limit_ - cursor_);
+    const std::size_t padding = detail::padding_for(cursor_, alignment);
+    if (detail::is_power_of_two(alignment) && bytes <= available && padding <= available - bytes) {
+      std::byte* result = cursor_ + padding;
+      cursor_ = result + bytes;
+      return result;
+    }
+    return allocate_after_overflow(bytes, alignment);
+  }
+
+  // Individual deallocation is a no-op: memory returns on release()/rewind().
+  void deallocate(void*, std::size_t, std::size_t = alignof(std::max_align_t)) noexcept {}
+
+  // Returns every upstream block and restarts at the front of the buffer.
+  void release() noexcept {
+    free_blocks_until(nullptr);
+    reset_to_initial_buffer();
+  }
+
+  arena_mark mark() const noexcept { return {head_, cursor_, limit_, begin_, retired_bytes_}; }
+
+  // Frees what was allocated after `m`. `m` must come from this arena and not
+  // have been invalidated by an earlier rewind past it or by release().
+  void rewind(const arena_mark& m) noexcept {
+    free_blocks_until(static_cast<block_header*>(m.block));
+    cursor_ = m.cursor;
+    limit_ = m.limit;
+    begin_ = m.begin;
+    retired_bytes_ = m.retired_bytes;
+  }
+
+  // Bytes handed out since the last release, alignment padding included.
+  std::size_t used() const noexcept {
+    return retired_bytes_ + static_cast<std::size_t>(cursor_ - begin_);
+  }
+  // Bytes left in the current block before the next overflow.
+  std::size_t remaining() const noexcept { return static_cast<std::size_t>(limit_ - cursor_); }
+  std::size_t buffer_size() const noexcept { return initial_size_; }
+
+  // Overflow accounting, cumulative since construction.
+  std::size_t overflows() const noexcept { return overflows_; }
+  std::size_t upstream_allocations() const noexcept { return upstream_allocations_; }
+  std::size_t upstream_bytes() const noexcept { return upstream_bytes_; }
+  std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
+  const arena_options& options() const noexcept { return options_; }
+
+ protected:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    return allocate(bytes, alignment);
+  }
+  void do_deallocate(void*, std::size_t, std::size_t) override {}
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+
+ private:
+  struct block_header {
+    block_header* previous;
+    std::size_t size;
+  };
+  static constexpr std::size_t header_size =
+      (sizeof(block_header) + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
+  static constexpr std::size_t min_first_block = 1024;
+
+  void reset_to_initial_buffer() noexcept {
+    begin_ = cursor_ = initial_;
+    limit_ = initial_ + initial_size_;
+    retired_bytes_ = 0;
+    next_block_size_ = options_.first_block_size
+                           ? options_.first_block_size
+                           : std::max(initial_size_, min_first_block);
+  }
+
+  void free_blocks_until(block_header* keep) noexcept {
+    while (head_ != nullptr && head_ != keep) {
+      block_header* previous = head_->previous;
+      upstream_->deallocate(head_, head_->size, alignof(std::max_align_t));
+      head_ = previous;
+    }
+  }
+
+  [[gnu::noinline]] void* allocate_after_overflow(std::size_t bytes, std::size_t alignment) {
+    detail::require_valid_alignment(alignment);
+    ++overflows_;
+    if (options_.policy == overflow_policy::throw_bad_alloc) throw arena_exhausted(bytes, alignment);
+    if (options_.policy == overflow_policy::call_handler && options_.on_overflow) {
+      options_.on_overflow(bytes, alignment);
+    }
+    start_new_block(detail::checked_add(detail::checked_add(bytes, alignment), header_size));
+    return allocate(bytes, alignment);
+  }
+
+  void start_new_block(std::size_t minimum) {
+    const std::size_t size = std::max(next_block_size_, minimum);
+    void* raw = upstream_->allocate(size, alignof(std::max_align_t));
+    auto* header = ::new (raw) block_header{head_, size};
+    ++upstream_allocations_;
+    upstream_bytes_ += size;
+    retired_bytes_ += static_cast<std::size_t>(cursor_ - begin_);
+    head_ = header;
+    begin_ = cursor_ = static_cast<std::byte*>(raw) + header_size;
+    limit_ = static_cast<std::byte*>(raw) + size;
+    next_block_size_ = grown(size);
+  }
+
+  std::size_t grown(std::size_t size) const noexcept {
+    const double next = static_cast<double>(size) * options_.growth_factor;
+    constexpr auto cap = static_cast<double>(std::size_t{1} << 62);
+    return next >= cap ? std::size_t{1} << 62 : static_cast<std::size_t>(next);
+  }
+
+  std::byte* cursor_ = nullptr;
+  std::byte* limit_ = nullptr;
+  std::byte* begin_ = nullptr;
+  std::size_t retired_bytes_ = 0;
+  block_header* head_ = nullptr;
+  std::byte* initial_;
+  std::size_t initial_size_;
+  std::pmr::memory_resource* upstream_;
+  arena_options options_;
+  std::size_t next_block_size_ = 0;
+  std::size_t overflows_ = 0;
+  std::size_t upstream_allocations_ = 0;
+  std::size_t upstream_bytes_ = 0;
+};
+
+namespace detail {
+template <std::size_t N>
+struct inline_storage {
+  alignas(std::max_align_t) std::byte bytes[N];
+};
+}  // namespace detail
+
+// An arena whose first N bytes live inside the object itself.
+template <std::size_t N>
+class inline_arena final : private detail::inline_storage<N>, public arena_resource {
+ public:
+  explicit inline_arena(std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
+                        arena_options options = {})
+      : arena_resource(detail::inline_storage<N>::bytes, N, upstream, std::move(options)) {}
+};
+
+// Rewinds an arena to where it stood when the scope was opened.
+class arena_scope {
+ public:
+  explicit arena_scope(arena_resource& arena) noexcept : arena_(arena), mark_(arena.mark()) {}
+  arena_scope(const arena_scope&) = delete;
+  arena_scope& operator=(const arena_scope&) = delete;
+  ~arena_scope() { arena_.rewind(mark_); }
+
+ private:
+  arena_resource& arena_;
+  arena_mark mark_;
+};
+
+}  // namespace alloclab

@@ -1,0 +1,58 @@
+// alloclab/build_info.hpp: tells, at compile time, how the including
+// translation unit was built, so a benchmark can refuse to publish numbers
+// from an unoptimised or assertion-laden build (seed 000, bug 2).
+//
+// Example:
+//   #include <alloclab/build_info.hpp>
+//   #include <cstdio>
+//
+//   int main() {
+//     // A benchmark's first lines: say how it was built, refuse if it matters.
+//     std::printf("build: %s\n", alloclab::build::describe());
+//     const bool consistent = alloclab::build::benchmark_ready ==
+//         (alloclab::build::optimized && !alloclab::build::assertions && !alloclab::build::sanitized);
+//     return consistent ? 0 : 1;
+//   }
+//
+// The answer is per translation unit: it reflects the flags of the file that
+// includes this header, which is exactly the code whose speed is measured.
+#pragma once
+
+namespace alloclab::build {
+
+#if defined(__OPTIMIZE__)
+inline constexpr bool optimized = true;
+#else
+inline constexpr bool optimized = false;
+#endif
+
+#if defined(NDEBUG)
+inline constexpr bool assertions = false;
+#else
+inline constexpr bool assertions = true;
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool sanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+inline constexpr bool sanitized = true;
+#else
+inline constexpr bool sanitized = false;
+#endif
+#else
+inline constexpr bool sanitized = false;
+#endif
+
+// True when timings from this translation unit mean something.
+inline constexpr bool benchmark_ready = optimized && !assertions && !sanitized;
+
+// One line such as "optimised, assertions off, no sanitizers".
+inline constexpr const char* describe() noexcept {
+  if (benchmark_ready) return "optimised, assertions off, no sanitizers";
+  if (!optimized) return "NOT optimised (-O0): timings are meaningless";
+  if (sanitized) return "sanitizers on: timings are meaningless";
+  return "assertions on (NDEBUG not defined): timings are pessimistic";
+}
+
+}  // namespace alloclab::build

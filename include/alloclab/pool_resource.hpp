@@ -1,0 +1,241 @@
+// alloclab/pool_resource.hpp: a fixed-block-size pool with an O(1)
+// intrusive free list.
+//
+// Every block has the same size, so allocate pops the free list (or carves
+// the next block from the current chunk) and deallocate pushes onto it: no
+// search, no coalescing, no per-block header. Chunks come from the upstream
+// with geometrically more blocks each time, or from a caller's buffer with a
+// hard capacity (`pool_exhausted` when it is full). A request the pool cannot
+// serve (larger than the block, or more aligned than the block guarantees)
+// follows `oversize_policy`: forwarded to the upstream and counted, or thrown.
+//
+// Example:
+//   #include <alloclab/pool_resource.hpp>
+//   #include <list>
+//   #include <memory_resource>
+//
+//   int main() {
+//     // Node containers: one block per node, reused after erase.
+//     alignas(std::max_align_t) static std::byte storage[64 * 1024];
+//     alloclab::pool_resource pool{48, storage, sizeof storage};
+//     std::pmr::list<int> numbers{&pool};
+//     for (int i = 0; i < 1000; ++i) numbers.push_back(i);
+//     numbers.clear();
+//     for (int i = 0; i < 1000; ++i) numbers.push_back(i);  // reuses the blocks
+//     return pool.oversize_allocations() == 0 && pool.capacity() >= 1000 ? 0 : 1;
+//   }
+//
+// Not thread-safe: one pool per thread.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory_resource>
+#include <new>
+
+#include "detail/align.hpp"
+
+namespace alloclab {
+
+// What a pool does with a request larger or more aligned than its blocks.
+enum class oversize_policy {
+  forward_to_upstream,  // pass it to the upstream, counted in oversize_allocations()
+  throw_bad_alloc,      // throw pool_exhausted
+};
+
+struct pool_options {
+  oversize_policy oversize = oversize_policy::forward_to_upstream;
+  std::size_t first_chunk_blocks = 32;   // blocks in the first upstream chunk
+  std::size_t max_chunk_blocks = 4096;   // chunks double up to this many blocks
+};
+
+// Thrown when a fixed-capacity pool is full or an oversize request is refused.
+class pool_exhausted : public std::bad_alloc {
+ public:
+  pool_exhausted(std::size_t bytes, std::size_t alignment) noexcept
+      : bytes_(bytes), alignment_(alignment) {}
+  const char* what() const noexcept override {
+    return "alloclab::pool_resource: no block available for this request";
+  }
+  std::size_t bytes() const noexcept { return bytes_; }
+  std::size_t alignment() const noexcept { return alignment_; }
+
+ private:
+  std::size_t bytes_;
+  std::size_t alignment_;
+};
+
+class pool_resource : public std::pmr::memory_resource {
+ public:
+  // Chunks from `upstream`, growing without bound.
+  explicit pool_resource(std::size_t block_size,
+                         std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
+                         pool_options options = {})
+      : block_size_(normalized_block_size(block_size)),
+        block_alignment_(natural_alignment(block_size_)),
+        upstream_(upstream),
+        options_(options),
+        next_chunk_blocks_(std::max<std::size_t>(options.first_chunk_blocks, 1)) {}
+
+  // Blocks carved from `buffer` only: capacity is fixed. Oversize requests go
+  // to `oversize_upstream` (by default none: they throw).
+  pool_resource(std::size_t block_size, void* buffer, std::size_t size, pool_options options = {},
+                std::pmr::memory_resource* oversize_upstream = std::pmr::null_memory_resource())
+      : pool_resource(block_size, oversize_upstream, options) {
+    fixed_capacity_ = true;
+    adopt_buffer(buffer, size);
+  }
+
+  pool_resource(const pool_resource&) = delete;
+  pool_resource& operator=(const pool_resource&) = delete;
+  ~pool_resource() override { release_chunks(); }
+
+  // Non-virtual fast path; hides memory_resource::allocate on purpose.
+  void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
+    if (fits(bytes, alignment)) {
+      if (free_list_ != nullptr) {
+        free_node* node = free_list_;
+        free_list_ = node->next;
+        return node;
+      }
+      if (cursor_ != chunk_end_) {
+        std::byte* block = cursor_;
+        cursor_ += block_size_;
+        return block;
+      }
+      return allocate_from_new_chunk(bytes, alignment);
+    }
+    return allocate_oversize(bytes, alignment);
+  }
+
+  void deallocate(void* p, std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
+    if (fits(bytes, alignment)) {
+      free_list_ = ::new (p) free_node{free_list_};
+      return;
+    }
+    upstream_->deallocate(p, bytes, alignment);
+  }
+
+  // Returns every chunk to the upstream (a fixed buffer is simply reset).
+  // Blocks handed out before are invalid afterwards. Oversize blocks went
+  // straight to the upstream and are not affected.
+  void release() noexcept {
+    release_chunks();
+    free_list_ = nullptr;
+    if (fixed_capacity_) {
+      cursor_ = buffer_begin_;
+      chunk_end_ = buffer_end_;
+    }
+  }
+
+  std::size_t block_size() const noexcept { return block_size_; }
+  std::size_t block_alignment() const noexcept { return block_alignment_; }
+  // Blocks carved so far (free or in use).
+  std::size_t capacity() const noexcept { return capacity_; }
+  std::size_t chunks() const noexcept { return chunks_; }
+  std::size_t oversize_allocations() const noexcept { return oversize_allocations_; }
+  bool fixed_capacity() const noexcept { return fixed_capacity_; }
+  std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
+
+ protected:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    return allocate(bytes, alignment);
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+    deallocate(p, bytes, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+
+ private:
+  struct free_node {
+    free_node* next;
+  };
+  struct chunk_header {
+    chunk_header* previous;
+    std::size_t size;
+    std::size_t alignment;
+  };
+
+  static std::size_t normalized_block_size(std::size_t requested) noexcept {
+    const std::size_t size = std::max(requested, sizeof(free_node));
+    return (size + alignof(free_node) - 1) & ~(alignof(free_node) - 1);
+  }
+  // The largest power of two dividing the block size, capped at max_align_t.
+  static std::size_t natural_alignment(std::size_t block_size) noexcept {
+    return std::min(block_size & (~block_size + 1), alignof(std::max_align_t));
+  }
+
+  bool fits(std::size_t bytes, std::size_t alignment) const noexcept {
+    return bytes <= block_size_ && alignment <= block_alignment_ &&
+           detail::is_power_of_two(alignment);
+  }
+
+  void adopt_buffer(void* buffer, std::size_t size) noexcept {
+    auto* begin = static_cast<std::byte*>(buffer);
+    const std::size_t padding = buffer ? detail::padding_for(begin, block_alignment_) : 0;
+    const std::size_t usable = size > padding ? size - padding : 0;
+    const std::size_t blocks = usable / block_size_;
+    buffer_begin_ = cursor_ = blocks ? begin + padding : nullptr;
+    buffer_end_ = chunk_end_ = blocks ? cursor_ + blocks * block_size_ : nullptr;
+    capacity_ = blocks;
+  }
+
+  [[gnu::noinline]] void* allocate_from_new_chunk(std::size_t bytes, std::size_t alignment) {
+    if (fixed_capacity_) throw pool_exhausted(bytes, alignment);
+    const std::size_t blocks = next_chunk_blocks_;
+    const std::size_t header = (sizeof(chunk_header) + block_alignment_ - 1) & ~(block_alignment_ - 1);
+    if (blocks > (SIZE_MAX - header) / block_size_) throw std::bad_alloc();
+    const std::size_t size = header + blocks * block_size_;
+    const std::size_t chunk_alignment = std::max(block_alignment_, alignof(chunk_header));
+    void* raw = upstream_->allocate(size, chunk_alignment);
+    chunks_head_ = ::new (raw) chunk_header{chunks_head_, size, chunk_alignment};
+    ++chunks_;
+    capacity_ += blocks;
+    cursor_ = static_cast<std::byte*>(raw) + header;
+    chunk_end_ = cursor_ + blocks * block_size_;
+    next_chunk_blocks_ = std::min(blocks * 2, std::max(options_.max_chunk_blocks, blocks));
+    return allocate(bytes, alignment);
+  }
+
+  [[gnu::noinline]] void* allocate_oversize(std::size_t bytes, std::size_t alignment) {
+    detail::require_valid_alignment(alignment);
+    if (options_.oversize == oversize_policy::throw_bad_alloc) throw pool_exhausted(bytes, alignment);
+    void* p = upstream_->allocate(bytes, alignment);
+    ++oversize_allocations_;
+    return p;
+  }
+
+  void release_chunks() noexcept {
+    while (chunks_head_ != nullptr) {
+      chunk_header* previous = chunks_head_->previous;
+      upstream_->deallocate(chunks_head_, chunks_head_->size, chunks_head_->alignment);
+      chunks_head_ = previous;
+    }
+    if (!fixed_capacity_) {
+      cursor_ = chunk_end_ = nullptr;
+      capacity_ = 0;
+      chunks_ = 0;
+      next_chunk_blocks_ = std::max<std::size_t>(options_.first_chunk_blocks, 1);
+    }
+  }
+
+  free_node* free_list_ = nullptr;
+  std::byte* cursor_ = nullptr;
+  std::byte* chunk_end_ = nullptr;
+  std::size_t block_size_;
+  std::size_t block_alignment_;
+  std::pmr::memory_resource* upstream_;
+  pool_options options_;
+  std::size_t next_chunk_blocks_;
+  chunk_header* chunks_head_ = nullptr;
+  std::byte* buffer_begin_ = nullptr;
+  std::byte* buffer_end_ = nullptr;
+  bool fixed_capacity_ = false;
+  std::size_t capacity_ = 0;
+  std::size_t chunks_ = 0;
+  std::size_t oversize_allocations_ = 0;
+};
+
+}  // namespace alloclab

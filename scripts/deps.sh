@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian packages alloclab needs, only those missing.
+# Sourced by run-lab.sh and run-tests.sh; runnable on its own.
+# As root it runs apt-get; otherwise it prints the exact command and fails.
+set -euo pipefail
+
+ALLOCLAB_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config git
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libcpp-httplib-dev)
+ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmalloc-minimal4 libtbbmalloc2)
+ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev)
+
+alloclab_missing_packages() {
+  local pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || echo "$pkg"
+  done
+}
+
+alloclab_ensure_packages() {
+  local missing
+  mapfile -t missing < <(alloclab_missing_packages "$@")
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  local install=(apt-get install -y --no-install-recommends "${missing[@]}")
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "alloclab: missing Debian packages. Run as root:" >&2
+    echo "  apt-get update && ${install[*]}" >&2
+    return 1
+  fi
+  echo "alloclab: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  "${install[@]}" >/dev/null
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}"
+fi

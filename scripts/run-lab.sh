@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The main job: build alloclab in Release and run the default lab suite,
+# which writes results/<UTC timestamp>/{results.json,report.md}.
+# Extra arguments go to `alloclab run` (e.g. --quick, --malloc all).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/deps.sh
+alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}"
+
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$(nproc)" --target alloclab
+exec build/release/src/lab/alloclab run "$@"

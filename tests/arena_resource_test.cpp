@@ -1,0 +1,156 @@
+#include <alloclab/arena_resource.hpp>
+#include <alloclab/tracking_resource.hpp>
+
+#include <gtest/gtest.h>
+
+#include <memory_resource>
+#include <vector>
+
+namespace {
+
+using namespace alloclab;
+
+class arena_test : public ::testing::Test {
+ protected:
+  alignas(std::max_align_t) std::byte buffer[1024];
+  tracking_resource upstream;  // sees every block the arena takes and returns
+};
+
+TEST_F(arena_test, bumps_through_the_buffer_without_touching_upstream) {
+  arena_resource arena{buffer, sizeof buffer, &upstream};
+  void* a = arena.allocate(10, 1);
+  void* b = arena.allocate(10, 1);
+  EXPECT_EQ(a, buffer);
+  EXPECT_EQ(static_cast<std::byte*>(b), buffer + 10);
+  void* c = arena.allocate(8, 8);
+  EXPECT_EQ(static_cast<std::byte*>(c), buffer + 24);
+  EXPECT_EQ(arena.used(), 32u);
+  EXPECT_EQ(arena.remaining(), sizeof buffer - 32);
+  EXPECT_EQ(arena.upstream_allocations(), 0u);
+  EXPECT_EQ(upstream.blocks().total, 0u);
+}
+
+TEST_F(arena_test, zero_byte_requests_get_distinct_pointers) {
+  arena_resource arena{buffer, sizeof buffer, &upstream};
+  EXPECT_NE(arena.allocate(0, 1), arena.allocate(0, 1));
+}
+
+TEST_F(arena_test, grows_geometrically_and_counts_every_upstream_block) {
+  arena_resource arena{buffer, sizeof buffer, &upstream, arena_options{overflow_policy::grow, 2.0, 0, {}}};
+  for (int i = 0; i < 100; ++i) (void)arena.allocate(100, 8);
+  EXPECT_GE(arena.upstream_allocations(), 2u);
+  EXPECT_EQ(arena.upstream_allocations(), upstream.blocks().total);
+  EXPECT_EQ(arena.upstream_bytes(), upstream.bytes().total);
+  EXPECT_EQ(arena.overflows(), arena.upstream_allocations());
+  // 10 000 bytes from a 1 KiB buffer with doubling blocks (1 KiB, 2 KiB, 4 KiB, 8 KiB):
+  // four blocks at most, never one block per request.
+  EXPECT_LE(arena.upstream_allocations(), 4u);
+  arena.release();
+  EXPECT_EQ(upstream.blocks().current, 0u);
+  EXPECT_EQ(arena.used(), 0u);
+  EXPECT_EQ(arena.allocate(1, 1), buffer) << "release restarts at the front of the buffer";
+}
+
+TEST_F(arena_test, growth_factor_one_keeps_blocks_equal) {
+  arena_resource arena{buffer, sizeof buffer, &upstream, arena_options{overflow_policy::grow, 1.0, 512, {}}};
+  for (int i = 0; i < 40; ++i) (void)arena.allocate(100, 1);
+  EXPECT_EQ(upstream.bytes().total, arena.upstream_allocations() * 512);
+}
+
+TEST_F(arena_test, throwing_policy_reports_the_request_and_never_uses_upstream) {
+  arena_resource arena{buffer, sizeof buffer, &upstream, arena_options{overflow_policy::throw_bad_alloc, 2.0, 0, {}}};
+  (void)arena.allocate(1000, 1);
+  try {
+    (void)arena.allocate(100, 16);
+    FAIL() << "expected arena_exhausted";
+  } catch (const arena_exhausted& e) {
+    EXPECT_EQ(e.bytes(), 100u);
+    EXPECT_EQ(e.alignment(), 16u);
+  }
+  EXPECT_EQ(upstream.blocks().total, 0u);
+  EXPECT_EQ(arena.overflows(), 1u);
+}
+
+TEST_F(arena_test, null_upstream_turns_an_undersized_buffer_into_bad_alloc) {
+  arena_resource arena{buffer, sizeof buffer, std::pmr::null_memory_resource()};
+  std::pmr::vector<int> values{&arena};
+  EXPECT_THROW(for (int i = 0; i < 1000; ++i) values.push_back(i), std::bad_alloc);
+}
+
+TEST_F(arena_test, handler_sees_each_overflow_and_may_refuse) {
+  std::vector<std::size_t> seen;
+  arena_options options{overflow_policy::call_handler, 2.0, 0, [&](std::size_t bytes, std::size_t) {
+                          seen.push_back(bytes);
+                          if (seen.size() == 2) throw std::bad_alloc();
+                        }};
+  arena_resource arena{buffer, sizeof buffer, &upstream, options};
+  (void)arena.allocate(2000, 8);  // first overflow: handler returns, arena grows
+  EXPECT_EQ(arena.upstream_allocations(), 1u);
+  EXPECT_THROW((void)arena.allocate(10000, 8), std::bad_alloc);  // second: handler refuses
+  EXPECT_EQ(seen, (std::vector<std::size_t>{2000, 10000}));
+  EXPECT_EQ(arena.upstream_allocations(), 1u);
+}
+
+TEST_F(arena_test, nested_marks_rewind_in_order_and_return_later_blocks) {
+  arena_resource arena{buffer, sizeof buffer, &upstream};
+  (void)arena.allocate(100, 1);
+  const arena_mark outer = arena.mark();
+  (void)arena.allocate(900, 1);
+  const arena_mark inner = arena.mark();
+  (void)arena.allocate(4000, 1);  // forces an upstream block
+  ASSERT_EQ(upstream.blocks().current, 1u);
+  arena.rewind(inner);
+  EXPECT_EQ(upstream.blocks().current, 0u) << "blocks taken after the mark go back";
+  EXPECT_EQ(arena.used(), 1000u);
+  arena.rewind(outer);
+  EXPECT_EQ(arena.used(), 100u);
+  EXPECT_EQ(static_cast<std::byte*>(arena.allocate(1, 1)), buffer + 100);
+}
+
+TEST_F(arena_test, scope_rewinds_at_exit_even_through_an_exception) {
+  arena_resource arena{buffer, sizeof buffer, &upstream};
+  (void)arena.allocate(64, 8);
+  try {
+    arena_scope scope{arena};
+    (void)arena.allocate(5000, 8);
+    throw 42;
+  } catch (int) {
+  }
+  EXPECT_EQ(arena.used(), 64u);
+  EXPECT_EQ(upstream.blocks().current, 0u);
+}
+
+TEST_F(arena_test, destruction_returns_every_block) {
+  {
+    arena_resource arena{buffer, sizeof buffer, &upstream};
+    for (int i = 0; i < 50; ++i) (void)arena.allocate(500, 8);
+    EXPECT_GT(upstream.blocks().current, 0u);
+  }
+  EXPECT_EQ(upstream.blocks().current, 0u);
+  EXPECT_EQ(upstream.unmatched_deallocations(), 0u);
+}
+
+TEST_F(arena_test, works_without_any_buffer) {
+  arena_resource arena{nullptr, 0, &upstream};
+  void* p = arena.allocate(64, 64);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
+  EXPECT_EQ(arena.upstream_allocations(), 1u);
+}
+
+TEST_F(arena_test, non_power_of_two_alignment_is_refused) {
+  arena_resource arena{buffer, sizeof buffer, &upstream};
+  EXPECT_THROW((void)arena.allocate(8, 3), std::bad_alloc);
+  EXPECT_THROW((void)arena.allocate(8, 0), std::bad_alloc);
+}
+
+TEST(inline_arena, storage_lives_inside_the_object) {
+  inline_arena<512> arena{std::pmr::null_memory_resource()};
+  auto* p = static_cast<std::byte*>(arena.allocate(16, 16));
+  auto* self = reinterpret_cast<std::byte*>(&arena);
+  EXPECT_GE(p, self);
+  EXPECT_LT(p, self + sizeof arena);
+  EXPECT_EQ(arena.buffer_size(), 512u);
+  EXPECT_THROW((void)arena.allocate(1024, 1), std::bad_alloc);
+}
+
+}  // namespace
