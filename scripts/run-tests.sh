@@ -20,9 +20,12 @@ for preset in release sanitize clang-cxx20; do
   ctest --preset "$preset" -j "$jobs" --timeout 600
 done
 
-step "install + find_package consumer"
-rm -rf build/install-test build/consumer
+step "downstream use: install + find_package, and add_subdirectory"
+rm -rf build/install-test build/consumer-installed build/consumer-subdir
 cmake --install build/release --prefix build/install-test >/dev/null
-cmake -S tests/consumer -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="$PWD/build/install-test" >/dev/null
-cmake --build build/consumer
-ctest --test-dir build/consumer --output-on-failure
+cmake -S tests/consumer -B build/consumer-installed -G Ninja -DCMAKE_PREFIX_PATH="$PWD/build/install-test" >/dev/null
+cmake --build build/consumer-installed
+ctest --test-dir build/consumer-installed --output-on-failure
+cmake -S tests/consumer -B build/consumer-subdir -G Ninja -DALLOCLAB_SOURCE_DIR="$PWD" >/dev/null
+cmake --build build/consumer-subdir
+ctest --test-dir build/consumer-subdir --output-on-failure

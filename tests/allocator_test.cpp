@@ -27,7 +27,7 @@ struct plain_counting_resource {
   }
   void deallocate(void* p, std::size_t bytes, std::size_t alignment) {
     live_bytes -= bytes;
-    ::operator delete(p, bytes, std::align_val_t{alignment});
+    ::operator delete(p, std::align_val_t{alignment});
   }
 };
 
