@@ -10,14 +10,18 @@ source scripts/deps.sh
 alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}"
 
 jobs=$(nproc)
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
 step() { printf '\n== %s ==\n' "$*"; }
+# Runs ctest, keeping its "N tests failed out of M" line for the total.
+run_ctest() { ctest "$@" | tee >(grep -E 'tests failed out of' >>"$summary"); }
 
 for preset in release sanitize clang-cxx20; do
   step "configure + build: $preset"
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" -j "$jobs"
   step "test: $preset"
-  ctest --preset "$preset" -j "$jobs" --timeout 600
+  run_ctest --preset "$preset" -j "$jobs" --timeout 600
 done
 
 step "downstream use: install + find_package, and add_subdirectory"
@@ -25,7 +29,10 @@ rm -rf build/install-test build/consumer-installed build/consumer-subdir
 cmake --install build/release --prefix build/install-test >/dev/null
 cmake -S tests/consumer -B build/consumer-installed -G Ninja -DCMAKE_PREFIX_PATH="$PWD/build/install-test" >/dev/null
 cmake --build build/consumer-installed
-ctest --test-dir build/consumer-installed --output-on-failure
+run_ctest --test-dir build/consumer-installed --output-on-failure
 cmake -S tests/consumer -B build/consumer-subdir -G Ninja -DALLOCLAB_SOURCE_DIR="$PWD" >/dev/null
 cmake --build build/consumer-subdir
-ctest --test-dir build/consumer-subdir --output-on-failure
+run_ctest --test-dir build/consumer-subdir --output-on-failure
+
+sleep 1  # let the last tee flush
+awk '{ total += $NF; failed += $(NF-5) } END { printf "\ntests: %d passed, %d failed\n", total - failed, failed }' "$summary"
