@@ -1,0 +1,111 @@
+// One heap-study cell: (process-wide malloc) x (kernel) x (size distribution).
+//
+// In the worker process: prove the allocator is live, precompute sizes, run the NOOP baseline
+// and the malloc kernel `repetitions` times, take the memory figures, purge, and print one JSON
+// document. In the parent: start that worker with the allocator's LD_PRELOAD/environment and
+// turn whatever happens into a cell_outcome (never an exception).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "heap/kernels.hpp"
+#include "heap/liveness.hpp"
+#include "heap/purge.hpp"
+#include "heap/size_distribution.hpp"
+#include "heap/worker.hpp"
+
+namespace alloclab::heap {
+
+inline constexpr const char* cell_schema = "alloclab.heap.cell/1";
+/// Exit status of a worker that refused to measure (allocator not proven live).
+inline constexpr int worker_exit_refused = 3;
+/// Exit status of a worker given an invalid spec.
+inline constexpr int worker_exit_bad_spec = 2;
+
+struct cell_spec {
+  std::string malloc_name = "glibc";  ///< registry name; must be the live allocator
+  kernel_kind kernel = kernel_kind::fifo;
+  size_dist dist = size_dist::uniform;
+  std::size_t iterations = 1000;  ///< batches per repetition
+  std::size_t repetitions = 1;    ///< noop+malloc pairs, in that order, in this process
+  std::uint64_t seed = 1;
+  kernel_config config{};
+  size_dist_params dist_params{};
+  bool keep_samples = true;  ///< include per-batch samples in the JSON
+};
+
+nlohmann::json to_json(const cell_spec& s);
+/// Throws std::invalid_argument on unknown names or out-of-range numbers.
+cell_spec cell_spec_from_json(const nlohmann::json& j);
+
+struct memory_figures {
+  std::uint64_t baseline_rss_bytes = 0;     ///< VmRSS before the first malloc run
+  std::uint64_t peak_rss_bytes = 0;         ///< VmHWM after the runs
+  bool peak_was_reset = false;              ///< VmHWM reset before the runs (else: since exec)
+  std::uint64_t rss_after_free_bytes = 0;   ///< VmRSS with every block freed
+  std::uint64_t rss_after_purge_bytes = 0;  ///< VmRSS after the allocator's purge
+  purge_result purge;
+  std::uint64_t minor_faults = 0;  ///< during the runs (noop runs fault ~nothing)
+  std::uint64_t major_faults = 0;
+  double fragmentation = 0;      ///< peak RSS / peak live bytes (the issue's definition)
+  double fragmentation_net = 0;  ///< (peak RSS - baseline RSS) / peak live bytes
+};
+
+struct cell_result {
+  cell_spec spec;
+  live_allocator live;
+  bool measured = false;  ///< false: allocator not proven live; no numbers below
+  std::vector<double> ns_per_pair_reps;  ///< (t_malloc - t_noop) / pairs, per repetition
+  double ns_per_pair = 0;                ///< mean of ns_per_pair_reps
+  std::uint64_t pairs_per_rep = 0;
+  std::uint64_t peak_live_bytes = 0;
+  std::uint64_t total_bytes_per_rep = 0;
+  std::uint64_t checksum = 0;       ///< identical in every repetition (checked)
+  std::vector<double> batch_ns;     ///< malloc runs, all repetitions, raw per-batch ns
+  std::vector<double> noop_batch_ns;
+  memory_figures memory;
+};
+
+/// Runs a cell in this process. Returns measured == false (and no numbers) when the live
+/// allocator is not spec.malloc_name. Throws std::runtime_error if repetitions disagree on the
+/// checksum, std::invalid_argument on a bad spec.
+cell_result run_cell(const cell_spec& spec);
+
+nlohmann::json to_json(const cell_result& r);
+nlohmann::json to_json(const live_allocator& l);
+nlohmann::json to_json(const purge_result& p);
+
+/// The worker side: parses `spec_json`, runs the cell, prints one JSON document on `out`.
+/// Returns 0, worker_exit_refused or worker_exit_bad_spec. Diagnostics go to `err`.
+int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream& err);
+
+enum class cell_status {
+  ok,             ///< measured; `document` holds the worker's JSON
+  not_installed,  ///< a library of the allocator is missing; no worker started
+  refused,        ///< the worker could not prove the allocator live; no numbers
+  failed,         ///< crash, signal, timeout, bad output: see `detail` and `worker`
+};
+std::string_view to_string(cell_status s) noexcept;
+
+struct cell_outcome {
+  cell_status status = cell_status::failed;
+  std::string detail;         ///< one line for the report
+  worker_outcome worker;      ///< raw worker record (exit status, signal, stderr tail)
+  nlohmann::json document;    ///< the worker's JSON when it printed a valid one
+};
+
+/// Parent side. Starts `worker_argv_prefix + [to_json(spec).dump()]` (e.g.
+/// {"/proc/self/exe", "__heap-worker"}) under the allocator's environment and classifies the
+/// result. Never throws.
+cell_outcome run_cell_in_worker(const cell_spec& spec,
+                                const std::vector<std::string>& worker_argv_prefix,
+                                std::chrono::milliseconds timeout);
+
+}  // namespace alloclab::heap

@@ -1,0 +1,46 @@
+#include "heap/kernels.hpp"
+
+#include <stdexcept>
+
+namespace alloclab::heap {
+
+std::string_view to_string(kernel_kind k) noexcept {
+  switch (k) {
+    case kernel_kind::fifo: return "fifo";
+    case kernel_kind::lifo: return "lifo";
+    case kernel_kind::xthread: return "xthread";
+  }
+  return "?";
+}
+
+std::optional<kernel_kind> parse_kernel_kind(std::string_view name) noexcept {
+  for (kernel_kind k : all_kernel_kinds()) {
+    if (to_string(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+const std::vector<kernel_kind>& all_kernel_kinds() {
+  static const std::vector<kernel_kind> all{kernel_kind::fifo, kernel_kind::lifo,
+                                            kernel_kind::xthread};
+  return all;
+}
+
+void validate_kernel_args(const std::vector<std::uint32_t>& sizes, const kernel_config& cfg) {
+  if (sizes.empty()) throw std::invalid_argument("heap kernel: no sizes given");
+  if (cfg.batch == 0) throw std::invalid_argument("heap kernel: batch must be > 0");
+  if (cfg.capacity < cfg.batch) {
+    throw std::invalid_argument("heap kernel: capacity must be >= batch");
+  }
+  if (cfg.touch_stride == 0) throw std::invalid_argument("heap kernel: touch_stride must be > 0");
+  for (std::uint32_t n : sizes) {
+    if (n == 0) throw std::invalid_argument("heap kernel: zero-byte size");
+  }
+}
+
+double ns_per_pair(double t_alloc_ns, double t_noop_ns, std::uint64_t pairs) {
+  if (pairs == 0) throw std::invalid_argument("ns_per_pair: pairs must be > 0");
+  return (t_alloc_ns - t_noop_ns) / static_cast<double>(pairs);
+}
+
+}  // namespace alloclab::heap

@@ -1,0 +1,52 @@
+// Running a measurement in an isolated child process.
+//
+// The child is started with posix_spawn in its own process group, with stdin from /dev/null, its
+// stdout captured whole (it is expected to print one JSON document) and the tail of its stderr
+// kept. A child that crashes, is killed or outlives its timeout is reported, never thrown: the
+// caller turns it into a "failed" row and keeps every other result.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace alloclab::heap {
+
+struct worker_request {
+  /// argv[0] is the program to execute (no PATH search); "/proc/self/exe" re-executes the
+  /// calling binary.
+  std::vector<std::string> argv;
+  /// Added to (or replacing in) the parent's environment.
+  std::vector<std::pair<std::string, std::string>> env_set;
+  /// Removed from the parent's environment.
+  std::vector<std::string> env_unset;
+  /// Wall-clock limit; on expiry the whole process group gets SIGKILL.
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  std::size_t stderr_tail_bytes = 4096;
+  std::size_t stdout_max_bytes = std::size_t{64} << 20;  ///< beyond this stdout is truncated
+};
+
+struct worker_outcome {
+  bool started = false;     ///< posix_spawn succeeded
+  bool exited = false;      ///< terminated normally; exit_code is valid
+  int exit_code = -1;
+  int term_signal = 0;      ///< signal that terminated it (0 if none)
+  bool timed_out = false;   ///< we killed it after the timeout
+  bool stdout_truncated = false;
+  std::string stdout_text;  ///< everything printed on stdout (up to stdout_max_bytes)
+  std::string stderr_tail;  ///< the last stderr_tail_bytes of stderr
+  std::string error;        ///< why it could not be started / supervised
+  double wall_seconds = 0;
+
+  bool succeeded() const noexcept { return started && exited && exit_code == 0 && !timed_out; }
+  /// "exit status 0", "killed by signal 6 (SIGABRT)", "timed out after 2.0 s (killed)",
+  /// "failed to start: ..." — for the "failed" row.
+  std::string describe() const;
+};
+
+/// Never throws (allocation failure aside, which is reported in `error` where possible).
+worker_outcome run_worker(const worker_request& request) noexcept;
+
+}  // namespace alloclab::heap

@@ -1,0 +1,48 @@
+// heap_tests re-executes itself as a worker child. The test side sets ALLOCLAB_HEAP_TEST_CHILD
+// to one of the modes handled in main.cpp.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heap/worker.hpp"
+
+namespace heap_test {
+
+inline constexpr const char* child_env = "ALLOCLAB_HEAP_TEST_CHILD";
+
+/// Runs this test binary as a child in `mode`, with extra environment and arguments.
+inline alloclab::heap::worker_outcome run_child(
+    const std::string& mode, std::vector<std::pair<std::string, std::string>> env = {},
+    std::vector<std::string> args = {},
+    std::chrono::milliseconds timeout = std::chrono::seconds(60),
+    std::vector<std::string> unset = {"LD_PRELOAD"}) {
+  alloclab::heap::worker_request req;
+  req.argv.push_back("/proc/self/exe");
+  for (std::string& a : args) req.argv.push_back(std::move(a));
+  req.env_set = std::move(env);
+  req.env_set.emplace_back(child_env, mode);
+  req.env_unset = std::move(unset);
+  req.timeout = timeout;
+  return alloclab::heap::run_worker(req);
+}
+
+/// True when this binary is built with AddressSanitizer, which owns malloc itself and does not
+/// tolerate another allocator being preloaded.
+constexpr bool under_asan() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
+}  // namespace heap_test
