@@ -8,5 +8,5 @@ source scripts/deps.sh
 alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}"
 
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)" --target alloclab
-exec build/release/src/lab/alloclab run "$@"
+cmake --build --preset release -j "$(nproc)" --target alloclab_cli
+exec build/release/alloclab run "$@"

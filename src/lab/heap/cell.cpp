@@ -50,6 +50,7 @@ T get_or(const json& j, const char* key, T fallback) {
 json to_json(const cell_spec& s) {
   return json{
       {"malloc", s.malloc_name},
+      {"preload", s.preload},
       {"kernel", std::string(to_string(s.kernel))},
       {"dist", std::string(to_string(s.dist))},
       {"iterations", s.iterations},
@@ -70,6 +71,7 @@ cell_spec cell_spec_from_json(const json& j) {
   try {
     if (!j.is_object()) throw std::invalid_argument("cell spec is not a JSON object");
     s.malloc_name = j.at("malloc").get<std::string>();
+    s.preload = get_or<std::string>(j, "preload", s.preload);
     const auto kernel = parse_kernel_kind(j.at("kernel").get<std::string>());
     if (!kernel) throw std::invalid_argument("unknown kernel '" + j.at("kernel").get<std::string>() + "'");
     s.kernel = *kernel;
@@ -88,6 +90,9 @@ cell_spec cell_spec_from_json(const json& j) {
     s.keep_samples = get_or<bool>(j, "keep_samples", s.keep_samples);
   } catch (const json::exception& e) {
     throw std::invalid_argument(std::string("invalid cell spec: ") + e.what());
+  }
+  if ((s.malloc_name == custom_malloc_name) == s.preload.empty()) {
+    throw std::invalid_argument("a preload path goes with malloc \"custom\", and only with it");
   }
   if (s.iterations == 0 || s.iterations > 100'000'000) {
     throw std::invalid_argument("iterations must be in 1..100000000");
@@ -165,13 +170,14 @@ json to_json(const cell_result& r) {
 cell_result run_cell(const cell_spec& spec) {
   cell_result r;
   r.spec = spec;
-  const malloc_entry* entry = find_malloc(spec.malloc_name);
-  if (entry == nullptr) {
+  const bool custom = spec.malloc_name == custom_malloc_name;
+  const malloc_entry* entry = custom ? nullptr : find_malloc(spec.malloc_name);
+  if (!custom && entry == nullptr) {
     r.live.expected = spec.malloc_name;
     r.live.detail = "unknown allocator '" + spec.malloc_name + "'";
     return r;
   }
-  r.live = prove_live(*entry);
+  r.live = custom ? prove_live_custom(spec.preload) : prove_live(*entry);
   if (!r.live.ok) return r;  // refuse: no numbers for an allocator that is not the live one
 
   const std::size_t wanted = spec.iterations * spec.config.batch;
@@ -180,6 +186,9 @@ cell_result run_cell(const cell_spec& spec) {
   validate_kernel_args(sizes, spec.config);
   r.batch_ns.reserve(spec.iterations * spec.repetitions);
   r.noop_batch_ns.reserve(spec.iterations * spec.repetitions);
+  // Nothing this function keeps may be allocated between the runs: a small block left at the
+  // top of glibc's heap pins everything below it and would be charged to the allocator.
+  r.ns_per_pair_reps.reserve(spec.repetitions);
 
   memory_figures& m = r.memory;
   m.peak_was_reset = reset_peak_rss();
@@ -206,7 +215,8 @@ cell_result run_cell(const cell_spec& spec) {
   m.major_faults = f1.major - f0.major;
   m.peak_rss_bytes = after_free.vm_hwm_bytes.value_or(0);
   m.rss_after_free_bytes = after_free.vm_rss_bytes.value_or(0);
-  m.purge = entry->purge != nullptr ? entry->purge() : purge_result{};
+  // A custom library's purge entry point is unknown (malloc_trim would purge glibc, not it).
+  m.purge = entry != nullptr && entry->purge != nullptr ? entry->purge() : purge_result{"none known", false, 0};
   m.rss_after_purge_bytes = read_proc_status().vm_rss_bytes.value_or(0);
   m.fragmentation = fragmentation(m.peak_rss_bytes, r.peak_live_bytes);
   m.fragmentation_net = fragmentation(m.peak_rss_bytes, r.peak_live_bytes, m.baseline_rss_bytes);
@@ -244,31 +254,10 @@ std::string_view to_string(cell_status s) noexcept {
   return "?";
 }
 
-cell_outcome run_cell_in_worker(const cell_spec& spec,
-                                const std::vector<std::string>& worker_argv_prefix,
-                                std::chrono::milliseconds timeout) {
+cell_outcome run_measuring_worker(const worker_request& request) {
   cell_outcome o;
   try {
-    const malloc_entry* entry = find_malloc(spec.malloc_name);
-    if (entry == nullptr) {
-      o.status = cell_status::failed;
-      o.detail = "unknown allocator '" + spec.malloc_name + "'";
-      return o;
-    }
-    if (!installed(*entry)) {
-      o.status = cell_status::not_installed;
-      o.detail = not_installed_reason(*entry);
-      return o;
-    }
-    const worker_env env = worker_environment(*entry);
-    worker_request req;
-    req.argv = worker_argv_prefix;
-    req.argv.push_back(to_json(spec).dump());
-    req.env_set = env.set;
-    req.env_unset = env.unset;
-    req.timeout = timeout;
-    o.worker = run_worker(req);
-
+    o.worker = run_worker(request);
     const bool clean_exit = o.worker.started && o.worker.exited && !o.worker.timed_out &&
                             (o.worker.exit_code == 0 || o.worker.exit_code == worker_exit_refused);
     if (!clean_exit) {
@@ -293,6 +282,42 @@ cell_outcome run_cell_in_worker(const cell_spec& spec,
     }
     o.status = cell_status::ok;
     o.detail = "ok";
+  } catch (const std::exception& e) {
+    o.status = cell_status::failed;
+    o.detail = e.what();
+  }
+  return o;
+}
+
+cell_outcome run_cell_in_worker(const cell_spec& spec,
+                                const std::vector<std::string>& worker_argv_prefix,
+                                std::chrono::milliseconds timeout) {
+  cell_outcome o;
+  try {
+    worker_env env;
+    if (spec.malloc_name == custom_malloc_name) {
+      env = custom_worker_environment(spec.preload);
+    } else {
+      const malloc_entry* entry = find_malloc(spec.malloc_name);
+      if (entry == nullptr) {
+        o.status = cell_status::failed;
+        o.detail = "unknown allocator '" + spec.malloc_name + "'";
+        return o;
+      }
+      if (!installed(*entry)) {
+        o.status = cell_status::not_installed;
+        o.detail = not_installed_reason(*entry);
+        return o;
+      }
+      env = worker_environment(*entry);
+    }
+    worker_request req;
+    req.argv = worker_argv_prefix;
+    req.argv.push_back(to_json(spec).dump());
+    req.env_set = env.set;
+    req.env_unset = env.unset;
+    req.timeout = timeout;
+    return run_measuring_worker(req);
   } catch (const std::exception& e) {
     o.status = cell_status::failed;
     o.detail = e.what();

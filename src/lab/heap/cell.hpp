@@ -29,8 +29,12 @@ inline constexpr int worker_exit_refused = 3;
 /// Exit status of a worker given an invalid spec.
 inline constexpr int worker_exit_bad_spec = 2;
 
+/// cell_spec::malloc_name of a user-supplied preload library (cell_spec::preload names it).
+inline constexpr const char* custom_malloc_name = "custom";
+
 struct cell_spec {
-  std::string malloc_name = "glibc";  ///< registry name; must be the live allocator
+  std::string malloc_name = "glibc";  ///< registry name, or custom_malloc_name; must be the live allocator
+  std::string preload;                ///< custom_malloc_name only: the library's path (validate_preload first)
   kernel_kind kernel = kernel_kind::fifo;
   size_dist dist = size_dist::uniform;
   std::size_t iterations = 1000;  ///< batches per repetition
@@ -100,6 +104,11 @@ struct cell_outcome {
   worker_outcome worker;      ///< raw worker record (exit status, signal, stderr tail)
   nlohmann::json document;    ///< the worker's JSON when it printed a valid one
 };
+
+/// Parent side, any measuring worker: runs `request` and classifies the result. The worker must
+/// print one JSON document with `measured` (bool) and `live_allocator.ok` (bool) and exit 0, or
+/// exit worker_exit_refused when it could not prove its allocator. Never throws.
+cell_outcome run_measuring_worker(const worker_request& request);
 
 /// Parent side. Starts `worker_argv_prefix + [to_json(spec).dump()]` (e.g.
 /// {"/proc/self/exe", "__heap-worker"}) under the allocator's environment and classifies the

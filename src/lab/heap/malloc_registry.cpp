@@ -157,19 +157,21 @@ std::string not_installed_reason(const malloc_entry& e) {
          std::string(e.debian_package) + ")";
 }
 
-worker_env worker_environment(const malloc_entry& e) {
-  const preload_resolution r = resolve_preload(e);
-  if (!r.complete()) throw std::runtime_error(not_installed_reason(e));
+namespace {
+
+/// LD_PRELOAD as given (or removed when empty); every registry tuning variable that `keep` does
+/// not set is removed, so a cell never inherits another cell's tuning from the parent.
+worker_env preload_environment(const std::vector<std::string>& paths, const malloc_entry* keep) {
   worker_env w;
-  auto sets = [&e](std::string_view name) {
-    return std::any_of(e.env.begin(), e.env.end(),
-                       [name](const env_var& v) { return v.name == name; });
+  auto kept = [keep](std::string_view name) {
+    return keep != nullptr && std::any_of(keep->env.begin(), keep->env.end(),
+                                          [name](const env_var& v) { return v.name == name; });
   };
-  if (r.paths.empty()) {
+  if (paths.empty()) {
     w.unset.emplace_back("LD_PRELOAD");
   } else {
     std::string joined;
-    for (const std::string& p : r.paths) {
+    for (const std::string& p : paths) {
       if (!joined.empty()) joined += ':';
       joined += p;
     }
@@ -178,13 +180,27 @@ worker_env worker_environment(const malloc_entry& e) {
   for (const malloc_entry& other : malloc_registry()) {
     for (const env_var& v : other.env) {
       const std::string name(v.name);
-      if (!sets(v.name) && std::find(w.unset.begin(), w.unset.end(), name) == w.unset.end()) {
+      if (!kept(v.name) && std::find(w.unset.begin(), w.unset.end(), name) == w.unset.end()) {
         w.unset.push_back(name);
       }
     }
   }
-  for (const env_var& v : e.env) w.set.emplace_back(std::string(v.name), std::string(v.value));
+  if (keep != nullptr) {
+    for (const env_var& v : keep->env) w.set.emplace_back(std::string(v.name), std::string(v.value));
+  }
   return w;
+}
+
+}  // namespace
+
+worker_env worker_environment(const malloc_entry& e) {
+  const preload_resolution r = resolve_preload(e);
+  if (!r.complete()) throw std::runtime_error(not_installed_reason(e));
+  return preload_environment(r.paths, &e);
+}
+
+worker_env custom_worker_environment(const std::string& path) {
+  return preload_environment({path}, nullptr);
 }
 
 }  // namespace alloclab::heap

@@ -75,5 +75,8 @@ struct worker_env {
 /// inherits another cell's tuning from the parent's environment.
 /// Throws std::runtime_error with not_installed_reason() when a library is missing.
 worker_env worker_environment(const malloc_entry& e);
+/// The same for a user-supplied library (already validated with validate_preload): LD_PRELOAD is
+/// exactly `path`, and every tuning variable a registry entry sets is removed.
+worker_env custom_worker_environment(const std::string& path);
 
 }  // namespace alloclab::heap

@@ -1,0 +1,9 @@
+// Command-line front end (CLI11): parses arguments and dispatches to run_command.hpp.
+#pragma once
+
+namespace lab {
+
+// Exit codes: 0 success, 1 measurement failure (e.g. checksum mismatch), 2 bad input.
+int run_cli(int argc, char** argv);
+
+}  // namespace lab

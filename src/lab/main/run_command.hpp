@@ -1,0 +1,49 @@
+// The lab's commands, independent of argument parsing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "measure/measurement.hpp"
+
+namespace lab {
+
+// Bad input from the user: exit code 2 and one line on stderr.
+class usage_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct run_request {
+    std::vector<std::string> workloads;   // empty: all
+    std::vector<std::string> strategies;  // empty: all
+    std::optional<std::size_t> iterations;
+    std::optional<std::size_t> repetitions;
+    std::uint64_t seed = 42;
+    std::string out = "results";
+    bool quick = false;
+    bool allow_debug = false;
+    std::string command_line;
+};
+
+// Suite sizes. Default: <= 5 minutes on 2 cores; quick: <= 30 s.
+inline constexpr std::size_t default_samples = 2000;
+inline constexpr std::size_t default_repetitions = 15;
+inline constexpr std::size_t quick_samples = 200;
+inline constexpr std::size_t quick_repetitions = 7;
+
+// Validates names and fills defaults; throws usage_error.
+run_config resolve_config(const run_request& request);
+
+int execute_run(const run_request& request);
+// Hidden: measures one workload x strategy cell and prints its results JSON on stdout,
+// so a parent process can run cells in isolated children (e.g. under LD_PRELOAD).
+int execute_worker(const run_request& request);
+int execute_list();
+int execute_report(const std::string& results_path, const std::string& output_path);
+int execute_validate(const std::string& results_path);
+
+}  // namespace lab

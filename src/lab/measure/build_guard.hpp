@@ -1,0 +1,31 @@
+// Does this binary's build allow it to publish numbers? (seed 000, bug 2: an -O0 build.)
+#pragma once
+
+#include <string>
+
+namespace lab {
+
+struct build_facts {
+    bool optimized = false;
+    bool assertions = true;
+    bool sanitized = false;
+    std::string build_type;  // CMAKE_BUILD_TYPE at configure time
+    std::string compiler;
+    std::string flags;
+    bool benchmark_ready() const { return optimized && !assertions && !sanitized; }
+    std::string describe() const;
+};
+
+// The facts of the measuring code. The environment variable ALLOCLAB_LAB_PRETEND_DEBUG=1
+// makes them claim an unoptimised build, so tests can exercise the refusal from a Release build.
+build_facts current_build();
+
+enum class build_verdict {
+    publish,       // optimised, no assertions
+    refuse,        // not benchmark-ready and --allow-debug absent: exit 2
+    stamp_debug    // not benchmark-ready but --allow-debug: run, stamp every output DEBUG
+};
+
+build_verdict judge_build(const build_facts& facts, bool allow_debug);
+
+}  // namespace lab

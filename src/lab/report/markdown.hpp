@@ -1,0 +1,16 @@
+// report.md and the terminal headline, both rendered from a results document only,
+// so a report can be regenerated from any results.json.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace lab {
+
+std::string render_report(const nlohmann::json& results);
+
+// Plain-text matrix for the terminal: p50 per workload for std, and each strategy's speedup.
+std::string render_headline(const nlohmann::json& results);
+
+}  // namespace lab

@@ -1,0 +1,187 @@
+// Drives the built `alloclab` binary: bad input, the debug-build refusal, and the --quick smoke run.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "measure/build_guard.hpp"
+#include "report/schema_check.hpp"
+
+namespace lab {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+struct outcome {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::size_t line_count(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("alloclab_cli_" + std::to_string(::getpid()) + "_" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override {
+        std::error_code ignored;
+        fs::permissions(dir_, fs::perms::owner_all, ignored);
+        fs::remove_all(dir_);
+    }
+
+    // Runs the binary with `args` (shell words, no quoting needed) and an optional environment prefix.
+    outcome run(const std::string& args, const std::string& environment = "") const {
+        const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+        const std::string command = environment + " '" + std::string(ALLOCLAB_BINARY) + "' " + args + " >'" +
+                                    out.string() + "' 2>'" + err.string() + "'";
+        const int status = std::system(command.c_str());
+        outcome o;
+        o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        o.out = read_file(out);
+        o.err = read_file(err);
+        return o;
+    }
+
+    void expect_usage_error(const std::string& args, const std::string& expected_text) const {
+        const outcome o = run(args);
+        EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.err;
+        EXPECT_EQ(line_count(o.err), 1u) << args << ": stderr was\n" << o.err;
+        EXPECT_NE(o.err.find(expected_text), std::string::npos) << args << ": stderr was\n" << o.err;
+    }
+
+    fs::path dir_;
+};
+
+TEST_F(Cli, UnknownNamesListTheValidOnes) {
+    expect_usage_error("run --workloads vector_push,nope", "valid workloads: vector_push,");
+    expect_usage_error("run --strategies std,bogus", "valid strategies: std,");
+}
+
+TEST_F(Cli, BadNumbersAreRejected) {
+    expect_usage_error("run --iterations abc", "--iterations");
+    expect_usage_error("run --iterations 0", "--iterations");
+    expect_usage_error("run --iterations -5", "--iterations");
+    expect_usage_error("run --repetitions 1001", "--repetitions");
+    expect_usage_error("run --repetitions 2.5", "--repetitions");
+    expect_usage_error("run --seed -3", "--seed");
+    expect_usage_error("run --seed 123456789012345678901234567890", "--seed");
+    expect_usage_error("run --seed twelve", "--seed");
+}
+
+TEST_F(Cli, UnwritableOutIsRejectedBeforeMeasuring) {
+    std::ofstream(dir_ / "a_file") << "x";
+    expect_usage_error("run --quick --out " + (dir_ / "a_file").string(), "not writable");
+    expect_usage_error("run --quick --out " + (dir_ / "a_file" / "below").string(), "not writable");
+}
+
+TEST_F(Cli, UnknownCommandsAndOptions) {
+    expect_usage_error("frobnicate", "unknown command 'frobnicate'");
+    expect_usage_error("run --bogus", "--bogus");
+    expect_usage_error("", "subcommand");
+}
+
+TEST_F(Cli, ListNamesEveryWorkloadAndStrategy) {
+    const outcome o = run("list");
+    EXPECT_EQ(o.exit_code, 0);
+    for (const char* name : {"vector_push", "log_lines", "request_mix", "std", "pmr_monotonic_undersized",
+                             "alloclab_arena_static"})
+        EXPECT_NE(o.out.find(name), std::string::npos) << name;
+}
+
+TEST_F(Cli, DebugBuildIsRefusedUnlessAllowedAndThenStamped) {
+    const std::string args = "run --workloads trade_batch --strategies std,pmr_monotonic --iterations 5 "
+                             "--repetitions 2 --out " + (dir_ / "results").string();
+    const outcome refused = run(args, "ALLOCLAB_LAB_PRETEND_DEBUG=1");
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_EQ(line_count(refused.err), 1u) << refused.err;
+    EXPECT_NE(refused.err.find("--allow-debug"), std::string::npos);
+    EXPECT_FALSE(fs::exists(dir_ / "results" / "latest"));
+
+    const outcome allowed = run(args + " --allow-debug", "ALLOCLAB_LAB_PRETEND_DEBUG=1");
+    ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
+    EXPECT_NE(allowed.out.find("DEBUG"), std::string::npos);
+    const json results = json::parse(read_file(dir_ / "results" / "latest" / "results.json"));
+    EXPECT_TRUE(results.at("debug_build").get<bool>());
+    EXPECT_EQ(read_file(dir_ / "results" / "latest" / "report.md").rfind("# DEBUG", 0), 0u);
+}
+
+TEST_F(Cli, QuickRunProducesSchemaValidResultsWithHeapFreeArenas) {
+    const fs::path root = dir_ / "results";
+    // Debug and sanitizer builds may still smoke-test the pipeline, stamped DEBUG.
+    const bool debug = !current_build().benchmark_ready();
+    const outcome o = run("run --quick --out " + root.string() + (debug ? " --allow-debug" : ""));
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    ASSERT_TRUE(fs::is_symlink(root / "latest"));
+    EXPECT_NE(o.out.find("report: "), std::string::npos);
+
+    const json results = json::parse(read_file(root / "latest" / "results.json"));
+    const auto problems = schema_violations(results, results_schema());
+    EXPECT_TRUE(problems.empty()) << problems.front();
+    EXPECT_EQ(results.at("debug_build").get<bool>(), debug);
+
+    const auto& strategies = results.at("config").at("strategies");
+    EXPECT_EQ(results.at("workloads").size(), 12u);
+    for (const auto& w : results.at("workloads")) {
+        ASSERT_EQ(w.at("cells").size(), strategies.size()) << w.at("name");
+        for (const auto& c : w.at("cells")) {
+            const std::string strategy = c.at("strategy");
+            if (c.at("status") == "not_applicable") continue;
+            EXPECT_EQ(c.at("status"), "ok") << w.at("name") << "/" << strategy << ": " << c.at("reason");
+            EXPECT_FALSE(c.at("timing").is_null()) << w.at("name") << "/" << strategy;
+            const bool arena = strategy == "pmr_monotonic" || strategy == "pmr_monotonic_over_pool" ||
+                               strategy.rfind("alloclab_", 0) == 0;
+            if (arena) {
+                EXPECT_EQ(c.at("heap").at("allocations_per_iteration"), 0.0) << w.at("name") << "/" << strategy;
+            }
+        }
+    }
+    EXPECT_GE(results.at("claims").size(), 15u);
+
+    // The report is a pure function of the results file.
+    const outcome rerendered = run("report " + (root / "latest" / "results.json").string());
+    ASSERT_EQ(rerendered.exit_code, 0) << rerendered.err;
+    EXPECT_EQ(rerendered.out, read_file(root / "latest" / "report.md"));
+    EXPECT_NE(rerendered.out.find("## Seed claims"), std::string::npos);
+
+    EXPECT_EQ(run("validate " + (root / "latest" / "results.json").string()).exit_code, 0);
+}
+
+TEST_F(Cli, ValidateRejectsABrokenResultsFile) {
+    std::ofstream(dir_ / "broken.json") << R"({"schema": "alloclab-results", "schema_version": 2})";
+    const outcome o = run("validate " + (dir_ / "broken.json").string());
+    EXPECT_EQ(o.exit_code, 1);
+    EXPECT_NE(o.out.find("missing required key"), std::string::npos);
+}
+
+TEST_F(Cli, WorkerPrintsOneCellAsJson) {
+    const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
+    const outcome o = run("worker --workloads trade_batch --strategies pmr_monotonic --iterations 5 --repetitions 2" + allow);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const json results = json::parse(o.out);
+    ASSERT_EQ(results.at("workloads").size(), 1u);
+    EXPECT_EQ(results.at("workloads")[0].at("cells")[0].at("strategy"), "pmr_monotonic");
+    EXPECT_EQ(run("worker --workloads trade_batch,log_lines --strategies std" + allow).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace lab
