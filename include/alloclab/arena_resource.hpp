@@ -41,6 +41,7 @@
 #include <new>
 
 #include "detail/align.hpp"
+#include "detail/pmr_bridge.hpp"
 
 namespace alloclab {
 
@@ -61,19 +62,12 @@ struct arena_options {
 };
 
 // Thrown when an arena may not grow; carries the request that did not fit.
-class arena_exhausted : public std::bad_alloc {
+class arena_exhausted : public detail::refused_request {
  public:
-  arena_exhausted(std::size_t bytes, std::size_t alignment) noexcept
-      : bytes_(bytes), alignment_(alignment) {}
+  using refused_request::refused_request;
   const char* what() const noexcept override {
     return "alloclab::arena_resource: buffer exhausted and the overflow policy forbids growing";
   }
-  std::size_t bytes() const noexcept { return bytes_; }
-  std::size_t alignment() const noexcept { return alignment_; }
-
- private:
-  std::size_t bytes_;
-  std::size_t alignment_;
 };
 
 // A position in an arena, taken by mark() and restored by rewind().
@@ -85,7 +79,7 @@ struct arena_mark {
   std::size_t retired_bytes = 0;
 };
 
-class arena_resource : public std::pmr::memory_resource {
+class arena_resource : public detail::pmr_bridge<arena_resource> {
  public:
   arena_resource(void* buffer, std::size_t size,
                  std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
@@ -151,14 +145,6 @@ class arena_resource : public std::pmr::memory_resource {
   std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
   const arena_options& options() const noexcept { return options_; }
 
- protected:
-  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
-    return allocate(bytes, alignment);
-  }
-  void do_deallocate(void*, std::size_t, std::size_t) override {}
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
-    return this == &other;
-  }
 
  private:
   struct block_header {

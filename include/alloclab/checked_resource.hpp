@@ -50,6 +50,7 @@
 #include <unordered_set>
 
 #include "detail/align.hpp"
+#include "detail/pmr_bridge.hpp"
 
 namespace alloclab {
 
@@ -83,7 +84,7 @@ class misuse_error : public std::logic_error {
   misuse_kind kind_;
 };
 
-class checked_resource final : public std::pmr::memory_resource {
+class checked_resource final : public detail::pmr_bridge<checked_resource> {
  public:
   static constexpr std::size_t guard_size = 16;
   static constexpr unsigned char guard_byte = 0xB6;
@@ -174,16 +175,6 @@ class checked_resource final : public std::pmr::memory_resource {
   void set_quiet(bool quiet) noexcept { quiet_ = quiet; }
   std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
 
- protected:
-  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
-    return allocate(bytes, alignment);
-  }
-  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
-    deallocate(p, bytes, alignment);
-  }
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
-    return this == &other;
-  }
 
  private:
   struct layout {

@@ -34,6 +34,8 @@
 #include <memory_resource>
 #include <new>
 
+#include "detail/pmr_bridge.hpp"
+
 namespace alloclab {
 
 struct allocation_limits {
@@ -42,28 +44,24 @@ struct allocation_limits {
   bool keep_failing = true;            // fail every request after that one too
 };
 
-class allocation_limit_exceeded : public std::bad_alloc {
+class allocation_limit_exceeded : public detail::refused_request {
  public:
   enum class reason { byte_budget, injected_failure };
 
   allocation_limit_exceeded(reason why, std::size_t bytes, std::size_t alignment) noexcept
-      : why_(why), bytes_(bytes), alignment_(alignment) {}
+      : refused_request(bytes, alignment), why_(why) {}
 
   const char* what() const noexcept override {
     return why_ == reason::byte_budget ? "alloclab::limit_resource: byte budget exceeded"
                                        : "alloclab::limit_resource: injected allocation failure";
   }
   reason why() const noexcept { return why_; }
-  std::size_t bytes() const noexcept { return bytes_; }
-  std::size_t alignment() const noexcept { return alignment_; }
 
  private:
   reason why_;
-  std::size_t bytes_;
-  std::size_t alignment_;
 };
 
-class limit_resource final : public std::pmr::memory_resource {
+class limit_resource final : public detail::pmr_bridge<limit_resource> {
  public:
   limit_resource(std::pmr::memory_resource* upstream, allocation_limits limits) noexcept
       : upstream_(upstream), limits_(limits) {}
@@ -107,16 +105,6 @@ class limit_resource final : public std::pmr::memory_resource {
   std::size_t bytes_in_use() const noexcept { return bytes_in_use_; }
   std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
 
- protected:
-  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
-    return allocate(bytes, alignment);
-  }
-  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
-    deallocate(p, bytes, alignment);
-  }
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
-    return this == &other;
-  }
 
  private:
   bool injected_failure_due(std::size_t request_number) const noexcept {

@@ -34,6 +34,7 @@
 #include <new>
 
 #include "detail/align.hpp"
+#include "detail/pmr_bridge.hpp"
 
 namespace alloclab {
 
@@ -50,22 +51,15 @@ struct pool_options {
 };
 
 // Thrown when a fixed-capacity pool is full or an oversize request is refused.
-class pool_exhausted : public std::bad_alloc {
+class pool_exhausted : public detail::refused_request {
  public:
-  pool_exhausted(std::size_t bytes, std::size_t alignment) noexcept
-      : bytes_(bytes), alignment_(alignment) {}
+  using refused_request::refused_request;
   const char* what() const noexcept override {
     return "alloclab::pool_resource: no block available for this request";
   }
-  std::size_t bytes() const noexcept { return bytes_; }
-  std::size_t alignment() const noexcept { return alignment_; }
-
- private:
-  std::size_t bytes_;
-  std::size_t alignment_;
 };
 
-class pool_resource : public std::pmr::memory_resource {
+class pool_resource : public detail::pmr_bridge<pool_resource> {
  public:
   // Chunks from `upstream`, growing without bound.
   explicit pool_resource(std::size_t block_size,
@@ -137,16 +131,6 @@ class pool_resource : public std::pmr::memory_resource {
   bool fixed_capacity() const noexcept { return fixed_capacity_; }
   std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
 
- protected:
-  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
-    return allocate(bytes, alignment);
-  }
-  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
-    deallocate(p, bytes, alignment);
-  }
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
-    return this == &other;
-  }
 
  private:
   struct free_node {

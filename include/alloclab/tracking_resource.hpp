@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "detail/align.hpp"
+#include "detail/pmr_bridge.hpp"
 
 namespace alloclab {
 
@@ -56,7 +57,7 @@ struct scope_report {
   std::size_t monotonic_footprint = 0;  // bump-arena bytes the scope's requests need
 };
 
-class tracking_resource final : public std::pmr::memory_resource {
+class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
  public:
   // histogram()[k] counts requests of size in [2^(k-1), 2^k); [0] counts size 0.
   using histogram_type = std::array<std::size_t, 65>;
@@ -125,16 +126,6 @@ class tracking_resource final : public std::pmr::memory_resource {
   std::size_t open_scopes() const noexcept { return scopes_.size(); }
   std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
 
- protected:
-  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
-    return allocate(bytes, alignment);
-  }
-  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
-    deallocate(p, bytes, alignment);
-  }
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
-    return this == &other;
-  }
 
  private:
   struct open_scope {
