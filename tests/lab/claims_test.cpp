@@ -45,13 +45,79 @@ TEST(Claims, RatioOutsideToleranceIsRefuted) {
 }
 
 TEST(Claims, MissingCellsAndUnmeasurableClaimsSayWhy) {
+    json absent_with_hint = claim("absent", "speedup_p50", 1.0);
+    absent_with_hint["run_with"] = "--workloads w --malloc all";
     const json verdicts = judge_claims(
         results, json{{"claims", json::array({claim("gone", "speedup_p50", 1.0), claim("absent", "speedup_p50", 1.0),
-                                              {{"id", "x"}, {"measurable", false}, {"reason", "needs hardware"}}})}});
-    for (const auto& v : verdicts) EXPECT_EQ(v.at("verdict"), "not measurable here");
+                                              {{"id", "x"}, {"measurable", false}, {"reason", "needs hardware"}},
+                                              absent_with_hint})}});
+    EXPECT_EQ(verdicts[0].at("verdict"), "not measurable here");  // ran, but has no number
     EXPECT_NE(verdicts[0].at("detail").get<std::string>().find("does not fit"), std::string::npos);
-    EXPECT_NE(verdicts[1].at("detail").get<std::string>().find("not part of this run"), std::string::npos);
+    EXPECT_EQ(verdicts[1].at("verdict"), "not measured in this run");  // not asked for: say how to ask
+    EXPECT_NE(verdicts[1].at("detail").get<std::string>().find("not part of this run (use --workloads w"),
+              std::string::npos);
+    EXPECT_EQ(verdicts[2].at("verdict"), "not measurable here");
     EXPECT_EQ(verdicts[2].at("detail"), "needs hardware");
+    EXPECT_NE(verdicts[3].at("detail").get<std::string>().find("--malloc all"), std::string::npos);
+}
+
+// Heap-study cells: strategy "malloc" under several mallocs, with ns_per_pair and memory figures.
+json heap_cell(const std::string& malloc, double ns_per_pair, double retained_after_free) {
+    return {{"strategy", "malloc"},
+            {"malloc", malloc},
+            {"status", "ok"},
+            {"reason", nullptr},
+            {"timing", timing(100 * ns_per_pair, 100 * ns_per_pair, 10, 0.1, {1, 2, 3})},
+            {"ns_per_pair", {{"mean", ns_per_pair}}},
+            {"memory", {{"retained_after_free", retained_after_free}}}};
+}
+
+json heap_results() {
+    json workloads = json::array();
+    const std::vector<std::pair<std::string, double>> dists = {{"h_uniform", 10}, {"h_exp", 1}, {"h_log", 0.5}};
+    for (const auto& [name, scale] : dists)
+        workloads.push_back({{"name", name},
+                             {"cells", json::array({heap_cell("glibc", 100 * scale, 0.95),
+                                                    heap_cell("jemalloc", 80 * scale, 0.2),
+                                                    heap_cell("mimalloc", 50 * scale, 0.7)})}});
+    return {{"config", {{"mallocs", {"glibc", "jemalloc", "mimalloc", "tcmalloc"}}}}, {"workloads", workloads}};
+}
+
+TEST(Claims, AnyOfSeveralMallocsInsideTheRangeReproducesAndSaysWhich) {
+    json c = {{"id", "a"}, {"workload", "h_exp"}, {"baseline", "malloc"}, {"candidate", "malloc"},
+              {"candidate_mallocs", {"jemalloc", "mimalloc", "tcmalloc"}}, {"metric", "speedup_ns_per_pair"},
+              {"claimed", {1.4, 2.0}}, {"tolerance", 0.0}};
+    const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
+    EXPECT_EQ(v.at("verdict"), "reproduced");  // mimalloc 2.0x; jemalloc 1.25x is outside
+    EXPECT_EQ(v.at("measured"), "jemalloc 1.25x, mimalloc 2.00x");
+    EXPECT_NE(v.at("detail").get<std::string>().find("inside: mimalloc"), std::string::npos) << v.at("detail");
+    EXPECT_NE(v.at("detail").get<std::string>().find("not measured: tcmalloc"), std::string::npos);
+    c["claimed"] = {3.0, 4.0};
+    EXPECT_EQ(verdict_of(heap_results(), c), "refuted");
+    c["workload"] = "h_absent";
+    EXPECT_EQ(verdict_of(heap_results(), c), "not measured in this run");
+}
+
+TEST(Claims, HighestCostWorkloadUnderEveryMalloc) {
+    json c = {{"id", "h"}, {"metric", "highest_ns_per_pair"}, {"candidate", "h_uniform"},
+              {"among_workloads", {"h_uniform", "h_exp", "h_log"}}};
+    const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
+    EXPECT_EQ(v.at("verdict"), "reproduced");
+    EXPECT_EQ(v.at("measured"), "highest under 3/3 mallocs");
+    c["candidate"] = "h_log";
+    EXPECT_EQ(verdict_of(heap_results(), c), "refuted");
+    EXPECT_EQ(verdict_of(results, c), "not measured in this run");
+}
+
+TEST(Claims, ReturnsMemoryComparesTheKeptShareWithTheThreshold) {
+    json c = {{"id", "m"}, {"metric", "returns_memory"}, {"workloads", {"h_uniform", "h_exp", "h_log"}},
+              {"retains", {"glibc"}}, {"returns", {"jemalloc"}}, {"threshold", 0.5}};
+    const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
+    EXPECT_EQ(v.at("verdict"), "reproduced") << v.at("detail");
+    EXPECT_EQ(v.at("measured"), "glibc keeps 95%, jemalloc keeps 20%");
+    c["returns"] = {"jemalloc", "mimalloc"};  // mimalloc keeps 70%
+    EXPECT_EQ(verdict_of(heap_results(), c), "refuted");
+    EXPECT_EQ(verdict_of(results, c), "not measured in this run");
 }
 
 TEST(Claims, TailClaimsShowTheirPerRepetitionSpread) {
@@ -85,7 +151,14 @@ TEST(Claims, TheSeedClaimsFileIsWellFormed) {
             EXPECT_TRUE(c.contains("reason")) << c.at("id");
             continue;
         }
-        EXPECT_TRUE(c.contains("workload") && c.contains("candidate") && c.contains("metric")) << c.at("id");
+        ASSERT_TRUE(c.contains("metric")) << c.at("id");
+        const std::string metric = c.at("metric");
+        if (metric == "returns_memory")
+            EXPECT_TRUE(c.contains("workloads") && c.contains("retains") && c.contains("returns")) << c.at("id");
+        else if (metric == "highest_ns_per_pair")
+            EXPECT_TRUE(c.contains("among_workloads") && c.contains("candidate")) << c.at("id");
+        else
+            EXPECT_TRUE(c.contains("workload") && c.contains("candidate")) << c.at("id");
     }
 }
 

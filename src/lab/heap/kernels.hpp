@@ -62,7 +62,13 @@ struct new_delete_policy {
   static constexpr const char* name = "new_delete";
   static constexpr bool touches = true;
   static void* allocate(std::size_t bytes) { return ::operator new(bytes); }
-  static void deallocate(void* p, std::size_t bytes) noexcept { ::operator delete(p, bytes); }
+  static void deallocate(void* p, [[maybe_unused]] std::size_t bytes) noexcept {
+#if defined(__cpp_sized_deallocation)
+    ::operator delete(p, bytes);
+#else  // clang before 19 leaves sized deallocation off unless -fsized-deallocation
+    ::operator delete(p);
+#endif
+  }
 };
 
 /// Baseline: returns a static dummy pointer and writes nothing.

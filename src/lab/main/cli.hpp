@@ -3,7 +3,8 @@
 
 namespace lab {
 
-// Exit codes: 0 success, 1 measurement failure (e.g. checksum mismatch), 2 bad input.
+// Exit codes: 0 success; 1 measurement failure (checksum mismatch, a failed or refused cell, a named
+// --malloc not installed without --skip-missing: results are still written); 2 bad input.
 int run_cli(int argc, char** argv);
 
 }  // namespace lab

@@ -12,6 +12,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <alloclab/build_info.hpp>
+
+#include "heap/cell.hpp"
+#include "mallocs/heap_workloads.hpp"
+#include "mallocs/isolated_cells.hpp"
+#include "mallocs/malloc_axis.hpp"
 #include "measure/build_guard.hpp"
 #include "measure/runner.hpp"
 #include "report/atomic_write.hpp"
@@ -19,6 +25,7 @@
 #include "report/markdown.hpp"
 #include "report/results.hpp"
 #include "report/schema_check.hpp"
+#include "stats/stats.hpp"
 #include "strategies/strategy.hpp"
 #include "workloads/workload.hpp"
 
@@ -75,7 +82,7 @@ progress_callback make_progress_printer() {
     return [tty](const progress_event& e) {
         const std::string line =
             e.repetition == 0
-                ? fmt::format("[prepare] {}", e.what)
+                ? fmt::format("[{}] {}", e.repetitions == 0 ? "worker" : "prepare", e.what)
                 : fmt::format("[rep {}/{}] {} ({}/{} cells)", e.repetition, e.repetitions, e.what, e.cells_done,
                               e.cells_total);
         if (tty)
@@ -105,12 +112,171 @@ bool check_build_or_refuse(bool allow_debug) {
     return true;
 }
 
-json measure(const run_config& config, const run_request& request, const progress_callback& progress) {
-    const run_measurement run = run_suite(config, progress);
+// Everything `run` will do, validated before anything is measured.
+struct run_plan {
+    run_config config;                  // lab workloads x strategies (in-process part and worker part)
+    std::vector<std::string> heap_workloads;
+    std::vector<malloc_choice> mallocs;
+    heap_run_sizes heap_sizes;
+    std::chrono::milliseconds timeout{};
+    bool skip_missing = false;
+};
+
+run_plan resolve_plan(const run_request& request) {
+    run_plan plan;
+    plan.config = resolve_config(request);
+    plan.heap_workloads = split_workloads(request.workloads).heap;
+    plan.mallocs = resolve_mallocs(request.mallocs, alloclab::build::sanitized);
+    if (alloclab::build::sanitized && !plan.heap_workloads.empty())
+        throw usage_error("this is a sanitizer build: AddressSanitizer owns malloc, so the heap-study workloads ("
+                          "fifo_*, lifo_*, xthread_*) cannot measure it; use a release build");
+    plan.heap_sizes.iterations = request.iterations.value_or(request.quick ? heap_quick_iterations : heap_default_iterations);
+    plan.heap_sizes.repetitions =
+        request.repetitions.value_or(request.quick ? heap_quick_repetitions : heap_default_repetitions);
+    plan.heap_sizes.seed = request.seed;
+    plan.timeout = std::chrono::milliseconds(
+        static_cast<std::int64_t>(1000 * request.cell_timeout_seconds.value_or(default_cell_timeout_seconds)));
+    plan.skip_missing = request.skip_missing;
+    if (!plan.heap_workloads.empty() && !request.strategies.empty())
+        std::cerr << "alloclab: note: heap-study workloads take no in-process strategy (they run with strategy '"
+                  << heap_strategy << "' only); --strategies applies to the lab workloads\n";
+    return plan;
+}
+
+// The lab process must itself run on glibc to label its in-process cells "glibc".
+json prove_parent_is_glibc(const malloc_choice& glibc) {
+    const alloclab::heap::live_allocator live = prove_choice(glibc);
+    if (!live.ok && !alloclab::build::sanitized)
+        throw usage_error(fmt::format("the lab process itself does not run on glibc malloc ({}); unset LD_PRELOAD "
+                                      "and use --malloc to measure other allocators",
+                                      live.detail));
+    return alloclab::heap::to_json(live);
+}
+
+std::string cell_key(const json& cell) {
+    return cell.at("strategy").get<std::string>() + "@" + cell.value("malloc", std::string(native_malloc));
+}
+
+// Lab workload entries: the in-process (plain glibc) cells, then each other malloc's cells from
+// its isolated worker, malloc by malloc.
+void add_isolated_lab_cells(json& results, const run_plan& plan, const isolation_settings& settings) {
+    json& workloads = results["workloads"];
+    json merged = json::array();
+    for (const std::string& name : plan.config.workloads) {
+        json entry = nullptr;
+        for (const auto& w : workloads)
+            if (w.at("name") == name) entry = w;
+        for (const malloc_choice& m : plan.mallocs) {
+            if (m.plain_glibc()) continue;
+            isolated_lab_workload got = run_lab_workload_isolated(name, plan.config, m, settings);
+            if (entry.is_null()) {  // no in-process cells: the first worker's entry describes the workload
+                if (!got.workload.is_null()) {
+                    entry = got.workload;
+                } else {
+                    const workload_entry* registered = find_workload(name);
+                    entry = {{"name", name}, {"description", registered->description}, {"kind", "lab"},
+                             {"checksum", ""}, {"batch_size", 1}, {"batched", false}, {"footprint", nullptr},
+                             {"heap_spec", nullptr}};
+                }
+                entry["cells"] = json::array();
+            }
+            const std::string expected = entry.at("checksum");
+            const bool mismatch = !got.workload.is_null() && !expected.empty() &&
+                                  got.workload.at("checksum").get<std::string>() != expected;
+            if (expected.empty() && !got.workload.is_null()) entry["checksum"] = got.workload.at("checksum");
+            for (json& cell : got.cells) {
+                if (mismatch && cell.at("status") == "ok") {  // same work or no number
+                    const std::string reason = fmt::format("checksum mismatch: built {} where {} built {}",
+                                                           got.workload.at("checksum").get<std::string>(),
+                                                           plan.mallocs.front().label, expected);
+                    cell = json(unmeasured_cell(cell.at("strategy"), m.label, "failed", reason));
+                }
+                entry["cells"].push_back(std::move(cell));
+            }
+        }
+        entry["kind"] = "lab";
+        entry["baseline"] = {{"strategy", baseline_strategy}, {"malloc", plan.mallocs.front().label}};
+        merged.push_back(std::move(entry));
+    }
+    workloads = std::move(merged);
+}
+
+json measure(const run_plan& plan, const run_request& request, const progress_callback& progress) {
+    const auto started = std::chrono::steady_clock::now();
+    const bool glibc_in_process =
+        std::any_of(plan.mallocs.begin(), plan.mallocs.end(), [](const malloc_choice& m) { return m.plain_glibc(); });
+    json parent_live = nullptr;
+    run_config in_process = plan.config;
+    if (glibc_in_process && !in_process.workloads.empty()) {
+        parent_live = prove_parent_is_glibc(*std::find_if(plan.mallocs.begin(), plan.mallocs.end(),
+                                                          [](const malloc_choice& m) { return m.plain_glibc(); }));
+    } else {
+        in_process.workloads.clear();
+    }
+    const run_measurement run = run_suite(in_process, progress);
     json results = build_results(run, results_context{current_build(), request.command_line,
                                                       utc_now("%Y-%m-%dT%H:%M:%SZ")});
+    for (auto& w : results["workloads"])
+        for (auto& c : w["cells"]) c["live_allocator"] = parent_live;
+
+    isolation_settings settings;
+    settings.timeout = plan.timeout;
+    settings.allow_debug = request.allow_debug;
+    settings.progress = [&progress](const std::string& what) { progress({0, 0, 0, 0, what}); };
+    add_isolated_lab_cells(results, plan, settings);
+    for (const std::string& name : plan.heap_workloads)
+        results["workloads"].push_back(run_heap_workload(*find_heap_workload(name), plan.mallocs, plan.heap_sizes, settings));
+    const bool power = test_has_power(plan.config.repetitions);
+    for (auto& w : results["workloads"])
+        if (w.at("kind") == "lab") add_comparisons(w, power);
+
+    json& config = results["config"];
+    std::vector<std::string> names = plan.config.workloads;
+    names.insert(names.end(), plan.heap_workloads.begin(), plan.heap_workloads.end());
+    config["workloads"] = names;
+    if (plan.config.workloads.empty()) config["strategies"] = json::array();
+    json labels = json::array();
+    for (const auto& m : plan.mallocs) labels.push_back(m.label);
+    config["mallocs"] = labels;
+    config["skip_missing"] = plan.skip_missing;
+    config["cell_timeout_seconds"] = static_cast<double>(plan.timeout.count()) / 1000.0;
+    config["heap"] = plan.heap_workloads.empty()
+                         ? json(nullptr)
+                         : json{{"iterations", plan.heap_sizes.iterations},
+                                {"repetitions", plan.heap_sizes.repetitions},
+                                {"strategy", heap_strategy}};
+    if (plan.config.workloads.empty() && !plan.heap_workloads.empty()) {  // heap only: its sizes are the run's
+        config["samples_per_repetition"] = plan.heap_sizes.iterations;
+        config["repetitions"] = plan.heap_sizes.repetitions;
+        results["significance"]["smallest_possible_p"] =
+            mann_whitney_min_p(plan.heap_sizes.repetitions, plan.heap_sizes.repetitions);
+        results["significance"]["enough_repetitions"] = test_has_power(plan.heap_sizes.repetitions);
+    }
+    results["duration_seconds"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    results["warnings"] = collect_warnings(results);
     results["claims"] = judge_claims(results, seed_claims());
     return results;
+}
+
+// Exit status of a finished run: 1 when a cell that was asked for has no number for a reason
+// other than its strategy not fitting (failed, refused, checksum mismatch), or when a malloc named
+// on the command line is not installed and --skip-missing was not given.
+int run_exit_status(const json& results, const run_plan& plan) {
+    std::vector<std::string> problems;
+    for (const auto& w : results.at("workloads"))
+        for (const auto& c : w.at("cells")) {
+            const std::string status = c.at("status");
+            if (status == "failed" || status == "refused")
+                problems.push_back(fmt::format("{} / {}: {}", w.at("name").get<std::string>(), cell_key(c), status));
+        }
+    for (const auto& m : plan.mallocs)
+        if (!m.missing.empty() && m.named && !plan.skip_missing)
+            problems.push_back(m.missing + " (pass --skip-missing to accept)");
+    if (problems.empty()) return 0;
+    std::cerr << fmt::format("alloclab: {} problem(s); results were written anyway:\n", problems.size());
+    for (const auto& p : problems) std::cerr << "  " << p << '\n';
+    return 1;
 }
 
 json read_json_file(const std::string& path) {
@@ -125,9 +291,38 @@ json read_json_file(const std::string& path) {
 
 }  // namespace
 
+workload_selection split_workloads(const std::vector<std::string>& requested) {
+    workload_selection chosen;
+    if (requested.empty()) {
+        for (const auto& w : workload_registry()) chosen.lab.push_back(w.name);
+        return chosen;
+    }
+    std::vector<std::string> lab_names, heap_names;
+    for (const auto& name : requested) {
+        if (find_workload(name) != nullptr) {
+            lab_names.push_back(name);
+        } else if (find_heap_workload(name) != nullptr) {
+            heap_names.push_back(name);
+        } else if (auto family = heap_workload_family(name); !family.empty()) {
+            heap_names.insert(heap_names.end(), family.begin(), family.end());
+        } else {
+            std::vector<std::string> valid = all_names(workload_registry());
+            for (const auto& h : heap_workload_registry()) valid.push_back(h.name);
+            throw usage_error(fmt::format("unknown workload '{}'; valid workloads: {} (or a heap family: fifo, lifo, "
+                                          "xthread)",
+                                          name, join_names(valid)));
+        }
+    }
+    for (const auto& w : workload_registry())
+        if (std::find(lab_names.begin(), lab_names.end(), w.name) != lab_names.end()) chosen.lab.push_back(w.name);
+    for (const auto& h : heap_workload_registry())
+        if (std::find(heap_names.begin(), heap_names.end(), h.name) != heap_names.end()) chosen.heap.push_back(h.name);
+    return chosen;
+}
+
 run_config resolve_config(const run_request& request) {
     run_config config;
-    config.workloads = select(request.workloads, workload_registry(), "workload", "workloads");
+    config.workloads = split_workloads(request.workloads).lab;
     config.strategies = select(request.strategies, strategy_registry(), "strategy", "strategies");
     config.quick = request.quick;
     config.samples_per_repetition = request.iterations.value_or(request.quick ? quick_samples : default_samples);
@@ -137,7 +332,7 @@ run_config resolve_config(const run_request& request) {
 }
 
 int execute_run(const run_request& request) {
-    const run_config config = resolve_config(request);
+    const run_plan plan = resolve_plan(request);
     const fs::path root = request.out;
     try {
         ensure_writable_directory(root);
@@ -146,7 +341,7 @@ int execute_run(const run_request& request) {
     }
     const bool debug = check_build_or_refuse(request.allow_debug);
 
-    const json results = measure(config, request, make_progress_printer());
+    const json results = measure(plan, request, make_progress_printer());
     end_progress_line();
 
     const fs::path directory = fresh_run_directory(root);
@@ -158,23 +353,51 @@ int execute_run(const run_request& request) {
     std::cout << render_headline(results) << '\n';
     for (const auto& warning : results["warnings"]) std::cout << "warning: " << warning.get<std::string>() << '\n';
     std::cout << (debug ? "DEBUG report: " : "report: ") << (directory / "report.md").string() << '\n';
-    return 0;
+    return run_exit_status(results, plan);
 }
 
 int execute_worker(const run_request& request) {
-    const run_config config = resolve_config(request);
-    if (config.workloads.size() != 1 || config.strategies.size() != 1)
-        throw usage_error("worker measures exactly one --workloads name and one --strategies name");
+    run_config config = resolve_config(request);
+    if (config.workloads.size() != 1 || !split_workloads(request.workloads).heap.empty())
+        throw usage_error("worker measures exactly one --workloads name (a lab workload)");
+    const std::vector<malloc_choice> mallocs = resolve_mallocs(request.mallocs, alloclab::build::sanitized);
+    if (mallocs.size() != 1) throw usage_error("worker measures under exactly one --malloc");
+    const malloc_choice& malloc = mallocs.front();
+    inject_test_fault(config.workloads.front() + "/" + malloc.label);
     check_build_or_refuse(request.allow_debug);
-    std::cout << measure(config, request, [](const progress_event&) {}).dump() << '\n';
+
+    const alloclab::heap::live_allocator live = prove_choice(malloc);
+    // Under AddressSanitizer malloc is ASan's: plain glibc cells are measured anyway (stamped DEBUG).
+    if (!live.ok && !(alloclab::build::sanitized && malloc.plain_glibc())) {
+        std::cout << json{{"measured", false}, {"live_allocator", alloclab::heap::to_json(live)}}.dump() << '\n';
+        std::cerr << "alloclab worker: refusing to measure: " << live.detail << '\n';
+        return alloclab::heap::worker_exit_refused;
+    }
+    config.malloc_label = malloc.label;
+    const run_measurement run = run_suite(config, [](const progress_event&) {});
+    json results = build_results(run, results_context{current_build(), request.command_line,
+                                                      utc_now("%Y-%m-%dT%H:%M:%SZ")});
+    results["measured"] = true;
+    results["live_allocator"] = alloclab::heap::to_json(live);
+    std::cout << results.dump() << '\n';
     return 0;
 }
 
 int execute_list() {
-    std::cout << "workloads:\n";
+    std::cout << "workloads (lab: any in-process strategy x any malloc):\n";
     for (const auto& w : workload_registry()) std::cout << fmt::format("  {:<26} {}\n", w.name, w.description);
-    std::cout << "strategies:\n";
+    std::cout << fmt::format("heap-study workloads (malloc-level kernels, one isolated worker per cell; the strategy "
+                             "axis is n/a: they run with strategy '{}' only; not in the default suite):\n",
+                             heap_strategy);
+    for (const auto& w : heap_workload_registry()) std::cout << fmt::format("  {:<26} {}\n", w.name, w.description);
+    std::cout << "strategies (in-process):\n";
     for (const auto& s : strategy_registry()) std::cout << fmt::format("  {:<26} {}\n", s.name, s.description);
+    std::cout << "mallocs (--malloc; default glibc; 'all' = every one below; or a path to a malloc library):\n";
+    for (const auto& m : alloclab::heap::malloc_registry()) {
+        const bool here = alloclab::heap::installed(m);
+        std::cout << fmt::format("  {:<26} {}{}\n", m.name, m.description,
+                                 here ? "" : fmt::format(" [not installed: apt install {}]", m.debian_package));
+    }
     return 0;
 }
 

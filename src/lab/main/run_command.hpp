@@ -26,6 +26,9 @@ struct run_request {
     std::string out = "results";
     bool quick = false;
     bool allow_debug = false;
+    std::vector<std::string> mallocs;  // --malloc: registry names, "all", library paths; empty: glibc
+    bool skip_missing = false;         // a named malloc that is not installed does not fail the run
+    std::optional<double> cell_timeout_seconds;  // per isolated worker
     std::string command_line;
 };
 
@@ -35,8 +38,20 @@ inline constexpr std::size_t default_repetitions = 15;
 inline constexpr std::size_t quick_samples = 200;
 inline constexpr std::size_t quick_repetitions = 7;
 
-// Validates names and fills defaults; throws usage_error.
+// Default wall-clock limit of one isolated worker (--cell-timeout).
+inline constexpr double default_cell_timeout_seconds = 600;
+
+// Validates names and fills defaults for the lab (in-process strategy) workloads; throws usage_error.
+// Heap-study workload names are accepted and left out (see split_workloads).
 run_config resolve_config(const run_request& request);
+
+// --workloads split into lab workloads (registry order) and heap-study workloads ("fifo",
+// "lifo", "xthread" name a whole family). Empty request: every lab workload, no heap workload.
+struct workload_selection {
+    std::vector<std::string> lab;
+    std::vector<std::string> heap;
+};
+workload_selection split_workloads(const std::vector<std::string>& requested);
 
 int execute_run(const run_request& request);
 // Hidden: measures one workload x strategy cell and prints its results JSON on stdout,

@@ -20,6 +20,7 @@ struct run_config {
     std::uint64_t seed = 42;
     std::size_t counted_iterations = 16;  // iterations in the untimed heap-counting pass
     bool quick = false;
+    std::string malloc_label = "glibc";  // the process-wide malloc this process measures under
 };
 
 enum class cell_status { ok, overflowed, not_applicable };

@@ -10,7 +10,8 @@ namespace lab {
 const nlohmann::json& seed_claims();
 
 // One verdict per claim: {id, seed, statement, verdict, measured, detail}.
-// verdict is "reproduced", "refuted" or "not measurable here".
+// verdict is "reproduced", "refuted", "not measured in this run" (the cells it needs were not part
+// of this run; the detail says which options measure it) or "not measurable here".
 nlohmann::json judge_claims(const nlohmann::json& results, const nlohmann::json& claims);
 
 }  // namespace lab

@@ -29,6 +29,8 @@ nlohmann::json footprint_json(const workload_footprint& f) {
             {"suggested_arena_bytes", f.suggested_arena_bytes}};
 }
 
+}  // namespace
+
 nlohmann::json timing_json(const cell_measurement& c, std::size_t batch) {
     const summary s = summarize(c.samples_ns);
     return {{"samples", s.count},
@@ -49,19 +51,14 @@ nlohmann::json timing_json(const cell_measurement& c, std::size_t batch) {
             {"repetition_p99_ns", c.repetition_p99_ns}};
 }
 
-nlohmann::json cell_json(const cell_measurement& c, std::size_t batch) {
+namespace {
+
+nlohmann::json cell_json(const cell_measurement& c, std::size_t batch, const std::string& malloc_label) {
     const bool timed = c.status == cell_status::ok && !c.samples_ns.empty();
     const bool counted = c.status != cell_status::not_applicable;
-    nlohmann::json j = {{"strategy", c.strategy},
-                        {"status", status_name(c.status)},
-                        {"reason", or_null(c.reason)},
-                        {"warning", or_null(c.warning)},
-                        {"buffer_bytes", c.buffer_bytes},
-                        {"heap", nullptr},
-                        {"upstream_fallbacks_per_iteration", nullptr},
-                        {"timing", nullptr},
-                        {"os", nullptr},
-                        {"vs_std", nullptr}};
+    nlohmann::json j = unmeasured_cell(c.strategy, malloc_label, status_name(c.status), c.reason);
+    j["warning"] = or_null(c.warning);
+    j["buffer_bytes"] = c.buffer_bytes;
     if (counted) {
         j["heap"] = {{"allocations_per_iteration", c.heap_allocations_per_iteration},
                      {"bytes_per_iteration", c.heap_bytes_per_iteration}};
@@ -77,7 +74,8 @@ nlohmann::json cell_json(const cell_measurement& c, std::size_t batch) {
 }
 
 // Ratios against the baseline cell of the same workload, with the U test over repetition medians.
-void add_comparison(nlohmann::json& cell, const nlohmann::json& baseline, bool test_has_power) {
+void add_comparison(nlohmann::json& cell, const nlohmann::json& baseline, bool power) {
+    cell["vs_std"] = nullptr;
     if (cell["timing"].is_null() || baseline["timing"].is_null()) return;
     const auto& t = cell["timing"];
     const auto& b = baseline["timing"];
@@ -94,48 +92,91 @@ void add_comparison(nlohmann::json& cell, const nlohmann::json& baseline, bool t
                       {"mann_whitney_u", test.u},
                       {"p_value", test.p_value},
                       {"exact_test", test.exact},
-                      {"significant", test_has_power && test.p_value < significance_alpha},
-                      {"mark", significance_mark(test.p_value, test_has_power)}};
+                      {"significant", power && test.p_value < significance_alpha},
+                      {"mark", significance_mark(test.p_value, power)}};
 }
 
-nlohmann::json workload_json(const workload_measurement& w, bool test_has_power) {
+nlohmann::json workload_json(const workload_measurement& w, const std::string& malloc_label, bool power) {
     nlohmann::json cells = nlohmann::json::array();
-    const nlohmann::json* baseline = nullptr;
-    for (const auto& c : w.cells) cells.push_back(cell_json(c, w.batch_size));
-    for (const auto& c : cells)
-        if (c["strategy"] == baseline_strategy) baseline = &c;
-    if (baseline)
-        for (auto& c : cells)
-            if (&c != baseline) add_comparison(c, *baseline, test_has_power);
-    return {{"name", w.name},
-            {"description", w.description},
-            {"checksum", fmt::format("{:#018x}", w.checksum)},
-            {"batch_size", w.batch_size},
-            {"batched", w.batch_size > 1},
-            {"footprint", footprint_json(w.footprint)},
-            {"cells", cells}};
-}
-
-std::vector<std::string> run_warnings(const run_measurement& run, bool debug, bool test_has_power, double min_p) {
-    std::vector<std::string> warnings;
-    if (debug) warnings.push_back("DEBUG build: these numbers measure unoptimised code and mean nothing");
-    if (!test_has_power)
-        warnings.push_back(fmt::format("{} repetitions are too few for the Mann-Whitney U test to reach p < {} "
-                                       "(smallest possible p = {:.3f}); significance marks are '?'",
-                                       run.config.repetitions, significance_alpha, min_p));
-    for (const auto& w : run.workloads)
-        for (const auto& c : w.cells) {
-            if (c.status == cell_status::overflowed)
-                warnings.push_back(fmt::format("{} / {}: {}", w.name, c.strategy, c.reason));
-            if (!c.warning.empty()) warnings.push_back(fmt::format("{} / {}: {}", w.name, c.strategy, c.warning));
-        }
-    return warnings;
+    for (const auto& c : w.cells) cells.push_back(cell_json(c, w.batch_size, malloc_label));
+    nlohmann::json workload = {{"name", w.name},
+                               {"description", w.description},
+                               {"kind", "lab"},
+                               {"checksum", fmt::format("{:#018x}", w.checksum)},
+                               {"batch_size", w.batch_size},
+                               {"batched", w.batch_size > 1},
+                               {"footprint", footprint_json(w.footprint)},
+                               {"heap_spec", nullptr},
+                               {"baseline", {{"strategy", baseline_strategy}, {"malloc", malloc_label}}},
+                               {"cells", cells}};
+    add_comparisons(workload, power);
+    return workload;
 }
 
 }  // namespace
 
-std::string significance_mark(double p_value, bool test_has_power) {
-    if (!test_has_power) return "?";
+nlohmann::json unmeasured_cell(const std::string& strategy, const std::string& malloc, const std::string& status,
+                               const std::string& reason) {
+    return {{"strategy", strategy},
+            {"malloc", malloc},
+            {"status", status},
+            {"reason", or_null(reason)},
+            {"warning", nullptr},
+            {"buffer_bytes", 0},
+            {"heap", nullptr},
+            {"upstream_fallbacks_per_iteration", nullptr},
+            {"timing", nullptr},
+            {"os", nullptr},
+            {"vs_std", nullptr},
+            {"live_allocator", nullptr},
+            {"worker", nullptr},
+            {"memory", nullptr},
+            {"ns_per_pair", nullptr}};
+}
+
+void add_comparisons(nlohmann::json& workload, bool power) {
+    const auto& wanted = workload["baseline"];
+    nlohmann::json* baseline = nullptr;
+    for (auto& c : workload["cells"])
+        if (c["strategy"] == wanted["strategy"] && c["malloc"] == wanted["malloc"]) baseline = &c;
+    for (auto& c : workload["cells"]) {
+        if (baseline != nullptr && &c != baseline)
+            add_comparison(c, *baseline, power);
+        else
+            c["vs_std"] = nullptr;
+    }
+}
+
+std::vector<std::string> collect_warnings(const nlohmann::json& results) {
+    std::vector<std::string> warnings;
+    if (results.value("debug_build", false))
+        warnings.push_back("DEBUG build: these numbers measure unoptimised code and mean nothing");
+    const auto& sig = results.at("significance");
+    if (!sig.at("enough_repetitions").get<bool>())
+        warnings.push_back(fmt::format("{} repetitions are too few for the Mann-Whitney U test to reach p < {} "
+                                       "(smallest possible p = {:.3f}); significance marks are '?'",
+                                       results.at("config").at("repetitions").get<std::size_t>(), significance_alpha,
+                                       sig.at("smallest_possible_p").get<double>()));
+    const std::size_t mallocs = results.at("config").value("mallocs", nlohmann::json::array()).size();
+    for (const auto& w : results.at("workloads"))
+        for (const auto& c : w.at("cells")) {
+            const std::string status = c.at("status");
+            std::string where = fmt::format("{} / {}", w.at("name").get<std::string>(), c.at("strategy").get<std::string>());
+            if (mallocs > 1 || c.value("malloc", "glibc") != "glibc") where += " @ " + c.value("malloc", std::string("glibc"));
+            if (status != "ok" && status != "not_applicable")
+                warnings.push_back(fmt::format("{}: {}{}", where, status == "overflowed" ? "" : status + ": ",
+                                               c.at("reason").is_string() ? c.at("reason").get<std::string>() : ""));
+            if (c.at("warning").is_string()) warnings.push_back(fmt::format("{}: {}", where, c.at("warning").get<std::string>()));
+        }
+    return warnings;
+}
+
+bool test_has_power(std::size_t repetitions) {
+    return mann_whitney_min_p(repetitions, repetitions) < significance_alpha;
+}
+
+std::string significance_mark(double p_value, bool power) {
+    if (!power) return "?";
     if (p_value < 0.01) return "**";
     if (p_value < significance_alpha) return "*";
     return "n.s.";
@@ -144,12 +185,12 @@ std::string significance_mark(double p_value, bool test_has_power) {
 nlohmann::json build_results(const run_measurement& run, const results_context& context) {
     const bool debug = !context.build.benchmark_ready();
     const double min_p = mann_whitney_min_p(run.config.repetitions, run.config.repetitions);
-    const bool test_has_power = min_p < significance_alpha;
+    const bool power = test_has_power(run.config.repetitions);
 
     nlohmann::json workloads = nlohmann::json::array();
-    for (const auto& w : run.workloads) workloads.push_back(workload_json(w, test_has_power));
+    for (const auto& w : run.workloads) workloads.push_back(workload_json(w, run.config.malloc_label, power));
 
-    return {
+    nlohmann::json results = {
         {"schema", "alloclab-results"},
         {"schema_version", results_schema_version},
         {"created_utc", context.created_utc},
@@ -158,6 +199,7 @@ nlohmann::json build_results(const run_measurement& run, const results_context& 
         {"config",
          {{"workloads", run.config.workloads},
           {"strategies", run.config.strategies},
+          {"mallocs", {run.config.malloc_label}},
           {"samples_per_repetition", run.config.samples_per_repetition},
           {"repetitions", run.config.repetitions},
           {"seed", run.config.seed},
@@ -170,11 +212,13 @@ nlohmann::json build_results(const run_measurement& run, const results_context& 
          {{"test", "Mann-Whitney U, two-sided, over per-repetition medians"},
           {"alpha", significance_alpha},
           {"smallest_possible_p", min_p},
-          {"enough_repetitions", test_has_power}}},
-        {"warnings", run_warnings(run, debug, test_has_power, min_p)},
+          {"enough_repetitions", power}}},
+        {"warnings", nlohmann::json::array()},
         {"workloads", workloads},
         {"claims", nlohmann::json::array()},
     };
+    results["warnings"] = collect_warnings(results);
+    return results;
 }
 
 }  // namespace lab

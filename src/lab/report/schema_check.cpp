@@ -42,6 +42,8 @@ void check(const json& value, const json& schema, const std::string& where, std:
     }
     if (schema.contains("minimum") && value.is_number() && value.get<double>() < schema["minimum"].get<double>())
         out.push_back(fmt::format("{}: {} is below the minimum {}", here, value.dump(), schema["minimum"].dump()));
+    if (schema.contains("maximum") && value.is_number() && value.get<double>() > schema["maximum"].get<double>())
+        out.push_back(fmt::format("{}: {} is above the maximum {}", here, value.dump(), schema["maximum"].dump()));
     if (value.is_object()) {
         for (const auto& key : schema.value("required", json::array()))
             if (!value.contains(key.get<std::string>()))

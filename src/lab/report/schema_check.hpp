@@ -1,5 +1,5 @@
 // A small validator for the JSON Schema subset used by report/results.schema.json:
-// type (string or list), const, enum, minimum, required, properties, items.
+// type (string or list), const, enum, minimum, maximum, required, properties, items.
 #pragma once
 
 #include <string>

@@ -1,0 +1,37 @@
+// The heap-study workloads (issue 4, seed 003): malloc-level kernels run through the process-wide
+// malloc, one isolated worker per (workload, malloc) cell. Unlike the lab workloads they take no
+// in-process strategy: their only strategy is "malloc" (the strategy axis is n/a for them).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "heap/kernels.hpp"
+#include "heap/size_distribution.hpp"
+
+namespace lab {
+
+// The one strategy a heap workload runs with: plain malloc/free of whatever malloc is live.
+inline constexpr const char* heap_strategy = "malloc";
+
+struct heap_workload {
+    std::string name;  // <kernel>_<distribution>, e.g. fifo_lognormal
+    std::string description;
+    alloclab::heap::kernel_kind kernel;
+    alloclab::heap::size_dist dist;
+};
+
+// Every kernel x distribution, kernels in seed order (fifo, lifo, xthread).
+const std::vector<heap_workload>& heap_workload_registry();
+const heap_workload* find_heap_workload(const std::string& name);
+// "fifo", "lifo", "xthread": the family's three workloads; empty for any other name.
+std::vector<std::string> heap_workload_family(const std::string& name);
+
+// Heap-workload sizes: seed 003 ran M = 10 000 batches of 100, 5 times. The default is the seed's;
+// quick is a smoke test.
+inline constexpr std::size_t heap_default_iterations = 10'000;
+inline constexpr std::size_t heap_default_repetitions = 5;
+inline constexpr std::size_t heap_quick_iterations = 300;
+inline constexpr std::size_t heap_quick_repetitions = 2;
+
+}  // namespace lab
