@@ -28,8 +28,8 @@ struct request_mix {
         }
         const char* names[] = {"host", "user-agent", "accept", "accept-encoding", "x-request-id",
                                "content-type", "authorization", "x-forwarded-for"};
-        for (const char* name : names) {
-            in.headers.emplace_back(name, std::string(rng.between(4, 60), static_cast<char>('A' + rng.between(0, 25))));
+        for (const char* header_name : names) {
+            in.headers.emplace_back(header_name, std::string(rng.between(4, 60), static_cast<char>('A' + rng.between(0, 25))));
         }
         for (int i = 0; i < 64; ++i) in.parameters.push_back(static_cast<int>(rng.between(0, 100'000)));
         return in;

@@ -27,7 +27,7 @@ struct sensor_frame {
         for (const SensorData& s : in.readings) readings.push_back(s);
 
         auto labels = policy.template make_vector<typename containers<Policy>::string>();
-        for (const std::string& name : in.devices.names) labels.push_back(policy.make_string(name));
+        for (const std::string& device_name : in.devices.names) labels.push_back(policy.make_string(device_name));
 
         auto status = policy.template make_map<int, Device>();
         for (const Device& d : in.devices.devices) status.emplace(d.id, d);
