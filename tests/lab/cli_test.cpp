@@ -140,6 +140,14 @@ TEST_F(Cli, ValidateRejectsABrokenResultsFile) {
     EXPECT_NE(o.out.find("missing required key"), std::string::npos);
 }
 
+TEST_F(Cli, ValidateNamesAnOlderSchemaVersionInOneLine) {
+    std::ofstream(dir_ / "old.json") << R"({"schema": "alloclab-results", "schema_version": 1})";
+    const outcome o = run("validate " + (dir_ / "old.json").string());
+    EXPECT_EQ(o.exit_code, 1);
+    EXPECT_EQ(line_count(o.out), 1u) << o.out;
+    EXPECT_NE(o.out.find("schema_version is 1"), std::string::npos) << o.out;
+}
+
 TEST_F(Cli, WorkerPrintsOneCellAsJson) {
     const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
     const outcome o = run("worker --workloads trade_batch --strategies pmr_monotonic --iterations 5 --repetitions 2" + allow);

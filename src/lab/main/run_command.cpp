@@ -401,9 +401,19 @@ int execute_list() {
     return 0;
 }
 
+// Schema problems of a results file, or a single line when it was written by
+// another schema version (its keys would all look wrong).
+std::vector<std::string> results_problems(const json& results) {
+    const json version = results.value("schema_version", json());
+    if (version != results_schema_version)
+        return {fmt::format("schema_version is {}, this alloclab reads version {} (re-run to regenerate)",
+                            version.dump(), results_schema_version)};
+    return schema_violations(results, results_schema());
+}
+
 int execute_report(const std::string& results_path, const std::string& output_path) {
     json results = read_json_file(results_path);
-    if (auto problems = schema_violations(results, results_schema()); !problems.empty())
+    if (auto problems = results_problems(results); !problems.empty())
         throw usage_error(fmt::format("'{}' does not match the results schema: {}", results_path, problems.front()));
     results["claims"] = judge_claims(results, seed_claims());  // re-judged with the current claims file
     const std::string report = render_report(results);
@@ -415,9 +425,11 @@ int execute_report(const std::string& results_path, const std::string& output_pa
 }
 
 int execute_validate(const std::string& results_path) {
+    constexpr std::size_t shown = 20;
     const json results = read_json_file(results_path);
-    const auto problems = schema_violations(results, results_schema());
-    for (const auto& p : problems) std::cout << p << '\n';
+    const auto problems = results_problems(results);
+    for (std::size_t i = 0; i < problems.size() && i < shown; ++i) std::cout << problems[i] << '\n';
+    if (problems.size() > shown) std::cout << "... and " << problems.size() - shown << " more\n";
     if (!problems.empty()) {
         std::cerr << fmt::format("alloclab: error: '{}' has {} schema violation(s)\n", results_path, problems.size());
         return 1;
