@@ -35,7 +35,7 @@ private:
 };
 
 // A monotonic buffer released after every iteration; its upstream decides what overflow means.
-class monotonic_source final : public strategy_instance {
+class monotonic_source : public strategy_instance {
 public:
     monotonic_source(std::size_t size, std::pmr::memory_resource* upstream)
         : buffer_(size), counter_(upstream), monotonic_(buffer_.data(), buffer_.size(), &counter_) {}
@@ -51,22 +51,15 @@ private:
     std::pmr::monotonic_buffer_resource monotonic_;
 };
 
-// Seed 004's composition: a monotonic buffer whose upstream is a synchronized pool.
-class monotonic_over_pool_source final : public strategy_instance {
-public:
-    explicit monotonic_over_pool_source(std::size_t size)
-        : buffer_(size), counter_(&pool_), monotonic_(buffer_.data(), buffer_.size(), &counter_) {}
-    allocator_kind kind() const override { return allocator_kind::polymorphic; }
-    std::pmr::memory_resource* resource() override { return &monotonic_; }
-    void end_iteration() override { monotonic_.release(); }
-    std::uint64_t upstream_fallbacks() const override { return counter_.allocations(); }
-    std::size_t buffer_bytes() const override { return buffer_.size(); }
+// Seed 004's composition: a monotonic buffer whose upstream is a synchronized pool
+// (the pool is a base so that it is built before the buffer that uses it).
+struct owned_sync_pool {
+    std::pmr::synchronized_pool_resource pool{std::pmr::new_delete_resource()};
+};
 
-private:
-    std::pmr::synchronized_pool_resource pool_{std::pmr::new_delete_resource()};
-    owned_buffer buffer_;
-    counting_resource counter_;
-    std::pmr::monotonic_buffer_resource monotonic_;
+class monotonic_over_pool_source final : private owned_sync_pool, public monotonic_source {
+public:
+    explicit monotonic_over_pool_source(std::size_t size) : monotonic_source(size, &pool) {}
 };
 
 std::string always_applicable(const workload_footprint&) { return {}; }
