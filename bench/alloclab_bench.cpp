@@ -73,7 +73,9 @@ constexpr std::size_t max_align = alignof(std::max_align_t);
 
 // The pointer escapes: the compiler must assume something reads it, so the allocation producing
 // it cannot be removed. Register operand (const overload), so `p` is not spilled to the stack.
-BENCHMARK_ALWAYS_INLINE inline void escape(void* const p) { benchmark::DoNotOptimize(p); }
+BENCHMARK_ALWAYS_INLINE inline void escape(void* const p) {
+  benchmark::DoNotOptimize(p);
+}
 
 // Returns `p` after hiding its value from the optimiser: the dynamic type behind it is unknown,
 // so calls through it stay virtual (no devirtualisation of a local resource).
@@ -87,10 +89,10 @@ BENCHMARK_ALWAYS_INLINE inline T* opaque(T* p) {
 class aligned_buffer {
  public:
   explicit aligned_buffer(std::size_t size)
-      : data_(static_cast<std::byte*>(::operator new(size, std::align_val_t{64}))), size_(size) {}
+      : data_(static_cast<std::byte*>(::operator new (size, std::align_val_t{64}))), size_(size) {}
   aligned_buffer(const aligned_buffer&) = delete;
   aligned_buffer& operator=(const aligned_buffer&) = delete;
-  ~aligned_buffer() { ::operator delete(data_, std::align_val_t{64}); }
+  ~aligned_buffer() { ::operator delete (data_, std::align_val_t{64}); }
   std::byte* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
 
@@ -126,8 +128,8 @@ void run_batches(benchmark::State& state, std::size_t ops, Batch&& batch) {
   const auto items = static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(ops);
   state.SetItemsProcessed(items);
   // items per CPU second, inverted: CPU seconds per item (console shows e.g. "1.02ns").
-  state.counters["per_item"] =
-      benchmark::Counter(static_cast<double>(items), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["per_item"] = benchmark::Counter(
+      static_cast<double>(items), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 // ---------------------------------------------------------------------------
@@ -141,10 +143,12 @@ constexpr std::size_t arena_bytes = arena_batch * sizeof(record64);  // exact: n
 // allocator object a container points to, its state lives in memory (its address escapes).
 class inline_bump {
  public:
-  inline_bump(std::byte* buffer, std::size_t size) : begin_(buffer), cursor_(buffer), limit_(buffer + size) {}
+  inline_bump(std::byte* buffer, std::size_t size)
+      : begin_(buffer), cursor_(buffer), limit_(buffer + size) {}
 
   BENCHMARK_ALWAYS_INLINE void* allocate(std::size_t bytes, std::size_t alignment) {
-    const std::size_t padding = static_cast<std::size_t>(-reinterpret_cast<std::uintptr_t>(cursor_)) & (alignment - 1);
+    const std::size_t padding =
+        static_cast<std::size_t>(-reinterpret_cast<std::uintptr_t>(cursor_)) & (alignment - 1);
     if (bytes + padding > static_cast<std::size_t>(limit_ - cursor_)) exhausted();
     std::byte* result = cursor_ + padding;
     cursor_ = result + bytes;
@@ -166,14 +170,16 @@ void arena_bump_inline(benchmark::State& state) {
   inline_bump* escaped = &bump;
   benchmark::DoNotOptimize(escaped);  // its state lives in memory, as the arena's does
   run_batches(state, arena_batch, [&] {
-    for (std::size_t i = 0; i < arena_batch; ++i) escape(bump.allocate(sizeof(record64), alignof(record64)));
+    for (std::size_t i = 0; i < arena_batch; ++i)
+      escape(bump.allocate(sizeof(record64), alignof(record64)));
     bump.reset();
   });
 }
 
 void arena_alloclab_allocator(benchmark::State& state) {
   aligned_buffer buffer{arena_bytes};
-  alloclab::arena_resource arena{buffer.data(), buffer.size(), std::pmr::null_memory_resource(), throwing_arena()};
+  alloclab::arena_resource arena{buffer.data(), buffer.size(), std::pmr::null_memory_resource(),
+                                 throwing_arena()};
   alloclab::allocator<record64, alloclab::arena_resource> alloc{&arena};
   run_batches(state, arena_batch, [&] {
     for (std::size_t i = 0; i < arena_batch; ++i) escape(alloc.allocate(1));
@@ -183,20 +189,24 @@ void arena_alloclab_allocator(benchmark::State& state) {
 
 void arena_alloclab_pmr(benchmark::State& state) {
   aligned_buffer buffer{arena_bytes};
-  alloclab::arena_resource arena{buffer.data(), buffer.size(), std::pmr::null_memory_resource(), throwing_arena()};
+  alloclab::arena_resource arena{buffer.data(), buffer.size(), std::pmr::null_memory_resource(),
+                                 throwing_arena()};
   std::pmr::memory_resource& resource = *opaque<std::pmr::memory_resource>(&arena);
   run_batches(state, arena_batch, [&] {
-    for (std::size_t i = 0; i < arena_batch; ++i) escape(resource.allocate(sizeof(record64), alignof(record64)));
+    for (std::size_t i = 0; i < arena_batch; ++i)
+      escape(resource.allocate(sizeof(record64), alignof(record64)));
     arena.release();
   });
 }
 
 void arena_std_monotonic_pmr(benchmark::State& state) {
   aligned_buffer buffer{arena_bytes};
-  std::pmr::monotonic_buffer_resource monotonic{buffer.data(), buffer.size(), std::pmr::null_memory_resource()};
+  std::pmr::monotonic_buffer_resource monotonic{buffer.data(), buffer.size(),
+                                                std::pmr::null_memory_resource()};
   std::pmr::memory_resource& resource = *opaque<std::pmr::memory_resource>(&monotonic);
   run_batches(state, arena_batch, [&] {
-    for (std::size_t i = 0; i < arena_batch; ++i) escape(resource.allocate(sizeof(record64), alignof(record64)));
+    for (std::size_t i = 0; i < arena_batch; ++i)
+      escape(resource.allocate(sizeof(record64), alignof(record64)));
     monotonic.release();
   });
 }
@@ -286,20 +296,23 @@ record64 make_element() {
 struct arena_fixture {
   using resource_type = alloclab::arena_resource;
   aligned_buffer buffer{vector_arena_bytes};
-  alloclab::arena_resource resource{buffer.data(), buffer.size(), std::pmr::null_memory_resource(), throwing_arena()};
+  alloclab::arena_resource resource{buffer.data(), buffer.size(), std::pmr::null_memory_resource(),
+                                    throwing_arena()};
   void reset() noexcept { resource.release(); }
 };
 
 struct pool_fixture {
   using resource_type = alloclab::pool_resource;
-  alloclab::pool_resource resource{vector_pool_block, std::pmr::new_delete_resource(), throwing_pool(4)};
+  alloclab::pool_resource resource{vector_pool_block, std::pmr::new_delete_resource(),
+                                   throwing_pool(4)};
   void reset() noexcept {}
 };
 
 struct monotonic_fixture {
   using resource_type = std::pmr::monotonic_buffer_resource;
   aligned_buffer buffer{vector_arena_bytes};
-  std::pmr::monotonic_buffer_resource resource{buffer.data(), buffer.size(), std::pmr::null_memory_resource()};
+  std::pmr::monotonic_buffer_resource resource{buffer.data(), buffer.size(),
+                                               std::pmr::null_memory_resource()};
   void reset() noexcept { resource.release(); }
 };
 
@@ -359,29 +372,37 @@ void register_benchmarks() {
 
   RegisterBenchmark("pool_alloc_free_16B/alloclab_pool_allocator", pool_alloclab_allocator<16>);
   RegisterBenchmark("pool_alloc_free_16B/alloclab_pool_pmr", pool_alloclab_pmr<16>);
-  RegisterBenchmark("pool_alloc_free_16B/std_unsynchronized_pool_pmr", pool_std_unsynchronized_pmr<16>);
+  RegisterBenchmark("pool_alloc_free_16B/std_unsynchronized_pool_pmr",
+                    pool_std_unsynchronized_pmr<16>);
   RegisterBenchmark("pool_alloc_free_16B/malloc_free", pool_malloc_free<16>);
   RegisterBenchmark("pool_alloc_free_64B/alloclab_pool_allocator", pool_alloclab_allocator<64>);
   RegisterBenchmark("pool_alloc_free_64B/alloclab_pool_pmr", pool_alloclab_pmr<64>);
-  RegisterBenchmark("pool_alloc_free_64B/std_unsynchronized_pool_pmr", pool_std_unsynchronized_pmr<64>);
+  RegisterBenchmark("pool_alloc_free_64B/std_unsynchronized_pool_pmr",
+                    pool_std_unsynchronized_pmr<64>);
   RegisterBenchmark("pool_alloc_free_64B/malloc_free", pool_malloc_free<64>);
   RegisterBenchmark("pool_alloc_free_256B/alloclab_pool_allocator", pool_alloclab_allocator<256>);
   RegisterBenchmark("pool_alloc_free_256B/alloclab_pool_pmr", pool_alloclab_pmr<256>);
-  RegisterBenchmark("pool_alloc_free_256B/std_unsynchronized_pool_pmr", pool_std_unsynchronized_pmr<256>);
+  RegisterBenchmark("pool_alloc_free_256B/std_unsynchronized_pool_pmr",
+                    pool_std_unsynchronized_pmr<256>);
   RegisterBenchmark("pool_alloc_free_256B/malloc_free", pool_malloc_free<256>);
 
   for (const bool reserve : {false, true}) {
     const std::string group = reserve ? "vector_push_back_1000_reserve/" : "vector_push_back_1000/";
     RegisterBenchmark((group + "std_allocator").c_str(), vector_std_allocator, reserve);
-    RegisterBenchmark((group + "alloclab_arena_allocator").c_str(), vector_alloclab_allocator<arena_fixture>, reserve);
+    RegisterBenchmark((group + "alloclab_arena_allocator").c_str(),
+                      vector_alloclab_allocator<arena_fixture>, reserve);
     RegisterBenchmark((group + "alloclab_arena_pmr").c_str(), vector_pmr<arena_fixture>, reserve);
-    RegisterBenchmark((group + "std_monotonic_allocator").c_str(), vector_alloclab_allocator<monotonic_fixture>, reserve);
-    RegisterBenchmark((group + "std_monotonic_pmr").c_str(), vector_pmr<monotonic_fixture>, reserve);
-    RegisterBenchmark((group + "alloclab_pool_allocator").c_str(), vector_alloclab_allocator<pool_fixture>, reserve);
+    RegisterBenchmark((group + "std_monotonic_allocator").c_str(),
+                      vector_alloclab_allocator<monotonic_fixture>, reserve);
+    RegisterBenchmark((group + "std_monotonic_pmr").c_str(), vector_pmr<monotonic_fixture>,
+                      reserve);
+    RegisterBenchmark((group + "alloclab_pool_allocator").c_str(),
+                      vector_alloclab_allocator<pool_fixture>, reserve);
     RegisterBenchmark((group + "alloclab_pool_pmr").c_str(), vector_pmr<pool_fixture>, reserve);
     RegisterBenchmark((group + "std_unsynchronized_pool_allocator").c_str(),
                       vector_alloclab_allocator<unsynchronized_pool_fixture>, reserve);
-    RegisterBenchmark((group + "std_unsynchronized_pool_pmr").c_str(), vector_pmr<unsynchronized_pool_fixture>, reserve);
+    RegisterBenchmark((group + "std_unsynchronized_pool_pmr").c_str(),
+                      vector_pmr<unsynchronized_pool_fixture>, reserve);
   }
 }
 
@@ -403,20 +424,23 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "alloclab_bench: build: %s (%s, %s)\n", build, ALLOCLAB_BENCH_BUILD_TYPE,
                ALLOCLAB_BENCH_CXX_FLAGS);
   if (!alloclab::build::benchmark_ready && !allow_debug) {
-    std::fprintf(stderr,
-                 "alloclab_bench: refusing to run: %s; configure with -DCMAKE_BUILD_TYPE=Release, or pass "
-                 "--allow-debug to get numbers that mean nothing\n",
-                 build);
+    std::fprintf(
+        stderr,
+        "alloclab_bench: refusing to run: %s; configure with -DCMAKE_BUILD_TYPE=Release, or pass "
+        "--allow-debug to get numbers that mean nothing\n",
+        build);
     return 2;
   }
 
   benchmark::AddCustomContext("alloclab_build", build);
-  benchmark::AddCustomContext("alloclab_benchmark_ready", alloclab::build::benchmark_ready ? "true" : "false");
+  benchmark::AddCustomContext("alloclab_benchmark_ready",
+                              alloclab::build::benchmark_ready ? "true" : "false");
   benchmark::AddCustomContext("alloclab_build_type", ALLOCLAB_BENCH_BUILD_TYPE);
   benchmark::AddCustomContext("alloclab_cxx_flags", ALLOCLAB_BENCH_CXX_FLAGS);
   benchmark::AddCustomContext("alloclab_compiler", __VERSION__);
   if (!alloclab::build::benchmark_ready) {
-    benchmark::AddCustomContext("alloclab_warning", "--allow-debug: these numbers do not measure an optimised build");
+    benchmark::AddCustomContext("alloclab_warning",
+                                "--allow-debug: these numbers do not measure an optimised build");
   }
 
   register_benchmarks();
@@ -427,7 +451,8 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (failed_benchmarks != 0) {
-    std::fprintf(stderr, "alloclab_bench: %d benchmark(s) failed; their numbers were not reported\n",
+    std::fprintf(stderr,
+                 "alloclab_bench: %d benchmark(s) failed; their numbers were not reported\n",
                  failed_benchmarks);
     return 1;
   }

@@ -23,11 +23,11 @@ struct plain_counting_resource {
   void* allocate(std::size_t bytes, std::size_t alignment) {
     ++allocations;
     live_bytes += bytes;
-    return ::operator new(bytes, std::align_val_t{alignment});
+    return ::operator new (bytes, std::align_val_t{alignment});
   }
   void deallocate(void* p, std::size_t bytes, std::size_t alignment) {
     live_bytes -= bytes;
-    ::operator delete(p, std::align_val_t{alignment});
+    ::operator delete (p, std::align_val_t{alignment});
   }
 };
 
@@ -55,7 +55,8 @@ TEST(allocator, equality_means_same_resource_across_rebinding) {
 TEST(allocator, works_with_a_resource_that_has_no_vtable) {
   plain_counting_resource r;
   {
-    std::vector<int, allocator<int, plain_counting_resource>> v{allocator<int, plain_counting_resource>{&r}};
+    std::vector<int, allocator<int, plain_counting_resource>> v{
+        allocator<int, plain_counting_resource>{&r}};
     for (int i = 0; i < 100; ++i) v.push_back(i);
     EXPECT_GT(r.allocations, 1u);
   }
@@ -68,7 +69,8 @@ TEST(allocator, honours_over_aligned_types) {
   };
   alignas(std::max_align_t) std::byte buffer[4096];
   arena_resource arena{buffer + 8, sizeof buffer - 8, std::pmr::null_memory_resource()};
-  std::vector<cache_line, allocator<cache_line, arena_resource>> v{allocator<cache_line, arena_resource>{&arena}};
+  std::vector<cache_line, allocator<cache_line, arena_resource>> v{
+      allocator<cache_line, arena_resource>{&arena}};
   v.resize(3);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % 64, 0u);
 }

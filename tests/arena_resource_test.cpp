@@ -36,7 +36,8 @@ TEST_F(arena_test, zero_byte_requests_get_distinct_pointers) {
 }
 
 TEST_F(arena_test, grows_geometrically_and_counts_every_upstream_block) {
-  arena_resource arena{buffer, sizeof buffer, &upstream, arena_options{overflow_policy::grow, 2.0, 0, {}}};
+  arena_resource arena{buffer, sizeof buffer, &upstream,
+                       arena_options{overflow_policy::grow, 2.0, 0, {}}};
   for (int i = 0; i < 100; ++i) (void)arena.allocate(100, 8);
   EXPECT_GE(arena.upstream_allocations(), 2u);
   EXPECT_EQ(arena.upstream_allocations(), upstream.blocks().total);
@@ -52,13 +53,15 @@ TEST_F(arena_test, grows_geometrically_and_counts_every_upstream_block) {
 }
 
 TEST_F(arena_test, growth_factor_one_keeps_blocks_equal) {
-  arena_resource arena{buffer, sizeof buffer, &upstream, arena_options{overflow_policy::grow, 1.0, 512, {}}};
+  arena_resource arena{buffer, sizeof buffer, &upstream,
+                       arena_options{overflow_policy::grow, 1.0, 512, {}}};
   for (int i = 0; i < 40; ++i) (void)arena.allocate(100, 1);
   EXPECT_EQ(upstream.bytes().total, arena.upstream_allocations() * 512);
 }
 
 TEST_F(arena_test, throwing_policy_reports_the_request_and_never_uses_upstream) {
-  arena_resource arena{buffer, sizeof buffer, &upstream, arena_options{overflow_policy::throw_bad_alloc, 2.0, 0, {}}};
+  arena_resource arena{buffer, sizeof buffer, &upstream,
+                       arena_options{overflow_policy::throw_bad_alloc, 2.0, 0, {}}};
   (void)arena.allocate(1000, 1);
   try {
     (void)arena.allocate(100, 16);

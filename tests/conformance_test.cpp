@@ -51,8 +51,9 @@ class conformance : public ::testing::Test {
   std::pmr::memory_resource& resource() { return fixture->resource; }
 };
 
-using fixtures = ::testing::Types<arena_fixture, inline_arena_fixture, pool_fixture, tracking_fixture,
-                                  limit_fixture, checked_fixture, chained_fixture>;
+using fixtures =
+    ::testing::Types<arena_fixture, inline_arena_fixture, pool_fixture, tracking_fixture,
+                     limit_fixture, checked_fixture, chained_fixture>;
 TYPED_TEST_SUITE(conformance, fixtures);
 
 struct live_block {
@@ -62,7 +63,9 @@ struct live_block {
   unsigned char pattern;
 };
 
-void fill(const live_block& b) { std::memset(b.p, b.pattern, b.size); }
+void fill(const live_block& b) {
+  std::memset(b.p, b.pattern, b.size);
+}
 
 bool intact(const live_block& b) {
   for (std::size_t i = 0; i < b.size; ++i) {
@@ -88,7 +91,8 @@ TYPED_TEST(conformance, honours_every_power_of_two_alignment_for_every_size) {
   }
   // Writing every block with its own pattern and reading all of them back
   // proves that no two live blocks overlap.
-  for (const live_block& b : live) EXPECT_TRUE(intact(b)) << "block of " << b.size << " bytes was overwritten";
+  for (const live_block& b : live)
+    EXPECT_TRUE(intact(b)) << "block of " << b.size << " bytes was overwritten";
   for (const live_block& b : live) this->resource().deallocate(b.p, b.size, b.alignment);
 }
 
@@ -134,7 +138,8 @@ TYPED_TEST(conformance, is_equal_only_to_itself) {
 
 TYPED_TEST(conformance, serves_pmr_containers) {
   std::pmr::vector<std::pmr::string> strings{&this->resource()};
-  for (int i = 0; i < 50; ++i) strings.emplace_back("string number " + std::to_string(i) + " beyond SSO");
+  for (int i = 0; i < 50; ++i)
+    strings.emplace_back("string number " + std::to_string(i) + " beyond SSO");
   ASSERT_EQ(strings.size(), 50u);
   EXPECT_EQ(strings[49], "string number 49 beyond SSO");
   EXPECT_EQ(strings[7].get_allocator().resource(), &this->resource());

@@ -36,7 +36,8 @@ struct simple_holder : resource_holder {
 struct arena_holder : resource_holder {
   alignas(std::max_align_t) std::byte buffer[256];  // small: growth reaches the failing upstream
   arena_resource arena;
-  explicit arena_holder(std::pmr::memory_resource& upstream) : arena(buffer, sizeof buffer, &upstream) {}
+  explicit arena_holder(std::pmr::memory_resource& upstream)
+      : arena(buffer, sizeof buffer, &upstream) {}
   std::pmr::memory_resource& get() override { return arena; }
 };
 
@@ -58,12 +59,16 @@ const named_factory resources[] = {
     {"arena", [](auto& u) { return std::make_unique<arena_holder>(u); }},
     {"pool", [](auto& u) { return std::make_unique<simple_holder<pool_resource>>(48, &u); }},
     {"tracking", [](auto& u) { return std::make_unique<simple_holder<tracking_resource>>(&u); }},
-    {"limit", [](auto& u) { return std::make_unique<simple_holder<limit_resource>>(&u, allocation_limits{}); }},
+    {"limit",
+     [](auto& u) {
+       return std::make_unique<simple_holder<limit_resource>>(&u, allocation_limits{});
+     }},
     {"checked", [](auto& u) { return std::make_unique<simple_holder<checked_resource>>(&u); }},
 };
 
 std::pmr::string long_text(int i, std::pmr::memory_resource* r) {
-  return std::pmr::string("an element long enough to leave SSO behind, number " + std::to_string(i), r);
+  return std::pmr::string("an element long enough to leave SSO behind, number " + std::to_string(i),
+                          r);
 }
 
 constexpr int element_count = 24;

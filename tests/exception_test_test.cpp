@@ -46,8 +46,9 @@ TEST(exception_test, catches_misuse_inside_the_body) {
 }
 
 TEST(exception_test, other_exceptions_propagate) {
-  EXPECT_THROW(run_exception_test([](std::pmr::memory_resource&) { throw std::runtime_error("bug"); }),
-               std::runtime_error);
+  EXPECT_THROW(
+      run_exception_test([](std::pmr::memory_resource&) { throw std::runtime_error("bug"); }),
+      std::runtime_error);
 }
 
 TEST(exception_test, gives_up_after_max_attempts) {

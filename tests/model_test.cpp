@@ -23,12 +23,14 @@ TEST_P(model, random_sequences_keep_every_invariant) {
 }
 
 INSTANTIATE_TEST_SUITE_P(every_subject, model,
-                         ::testing::Range(std::size_t{0}, alloclab::testing::model_subject_count()));
+                         ::testing::Range(std::size_t{0},
+                                          alloclab::testing::model_subject_count()));
 
 TEST(model_harness, notices_a_resource_that_hands_out_overlapping_blocks) {
   std::vector<std::uint8_t> ops;
   for (int i = 0; i < 64; ++i) ops.insert(ops.end(), {0, 32, 3});  // allocate 32 bytes, alignment 8
-  const std::string error = alloclab::testing::run_model_on_sabotaged_resource(ops.data(), ops.size());
+  const std::string error =
+      alloclab::testing::run_model_on_sabotaged_resource(ops.data(), ops.size());
   EXPECT_NE(error.find("overlaps"), std::string::npos) << error;
 }
 

@@ -31,7 +31,8 @@ TEST(tracking_resource, counts_current_peak_and_total) {
 
 TEST(tracking_resource, log2_histogram_buckets) {
   tracking_resource tracker;
-  for (std::size_t size : {0, 1, 2, 3, 4, 1000, 1024}) tracker.deallocate(tracker.allocate(size, 1), size, 1);
+  for (std::size_t size : {0, 1, 2, 3, 4, 1000, 1024})
+    tracker.deallocate(tracker.allocate(size, 1), size, 1);
   const auto& h = tracker.histogram();
   EXPECT_EQ(h[0], 1u);   // 0
   EXPECT_EQ(h[1], 1u);   // 1
@@ -104,14 +105,16 @@ TEST(tracking_resource, tracking_scope_closes_itself) {
 TEST(tracking_resource, monotonic_footprint_matches_a_real_arena) {
   auto workload = [](std::pmr::memory_resource& r) {
     std::pmr::vector<std::pmr::string> lines{&r};
-    for (int i = 0; i < 64; ++i) lines.push_back(std::pmr::string("event_log_entry_number_" + std::to_string(i), &r));
+    for (int i = 0; i < 64; ++i)
+      lines.push_back(std::pmr::string("event_log_entry_number_" + std::to_string(i), &r));
     std::pmr::vector<double> values{&r};
     for (int i = 0; i < 300; ++i) values.push_back(i);
   };
   tracking_resource tracker{std::pmr::new_delete_resource()};
   workload(tracker);
   const std::size_t needed = tracker.monotonic_footprint();
-  EXPECT_GT(needed, tracker.bytes().peak) << "a bump arena never reuses: it needs more than the peak";
+  EXPECT_GT(needed, tracker.bytes().peak)
+      << "a bump arena never reuses: it needs more than the peak";
 
   std::vector<std::byte> exact(needed + alignof(std::max_align_t));
   void* start = exact.data();

@@ -54,8 +54,8 @@ enum class overflow_policy {
 
 struct arena_options {
   overflow_policy policy = overflow_policy::grow;
-  double growth_factor = 2.0;         // each upstream block this much larger
-  std::size_t first_block_size = 0;   // 0: max(buffer size, 1 KiB)
+  double growth_factor = 2.0;        // each upstream block this much larger
+  std::size_t first_block_size = 0;  // 0: max(buffer size, 1 KiB)
   // Called with (bytes, alignment) under overflow_policy::call_handler. It may
   // throw to refuse the request; if it returns, the arena grows.
   std::function<void(std::size_t, std::size_t)> on_overflow;
@@ -145,7 +145,6 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
   const arena_options& options() const noexcept { return options_; }
 
-
  private:
   struct block_header {
     block_header* previous;
@@ -159,9 +158,8 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
     begin_ = cursor_ = initial_;
     limit_ = initial_ + initial_size_;
     retired_bytes_ = 0;
-    next_block_size_ = options_.first_block_size
-                           ? options_.first_block_size
-                           : std::max(initial_size_, min_first_block);
+    next_block_size_ = options_.first_block_size ? options_.first_block_size
+                                                 : std::max(initial_size_, min_first_block);
   }
 
   void free_blocks_until(block_header* keep) noexcept {
@@ -175,7 +173,8 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   [[gnu::noinline]] void* allocate_after_overflow(std::size_t bytes, std::size_t alignment) {
     detail::require_valid_alignment(alignment);
     ++overflows_;
-    if (options_.policy == overflow_policy::throw_bad_alloc) throw arena_exhausted(bytes, alignment);
+    if (options_.policy == overflow_policy::throw_bad_alloc)
+      throw arena_exhausted(bytes, alignment);
     if (options_.policy == overflow_policy::call_handler && options_.on_overflow) {
       options_.on_overflow(bytes, alignment);
     }

@@ -67,8 +67,8 @@ inline constexpr std::size_t misuse_kind_count = 7;
 
 inline constexpr const char* to_string(misuse_kind kind) noexcept {
   constexpr const char* names[misuse_kind_count] = {
-      "leak", "double_free", "unknown_pointer", "size_mismatch",
-      "alignment_mismatch", "underrun", "overrun"};
+      "leak",     "double_free", "unknown_pointer", "size_mismatch", "alignment_mismatch",
+      "underrun", "overrun"};
   return names[static_cast<std::size_t>(kind)];
 }
 
@@ -112,7 +112,8 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     detail::require_valid_alignment(alignment);
     const layout shape = layout_for(bytes, alignment);
-    auto* raw = static_cast<unsigned char*>(upstream_->allocate(shape.raw_size, shape.raw_alignment));
+    auto* raw =
+        static_cast<unsigned char*>(upstream_->allocate(shape.raw_size, shape.raw_alignment));
     unsigned char* user = raw + shape.front;
     std::memset(raw, guard_byte, shape.front);
     std::memset(user, fresh_byte, bytes);
@@ -175,10 +176,9 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
   void set_quiet(bool quiet) noexcept { quiet_ = quiet; }
   std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
 
-
  private:
   struct layout {
-    std::size_t front;          // bytes from the raw block to the user pointer
+    std::size_t front;  // bytes from the raw block to the user pointer
     std::size_t raw_size;
     std::size_t raw_alignment;
   };
@@ -221,7 +221,8 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
 
   void release_raw(unsigned char* user, const block_record& block) noexcept {
     std::memset(user, freed_byte, block.bytes);
-    upstream_->deallocate(user - block.shape.front, block.shape.raw_size, block.shape.raw_alignment);
+    upstream_->deallocate(user - block.shape.front, block.shape.raw_size,
+                          block.shape.raw_alignment);
   }
 
   void record(misuse_kind kind, const void* p, std::size_t bytes) {
@@ -239,7 +240,8 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
   }
 
   void throw_or_abort_if_configured() {
-    if (reaction_ == misuse_reaction::throw_exception) throw misuse_error(last_kind_, last_message_);
+    if (reaction_ == misuse_reaction::throw_exception)
+      throw misuse_error(last_kind_, last_message_);
     if (reaction_ == misuse_reaction::abort) {
       std::fprintf(stderr, "%s\n", last_message_.c_str());
       std::abort();

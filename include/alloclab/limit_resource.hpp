@@ -105,7 +105,6 @@ class limit_resource final : public detail::pmr_bridge<limit_resource> {
   std::size_t bytes_in_use() const noexcept { return bytes_in_use_; }
   std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
 
-
  private:
   bool injected_failure_due(std::size_t request_number) const noexcept {
     const std::size_t n = limits_.fail_at_allocation;

@@ -46,8 +46,8 @@ enum class oversize_policy {
 
 struct pool_options {
   oversize_policy oversize = oversize_policy::forward_to_upstream;
-  std::size_t first_chunk_blocks = 32;   // blocks in the first upstream chunk
-  std::size_t max_chunk_blocks = 4096;   // chunks double up to this many blocks
+  std::size_t first_chunk_blocks = 32;  // blocks in the first upstream chunk
+  std::size_t max_chunk_blocks = 4096;  // chunks double up to this many blocks
 };
 
 // Thrown when a fixed-capacity pool is full or an oversize request is refused.
@@ -131,7 +131,6 @@ class pool_resource : public detail::pmr_bridge<pool_resource> {
   bool fixed_capacity() const noexcept { return fixed_capacity_; }
   std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
 
-
  private:
   struct free_node {
     free_node* next;
@@ -169,7 +168,8 @@ class pool_resource : public detail::pmr_bridge<pool_resource> {
   [[gnu::noinline]] void* allocate_from_new_chunk(std::size_t bytes, std::size_t alignment) {
     if (fixed_capacity_) throw pool_exhausted(bytes, alignment);
     const std::size_t blocks = next_chunk_blocks_;
-    const std::size_t header = (sizeof(chunk_header) + block_alignment_ - 1) & ~(block_alignment_ - 1);
+    const std::size_t header =
+        (sizeof(chunk_header) + block_alignment_ - 1) & ~(block_alignment_ - 1);
     if (blocks > (SIZE_MAX - header) / block_size_) throw std::bad_alloc();
     const std::size_t size = header + blocks * block_size_;
     const std::size_t chunk_alignment = std::max(block_alignment_, alignof(chunk_header));
@@ -185,7 +185,8 @@ class pool_resource : public detail::pmr_bridge<pool_resource> {
 
   [[gnu::noinline]] void* allocate_oversize(std::size_t bytes, std::size_t alignment) {
     detail::require_valid_alignment(alignment);
-    if (options_.oversize == oversize_policy::throw_bad_alloc) throw pool_exhausted(bytes, alignment);
+    if (options_.oversize == oversize_policy::throw_bad_alloc)
+      throw pool_exhausted(bytes, alignment);
     void* p = upstream_->allocate(bytes, alignment);
     ++oversize_allocations_;
     return p;

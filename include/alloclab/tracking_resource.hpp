@@ -115,17 +115,16 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
     if (scopes_.empty()) return {};
     const open_scope entry = scopes_.back();
     scopes_.pop_back();
-    scope_report report{blocks_.total - entry.allocations_at_entry,
-                        bytes_.total - entry.bytes_total_at_entry,
-                        scope_peak_ > entry.current_at_entry ? scope_peak_ - entry.current_at_entry : 0,
-                        footprint_ - entry.footprint_at_entry};
+    scope_report report{
+        blocks_.total - entry.allocations_at_entry, bytes_.total - entry.bytes_total_at_entry,
+        scope_peak_ > entry.current_at_entry ? scope_peak_ - entry.current_at_entry : 0,
+        footprint_ - entry.footprint_at_entry};
     scope_peak_ = entry.outer_peak > scope_peak_ ? entry.outer_peak : scope_peak_;
     return report;
   }
 
   std::size_t open_scopes() const noexcept { return scopes_.size(); }
   std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
-
 
  private:
   struct open_scope {

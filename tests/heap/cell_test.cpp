@@ -47,23 +47,31 @@ TEST(Cell, SpecRoundTripsThroughJson) {
 TEST(Cell, BadSpecsAreRejected) {
   using nlohmann::json;
   EXPECT_THROW(cell_spec_from_json(json::array()), std::invalid_argument);
-  EXPECT_THROW(cell_spec_from_json(json{{"malloc", "glibc"}, {"kernel", "fifo"}}), std::invalid_argument);
-  EXPECT_THROW(cell_spec_from_json(json{{"malloc", "glibc"}, {"kernel", "heap"}, {"dist", "uniform"}}),
+  EXPECT_THROW(cell_spec_from_json(json{{"malloc", "glibc"}, {"kernel", "fifo"}}),
                std::invalid_argument);
-  EXPECT_THROW(cell_spec_from_json(json{{"malloc", "glibc"}, {"kernel", "fifo"}, {"dist", "uniform"},
-                                        {"iterations", 0}}),
-               std::invalid_argument);
-  EXPECT_THROW(cell_spec_from_json(json{{"malloc", "glibc"}, {"kernel", "fifo"}, {"dist", "uniform"},
-                                        {"iterations", "many"}}),
-               std::invalid_argument);
-  EXPECT_THROW(cell_spec_from_json(json{{"malloc", "glibc"}, {"kernel", "fifo"}, {"dist", "uniform"},
-                                        {"batch", 100}, {"capacity", 10}}),
+  EXPECT_THROW(
+      cell_spec_from_json(json{{"malloc", "glibc"}, {"kernel", "heap"}, {"dist", "uniform"}}),
+      std::invalid_argument);
+  EXPECT_THROW(
+      cell_spec_from_json(
+          json{{"malloc", "glibc"}, {"kernel", "fifo"}, {"dist", "uniform"}, {"iterations", 0}}),
+      std::invalid_argument);
+  EXPECT_THROW(
+      cell_spec_from_json(json{
+          {"malloc", "glibc"}, {"kernel", "fifo"}, {"dist", "uniform"}, {"iterations", "many"}}),
+      std::invalid_argument);
+  EXPECT_THROW(cell_spec_from_json(json{{"malloc", "glibc"},
+                                        {"kernel", "fifo"},
+                                        {"dist", "uniform"},
+                                        {"batch", 100},
+                                        {"capacity", 10}}),
                std::invalid_argument);
 }
 
 TEST(Cell, InProcessGlibcCellMeasures) {
   if (heap_test::under_asan()) GTEST_SKIP() << "AddressSanitizer owns malloc in this build";
-  if (const char* p = std::getenv("LD_PRELOAD"); p != nullptr && *p != '\0') GTEST_SKIP() << "LD_PRELOAD set";
+  if (const char* p = std::getenv("LD_PRELOAD"); p != nullptr && *p != '\0')
+    GTEST_SKIP() << "LD_PRELOAD set";
   for (kernel_kind k : all_kernel_kinds()) {
     const cell_result r = run_cell(small_spec("glibc", k));
     ASSERT_TRUE(r.measured) << r.live.detail;
@@ -108,15 +116,18 @@ TEST_P(CellInWorker, MeasuresUnderThePreloadedAllocator) {
   ASSERT_EQ(o.status, cell_status::ok) << o.detail << "\n" << o.worker.stderr_tail;
   const auto& j = o.document;
   EXPECT_TRUE(j.at("live_allocator").at("ok").get<bool>());
-  EXPECT_NE(j.at("live_allocator").at("malloc_owner_path").get<std::string>().find(std::string(e->malloc_owner)),
+  EXPECT_NE(j.at("live_allocator")
+                .at("malloc_owner_path")
+                .get<std::string>()
+                .find(std::string(e->malloc_owner)),
             std::string::npos);
   EXPECT_EQ(j.at("result").at("pairs_per_rep").get<std::uint64_t>(), 2000u);
   EXPECT_TRUE(j.at("result").at("memory").at("purge").at("available").get<bool>());
 }
 
 INSTANTIATE_TEST_SUITE_P(AllAllocators, CellInWorker,
-                         ::testing::Values("glibc", "glibc_arena2", "jemalloc", "mimalloc", "tcmalloc",
-                                           "tbbmalloc"));
+                         ::testing::Values("glibc", "glibc_arena2", "jemalloc", "mimalloc",
+                                           "tcmalloc", "tbbmalloc"));
 
 TEST(Cell, ChecksumIsTheSameUnderEveryAllocator) {
   if (heap_test::under_asan()) GTEST_SKIP() << "cannot preload an allocator under ASan";
@@ -125,7 +136,8 @@ TEST(Cell, ChecksumIsTheSameUnderEveryAllocator) {
   int compared = 0;
   for (const malloc_entry& e : malloc_registry()) {
     if (!installed(e)) continue;
-    const cell_outcome o = run_cell_in_worker(small_spec(std::string(e.name)), self, std::chrono::seconds(60));
+    const cell_outcome o =
+        run_cell_in_worker(small_spec(std::string(e.name)), self, std::chrono::seconds(60));
     ASSERT_EQ(o.status, cell_status::ok) << e.name << ": " << o.detail;
     const auto cs = o.document.at("result").at("checksum").get<std::uint64_t>();
     if (!first) first = cs;
@@ -145,7 +157,8 @@ TEST(Cell, CrashingWorkerBecomesAFailedCell) {
 
 TEST(Cell, HangingWorkerBecomesAFailedCell) {
   child_mode_guard mode("sleep");
-  const cell_outcome o = run_cell_in_worker(small_spec("glibc"), self, std::chrono::milliseconds(300));
+  const cell_outcome o =
+      run_cell_in_worker(small_spec("glibc"), self, std::chrono::milliseconds(300));
   EXPECT_EQ(o.status, cell_status::failed);
   EXPECT_TRUE(o.worker.timed_out);
   EXPECT_NE(o.detail.find("timed out"), std::string::npos) << o.detail;

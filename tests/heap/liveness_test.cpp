@@ -73,7 +73,8 @@ TEST_P(LivenessInChild, ProofNamesThePreloadedAllocator) {
   ASSERT_NE(e, nullptr);
   if (!installed(*e)) GTEST_SKIP() << not_installed_reason(*e);
   const worker_env env = worker_environment(*e);
-  const worker_outcome o = run_child("live:" + GetParam(), env.set, {}, std::chrono::seconds(60), env.unset);
+  const worker_outcome o =
+      run_child("live:" + GetParam(), env.set, {}, std::chrono::seconds(60), env.unset);
   ASSERT_TRUE(o.succeeded()) << o.describe() << "\n" << o.stderr_tail;
   const auto j = nlohmann::json::parse(o.stdout_text);
   EXPECT_TRUE(j.at("ok").get<bool>()) << j.dump(2);
@@ -102,8 +103,9 @@ TEST(Liveness, ChildWithoutPreloadIsNotMimalloc) {
 
 TEST(Liveness, ABogusPreloadIsIgnoredByLdSoAndCaughtByTheProof) {
   if (heap_test::under_asan()) GTEST_SKIP() << "cannot preload under ASan";
-  const worker_outcome o = run_child("live:jemalloc", {{"LD_PRELOAD", "/nonexistent/libjemalloc.so.2"}}, {},
-                                     std::chrono::seconds(60), {});
+  const worker_outcome o =
+      run_child("live:jemalloc", {{"LD_PRELOAD", "/nonexistent/libjemalloc.so.2"}}, {},
+                std::chrono::seconds(60), {});
   ASSERT_TRUE(o.succeeded()) << o.describe() << "\n" << o.stderr_tail;
   EXPECT_NE(o.stderr_tail.find("cannot be preloaded"), std::string::npos) << o.stderr_tail;
   const auto j = nlohmann::json::parse(o.stdout_text);

@@ -62,8 +62,8 @@ TEST(Memory, FragmentationArithmetic) {
   EXPECT_DOUBLE_EQ(fragmentation(200, 100), 2.0);
   EXPECT_DOUBLE_EQ(fragmentation(100, 100), 1.0);
   EXPECT_DOUBLE_EQ(fragmentation(50, 100), 0.5);
-  EXPECT_DOUBLE_EQ(fragmentation(300, 100, 100), 2.0);   // baseline subtracted
-  EXPECT_DOUBLE_EQ(fragmentation(100, 100, 200), 0.0);   // baseline above peak: no heap
+  EXPECT_DOUBLE_EQ(fragmentation(300, 100, 100), 2.0);  // baseline subtracted
+  EXPECT_DOUBLE_EQ(fragmentation(100, 100, 200), 0.0);  // baseline above peak: no heap
   EXPECT_DOUBLE_EQ(fragmentation(std::uint64_t{3} << 30, std::uint64_t{1} << 30), 3.0);
   EXPECT_TRUE(std::isnan(fragmentation(100, 0)));
 }

@@ -87,8 +87,14 @@ TEST(Registry, PreloadEntriesSetLdPreloadToExistingFiles) {
 }
 
 TEST(Registry, MissingLibraryIsReportedNotSkipped) {
-  malloc_entry fake{"fakemalloc", "test only", "libfakemalloc1", {"libfakemalloc.so.1"}, {},
-                    "libfakemalloc.so.1", {{"fake_malloc", "libfakemalloc.so.1"}}, &purge_glibc};
+  malloc_entry fake{"fakemalloc",
+                    "test only",
+                    "libfakemalloc1",
+                    {"libfakemalloc.so.1"},
+                    {},
+                    "libfakemalloc.so.1",
+                    {{"fake_malloc", "libfakemalloc.so.1"}},
+                    &purge_glibc};
   EXPECT_FALSE(installed(fake));
   const preload_resolution r = resolve_preload(fake);
   ASSERT_EQ(r.missing.size(), 1u);

@@ -43,11 +43,13 @@ TEST(SizeDistribution, ClipsExtremeParametersToTheRange) {
   size_dist_params huge;
   huge.exponential_mean = 1e12;  // almost everything above the maximum
   const auto big = make_sizes(size_dist::exponential, 1000, 1, huge);
-  EXPECT_TRUE(std::all_of(big.begin(), big.end(), [](std::uint32_t s) { return s == max_block_size; }));
+  EXPECT_TRUE(
+      std::all_of(big.begin(), big.end(), [](std::uint32_t s) { return s == max_block_size; }));
   size_dist_params tiny;
   tiny.exponential_mean = 1e-3;  // almost everything below the minimum
   const auto small = make_sizes(size_dist::exponential, 1000, 1, tiny);
-  EXPECT_TRUE(std::all_of(small.begin(), small.end(), [](std::uint32_t s) { return s == min_block_size; }));
+  EXPECT_TRUE(
+      std::all_of(small.begin(), small.end(), [](std::uint32_t s) { return s == min_block_size; }));
 }
 
 TEST(SizeDistribution, DeterministicForASeed) {
@@ -68,7 +70,8 @@ TEST(SizeDistribution, LognormalModeIsNear64Bytes) {
   for (std::uint32_t s : sizes) {
     if (s < 1024) ++bins[s / 16];
   }
-  const auto fullest = static_cast<std::size_t>(std::max_element(bins.begin(), bins.end()) - bins.begin());
+  const auto fullest =
+      static_cast<std::size_t>(std::max_element(bins.begin(), bins.end()) - bins.begin());
   const std::size_t centre = fullest * 16 + 8;
   EXPECT_GE(centre, 32u);
   EXPECT_LE(centre, 128u);
@@ -90,8 +93,10 @@ TEST(SizeDistribution, ExponentialFavoursSmallSizes) {
   EXPECT_LT(me * 10u, mu);
   EXPECT_LT(median(logn), me);
   // Exponential density decreases: more sizes in [4, 4 KiB) than in [4 KiB, 8 KiB).
-  const auto below = std::count_if(expo.begin(), expo.end(), [](std::uint32_t s) { return s < 4096; });
-  const auto next = std::count_if(expo.begin(), expo.end(), [](std::uint32_t s) { return s >= 4096 && s < 8192; });
+  const auto below =
+      std::count_if(expo.begin(), expo.end(), [](std::uint32_t s) { return s < 4096; });
+  const auto next = std::count_if(expo.begin(), expo.end(),
+                                  [](std::uint32_t s) { return s >= 4096 && s < 8192; });
   EXPECT_GT(below, next);
 }
 

@@ -49,8 +49,8 @@ TEST(Worker, EnvironmentIsSetAndUnset) {
   const worker_outcome inherited = run_child("env:ALLOCLAB_HEAP_TEST_VAR");
   const worker_outcome overridden =
       run_child("env:ALLOCLAB_HEAP_TEST_VAR", {{"ALLOCLAB_HEAP_TEST_VAR", "from-request"}});
-  const worker_outcome removed =
-      run_child("env:ALLOCLAB_HEAP_TEST_VAR", {}, {}, std::chrono::seconds(60), {"ALLOCLAB_HEAP_TEST_VAR"});
+  const worker_outcome removed = run_child("env:ALLOCLAB_HEAP_TEST_VAR", {}, {},
+                                           std::chrono::seconds(60), {"ALLOCLAB_HEAP_TEST_VAR"});
   ::unsetenv("ALLOCLAB_HEAP_TEST_VAR");
   EXPECT_EQ(inherited.stdout_text, "from-parent\n");
   EXPECT_EQ(overridden.stdout_text, "from-request\n");

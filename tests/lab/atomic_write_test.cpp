@@ -12,73 +12,76 @@
 
 #include "report/atomic_write.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 namespace {
 namespace fs = std::filesystem;
 
 class AtomicWrite : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("alloclab_atomic_" + std::to_string(::getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    static std::string read(const fs::path& p) {
-        std::ifstream in(p);
-        std::stringstream s;
-        s << in.rdbuf();
-        return s.str();
-    }
-    std::size_t entries() const {
-        return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
-    }
-    fs::path dir_;
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("alloclab_atomic_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  static std::string read(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  std::size_t entries() const {
+    return static_cast<std::size_t>(
+        std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
+  }
+  fs::path dir_;
 };
 
 TEST_F(AtomicWrite, WritesAndReplacesWithoutLeavingTemporaries) {
-    write_file_atomically(dir_ / "results.json", "first");
-    write_file_atomically(dir_ / "results.json", "second, longer content");
-    EXPECT_EQ(read(dir_ / "results.json"), "second, longer content");
-    EXPECT_EQ(entries(), 1u);
+  write_file_atomically(dir_ / "results.json", "first");
+  write_file_atomically(dir_ / "results.json", "second, longer content");
+  EXPECT_EQ(read(dir_ / "results.json"), "second, longer content");
+  EXPECT_EQ(entries(), 1u);
 }
 
 // A write that fails half-way (file size limit: works as root too) must leave
 // the previous results untouched and no temporary behind.
 TEST_F(AtomicWrite, FailureLeavesTheOldFileIntact) {
-    write_file_atomically(dir_ / "results.json", "old");
-    struct rlimit saved {};
-    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
-    const auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);
-    struct rlimit tiny = saved;
-    tiny.rlim_cur = 8;
-    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &tiny), 0);
-    EXPECT_THROW(write_file_atomically(dir_ / "results.json", std::string(4096, 'n')), std::system_error);
-    ::setrlimit(RLIMIT_FSIZE, &saved);
-    std::signal(SIGXFSZ, previous_handler);
-    EXPECT_EQ(read(dir_ / "results.json"), "old");
-    EXPECT_EQ(entries(), 1u);
+  write_file_atomically(dir_ / "results.json", "old");
+  struct rlimit saved {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  const auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit tiny = saved;
+  tiny.rlim_cur = 8;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &tiny), 0);
+  EXPECT_THROW(write_file_atomically(dir_ / "results.json", std::string(4096, 'n')),
+               std::system_error);
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, previous_handler);
+  EXPECT_EQ(read(dir_ / "results.json"), "old");
+  EXPECT_EQ(entries(), 1u);
 }
 
 TEST_F(AtomicWrite, MissingDirectoryThrows) {
-    EXPECT_THROW(write_file_atomically(dir_ / "no" / "such" / "file", "x"), std::system_error);
+  EXPECT_THROW(write_file_atomically(dir_ / "no" / "such" / "file", "x"), std::system_error);
 }
 
 TEST_F(AtomicWrite, SymlinkIsRepointed) {
-    fs::create_directories(dir_ / "run1");
-    fs::create_directories(dir_ / "run2");
-    replace_symlink_atomically(dir_ / "latest", "run1");
-    replace_symlink_atomically(dir_ / "latest", "run2");
-    EXPECT_EQ(fs::read_symlink(dir_ / "latest"), fs::path("run2"));
+  fs::create_directories(dir_ / "run1");
+  fs::create_directories(dir_ / "run2");
+  replace_symlink_atomically(dir_ / "latest", "run1");
+  replace_symlink_atomically(dir_ / "latest", "run2");
+  EXPECT_EQ(fs::read_symlink(dir_ / "latest"), fs::path("run2"));
 }
 
 TEST_F(AtomicWrite, WritableDirectoryCheck) {
-    EXPECT_NO_THROW(ensure_writable_directory(dir_ / "created" / "nested"));
-    EXPECT_TRUE(fs::is_directory(dir_ / "created" / "nested"));
-    write_file_atomically(dir_ / "plain_file", "x");
-    EXPECT_THROW(ensure_writable_directory(dir_ / "plain_file"), std::system_error);
+  EXPECT_NO_THROW(ensure_writable_directory(dir_ / "created" / "nested"));
+  EXPECT_TRUE(fs::is_directory(dir_ / "created" / "nested"));
+  write_file_atomically(dir_ / "plain_file", "x");
+  EXPECT_THROW(ensure_writable_directory(dir_ / "plain_file"), std::system_error);
 }
 
 }  // namespace
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -2,165 +2,205 @@
 
 #include "report/claims.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 namespace {
 
 using json = nlohmann::json;
 
 json timing(double p50, double mean, double jitter, double cv, std::vector<double> medians) {
-    return {{"p50_ns", p50},  {"mean_ns", mean}, {"p99_ns", p50 + jitter},     {"jitter_ns", jitter},
-            {"cv", cv},       {"throughput_per_s", 1e9 / mean}, {"repetition_medians_ns", medians}};
+  return {{"p50_ns", p50},
+          {"mean_ns", mean},
+          {"p99_ns", p50 + jitter},
+          {"jitter_ns", jitter},
+          {"cv", cv},
+          {"throughput_per_s", 1e9 / mean},
+          {"repetition_medians_ns", medians}};
 }
 
 json results_with(json std_timing, json candidate_timing) {
-    return {{"workloads",
-             json::array({{{"name", "w"},
-                           {"cells", json::array({{{"strategy", "std"}, {"status", "ok"}, {"reason", nullptr}, {"timing", std_timing}},
-                                                  {{"strategy", "fast"}, {"status", "ok"}, {"reason", nullptr}, {"timing", candidate_timing}},
-                                                  {{"strategy", "gone"}, {"status", "not_applicable"},
-                                                   {"reason", "does not fit"}, {"timing", nullptr}}})}}})}};
+  return {{"workloads", json::array({{{"name", "w"},
+                                      {"cells", json::array({{{"strategy", "std"},
+                                                              {"status", "ok"},
+                                                              {"reason", nullptr},
+                                                              {"timing", std_timing}},
+                                                             {{"strategy", "fast"},
+                                                              {"status", "ok"},
+                                                              {"reason", nullptr},
+                                                              {"timing", candidate_timing}},
+                                                             {{"strategy", "gone"},
+                                                              {"status", "not_applicable"},
+                                                              {"reason", "does not fit"},
+                                                              {"timing", nullptr}}})}}})}};
 }
 
-json claim(const std::string& candidate, const std::string& metric, json claimed, double tolerance = 0.25) {
-    return {{"id", "c"},          {"seed", "000"},        {"statement", "s"}, {"workload", "w"}, {"baseline", "std"},
-            {"candidate", candidate}, {"metric", metric}, {"claimed", claimed}, {"tolerance", tolerance}};
+json claim(const std::string& candidate, const std::string& metric, json claimed,
+           double tolerance = 0.25) {
+  return {{"id", "c"},        {"seed", "000"},      {"statement", "s"},
+          {"workload", "w"},  {"baseline", "std"},  {"candidate", candidate},
+          {"metric", metric}, {"claimed", claimed}, {"tolerance", tolerance}};
 }
 
 std::string verdict_of(const json& results, const json& one_claim) {
-    return judge_claims(results, json{{"claims", json::array({one_claim})}}).at(0).at("verdict");
+  return judge_claims(results, json{{"claims", json::array({one_claim})}}).at(0).at("verdict");
 }
 
 const json results = results_with(timing(200, 200, 40, 0.10, {200, 201, 199, 202, 198}),
                                   timing(100, 100, 10, 0.20, {100, 101, 99, 102, 98}));
 
 TEST(Claims, RatioInsideToleranceIsReproduced) {
-    EXPECT_EQ(verdict_of(results, claim("fast", "speedup_p50", 2.1)), "reproduced");
-    EXPECT_EQ(verdict_of(results, claim("fast", "jitter_ratio", 4.0)), "reproduced");
-    EXPECT_EQ(verdict_of(results, claim("fast", "speedup_mean", json::array({1.5, 2.5}))), "reproduced");
+  EXPECT_EQ(verdict_of(results, claim("fast", "speedup_p50", 2.1)), "reproduced");
+  EXPECT_EQ(verdict_of(results, claim("fast", "jitter_ratio", 4.0)), "reproduced");
+  EXPECT_EQ(verdict_of(results, claim("fast", "speedup_mean", json::array({1.5, 2.5}))),
+            "reproduced");
 }
 
 TEST(Claims, RatioOutsideToleranceIsRefuted) {
-    EXPECT_EQ(verdict_of(results, claim("fast", "speedup_p50", 0.3)), "refuted");  // "3x slower"
-    EXPECT_EQ(verdict_of(results, claim("fast", "cv_ratio", 3.0)), "refuted");     // measured 0.5
+  EXPECT_EQ(verdict_of(results, claim("fast", "speedup_p50", 0.3)), "refuted");  // "3x slower"
+  EXPECT_EQ(verdict_of(results, claim("fast", "cv_ratio", 3.0)), "refuted");     // measured 0.5
 }
 
 TEST(Claims, MissingCellsAndUnmeasurableClaimsSayWhy) {
-    json absent_with_hint = claim("absent", "speedup_p50", 1.0);
-    absent_with_hint["run_with"] = "--workloads w --malloc all";
-    const json verdicts = judge_claims(
-        results, json{{"claims", json::array({claim("gone", "speedup_p50", 1.0), claim("absent", "speedup_p50", 1.0),
-                                              {{"id", "x"}, {"measurable", false}, {"reason", "needs hardware"}},
-                                              absent_with_hint})}});
-    EXPECT_EQ(verdicts[0].at("verdict"), "not measurable here");  // ran, but has no number
-    EXPECT_NE(verdicts[0].at("detail").get<std::string>().find("does not fit"), std::string::npos);
-    EXPECT_EQ(verdicts[1].at("verdict"), "not measured in this run");  // not asked for: say how to ask
-    EXPECT_NE(verdicts[1].at("detail").get<std::string>().find("not part of this run (use --workloads w"),
-              std::string::npos);
-    EXPECT_EQ(verdicts[2].at("verdict"), "not measurable here");
-    EXPECT_EQ(verdicts[2].at("detail"), "needs hardware");
-    EXPECT_NE(verdicts[3].at("detail").get<std::string>().find("--malloc all"), std::string::npos);
+  json absent_with_hint = claim("absent", "speedup_p50", 1.0);
+  absent_with_hint["run_with"] = "--workloads w --malloc all";
+  const json verdicts = judge_claims(
+      results,
+      json{{"claims",
+            json::array({claim("gone", "speedup_p50", 1.0),
+                         claim("absent", "speedup_p50", 1.0),
+                         {{"id", "x"}, {"measurable", false}, {"reason", "needs hardware"}},
+                         absent_with_hint})}});
+  EXPECT_EQ(verdicts[0].at("verdict"), "not measurable here");  // ran, but has no number
+  EXPECT_NE(verdicts[0].at("detail").get<std::string>().find("does not fit"), std::string::npos);
+  EXPECT_EQ(verdicts[1].at("verdict"),
+            "not measured in this run");  // not asked for: say how to ask
+  EXPECT_NE(
+      verdicts[1].at("detail").get<std::string>().find("not part of this run (use --workloads w"),
+      std::string::npos);
+  EXPECT_EQ(verdicts[2].at("verdict"), "not measurable here");
+  EXPECT_EQ(verdicts[2].at("detail"), "needs hardware");
+  EXPECT_NE(verdicts[3].at("detail").get<std::string>().find("--malloc all"), std::string::npos);
 }
 
 // Heap-study cells: strategy "malloc" under several mallocs, with ns_per_pair and memory figures.
 json heap_cell(const std::string& malloc, double ns_per_pair, double retained_after_free) {
-    return {{"strategy", "malloc"},
-            {"malloc", malloc},
-            {"status", "ok"},
-            {"reason", nullptr},
-            {"timing", timing(100 * ns_per_pair, 100 * ns_per_pair, 10, 0.1, {1, 2, 3})},
-            {"ns_per_pair", {{"mean", ns_per_pair}}},
-            {"memory", {{"retained_after_free", retained_after_free}}}};
+  return {{"strategy", "malloc"},
+          {"malloc", malloc},
+          {"status", "ok"},
+          {"reason", nullptr},
+          {"timing", timing(100 * ns_per_pair, 100 * ns_per_pair, 10, 0.1, {1, 2, 3})},
+          {"ns_per_pair", {{"mean", ns_per_pair}}},
+          {"memory", {{"retained_after_free", retained_after_free}}}};
 }
 
 json heap_results() {
-    json workloads = json::array();
-    const std::vector<std::pair<std::string, double>> dists = {{"h_uniform", 10}, {"h_exp", 1}, {"h_log", 0.5}};
-    for (const auto& [name, scale] : dists)
-        workloads.push_back({{"name", name},
-                             {"cells", json::array({heap_cell("glibc", 100 * scale, 0.95),
-                                                    heap_cell("jemalloc", 80 * scale, 0.2),
-                                                    heap_cell("mimalloc", 50 * scale, 0.7)})}});
-    return {{"config", {{"mallocs", {"glibc", "jemalloc", "mimalloc", "tcmalloc"}}}}, {"workloads", workloads}};
+  json workloads = json::array();
+  const std::vector<std::pair<std::string, double>> dists = {
+      {"h_uniform", 10}, {"h_exp", 1}, {"h_log", 0.5}};
+  for (const auto& [name, scale] : dists)
+    workloads.push_back({{"name", name},
+                         {"cells", json::array({heap_cell("glibc", 100 * scale, 0.95),
+                                                heap_cell("jemalloc", 80 * scale, 0.2),
+                                                heap_cell("mimalloc", 50 * scale, 0.7)})}});
+  return {{"config", {{"mallocs", {"glibc", "jemalloc", "mimalloc", "tcmalloc"}}}},
+          {"workloads", workloads}};
 }
 
 TEST(Claims, AnyOfSeveralMallocsInsideTheRangeReproducesAndSaysWhich) {
-    json c = {{"id", "a"}, {"workload", "h_exp"}, {"baseline", "malloc"}, {"candidate", "malloc"},
-              {"candidate_mallocs", {"jemalloc", "mimalloc", "tcmalloc"}}, {"metric", "speedup_ns_per_pair"},
-              {"claimed", {1.4, 2.0}}, {"tolerance", 0.0}};
-    const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
-    EXPECT_EQ(v.at("verdict"), "reproduced");  // mimalloc 2.0x; jemalloc 1.25x is outside
-    EXPECT_EQ(v.at("measured"), "jemalloc 1.25x, mimalloc 2.00x");
-    EXPECT_NE(v.at("detail").get<std::string>().find("inside: mimalloc"), std::string::npos) << v.at("detail");
-    EXPECT_NE(v.at("detail").get<std::string>().find("not measured: tcmalloc"), std::string::npos);
-    c["claimed"] = {3.0, 4.0};
-    EXPECT_EQ(verdict_of(heap_results(), c), "refuted");
-    c["workload"] = "h_absent";
-    EXPECT_EQ(verdict_of(heap_results(), c), "not measured in this run");
+  json c = {{"id", "a"},
+            {"workload", "h_exp"},
+            {"baseline", "malloc"},
+            {"candidate", "malloc"},
+            {"candidate_mallocs", {"jemalloc", "mimalloc", "tcmalloc"}},
+            {"metric", "speedup_ns_per_pair"},
+            {"claimed", {1.4, 2.0}},
+            {"tolerance", 0.0}};
+  const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
+  EXPECT_EQ(v.at("verdict"), "reproduced");  // mimalloc 2.0x; jemalloc 1.25x is outside
+  EXPECT_EQ(v.at("measured"), "jemalloc 1.25x, mimalloc 2.00x");
+  EXPECT_NE(v.at("detail").get<std::string>().find("inside: mimalloc"), std::string::npos)
+      << v.at("detail");
+  EXPECT_NE(v.at("detail").get<std::string>().find("not measured: tcmalloc"), std::string::npos);
+  c["claimed"] = {3.0, 4.0};
+  EXPECT_EQ(verdict_of(heap_results(), c), "refuted");
+  c["workload"] = "h_absent";
+  EXPECT_EQ(verdict_of(heap_results(), c), "not measured in this run");
 }
 
 TEST(Claims, HighestCostWorkloadUnderEveryMalloc) {
-    json c = {{"id", "h"}, {"metric", "highest_ns_per_pair"}, {"candidate", "h_uniform"},
-              {"among_workloads", {"h_uniform", "h_exp", "h_log"}}};
-    const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
-    EXPECT_EQ(v.at("verdict"), "reproduced");
-    EXPECT_EQ(v.at("measured"), "highest under 3/3 mallocs");
-    c["candidate"] = "h_log";
-    EXPECT_EQ(verdict_of(heap_results(), c), "refuted");
-    EXPECT_EQ(verdict_of(results, c), "not measured in this run");
+  json c = {{"id", "h"},
+            {"metric", "highest_ns_per_pair"},
+            {"candidate", "h_uniform"},
+            {"among_workloads", {"h_uniform", "h_exp", "h_log"}}};
+  const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
+  EXPECT_EQ(v.at("verdict"), "reproduced");
+  EXPECT_EQ(v.at("measured"), "highest under 3/3 mallocs");
+  c["candidate"] = "h_log";
+  EXPECT_EQ(verdict_of(heap_results(), c), "refuted");
+  EXPECT_EQ(verdict_of(results, c), "not measured in this run");
 }
 
 TEST(Claims, ReturnsMemoryComparesTheKeptShareWithTheThreshold) {
-    json c = {{"id", "m"}, {"metric", "returns_memory"}, {"workloads", {"h_uniform", "h_exp", "h_log"}},
-              {"retains", {"glibc"}}, {"returns", {"jemalloc"}}, {"threshold", 0.5}};
-    const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
-    EXPECT_EQ(v.at("verdict"), "reproduced") << v.at("detail");
-    EXPECT_EQ(v.at("measured"), "glibc keeps 95%, jemalloc keeps 20%");
-    c["returns"] = {"jemalloc", "mimalloc"};  // mimalloc keeps 70%
-    EXPECT_EQ(verdict_of(heap_results(), c), "refuted");
-    EXPECT_EQ(verdict_of(results, c), "not measured in this run");
+  json c = {{"id", "m"},
+            {"metric", "returns_memory"},
+            {"workloads", {"h_uniform", "h_exp", "h_log"}},
+            {"retains", {"glibc"}},
+            {"returns", {"jemalloc"}},
+            {"threshold", 0.5}};
+  const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
+  EXPECT_EQ(v.at("verdict"), "reproduced") << v.at("detail");
+  EXPECT_EQ(v.at("measured"), "glibc keeps 95%, jemalloc keeps 20%");
+  c["returns"] = {"jemalloc", "mimalloc"};  // mimalloc keeps 70%
+  EXPECT_EQ(verdict_of(heap_results(), c), "refuted");
+  EXPECT_EQ(verdict_of(results, c), "not measured in this run");
 }
 
 TEST(Claims, TailClaimsShowTheirPerRepetitionSpread) {
-    json r = results;
-    auto& cells = r["workloads"][0]["cells"];
-    cells[0]["timing"]["repetition_p99_ns"] = {240, 241, 239, 242, 238};  // std jitter 40 in every repetition
-    cells[1]["timing"]["repetition_p99_ns"] = {110, 111, 109, 112, 138};  // 10, except one repetition at 40
-    const json verdicts =
-        judge_claims(r, json{{"claims", json::array({claim("fast", "jitter_ratio", 4.0)})}});
-    EXPECT_EQ(verdicts[0].at("verdict"), "reproduced");
-    const std::string detail = verdicts[0].at("detail");
-    EXPECT_NE(detail.find("per repetition 1.00-4.00"), std::string::npos) << detail;
-    EXPECT_NE(detail.find("4 of 5 repetitions"), std::string::npos) << detail;
+  json r = results;
+  auto& cells = r["workloads"][0]["cells"];
+  cells[0]["timing"]["repetition_p99_ns"] = {240, 241, 239, 242,
+                                             238};  // std jitter 40 in every repetition
+  cells[1]["timing"]["repetition_p99_ns"] = {110, 111, 109, 112,
+                                             138};  // 10, except one repetition at 40
+  const json verdicts =
+      judge_claims(r, json{{"claims", json::array({claim("fast", "jitter_ratio", 4.0)})}});
+  EXPECT_EQ(verdicts[0].at("verdict"), "reproduced");
+  const std::string detail = verdicts[0].at("detail");
+  EXPECT_NE(detail.find("per repetition 1.00-4.00"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("4 of 5 repetitions"), std::string::npos) << detail;
 }
 
 TEST(Claims, LowestFigureClaims) {
-    json lowest_cv = {{"id", "l"}, {"workload", "w"}, {"candidate", "std"}, {"metric", "lowest_cv"},
-                      {"among", json::array({"std", "fast"})}};
-    EXPECT_EQ(verdict_of(results, lowest_cv), "reproduced");
-    lowest_cv["metric"] = "lowest_jitter";
-    EXPECT_EQ(verdict_of(results, lowest_cv), "refuted");
+  json lowest_cv = {{"id", "l"},
+                    {"workload", "w"},
+                    {"candidate", "std"},
+                    {"metric", "lowest_cv"},
+                    {"among", json::array({"std", "fast"})}};
+  EXPECT_EQ(verdict_of(results, lowest_cv), "reproduced");
+  lowest_cv["metric"] = "lowest_jitter";
+  EXPECT_EQ(verdict_of(results, lowest_cv), "refuted");
 }
 
 TEST(Claims, TheSeedClaimsFileIsWellFormed) {
-    const json& claims = seed_claims();
-    ASSERT_TRUE(claims.at("claims").is_array());
-    EXPECT_GE(claims.at("claims").size(), 15u);
-    for (const auto& c : claims.at("claims")) {
-        ASSERT_TRUE(c.contains("id"));
-        if (!c.value("measurable", true)) {
-            EXPECT_TRUE(c.contains("reason")) << c.at("id");
-            continue;
-        }
-        ASSERT_TRUE(c.contains("metric")) << c.at("id");
-        const std::string metric = c.at("metric");
-        if (metric == "returns_memory")
-            EXPECT_TRUE(c.contains("workloads") && c.contains("retains") && c.contains("returns")) << c.at("id");
-        else if (metric == "highest_ns_per_pair")
-            EXPECT_TRUE(c.contains("among_workloads") && c.contains("candidate")) << c.at("id");
-        else
-            EXPECT_TRUE(c.contains("workload") && c.contains("candidate")) << c.at("id");
+  const json& claims = seed_claims();
+  ASSERT_TRUE(claims.at("claims").is_array());
+  EXPECT_GE(claims.at("claims").size(), 15u);
+  for (const auto& c : claims.at("claims")) {
+    ASSERT_TRUE(c.contains("id"));
+    if (!c.value("measurable", true)) {
+      EXPECT_TRUE(c.contains("reason")) << c.at("id");
+      continue;
     }
+    ASSERT_TRUE(c.contains("metric")) << c.at("id");
+    const std::string metric = c.at("metric");
+    if (metric == "returns_memory")
+      EXPECT_TRUE(c.contains("workloads") && c.contains("retains") && c.contains("returns"))
+          << c.at("id");
+    else if (metric == "highest_ns_per_pair")
+      EXPECT_TRUE(c.contains("among_workloads") && c.contains("candidate")) << c.at("id");
+    else
+      EXPECT_TRUE(c.contains("workload") && c.contains("candidate")) << c.at("id");
+  }
 }
 
 }  // namespace
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -14,57 +14,59 @@
 
 #include <gtest/gtest.h>
 
-namespace lab::cli_support {
+namespace alloclab::lab::cli_support {
 
 namespace fs = std::filesystem;
 
 struct outcome {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
+  int exit_code = -1;
+  std::string out;
+  std::string err;
 };
 
 inline std::string read_file(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 inline std::size_t line_count(const std::string& text) {
-    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
 // A fresh directory per test (dir_), removed afterwards even if a test took its permissions.
 class binary_test : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("alloclab_cli_" + std::to_string(::getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override {
-        std::error_code ignored;
-        fs::permissions(dir_, fs::perms::owner_all, ignored);
-        fs::remove_all(dir_);
-    }
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("alloclab_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::permissions(dir_, fs::perms::owner_all, ignored);
+    fs::remove_all(dir_);
+  }
 
-    // Runs the binary with `args` (shell words, no quoting needed) and `environment` (NAME=value
-    // words), never under an inherited LD_PRELOAD.
-    outcome run(const std::string& args, const std::string& environment = "") const {
-        const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-        const std::string command = "env -u LD_PRELOAD " + environment + " '" + std::string(ALLOCLAB_BINARY) + "' " +
-                                    args + " >'" + out.string() + "' 2>'" + err.string() + "'";
-        const int status = std::system(command.c_str());
-        outcome o;
-        o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        o.out = read_file(out);
-        o.err = read_file(err);
-        return o;
-    }
+  // Runs the binary with `args` (shell words, no quoting needed) and `environment` (NAME=value
+  // words), never under an inherited LD_PRELOAD.
+  outcome run(const std::string& args, const std::string& environment = "") const {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string command = "env -u LD_PRELOAD " + environment + " '" +
+                                std::string(ALLOCLAB_BINARY) + "' " + args + " >'" + out.string() +
+                                "' 2>'" + err.string() + "'";
+    const int status = std::system(command.c_str());
+    outcome o;
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    o.out = read_file(out);
+    o.err = read_file(err);
+    return o;
+  }
 
-    fs::path dir_;
+  fs::path dir_;
 };
 
-}  // namespace lab::cli_support
+}  // namespace alloclab::lab::cli_support

@@ -2,7 +2,7 @@
 
 #include "report/schema_check.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 namespace {
 
 using json = nlohmann::json;
@@ -21,32 +21,33 @@ const json schema = json::parse(R"({
         "p50": {"type": ["number", "null"], "minimum": 0}}}}}})");
 
 TEST(SchemaCheck, AcceptsAConformingDocument) {
-    const json doc = json::parse(R"({"name": "x", "version": 1,
+  const json doc = json::parse(R"({"name": "x", "version": 1,
         "cells": [{"status": "ok", "p50": 3.5}, {"status": "n/a", "p50": null}]})");
-    EXPECT_TRUE(schema_violations(doc, schema).empty());
+  EXPECT_TRUE(schema_violations(doc, schema).empty());
 }
 
 TEST(SchemaCheck, ReportsEachKindOfViolationWithItsLocation) {
-    const json doc = json::parse(R"({"version": 2, "cells": [{"status": "maybe", "p50": -1}, {"p50": "fast"}]})");
-    const auto problems = schema_violations(doc, schema);
-    auto mentions = [&](const std::string& text) {
-        for (const auto& p : problems)
-            if (p.find(text) != std::string::npos) return true;
-        return false;
-    };
-    EXPECT_TRUE(mentions("/: missing required key \"name\""));
-    EXPECT_TRUE(mentions("/version: expected 1"));
-    EXPECT_TRUE(mentions("/cells/0/status: \"maybe\" is not one of"));
-    EXPECT_TRUE(mentions("/cells/0/p50: -1 is below the minimum"));
-    EXPECT_TRUE(mentions("/cells/1: missing required key \"status\""));
-    EXPECT_TRUE(mentions("/cells/1/p50: expected type"));
+  const json doc =
+      json::parse(R"({"version": 2, "cells": [{"status": "maybe", "p50": -1}, {"p50": "fast"}]})");
+  const auto problems = schema_violations(doc, schema);
+  auto mentions = [&](const std::string& text) {
+    for (const auto& p : problems)
+      if (p.find(text) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(mentions("/: missing required key \"name\""));
+  EXPECT_TRUE(mentions("/version: expected 1"));
+  EXPECT_TRUE(mentions("/cells/0/status: \"maybe\" is not one of"));
+  EXPECT_TRUE(mentions("/cells/0/p50: -1 is below the minimum"));
+  EXPECT_TRUE(mentions("/cells/1: missing required key \"status\""));
+  EXPECT_TRUE(mentions("/cells/1/p50: expected type"));
 }
 
 TEST(SchemaCheck, TheCompiledInResultsSchemaParses) {
-    const json& s = results_schema();
-    EXPECT_EQ(s.at("type"), "object");
-    EXPECT_TRUE(s.at("properties").contains("workloads"));
+  const json& s = results_schema();
+  EXPECT_EQ(s.at("type"), "object");
+  EXPECT_TRUE(s.at("properties").contains("workloads"));
 }
 
 }  // namespace
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -5,78 +5,80 @@
 
 #include "stats/stats.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 namespace {
 
 TEST(Percentile, InterpolatesLinearlyBetweenOrderStatistics) {
-    EXPECT_DOUBLE_EQ(percentile({1, 2, 3, 4}, 0.5), 2.5);
-    EXPECT_DOUBLE_EQ(percentile({10, 1, 7, 3, 5, 9, 2, 8, 6, 4}, 0.9), 9.1);  // numpy: 9.1
-    EXPECT_DOUBLE_EQ(percentile({3, 1, 2}, 0.0), 1.0);
-    EXPECT_DOUBLE_EQ(percentile({3, 1, 2}, 1.0), 3.0);
-    EXPECT_DOUBLE_EQ(percentile({42}, 0.99), 42.0);
+  EXPECT_DOUBLE_EQ(percentile({1, 2, 3, 4}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(percentile({10, 1, 7, 3, 5, 9, 2, 8, 6, 4}, 0.9), 9.1);  // numpy: 9.1
+  EXPECT_DOUBLE_EQ(percentile({3, 1, 2}, 0.0), 1.0);
+  EXPECT_DOUBLE_EQ(percentile({3, 1, 2}, 1.0), 3.0);
+  EXPECT_DOUBLE_EQ(percentile({42}, 0.99), 42.0);
 }
 
-TEST(Percentile, RejectsAnEmptySample) { EXPECT_THROW(percentile({}, 0.5), std::invalid_argument); }
+TEST(Percentile, RejectsAnEmptySample) {
+  EXPECT_THROW(percentile({}, 0.5), std::invalid_argument);
+}
 
 TEST(Summary, MatchesHandComputedFigures) {
-    const summary s = summarize({2, 4, 4, 4, 5, 5, 7, 9});
-    EXPECT_EQ(s.count, 8u);
-    EXPECT_DOUBLE_EQ(s.min, 2);
-    EXPECT_DOUBLE_EQ(s.max, 9);
-    EXPECT_DOUBLE_EQ(s.mean, 5);
-    EXPECT_NEAR(s.stddev, 2.138089935299395, 1e-12);  // sample standard deviation (n - 1)
-    EXPECT_NEAR(s.cv, 2.138089935299395 / 5, 1e-12);
-    EXPECT_DOUBLE_EQ(s.p50, 4.5);
-    EXPECT_DOUBLE_EQ(s.jitter, s.p99 - s.p50);
+  const summary s = summarize({2, 4, 4, 4, 5, 5, 7, 9});
+  EXPECT_EQ(s.count, 8u);
+  EXPECT_DOUBLE_EQ(s.min, 2);
+  EXPECT_DOUBLE_EQ(s.max, 9);
+  EXPECT_DOUBLE_EQ(s.mean, 5);
+  EXPECT_NEAR(s.stddev, 2.138089935299395, 1e-12);  // sample standard deviation (n - 1)
+  EXPECT_NEAR(s.cv, 2.138089935299395 / 5, 1e-12);
+  EXPECT_DOUBLE_EQ(s.p50, 4.5);
+  EXPECT_DOUBLE_EQ(s.jitter, s.p99 - s.p50);
 }
 
 TEST(Summary, JitterIsAbsoluteWhileCvIsRelative) {
-    // Seed 000, bug 3: the slower series has the lower CV but the larger absolute jitter.
-    std::vector<double> fast, slow;
-    for (int i = 0; i < 100; ++i) {
-        fast.push_back(17'000 + (i % 10) * 170.0);
-        slow.push_back(69'000 + (i % 10) * 414.0);
-    }
-    const summary f = summarize(fast), s = summarize(slow);
-    EXPECT_LT(s.cv, f.cv);
-    EXPECT_GT(s.jitter, f.jitter);
+  // Seed 000, bug 3: the slower series has the lower CV but the larger absolute jitter.
+  std::vector<double> fast, slow;
+  for (int i = 0; i < 100; ++i) {
+    fast.push_back(17'000 + (i % 10) * 170.0);
+    slow.push_back(69'000 + (i % 10) * 414.0);
+  }
+  const summary f = summarize(fast), s = summarize(slow);
+  EXPECT_LT(s.cv, f.cv);
+  EXPECT_GT(s.jitter, f.jitter);
 }
 
 TEST(MannWhitney, CompletelySeparatedSamplesGiveTheExactMinimum) {
-    const mann_whitney_result r = mann_whitney_u({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10});
-    EXPECT_TRUE(r.exact);
-    EXPECT_DOUBLE_EQ(r.u, 0);
-    EXPECT_NEAR(r.p_value, 2.0 / 252.0, 1e-12);  // 2 / C(10, 5)
-    EXPECT_NEAR(mann_whitney_min_p(5, 5), 2.0 / 252.0, 1e-12);
+  const mann_whitney_result r = mann_whitney_u({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10});
+  EXPECT_TRUE(r.exact);
+  EXPECT_DOUBLE_EQ(r.u, 0);
+  EXPECT_NEAR(r.p_value, 2.0 / 252.0, 1e-12);  // 2 / C(10, 5)
+  EXPECT_NEAR(mann_whitney_min_p(5, 5), 2.0 / 252.0, 1e-12);
 }
 
 TEST(MannWhitney, TextbookExampleWithoutTies) {
-    // Pooled ranks give R1 = 32, U1 = 32 - 15 = 17, U2 = 3; P(U <= 3) = 7 / C(9, 4) = 7 / 126.
-    const mann_whitney_result r = mann_whitney_u({19, 22, 16, 29, 24}, {20, 11, 17, 12});
-    EXPECT_TRUE(r.exact);
-    EXPECT_DOUBLE_EQ(r.u, 17);
-    EXPECT_NEAR(r.p_value, 14.0 / 126.0, 1e-12);
-    // The test is symmetric in its arguments.
-    EXPECT_NEAR(mann_whitney_u({20, 11, 17, 12}, {19, 22, 16, 29, 24}).p_value, r.p_value, 1e-12);
+  // Pooled ranks give R1 = 32, U1 = 32 - 15 = 17, U2 = 3; P(U <= 3) = 7 / C(9, 4) = 7 / 126.
+  const mann_whitney_result r = mann_whitney_u({19, 22, 16, 29, 24}, {20, 11, 17, 12});
+  EXPECT_TRUE(r.exact);
+  EXPECT_DOUBLE_EQ(r.u, 17);
+  EXPECT_NEAR(r.p_value, 14.0 / 126.0, 1e-12);
+  // The test is symmetric in its arguments.
+  EXPECT_NEAR(mann_whitney_u({20, 11, 17, 12}, {19, 22, 16, 29, 24}).p_value, r.p_value, 1e-12);
 }
 
 TEST(MannWhitney, TiesUseTheCorrectedNormalApproximation) {
-    // Midranks 1, 2, 3.5, 5.5 -> U = 2; variance 16/12 * (9 - 12/56); continuity-corrected z = 1.60696.
-    const mann_whitney_result r = mann_whitney_u({1, 2, 3, 4}, {3, 4, 5, 6});
-    EXPECT_FALSE(r.exact);
-    EXPECT_DOUBLE_EQ(r.u, 2);
-    EXPECT_NEAR(r.p_value, 0.10806337293756862, 1e-9);
+  // Midranks 1, 2, 3.5, 5.5 -> U = 2; variance 16/12 * (9 - 12/56); continuity-corrected z = 1.60696.
+  const mann_whitney_result r = mann_whitney_u({1, 2, 3, 4}, {3, 4, 5, 6});
+  EXPECT_FALSE(r.exact);
+  EXPECT_DOUBLE_EQ(r.u, 2);
+  EXPECT_NEAR(r.p_value, 0.10806337293756862, 1e-9);
 }
 
 TEST(MannWhitney, IdenticalSamplesShowNoDifference) {
-    EXPECT_DOUBLE_EQ(mann_whitney_u({5, 5, 5}, {5, 5, 5}).p_value, 1.0);
-    EXPECT_DOUBLE_EQ(mann_whitney_u({1, 2, 3}, {1, 2, 3}).p_value, 1.0);
+  EXPECT_DOUBLE_EQ(mann_whitney_u({5, 5, 5}, {5, 5, 5}).p_value, 1.0);
+  EXPECT_DOUBLE_EQ(mann_whitney_u({1, 2, 3}, {1, 2, 3}).p_value, 1.0);
 }
 
 TEST(MannWhitney, TooFewRepetitionsCannotReachSignificance) {
-    EXPECT_GE(mann_whitney_min_p(3, 3), 0.05);  // 2 / 20 = 0.1
-    EXPECT_LT(mann_whitney_min_p(4, 4), 0.05);  // 2 / 70
+  EXPECT_GE(mann_whitney_min_p(3, 3), 0.05);  // 2 / 20 = 0.1
+  EXPECT_LT(mann_whitney_min_p(4, 4), 0.05);  // 2 / 70
 }
 
 }  // namespace
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -47,9 +47,10 @@ struct arena_subject : subject {
   arena_resource arena;
   std::vector<arena_mark> marks;
   explicit arena_subject(bool may_grow)
-      : arena(buffer, sizeof buffer, may_grow ? &upstream_checker : std::pmr::null_memory_resource(),
-              arena_options{may_grow ? overflow_policy::grow : overflow_policy::throw_bad_alloc, 2.0,
-                            0, {}}) {}
+      : arena(
+            buffer, sizeof buffer, may_grow ? &upstream_checker : std::pmr::null_memory_resource(),
+            arena_options{
+                may_grow ? overflow_policy::grow : overflow_policy::throw_bad_alloc, 2.0, 0, {}}) {}
   std::pmr::memory_resource& resource() override { return arena; }
   bool may_refuse() const override { return arena.upstream() == std::pmr::null_memory_resource(); }
   bool can_release() const override { return true; }
@@ -87,7 +88,8 @@ struct pool_subject : subject {
     if (bytes > pool.block_size() || alignment > pool.block_alignment()) ++oversize_expected;
   }
   std::string check(const std::vector<block>&) const override {
-    if (pool.oversize_allocations() != oversize_expected) return "pool oversize count differs from the model";
+    if (pool.oversize_allocations() != oversize_expected)
+      return "pool oversize count differs from the model";
     return {};
   }
 };
@@ -96,8 +98,10 @@ struct tracking_subject : subject {
   tracking_resource tracker{&upstream_checker};
   std::pmr::memory_resource& resource() override { return tracker; }
   std::string check(const std::vector<block>& live) const override {
-    if (tracker.blocks().current != live.size()) return "tracking block count differs from the model";
-    if (tracker.bytes().current != live_bytes(live)) return "tracking byte count differs from the model";
+    if (tracker.blocks().current != live.size())
+      return "tracking block count differs from the model";
+    if (tracker.bytes().current != live_bytes(live))
+      return "tracking byte count differs from the model";
     if (tracker.bytes().peak < tracker.bytes().current) return "tracking peak below current";
     return {};
   }
@@ -120,7 +124,8 @@ struct checked_subject : subject {
   std::pmr::memory_resource& resource() override { return checker; }
   std::string check(const std::vector<block>& live) const override {
     if (checker.blocks_in_use() != live.size()) return "checked block count differs from the model";
-    if (checker.total_misuses() != 0) return "checked resource reported a misuse: " + checker.last_misuse();
+    if (checker.total_misuses() != 0)
+      return "checked resource reported a misuse: " + checker.last_misuse();
     return {};
   }
 };
@@ -138,7 +143,9 @@ struct sabotaged_subject : subject {
       return previous = upstream->allocate(bytes < 64 ? 64 : bytes, alignment);
     }
     void do_deallocate(void*, std::size_t, std::size_t) override {}
-    bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+    bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override {
+      return this == &o;
+    }
   };
   arena_resource backing{nullptr, 0, &upstream_checker};
   overlapping_resource broken{&backing};
@@ -151,14 +158,22 @@ constexpr std::size_t subject_count = 7;
 
 std::unique_ptr<subject> make_subject(std::size_t index) {
   switch (index) {
-    case 0: return std::make_unique<arena_subject>(true);
-    case 1: return std::make_unique<arena_subject>(false);
-    case 2: return std::make_unique<pool_subject>(false);
-    case 3: return std::make_unique<pool_subject>(true);
-    case 4: return std::make_unique<tracking_subject>();
-    case 5: return std::make_unique<limit_subject>();
-    case 6: return std::make_unique<checked_subject>();
-    default: return std::make_unique<sabotaged_subject>();
+    case 0:
+      return std::make_unique<arena_subject>(true);
+    case 1:
+      return std::make_unique<arena_subject>(false);
+    case 2:
+      return std::make_unique<pool_subject>(false);
+    case 3:
+      return std::make_unique<pool_subject>(true);
+    case 4:
+      return std::make_unique<tracking_subject>();
+    case 5:
+      return std::make_unique<limit_subject>();
+    case 6:
+      return std::make_unique<checked_subject>();
+    default:
+      return std::make_unique<sabotaged_subject>();
   }
 }
 
@@ -214,11 +229,24 @@ class model_run {
  private:
   void apply(std::uint8_t op, byte_reader& in) {
     switch (op % 8) {
-      case 0: case 1: case 2: allocate(decode_size(in.next()), decode_alignment(in.next())); break;
-      case 3: case 4: deallocate(in.next()); break;
-      case 5: release(); break;
-      case 6: mark(); break;
-      default: rewind(); break;
+      case 0:
+      case 1:
+      case 2:
+        allocate(decode_size(in.next()), decode_alignment(in.next()));
+        break;
+      case 3:
+      case 4:
+        deallocate(in.next());
+        break;
+      case 5:
+        release();
+        break;
+      case 6:
+        mark();
+        break;
+      default:
+        rewind();
+        break;
     }
   }
 
@@ -280,9 +308,11 @@ class model_run {
     const std::vector<block> at_mark = std::move(marks_.back());
     marks_.pop_back();
     auto was_live_at_mark = [&](const block& b) {
-      return std::any_of(at_mark.begin(), at_mark.end(), [&](const block& m) { return m.p == b.p; });
+      return std::any_of(at_mark.begin(), at_mark.end(),
+                         [&](const block& m) { return m.p == b.p; });
     };
-    live_.erase(std::remove_if(live_.begin(), live_.end(), [&](const block& b) { return !was_live_at_mark(b); }),
+    live_.erase(std::remove_if(live_.begin(), live_.end(),
+                               [&](const block& b) { return !was_live_at_mark(b); }),
                 live_.end());
   }
 
@@ -305,7 +335,8 @@ class model_run {
     subject_->release();
     const checked_resource& upstream = subject_->upstream_checker;
     if (upstream.blocks_in_use() != 0) return fail("resource kept upstream blocks after release");
-    if (upstream.total_misuses() != 0) fail("resource misused its upstream: " + upstream.last_misuse());
+    if (upstream.total_misuses() != 0)
+      fail("resource misused its upstream: " + upstream.last_misuse());
   }
 
   void fail(const std::string& message) {
@@ -321,7 +352,9 @@ class model_run {
 
 }  // namespace
 
-std::size_t model_subject_count() { return subject_count; }
+std::size_t model_subject_count() {
+  return subject_count;
+}
 
 std::string run_model(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return {};

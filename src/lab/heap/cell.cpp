@@ -73,10 +73,12 @@ cell_spec cell_spec_from_json(const json& j) {
     s.malloc_name = j.at("malloc").get<std::string>();
     s.preload = get_or<std::string>(j, "preload", s.preload);
     const auto kernel = parse_kernel_kind(j.at("kernel").get<std::string>());
-    if (!kernel) throw std::invalid_argument("unknown kernel '" + j.at("kernel").get<std::string>() + "'");
+    if (!kernel)
+      throw std::invalid_argument("unknown kernel '" + j.at("kernel").get<std::string>() + "'");
     s.kernel = *kernel;
     const auto dist = parse_size_dist(j.at("dist").get<std::string>());
-    if (!dist) throw std::invalid_argument("unknown distribution '" + j.at("dist").get<std::string>() + "'");
+    if (!dist)
+      throw std::invalid_argument("unknown distribution '" + j.at("dist").get<std::string>() + "'");
     s.dist = *dist;
     s.iterations = get_or<std::size_t>(j, "iterations", s.iterations);
     s.repetitions = get_or<std::size_t>(j, "repetitions", s.repetitions);
@@ -84,9 +86,12 @@ cell_spec cell_spec_from_json(const json& j) {
     s.config.batch = get_or<std::size_t>(j, "batch", s.config.batch);
     s.config.capacity = get_or<std::size_t>(j, "capacity", s.config.capacity);
     s.config.touch_stride = get_or<std::size_t>(j, "touch_stride", s.config.touch_stride);
-    s.dist_params.exponential_mean = get_or<double>(j, "exponential_mean", s.dist_params.exponential_mean);
-    s.dist_params.lognormal_mode = get_or<double>(j, "lognormal_mode", s.dist_params.lognormal_mode);
-    s.dist_params.lognormal_sigma = get_or<double>(j, "lognormal_sigma", s.dist_params.lognormal_sigma);
+    s.dist_params.exponential_mean =
+        get_or<double>(j, "exponential_mean", s.dist_params.exponential_mean);
+    s.dist_params.lognormal_mode =
+        get_or<double>(j, "lognormal_mode", s.dist_params.lognormal_mode);
+    s.dist_params.lognormal_sigma =
+        get_or<double>(j, "lognormal_sigma", s.dist_params.lognormal_sigma);
     s.keep_samples = get_or<bool>(j, "keep_samples", s.keep_samples);
   } catch (const json::exception& e) {
     throw std::invalid_argument(std::string("invalid cell spec: ") + e.what());
@@ -100,8 +105,8 @@ cell_spec cell_spec_from_json(const json& j) {
   if (s.repetitions == 0 || s.repetitions > 1000) {
     throw std::invalid_argument("repetitions must be in 1..1000");
   }
-  if (s.config.batch == 0 || s.config.capacity < s.config.batch || s.config.capacity > 100'000'000 ||
-      s.config.touch_stride == 0) {
+  if (s.config.batch == 0 || s.config.capacity < s.config.batch ||
+      s.config.capacity > 100'000'000 || s.config.touch_stride == 0) {
     throw std::invalid_argument("need 1 <= batch <= capacity <= 100000000 and touch_stride >= 1");
   }
   return s;
@@ -152,17 +157,16 @@ json to_json(const cell_result& r) {
       {"checksum", r.checksum},
       {"batch_ns", summary(r.batch_ns, r.spec.config.batch, r.spec.keep_samples)},
       {"noop_batch_ns", summary(r.noop_batch_ns, r.spec.config.batch, r.spec.keep_samples)},
-      {"memory",
-       json{{"baseline_rss_bytes", m.baseline_rss_bytes},
-            {"peak_rss_bytes", m.peak_rss_bytes},
-            {"peak_was_reset", m.peak_was_reset},
-            {"rss_after_free_bytes", m.rss_after_free_bytes},
-            {"rss_after_purge_bytes", m.rss_after_purge_bytes},
-            {"purge", to_json(m.purge)},
-            {"minor_faults", m.minor_faults},
-            {"major_faults", m.major_faults},
-            {"fragmentation", finite_or_null(m.fragmentation)},
-            {"fragmentation_net", finite_or_null(m.fragmentation_net)}}},
+      {"memory", json{{"baseline_rss_bytes", m.baseline_rss_bytes},
+                      {"peak_rss_bytes", m.peak_rss_bytes},
+                      {"peak_was_reset", m.peak_was_reset},
+                      {"rss_after_free_bytes", m.rss_after_free_bytes},
+                      {"rss_after_purge_bytes", m.rss_after_purge_bytes},
+                      {"purge", to_json(m.purge)},
+                      {"minor_faults", m.minor_faults},
+                      {"major_faults", m.major_faults},
+                      {"fragmentation", finite_or_null(m.fragmentation)},
+                      {"fragmentation_net", finite_or_null(m.fragmentation_net)}}},
   };
   return j;
 }
@@ -195,8 +199,10 @@ cell_result run_cell(const cell_spec& spec) {
   m.baseline_rss_bytes = read_proc_status().vm_rss_bytes.value_or(0);
   const fault_counts f0 = read_faults();
   for (std::size_t rep = 0; rep < spec.repetitions; ++rep) {
-    const kernel_result noop = run_kernel<noop_policy>(spec.kernel, sizes, spec.iterations, spec.config);
-    const kernel_result real = run_kernel<malloc_policy>(spec.kernel, sizes, spec.iterations, spec.config);
+    const kernel_result noop =
+        run_kernel<noop_policy>(spec.kernel, sizes, spec.iterations, spec.config);
+    const kernel_result real =
+        run_kernel<malloc_policy>(spec.kernel, sizes, spec.iterations, spec.config);
     if (rep == 0) {
       r.checksum = real.checksum;
       r.pairs_per_rep = real.pairs;
@@ -216,7 +222,8 @@ cell_result run_cell(const cell_spec& spec) {
   m.peak_rss_bytes = after_free.vm_hwm_bytes.value_or(0);
   m.rss_after_free_bytes = after_free.vm_rss_bytes.value_or(0);
   // A custom library's purge entry point is unknown (malloc_trim would purge glibc, not it).
-  m.purge = entry != nullptr && entry->purge != nullptr ? entry->purge() : purge_result{"none known", false, 0};
+  m.purge = entry != nullptr && entry->purge != nullptr ? entry->purge()
+                                                        : purge_result{"none known", false, 0};
   m.rss_after_purge_bytes = read_proc_status().vm_rss_bytes.value_or(0);
   m.fragmentation = fragmentation(m.peak_rss_bytes, r.peak_live_bytes);
   m.fragmentation_net = fragmentation(m.peak_rss_bytes, r.peak_live_bytes, m.baseline_rss_bytes);
@@ -246,10 +253,14 @@ int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream
 
 std::string_view to_string(cell_status s) noexcept {
   switch (s) {
-    case cell_status::ok: return "ok";
-    case cell_status::not_installed: return "not installed";
-    case cell_status::refused: return "refused";
-    case cell_status::failed: return "failed";
+    case cell_status::ok:
+      return "ok";
+    case cell_status::not_installed:
+      return "not installed";
+    case cell_status::refused:
+      return "refused";
+    case cell_status::failed:
+      return "failed";
   }
   return "?";
 }

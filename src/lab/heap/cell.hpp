@@ -33,8 +33,9 @@ inline constexpr int worker_exit_bad_spec = 2;
 inline constexpr const char* custom_malloc_name = "custom";
 
 struct cell_spec {
-  std::string malloc_name = "glibc";  ///< registry name, or custom_malloc_name; must be the live allocator
-  std::string preload;                ///< custom_malloc_name only: the library's path (validate_preload first)
+  std::string malloc_name =
+      "glibc";          ///< registry name, or custom_malloc_name; must be the live allocator
+  std::string preload;  ///< custom_malloc_name only: the library's path (validate_preload first)
   kernel_kind kernel = kernel_kind::fifo;
   size_dist dist = size_dist::uniform;
   std::size_t iterations = 1000;  ///< batches per repetition
@@ -65,14 +66,14 @@ struct memory_figures {
 struct cell_result {
   cell_spec spec;
   live_allocator live;
-  bool measured = false;  ///< false: allocator not proven live; no numbers below
+  bool measured = false;                 ///< false: allocator not proven live; no numbers below
   std::vector<double> ns_per_pair_reps;  ///< (t_malloc - t_noop) / pairs, per repetition
   double ns_per_pair = 0;                ///< mean of ns_per_pair_reps
   std::uint64_t pairs_per_rep = 0;
   std::uint64_t peak_live_bytes = 0;
   std::uint64_t total_bytes_per_rep = 0;
-  std::uint64_t checksum = 0;       ///< identical in every repetition (checked)
-  std::vector<double> batch_ns;     ///< malloc runs, all repetitions, raw per-batch ns
+  std::uint64_t checksum = 0;    ///< identical in every repetition (checked)
+  std::vector<double> batch_ns;  ///< malloc runs, all repetitions, raw per-batch ns
   std::vector<double> noop_batch_ns;
   memory_figures memory;
 };
@@ -100,9 +101,9 @@ std::string_view to_string(cell_status s) noexcept;
 
 struct cell_outcome {
   cell_status status = cell_status::failed;
-  std::string detail;         ///< one line for the report
-  worker_outcome worker;      ///< raw worker record (exit status, signal, stderr tail)
-  nlohmann::json document;    ///< the worker's JSON when it printed a valid one
+  std::string detail;       ///< one line for the report
+  worker_outcome worker;    ///< raw worker record (exit status, signal, stderr tail)
+  nlohmann::json document;  ///< the worker's JSON when it printed a valid one
 };
 
 /// Parent side, any measuring worker: runs `request` and classifies the result. The worker must

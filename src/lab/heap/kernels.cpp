@@ -6,9 +6,12 @@ namespace alloclab::heap {
 
 std::string_view to_string(kernel_kind k) noexcept {
   switch (k) {
-    case kernel_kind::fifo: return "fifo";
-    case kernel_kind::lifo: return "lifo";
-    case kernel_kind::xthread: return "xthread";
+    case kernel_kind::fifo:
+      return "fifo";
+    case kernel_kind::lifo:
+      return "lifo";
+    case kernel_kind::xthread:
+      return "xthread";
   }
   return "?";
 }

@@ -41,7 +41,9 @@ namespace alloclab::heap {
 namespace detail {
 /// Make the optimiser treat `p` as used and memory as clobbered, so the NOOP baseline keeps
 /// exactly the same loop structure (ring stores included) as the real runs.
-inline void escape(void* p) noexcept { asm volatile("" : : "r"(p) : "memory"); }
+inline void escape(void* p) noexcept {
+  asm volatile("" : : "r"(p) : "memory");
+}
 }  // namespace detail
 
 /// The process-wide malloc/free (whatever LD_PRELOAD made live).
@@ -96,8 +98,8 @@ std::optional<kernel_kind> parse_kernel_kind(std::string_view name) noexcept;
 const std::vector<kernel_kind>& all_kernel_kinds();
 
 struct kernel_config {
-  std::size_t batch = 100;        ///< blocks allocated per iteration (seed 003: N = 100)
-  std::size_t capacity = 1000;    ///< ring / stack / queue capacity (seed 003: 1000)
+  std::size_t batch = 100;          ///< blocks allocated per iteration (seed 003: N = 100)
+  std::size_t capacity = 1000;      ///< ring / stack / queue capacity (seed 003: 1000)
   std::size_t touch_stride = 4096;  ///< one write every `touch_stride` bytes (plus the last byte)
 };
 
@@ -402,9 +404,12 @@ template <class Policy>
 kernel_result run_kernel(kernel_kind k, const std::vector<std::uint32_t>& sizes,
                          std::size_t iterations, const kernel_config& cfg = {}) {
   switch (k) {
-    case kernel_kind::fifo: return run_fifo<Policy>(sizes, iterations, cfg);
-    case kernel_kind::lifo: return run_lifo<Policy>(sizes, iterations, cfg);
-    case kernel_kind::xthread: return run_xthread<Policy>(sizes, iterations, cfg);
+    case kernel_kind::fifo:
+      return run_fifo<Policy>(sizes, iterations, cfg);
+    case kernel_kind::lifo:
+      return run_lifo<Policy>(sizes, iterations, cfg);
+    case kernel_kind::xthread:
+      return run_xthread<Policy>(sizes, iterations, cfg);
   }
   return {};
 }

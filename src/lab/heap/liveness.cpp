@@ -97,7 +97,8 @@ live_allocator prove_live(const malloc_entry& e) {
     const char* actual = std::getenv(name.c_str());
     if (actual == nullptr || std::string_view(actual) != v.value) {
       r.env_mismatch.push_back(name);
-      add_detail(r, "environment " + name + (actual == nullptr ? " is unset" : "=" + std::string(actual)) +
+      add_detail(r, "environment " + name +
+                        (actual == nullptr ? " is unset" : "=" + std::string(actual)) +
                         ", expected " + std::string(v.value));
     }
   }

@@ -143,7 +143,9 @@ preload_resolution resolve_preload(const malloc_entry& e) {
   return r;
 }
 
-bool installed(const malloc_entry& e) { return resolve_preload(e).complete(); }
+bool installed(const malloc_entry& e) {
+  return resolve_preload(e).complete();
+}
 
 std::string not_installed_reason(const malloc_entry& e) {
   const preload_resolution r = resolve_preload(e);
@@ -186,7 +188,8 @@ worker_env preload_environment(const std::vector<std::string>& paths, const mall
     }
   }
   if (keep != nullptr) {
-    for (const env_var& v : keep->env) w.set.emplace_back(std::string(v.name), std::string(v.value));
+    for (const env_var& v : keep->env)
+      w.set.emplace_back(std::string(v.name), std::string(v.value));
   }
   return w;
 }

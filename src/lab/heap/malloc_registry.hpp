@@ -27,14 +27,14 @@ struct env_var {
 };
 
 struct malloc_entry {
-  std::string_view name;            ///< "--malloc" name: glibc, jemalloc, ...
-  std::string_view description;     ///< one line for `alloclab list`
-  std::string_view debian_package;  ///< what to apt install
+  std::string_view name;                  ///< "--malloc" name: glibc, jemalloc, ...
+  std::string_view description;           ///< one line for `alloclab list`
+  std::string_view debian_package;        ///< what to apt install
   std::vector<std::string_view> preload;  ///< sonames for LD_PRELOAD, in order; empty = none
-  std::vector<env_var> env;         ///< extra environment for the worker
-  std::string_view malloc_owner;    ///< soname that must define the live malloc and free
-  std::vector<symbol_proof> proofs;  ///< allocator-specific symbols; all must resolve
-  purge_fn purge = nullptr;         ///< the allocator's own "give memory back" call
+  std::vector<env_var> env;               ///< extra environment for the worker
+  std::string_view malloc_owner;          ///< soname that must define the live malloc and free
+  std::vector<symbol_proof> proofs;       ///< allocator-specific symbols; all must resolve
+  purge_fn purge = nullptr;               ///< the allocator's own "give memory back" call
 };
 
 /// Every known allocator, in report order (glibc first).

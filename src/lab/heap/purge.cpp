@@ -40,8 +40,8 @@ purge_result purge_glibc() {
 purge_result purge_jemalloc() {
   using mallctl_t = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
   purge_result r;
-  r.method = std::string("mallctl(\"thread.tcache.flush\"); mallctl(\"") + jemalloc_purge_all +
-             "\")";
+  r.method =
+      std::string("mallctl(\"thread.tcache.flush\"); mallctl(\"") + jemalloc_purge_all + "\")";
   auto mallctl = find_function<mallctl_t>("mallctl");
   if (mallctl == nullptr) return r;
   r.available = true;

@@ -20,9 +20,12 @@ std::uint32_t clip(double x) noexcept {
 
 std::string_view to_string(size_dist d) noexcept {
   switch (d) {
-    case size_dist::uniform: return "uniform";
-    case size_dist::exponential: return "exponential";
-    case size_dist::lognormal: return "lognormal";
+    case size_dist::uniform:
+      return "uniform";
+    case size_dist::exponential:
+      return "exponential";
+    case size_dist::lognormal:
+      return "lognormal";
   }
   return "?";
 }

@@ -24,7 +24,8 @@ using clock = std::chrono::steady_clock;
 
 std::string signal_name(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
-  return abbrev != nullptr ? std::string("SIG") + abbrev : std::string("signal ") + std::to_string(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev
+                           : std::string("signal ") + std::to_string(sig);
 }
 
 /// Owns a file descriptor.
@@ -99,7 +100,8 @@ std::string worker_outcome::describe() const {
   if (!started) return "failed to start: " + error;
   if (timed_out) return std::string("timed out after ") + secs + " s (process group killed)";
   if (term_signal != 0) {
-    return "killed by signal " + std::to_string(term_signal) + " (" + signal_name(term_signal) + ")";
+    return "killed by signal " + std::to_string(term_signal) + " (" + signal_name(term_signal) +
+           ")";
   }
   if (exited) return "exit status " + std::to_string(exit_code);
   return error.empty() ? std::string("unknown termination") : error;
@@ -147,8 +149,9 @@ worker_outcome run_worker(const worker_request& req) noexcept {
     posix_spawnattr_setsigmask(&attr, &empty_mask);
     posix_spawnattr_setsigdefault(&attr, &defaults);
     posix_spawnattr_setpgroup(&attr, 0);  // own process group: a timeout kills the whole tree
-    posix_spawnattr_setflags(&attr, static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                                       POSIX_SPAWN_SETSIGDEF));
+    posix_spawnattr_setflags(
+        &attr,
+        static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
 
     std::vector<std::string> args = req.argv;
     std::vector<std::string> env = build_environment(req);
@@ -196,7 +199,8 @@ worker_outcome run_worker(const worker_request& req) noexcept {
       if (reaped && pipes_open && clock::now() - reaped_at > std::chrono::milliseconds(500)) {
         // A grandchild still holds the pipes: collect what we have and stop it.
         ::kill(-pid, SIGKILL);
-        if (out_r.fd >= 0) pump(out_r.fd, out.stdout_text, req.stdout_max_bytes, false, out.stdout_truncated);
+        if (out_r.fd >= 0)
+          pump(out_r.fd, out.stdout_text, req.stdout_max_bytes, false, out.stdout_truncated);
         if (err_r.fd >= 0) pump(err_r.fd, out.stderr_tail, req.stderr_tail_bytes, true, ignored);
         break;
       }

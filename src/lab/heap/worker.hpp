@@ -29,11 +29,11 @@ struct worker_request {
 };
 
 struct worker_outcome {
-  bool started = false;     ///< posix_spawn succeeded
-  bool exited = false;      ///< terminated normally; exit_code is valid
+  bool started = false;  ///< posix_spawn succeeded
+  bool exited = false;   ///< terminated normally; exit_code is valid
   int exit_code = -1;
-  int term_signal = 0;      ///< signal that terminated it (0 if none)
-  bool timed_out = false;   ///< we killed it after the timeout
+  int term_signal = 0;     ///< signal that terminated it (0 if none)
+  bool timed_out = false;  ///< we killed it after the timeout
   bool stdout_truncated = false;
   std::string stdout_text;  ///< everything printed on stdout (up to stdout_max_bytes)
   std::string stderr_tail;  ///< the last stderr_tail_bytes of stderr

@@ -4,7 +4,8 @@
 #include "mallocs/isolated_cells.hpp"
 
 int main(int argc, char** argv) {
-    // A heap-study worker child: no argument parsing, no CLI set-up (VmHWM is measured in here).
-    if (argc == 3 && std::string_view(argv[1]) == lab::heap_worker_command) return lab::run_heap_worker(argv[2]);
-    return lab::run_cli(argc, argv);
+  // A heap-study worker child: no argument parsing, no CLI set-up (VmHWM is measured in here).
+  if (argc == 3 && std::string_view(argv[1]) == alloclab::lab::heap_worker_command)
+    return alloclab::lab::run_heap_worker(argv[2]);
+  return alloclab::lab::run_cli(argc, argv);
 }

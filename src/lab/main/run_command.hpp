@@ -9,27 +9,27 @@
 
 #include "measure/measurement.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 
 // Bad input from the user: exit code 2 and one line on stderr.
 class usage_error : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 struct run_request {
-    std::vector<std::string> workloads;   // empty: all
-    std::vector<std::string> strategies;  // empty: all
-    std::optional<std::size_t> iterations;
-    std::optional<std::size_t> repetitions;
-    std::uint64_t seed = 42;
-    std::string out = "results";
-    bool quick = false;
-    bool allow_debug = false;
-    std::vector<std::string> mallocs;  // --malloc: registry names, "all", library paths; empty: glibc
-    bool skip_missing = false;         // a named malloc that is not installed does not fail the run
-    std::optional<double> cell_timeout_seconds;  // per isolated worker
-    std::string command_line;
+  std::vector<std::string> workloads;   // empty: all
+  std::vector<std::string> strategies;  // empty: all
+  std::optional<std::size_t> iterations;
+  std::optional<std::size_t> repetitions;
+  std::uint64_t seed = 42;
+  std::string out = "results";
+  bool quick = false;
+  bool allow_debug = false;
+  std::vector<std::string> mallocs;  // --malloc: registry names, "all", library paths; empty: glibc
+  bool skip_missing = false;         // a named malloc that is not installed does not fail the run
+  std::optional<double> cell_timeout_seconds;  // per isolated worker
+  std::string command_line;
 };
 
 // Suite sizes. Default: <= 5 minutes on 2 cores; quick: <= 30 s.
@@ -48,8 +48,8 @@ run_config resolve_config(const run_request& request);
 // --workloads split into lab workloads (registry order) and heap-study workloads ("fifo",
 // "lifo", "xthread" name a whole family). Empty request: every lab workload, no heap workload.
 struct workload_selection {
-    std::vector<std::string> lab;
-    std::vector<std::string> heap;
+  std::vector<std::string> lab;
+  std::vector<std::string> heap;
 };
 workload_selection split_workloads(const std::vector<std::string>& requested);
 
@@ -61,4 +61,4 @@ int execute_list();
 int execute_report(const std::string& results_path, const std::string& output_path);
 int execute_validate(const std::string& results_path);
 
-}  // namespace lab
+}  // namespace alloclab::lab

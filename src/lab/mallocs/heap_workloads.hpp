@@ -9,16 +9,16 @@
 #include "heap/kernels.hpp"
 #include "heap/size_distribution.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 
 // The one strategy a heap workload runs with: plain malloc/free of whatever malloc is live.
 inline constexpr const char* heap_strategy = "malloc";
 
 struct heap_workload {
-    std::string name;  // <kernel>_<distribution>, e.g. fifo_lognormal
-    std::string description;
-    alloclab::heap::kernel_kind kernel;
-    alloclab::heap::size_dist dist;
+  std::string name;  // <kernel>_<distribution>, e.g. fifo_lognormal
+  std::string description;
+  alloclab::heap::kernel_kind kernel;
+  alloclab::heap::size_dist dist;
 };
 
 // Every kernel x distribution, kernels in seed order (fifo, lifo, xthread).
@@ -34,4 +34,4 @@ inline constexpr std::size_t heap_default_repetitions = 5;
 inline constexpr std::size_t heap_quick_iterations = 300;
 inline constexpr std::size_t heap_quick_repetitions = 2;
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -9,103 +9,112 @@
 #include "heap/preload_check.hpp"
 #include "main/run_command.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 namespace {
 
 namespace heap = alloclab::heap;
 
 bool looks_like_path(std::string_view name) {
-    return name.find('/') != std::string_view::npos || name.find(".so") != std::string_view::npos;
+  return name.find('/') != std::string_view::npos || name.find(".so") != std::string_view::npos;
 }
 
 std::string file_name(const std::string& path) {
-    const std::size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 // Test hook: entries named in ALLOCLAB_TEST_HIDE_MALLOC look not installed.
 bool hidden_by_test_hook(std::string_view name) {
-    const char* hidden = std::getenv("ALLOCLAB_TEST_HIDE_MALLOC");
-    if (hidden == nullptr) return false;
-    std::string_view rest(hidden);
-    while (!rest.empty()) {
-        const std::size_t comma = rest.find(',');
-        if (rest.substr(0, comma) == name) return true;
-        if (comma == std::string_view::npos) break;
-        rest.remove_prefix(comma + 1);
-    }
-    return false;
+  const char* hidden = std::getenv("ALLOCLAB_TEST_HIDE_MALLOC");
+  if (hidden == nullptr) return false;
+  std::string_view rest(hidden);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    if (rest.substr(0, comma) == name) return true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return false;
 }
 
 std::string missing_reason(const heap::malloc_entry& e) {
-    if (hidden_by_test_hook(e.name))
-        return fmt::format("{}: not installed (hidden by ALLOCLAB_TEST_HIDE_MALLOC, a test hook)", e.name);
-    return heap::installed(e) ? std::string() : heap::not_installed_reason(e);
+  if (hidden_by_test_hook(e.name))
+    return fmt::format("{}: not installed (hidden by ALLOCLAB_TEST_HIDE_MALLOC, a test hook)",
+                       e.name);
+  return heap::installed(e) ? std::string() : heap::not_installed_reason(e);
 }
 
 malloc_choice registry_choice(const heap::malloc_entry& e, bool named) {
-    malloc_choice c;
-    c.label = std::string(e.name);
-    c.argument = c.label;
-    c.entry = &e;
-    c.named = named;
-    c.missing = missing_reason(e);
-    return c;
+  malloc_choice c;
+  c.label = std::string(e.name);
+  c.argument = c.label;
+  c.entry = &e;
+  c.named = named;
+  c.missing = missing_reason(e);
+  return c;
 }
 
 }  // namespace
 
-bool malloc_choice::plain_glibc() const { return entry != nullptr && entry->name == native_malloc; }
+bool malloc_choice::plain_glibc() const {
+  return entry != nullptr && entry->name == native_malloc;
+}
 
-std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& requested, bool sanitized) {
-    if (requested.empty()) return {registry_choice(*heap::find_malloc(native_malloc), true)};
-    bool all = false;
-    std::vector<std::string> named;
-    std::vector<heap::preload_check> custom;
-    for (const std::string& name : requested) {
-        if (name == "all") {
-            all = true;
-        } else if (heap::find_malloc(name) != nullptr) {
-            named.push_back(name);
-        } else if (looks_like_path(name)) {
-            heap::preload_check check = heap::validate_preload(name);
-            if (!check.ok) throw usage_error(fmt::format("--malloc {}: {}", name, check.error));
-            custom.push_back(std::move(check));
-        } else {
-            throw usage_error(fmt::format("unknown malloc '{}'; valid mallocs: {}, all, or a path to a malloc "
-                                          "library (.so)",
-                                          name, fmt::join(heap::malloc_names(), ", ")));
-        }
+std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& requested,
+                                           bool sanitized) {
+  if (requested.empty()) return {registry_choice(*heap::find_malloc(native_malloc), true)};
+  bool all = false;
+  std::vector<std::string> named;
+  std::vector<heap::preload_check> custom;
+  for (const std::string& name : requested) {
+    if (name == "all") {
+      all = true;
+    } else if (heap::find_malloc(name) != nullptr) {
+      named.push_back(name);
+    } else if (looks_like_path(name)) {
+      heap::preload_check check = heap::validate_preload(name);
+      if (!check.ok) throw usage_error(fmt::format("--malloc {}: {}", name, check.error));
+      custom.push_back(std::move(check));
+    } else {
+      throw usage_error(
+          fmt::format("unknown malloc '{}'; valid mallocs: {}, all, or a path to a malloc "
+                      "library (.so)",
+                      name, fmt::join(heap::malloc_names(), ", ")));
     }
-    if (sanitized) {
-        const bool only_glibc = !all && custom.empty() &&
-                                std::all_of(named.begin(), named.end(), [](auto& n) { return n == native_malloc; });
-        if (!only_glibc)
-            throw usage_error("this is a sanitizer build: AddressSanitizer owns malloc, so no other allocator or "
-                              "glibc tuning can be measured; use --malloc glibc or a release build");
-    }
-    std::vector<malloc_choice> chosen;
-    for (const heap::malloc_entry& e : heap::malloc_registry()) {
-        const bool is_named = std::find(named.begin(), named.end(), e.name) != named.end();
-        if (is_named || all) chosen.push_back(registry_choice(e, is_named));
-    }
-    for (const heap::preload_check& check : custom) {
-        malloc_choice c;
-        c.label = "custom:" + file_name(check.path);
-        c.argument = check.path;
-        c.preload_path = check.path;
-        if (std::none_of(chosen.begin(), chosen.end(), [&](auto& o) { return o.label == c.label; }))
-            chosen.push_back(std::move(c));
-    }
-    return chosen;
+  }
+  if (sanitized) {
+    const bool only_glibc =
+        !all && custom.empty() &&
+        std::all_of(named.begin(), named.end(), [](auto& n) { return n == native_malloc; });
+    if (!only_glibc)
+      throw usage_error(
+          "this is a sanitizer build: AddressSanitizer owns malloc, so no other allocator or "
+          "glibc tuning can be measured; use --malloc glibc or a release build");
+  }
+  std::vector<malloc_choice> chosen;
+  for (const heap::malloc_entry& e : heap::malloc_registry()) {
+    const bool is_named = std::find(named.begin(), named.end(), e.name) != named.end();
+    if (is_named || all) chosen.push_back(registry_choice(e, is_named));
+  }
+  for (const heap::preload_check& check : custom) {
+    malloc_choice c;
+    c.label = "custom:" + file_name(check.path);
+    c.argument = check.path;
+    c.preload_path = check.path;
+    if (std::none_of(chosen.begin(), chosen.end(), [&](auto& o) { return o.label == c.label; }))
+      chosen.push_back(std::move(c));
+  }
+  return chosen;
 }
 
 heap::worker_env environment_for(const malloc_choice& choice) {
-    return choice.custom() ? heap::custom_worker_environment(choice.preload_path) : heap::worker_environment(*choice.entry);
+  return choice.custom() ? heap::custom_worker_environment(choice.preload_path)
+                         : heap::worker_environment(*choice.entry);
 }
 
 heap::live_allocator prove_choice(const malloc_choice& choice) {
-    return choice.custom() ? heap::prove_live_custom(choice.preload_path) : heap::prove_live(*choice.entry);
+  return choice.custom() ? heap::prove_live_custom(choice.preload_path)
+                         : heap::prove_live(*choice.entry);
 }
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -11,19 +11,19 @@
 #include "heap/liveness.hpp"
 #include "heap/malloc_registry.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 
 struct malloc_choice {
-    std::string label;     // name in results and reports: registry name, or "custom:<file name>"
-    std::string argument;  // what a worker's --malloc gets: registry name, or the library path
-    const alloclab::heap::malloc_entry* entry = nullptr;  // null for a custom library
-    std::string preload_path;  // custom only: the validated library
-    bool named = true;         // false when selected by "all" rather than by name
-    std::string missing;       // non-empty: not installed here (the reason, one line)
+  std::string label;     // name in results and reports: registry name, or "custom:<file name>"
+  std::string argument;  // what a worker's --malloc gets: registry name, or the library path
+  const alloclab::heap::malloc_entry* entry = nullptr;  // null for a custom library
+  std::string preload_path;                             // custom only: the validated library
+  bool named = true;    // false when selected by "all" rather than by name
+  std::string missing;  // non-empty: not installed here (the reason, one line)
 
-    bool custom() const { return entry == nullptr; }
-    // Plain glibc, no preload and no tuning: may be measured inside the lab process.
-    bool plain_glibc() const;
+  bool custom() const { return entry == nullptr; }
+  // Plain glibc, no preload and no tuning: may be measured inside the lab process.
+  bool plain_glibc() const;
 };
 
 inline constexpr const char* native_malloc = "glibc";
@@ -33,7 +33,8 @@ inline constexpr const char* native_malloc = "glibc";
 // a usage_error). Empty means glibc. Registry order, then custom libraries in the given order.
 // In a sanitized build anything but plain glibc is a usage_error: AddressSanitizer owns malloc.
 // Test hook: ALLOCLAB_TEST_HIDE_MALLOC=name[,name] makes those entries look not installed.
-std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& requested, bool sanitized);
+std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& requested,
+                                           bool sanitized);
 
 // The worker's environment for a choice (LD_PRELOAD, tuning variables set or removed).
 alloclab::heap::worker_env environment_for(const malloc_choice& choice);
@@ -41,4 +42,4 @@ alloclab::heap::worker_env environment_for(const malloc_choice& choice);
 // Inside a process: is `choice` the live allocator?
 alloclab::heap::live_allocator prove_choice(const malloc_choice& choice);
 
-}  // namespace lab
+}  // namespace alloclab::lab

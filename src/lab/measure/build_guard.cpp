@@ -15,35 +15,36 @@
 #define ALLOCLAB_LAB_COMPILER "unknown"
 #endif
 
-namespace lab {
+namespace alloclab::lab {
 
 std::string build_facts::describe() const {
-    if (benchmark_ready()) return "optimised, assertions off, no sanitizers";
-    if (!optimized) return "NOT optimised: timings are meaningless";
-    if (sanitized) return "sanitizers on: timings are meaningless";
-    return "assertions on (NDEBUG not defined): timings are pessimistic";
+  if (benchmark_ready()) return "optimised, assertions off, no sanitizers";
+  if (!optimized) return "NOT optimised: timings are meaningless";
+  if (sanitized) return "sanitizers on: timings are meaningless";
+  return "assertions on (NDEBUG not defined): timings are pessimistic";
 }
 
 build_facts current_build() {
-    build_facts facts;
-    // This translation unit is compiled with the same flags as the workloads it vouches for.
-    facts.optimized = alloclab::build::optimized;
-    facts.assertions = alloclab::build::assertions;
-    facts.sanitized = alloclab::build::sanitized;
-    facts.build_type = ALLOCLAB_LAB_BUILD_TYPE;
-    facts.compiler = ALLOCLAB_LAB_COMPILER;
-    facts.flags = ALLOCLAB_LAB_CXX_FLAGS;
-    if (const char* pretend = std::getenv("ALLOCLAB_LAB_PRETEND_DEBUG"); pretend && std::string_view(pretend) == "1") {
-        facts.optimized = false;
-        facts.assertions = true;
-        facts.build_type = "Debug (pretended by ALLOCLAB_LAB_PRETEND_DEBUG)";
-    }
-    return facts;
+  build_facts facts;
+  // This translation unit is compiled with the same flags as the workloads it vouches for.
+  facts.optimized = alloclab::build::optimized;
+  facts.assertions = alloclab::build::assertions;
+  facts.sanitized = alloclab::build::sanitized;
+  facts.build_type = ALLOCLAB_LAB_BUILD_TYPE;
+  facts.compiler = ALLOCLAB_LAB_COMPILER;
+  facts.flags = ALLOCLAB_LAB_CXX_FLAGS;
+  if (const char* pretend = std::getenv("ALLOCLAB_LAB_PRETEND_DEBUG");
+      pretend && std::string_view(pretend) == "1") {
+    facts.optimized = false;
+    facts.assertions = true;
+    facts.build_type = "Debug (pretended by ALLOCLAB_LAB_PRETEND_DEBUG)";
+  }
+  return facts;
 }
 
 build_verdict judge_build(const build_facts& facts, bool allow_debug) {
-    if (facts.benchmark_ready()) return build_verdict::publish;
-    return allow_debug ? build_verdict::stamp_debug : build_verdict::refuse;
+  if (facts.benchmark_ready()) return build_verdict::publish;
+  return allow_debug ? build_verdict::stamp_debug : build_verdict::refuse;
 }
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -3,17 +3,17 @@
 
 #include <string>
 
-namespace lab {
+namespace alloclab::lab {
 
 struct build_facts {
-    bool optimized = false;
-    bool assertions = true;
-    bool sanitized = false;
-    std::string build_type;  // CMAKE_BUILD_TYPE at configure time
-    std::string compiler;
-    std::string flags;
-    bool benchmark_ready() const { return optimized && !assertions && !sanitized; }
-    std::string describe() const;
+  bool optimized = false;
+  bool assertions = true;
+  bool sanitized = false;
+  std::string build_type;  // CMAKE_BUILD_TYPE at configure time
+  std::string compiler;
+  std::string flags;
+  bool benchmark_ready() const { return optimized && !assertions && !sanitized; }
+  std::string describe() const;
 };
 
 // The facts of the measuring code. The environment variable ALLOCLAB_LAB_PRETEND_DEBUG=1
@@ -21,11 +21,11 @@ struct build_facts {
 build_facts current_build();
 
 enum class build_verdict {
-    publish,       // optimised, no assertions
-    refuse,        // not benchmark-ready and --allow-debug absent: exit 2
-    stamp_debug    // not benchmark-ready but --allow-debug: run, stamp every output DEBUG
+  publish,     // optimised, no assertions
+  refuse,      // not benchmark-ready and --allow-debug absent: exit 2
+  stamp_debug  // not benchmark-ready but --allow-debug: run, stamp every output DEBUG
 };
 
 build_verdict judge_build(const build_facts& facts, bool allow_debug);
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -12,100 +12,132 @@ std::uint64_t counted_allocations = 0;
 std::uint64_t counted_bytes = 0;
 
 inline void note(std::size_t size) {
-    if (__builtin_expect(counting, 0)) {
-        ++counted_allocations;
-        counted_bytes += size;
-    }
+  if (__builtin_expect(counting, 0)) {
+    ++counted_allocations;
+    counted_bytes += size;
+  }
 }
 
 void* allocate_or_throw(std::size_t size) {
-    if (size == 0) size = 1;
-    for (;;) {
-        if (void* p = std::malloc(size)) {
-            note(size);
-            return p;
-        }
-        std::new_handler handler = std::get_new_handler();
-        if (!handler) throw std::bad_alloc();
-        handler();
+  if (size == 0) size = 1;
+  for (;;) {
+    if (void* p = std::malloc(size)) {
+      note(size);
+      return p;
     }
+    std::new_handler handler = std::get_new_handler();
+    if (!handler) throw std::bad_alloc();
+    handler();
+  }
 }
 
 void* allocate_aligned_or_throw(std::size_t size, std::align_val_t alignment) {
-    auto align = static_cast<std::size_t>(alignment);
-    if (align < sizeof(void*)) align = sizeof(void*);
-    std::size_t rounded = (size + align - 1) / align * align;
-    if (rounded == 0) rounded = align;
-    for (;;) {
-        if (void* p = std::aligned_alloc(align, rounded)) {
-            note(size);
-            return p;
-        }
-        std::new_handler handler = std::get_new_handler();
-        if (!handler) throw std::bad_alloc();
-        handler();
+  auto align = static_cast<std::size_t>(alignment);
+  if (align < sizeof(void*)) align = sizeof(void*);
+  std::size_t rounded = (size + align - 1) / align * align;
+  if (rounded == 0) rounded = align;
+  for (;;) {
+    if (void* p = std::aligned_alloc(align, rounded)) {
+      note(size);
+      return p;
     }
+    std::new_handler handler = std::get_new_handler();
+    if (!handler) throw std::bad_alloc();
+    handler();
+  }
 }
 
 }  // namespace
 
-namespace lab {
+namespace alloclab::lab {
 
 void heap_counting_begin() {
-    counted_allocations = 0;
-    counted_bytes = 0;
-    counting = true;
+  counted_allocations = 0;
+  counted_bytes = 0;
+  counting = true;
 }
 
 heap_usage heap_counting_end() {
-    counting = false;
-    return heap_usage{counted_allocations, counted_bytes};
+  counting = false;
+  return heap_usage{counted_allocations, counted_bytes};
 }
 
-}  // namespace lab
+}  // namespace alloclab::lab
 
-void* operator new(std::size_t size) { return allocate_or_throw(size); }
-void* operator new[](std::size_t size) { return allocate_or_throw(size); }
+void* operator new(std::size_t size) {
+  return allocate_or_throw(size);
+}
+void* operator new[](std::size_t size) {
+  return allocate_or_throw(size);
+}
 void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-    try {
-        return allocate_or_throw(size);
-    } catch (...) {
-        return nullptr;
-    }
+  try {
+    return allocate_or_throw(size);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-    try {
-        return allocate_or_throw(size);
-    } catch (...) {
-        return nullptr;
-    }
+  try {
+    return allocate_or_throw(size);
+  } catch (...) {
+    return nullptr;
+  }
 }
-void* operator new(std::size_t size, std::align_val_t a) { return allocate_aligned_or_throw(size, a); }
-void* operator new[](std::size_t size, std::align_val_t a) { return allocate_aligned_or_throw(size, a); }
+void* operator new(std::size_t size, std::align_val_t a) {
+  return allocate_aligned_or_throw(size, a);
+}
+void* operator new[](std::size_t size, std::align_val_t a) {
+  return allocate_aligned_or_throw(size, a);
+}
 void* operator new(std::size_t size, std::align_val_t a, const std::nothrow_t&) noexcept {
-    try {
-        return allocate_aligned_or_throw(size, a);
-    } catch (...) {
-        return nullptr;
-    }
+  try {
+    return allocate_aligned_or_throw(size, a);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void* operator new[](std::size_t size, std::align_val_t a, const std::nothrow_t&) noexcept {
-    try {
-        return allocate_aligned_or_throw(size, a);
-    } catch (...) {
-        return nullptr;
-    }
+  try {
+    return allocate_aligned_or_throw(size, a);
+  } catch (...) {
+    return nullptr;
+  }
 }
 
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  std::free(p);
+}

@@ -4,11 +4,11 @@
 
 #include <cstdint>
 
-namespace lab {
+namespace alloclab::lab {
 
 struct heap_usage {
-    std::uint64_t allocations = 0;
-    std::uint64_t bytes = 0;
+  std::uint64_t allocations = 0;
+  std::uint64_t bytes = 0;
 };
 
 // Starts counting on the calling thread's process (single-threaded lab).
@@ -16,4 +16,4 @@ void heap_counting_begin();
 // Stops counting and returns what was allocated since heap_counting_begin().
 heap_usage heap_counting_end();
 
-}  // namespace lab
+}  // namespace alloclab::lab

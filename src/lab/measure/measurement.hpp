@@ -10,59 +10,59 @@
 #include "clock.hpp"
 #include "strategies/strategy.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 
 struct run_config {
-    std::vector<std::string> workloads;   // in suite order
-    std::vector<std::string> strategies;  // in display order
-    std::size_t samples_per_repetition = 1000;  // --iterations
-    std::size_t repetitions = 11;
-    std::uint64_t seed = 42;
-    std::size_t counted_iterations = 16;  // iterations in the untimed heap-counting pass
-    bool quick = false;
-    std::string malloc_label = "glibc";  // the process-wide malloc this process measures under
+  std::vector<std::string> workloads;         // in suite order
+  std::vector<std::string> strategies;        // in display order
+  std::size_t samples_per_repetition = 1000;  // --iterations
+  std::size_t repetitions = 11;
+  std::uint64_t seed = 42;
+  std::size_t counted_iterations = 16;  // iterations in the untimed heap-counting pass
+  bool quick = false;
+  std::string malloc_label = "glibc";  // the process-wide malloc this process measures under
 };
 
 enum class cell_status { ok, overflowed, not_applicable };
 
 struct cell_measurement {
-    std::string strategy;
-    cell_status status = cell_status::ok;
-    std::string reason;   // why there is no number (overflowed, not applicable)
-    std::string warning;  // shown next to the number (the deliberate undersized fallback)
-    std::vector<double> samples_ns;             // per-iteration times; batch means when batched
-    std::vector<double> repetition_medians_ns;  // one median per repetition, for the U test
-    std::vector<double> repetition_p99_ns;      // one p99 per repetition: how stable the tail is
-    double heap_allocations_per_iteration = 0;
-    double heap_bytes_per_iteration = 0;
-    double upstream_fallbacks_per_iteration = 0;
-    std::int64_t minor_faults = 0;       // during the timed passes
-    std::int64_t peak_rss_growth_kib = 0;  // growth of the process high-water mark during this cell
-    std::uint64_t timed_iterations = 0;
-    std::size_t buffer_bytes = 0;
-    std::uint64_t checksum = 0;
+  std::string strategy;
+  cell_status status = cell_status::ok;
+  std::string reason;              // why there is no number (overflowed, not applicable)
+  std::string warning;             // shown next to the number (the deliberate undersized fallback)
+  std::vector<double> samples_ns;  // per-iteration times; batch means when batched
+  std::vector<double> repetition_medians_ns;  // one median per repetition, for the U test
+  std::vector<double> repetition_p99_ns;      // one p99 per repetition: how stable the tail is
+  double heap_allocations_per_iteration = 0;
+  double heap_bytes_per_iteration = 0;
+  double upstream_fallbacks_per_iteration = 0;
+  std::int64_t minor_faults = 0;         // during the timed passes
+  std::int64_t peak_rss_growth_kib = 0;  // growth of the process high-water mark during this cell
+  std::uint64_t timed_iterations = 0;
+  std::size_t buffer_bytes = 0;
+  std::uint64_t checksum = 0;
 };
 
 struct workload_measurement {
-    std::string name;
-    std::string description;
-    workload_footprint footprint;
-    std::size_t batch_size = 1;  // iterations per timed sample
-    std::uint64_t checksum = 0;
-    std::vector<cell_measurement> cells;  // in config.strategies order
+  std::string name;
+  std::string description;
+  workload_footprint footprint;
+  std::size_t batch_size = 1;  // iterations per timed sample
+  std::uint64_t checksum = 0;
+  std::vector<cell_measurement> cells;  // in config.strategies order
 };
 
 struct run_measurement {
-    run_config config;
-    clock_profile clock;
-    std::vector<workload_measurement> workloads;
-    double duration_seconds = 0;
+  run_config config;
+  clock_profile clock;
+  std::vector<workload_measurement> workloads;
+  double duration_seconds = 0;
 };
 
 // Two strategies built different data for the same workload: no number may be published.
 class checksum_mismatch : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
+ public:
+  using std::runtime_error::runtime_error;
 };
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -2,12 +2,12 @@
 
 #include <sys/resource.h>
 
-namespace lab {
+namespace alloclab::lab {
 
 os_snapshot take_os_snapshot() {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return os_snapshot{usage.ru_minflt, usage.ru_maxrss};
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return os_snapshot{usage.ru_minflt, usage.ru_maxrss};
 }
 
-}  // namespace lab
+}  // namespace alloclab::lab

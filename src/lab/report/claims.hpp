@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace lab {
+namespace alloclab::lab {
 
 // The claims document compiled into the binary.
 const nlohmann::json& seed_claims();
@@ -14,4 +14,4 @@ const nlohmann::json& seed_claims();
 // of this run; the detail says which options measure it) or "not measurable here".
 nlohmann::json judge_claims(const nlohmann::json& results, const nlohmann::json& claims);
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -6,9 +6,9 @@
 #include "measure/build_guard.hpp"
 #include "measure/clock.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 
 nlohmann::json describe_environment(const build_facts& build);
 nlohmann::json describe_timer(const clock_profile& clock);
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -7,564 +7,665 @@
 
 #include <fmt/format.h>
 
-namespace lab {
+namespace alloclab::lab {
 namespace {
 
 using json = nlohmann::json;
 
 std::string format_ns(double ns) {
-    if (ns < 10'000) return fmt::format("{:.0f} ns", ns);
-    if (ns < 10'000'000) return fmt::format("{:.1f} µs", ns / 1e3);
-    return fmt::format("{:.1f} ms", ns / 1e6);
+  if (ns < 10'000) return fmt::format("{:.0f} ns", ns);
+  if (ns < 10'000'000) return fmt::format("{:.1f} µs", ns / 1e3);
+  return fmt::format("{:.1f} ms", ns / 1e6);
 }
 
 std::string format_rate(double per_second) {
-    if (per_second >= 1e6) return fmt::format("{:.2f} M/s", per_second / 1e6);
-    if (per_second >= 1e3) return fmt::format("{:.1f} k/s", per_second / 1e3);
-    return fmt::format("{:.0f} /s", per_second);
+  if (per_second >= 1e6) return fmt::format("{:.2f} M/s", per_second / 1e6);
+  if (per_second >= 1e3) return fmt::format("{:.1f} k/s", per_second / 1e3);
+  return fmt::format("{:.0f} /s", per_second);
 }
 
 std::string format_count(double value) {
-    if (value == 0) return "0";
-    if (value < 10) return fmt::format("{:.2g}", value);
-    return fmt::format("{:.0f}", value);
+  if (value == 0) return "0";
+  if (value < 10) return fmt::format("{:.2g}", value);
+  return fmt::format("{:.0f}", value);
 }
 
 std::string speedup_text(const json& cell) {
-    const json& vs = cell["vs_std"];
-    if (vs.is_null() || vs["speedup_p50"].is_null()) return "";
-    return fmt::format("{:.2f}× {}", vs["speedup_p50"].get<double>(), vs["mark"].get<std::string>());
+  const json& vs = cell["vs_std"];
+  if (vs.is_null() || vs["speedup_p50"].is_null()) return "";
+  return fmt::format("{:.2f}× {}", vs["speedup_p50"].get<double>(), vs["mark"].get<std::string>());
 }
 
-bool is_debug(const json& r) { return r.value("debug_build", false); }
+bool is_debug(const json& r) {
+  return r.value("debug_build", false);
+}
 
-bool is_heap(const json& w) { return w.value("kind", "lab") == "heap"; }
+bool is_heap(const json& w) {
+  return w.value("kind", "lab") == "heap";
+}
 
 std::vector<std::string> malloc_labels(const json& r) {
-    return r.at("config").value("mallocs", std::vector<std::string>{"glibc"});
+  return r.at("config").value("mallocs", std::vector<std::string>{"glibc"});
 }
 
 // Cells are named by strategy alone while every cell runs on glibc, else "strategy @ malloc".
 bool several_mallocs(const json& r) {
-    const auto m = malloc_labels(r);
-    return m.size() > 1 || (m.size() == 1 && m.front() != "glibc");
+  const auto m = malloc_labels(r);
+  return m.size() > 1 || (m.size() == 1 && m.front() != "glibc");
 }
 
 std::string cell_label(const json& cell, bool with_malloc) {
-    const std::string strategy = cell["strategy"];
-    return with_malloc ? strategy + " @ " + cell.value("malloc", std::string("glibc")) : strategy;
+  const std::string strategy = cell["strategy"];
+  return with_malloc ? strategy + " @ " + cell.value("malloc", std::string("glibc")) : strategy;
 }
 
 bool is_baseline(const json& w, const json& cell) {
-    const json& b = w.value("baseline", json::object());
-    return cell["strategy"] == b.value("strategy", std::string("std")) &&
-           cell.value("malloc", std::string("glibc")) == b.value("malloc", std::string("glibc"));
+  const json& b = w.value("baseline", json::object());
+  return cell["strategy"] == b.value("strategy", std::string("std")) &&
+         cell.value("malloc", std::string("glibc")) == b.value("malloc", std::string("glibc"));
 }
 
 std::string baseline_p50_text(const json& w) {
-    for (const auto& c : w["cells"])
-        if (is_baseline(w, c) && !c["timing"].is_null()) return format_ns(c["timing"]["p50_ns"]);
-    return "-";
+  for (const auto& c : w["cells"])
+    if (is_baseline(w, c) && !c["timing"].is_null()) return format_ns(c["timing"]["p50_ns"]);
+  return "-";
 }
 
 std::string format_bytes(double bytes) {
-    if (bytes < 10 * 1024) return fmt::format("{:.0f} B", bytes);
-    if (bytes < 10 * 1024 * 1024) return fmt::format("{:.0f} KiB", bytes / 1024);
-    return fmt::format("{:.1f} MiB", bytes / (1024 * 1024));
+  if (bytes < 10 * 1024) return fmt::format("{:.0f} B", bytes);
+  if (bytes < 10 * 1024 * 1024) return fmt::format("{:.0f} KiB", bytes / 1024);
+  return fmt::format("{:.1f} MiB", bytes / (1024 * 1024));
 }
 
 std::string format_number_or_dash(const json& value, const char* pattern) {
-    return value.is_number() ? fmt::format(fmt::runtime(pattern), value.get<double>()) : "-";
+  return value.is_number() ? fmt::format(fmt::runtime(pattern), value.get<double>()) : "-";
 }
 
 // What a cell without a number shows.
 std::string unmeasured_text(const json& cell) {
-    const std::string status = cell["status"];
-    if (status == "not_applicable") return "n/a";
-    if (status == "overflowed") return "OVERFLOW";
-    if (status == "not_installed") return "not installed";
-    if (status == "failed") return "FAILED";
-    if (status == "refused") return "REFUSED";
-    return status;
+  const std::string status = cell["status"];
+  if (status == "not_applicable") return "n/a";
+  if (status == "overflowed") return "OVERFLOW";
+  if (status == "not_installed") return "not installed";
+  if (status == "failed") return "FAILED";
+  if (status == "refused") return "REFUSED";
+  return status;
 }
 
-std::string cell_state(const json& cell) { return cell["status"] == "ok" ? "" : unmeasured_text(cell); }
+std::string cell_state(const json& cell) {
+  return cell["status"] == "ok" ? "" : unmeasured_text(cell);
+}
 
 void headline_section(std::string& md, const json& r) {
-    const bool with_malloc = several_mallocs(r);
-    const json* first = nullptr;
-    for (const auto& w : r["workloads"])
-        if (!is_heap(w) && first == nullptr) first = &w;
-    if (first == nullptr) return;
-    md += with_malloc ? "## Headline: speed vs std @ glibc (baseline p50 ÷ cell p50; > 1 is faster)\n\n"
-                      : "## Headline: speed vs std (std p50 ÷ strategy p50; > 1 is faster)\n\n";
-    md += "Significance: Mann-Whitney U over the per-repetition medians, `**` p < 0.01, `*` p < 0.05, "
-          "`n.s.` not significant, `?` too few repetitions. `n/a`: strategy does not fit the workload; "
-          "`OVERFLOW`: arena spilled to the heap, number withheld.";
-    if (with_malloc)
-        md += " Cells under another malloc ran in an isolated worker that proved the allocator live; `FAILED`, "
-              "`REFUSED` and `not installed` rows are explained under Warnings.";
-    md += with_malloc ? "\n\n| workload | std @ glibc p50 |" : "\n\n| workload | std p50 |";
-    std::size_t columns = 0;
-    for (const auto& c : (*first)["cells"])
-        if (!is_baseline(*first, c)) {
-            md += fmt::format(" {} |", cell_label(c, with_malloc));
-            ++columns;
-        }
-    md += "\n|---|---:|";
-    for (std::size_t i = 0; i < columns; ++i) md += "---:|";
-    md += "\n";
-    for (const auto& w : r["workloads"]) {
-        if (is_heap(w)) continue;
-        const std::string base_p50 = baseline_p50_text(w);
-        md += fmt::format("| {} | {} |", w["name"].get<std::string>(), base_p50);
-        for (const auto& c : w["cells"]) {
-            if (is_baseline(w, c)) continue;
-            std::string text = cell_state(c);
-            if (text.empty()) text = speedup_text(c);
-            if (!c["warning"].is_null()) text += " ⚠";
-            md += fmt::format(" {} |", text);
-        }
-        md += "\n";
+  const bool with_malloc = several_mallocs(r);
+  const json* first = nullptr;
+  for (const auto& w : r["workloads"])
+    if (!is_heap(w) && first == nullptr) first = &w;
+  if (first == nullptr) return;
+  md += with_malloc
+            ? "## Headline: speed vs std @ glibc (baseline p50 ÷ cell p50; > 1 is faster)\n\n"
+            : "## Headline: speed vs std (std p50 ÷ strategy p50; > 1 is faster)\n\n";
+  md +=
+      "Significance: Mann-Whitney U over the per-repetition medians, `**` p < 0.01, `*` p < 0.05, "
+      "`n.s.` not significant, `?` too few repetitions. `n/a`: strategy does not fit the workload; "
+      "`OVERFLOW`: arena spilled to the heap, number withheld.";
+  if (with_malloc)
+    md +=
+        " Cells under another malloc ran in an isolated worker that proved the allocator live; "
+        "`FAILED`, "
+        "`REFUSED` and `not installed` rows are explained under Warnings.";
+  md += with_malloc ? "\n\n| workload | std @ glibc p50 |" : "\n\n| workload | std p50 |";
+  std::size_t columns = 0;
+  for (const auto& c : (*first)["cells"])
+    if (!is_baseline(*first, c)) {
+      md += fmt::format(" {} |", cell_label(c, with_malloc));
+      ++columns;
+    }
+  md += "\n|---|---:|";
+  for (std::size_t i = 0; i < columns; ++i) md += "---:|";
+  md += "\n";
+  for (const auto& w : r["workloads"]) {
+    if (is_heap(w)) continue;
+    const std::string base_p50 = baseline_p50_text(w);
+    md += fmt::format("| {} | {} |", w["name"].get<std::string>(), base_p50);
+    for (const auto& c : w["cells"]) {
+      if (is_baseline(w, c)) continue;
+      std::string text = cell_state(c);
+      if (text.empty()) text = speedup_text(c);
+      if (!c["warning"].is_null()) text += " ⚠";
+      md += fmt::format(" {} |", text);
     }
     md += "\n";
+  }
+  md += "\n";
 }
 
 void warnings_section(std::string& md, const json& r) {
-    if (r["warnings"].empty()) return;
-    md += "## Warnings\n\n";
-    for (const auto& w : r["warnings"]) md += fmt::format("- {}\n", w.get<std::string>());
-    md += "\n";
+  if (r["warnings"].empty()) return;
+  md += "## Warnings\n\n";
+  for (const auto& w : r["warnings"]) md += fmt::format("- {}\n", w.get<std::string>());
+  md += "\n";
 }
 
 void claims_section(std::string& md, const json& r) {
-    md += "## Seed claims\n\n";
-    md += "Each quantitative claim from the seeds (data: `src/lab/claims/seed_claims.json`), checked against this run. "
-          "Ratios are oriented so that > 1 means the candidate beats std.\n\n";
-    md += "| seed | claim | workload / candidate | metric | measured | verdict | detail |\n|---|---|---|---|---:|---|---|\n";
-    for (const auto& c : r["claims"]) {
-        const std::string where = c["workload"].get<std::string>().empty()
-                                      ? "-"
-                                      : fmt::format("{} / {}", c["workload"].get<std::string>(),
-                                                    c["candidate"].get<std::string>());
-        const std::string verdict = c["verdict"];
-        const std::string badge = verdict == "reproduced"                 ? "✅ reproduced"
-                                  : verdict == "refuted"                  ? "❌ refuted"
-                                  : verdict == "not measured in this run" ? "⏭ not measured in this run"
-                                                                          : "➖ not measurable here";
-        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", c["seed"].get<std::string>(),
-                          c["statement"].get<std::string>(), where, c["metric"].get<std::string>(),
-                          c["measured"].get<std::string>(), badge, c["detail"].get<std::string>());
-    }
-    md += "\n";
+  md += "## Seed claims\n\n";
+  md +=
+      "Each quantitative claim from the seeds (data: `src/lab/claims/seed_claims.json`), checked "
+      "against this run. "
+      "Ratios are oriented so that > 1 means the candidate beats std.\n\n";
+  md +=
+      "| seed | claim | workload / candidate | metric | measured | verdict | detail "
+      "|\n|---|---|---|---|---:|---|---|\n";
+  for (const auto& c : r["claims"]) {
+    const std::string where = c["workload"].get<std::string>().empty()
+                                  ? "-"
+                                  : fmt::format("{} / {}", c["workload"].get<std::string>(),
+                                                c["candidate"].get<std::string>());
+    const std::string verdict = c["verdict"];
+    const std::string badge = verdict == "reproduced"                 ? "✅ reproduced"
+                              : verdict == "refuted"                  ? "❌ refuted"
+                              : verdict == "not measured in this run" ? "⏭ not measured in this run"
+                                                                      : "➖ not measurable here";
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", c["seed"].get<std::string>(),
+                      c["statement"].get<std::string>(), where, c["metric"].get<std::string>(),
+                      c["measured"].get<std::string>(), badge, c["detail"].get<std::string>());
+  }
+  md += "\n";
 }
 
 void workload_table(std::string& md, const json& w, const json& r) {
-    const bool with_malloc = several_mallocs(r);
-    md += fmt::format("### {}\n\n{}\n\n", w["name"].get<std::string>(), w["description"].get<std::string>());
-    const auto& f = w["footprint"];
-    if (!f.is_null())
-        md += fmt::format("Per iteration (tracking pass): {} allocations, {} B requested, peak {} B live, largest "
-                          "request {} B, bump-arena footprint {} B → arenas get {} B. Checksum {}.",
-                          f["allocations"].get<std::size_t>(), f["bytes_requested"].get<std::size_t>(),
-                          f["peak_bytes"].get<std::size_t>(), f["largest_request"].get<std::size_t>(),
-                          f["monotonic_footprint"].get<std::size_t>(), f["suggested_arena_bytes"].get<std::size_t>(),
-                          w["checksum"].get<std::string>());
-    if (w["batched"].get<bool>())
-        md += fmt::format(" **Batched:** an iteration is shorter than 50× the clock overhead ({:.0f} ns), so each "
-                          "sample is the mean of {} back-to-back iterations; percentiles are of batch means.",
-                          r["timer"]["batch_threshold_ns"].get<double>(), w["batch_size"].get<std::size_t>());
-    if (!f.is_null() && f["allocations"].get<std::size_t>() <= 2)
-        md += fmt::format(" **Note:** only {} allocation(s) per iteration; the rest is container and copy work, so "
-                          "differences of a few percent here are code generation and code layout, not the allocator.",
-                          f["allocations"].get<std::size_t>());
-    const std::string baseline_name = with_malloc ? "baseline" : "baseline";
-    md += fmt::format("\n\n| {} | p50 | p99 | jitter (p99−p50) | CV | throughput | heap allocs/it | heap B/it | "
-                      "fallbacks/it | faults/1k it | vs {} (p50) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-                      with_malloc ? "strategy @ malloc" : "strategy",
-                      with_malloc ? "std @ " + w["baseline"].value("malloc", std::string("glibc")) : "std");
-    for (const auto& c : w["cells"]) {
-        std::string name = cell_label(c, with_malloc);
-        if (!c["warning"].is_null()) name = "⚠ " + name;
-        const json& t = c["timing"];
-        const json& h = c["heap"];
-        const std::string allocs = h.is_null() ? "-" : format_count(h["allocations_per_iteration"]);
-        const std::string bytes = h.is_null() ? "-" : format_count(h["bytes_per_iteration"]);
-        const json& fb = c["upstream_fallbacks_per_iteration"];
-        const std::string fallbacks = fb.is_null() ? "-" : format_count(fb.get<double>());
-        if (t.is_null()) {
-            const std::string status = c["status"];
-            md += fmt::format("| {} | {} | | | | | {} | {} | {} | | {} |\n", name,
-                              status == "not_applicable" ? "n/a"
-                              : status == "overflowed"   ? "**withheld**"
-                                                         : "**" + unmeasured_text(c) + "**",
-                              allocs, bytes, fallbacks, c["reason"].is_null() ? "" : c["reason"].get<std::string>());
-            continue;
-        }
-        md += fmt::format("| {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {:.2f} | {} |\n", name,
-                          format_ns(t["p50_ns"]), format_ns(t["p99_ns"]), format_ns(t["jitter_ns"]),
-                          100 * t["cv"].get<double>(), format_rate(t["throughput_per_s"]), allocs, bytes, fallbacks,
-                          c["os"]["minor_faults_per_1000_iterations"].get<double>(),
-                          is_baseline(w, c) ? baseline_name : speedup_text(c));
+  const bool with_malloc = several_mallocs(r);
+  md += fmt::format("### {}\n\n{}\n\n", w["name"].get<std::string>(),
+                    w["description"].get<std::string>());
+  const auto& f = w["footprint"];
+  if (!f.is_null())
+    md += fmt::format(
+        "Per iteration (tracking pass): {} allocations, {} B requested, peak {} B live, largest "
+        "request {} B, bump-arena footprint {} B → arenas get {} B. Checksum {}.",
+        f["allocations"].get<std::size_t>(), f["bytes_requested"].get<std::size_t>(),
+        f["peak_bytes"].get<std::size_t>(), f["largest_request"].get<std::size_t>(),
+        f["monotonic_footprint"].get<std::size_t>(), f["suggested_arena_bytes"].get<std::size_t>(),
+        w["checksum"].get<std::string>());
+  if (w["batched"].get<bool>())
+    md += fmt::format(
+        " **Batched:** an iteration is shorter than 50× the clock overhead ({:.0f} ns), so each "
+        "sample is the mean of {} back-to-back iterations; percentiles are of batch means.",
+        r["timer"]["batch_threshold_ns"].get<double>(), w["batch_size"].get<std::size_t>());
+  if (!f.is_null() && f["allocations"].get<std::size_t>() <= 2)
+    md += fmt::format(
+        " **Note:** only {} allocation(s) per iteration; the rest is container and copy work, so "
+        "differences of a few percent here are code generation and code layout, not the allocator.",
+        f["allocations"].get<std::size_t>());
+  const std::string baseline_name = with_malloc ? "baseline" : "baseline";
+  md += fmt::format(
+      "\n\n| {} | p50 | p99 | jitter (p99−p50) | CV | throughput | heap allocs/it | heap B/it | "
+      "fallbacks/it | faults/1k it | vs {} (p50) "
+      "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+      with_malloc ? "strategy @ malloc" : "strategy",
+      with_malloc ? "std @ " + w["baseline"].value("malloc", std::string("glibc")) : "std");
+  for (const auto& c : w["cells"]) {
+    std::string name = cell_label(c, with_malloc);
+    if (!c["warning"].is_null()) name = "⚠ " + name;
+    const json& t = c["timing"];
+    const json& h = c["heap"];
+    const std::string allocs = h.is_null() ? "-" : format_count(h["allocations_per_iteration"]);
+    const std::string bytes = h.is_null() ? "-" : format_count(h["bytes_per_iteration"]);
+    const json& fb = c["upstream_fallbacks_per_iteration"];
+    const std::string fallbacks = fb.is_null() ? "-" : format_count(fb.get<double>());
+    if (t.is_null()) {
+      const std::string status = c["status"];
+      md += fmt::format("| {} | {} | | | | | {} | {} | {} | | {} |\n", name,
+                        status == "not_applicable" ? "n/a"
+                        : status == "overflowed"   ? "**withheld**"
+                                                   : "**" + unmeasured_text(c) + "**",
+                        allocs, bytes, fallbacks,
+                        c["reason"].is_null() ? "" : c["reason"].get<std::string>());
+      continue;
     }
-    for (const auto& c : w["cells"])
-        if (!c["warning"].is_null())
-            md += fmt::format("\n⚠ {}: {} (seed 000's bug 1, kept on purpose).\n", cell_label(c, with_malloc),
-                              c["warning"].get<std::string>());
-    md += "\n";
+    md += fmt::format("| {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {:.2f} | {} |\n", name,
+                      format_ns(t["p50_ns"]), format_ns(t["p99_ns"]), format_ns(t["jitter_ns"]),
+                      100 * t["cv"].get<double>(), format_rate(t["throughput_per_s"]), allocs,
+                      bytes, fallbacks, c["os"]["minor_faults_per_1000_iterations"].get<double>(),
+                      is_baseline(w, c) ? baseline_name : speedup_text(c));
+  }
+  for (const auto& c : w["cells"])
+    if (!c["warning"].is_null())
+      md += fmt::format("\n⚠ {}: {} (seed 000's bug 1, kept on purpose).\n",
+                        cell_label(c, with_malloc), c["warning"].get<std::string>());
+  md += "\n";
 }
 
 // ---- The heap study (issue 4: seeds 003 and 004) ----
 
 const json* heap_cell(const json& w, const std::string& malloc) {
-    for (const auto& c : w["cells"])
-        if (c.value("malloc", std::string("glibc")) == malloc) return &c;
-    return nullptr;
+  for (const auto& c : w["cells"])
+    if (c.value("malloc", std::string("glibc")) == malloc) return &c;
+  return nullptr;
 }
 
-double ns_per_pair(const json& cell) { return cell["ns_per_pair"]["mean"].get<double>(); }
+double ns_per_pair(const json& cell) {
+  return cell["ns_per_pair"]["mean"].get<double>();
+}
 
 // Baseline ns/pair ÷ this cell's (> 1: cheaper than the baseline malloc); nullopt when either has no
 // positive figure, or for the baseline itself.
 std::optional<double> pair_speedup(const json& w, const json& cell) {
-    const json* base = heap_cell(w, w["baseline"].value("malloc", std::string("glibc")));
-    if (base == nullptr || base == &cell || (*base)["status"] != "ok" || cell["status"] != "ok") return std::nullopt;
-    if (ns_per_pair(*base) <= 0 || ns_per_pair(cell) <= 0) return std::nullopt;
-    return ns_per_pair(*base) / ns_per_pair(cell);
+  const json* base = heap_cell(w, w["baseline"].value("malloc", std::string("glibc")));
+  if (base == nullptr || base == &cell || (*base)["status"] != "ok" || cell["status"] != "ok")
+    return std::nullopt;
+  if (ns_per_pair(*base) <= 0 || ns_per_pair(cell) <= 0) return std::nullopt;
+  return ns_per_pair(*base) / ns_per_pair(cell);
 }
 
 std::string pair_cost_text(const json& cell) {
-    if (cell["status"] != "ok") return unmeasured_text(cell);
-    const double ns = ns_per_pair(cell);
-    return ns > 0 ? fmt::format("{:.1f}", ns) : fmt::format("{:.1f} (below noise)", ns);
+  if (cell["status"] != "ok") return unmeasured_text(cell);
+  const double ns = ns_per_pair(cell);
+  return ns > 0 ? fmt::format("{:.1f}", ns) : fmt::format("{:.1f} (below noise)", ns);
 }
 
 void heap_figure_table(std::string& md, const json& r, const std::vector<const json*>& heap) {
-    md += "### Seed 003's figure: mean ns per malloc+free pair (NOOP loop subtracted; lower is better)\n\n"
-          "Seed 003 compared the native malloc with dlmalloc 2.8.6. Debian ships no dlmalloc, so the alternatives "
-          "here are the allocators Debian does ship; `×` is the native glibc figure ÷ this one (> 1: faster than "
-          "glibc).\n\n| malloc |";
-    for (const json* w : heap) md += fmt::format(" {} |", (*w)["name"].get<std::string>());
-    md += "\n|---|";
-    for (std::size_t i = 0; i < heap.size(); ++i) md += "---:|";
-    md += "\n";
-    for (const std::string& m : malloc_labels(r)) {
-        md += fmt::format("| {} |", m);
-        for (const json* w : heap) {
-            const json* c = heap_cell(*w, m);
-            if (c == nullptr) {
-                md += " - |";
-                continue;
-            }
-            std::string text = pair_cost_text(*c);
-            if (const auto x = pair_speedup(*w, *c)) text += fmt::format(" ({:.2f}×)", *x);
-            md += fmt::format(" {} |", text);
-        }
-        md += "\n";
+  md +=
+      "### Seed 003's figure: mean ns per malloc+free pair (NOOP loop subtracted; lower is "
+      "better)\n\n"
+      "Seed 003 compared the native malloc with dlmalloc 2.8.6. Debian ships no dlmalloc, so the "
+      "alternatives "
+      "here are the allocators Debian does ship; `×` is the native glibc figure ÷ this one (> 1: "
+      "faster than "
+      "glibc).\n\n| malloc |";
+  for (const json* w : heap) md += fmt::format(" {} |", (*w)["name"].get<std::string>());
+  md += "\n|---|";
+  for (std::size_t i = 0; i < heap.size(); ++i) md += "---:|";
+  md += "\n";
+  for (const std::string& m : malloc_labels(r)) {
+    md += fmt::format("| {} |", m);
+    for (const json* w : heap) {
+      const json* c = heap_cell(*w, m);
+      if (c == nullptr) {
+        md += " - |";
+        continue;
+      }
+      std::string text = pair_cost_text(*c);
+      if (const auto x = pair_speedup(*w, *c)) text += fmt::format(" ({:.2f}×)", *x);
+      md += fmt::format(" {} |", text);
     }
     md += "\n";
+  }
+  md += "\n";
 }
 
 void heap_distribution_table(std::string& md, const json& w) {
-    const json& spec = w["heap_spec"];
-    md += fmt::format("### {}\n\n{}. {} repetitions × {} batches of {} blocks (ring of {}), seed {}; checksum {} "
-                      "(identical under every allocator).\n\n",
-                      w["name"].get<std::string>(), w["description"].get<std::string>(),
-                      spec["repetitions"].get<std::size_t>(), spec["iterations"].get<std::size_t>(),
-                      spec["batch"].get<std::size_t>(), spec["capacity"].get<std::size_t>(),
-                      spec["seed"].get<std::uint64_t>(), w["checksum"].get<std::string>());
-    md += "| malloc | ns/pair (mean) | per repetition | vs baseline (pair cost) | batch p50 | batch p90 | batch p99 | "
-          "p99−p50 | NOOP batch p50 | faults/batch |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
-    const json* base = heap_cell(w, w["baseline"].value("malloc", std::string("glibc")));
-    for (const auto& c : w["cells"]) {
-        const std::string m = c.value("malloc", std::string("glibc"));
-        if (c["status"] != "ok") {
-            md += fmt::format("| {} | **{}** | {} | | | | | | | |\n", m, unmeasured_text(c),
-                              c["reason"].is_string() ? c["reason"].get<std::string>() : "");
-            continue;
-        }
-        std::string reps;
-        for (const auto& v : c["ns_per_pair"]["per_repetition"])
-            reps += fmt::format("{}{:.0f}", reps.empty() ? "" : ", ", v.get<double>());
-        const auto x = pair_speedup(w, c);
-        const std::string vs = &c == base ? "baseline" : x ? fmt::format("{:.2f}×", *x) : "-";
-        const json& t = c["timing"];
-        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} |\n", m, pair_cost_text(c), reps, vs,
-                          format_ns(t["p50_ns"]), format_ns(t["p90_ns"]), format_ns(t["p99_ns"]),
-                          format_ns(t["jitter_ns"]), format_ns(c["ns_per_pair"]["noop_batch_p50_ns"]),
-                          c["os"]["minor_faults_per_1000_iterations"].get<double>() / 1000);
+  const json& spec = w["heap_spec"];
+  md += fmt::format(
+      "### {}\n\n{}. {} repetitions × {} batches of {} blocks (ring of {}), seed {}; checksum {} "
+      "(identical under every allocator).\n\n",
+      w["name"].get<std::string>(), w["description"].get<std::string>(),
+      spec["repetitions"].get<std::size_t>(), spec["iterations"].get<std::size_t>(),
+      spec["batch"].get<std::size_t>(), spec["capacity"].get<std::size_t>(),
+      spec["seed"].get<std::uint64_t>(), w["checksum"].get<std::string>());
+  md +=
+      "| malloc | ns/pair (mean) | per repetition | vs baseline (pair cost) | batch p50 | batch "
+      "p90 | batch p99 | "
+      "p99−p50 | NOOP batch p50 | faults/batch "
+      "|\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  const json* base = heap_cell(w, w["baseline"].value("malloc", std::string("glibc")));
+  for (const auto& c : w["cells"]) {
+    const std::string m = c.value("malloc", std::string("glibc"));
+    if (c["status"] != "ok") {
+      md += fmt::format("| {} | **{}** | {} | | | | | | | |\n", m, unmeasured_text(c),
+                        c["reason"].is_string() ? c["reason"].get<std::string>() : "");
+      continue;
     }
-    md += "\nBatch percentiles are raw per-batch times (100 pairs plus the loop and one write per touched page); "
-          "ns/pair subtracts the NOOP run of the same loop. Faults are minor page faults per batch.\n\n";
+    std::string reps;
+    for (const auto& v : c["ns_per_pair"]["per_repetition"])
+      reps += fmt::format("{}{:.0f}", reps.empty() ? "" : ", ", v.get<double>());
+    const auto x = pair_speedup(w, c);
+    const std::string vs = &c == base ? "baseline" : x ? fmt::format("{:.2f}×", *x) : "-";
+    const json& t = c["timing"];
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} |\n", m,
+                      pair_cost_text(c), reps, vs, format_ns(t["p50_ns"]), format_ns(t["p90_ns"]),
+                      format_ns(t["p99_ns"]), format_ns(t["jitter_ns"]),
+                      format_ns(c["ns_per_pair"]["noop_batch_p50_ns"]),
+                      c["os"]["minor_faults_per_1000_iterations"].get<double>() / 1000);
+  }
+  md +=
+      "\nBatch percentiles are raw per-batch times (100 pairs plus the loop and one write per "
+      "touched page); "
+      "ns/pair subtracts the NOOP run of the same loop. Faults are minor page faults per "
+      "batch.\n\n";
 }
 
 void heap_memory_table(std::string& md, const std::vector<const json*>& heap) {
-    md += "### Memory: what each malloc keeps, and what its purge gives back\n\n"
-          "Peak RSS is `VmHWM` of the cell's own worker (reset before the runs); fragmentation = peak RSS ÷ the "
-          "workload's peak live bytes (net: the RSS growth over the pre-run baseline ÷ peak live bytes); "
-          "*kept* = share of the RSS growth still resident after every block was freed, before and after the "
-          "allocator's own purge call.\n\n"
-          "| workload | malloc | peak live | peak RSS | fragmentation (net) | RSS after free | kept | RSS after "
-          "purge | kept | purge call | major faults |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n";
-    auto percent = [](const json& v) { return v.is_number() ? fmt::format("{:.0f}%", 100 * v.get<double>()) : "-"; };
-    for (const json* w : heap)
-        for (const auto& c : (*w)["cells"]) {
-            const std::string m = c.value("malloc", std::string("glibc"));
-            if (c["status"] != "ok" || c["memory"].is_null()) {
-                md += fmt::format("| {} | {} | **{}** | | | | | | | | |\n", (*w)["name"].get<std::string>(), m,
-                                  unmeasured_text(c));
-                continue;
-            }
-            const json& mem = c["memory"];
-            md += fmt::format("| {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | `{}` | {} |\n",
-                              (*w)["name"].get<std::string>(), m, format_bytes(mem["peak_live_bytes"].get<double>()),
-                              format_bytes(mem["peak_rss_bytes"].get<double>()),
-                              format_number_or_dash(mem["fragmentation"], "{:.2f}"),
-                              format_number_or_dash(mem["fragmentation_net"], "{:.2f}"),
-                              format_bytes(mem["rss_after_free_bytes"].get<double>()), percent(mem["retained_after_free"]),
-                              format_bytes(mem["rss_after_purge_bytes"].get<double>()),
-                              percent(mem["retained_after_purge"]), mem["purge"]["method"].get<std::string>(),
-                              mem["major_faults"].get<std::uint64_t>());
-        }
-    md += "\n";
+  md +=
+      "### Memory: what each malloc keeps, and what its purge gives back\n\n"
+      "Peak RSS is `VmHWM` of the cell's own worker (reset before the runs); fragmentation = peak "
+      "RSS ÷ the "
+      "workload's peak live bytes (net: the RSS growth over the pre-run baseline ÷ peak live "
+      "bytes); "
+      "*kept* = share of the RSS growth still resident after every block was freed, before and "
+      "after the "
+      "allocator's own purge call.\n\n"
+      "| workload | malloc | peak live | peak RSS | fragmentation (net) | RSS after free | kept | "
+      "RSS after "
+      "purge | kept | purge call | major faults "
+      "|\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n";
+  auto percent = [](const json& v) {
+    return v.is_number() ? fmt::format("{:.0f}%", 100 * v.get<double>()) : "-";
+  };
+  for (const json* w : heap)
+    for (const auto& c : (*w)["cells"]) {
+      const std::string m = c.value("malloc", std::string("glibc"));
+      if (c["status"] != "ok" || c["memory"].is_null()) {
+        md += fmt::format("| {} | {} | **{}** | | | | | | | | |\n", (*w)["name"].get<std::string>(),
+                          m, unmeasured_text(c));
+        continue;
+      }
+      const json& mem = c["memory"];
+      md += fmt::format(
+          "| {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | `{}` | {} |\n",
+          (*w)["name"].get<std::string>(), m, format_bytes(mem["peak_live_bytes"].get<double>()),
+          format_bytes(mem["peak_rss_bytes"].get<double>()),
+          format_number_or_dash(mem["fragmentation"], "{:.2f}"),
+          format_number_or_dash(mem["fragmentation_net"], "{:.2f}"),
+          format_bytes(mem["rss_after_free_bytes"].get<double>()),
+          percent(mem["retained_after_free"]),
+          format_bytes(mem["rss_after_purge_bytes"].get<double>()),
+          percent(mem["retained_after_purge"]), mem["purge"]["method"].get<std::string>(),
+          mem["major_faults"].get<std::uint64_t>());
+    }
+  md += "\n";
 }
 
 void heap_section(std::string& md, const json& r) {
-    std::vector<const json*> heap;
-    for (const auto& w : r["workloads"])
-        if (is_heap(w)) heap.push_back(&w);
-    if (heap.empty()) return;
-    md += "## Heap study: the process-wide malloc (seeds 003 and 004)\n\n"
-          "Each cell ran in its own worker process under the allocator's `LD_PRELOAD` / environment; the worker "
-          "proved which allocator owns `malloc` and `free` (and an allocator-specific symbol) before measuring. "
-          "These workloads are malloc-level kernels: the in-process strategy axis does not apply (strategy "
-          "`malloc`).\n\n";
-    heap_figure_table(md, r, heap);
-    for (const json* w : heap) heap_distribution_table(md, *w);
-    heap_memory_table(md, heap);
+  std::vector<const json*> heap;
+  for (const auto& w : r["workloads"])
+    if (is_heap(w)) heap.push_back(&w);
+  if (heap.empty()) return;
+  md +=
+      "## Heap study: the process-wide malloc (seeds 003 and 004)\n\n"
+      "Each cell ran in its own worker process under the allocator's `LD_PRELOAD` / environment; "
+      "the worker "
+      "proved which allocator owns `malloc` and `free` (and an allocator-specific symbol) before "
+      "measuring. "
+      "These workloads are malloc-level kernels: the in-process strategy axis does not apply "
+      "(strategy "
+      "`malloc`).\n\n";
+  heap_figure_table(md, r, heap);
+  for (const json* w : heap) heap_distribution_table(md, *w);
+  heap_memory_table(md, heap);
 }
 
 // Seed 004's batch table: std vs PMR (monotonic over a sync pool) vs mimalloc on request_mix.
 void seed004_section(std::string& md, const json& r) {
-    const json* w = nullptr;
-    for (const auto& x : r["workloads"])
-        if (x["name"] == "request_mix") w = &x;
-    if (w == nullptr) return;
-    struct seed_row {
-        const char* strategy;
-        const char* malloc;
-        const char* variant;
-        double p50_us, p99_us, throughput;
-    };
-    const seed_row seed[] = {{"std", "glibc", "std::allocator", 8.66, 15.29, 128924},
-                             {"pmr_monotonic_over_pool", "glibc", "std::pmr (mono + sync_pool)", 4.08, 5.61, 239090},
-                             {"std", "mimalloc", "mimalloc", 9.77, 17.20, 101821}};
-    std::string rows;
-    for (const auto& s : seed) {
-        const json* cell = nullptr;
-        for (const auto& c : (*w)["cells"])
-            if (c["strategy"] == s.strategy && c.value("malloc", std::string("glibc")) == s.malloc) cell = &c;
-        std::string measured = "| not in this run | | | |";
-        if (cell != nullptr && !(*cell)["timing"].is_null()) {
-            const json& t = (*cell)["timing"];
-            measured = fmt::format("| {} | {} | {} | {} |", format_ns(t["p50_ns"]), format_ns(t["p99_ns"]),
-                                   format_rate(t["throughput_per_s"]),
-                                   is_baseline(*w, *cell) ? std::string("baseline") : speedup_text(*cell));
-        } else if (cell != nullptr) {
-            measured = fmt::format("| **{}** | | | |", unmeasured_text(*cell));
-        }
-        rows += fmt::format("| {} | {} @ {} {} {:.2f} µs | {:.2f} µs | {:.0f}/s |\n", s.variant, s.strategy, s.malloc,
-                            measured, s.p50_us, s.p99_us, s.throughput);
+  const json* w = nullptr;
+  for (const auto& x : r["workloads"])
+    if (x["name"] == "request_mix") w = &x;
+  if (w == nullptr) return;
+  struct seed_row {
+    const char* strategy;
+    const char* malloc;
+    const char* variant;
+    double p50_us, p99_us, throughput;
+  };
+  const seed_row seed[] = {
+      {"std", "glibc", "std::allocator", 8.66, 15.29, 128924},
+      {"pmr_monotonic_over_pool", "glibc", "std::pmr (mono + sync_pool)", 4.08, 5.61, 239090},
+      {"std", "mimalloc", "mimalloc", 9.77, 17.20, 101821}};
+  std::string rows;
+  for (const auto& s : seed) {
+    const json* cell = nullptr;
+    for (const auto& c : (*w)["cells"])
+      if (c["strategy"] == s.strategy && c.value("malloc", std::string("glibc")) == s.malloc)
+        cell = &c;
+    std::string measured = "| not in this run | | | |";
+    if (cell != nullptr && !(*cell)["timing"].is_null()) {
+      const json& t = (*cell)["timing"];
+      measured =
+          fmt::format("| {} | {} | {} | {} |", format_ns(t["p50_ns"]), format_ns(t["p99_ns"]),
+                      format_rate(t["throughput_per_s"]),
+                      is_baseline(*w, *cell) ? std::string("baseline") : speedup_text(*cell));
+    } else if (cell != nullptr) {
+      measured = fmt::format("| **{}** | | | |", unmeasured_text(*cell));
     }
-    md += "## Seed 004's batch table (request_mix)\n\n"
-          "Seed 004 (course demo-06, batch mode, 200 iterations per invocation) against this run. Its workload is "
-          "not published; `request_mix` is our request-scoped stand-in, so compare ratios, not microseconds. To "
-          "fill every row: `alloclab run --workloads request_mix --strategies std,pmr_monotonic_over_pool "
-          "--malloc glibc,mimalloc`.\n\n"
-          "| seed 004 variant | here | p50 | p99 | throughput | vs baseline (p50) | seed p50 | seed p99 | seed "
-          "throughput |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
-    md += rows + "\n";
+    rows += fmt::format("| {} | {} @ {} {} {:.2f} µs | {:.2f} µs | {:.0f}/s |\n", s.variant,
+                        s.strategy, s.malloc, measured, s.p50_us, s.p99_us, s.throughput);
+  }
+  md +=
+      "## Seed 004's batch table (request_mix)\n\n"
+      "Seed 004 (course demo-06, batch mode, 200 iterations per invocation) against this run. Its "
+      "workload is "
+      "not published; `request_mix` is our request-scoped stand-in, so compare ratios, not "
+      "microseconds. To "
+      "fill every row: `alloclab run --workloads request_mix --strategies "
+      "std,pmr_monotonic_over_pool "
+      "--malloc glibc,mimalloc`.\n\n"
+      "| seed 004 variant | here | p50 | p99 | throughput | vs baseline (p50) | seed p50 | seed "
+      "p99 | seed "
+      "throughput |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  md += rows + "\n";
 }
 
 // Isolated workers that crashed, hung or refused: what they said.
 void failures_section(std::string& md, const json& r) {
-    std::string rows;
-    for (const auto& w : r["workloads"])
-        for (const auto& c : w["cells"]) {
-            if (c.value("worker", json()).is_null() || c["status"] == "ok") continue;
-            std::string tail = c["worker"].value("stderr_tail", std::string());
-            while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
-            if (tail.size() > 600) tail = "…" + tail.substr(tail.size() - 600);
-            rows += fmt::format("- **{} / {}** ({}): {}; worker: {}\n", w["name"].get<std::string>(),
-                                cell_label(c, true), c["status"].get<std::string>(),
-                                c["reason"].is_string() ? c["reason"].get<std::string>() : "",
-                                c["worker"]["exit"].get<std::string>());
-            if (!tail.empty()) rows += fmt::format("\n  ```\n  {}\n  ```\n", tail);
-        }
-    if (rows.empty()) return;
-    md += "## Failed and refused cells\n\nEvery other result was kept. The tail of each worker's stderr:\n\n" + rows +
-          "\n";
+  std::string rows;
+  for (const auto& w : r["workloads"])
+    for (const auto& c : w["cells"]) {
+      if (c.value("worker", json()).is_null() || c["status"] == "ok") continue;
+      std::string tail = c["worker"].value("stderr_tail", std::string());
+      while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+      if (tail.size() > 600) tail = "…" + tail.substr(tail.size() - 600);
+      rows += fmt::format("- **{} / {}** ({}): {}; worker: {}\n", w["name"].get<std::string>(),
+                          cell_label(c, true), c["status"].get<std::string>(),
+                          c["reason"].is_string() ? c["reason"].get<std::string>() : "",
+                          c["worker"]["exit"].get<std::string>());
+      if (!tail.empty()) rows += fmt::format("\n  ```\n  {}\n  ```\n", tail);
+    }
+  if (rows.empty()) return;
+  md +=
+      "## Failed and refused cells\n\nEvery other result was kept. The tail of each worker's "
+      "stderr:\n\n" +
+      rows + "\n";
 }
 
 void method_section(std::string& md, const json& r) {
-    const auto& t = r["timer"];
-    const auto& cfg = r["config"];
-    md += "## Method\n\n";
-    md += fmt::format("- Timer: {} (clocksource {}), overhead {:.0f} ns per reading pair, resolution {:.0f} ns; "
-                      "iterations faster than {:.0f} ns are timed in fixed batches.\n",
-                      t["clock"].get<std::string>(),
-                      r["environment"]["clocksource"].is_null() ? "unknown" : r["environment"]["clocksource"].get<std::string>(),
-                      t["overhead_ns"].get<double>(), t["resolution_ns"].get<double>(),
-                      t["batch_threshold_ns"].get<double>());
-    bool any_lab = false, any_heap = false;
-    for (const auto& w : r["workloads"]) (is_heap(w) ? any_heap : any_lab) = true;
-    if (any_heap) {
-        const json& heap = cfg["heap"];
-        md += fmt::format("- Heap study: every (workload, malloc) cell in its own worker process ({} repetitions × {} "
-                          "batches, each repetition a NOOP run then a malloc run of the same loop); the first "
-                          "repetition runs in a cold process and pays the page faults, later ones reuse what the "
-                          "allocator kept (the per-repetition figures show both). Worker time limit {:.0f} s.\n",
-                          heap.is_object() ? heap["repetitions"].get<std::size_t>() : 0,
-                          heap.is_object() ? heap["iterations"].get<std::size_t>() : 0,
-                          cfg.value("cell_timeout_seconds", 0.0));
-        md += "- Memory: `VmHWM` reset through `/proc/self/clear_refs` before the runs, `VmRSS` after every block "
-              "was freed and again after the allocator's purge call (found with `dlsym` at run time); faults from "
-              "`getrusage`. glibc_trim sets `MALLOC_TRIM_THRESHOLD_`, which also switches off glibc's dynamic mmap "
-              "threshold.\n";
-    }
-    if (!any_lab) {
-        md += fmt::format("- Significance: {}; α = {}, smallest p reachable with these repetitions = {:.2g}.\n\n",
-                          r["significance"]["test"].get<std::string>(), r["significance"]["alpha"].get<double>(),
-                          r["significance"]["smallest_possible_p"].get<double>());
-        return;
-    }
-    if (several_mallocs(r))
-        md += "- Lab workloads under a malloc other than plain glibc ran in one isolated worker per (workload, "
-              "malloc), all strategies interleaved inside it as below; plain glibc cells ran in the lab process. "
-              "Ratios are against std under the first malloc of the run.\n";
-    md += fmt::format("- {} repetitions × {} timed samples per cell, after warm-up; within each repetition the "
-                      "workloads and the strategies of each workload run in a freshly shuffled order (seed {}).\n",
-                      cfg["repetitions"].get<std::size_t>(), cfg["samples_per_repetition"].get<std::size_t>(),
-                      cfg["seed"].get<std::uint64_t>());
-    md += fmt::format("- Heap allocations come from a separate untimed pass of {} iterations with the global "
-                      "operator new counted; fallbacks are upstream allocations of the strategy's own buffer.\n",
-                      cfg["counted_iterations"].get<std::size_t>());
-    md += "- Arena and monotonic buffers are sized by a tracking pass (alloclab::tracking_resource monotonic "
-          "footprint + 25 %); an arena that still touches the heap has its numbers withheld.\n";
-    md += fmt::format("- Build: {} with flags `{}` (the lab aligns loops to 64 bytes: with default alignment the "
-                      "same push_back loop ran 9 % apart under two allocators whose inner loops are identical).\n",
-                      r["environment"]["compiler"].get<std::string>(), r["environment"]["cxx_flags"].get<std::string>());
-    md += "- Every iteration returns a checksum of what it built; all strategies must agree or the run fails.\n";
-    md += fmt::format("- Significance: {}; α = {}, smallest p reachable with these repetitions = {:.2g}.\n",
-                      r["significance"]["test"].get<std::string>(), r["significance"]["alpha"].get<double>(),
-                      r["significance"]["smallest_possible_p"].get<double>());
-    md += "- Jitter = p99 − p50 in ns is the determinism figure (seed 000, bug 3); CV is secondary. Faults: minor "
-          "page faults during the timed passes.\n\n";
+  const auto& t = r["timer"];
+  const auto& cfg = r["config"];
+  md += "## Method\n\n";
+  md += fmt::format(
+      "- Timer: {} (clocksource {}), overhead {:.0f} ns per reading pair, resolution {:.0f} ns; "
+      "iterations faster than {:.0f} ns are timed in fixed batches.\n",
+      t["clock"].get<std::string>(),
+      r["environment"]["clocksource"].is_null()
+          ? "unknown"
+          : r["environment"]["clocksource"].get<std::string>(),
+      t["overhead_ns"].get<double>(), t["resolution_ns"].get<double>(),
+      t["batch_threshold_ns"].get<double>());
+  bool any_lab = false, any_heap = false;
+  for (const auto& w : r["workloads"]) (is_heap(w) ? any_heap : any_lab) = true;
+  if (any_heap) {
+    const json& heap = cfg["heap"];
+    md += fmt::format(
+        "- Heap study: every (workload, malloc) cell in its own worker process ({} repetitions × "
+        "{} "
+        "batches, each repetition a NOOP run then a malloc run of the same loop); the first "
+        "repetition runs in a cold process and pays the page faults, later ones reuse what the "
+        "allocator kept (the per-repetition figures show both). Worker time limit {:.0f} s.\n",
+        heap.is_object() ? heap["repetitions"].get<std::size_t>() : 0,
+        heap.is_object() ? heap["iterations"].get<std::size_t>() : 0,
+        cfg.value("cell_timeout_seconds", 0.0));
+    md +=
+        "- Memory: `VmHWM` reset through `/proc/self/clear_refs` before the runs, `VmRSS` after "
+        "every block "
+        "was freed and again after the allocator's purge call (found with `dlsym` at run time); "
+        "faults from "
+        "`getrusage`. glibc_trim sets `MALLOC_TRIM_THRESHOLD_`, which also switches off glibc's "
+        "dynamic mmap "
+        "threshold.\n";
+  }
+  if (!any_lab) {
+    md += fmt::format(
+        "- Significance: {}; α = {}, smallest p reachable with these repetitions = {:.2g}.\n\n",
+        r["significance"]["test"].get<std::string>(), r["significance"]["alpha"].get<double>(),
+        r["significance"]["smallest_possible_p"].get<double>());
+    return;
+  }
+  if (several_mallocs(r))
+    md +=
+        "- Lab workloads under a malloc other than plain glibc ran in one isolated worker per "
+        "(workload, "
+        "malloc), all strategies interleaved inside it as below; plain glibc cells ran in the lab "
+        "process. "
+        "Ratios are against std under the first malloc of the run.\n";
+  md += fmt::format(
+      "- {} repetitions × {} timed samples per cell, after warm-up; within each repetition the "
+      "workloads and the strategies of each workload run in a freshly shuffled order (seed {}).\n",
+      cfg["repetitions"].get<std::size_t>(), cfg["samples_per_repetition"].get<std::size_t>(),
+      cfg["seed"].get<std::uint64_t>());
+  md += fmt::format(
+      "- Heap allocations come from a separate untimed pass of {} iterations with the global "
+      "operator new counted; fallbacks are upstream allocations of the strategy's own buffer.\n",
+      cfg["counted_iterations"].get<std::size_t>());
+  md +=
+      "- Arena and monotonic buffers are sized by a tracking pass (alloclab::tracking_resource "
+      "monotonic "
+      "footprint + 25 %); an arena that still touches the heap has its numbers withheld.\n";
+  md += fmt::format(
+      "- Build: {} with flags `{}` (the lab aligns loops to 64 bytes: with default alignment the "
+      "same push_back loop ran 9 % apart under two allocators whose inner loops are identical).\n",
+      r["environment"]["compiler"].get<std::string>(),
+      r["environment"]["cxx_flags"].get<std::string>());
+  md +=
+      "- Every iteration returns a checksum of what it built; all strategies must agree or the run "
+      "fails.\n";
+  md += fmt::format(
+      "- Significance: {}; α = {}, smallest p reachable with these repetitions = {:.2g}.\n",
+      r["significance"]["test"].get<std::string>(), r["significance"]["alpha"].get<double>(),
+      r["significance"]["smallest_possible_p"].get<double>());
+  md +=
+      "- Jitter = p99 − p50 in ns is the determinism figure (seed 000, bug 3); CV is secondary. "
+      "Faults: minor "
+      "page faults during the timed passes.\n\n";
 }
 
 void environment_section(std::string& md, const json& r) {
-    md += "## Environment\n\n| key | value |\n|---|---|\n";
-    for (const auto& [key, value] : r["environment"].items())
-        md += fmt::format("| {} | {} |\n", key, value.is_string() ? value.get<std::string>() : value.dump());
-    md += fmt::format("| command | `{}` |\n| created (UTC) | {} |\n| duration | {:.1f} s |\n\n",
-                      r["command"].get<std::string>(), r["created_utc"].get<std::string>(),
-                      r["duration_seconds"].get<double>());
+  md += "## Environment\n\n| key | value |\n|---|---|\n";
+  for (const auto& [key, value] : r["environment"].items())
+    md += fmt::format("| {} | {} |\n", key,
+                      value.is_string() ? value.get<std::string>() : value.dump());
+  md += fmt::format("| command | `{}` |\n| created (UTC) | {} |\n| duration | {:.1f} s |\n\n",
+                    r["command"].get<std::string>(), r["created_utc"].get<std::string>(),
+                    r["duration_seconds"].get<double>());
 }
 
 }  // namespace
 
 std::string render_report(const json& r) {
-    std::string md;
-    const bool debug = is_debug(r);
-    md += debug ? "# DEBUG — alloclab report (unoptimised build: numbers are meaningless)\n\n" : "# alloclab report\n\n";
-    md += fmt::format("Run {} · {} workloads × {} strategies × {} malloc(s) · revision {}\n\n",
-                      r["created_utc"].get<std::string>(), r["config"]["workloads"].size(),
-                      r["config"]["strategies"].size(), malloc_labels(r).size(),
-                      r["environment"]["git_revision"].is_null() ? "unknown"
-                                                                  : r["environment"]["git_revision"].get<std::string>());
-    headline_section(md, r);
-    warnings_section(md, r);
-    claims_section(md, r);
-    heap_section(md, r);
-    seed004_section(md, r);
-    failures_section(md, r);
-    bool any_lab = false;
-    for (const auto& w : r["workloads"]) any_lab = any_lab || !is_heap(w);
-    if (any_lab) md += "## Workloads\n\n";
-    for (const auto& w : r["workloads"])
-        if (!is_heap(w)) workload_table(md, w, r);
-    method_section(md, r);
-    environment_section(md, r);
-    if (debug) md += "**DEBUG build — do not publish these numbers.**\n";
-    return md;
+  std::string md;
+  const bool debug = is_debug(r);
+  md += debug ? "# DEBUG — alloclab report (unoptimised build: numbers are meaningless)\n\n"
+              : "# alloclab report\n\n";
+  md += fmt::format("Run {} · {} workloads × {} strategies × {} malloc(s) · revision {}\n\n",
+                    r["created_utc"].get<std::string>(), r["config"]["workloads"].size(),
+                    r["config"]["strategies"].size(), malloc_labels(r).size(),
+                    r["environment"]["git_revision"].is_null()
+                        ? "unknown"
+                        : r["environment"]["git_revision"].get<std::string>());
+  headline_section(md, r);
+  warnings_section(md, r);
+  claims_section(md, r);
+  heap_section(md, r);
+  seed004_section(md, r);
+  failures_section(md, r);
+  bool any_lab = false;
+  for (const auto& w : r["workloads"]) any_lab = any_lab || !is_heap(w);
+  if (any_lab) md += "## Workloads\n\n";
+  for (const auto& w : r["workloads"])
+    if (!is_heap(w)) workload_table(md, w, r);
+  method_section(md, r);
+  environment_section(md, r);
+  if (debug) md += "**DEBUG build — do not publish these numbers.**\n";
+  return md;
 }
 
 std::string render_headline(const json& r) {
-    const bool with_malloc = several_mallocs(r);
-    std::string out = is_debug(r) ? "DEBUG BUILD — numbers are meaningless\n" : "";
-    const json* first = nullptr;
-    std::size_t name_width = 8;
+  const bool with_malloc = several_mallocs(r);
+  std::string out = is_debug(r) ? "DEBUG BUILD — numbers are meaningless\n" : "";
+  const json* first = nullptr;
+  std::size_t name_width = 8;
+  for (const auto& w : r["workloads"]) {
+    name_width = std::max(name_width, w["name"].get<std::string>().size());
+    if (!is_heap(w) && first == nullptr) first = &w;
+  }
+  if (first != nullptr) {
+    std::vector<std::string> columns;
+    for (const auto& c : (*first)["cells"])
+      if (!is_baseline(*first, c)) columns.push_back(cell_label(c, with_malloc));
+    out += with_malloc
+               ? "speed vs std @ glibc at p50 (baseline p50 / cell p50, >1 = faster; ** p<0.01, * "
+                 "p<0.05)\n"
+               : "speed vs std at p50 (std p50 / strategy p50, >1 = faster; ** p<0.01, * p<0.05)\n";
+    out +=
+        fmt::format("{:<{}}  {:>9}", "workload", name_width, with_malloc ? "base p50" : "std p50");
+    for (std::size_t i = 0; i < columns.size(); ++i)
+      out += fmt::format("  {:>9}", fmt::format("[{}]", i + 1));
+    out += "\n";
     for (const auto& w : r["workloads"]) {
-        name_width = std::max(name_width, w["name"].get<std::string>().size());
-        if (!is_heap(w) && first == nullptr) first = &w;
-    }
-    if (first != nullptr) {
-        std::vector<std::string> columns;
-        for (const auto& c : (*first)["cells"])
-            if (!is_baseline(*first, c)) columns.push_back(cell_label(c, with_malloc));
-        out += with_malloc ? "speed vs std @ glibc at p50 (baseline p50 / cell p50, >1 = faster; ** p<0.01, * p<0.05)\n"
-                           : "speed vs std at p50 (std p50 / strategy p50, >1 = faster; ** p<0.01, * p<0.05)\n";
-        out += fmt::format("{:<{}}  {:>9}", "workload", name_width, with_malloc ? "base p50" : "std p50");
-        for (std::size_t i = 0; i < columns.size(); ++i) out += fmt::format("  {:>9}", fmt::format("[{}]", i + 1));
-        out += "\n";
-        for (const auto& w : r["workloads"]) {
-            if (is_heap(w)) continue;
-            const std::string base_p50 = baseline_p50_text(w);
-            out += fmt::format("{:<{}}  {:>9}", w["name"].get<std::string>(), name_width, base_p50);
-            for (const auto& c : w["cells"]) {
-                if (is_baseline(w, c)) continue;
-                std::string text = cell_state(c);
-                if (text.empty() && !c["vs_std"].is_null() && !c["vs_std"]["speedup_p50"].is_null()) {
-                    const std::string mark = c["vs_std"]["mark"];
-                    text = fmt::format("{:.2f}{}", c["vs_std"]["speedup_p50"].get<double>(), mark == "n.s." ? "" : mark);
-                }
-                if (!c["warning"].is_null()) text += "!";
-                out += fmt::format("  {:>9}", text);
-            }
-            out += "\n";
+      if (is_heap(w)) continue;
+      const std::string base_p50 = baseline_p50_text(w);
+      out += fmt::format("{:<{}}  {:>9}", w["name"].get<std::string>(), name_width, base_p50);
+      for (const auto& c : w["cells"]) {
+        if (is_baseline(w, c)) continue;
+        std::string text = cell_state(c);
+        if (text.empty() && !c["vs_std"].is_null() && !c["vs_std"]["speedup_p50"].is_null()) {
+          const std::string mark = c["vs_std"]["mark"];
+          text = fmt::format("{:.2f}{}", c["vs_std"]["speedup_p50"].get<double>(),
+                             mark == "n.s." ? "" : mark);
         }
-        for (std::size_t i = 0; i < columns.size(); ++i) out += fmt::format("[{}] {}  ", i + 1, columns[i]);
-        out += "\n";
+        if (!c["warning"].is_null()) text += "!";
+        out += fmt::format("  {:>9}", text);
+      }
+      out += "\n";
     }
-    std::vector<const json*> heap;
-    for (const auto& w : r["workloads"])
-        if (is_heap(w)) heap.push_back(&w);
-    if (!heap.empty()) {
-        out += "heap study: mean ns per malloc+free pair, NOOP loop subtracted (lower is better; x = glibc / this)\n";
-        out += fmt::format("{:<14}", "malloc");
-        for (const json* w : heap) out += fmt::format("  {:>20}", (*w)["name"].get<std::string>());
-        out += "\n";
-        for (const std::string& m : malloc_labels(r)) {
-            out += fmt::format("{:<14}", m);
-            for (const json* w : heap) {
-                const json* c = heap_cell(*w, m);
-                std::string text = c == nullptr ? "-" : (*c)["status"] == "ok" ? fmt::format("{:.1f}", ns_per_pair(*c))
-                                                                                 : unmeasured_text(*c);
-                if (c != nullptr)
-                    if (const auto x = pair_speedup(*w, *c)) text += fmt::format(" ({:.2f}x)", *x);
-                out += fmt::format("  {:>20}", text);
-            }
-            out += "\n";
-        }
+    for (std::size_t i = 0; i < columns.size(); ++i)
+      out += fmt::format("[{}] {}  ", i + 1, columns[i]);
+    out += "\n";
+  }
+  std::vector<const json*> heap;
+  for (const auto& w : r["workloads"])
+    if (is_heap(w)) heap.push_back(&w);
+  if (!heap.empty()) {
+    out +=
+        "heap study: mean ns per malloc+free pair, NOOP loop subtracted (lower is better; x = "
+        "glibc / this)\n";
+    out += fmt::format("{:<14}", "malloc");
+    for (const json* w : heap) out += fmt::format("  {:>20}", (*w)["name"].get<std::string>());
+    out += "\n";
+    for (const std::string& m : malloc_labels(r)) {
+      out += fmt::format("{:<14}", m);
+      for (const json* w : heap) {
+        const json* c = heap_cell(*w, m);
+        std::string text = c == nullptr             ? "-"
+                           : (*c)["status"] == "ok" ? fmt::format("{:.1f}", ns_per_pair(*c))
+                                                    : unmeasured_text(*c);
+        if (c != nullptr)
+          if (const auto x = pair_speedup(*w, *c)) text += fmt::format(" ({:.2f}x)", *x);
+        out += fmt::format("  {:>20}", text);
+      }
+      out += "\n";
     }
-    std::size_t reproduced = 0, refuted = 0, not_run = 0, unmeasurable = 0;
-    for (const auto& c : r["claims"]) {
-        const std::string v = c["verdict"];
-        (v == "reproduced" ? reproduced : v == "refuted" ? refuted : v == "not measured in this run" ? not_run : unmeasurable)++;
-    }
-    out += fmt::format("seed claims: {} reproduced, {} refuted, {} not measured in this run, {} not measurable here\n",
-                       reproduced, refuted, not_run, unmeasurable);
-    return out;
+  }
+  std::size_t reproduced = 0, refuted = 0, not_run = 0, unmeasurable = 0;
+  for (const auto& c : r["claims"]) {
+    const std::string v = c["verdict"];
+    (v == "reproduced"                 ? reproduced
+     : v == "refuted"                  ? refuted
+     : v == "not measured in this run" ? not_run
+                                       : unmeasurable)++;
+  }
+  out += fmt::format(
+      "seed claims: {} reproduced, {} refuted, {} not measured in this run, {} not measurable "
+      "here\n",
+      reproduced, refuted, not_run, unmeasurable);
+  return out;
 }
 
-}  // namespace lab
+}  // namespace alloclab::lab

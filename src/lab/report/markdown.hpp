@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-namespace lab {
+namespace alloclab::lab {
 
 std::string render_report(const nlohmann::json& results);
 
 // Plain-text matrix for the terminal: p50 per workload for std, and each strategy's speedup.
 std::string render_headline(const nlohmann::json& results);
 
-}  // namespace lab
+}  // namespace alloclab::lab

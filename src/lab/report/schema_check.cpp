@@ -4,69 +4,79 @@
 
 #include "embedded_files.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 namespace {
 
 using json = nlohmann::json;
 
 bool has_type(const json& value, const std::string& type) {
-    if (type == "object") return value.is_object();
-    if (type == "array") return value.is_array();
-    if (type == "string") return value.is_string();
-    if (type == "boolean") return value.is_boolean();
-    if (type == "null") return value.is_null();
-    if (type == "integer") return value.is_number_integer();
-    if (type == "number") return value.is_number();
-    return false;
+  if (type == "object") return value.is_object();
+  if (type == "array") return value.is_array();
+  if (type == "string") return value.is_string();
+  if (type == "boolean") return value.is_boolean();
+  if (type == "null") return value.is_null();
+  if (type == "integer") return value.is_number_integer();
+  if (type == "number") return value.is_number();
+  return false;
 }
 
 bool matches_type(const json& value, const json& type) {
-    if (type.is_string()) return has_type(value, type.get<std::string>());
-    for (const auto& t : type)
-        if (has_type(value, t.get<std::string>())) return true;
-    return false;
+  if (type.is_string()) return has_type(value, type.get<std::string>());
+  for (const auto& t : type)
+    if (has_type(value, t.get<std::string>())) return true;
+  return false;
 }
 
-void check(const json& value, const json& schema, const std::string& where, std::vector<std::string>& out) {
-    const std::string here = where.empty() ? "/" : where;
-    if (schema.contains("type") && !matches_type(value, schema["type"])) {
-        out.push_back(fmt::format("{}: expected type {}, found {}", here, schema["type"].dump(), value.type_name()));
-        return;
-    }
-    if (schema.contains("const") && value != schema["const"])
-        out.push_back(fmt::format("{}: expected {}, found {}", here, schema["const"].dump(), value.dump()));
-    if (schema.contains("enum")) {
-        bool listed = false;
-        for (const auto& option : schema["enum"]) listed = listed || option == value;
-        if (!listed) out.push_back(fmt::format("{}: {} is not one of {}", here, value.dump(), schema["enum"].dump()));
-    }
-    if (schema.contains("minimum") && value.is_number() && value.get<double>() < schema["minimum"].get<double>())
-        out.push_back(fmt::format("{}: {} is below the minimum {}", here, value.dump(), schema["minimum"].dump()));
-    if (schema.contains("maximum") && value.is_number() && value.get<double>() > schema["maximum"].get<double>())
-        out.push_back(fmt::format("{}: {} is above the maximum {}", here, value.dump(), schema["maximum"].dump()));
-    if (value.is_object()) {
-        for (const auto& key : schema.value("required", json::array()))
-            if (!value.contains(key.get<std::string>()))
-                out.push_back(fmt::format("{}: missing required key \"{}\"", here, key.get<std::string>()));
-        const json properties = schema.value("properties", json::object());
-        for (const auto& [key, sub] : properties.items())
-            if (value.contains(key)) check(value[key], sub, where + "/" + key, out);
-    }
-    if (value.is_array() && schema.contains("items"))
-        for (std::size_t i = 0; i < value.size(); ++i) check(value[i], schema["items"], fmt::format("{}/{}", where, i), out);
+void check(const json& value, const json& schema, const std::string& where,
+           std::vector<std::string>& out) {
+  const std::string here = where.empty() ? "/" : where;
+  if (schema.contains("type") && !matches_type(value, schema["type"])) {
+    out.push_back(fmt::format("{}: expected type {}, found {}", here, schema["type"].dump(),
+                              value.type_name()));
+    return;
+  }
+  if (schema.contains("const") && value != schema["const"])
+    out.push_back(
+        fmt::format("{}: expected {}, found {}", here, schema["const"].dump(), value.dump()));
+  if (schema.contains("enum")) {
+    bool listed = false;
+    for (const auto& option : schema["enum"]) listed = listed || option == value;
+    if (!listed)
+      out.push_back(
+          fmt::format("{}: {} is not one of {}", here, value.dump(), schema["enum"].dump()));
+  }
+  if (schema.contains("minimum") && value.is_number() &&
+      value.get<double>() < schema["minimum"].get<double>())
+    out.push_back(fmt::format("{}: {} is below the minimum {}", here, value.dump(),
+                              schema["minimum"].dump()));
+  if (schema.contains("maximum") && value.is_number() &&
+      value.get<double>() > schema["maximum"].get<double>())
+    out.push_back(fmt::format("{}: {} is above the maximum {}", here, value.dump(),
+                              schema["maximum"].dump()));
+  if (value.is_object()) {
+    for (const auto& key : schema.value("required", json::array()))
+      if (!value.contains(key.get<std::string>()))
+        out.push_back(fmt::format("{}: missing required key \"{}\"", here, key.get<std::string>()));
+    const json properties = schema.value("properties", json::object());
+    for (const auto& [key, sub] : properties.items())
+      if (value.contains(key)) check(value[key], sub, where + "/" + key, out);
+  }
+  if (value.is_array() && schema.contains("items"))
+    for (std::size_t i = 0; i < value.size(); ++i)
+      check(value[i], schema["items"], fmt::format("{}/{}", where, i), out);
 }
 
 }  // namespace
 
 std::vector<std::string> schema_violations(const json& document, const json& schema) {
-    std::vector<std::string> out;
-    check(document, schema, "", out);
-    return out;
+  std::vector<std::string> out;
+  check(document, schema, "", out);
+  return out;
 }
 
 const json& results_schema() {
-    static const json schema = json::parse(embedded::results_schema_json);
-    return schema;
+  static const json schema = json::parse(embedded::results_schema_json);
+  return schema;
 }
 
-}  // namespace lab
+}  // namespace alloclab::lab

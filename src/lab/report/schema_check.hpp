@@ -7,12 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
-namespace lab {
+namespace alloclab::lab {
 
 // Every violation as "<json pointer>: <problem>"; empty when the document conforms.
-std::vector<std::string> schema_violations(const nlohmann::json& document, const nlohmann::json& schema);
+std::vector<std::string> schema_violations(const nlohmann::json& document,
+                                           const nlohmann::json& schema);
 
 // The results schema compiled into the binary.
 const nlohmann::json& results_schema();
 
-}  // namespace lab
+}  // namespace alloclab::lab

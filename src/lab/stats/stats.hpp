@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace lab {
+namespace alloclab::lab {
 
 // Linear-interpolation percentile (Hyndman-Fan type 7, numpy's default); q in [0, 1].
 // `sorted` must be sorted ascending and non-empty.
@@ -12,19 +12,20 @@ double percentile_sorted(const std::vector<double>& sorted, double q);
 double percentile(std::vector<double> values, double q);
 
 struct summary {
-    std::size_t count = 0;
-    double min = 0, p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0;
-    double mean = 0, stddev = 0;  // stddev with n-1 denominator
-    double cv = 0;                // stddev / mean
-    double jitter = 0;            // p99 - p50: absolute, the headline determinism figure
+  std::size_t count = 0;
+  double min = 0, p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0;
+  double mean = 0, stddev = 0;  // stddev with n-1 denominator
+  double cv = 0;                // stddev / mean
+  double jitter = 0;            // p99 - p50: absolute, the headline determinism figure
 };
 
 summary summarize(std::vector<double> values);
 
 struct mann_whitney_result {
-    double u = 0;        // U of the first sample
-    double p_value = 1;  // two-sided
-    bool exact = false;  // exact permutation distribution (no ties, small samples) or normal approximation
+  double u = 0;        // U of the first sample
+  double p_value = 1;  // two-sided
+  bool exact =
+      false;  // exact permutation distribution (no ties, small samples) or normal approximation
 };
 
 // Two-sided Mann-Whitney U test of x against y.
@@ -33,4 +34,4 @@ mann_whitney_result mann_whitney_u(const std::vector<double>& x, const std::vect
 // The smallest two-sided p-value the test can reach with these sample sizes.
 double mann_whitney_min_p(std::size_t n1, std::size_t n2);
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -3,12 +3,12 @@
 
 #include "strategy_table.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 namespace {
 
 std::vector<strategy_entry>& mutable_registry() {
-    static std::vector<strategy_entry> entries;
-    return entries;
+  static std::vector<strategy_entry> entries;
+  return entries;
 }
 
 // Report order: baseline first, then from least to most specialised.
@@ -24,27 +24,30 @@ constexpr const char* display_order[] = {"std",
                                          "alloclab_pool"};
 
 std::size_t rank_of(const std::string& name) {
-    auto it = std::find(std::begin(display_order), std::end(display_order), name);
-    return static_cast<std::size_t>(it - std::begin(display_order));
+  auto it = std::find(std::begin(display_order), std::end(display_order), name);
+  return static_cast<std::size_t>(it - std::begin(display_order));
 }
 
 }  // namespace
 
 void register_strategy(strategy_entry entry) {
-    auto& all = mutable_registry();
-    all.push_back(std::move(entry));
-    std::stable_sort(all.begin(), all.end(), [](const strategy_entry& a, const strategy_entry& b) {
-        auto ra = rank_of(a.name), rb = rank_of(b.name);
-        return ra != rb ? ra < rb : a.name < b.name;
-    });
+  auto& all = mutable_registry();
+  all.push_back(std::move(entry));
+  std::stable_sort(all.begin(), all.end(), [](const strategy_entry& a, const strategy_entry& b) {
+    auto ra = rank_of(a.name), rb = rank_of(b.name);
+    return ra != rb ? ra < rb : a.name < b.name;
+  });
 }
 
-const std::vector<strategy_entry>& strategy_registry() { return mutable_registry(); }
+const std::vector<strategy_entry>& strategy_registry() {
+  return mutable_registry();
+}
 
 const strategy_entry* find_strategy(const std::string& name) {
-    const auto& all = strategy_registry();
-    auto it = std::find_if(all.begin(), all.end(), [&](const strategy_entry& s) { return s.name == name; });
-    return it == all.end() ? nullptr : &*it;
+  const auto& all = strategy_registry();
+  auto it =
+      std::find_if(all.begin(), all.end(), [&](const strategy_entry& s) { return s.name == name; });
+  return it == all.end() ? nullptr : &*it;
 }
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -7,40 +7,40 @@
 #include <alloclab/tracking_resource.hpp>
 #endif
 
-namespace lab {
+namespace alloclab::lab {
 namespace {
 
 class tracking_source final : public iteration_source {
-public:
-    explicit tracking_source(std::pmr::memory_resource* r) : resource_(r) {}
-    allocator_kind kind() const override { return allocator_kind::polymorphic; }
-    std::pmr::memory_resource* resource() override { return resource_; }
+ public:
+  explicit tracking_source(std::pmr::memory_resource* r) : resource_(r) {}
+  allocator_kind kind() const override { return allocator_kind::polymorphic; }
+  std::pmr::memory_resource* resource() override { return resource_; }
 
-private:
-    std::pmr::memory_resource* resource_;
+ private:
+  std::pmr::memory_resource* resource_;
 };
 
 }  // namespace
 
 #if ALLOCLAB_LAB_HAS_LIBRARY
 workload_footprint measure_footprint(const workload_entry& workload, const void* input) {
-    counting_resource counter(std::pmr::new_delete_resource());
-    alloclab::tracking_resource tracker(&counter);
-    tracking_source source(&tracker);
-    workload.run_batch(input, source, 1);
+  counting_resource counter(std::pmr::new_delete_resource());
+  alloclab::tracking_resource tracker(&counter);
+  tracking_source source(&tracker);
+  workload.run_batch(input, source, 1);
 
-    workload_footprint f;
-    f.allocations = tracker.blocks().total;
-    f.bytes_requested = tracker.bytes().total;
-    f.peak_bytes = tracker.bytes().peak;
-    f.peak_blocks = tracker.blocks().peak;
-    f.largest_request = counter.largest_request();
-    f.monotonic_footprint = tracker.monotonic_footprint();
-    f.suggested_arena_bytes = tracker.suggested_arena_size(arena_margin);
-    return f;
+  workload_footprint f;
+  f.allocations = tracker.blocks().total;
+  f.bytes_requested = tracker.bytes().total;
+  f.peak_bytes = tracker.bytes().peak;
+  f.peak_blocks = tracker.blocks().peak;
+  f.largest_request = counter.largest_request();
+  f.monotonic_footprint = tracker.monotonic_footprint();
+  f.suggested_arena_bytes = tracker.suggested_arena_size(arena_margin);
+  return f;
 }
 #else
 #error "the lab needs alloclab/tracking_resource.hpp to size its arenas"
 #endif
 
-}  // namespace lab
+}  // namespace alloclab::lab

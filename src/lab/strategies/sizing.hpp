@@ -5,11 +5,11 @@
 #include "strategy.hpp"
 #include "workloads/workload.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 
 // Arena margin over the measured monotonic footprint (seed 000 practice: peak + 20-30 %).
 inline constexpr double arena_margin = 0.25;
 
 workload_footprint measure_footprint(const workload_entry& workload, const void* input);
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -10,41 +10,41 @@
 
 #include "workloads/iteration_source.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 
 // What one iteration of a workload asks of its allocator, measured by a tracking pass.
 struct workload_footprint {
-    std::size_t allocations = 0;          // requests per iteration
-    std::size_t bytes_requested = 0;      // their sum
-    std::size_t peak_bytes = 0;           // most bytes live at once
-    std::size_t peak_blocks = 0;          // most blocks live at once
-    std::size_t largest_request = 0;      // biggest single request
-    std::size_t monotonic_footprint = 0;  // bytes a bump arena consumes, padding included
-    std::size_t suggested_arena_bytes = 0;  // footprint + margin: what arena strategies get
+  std::size_t allocations = 0;            // requests per iteration
+  std::size_t bytes_requested = 0;        // their sum
+  std::size_t peak_bytes = 0;             // most bytes live at once
+  std::size_t peak_blocks = 0;            // most blocks live at once
+  std::size_t largest_request = 0;        // biggest single request
+  std::size_t monotonic_footprint = 0;    // bytes a bump arena consumes, padding included
+  std::size_t suggested_arena_bytes = 0;  // footprint + margin: what arena strategies get
 };
 
 // How the runner must treat a strategy's upstream fallbacks.
 enum class fallback_rule {
-    none,             // not an arena: nothing to fall back from
-    forbidden,        // any fallback or heap allocation voids the cell's numbers
-    expected_warning  // the deliberate seed-000 bug: numbers reported, fallbacks shown as a warning
+  none,             // not an arena: nothing to fall back from
+  forbidden,        // any fallback or heap allocation voids the cell's numbers
+  expected_warning  // the deliberate seed-000 bug: numbers reported, fallbacks shown as a warning
 };
 
 class strategy_instance : public iteration_source {
-public:
-    // Upstream allocations made by the strategy's buffer so far (cumulative).
-    virtual std::uint64_t upstream_fallbacks() const { return 0; }
-    // Size of the strategy's own buffer, 0 when it has none.
-    virtual std::size_t buffer_bytes() const { return 0; }
+ public:
+  // Upstream allocations made by the strategy's buffer so far (cumulative).
+  virtual std::uint64_t upstream_fallbacks() const { return 0; }
+  // Size of the strategy's own buffer, 0 when it has none.
+  virtual std::size_t buffer_bytes() const { return 0; }
 };
 
 struct strategy_entry {
-    std::string name;
-    std::string description;
-    fallback_rule fallbacks;
-    // Why this strategy cannot run the workload, or empty when it can.
-    std::string (*not_applicable)(const workload_footprint&);
-    std::unique_ptr<strategy_instance> (*make)(const workload_footprint&);
+  std::string name;
+  std::string description;
+  fallback_rule fallbacks;
+  // Why this strategy cannot run the workload, or empty when it can.
+  std::string (*not_applicable)(const workload_footprint&);
+  std::unique_ptr<strategy_instance> (*make)(const workload_footprint&);
 };
 
 const std::vector<strategy_entry>& strategy_registry();
@@ -58,4 +58,4 @@ inline constexpr std::size_t undersized_buffer_bytes = 1000 * sizeof(int) * 4;
 // Node pools apply when every request fits a small fixed block.
 inline constexpr std::size_t max_pool_block = 256;
 
-}  // namespace lab
+}  // namespace alloclab::lab

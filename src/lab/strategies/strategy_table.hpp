@@ -3,12 +3,12 @@
 
 #include "strategy.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 
 void register_strategy(strategy_entry entry);
 
 struct strategy_registrar {
-    explicit strategy_registrar(strategy_entry entry) { register_strategy(std::move(entry)); }
+  explicit strategy_registrar(strategy_entry entry) { register_strategy(std::move(entry)); }
 };
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -9,20 +9,20 @@ namespace alloclab {
 class arena_resource;
 }
 
-namespace lab {
+namespace alloclab::lab {
 
 enum class allocator_kind { standard, polymorphic, arena_static };
 
 class iteration_source {
-public:
-    virtual ~iteration_source() = default;
-    virtual allocator_kind kind() const = 0;
-    // For allocator_kind::polymorphic.
-    virtual std::pmr::memory_resource* resource() { return nullptr; }
-    // For allocator_kind::arena_static.
-    virtual alloclab::arena_resource* arena() { return nullptr; }
-    // Called after every iteration, inside the timed region: it is part of the strategy's cost.
-    virtual void end_iteration() {}
+ public:
+  virtual ~iteration_source() = default;
+  virtual allocator_kind kind() const = 0;
+  // For allocator_kind::polymorphic.
+  virtual std::pmr::memory_resource* resource() { return nullptr; }
+  // For allocator_kind::arena_static.
+  virtual alloclab::arena_resource* arena() { return nullptr; }
+  // Called after every iteration, inside the timed region: it is part of the strategy's cost.
+  virtual void end_iteration() {}
 };
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -8,19 +8,19 @@
 #include "common.hpp"
 #include "policy.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 
 struct label_input {
-    std::vector<std::string> labels;
+  std::vector<std::string> labels;
 };
 
 template <class Policy>
 std::uint64_t copy_labels(const Policy& policy, const label_input& in) {
-    auto names = policy.template make_vector<typename containers<Policy>::string>();
-    for (const std::string& label : in.labels) names.push_back(policy.make_string(label));
-    std::uint64_t acc = names.size();
-    for (const auto& s : names) acc = mix_bytes(acc, s);
-    return acc;
+  auto names = policy.template make_vector<typename containers<Policy>::string>();
+  for (const std::string& label : in.labels) names.push_back(policy.make_string(label));
+  std::uint64_t acc = names.size();
+  for (const auto& s : names) acc = mix_bytes(acc, s);
+  return acc;
 }
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -20,74 +20,84 @@
 #include <alloclab/arena_resource.hpp>
 #endif
 
-namespace lab {
+namespace alloclab::lab {
 
 // Shared container vocabulary: every alias is parameterised by the policy's allocator template.
 template <class Policy>
 struct containers {
-    template <class T>
-    using allocator = typename Policy::template allocator<T>;
-    template <class T>
-    using vector = std::vector<T, allocator<T>>;
-    using string = std::basic_string<char, std::char_traits<char>, allocator<char>>;
-    template <class K, class V>
-    using map = std::map<K, V, std::less<K>, allocator<std::pair<const K, V>>>;
-    template <class T>
-    using deque = std::deque<T, allocator<T>>;
+  template <class T>
+  using allocator = typename Policy::template allocator<T>;
+  template <class T>
+  using vector = std::vector<T, allocator<T>>;
+  using string = std::basic_string<char, std::char_traits<char>, allocator<char>>;
+  template <class K, class V>
+  using map = std::map<K, V, std::less<K>, allocator<std::pair<const K, V>>>;
+  template <class T>
+  using deque = std::deque<T, allocator<T>>;
 };
 
 // Helpers every policy gets, so workloads never spell out allocator construction.
 template <class Derived>
 struct policy_helpers {
-    template <class T>
-    auto make_vector() const {
-        return typename containers<Derived>::template vector<T>(self().template alloc<T>());
-    }
-    auto make_string() const { return typename containers<Derived>::string(self().template alloc<char>()); }
-    auto make_string(std::string_view text) const {
-        return typename containers<Derived>::string(text.data(), text.size(), self().template alloc<char>());
-    }
-    template <class K, class V>
-    auto make_map() const {
-        return typename containers<Derived>::template map<K, V>(self().template alloc<std::pair<const K, V>>());
-    }
-    template <class T>
-    auto make_deque() const {
-        return typename containers<Derived>::template deque<T>(self().template alloc<T>());
-    }
+  template <class T>
+  auto make_vector() const {
+    return typename containers<Derived>::template vector<T>(self().template alloc<T>());
+  }
+  auto make_string() const {
+    return typename containers<Derived>::string(self().template alloc<char>());
+  }
+  auto make_string(std::string_view text) const {
+    return typename containers<Derived>::string(text.data(), text.size(),
+                                                self().template alloc<char>());
+  }
+  template <class K, class V>
+  auto make_map() const {
+    return typename containers<Derived>::template map<K, V>(
+        self().template alloc<std::pair<const K, V>>());
+  }
+  template <class T>
+  auto make_deque() const {
+    return typename containers<Derived>::template deque<T>(self().template alloc<T>());
+  }
 
-private:
-    const Derived& self() const { return static_cast<const Derived&>(*this); }
+ private:
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
 };
 
 // std::allocator: the global heap.
 struct std_policy : policy_helpers<std_policy> {
-    template <class T>
-    using allocator = std::allocator<T>;
-    template <class T>
-    allocator<T> alloc() const { return {}; }
+  template <class T>
+  using allocator = std::allocator<T>;
+  template <class T>
+  allocator<T> alloc() const {
+    return {};
+  }
 };
 
 // std::pmr::polymorphic_allocator: a virtual call into whatever resource the strategy chose.
 struct pmr_policy : policy_helpers<pmr_policy> {
-    std::pmr::memory_resource* resource;
-    explicit pmr_policy(std::pmr::memory_resource* r) : resource(r) {}
-    template <class T>
-    using allocator = std::pmr::polymorphic_allocator<T>;
-    template <class T>
-    allocator<T> alloc() const { return allocator<T>(resource); }
+  std::pmr::memory_resource* resource;
+  explicit pmr_policy(std::pmr::memory_resource* r) : resource(r) {}
+  template <class T>
+  using allocator = std::pmr::polymorphic_allocator<T>;
+  template <class T>
+  allocator<T> alloc() const {
+    return allocator<T>(resource);
+  }
 };
 
 #if ALLOCLAB_LAB_HAS_LIBRARY
 // alloclab::allocator over a concrete arena: no virtual call, the bump can inline.
 struct arena_static_policy : policy_helpers<arena_static_policy> {
-    alloclab::arena_resource* arena;
-    explicit arena_static_policy(alloclab::arena_resource* a) : arena(a) {}
-    template <class T>
-    using allocator = alloclab::allocator<T, alloclab::arena_resource>;
-    template <class T>
-    allocator<T> alloc() const { return allocator<T>(arena); }
+  alloclab::arena_resource* arena;
+  explicit arena_static_policy(alloclab::arena_resource* a) : arena(a) {}
+  template <class T>
+  using allocator = alloclab::allocator<T, alloclab::arena_resource>;
+  template <class T>
+  allocator<T> alloc() const {
+    return allocator<T>(arena);
+  }
 };
 #endif
 
-}  // namespace lab
+}  // namespace alloclab::lab

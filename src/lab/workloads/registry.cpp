@@ -3,39 +3,43 @@
 
 #include "workload.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 namespace {
 std::vector<workload_entry>& mutable_registry() {
-    static std::vector<workload_entry> entries;
-    return entries;
+  static std::vector<workload_entry> entries;
+  return entries;
 }
 }  // namespace
 
-const std::vector<workload_entry>& workload_registry() { return mutable_registry(); }
+const std::vector<workload_entry>& workload_registry() {
+  return mutable_registry();
+}
 
 // The default suite runs in the seeds' order; anything else (e.g. test workloads) sorts after it.
-static constexpr const char* suite_order[] = {"vector_push", "vector_push_reserve", "strings_sso", "strings_heap",
-                                       "string_concat", "map_int", "map_string", "sensor_frame",
-                                       "message_queue", "trade_batch", "log_lines", "request_mix"};
+static constexpr const char* suite_order[] = {
+    "vector_push", "vector_push_reserve", "strings_sso",  "strings_heap",  "string_concat",
+    "map_int",     "map_string",          "sensor_frame", "message_queue", "trade_batch",
+    "log_lines",   "request_mix"};
 
 static std::size_t rank_of(const std::string& name) {
-    auto it = std::find(std::begin(suite_order), std::end(suite_order), name);
-    return static_cast<std::size_t>(it - std::begin(suite_order));
+  auto it = std::find(std::begin(suite_order), std::end(suite_order), name);
+  return static_cast<std::size_t>(it - std::begin(suite_order));
 }
 
 void register_workload(workload_entry entry) {
-    auto& all = mutable_registry();
-    all.push_back(std::move(entry));
-    std::stable_sort(all.begin(), all.end(), [](const workload_entry& a, const workload_entry& b) {
-        auto ra = rank_of(a.name), rb = rank_of(b.name);
-        return ra != rb ? ra < rb : a.name < b.name;
-    });
+  auto& all = mutable_registry();
+  all.push_back(std::move(entry));
+  std::stable_sort(all.begin(), all.end(), [](const workload_entry& a, const workload_entry& b) {
+    auto ra = rank_of(a.name), rb = rank_of(b.name);
+    return ra != rb ? ra < rb : a.name < b.name;
+  });
 }
 
 const workload_entry* find_workload(const std::string& name) {
-    const auto& all = workload_registry();
-    auto it = std::find_if(all.begin(), all.end(), [&](const workload_entry& w) { return w.name == name; });
-    return it == all.end() ? nullptr : &*it;
+  const auto& all = workload_registry();
+  auto it =
+      std::find_if(all.begin(), all.end(), [&](const workload_entry& w) { return w.name == name; });
+  return it == all.end() ? nullptr : &*it;
 }
 
-}  // namespace lab
+}  // namespace alloclab::lab

@@ -16,17 +16,18 @@
 #include "iteration_source.hpp"
 #include "policy.hpp"
 
-namespace lab {
+namespace alloclab::lab {
 
 using prepared_input = std::shared_ptr<const void>;
 // Runs `iterations` iterations back to back and returns the sum of their checksums.
-using batch_function = std::uint64_t (*)(const void* input, iteration_source& source, std::size_t iterations);
+using batch_function = std::uint64_t (*)(const void* input, iteration_source& source,
+                                         std::size_t iterations);
 
 struct workload_entry {
-    std::string name;
-    std::string description;
-    prepared_input (*prepare)(std::uint64_t seed);
-    batch_function run_batch;
+  std::string name;
+  std::string description;
+  prepared_input (*prepare)(std::uint64_t seed);
+  batch_function run_batch;
 };
 
 const std::vector<workload_entry>& workload_registry();
@@ -36,47 +37,50 @@ void register_workload(workload_entry entry);
 namespace detail {
 
 template <class W, class Policy>
-std::uint64_t loop(const Policy& policy, const typename W::input& in, iteration_source& source, std::size_t n) {
-    std::uint64_t sum = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        sum += W::run(policy, in);
-        source.end_iteration();
-    }
-    return sum;
+std::uint64_t loop(const Policy& policy, const typename W::input& in, iteration_source& source,
+                   std::size_t n) {
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sum += W::run(policy, in);
+    source.end_iteration();
+  }
+  return sum;
 }
 
 template <class W>
 std::uint64_t run_batch(const void* input, iteration_source& source, std::size_t n) {
-    const auto& in = *static_cast<const typename W::input*>(input);
-    switch (source.kind()) {
-        case allocator_kind::standard:
-            return loop<W>(std_policy{}, in, source, n);
-        case allocator_kind::polymorphic:
-            return loop<W>(pmr_policy{source.resource()}, in, source, n);
-        case allocator_kind::arena_static:
+  const auto& in = *static_cast<const typename W::input*>(input);
+  switch (source.kind()) {
+    case allocator_kind::standard:
+      return loop<W>(std_policy{}, in, source, n);
+    case allocator_kind::polymorphic:
+      return loop<W>(pmr_policy{source.resource()}, in, source, n);
+    case allocator_kind::arena_static:
 #if ALLOCLAB_LAB_HAS_LIBRARY
-            return loop<W>(arena_static_policy{source.arena()}, in, source, n);
+      return loop<W>(arena_static_policy{source.arena()}, in, source, n);
 #else
-            break;
+      break;
 #endif
-    }
-    throw std::logic_error("allocator kind not available in this build");
+  }
+  throw std::logic_error("allocator kind not available in this build");
 }
 
 template <class W>
 prepared_input prepare(std::uint64_t seed) {
-    return std::make_shared<const typename W::input>(W::make_input(seed));
+  return std::make_shared<const typename W::input>(W::make_input(seed));
 }
 
 struct workload_registrar {
-    explicit workload_registrar(workload_entry entry) { register_workload(std::move(entry)); }
+  explicit workload_registrar(workload_entry entry) { register_workload(std::move(entry)); }
 };
 
 }  // namespace detail
-}  // namespace lab
+}  // namespace alloclab::lab
 
-#define LAB_REGISTER_WORKLOAD(type)                                                                \
-    static const ::lab::detail::workload_registrar lab_registrar_##type {                          \
-        ::lab::workload_entry { type::name, type::description, &::lab::detail::prepare<type>,      \
-                                &::lab::detail::run_batch<type> }                                  \
-    }
+#define LAB_REGISTER_WORKLOAD(type)                                               \
+  static const ::alloclab::lab::detail::workload_registrar lab_registrar_##type { \
+    ::alloclab::lab::workload_entry {                                             \
+      type::name, type::description, &::alloclab::lab::detail::prepare<type>,     \
+          &::alloclab::lab::detail::run_batch<type>                               \
+    }                                                                             \
+  }
