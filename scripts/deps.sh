@@ -8,7 +8,7 @@ ALLOCLAB_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config git
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libcpp-httplib-dev)
 ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmalloc-minimal4 libtbbmalloc2)
-ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev)
+ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format)
 
 alloclab_missing_packages() {
   local pkg
