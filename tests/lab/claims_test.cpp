@@ -59,6 +59,23 @@ TEST(Claims, RatioOutsideToleranceIsRefuted) {
   EXPECT_EQ(verdict_of(results, claim("fast", "cv_ratio", 3.0)), "refuted");     // measured 0.5
 }
 
+TEST(Claims, ARefutedRatioSaysHowItMissed) {
+  auto detail_of = [](const json& one_claim) {
+    return judge_claims(results, json{{"claims", json::array({one_claim})}})
+        .at(0)
+        .at("detail")
+        .get<std::string>();
+  };
+  // Measured speedup is 2x.
+  EXPECT_NE(detail_of(claim("fast", "speedup_p50", 0.3)).find("no effect or the opposite one"),
+            std::string::npos);
+  EXPECT_NE(detail_of(claim("fast", "speedup_p50", 1.2)).find("a stronger effect than claimed"),
+            std::string::npos);
+  EXPECT_NE(detail_of(claim("fast", "speedup_p50", 5.0)).find("a weaker effect than claimed"),
+            std::string::npos);
+  EXPECT_EQ(detail_of(claim("fast", "speedup_p50", 2.0)).find("effect"), std::string::npos);
+}
+
 TEST(Claims, MissingCellsAndUnmeasurableClaimsSayWhy) {
   json absent_with_hint = claim("absent", "speedup_p50", 1.0);
   absent_with_hint["run_with"] = "--workloads w --malloc all";

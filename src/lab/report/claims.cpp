@@ -1,6 +1,7 @@
 #include "claims.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -141,6 +142,17 @@ accepted_range accepted(const json& claim) {
   return {low / (1 + tolerance), high * (1 + tolerance)};
 }
 
+// How a ratio outside the accepted range differs from the claim: ratios are
+// oriented so that > 1 favours the candidate, so compare effects in log space.
+std::string miss_direction(double measured, const accepted_range& range) {
+  const double claimed_effect = std::log(std::sqrt(range.low * range.high));
+  const double measured_effect = std::log(measured);
+  if (std::abs(measured_effect) < 0.02 || claimed_effect * measured_effect < 0)
+    return "no effect or the opposite one";
+  return std::abs(measured_effect) > std::abs(claimed_effect) ? "a stronger effect than claimed"
+                                                              : "a weaker effect than claimed";
+}
+
 outcome judge_ratio(const json& results, const json& claim) {
   const std::string workload = claim.at("workload");
   const std::string metric = claim.at("metric");
@@ -162,6 +174,7 @@ outcome judge_ratio(const json& results, const json& claim) {
   const bool inside = range.contains(*measured);
   std::string detail = fmt::format("claimed {}, accepted {:.2f}-{:.2f}", claim.at("claimed").dump(),
                                    range.low, range.high);
+  if (!inside) detail += "; measured " + miss_direction(*measured, range);
   if (is_speed_metric(metric)) {
     const mann_whitney_result test =
         mann_whitney_u(base->at("timing").at("repetition_medians_ns").get<std::vector<double>>(),
