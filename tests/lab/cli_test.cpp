@@ -47,6 +47,8 @@ TEST_F(Cli, BadNumbersAreRejected) {
   expect_usage_error("run --seed -3", "--seed");
   expect_usage_error("run --seed 123456789012345678901234567890", "--seed");
   expect_usage_error("run --seed twelve", "--seed");
+  expect_usage_error("run --processes 0", "--processes");
+  expect_usage_error("run --processes 65", "--processes");
 }
 
 TEST_F(Cli, UnwritableOutIsRejectedBeforeMeasuring) {
@@ -137,6 +139,24 @@ TEST_F(Cli, QuickRunProducesSchemaValidResultsWithHeapFreeArenas) {
   EXPECT_NE(rerendered.out.find("## Seed claims"), std::string::npos);
 
   EXPECT_EQ(run("validate " + (root / "latest" / "results.json").string()).exit_code, 0);
+}
+
+TEST_F(Cli, RepetitionsSpreadOverProcessesAreAllReported) {
+  const fs::path root = dir_ / "results";
+  const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
+  const outcome o =
+      run("run --workloads trade_batch --strategies std,alloclab_arena --iterations 50 "
+          "--repetitions 5 --processes 3 --out " +
+          root.string() + allow);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json results = json::parse(read_file(root / "latest" / "results.json"));
+  EXPECT_EQ(results.at("config").at("processes"), 3);
+  for (const auto& c : results.at("workloads").at(0).at("cells")) {
+    EXPECT_EQ(c.at("timing").at("repetition_medians_ns").size(), 5u) << c.at("strategy");
+    EXPECT_EQ(c.at("heap").at("allocations_per_iteration"), c.at("strategy") == "std" ? 1 : 0);
+  }
+  EXPECT_NE(read_file(root / "latest" / "report.md").find("spread over 3 process(es)"),
+            std::string::npos);
 }
 
 TEST_F(Cli, ValidateRejectsABrokenResultsFile) {

@@ -108,6 +108,11 @@ int run_cli(int argc, char** argv) {
                   "exceeds it is "
                   "killed and becomes a 'failed' row")
       ->check(CLI::Range(0.1, 86400.0));
+  run->add_option("--processes", request.processes,
+                  "Spread the repetitions over this many processes, so that the spread between "
+                  "repetitions includes address-layout and heap-state effects (default 3, "
+                  "--quick 2; 1 = all in this process)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
 
   CLI::App* worker = app.add_subcommand(
       "worker",

@@ -20,6 +20,7 @@
 #include "mallocs/malloc_axis.hpp"
 #include "measure/build_guard.hpp"
 #include "measure/runner.hpp"
+#include "measure/split_run.hpp"
 #include "report/atomic_write.hpp"
 #include "report/claims.hpp"
 #include "report/markdown.hpp"
@@ -230,7 +231,7 @@ json measure(const run_plan& plan, const run_request& request, const progress_ca
   } else {
     in_process.workloads.clear();
   }
-  const run_measurement run = run_suite(in_process, progress);
+  const run_measurement run = run_split_suite(in_process, progress, plan.timeout);
   json results = build_results(
       run, results_context{current_build(), request.command_line, utc_now("%Y-%m-%dT%H:%M:%SZ")});
   for (auto& w : results["workloads"])
@@ -353,6 +354,9 @@ run_config resolve_config(const run_request& request) {
   config.repetitions =
       request.repetitions.value_or(request.quick ? quick_repetitions : default_repetitions);
   config.seed = request.seed;
+  config.order_seed = request.seed;
+  config.processes =
+      request.processes.value_or(request.quick ? quick_processes : default_processes);
   return config;
 }
 

@@ -29,6 +29,7 @@ struct run_request {
   std::vector<std::string> mallocs;  // --malloc: registry names, "all", library paths; empty: glibc
   bool skip_missing = false;         // a named malloc that is not installed does not fail the run
   std::optional<double> cell_timeout_seconds;  // per isolated worker
+  std::optional<std::size_t> processes;        // --processes: repetitions spread over processes
   std::string command_line;
 };
 
@@ -37,6 +38,10 @@ inline constexpr std::size_t default_samples = 2000;
 inline constexpr std::size_t default_repetitions = 15;
 inline constexpr std::size_t quick_samples = 200;
 inline constexpr std::size_t quick_repetitions = 7;
+// Processes the repetitions are spread over (address layout and heap history differ between
+// processes; repetitions in one process cannot show that variance).
+inline constexpr std::size_t default_processes = 3;
+inline constexpr std::size_t quick_processes = 2;
 
 // Default wall-clock limit of one isolated worker (--cell-timeout).
 inline constexpr double default_cell_timeout_seconds = 600;

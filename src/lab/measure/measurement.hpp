@@ -17,7 +17,9 @@ struct run_config {
   std::vector<std::string> strategies;        // in display order
   std::size_t samples_per_repetition = 1000;  // --iterations
   std::size_t repetitions = 11;
-  std::uint64_t seed = 42;
+  std::uint64_t seed = 42;        // workload data
+  std::uint64_t order_seed = 42;  // the shuffled run order (one per process of a split run)
+  std::size_t processes = 1;      // --processes: repetitions are spread over this many processes
   std::size_t counted_iterations = 16;  // iterations in the untimed heap-counting pass
   bool quick = false;
   std::string malloc_label = "glibc";  // the process-wide malloc this process measures under

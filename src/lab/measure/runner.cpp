@@ -232,7 +232,7 @@ run_measurement run_suite(const run_config& config, const progress_callback& pro
     out.batch_size = choose_batch_size(state.cells, run.clock);
   }
 
-  std::mt19937_64 shuffler(config.seed);
+  std::mt19937_64 shuffler(config.order_seed);
   std::vector<std::size_t> workload_order(states.size());
   for (std::size_t i = 0; i < workload_order.size(); ++i) workload_order[i] = i;
   for (std::size_t rep = 1; rep <= config.repetitions; ++rep) {

@@ -516,10 +516,12 @@ void method_section(std::string& md, const json& r) {
         "process. "
         "Ratios are against std under the first malloc of the run.\n";
   md += fmt::format(
-      "- {} repetitions × {} timed samples per cell, after warm-up; within each repetition the "
-      "workloads and the strategies of each workload run in a freshly shuffled order (seed {}).\n",
+      "- {} repetitions × {} timed samples per cell, after warm-up, spread over {} process(es) "
+      "(address layout and heap history differ between processes, so the per-repetition spread "
+      "includes that variance); within each repetition the workloads and the strategies of each "
+      "workload run in a freshly shuffled order (seed {}).\n",
       cfg["repetitions"].get<std::size_t>(), cfg["samples_per_repetition"].get<std::size_t>(),
-      cfg["seed"].get<std::uint64_t>());
+      cfg.value("processes", std::size_t{1}), cfg["seed"].get<std::uint64_t>());
   md += fmt::format(
       "- Heap allocations come from a separate untimed pass of {} iterations with the global "
       "operator new counted; fallbacks are upstream allocations of the strategy's own buffer.\n",

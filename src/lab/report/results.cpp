@@ -213,6 +213,7 @@ nlohmann::json build_results(const run_measurement& run, const results_context& 
         {"mallocs", {run.config.malloc_label}},
         {"samples_per_repetition", run.config.samples_per_repetition},
         {"repetitions", run.config.repetitions},
+        {"processes", run.config.processes},
         {"seed", run.config.seed},
         {"quick", run.config.quick},
         {"counted_iterations", run.config.counted_iterations}}},
