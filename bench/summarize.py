@@ -99,35 +99,30 @@ def main():
         else:
             rows.append((what, shown, "met" if ok else "MISSED"))
 
-    a_pmr, a_mono = get("arena_alloc_64B/alloclab_arena_pmr"), get("arena_alloc_64B/std_monotonic_pmr")
-    a_alloc, a_bump = get("arena_alloc_64B/alloclab_arena_allocator"), get("arena_alloc_64B/bump_inline")
-    if a_pmr and a_mono:
-        r = a_pmr / a_mono
-        target("arena allocate via pmr no slower than monotonic_buffer_resource", r, r <= 1.0,
-               f"{fmt(a_pmr)} / {fmt(a_mono)} ns = {r:.2f}×")
-    else:
-        target("arena allocate via pmr no slower than monotonic_buffer_resource", None, False, "")
-    if a_alloc and a_bump:
-        r = a_alloc / a_bump
-        target("arena allocate via alloclab::allocator within 1.1× of the inlined bump", r, r <= 1.1,
-               f"{fmt(a_alloc)} / {fmt(a_bump)} ns = {r:.2f}×")
-    else:
-        target("arena allocate via alloclab::allocator within 1.1× of the inlined bump", None, False, "")
+    def ratio_target(what, top, bottom, ok):
+        """A target on top/bottom of two medians of this run; ok(ratio) says whether it is met."""
+        t, b = get(top), get(bottom)
+        if not (t and b):
+            target(what, None, False, "")
+            return
+        r = t / b
+        target(what, r, ok(r), f"{fmt(t)} / {fmt(b)} ns = {r:.2f}×")
+
+    ratio_target("arena allocate via pmr no slower than monotonic_buffer_resource",
+                 "arena_alloc_64B/alloclab_arena_pmr", "arena_alloc_64B/std_monotonic_pmr",
+                 lambda r: r <= 1.0)
+    ratio_target("arena allocate via alloclab::allocator within 1.1× of the inlined bump",
+                 "arena_alloc_64B/alloclab_arena_allocator", "arena_alloc_64B/bump_inline",
+                 lambda r: r <= 1.1)
     for size in (16, 64, 256):
         g = f"pool_alloc_free_{size}B"
-        p_pmr, p_alloc = get(f"{g}/alloclab_pool_pmr"), get(f"{g}/alloclab_pool_allocator")
-        unsync, mal = get(f"{g}/std_unsynchronized_pool_pmr"), get(f"{g}/malloc_free")
-        if p_pmr and unsync:
-            r = unsync / p_pmr
-            target(f"{size} B pool alloc+free via pmr ≥ 7× faster than unsynchronized_pool_resource", r, r >= 7,
-                   f"{fmt(unsync)} / {fmt(p_pmr)} ns = {r:.2f}×")
-        if p_pmr and mal:
-            r = mal / p_pmr
-            target(f"{size} B pool alloc+free via pmr ≥ 3× faster than malloc/free", r, r >= 3,
-                   f"{fmt(mal)} / {fmt(p_pmr)} ns = {r:.2f}×")
-        if p_alloc:
-            target(f"{size} B pool alloc+free via alloclab::allocator ≤ 1.5 ns", p_alloc, p_alloc <= 1.5,
-                   f"{fmt(p_alloc)} ns")
+        ratio_target(f"{size} B pool alloc+free via pmr ≥ 7× faster than unsynchronized_pool_resource",
+                     f"{g}/std_unsynchronized_pool_pmr", f"{g}/alloclab_pool_pmr", lambda r: r >= 7)
+        ratio_target(f"{size} B pool alloc+free via pmr ≥ 3× faster than malloc/free",
+                     f"{g}/malloc_free", f"{g}/alloclab_pool_pmr", lambda r: r >= 3)
+        p_alloc = get(f"{g}/alloclab_pool_allocator")
+        target(f"{size} B pool alloc+free via alloclab::allocator ≤ 1.5 ns", p_alloc,
+               p_alloc is not None and p_alloc <= 1.5, f"{fmt(p_alloc)} ns" if p_alloc else "")
     print()
     print("| target (issue 2) | measured (same run) | |")
     print("|---|---|---|")
