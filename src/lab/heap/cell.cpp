@@ -1,5 +1,7 @@
 #include "heap/cell.hpp"
 
+#include "heap/enum_names.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -252,17 +254,11 @@ int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream
 }
 
 std::string_view to_string(cell_status s) noexcept {
-  switch (s) {
-    case cell_status::ok:
-      return "ok";
-    case cell_status::not_installed:
-      return "not installed";
-    case cell_status::refused:
-      return "refused";
-    case cell_status::failed:
-      return "failed";
-  }
-  return "?";
+  constexpr enum_names<cell_status, 4> names{{{cell_status::ok, "ok"},
+                                              {cell_status::not_installed, "not installed"},
+                                              {cell_status::refused, "refused"},
+                                              {cell_status::failed, "failed"}}};
+  return name_in(names, s);
 }
 
 cell_outcome run_measuring_worker(const worker_request& request) {

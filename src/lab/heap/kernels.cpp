@@ -1,31 +1,26 @@
 #include "heap/kernels.hpp"
 
+#include "heap/enum_names.hpp"
+
 #include <stdexcept>
 
 namespace alloclab::heap {
 
+namespace {
+constexpr enum_names<kernel_kind, 3> kernel_names{
+    {{kernel_kind::fifo, "fifo"}, {kernel_kind::lifo, "lifo"}, {kernel_kind::xthread, "xthread"}}};
+}  // namespace
+
 std::string_view to_string(kernel_kind k) noexcept {
-  switch (k) {
-    case kernel_kind::fifo:
-      return "fifo";
-    case kernel_kind::lifo:
-      return "lifo";
-    case kernel_kind::xthread:
-      return "xthread";
-  }
-  return "?";
+  return name_in(kernel_names, k);
 }
 
 std::optional<kernel_kind> parse_kernel_kind(std::string_view name) noexcept {
-  for (kernel_kind k : all_kernel_kinds()) {
-    if (to_string(k) == name) return k;
-  }
-  return std::nullopt;
+  return value_in(kernel_names, name);
 }
 
 const std::vector<kernel_kind>& all_kernel_kinds() {
-  static const std::vector<kernel_kind> all{kernel_kind::fifo, kernel_kind::lifo,
-                                            kernel_kind::xthread};
+  static const std::vector<kernel_kind> all = values_in(kernel_names);
   return all;
 }
 

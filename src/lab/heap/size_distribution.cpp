@@ -1,5 +1,7 @@
 #include "heap/size_distribution.hpp"
 
+#include "heap/enum_names.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -18,28 +20,22 @@ std::uint32_t clip(double x) noexcept {
 
 }  // namespace
 
+namespace {
+constexpr enum_names<size_dist, 3> size_dist_names{{{size_dist::uniform, "uniform"},
+                                                    {size_dist::exponential, "exponential"},
+                                                    {size_dist::lognormal, "lognormal"}}};
+}  // namespace
+
 std::string_view to_string(size_dist d) noexcept {
-  switch (d) {
-    case size_dist::uniform:
-      return "uniform";
-    case size_dist::exponential:
-      return "exponential";
-    case size_dist::lognormal:
-      return "lognormal";
-  }
-  return "?";
+  return name_in(size_dist_names, d);
 }
 
 std::optional<size_dist> parse_size_dist(std::string_view name) noexcept {
-  for (size_dist d : all_size_dists()) {
-    if (to_string(d) == name) return d;
-  }
-  return std::nullopt;
+  return value_in(size_dist_names, name);
 }
 
 const std::vector<size_dist>& all_size_dists() {
-  static const std::vector<size_dist> all{size_dist::uniform, size_dist::exponential,
-                                          size_dist::lognormal};
+  static const std::vector<size_dist> all = values_in(size_dist_names);
   return all;
 }
 
