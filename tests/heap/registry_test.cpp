@@ -8,8 +8,8 @@
 using namespace alloclab::heap;
 
 TEST(Registry, HasTheIssueAllocatorsWithUniqueNames) {
-  const std::vector<std::string> expected{"glibc",    "glibc_arena2", "glibc_trim", "jemalloc",
-                                          "mimalloc", "tcmalloc",     "tbbmalloc"};
+  const std::vector<std::string> expected{"glibc",    "glibc_arena2", "glibc_trim", "glibc_nocliff",
+                                          "jemalloc", "mimalloc",     "tcmalloc",   "tbbmalloc"};
   EXPECT_EQ(malloc_names(), expected);
   std::set<std::string_view> seen;
   for (const malloc_entry& e : malloc_registry()) {
@@ -24,7 +24,7 @@ TEST(Registry, HasTheIssueAllocatorsWithUniqueNames) {
 }
 
 TEST(Registry, GlibcIsAlwaysInstalled) {
-  for (const char* name : {"glibc", "glibc_arena2", "glibc_trim"}) {
+  for (const char* name : {"glibc", "glibc_arena2", "glibc_trim", "glibc_nocliff"}) {
     const malloc_entry* e = find_malloc(name);
     ASSERT_NE(e, nullptr);
     EXPECT_TRUE(installed(*e)) << not_installed_reason(*e);

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "report/atomic_write.hpp"
+#include "render/atomic_write.hpp"
 
 namespace alloclab::lab {
 namespace {

@@ -1,24 +1,46 @@
+// Test plan: judge_claims over hand-made results documents.
+//   ratio claims: reproduced when the whole 95 % interval is inside the accepted range
+//     (RatioInsideToleranceIsReproduced), refuted when none of it is
+//     (RatioOutsideToleranceIsRefuted, ARefutedRatioSaysHowItMissed), inconclusive when it
+//     straddles a bound (AStraddlingIntervalIsInconclusive), not judged below 5 repetitions or
+//     100 samples per repetition (TooFewSamplesAreNotJudged); the interval is shown
+//     (MeasuredRatiosCarryTheirInterval).
+//   missing cells and unmeasurable claims (MissingCellsAndUnmeasurableClaimsSayWhy).
+//   heap claims: any-of-mallocs, highest cost, returns memory, and too few batches
+//     (AnyOfSeveralMallocs..., HighestCost..., ReturnsMemory..., HeapClaimsNeedTheSeedsScale).
+//   lowest-figure claims, with the U test between the two lowest (LowestFigureClaims).
+//   the seed claims file (TheSeedClaimsFileIsWellFormed).
 #include <gtest/gtest.h>
 
-#include "report/claims.hpp"
+#include "results/claims.hpp"
 
 namespace alloclab::lab {
 namespace {
 
 using json = nlohmann::json;
 
-json timing(double p50, double mean, double jitter, double cv, std::vector<double> medians) {
-  return {{"p50_ns", p50},
-          {"mean_ns", mean},
-          {"p99_ns", p50 + jitter},
-          {"jitter_ns", jitter},
-          {"cv", cv},
-          {"throughput_per_s", 1e9 / mean},
-          {"repetition_medians_ns", medians}};
+// A timing block whose per-repetition figures scatter around the pooled ones by `spread`
+// (relative): repetition i is scaled by 1 + spread * (i - 2) / 2.
+json timing(double p50, double mean, double jitter, double cv, std::size_t reps = 5,
+            double spread = 0.01) {
+  json t = {{"p50_ns", p50},       {"mean_ns", mean}, {"p99_ns", p50 + jitter},
+            {"jitter_ns", jitter}, {"cv", cv},        {"throughput_per_s", 1e9 / mean}};
+  for (const char* key :
+       {"repetition_medians_ns", "repetition_means_ns", "repetition_p99_ns", "repetition_cv"})
+    t[key] = json::array();
+  for (std::size_t i = 0; i < reps; ++i) {
+    const double f = 1 + spread * (static_cast<double>(i) - 2) / 2;
+    t["repetition_medians_ns"].push_back(p50 * f);
+    t["repetition_means_ns"].push_back(mean * f);
+    t["repetition_p99_ns"].push_back((p50 + jitter) * f);
+    t["repetition_cv"].push_back(cv * f);
+  }
+  return t;
 }
 
-json results_with(json std_timing, json candidate_timing) {
-  return {{"workloads", json::array({{{"name", "w"},
+json results_with(json std_timing, json candidate_timing, std::size_t samples = 1000) {
+  return {{"config", {{"samples_per_repetition", samples}}},
+          {"workloads", json::array({{{"name", "w"},
                                       {"cells", json::array({{{"strategy", "std"},
                                                               {"status", "ok"},
                                                               {"reason", nullptr},
@@ -44,8 +66,7 @@ std::string verdict_of(const json& results, const json& one_claim) {
   return judge_claims(results, json{{"claims", json::array({one_claim})}}).at(0).at("verdict");
 }
 
-const json results = results_with(timing(200, 200, 40, 0.10, {200, 201, 199, 202, 198}),
-                                  timing(100, 100, 10, 0.20, {100, 101, 99, 102, 98}));
+const json results = results_with(timing(200, 200, 40, 0.10), timing(100, 100, 10, 0.20));
 
 TEST(Claims, RatioInsideToleranceIsReproduced) {
   EXPECT_EQ(verdict_of(results, claim("fast", "speedup_p50", 2.1)), "reproduced");
@@ -76,6 +97,29 @@ TEST(Claims, ARefutedRatioSaysHowItMissed) {
   EXPECT_EQ(detail_of(claim("fast", "speedup_p50", 2.0)).find("effect"), std::string::npos);
 }
 
+TEST(Claims, AStraddlingIntervalIsInconclusive) {
+  // Candidate repetitions scatter by +-80 %: the 2x speedup's interval spans about 1.1x-10x.
+  const json noisy = results_with(timing(200, 200, 40, 0.10), timing(100, 100, 10, 0.20, 5, 0.8));
+  EXPECT_EQ(verdict_of(noisy, claim("fast", "speedup_p50", 2.0, 0.1)), "inconclusive");
+  EXPECT_EQ(verdict_of(noisy, claim("fast", "speedup_p50", 20.0, 0.1)), "refuted");
+}
+
+TEST(Claims, TooFewSamplesAreNotJudged) {
+  const json few_reps = results_with(timing(200, 200, 40, 0.10, 3), timing(100, 100, 10, 0.2, 3));
+  EXPECT_EQ(verdict_of(few_reps, claim("fast", "speedup_p50", 2.0)), "not judged: too few samples");
+  const json few_samples = results_with(timing(200, 200, 40, 0.10), timing(100, 100, 10, 0.20), 20);
+  EXPECT_EQ(verdict_of(few_samples, claim("fast", "speedup_p50", 2.0)),
+            "not judged: too few samples");
+}
+
+TEST(Claims, MeasuredRatiosCarryTheirInterval) {
+  const json v =
+      judge_claims(results, json{{"claims", json::array({claim("fast", "speedup_p50", 2.0)})}})
+          .at(0);
+  const std::string measured = v.at("measured");
+  EXPECT_EQ(measured.rfind("2.00x [", 0), 0u) << measured;
+}
+
 TEST(Claims, MissingCellsAndUnmeasurableClaimsSayWhy) {
   json absent_with_hint = claim("absent", "speedup_p50", 1.0);
   absent_with_hint["run_with"] = "--workloads w --malloc all";
@@ -104,8 +148,11 @@ json heap_cell(const std::string& malloc, double ns_per_pair, double retained_af
           {"malloc", malloc},
           {"status", "ok"},
           {"reason", nullptr},
-          {"timing", timing(100 * ns_per_pair, 100 * ns_per_pair, 10, 0.1, {1, 2, 3})},
-          {"ns_per_pair", {{"mean", ns_per_pair}}},
+          {"timing", timing(100 * ns_per_pair, 100 * ns_per_pair, 10, 0.1)},
+          {"ns_per_pair",
+           {{"mean", ns_per_pair},
+            {"per_repetition",
+             {ns_per_pair * 0.99, ns_per_pair, ns_per_pair * 1.01, ns_per_pair, ns_per_pair}}}},
           {"memory", {{"retained_after_free", retained_after_free}}}};
 }
 
@@ -118,7 +165,10 @@ json heap_results() {
                          {"cells", json::array({heap_cell("glibc", 100 * scale, 0.95),
                                                 heap_cell("jemalloc", 80 * scale, 0.2),
                                                 heap_cell("mimalloc", 50 * scale, 0.7)})}});
-  return {{"config", {{"mallocs", {"glibc", "jemalloc", "mimalloc", "tcmalloc"}}}},
+  return {{"config",
+           {{"mallocs", {"glibc", "jemalloc", "mimalloc", "tcmalloc"}},
+            {"samples_per_repetition", 10000},
+            {"heap", {{"iterations", 10000}}}}},
           {"workloads", workloads}};
 }
 
@@ -129,11 +179,12 @@ TEST(Claims, AnyOfSeveralMallocsInsideTheRangeReproducesAndSaysWhich) {
             {"candidate", "malloc"},
             {"candidate_mallocs", {"jemalloc", "mimalloc", "tcmalloc"}},
             {"metric", "speedup_ns_per_pair"},
-            {"claimed", {1.4, 2.0}},
+            {"claimed", {1.4, 2.2}},
             {"tolerance", 0.0}};
   const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
   EXPECT_EQ(v.at("verdict"), "reproduced");  // mimalloc 2.0x; jemalloc 1.25x is outside
-  EXPECT_EQ(v.at("measured"), "jemalloc 1.25x, mimalloc 2.00x");
+  EXPECT_NE(v.at("measured").get<std::string>().find("jemalloc 1.25x ["), std::string::npos);
+  EXPECT_NE(v.at("measured").get<std::string>().find("mimalloc 2.00x ["), std::string::npos);
   EXPECT_NE(v.at("detail").get<std::string>().find("inside: mimalloc"), std::string::npos)
       << v.at("detail");
   EXPECT_NE(v.at("detail").get<std::string>().find("not measured: tcmalloc"), std::string::npos);
@@ -171,19 +222,14 @@ TEST(Claims, ReturnsMemoryComparesTheKeptShareWithTheThreshold) {
   EXPECT_EQ(verdict_of(results, c), "not measured in this run");
 }
 
-TEST(Claims, TailClaimsShowTheirPerRepetitionSpread) {
-  json r = results;
-  auto& cells = r["workloads"][0]["cells"];
-  cells[0]["timing"]["repetition_p99_ns"] = {240, 241, 239, 242,
-                                             238};  // std jitter 40 in every repetition
-  cells[1]["timing"]["repetition_p99_ns"] = {110, 111, 109, 112,
-                                             138};  // 10, except one repetition at 40
-  const json verdicts =
-      judge_claims(r, json{{"claims", json::array({claim("fast", "jitter_ratio", 4.0)})}});
-  EXPECT_EQ(verdicts[0].at("verdict"), "reproduced");
-  const std::string detail = verdicts[0].at("detail");
-  EXPECT_NE(detail.find("per repetition 1.00-4.00"), std::string::npos) << detail;
-  EXPECT_NE(detail.find("4 of 5 repetitions"), std::string::npos) << detail;
+TEST(Claims, HeapClaimsNeedTheSeedsScale) {
+  json small = heap_results();
+  small["config"]["heap"]["iterations"] = 5;
+  json c = {{"id", "h"},
+            {"metric", "highest_ns_per_pair"},
+            {"candidate", "h_uniform"},
+            {"among_workloads", {"h_uniform", "h_exp", "h_log"}}};
+  EXPECT_EQ(verdict_of(small, c), "not judged: too few samples");
 }
 
 TEST(Claims, LowestFigureClaims) {
@@ -195,6 +241,11 @@ TEST(Claims, LowestFigureClaims) {
   EXPECT_EQ(verdict_of(results, lowest_cv), "reproduced");
   lowest_cv["metric"] = "lowest_jitter";
   EXPECT_EQ(verdict_of(results, lowest_cv), "refuted");
+  // The same ranking inside the noise: per-repetition CVs overlap.
+  const json close =
+      results_with(timing(200, 200, 40, 0.10, 5, 0.5), timing(100, 100, 10, 0.11, 5, 0.5));
+  lowest_cv["metric"] = "lowest_cv";
+  EXPECT_EQ(verdict_of(close, lowest_cv), "inconclusive");
 }
 
 TEST(Claims, TheSeedClaimsFileIsWellFormed) {

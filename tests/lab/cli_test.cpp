@@ -12,8 +12,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <alloclab/build_info.hpp>
+
 #include "measure/build_guard.hpp"
-#include "report/schema_check.hpp"
+#include "results/schema_check.hpp"
 #include "cli_support.hpp"
 
 namespace alloclab::lab {
@@ -105,9 +107,12 @@ TEST_F(Cli, QuickRunProducesSchemaValidResultsWithHeapFreeArenas) {
   EXPECT_EQ(results.at("debug_build").get<bool>(), debug);
 
   const auto& strategies = results.at("config").at("strategies");
+  const bool twin = !results.at("config").at("placement_twin").is_null();
+  EXPECT_EQ(twin, !alloclab::build::sanitized);  // ASan owns malloc: no glibc tuning variant
   EXPECT_EQ(results.at("workloads").size(), 12u);
   for (const auto& w : results.at("workloads")) {
-    ASSERT_EQ(w.at("cells").size(), strategies.size()) << w.at("name");
+    ASSERT_EQ(w.at("cells").size(), strategies.size() * (twin ? 2 : 1)) << w.at("name");
+    if (twin) EXPECT_TRUE(w.at("placement").is_object()) << w.at("name");
     for (const auto& c : w.at("cells")) {
       const std::string strategy = c.at("strategy");
       if (c.at("status") == "not_applicable") continue;
@@ -160,32 +165,46 @@ TEST_F(Cli, RepetitionsSpreadOverProcessesAreAllReported) {
 }
 
 TEST_F(Cli, ValidateRejectsABrokenResultsFile) {
-  std::ofstream(dir_ / "broken.json") << R"({"schema": "alloclab-results", "schema_version": 2})";
+  std::ofstream(dir_ / "broken.json") << R"({"schema": "alloclab-results", "schema_version": 3})";
   const outcome o = run("validate " + (dir_ / "broken.json").string());
-  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.exit_code, 2);  // bad input, as for `report` given the same file
+  EXPECT_EQ(line_count(o.err), 1u) << o.err;
   EXPECT_NE(o.out.find("missing required key"), std::string::npos);
 }
 
 TEST_F(Cli, ValidateNamesAnOlderSchemaVersionInOneLine) {
   std::ofstream(dir_ / "old.json") << R"({"schema": "alloclab-results", "schema_version": 1})";
   const outcome o = run("validate " + (dir_ / "old.json").string());
-  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.exit_code, 2);
   EXPECT_EQ(line_count(o.out), 1u) << o.out;
   EXPECT_NE(o.out.find("schema_version is 1"), std::string::npos) << o.out;
 }
 
-TEST_F(Cli, WorkerPrintsOneCellAsJson) {
-  const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
-  const outcome o = run(
-      "worker --workloads trade_batch --strategies pmr_monotonic --iterations 5 --repetitions 2" +
-      allow);
+TEST_F(Cli, ACellWorkerPrintsOneRecordAsJson) {
+  const json task = {{"mode", "measure"},
+                     {"workload", "trade_batch"},
+                     {"strategy", "pmr_monotonic"},
+                     {"malloc", "glibc"},
+                     {"part", 1},
+                     {"samples", 5},
+                     {"repetitions", 2},
+                     {"counted_iterations", 4},
+                     {"seed", 42},
+                     {"order_seed", 43},
+                     {"batch_size", 3},
+                     {"quick", false},
+                     {"allow_debug", !current_build().benchmark_ready()}};
+  const outcome o = run("__cell '" + task.dump() + "'");
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  const json results = json::parse(o.out);
-  EXPECT_TRUE(results.at("measured").get<bool>());
-  EXPECT_TRUE(results.contains("live_allocator"));
-  ASSERT_EQ(results.at("workloads").size(), 1u);
-  EXPECT_EQ(results.at("workloads")[0].at("cells")[0].at("strategy"), "pmr_monotonic");
-  EXPECT_EQ(run("worker --workloads trade_batch,log_lines --strategies std" + allow).exit_code, 2);
+  const json document = json::parse(o.out);
+  EXPECT_TRUE(document.at("measured").get<bool>());
+  EXPECT_TRUE(document.contains("live_allocator"));
+  const json& record = document.at("record");
+  EXPECT_EQ(record.at("strategy"), "pmr_monotonic");
+  EXPECT_EQ(record.at("part"), 1);
+  EXPECT_EQ(record.at("batch").at("batch_size"), 3);
+  EXPECT_EQ(record.at("batch").at("cell").at("repetition_medians_ns").size(), 2u);
+  EXPECT_NE(run("__cell '{\"mode\": \"measure\"}'").exit_code, 0);
 }
 
 }  // namespace

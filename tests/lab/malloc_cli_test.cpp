@@ -18,7 +18,7 @@
 
 #include "heap/malloc_registry.hpp"
 #include "measure/build_guard.hpp"
-#include "report/schema_check.hpp"
+#include "results/schema_check.hpp"
 #include "cli_support.hpp"
 
 namespace alloclab::lab {
@@ -111,7 +111,7 @@ TEST_F(MallocCli, HeapRunCarriesProvenAllocatorsAndMemoryFigures) {
   if (sanitized()) GTEST_SKIP() << "AddressSanitizer owns malloc";
   const json r = heap_run("--malloc all --workloads fifo_lognormal,lifo_exponential", "", 0);
   ASSERT_TRUE(r.contains("workloads"));
-  EXPECT_EQ(r.at("schema_version"), 2);
+  EXPECT_EQ(r.at("schema_version"), 3);
   std::size_t measured = 0;
   for (const auto& w : r.at("workloads")) {
     EXPECT_EQ(w.at("kind"), "heap");
@@ -133,7 +133,7 @@ TEST_F(MallocCli, HeapRunCarriesProvenAllocatorsAndMemoryFigures) {
       const auto live_bytes = m.at("peak_live_bytes").get<double>();
       EXPECT_GT(live_bytes, 0);
       EXPECT_GE(peak, m.at("rss_after_free_bytes").get<double>());
-      EXPECT_NEAR(m.at("fragmentation").get<double>(), peak / live_bytes, 1e-9 * peak / live_bytes);
+      EXPECT_GT(m.at("fragmentation").get<double>(), 0);  // median over processes of peak/live
       EXPECT_TRUE(m.at("purge").at("available").get<bool>()) << c.at("malloc");
       EXPECT_EQ(c.at("ns_per_pair").at("per_repetition").size(), 2u);
       EXPECT_EQ(c.at("timing").at("samples"), 40);
@@ -162,7 +162,7 @@ TEST_F(MallocCli, CrashingAndHangingWorkersBecomeFailedRowsAndEverythingElseIsKe
       std::string::npos);
 
   const json hung =
-      heap_run("--malloc glibc --workloads fifo_uniform,fifo_lognormal --cell-timeout 1",
+      heap_run("--malloc glibc --workloads fifo_uniform,fifo_lognormal --cell-timeout 4",
                "ALLOCLAB_TEST_WORKER_FAULT=hang:fifo_lognormal/glibc", 1);
   EXPECT_EQ(cell_of(hung, "fifo_uniform", "malloc", "glibc").at("status"), "ok");
   const json& stuck = cell_of(hung, "fifo_lognormal", "malloc", "glibc");
@@ -189,14 +189,24 @@ TEST_F(MallocCli, LabWorkloadsRunUnderAnotherMallocInAProvenWorker) {
   }
   // Asked directly, a worker that is not under the preload refuses to measure.
   if (other == "mimalloc") {
-    const outcome refused =
-        run("worker --workloads trade_batch --strategies std --malloc mimalloc "
-            "--iterations 5 --repetitions 2" +
-            allow_debug());
+    const json task = {{"mode", "measure"},
+                       {"workload", "trade_batch"},
+                       {"strategy", "std"},
+                       {"malloc", "mimalloc"},
+                       {"part", 0},
+                       {"samples", 5},
+                       {"repetitions", 2},
+                       {"counted_iterations", 2},
+                       {"seed", 1},
+                       {"order_seed", 1},
+                       {"batch_size", 1},
+                       {"quick", false},
+                       {"allow_debug", !current_build().benchmark_ready()}};
+    const outcome refused = run("__cell '" + task.dump() + "'");
     EXPECT_EQ(refused.exit_code, 3) << refused.err;
     const json doc = json::parse(refused.out);
     EXPECT_FALSE(doc.at("measured").get<bool>());
-    EXPECT_FALSE(doc.contains("workloads"));
+    EXPECT_FALSE(doc.contains("record"));
   }
 }
 

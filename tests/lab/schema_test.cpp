@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "report/schema_check.hpp"
+#include "results/schema_check.hpp"
 
 namespace alloclab::lab {
 namespace {

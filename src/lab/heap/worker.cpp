@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +22,8 @@ namespace alloclab::heap {
 namespace {
 
 using clock = std::chrono::steady_clock;
+
+std::atomic<pid_t> active_worker{0};  // process group of the supervised worker, 0 when none
 
 std::string signal_name(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
@@ -107,6 +110,11 @@ std::string worker_outcome::describe() const {
   return error.empty() ? std::string("unknown termination") : error;
 }
 
+void kill_active_worker() noexcept {
+  const pid_t pid = active_worker.load();
+  if (pid > 0) ::kill(-pid, SIGKILL);
+}
+
 worker_outcome run_worker(const worker_request& req) noexcept {
   worker_outcome out;
   try {
@@ -168,6 +176,7 @@ worker_outcome run_worker(const worker_request& req) noexcept {
       return out;
     }
     out.started = true;
+    active_worker.store(pid);
     out_w.reset();  // the child holds the write ends now
     err_w.reset();
     ::fcntl(out_r.fd, F_SETFL, ::fcntl(out_r.fd, F_GETFL) | O_NONBLOCK);
@@ -231,6 +240,7 @@ worker_outcome run_worker(const worker_request& req) noexcept {
         }
       }
     }
+    active_worker.store(0);
     out.wall_seconds = std::chrono::duration<double>(clock::now() - start).count();
     if (out.stderr_tail.size() > req.stderr_tail_bytes) {
       out.stderr_tail.erase(0, out.stderr_tail.size() - req.stderr_tail_bytes);

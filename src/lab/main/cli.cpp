@@ -8,7 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "run_command.hpp"
+#include "executors/interrupt.hpp"
+#include "main/commands.hpp"
 
 #ifndef ALLOCLAB_LAB_VERSION
 #define ALLOCLAB_LAB_VERSION "unknown"
@@ -51,22 +52,40 @@ std::string unknown_command(int argc, char** argv, const std::vector<std::string
   return "unknown command '" + first + "'; valid commands: " + valid;
 }
 
-// The options shared by `run` and the hidden `worker`.
+// "a,b" -> {"a", "b"}; a stray comma leaves an empty name for the plan to refuse by name.
+// (CLI11's own delimiter would let an empty list swallow the next option as a value.)
+void split_commas(std::vector<std::string>& values) {
+  std::vector<std::string> names;
+  for (const std::string& value : values) {
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t comma = value.find(',', start);
+      names.push_back(value.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  values = std::move(names);
+}
+
+// The options of `run`.
 void add_measurement_options(CLI::App& command, run_request& request) {
   command
       .add_option("--workloads", request.workloads,
                   "Comma-separated workloads (default: all; see `alloclab list`)")
-      ->delimiter(',');
+      ->expected(1);
   command
       .add_option("--strategies", request.strategies, "Comma-separated strategies (default: all)")
-      ->delimiter(',');
+      ->expected(1);
   command
       .add_option("--iterations", request.iterations,
                   "Timed samples per cell per repetition (1-10000000)")
+      ->check(unsigned_64_bit)
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
   command
       .add_option("--repetitions", request.repetitions,
-                  "Repetitions, strategies shuffled in each (1-1000)")
+                  "Repetitions of each cell, shared out over its --processes (1-1000)")
+      ->check(unsigned_64_bit)
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
   command
       .add_option("--seed", request.seed, "Seed for workload data and run order (unsigned 64-bit)")
@@ -78,7 +97,7 @@ void add_measurement_options(CLI::App& command, run_request& request) {
                   "Comma-separated process-wide mallocs: glibc (default), glibc_arena2, "
                   "glibc_trim, jemalloc, "
                   "mimalloc, tcmalloc, tbbmalloc, all, or a path to a malloc library (.so)")
-      ->delimiter(',');
+      ->expected(1);
 }
 
 }  // namespace
@@ -101,27 +120,23 @@ int run_cli(int argc, char** argv) {
       "Results root directory (default: results); writes DIR/<UTC time>/ and DIR/latest");
   run->add_flag("--quick", request.quick, "Small smoke-test suite (< 30 s)");
   run->add_flag(
+      "--placement-check,!--no-placement-check", request.placement_check,
+      "Re-measure glibc cells under glibc_nocliff (memmove without its copy cliff) so the "
+      "report can tell placement-driven ratios apart (default on)");
+  run->add_flag(
       "--skip-missing", request.skip_missing,
       "A named --malloc that is not installed gives a 'not installed' row but no failure exit");
   run->add_option("--cell-timeout", request.cell_timeout_seconds,
-                  "Wall-clock limit in seconds of each isolated worker (default 600); one that "
-                  "exceeds it is "
-                  "killed and becomes a 'failed' row")
-      ->check(CLI::Range(0.1, 86400.0));
+                  "Wall-clock limit in seconds of each cell's measuring process (default 600); "
+                  "one that exceeds it is killed and its cell becomes a 'failed' row");
   run->add_option("--processes", request.processes,
-                  "Spread the repetitions over this many processes, so that the spread between "
-                  "repetitions includes address-layout and heap-state effects (default 3, "
-                  "--quick 2; 1 = all in this process)")
+                  "Fresh processes per cell; its repetitions are shared out over them, so the "
+                  "spread includes address-layout and heap-state effects (default 3, --quick 2)")
+      ->check(unsigned_64_bit)
       ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
 
-  CLI::App* worker = app.add_subcommand(
-      "worker",
-      "Measure one workload (under --malloc, proven live) and print its results JSON on stdout");
-  worker->group("");  // hidden: for parent processes that isolate cells
-  add_measurement_options(*worker, request);
-  worker->add_flag("--quick", request.quick, "Quick-suite sizes");
-
   app.add_subcommand("list", "List workloads, strategies and mallocs");
+  CLI::App* help = app.add_subcommand("help", "Show this help");
 
   std::string results_path, output_path;
   CLI::App* report =
@@ -134,7 +149,7 @@ int run_cli(int argc, char** argv) {
   validate->add_option("results", results_path, "results.json to check")->required();
 
   if (std::string unknown =
-          unknown_command(argc, argv, {"run", "list", "report", "validate", "worker"});
+          unknown_command(argc, argv, {"run", "list", "report", "validate", "help"});
       !unknown.empty()) {
     std::cerr << "alloclab: error: " << unknown << '\n';
     return exit_usage;
@@ -148,14 +163,25 @@ int run_cli(int argc, char** argv) {
   }
 
   try {
+    if (help->parsed()) {
+      print_or_throw(app.get_formatter()->make_help(&app, "", CLI::AppFormatMode::Normal));
+      return 0;
+    }
+    for (auto* list : {&request.workloads, &request.strategies, &request.mallocs})
+      split_commas(*list);
     if (run->parsed()) return execute_run(request);
-    if (worker->parsed()) return execute_worker(request);
     if (report->parsed()) return execute_report(results_path, output_path);
     if (validate->parsed()) return execute_validate(results_path);
     return execute_list();
   } catch (const usage_error& e) {
     std::cerr << "alloclab: error: " << e.what() << '\n';
     return exit_usage;
+  } catch (const run_interrupted& e) {
+    std::cerr << "\nalloclab: " << e.what() << "; no worker left running, nothing written\n";
+    return 128 + e.signal();
+  } catch (const output_error& e) {
+    std::cerr << "alloclab: error: " << e.what() << '\n';
+    return exit_failure;
   } catch (const std::exception& e) {
     std::cerr << "\nalloclab: FAILED: " << e.what() << '\n';
     return exit_failure;

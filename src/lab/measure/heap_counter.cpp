@@ -5,16 +5,20 @@
 #include <cstdlib>
 #include <new>
 
+#include "address_recorder.hpp"
+
 namespace {
 
 bool counting = false;
 std::uint64_t counted_allocations = 0;
 std::uint64_t counted_bytes = 0;
+alloclab::lab::address_recorder* recorder = nullptr;
 
-inline void note(std::size_t size) {
+inline void note(std::size_t size, const void* p) {
   if (__builtin_expect(counting, 0)) {
     ++counted_allocations;
     counted_bytes += size;
+    if (recorder != nullptr) recorder->note(p);
   }
 }
 
@@ -22,7 +26,7 @@ void* allocate_or_throw(std::size_t size) {
   if (size == 0) size = 1;
   for (;;) {
     if (void* p = std::malloc(size)) {
-      note(size);
+      note(size, p);
       return p;
     }
     std::new_handler handler = std::get_new_handler();
@@ -38,7 +42,7 @@ void* allocate_aligned_or_throw(std::size_t size, std::align_val_t alignment) {
   if (rounded == 0) rounded = align;
   for (;;) {
     if (void* p = std::aligned_alloc(align, rounded)) {
-      note(size);
+      note(size, p);
       return p;
     }
     std::new_handler handler = std::get_new_handler();
@@ -51,14 +55,16 @@ void* allocate_aligned_or_throw(std::size_t size, std::align_val_t alignment) {
 
 namespace alloclab::lab {
 
-void heap_counting_begin() {
+void heap_counting_begin(address_recorder* r) {
   counted_allocations = 0;
   counted_bytes = 0;
+  recorder = r;
   counting = true;
 }
 
 heap_usage heap_counting_end() {
   counting = false;
+  recorder = nullptr;
   return heap_usage{counted_allocations, counted_bytes};
 }
 

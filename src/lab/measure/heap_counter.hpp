@@ -11,8 +11,11 @@ struct heap_usage {
   std::uint64_t bytes = 0;
 };
 
-// Starts counting on the calling thread's process (single-threaded lab).
-void heap_counting_begin();
+class address_recorder;
+
+// Starts counting on the calling thread's process (single-threaded lab). With a recorder, the
+// address of every counted block is noted in it too.
+void heap_counting_begin(address_recorder* recorder = nullptr);
 // Stops counting and returns what was allocated since heap_counting_begin().
 heap_usage heap_counting_end();
 

@@ -1,4 +1,5 @@
-// Raw results of a run, before statistics: what the runner hands to the results builder.
+// What a measuring worker computes for one cell in its own process (the batch frame's raw
+// figures, before statistics). The executor wraps them into a measurement_record.
 #pragma once
 
 #include <cstddef>
@@ -17,15 +18,23 @@ struct run_config {
   std::vector<std::string> strategies;        // in display order
   std::size_t samples_per_repetition = 1000;  // --iterations
   std::size_t repetitions = 11;
-  std::uint64_t seed = 42;        // workload data
-  std::uint64_t order_seed = 42;  // the shuffled run order (one per process of a split run)
-  std::size_t processes = 1;      // --processes: repetitions are spread over this many processes
+  std::uint64_t seed = 42;              // workload data
+  std::uint64_t order_seed = 42;        // the shuffled run order (one per process of a split run)
   std::size_t counted_iterations = 16;  // iterations in the untimed heap-counting pass
+  std::size_t batch_size = 0;           // iterations per timed sample; 0: calibrate in this process
   bool quick = false;
-  std::string malloc_label = "glibc";  // the process-wide malloc this process measures under
 };
 
 enum class cell_status { ok, overflowed, not_applicable };
+
+// Where a strategy's blocks landed, from the counted pass: block address mod 64, the 64-byte line
+// of the address within its 4 KiB page, and for consecutive blocks (new - previous) mod 64, the
+// relative offset a memmove from the old block to the new one sees (std::vector growth).
+struct address_residues {
+  std::vector<std::uint64_t> mod64;           // 64 bins
+  std::vector<std::uint64_t> page_line;       // 64 bins: (address mod 4096) / 64
+  std::vector<std::uint64_t> relative_mod64;  // 64 bins: (address - previous address) mod 64
+};
 
 struct cell_measurement {
   std::string strategy;
@@ -35,6 +44,8 @@ struct cell_measurement {
   std::vector<double> samples_ns;  // per-iteration times; batch means when batched
   std::vector<double> repetition_medians_ns;  // one median per repetition, for the U test
   std::vector<double> repetition_p99_ns;      // one p99 per repetition: how stable the tail is
+  std::vector<double> repetition_means_ns;    // one mean per repetition
+  std::vector<double> repetition_cv;          // one CV per repetition
   double heap_allocations_per_iteration = 0;
   double heap_bytes_per_iteration = 0;
   double upstream_fallbacks_per_iteration = 0;
@@ -43,6 +54,7 @@ struct cell_measurement {
   std::uint64_t timed_iterations = 0;
   std::size_t buffer_bytes = 0;
   std::uint64_t checksum = 0;
+  address_residues residues;
 };
 
 struct workload_measurement {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "address_recorder.hpp"
 #include "heap_counter.hpp"
 #include "os_stats.hpp"
 #include "stats/stats.hpp"
@@ -43,23 +44,32 @@ class cell {
   bool active() const { return out_.status == cell_status::ok; }
   const cell_measurement& result() const { return out_; }
 
-  // Untimed: checksum, heap allocations and upstream fallbacks per iteration.
+  // Untimed: checksum, heap allocations, upstream fallbacks and block addresses per iteration.
   void counted_pass(std::size_t iterations) {
     auto first = run_guarded(1);
     if (!first) return;
     out_.checksum = *first;
     if (!run_guarded(1)) return;  // second warm iteration: pools and caches settle
     const std::uint64_t fallbacks_before = instance_->upstream_fallbacks();
-    heap_counting_begin();
-    auto sum = run_guarded(iterations);
+    address_recorder addresses;
+    recording_source recorded(*instance_, addresses);
+    std::optional<std::uint64_t> sum;
+    heap_counting_begin(&addresses);
+    try {
+      sum = workload_.run_batch(input_, recorded, iterations);
+    } catch (const std::bad_alloc& e) {
+      heap_counting_end();
+      mark_overflowed(e);
+      return;
+    }
     const heap_usage heap = heap_counting_end();
-    if (!sum) return;
     verify(*sum, iterations);
     const auto n = static_cast<double>(iterations);
     out_.heap_allocations_per_iteration = static_cast<double>(heap.allocations) / n;
     out_.heap_bytes_per_iteration = static_cast<double>(heap.bytes) / n;
     out_.upstream_fallbacks_per_iteration =
         static_cast<double>(instance_->upstream_fallbacks() - fallbacks_before) / n;
+    out_.residues = addresses.residues();
     apply_fallback_rule();
   }
 
@@ -102,6 +112,9 @@ class cell {
     out_.timed_iterations += samples * batch;
     out_.repetition_medians_ns.push_back(percentile(times, 0.5));
     out_.repetition_p99_ns.push_back(percentile(times, 0.99));
+    const summary s = summarize(times);
+    out_.repetition_means_ns.push_back(s.mean);
+    out_.repetition_cv.push_back(s.cv);
     out_.samples_ns.insert(out_.samples_ns.end(), times.begin(), times.end());
   }
 
@@ -126,6 +139,8 @@ class cell {
     out_.samples_ns.clear();
     out_.repetition_medians_ns.clear();
     out_.repetition_p99_ns.clear();
+    out_.repetition_means_ns.clear();
+    out_.repetition_cv.clear();
   }
 
   void verify(std::uint64_t sum, std::size_t iterations) const {
@@ -201,6 +216,23 @@ std::size_t choose_batch_size(std::vector<std::unique_ptr<cell>>& cells,
 
 }  // namespace
 
+calibration calibrate_workload(const std::string& name, std::uint64_t seed) {
+  const workload_entry* entry = find_workload(name);
+  if (entry == nullptr) throw std::invalid_argument("unknown workload " + name);
+  calibration result;
+  result.clock = measure_clock();
+  const prepared_input input = entry->prepare(seed);
+  result.footprint = measure_footprint(*entry, input.get());
+  cell_measurement measured;
+  std::vector<std::unique_ptr<cell>> cells;
+  cells.push_back(std::make_unique<cell>(*entry, *find_strategy(baseline_strategy), input.get(),
+                                         result.footprint, measured));
+  cells.front()->counted_pass(2);
+  result.checksum = measured.checksum;
+  result.batch_size = choose_batch_size(cells, result.clock);
+  return result;
+}
+
 run_measurement run_suite(const run_config& config, const progress_callback& progress) {
   const auto started = lab_clock::now();
   run_measurement run;
@@ -229,7 +261,8 @@ run_measurement run_suite(const run_config& config, const progress_callback& pro
       if (state.cells.back()->active()) state.cells.back()->counted_pass(config.counted_iterations);
     }
     check_checksums(out);
-    out.batch_size = choose_batch_size(state.cells, run.clock);
+    out.batch_size =
+        config.batch_size > 0 ? config.batch_size : choose_batch_size(state.cells, run.clock);
   }
 
   std::mt19937_64 shuffler(config.order_seed);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 #include <stdexcept>
 
 namespace alloclab::lab {
@@ -142,6 +143,36 @@ double mann_whitney_min_p(std::size_t n1, std::size_t n2) {
   for (std::size_t k = 1; k <= n1; ++k)
     combinations = combinations * static_cast<double>(n2 + k) / static_cast<double>(k);
   return std::min(1.0, 2.0 / combinations);
+}
+
+namespace {
+
+double median_of_resample(const std::vector<double>& values, std::mt19937_64& rng,
+                          std::vector<double>& scratch) {
+  std::uniform_int_distribution<std::size_t> pick(0, values.size() - 1);
+  scratch.resize(values.size());
+  for (double& v : scratch) v = values[pick(rng)];
+  return percentile(scratch, 0.5);
+}
+
+}  // namespace
+
+interval bootstrap_ratio_of_medians(const std::vector<double>& numerator,
+                                    const std::vector<double>& denominator, double confidence,
+                                    std::size_t resamples, std::uint64_t seed) {
+  if (numerator.empty() || denominator.empty() || resamples == 0) return {};
+  std::mt19937_64 rng(seed);
+  std::vector<double> ratios, scratch;
+  ratios.reserve(resamples);
+  for (std::size_t i = 0; i < resamples; ++i) {
+    const double num = median_of_resample(numerator, rng, scratch);
+    const double den = median_of_resample(denominator, rng, scratch);
+    if (num <= 0 || den <= 0) return {};
+    ratios.push_back(num / den);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const double tail = (1 - confidence) / 2;
+  return {percentile_sorted(ratios, tail), percentile_sorted(ratios, 1 - tail)};
 }
 
 }  // namespace alloclab::lab

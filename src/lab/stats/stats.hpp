@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace alloclab::lab {
@@ -33,5 +34,18 @@ mann_whitney_result mann_whitney_u(const std::vector<double>& x, const std::vect
 
 // The smallest two-sided p-value the test can reach with these sample sizes.
 double mann_whitney_min_p(std::size_t n1, std::size_t n2);
+
+// A percentile-bootstrap confidence interval for median(numerator) / median(denominator), each
+// resampled with replacement (independently: the two sides come from different processes).
+// Deterministic for a given seed. {0, 0} when either side is empty or a median is not positive.
+struct interval {
+  double low = 0;
+  double high = 0;
+  bool valid() const { return high > 0 && low > 0; }
+};
+interval bootstrap_ratio_of_medians(const std::vector<double>& numerator,
+                                    const std::vector<double>& denominator,
+                                    double confidence = 0.95, std::size_t resamples = 2000,
+                                    std::uint64_t seed = 1);
 
 }  // namespace alloclab::lab

@@ -1,7 +1,4 @@
 // Strategies built on the alloclab library (compiled only when its headers are present).
-#include "lab_config.hpp"
-
-#if ALLOCLAB_LAB_HAS_LIBRARY
 
 #include <alloclab/arena_resource.hpp>
 #include <fmt/format.h>
@@ -9,9 +6,7 @@
 #include "buffer.hpp"
 #include "strategy_table.hpp"
 
-#if ALLOCLAB_LAB_HAS_POOL
 #include <alloclab/pool_resource.hpp>
-#endif
 
 namespace alloclab::lab {
 namespace {
@@ -46,7 +41,6 @@ std::string always_applicable(const workload_footprint&) {
   return {};
 }
 
-#if ALLOCLAB_LAB_HAS_POOL
 // A fixed-capacity alloclab pool whose block fits the workload's largest request.
 class node_pool_source final : public strategy_instance {
  public:
@@ -79,7 +73,6 @@ std::string pool_applicability(const workload_footprint& f) {
       "largest request is {} B; a fixed-block pool only suits node-sized requests (<= {} B)",
       f.largest_request, max_pool_block);
 }
-#endif
 
 const strategy_registrar registrations[] = {
     strategy_registrar{
@@ -99,7 +92,6 @@ const strategy_registrar registrations[] = {
            return std::make_unique<arena_source>(f.suggested_arena_bytes,
                                                  allocator_kind::arena_static);
          }}},
-#if ALLOCLAB_LAB_HAS_POOL
     strategy_registrar{
         {"alloclab_pool",
          "alloclab::pool_resource, one fixed block size (largest request), fixed buffer; "
@@ -108,10 +100,7 @@ const strategy_registrar registrations[] = {
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<node_pool_source>(f);
          }}},
-#endif
 };
 
 }  // namespace
 }  // namespace alloclab::lab
-
-#endif

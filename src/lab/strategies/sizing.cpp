@@ -1,11 +1,8 @@
 #include "sizing.hpp"
 
 #include "counting_resource.hpp"
-#include "lab_config.hpp"
 
-#if ALLOCLAB_LAB_HAS_LIBRARY
 #include <alloclab/tracking_resource.hpp>
-#endif
 
 namespace alloclab::lab {
 namespace {
@@ -22,7 +19,6 @@ class tracking_source final : public iteration_source {
 
 }  // namespace
 
-#if ALLOCLAB_LAB_HAS_LIBRARY
 workload_footprint measure_footprint(const workload_entry& workload, const void* input) {
   counting_resource counter(std::pmr::new_delete_resource());
   alloclab::tracking_resource tracker(&counter);
@@ -39,8 +35,5 @@ workload_footprint measure_footprint(const workload_entry& workload, const void*
   f.suggested_arena_bytes = tracker.suggested_arena_size(arena_margin);
   return f;
 }
-#else
-#error "the lab needs alloclab/tracking_resource.hpp to size its arenas"
-#endif
 
 }  // namespace alloclab::lab

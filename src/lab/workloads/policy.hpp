@@ -13,12 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "lab_config.hpp"
-
-#if ALLOCLAB_LAB_HAS_LIBRARY
 #include <alloclab/allocator.hpp>
 #include <alloclab/arena_resource.hpp>
-#endif
 
 namespace alloclab::lab {
 
@@ -86,7 +82,6 @@ struct pmr_policy : policy_helpers<pmr_policy> {
   }
 };
 
-#if ALLOCLAB_LAB_HAS_LIBRARY
 // alloclab::allocator over a concrete arena: no virtual call, the bump can inline.
 struct arena_static_policy : policy_helpers<arena_static_policy> {
   alloclab::arena_resource* arena;
@@ -98,6 +93,5 @@ struct arena_static_policy : policy_helpers<arena_static_policy> {
     return allocator<T>(arena);
   }
 };
-#endif
 
 }  // namespace alloclab::lab

@@ -56,11 +56,7 @@ std::uint64_t run_batch(const void* input, iteration_source& source, std::size_t
     case allocator_kind::polymorphic:
       return loop<W>(pmr_policy{source.resource()}, in, source, n);
     case allocator_kind::arena_static:
-#if ALLOCLAB_LAB_HAS_LIBRARY
       return loop<W>(arena_static_policy{source.arena()}, in, source, n);
-#else
-      break;
-#endif
   }
   throw std::logic_error("allocator kind not available in this build");
 }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "embedded_files.hpp"
+#include "results/ratio_intervals.hpp"
 #include "stats/stats.hpp"
 
 namespace alloclab::lab {
@@ -20,6 +21,13 @@ constexpr const char* reproduced = "reproduced";
 constexpr const char* refuted = "refuted";
 constexpr const char* not_measurable = "not measurable here";
 constexpr const char* not_measured = "not measured in this run";
+constexpr const char* inconclusive = "inconclusive";
+constexpr const char* too_few = "not judged: too few samples";
+
+// Below these a verdict would be noise: 5 heap iterations once refuted a claim 5000 reproduced.
+constexpr std::size_t min_repetitions = 5;
+constexpr std::size_t min_batch_samples = 100;
+constexpr std::size_t min_heap_iterations = 1000;
 
 struct outcome {
   std::string verdict;
@@ -78,56 +86,6 @@ std::optional<outcome> why_untimed(const json& results, const json& claim,
   return std::nullopt;
 }
 
-// Ratio metrics, oriented so that > 1 means the candidate is better.
-std::optional<double> ratio_metric(const std::string& metric, const json& base_cell,
-                                   const json& cand_cell) {
-  auto quotient = [](double num, double den) {
-    return den > 0 && num > 0 ? std::optional<double>(num / den) : std::nullopt;
-  };
-  if (metric == "speedup_ns_per_pair") {
-    if (base_cell.value("ns_per_pair", json()).is_null() ||
-        cand_cell.value("ns_per_pair", json()).is_null())
-      return std::nullopt;
-    return quotient(base_cell["ns_per_pair"]["mean"], cand_cell["ns_per_pair"]["mean"]);
-  }
-  const json& base = base_cell.at("timing");
-  const json& cand = cand_cell.at("timing");
-  if (metric == "speedup_p50") return quotient(base["p50_ns"], cand["p50_ns"]);
-  if (metric == "speedup_mean") return quotient(base["mean_ns"], cand["mean_ns"]);
-  if (metric == "p99_ratio") return quotient(base["p99_ns"], cand["p99_ns"]);
-  if (metric == "jitter_ratio") return quotient(base["jitter_ns"], cand["jitter_ns"]);
-  if (metric == "cv_ratio") return quotient(base["cv"], cand["cv"]);
-  if (metric == "throughput_ratio")
-    return quotient(cand["throughput_per_s"], base["throughput_per_s"]);
-  return std::nullopt;
-}
-
-bool is_speed_metric(const std::string& metric) {
-  return metric == "speedup_p50" || metric == "speedup_mean";
-}
-
-// Tail metrics move from repetition to repetition; their per-repetition ratios, paired by
-// repetition (both cells ran in it), show how far one pooled figure can be trusted.
-std::vector<double> per_repetition_tail_ratios(const std::string& metric, const json& base,
-                                               const json& cand) {
-  std::vector<double> ratios;
-  if (metric != "jitter_ratio" && metric != "p99_ratio") return ratios;
-  if (!base.contains("repetition_p99_ns") || !cand.contains("repetition_p99_ns")) return ratios;
-  const auto bp99 = base["repetition_p99_ns"].get<std::vector<double>>();
-  const auto cp99 = cand["repetition_p99_ns"].get<std::vector<double>>();
-  const auto bp50 = base["repetition_medians_ns"].get<std::vector<double>>();
-  const auto cp50 = cand["repetition_medians_ns"].get<std::vector<double>>();
-  if (bp99.size() != cp99.size() || bp50.size() != bp99.size() || cp50.size() != cp99.size())
-    return ratios;
-  for (std::size_t i = 0; i < bp99.size(); ++i) {
-    const double b = metric == "p99_ratio" ? bp99[i] : bp99[i] - bp50[i];
-    const double c = metric == "p99_ratio" ? cp99[i] : cp99[i] - cp50[i];
-    if (c > 0) ratios.push_back(b / c);
-  }
-  std::sort(ratios.begin(), ratios.end());
-  return ratios;
-}
-
 struct accepted_range {
   double low, high;
   bool contains(double v) const { return v >= low && v <= high; }
@@ -153,6 +111,43 @@ std::string miss_direction(double measured, const accepted_range& range) {
                                                               : "a weaker effect than claimed";
 }
 
+// Why the run is too small to judge a claim on these cells, or empty.
+std::string too_small(const json& results, const ratio_estimate& r, const std::string& metric) {
+  const std::size_t reps = std::min(r.base_repetitions, r.candidate_repetitions);
+  if (reps < min_repetitions)
+    return fmt::format("{} repetitions per side; a verdict needs at least {}", reps,
+                       min_repetitions);
+  const json& config = results.at("config");
+  if (metric == "speedup_ns_per_pair") {
+    const json& heap = config.value("heap", json());
+    const std::size_t n = heap.is_object() ? heap.value("iterations", std::size_t{0}) : 0;
+    if (n < min_heap_iterations)
+      return fmt::format("{} batches per repetition; a verdict needs at least {}", n,
+                         min_heap_iterations);
+    return {};
+  }
+  const std::size_t n = config.value("samples_per_repetition", std::size_t{0});
+  if (n < min_batch_samples)
+    return fmt::format("{} samples per repetition; a verdict needs at least {}", n,
+                       min_batch_samples);
+  return {};
+}
+
+// Reproduced when the whole interval lies inside the accepted range, refuted when none of it
+// does, inconclusive when it straddles a bound.
+std::string verdict_of(const ratio_estimate& r, const accepted_range& range) {
+  if (!r.range.valid()) return inconclusive;
+  if (r.range.low >= range.low && r.range.high <= range.high) return reproduced;
+  if (r.range.high < range.low || r.range.low > range.high) return refuted;
+  return inconclusive;
+}
+
+std::string estimate_text(const ratio_estimate& r) {
+  return r.range.valid()
+             ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r.value, r.range.low, r.range.high)
+             : fmt::format("{:.2f}x [no interval]", r.value);
+}
+
 outcome judge_ratio(const json& results, const json& claim) {
   const std::string workload = claim.at("workload");
   const std::string metric = claim.at("metric");
@@ -165,34 +160,21 @@ outcome judge_ratio(const json& results, const json& claim) {
                              claim.value("candidate_malloc", std::string("glibc")), cand))
     return *why;
 
-  const std::optional<double> measured = ratio_metric(metric, *base, *cand);
+  const std::optional<ratio_estimate> measured = estimate_ratio(metric, *base, *cand);
   if (!measured)
     return {not_measurable, "-",
             fmt::format("metric {} is undefined here (zero or negative figure)", metric)};
-
   const accepted_range range = accepted(claim);
-  const bool inside = range.contains(*measured);
-  std::string detail = fmt::format("claimed {}, accepted {:.2f}-{:.2f}", claim.at("claimed").dump(),
-                                   range.low, range.high);
-  if (!inside) detail += "; measured " + miss_direction(*measured, range);
-  if (is_speed_metric(metric)) {
-    const mann_whitney_result test =
-        mann_whitney_u(base->at("timing").at("repetition_medians_ns").get<std::vector<double>>(),
-                       cand->at("timing").at("repetition_medians_ns").get<std::vector<double>>());
-    detail += fmt::format("; U test on repetition medians p={:.3g}", test.p_value);
-  }
-  const std::vector<double> spread =
-      per_repetition_tail_ratios(metric, base->at("timing"), cand->at("timing"));
-  if (!spread.empty()) {
-    detail += fmt::format("; per repetition {:.2f}-{:.2f} (median {:.2f})", spread.front(),
-                          spread.back(), percentile_sorted(spread, 0.5));
-    const auto agreeing =
-        std::count_if(spread.begin(), spread.end(), [&](double r) { return range.contains(r); });
-    if (agreeing > 0 && static_cast<std::size_t>(agreeing) < spread.size())
-      detail += fmt::format(", {} of {} repetitions inside the accepted range: unstable verdict",
-                            agreeing, spread.size());
-  }
-  return {inside ? reproduced : refuted, fmt::format("{:.2f}x", *measured), detail};
+  std::string detail = fmt::format(
+      "claimed {}, accepted {:.2f}-{:.2f}; {:.0f}% interval over "
+      "repetitions",
+      claim.at("claimed").dump(), range.low, range.high, 100 * interval_confidence);
+  if (const std::string small = too_small(results, *measured, metric); !small.empty())
+    return {too_few, estimate_text(*measured), detail + "; " + small};
+  const std::string verdict = verdict_of(*measured, range);
+  if (verdict == refuted) detail += "; measured " + miss_direction(measured->value, range);
+  if (verdict == inconclusive) detail += "; the interval straddles the accepted range";
+  return {verdict, estimate_text(*measured), detail};
 }
 
 // "Some candidate malloc is N x better than the baseline": each of `candidate_mallocs` that this
@@ -201,14 +183,16 @@ outcome judge_any_malloc(const json& results, const json& claim) {
   const accepted_range range = accepted(claim);
   std::string measured, outside;
   std::vector<std::string> inside, missing;
+  bool undecided = false;
   for (const auto& m : claim.at("candidate_mallocs")) {
     json one = claim;
     one["candidate_malloc"] = m;
     const outcome o = judge_ratio(results, one);
-    if (o.verdict != reproduced && o.verdict != refuted) {
+    if (o.verdict != reproduced && o.verdict != refuted && o.verdict != inconclusive) {
       missing.push_back(m.get<std::string>());
       continue;
     }
+    if (o.verdict == inconclusive) undecided = true;
     measured +=
         fmt::format("{}{} {}", measured.empty() ? "" : ", ", m.get<std::string>(), o.measured);
     if (o.verdict == reproduced) inside.push_back(m.get<std::string>());
@@ -227,7 +211,7 @@ outcome judge_any_malloc(const json& results, const json& claim) {
       inside.empty() ? std::string("none") : fmt::format("{}", fmt::join(inside, ", ")));
   if (!missing.empty()) detail += fmt::format("; not measured: {}", fmt::join(missing, ", "));
   if (claim.contains("note")) detail += "; " + claim.at("note").get<std::string>();
-  return {inside.empty() ? refuted : reproduced, measured, detail};
+  return {!inside.empty() ? reproduced : undecided ? inconclusive : refuted, measured, detail};
 }
 
 // "Workload X costs the most per pair": under every malloc that measured all of `among_workloads`.
@@ -318,29 +302,72 @@ outcome judge_returns_memory(const json& results, const json& claim) {
   return {failures.empty() ? reproduced : refuted, measured, detail};
 }
 
+// Per-repetition CV or jitter of a timed cell.
+std::vector<double> per_repetition(const json& timing, const std::string& field) {
+  const auto medians = timing.at("repetition_medians_ns").get<std::vector<double>>();
+  if (field == "cv") return timing.value("repetition_cv", std::vector<double>{});
+  const auto p99 = timing.at("repetition_p99_ns").get<std::vector<double>>();
+  std::vector<double> jitter;
+  for (std::size_t i = 0; i < p99.size() && i < medians.size(); ++i)
+    jitter.push_back(p99[i] - medians[i]);
+  return jitter;
+}
+
+// The candidate must have the lowest figure, and the gap to the nearest rival must hold over
+// repetitions (U test); otherwise the ranking is inside the noise.
 outcome judge_lowest(const json& results, const json& claim, const std::string& field) {
   const std::string workload = claim.at("workload");
   const std::string candidate = claim.at("candidate");
-  std::vector<std::pair<std::string, double>> figures;
+  struct entry {
+    std::string name;
+    double value;
+    std::vector<double> reps;
+  };
+  std::vector<entry> figures;
   for (const auto& name : claim.at("among")) {
     const json* cell = nullptr;
     if (auto why = why_untimed(results, claim, workload, name, "glibc", cell)) return *why;
-    figures.emplace_back(name.get<std::string>(), cell->at("timing").at(field).get<double>());
+    const json& timing = cell->at("timing");
+    figures.push_back(
+        {name.get<std::string>(), timing.at(field).get<double>(), per_repetition(timing, field)});
   }
-  std::sort(figures.begin(), figures.end(), [](auto& a, auto& b) { return a.second < b.second; });
-  const bool lowest = figures.front().first == candidate;
+  std::sort(figures.begin(), figures.end(), [](auto& a, auto& b) { return a.value < b.value; });
   std::string listing;
-  for (const auto& [name, value] : figures)
+  for (const auto& f : figures)
     listing += fmt::format(
-        "{}{} {}", listing.empty() ? "" : ", ", name,
-        field == "cv" ? fmt::format("{:.1f}%", 100 * value) : fmt::format("{:.0f} ns", value));
-  return {lowest ? reproduced : refuted, fmt::format("lowest: {}", figures.front().first),
-          field + ": " + listing};
+        "{}{} {}", listing.empty() ? "" : ", ", f.name,
+        field == "cv" ? fmt::format("{:.1f}%", 100 * f.value) : fmt::format("{:.0f} ns", f.value));
+  const bool lowest = figures.front().name == candidate;
+  const auto rival = std::find_if(figures.begin(), figures.end(), [&](const entry& f) {
+    return lowest ? f.name != candidate : f.name == candidate;
+  });
+  const double p = mann_whitney_u(figures.front().reps, rival->reps).p_value;
+  std::string verdict = lowest ? reproduced : refuted;
+  if (std::min(figures.front().reps.size(), rival->reps.size()) < min_repetitions)
+    verdict = too_few;
+  else if (p >= 0.05)
+    verdict = inconclusive;
+  return {verdict, fmt::format("lowest: {}", figures.front().name),
+          fmt::format("{}: {}; {} vs {} over repetitions: U test p={:.3g}", field, listing,
+                      figures.front().name, rival->name, p)};
+}
+
+// Heap-study claims need the seed's scale of batches before any verdict.
+std::optional<outcome> heap_run_too_small(const json& results, const std::string& metric) {
+  if (metric != "highest_ns_per_pair" && metric != "returns_memory") return std::nullopt;
+  const json& heap = results.at("config").value("heap", json());
+  if (!heap.is_object()) return std::nullopt;
+  const std::size_t n = heap.value("iterations", std::size_t{0});
+  if (n >= min_heap_iterations) return std::nullopt;
+  return outcome{too_few, "-",
+                 fmt::format("{} batches per repetition; a verdict needs at least {}", n,
+                             min_heap_iterations)};
 }
 
 outcome judge(const json& results, const json& claim) {
   if (!claim.value("measurable", true)) return {not_measurable, "-", claim.value("reason", "")};
   const std::string metric = claim.at("metric");
+  if (auto small = heap_run_too_small(results, metric)) return *small;
   if (metric == "lowest_cv") return judge_lowest(results, claim, "cv");
   if (metric == "lowest_jitter") return judge_lowest(results, claim, "jitter_ns");
   if (metric == "highest_ns_per_pair") return judge_highest(results, claim);

@@ -1,4 +1,4 @@
-#include "heap_workloads.hpp"
+#include "workloads/heap_workloads.hpp"
 
 #include <fmt/format.h>
 

@@ -30,11 +30,33 @@ std::string format_count(double value) {
   return fmt::format("{:.0f}", value);
 }
 
+std::string interval_text(const json& range) {
+  if (!range.is_object()) return "";
+  return fmt::format(" [{:.2f}–{:.2f}]", range["low"].get<double>(), range["high"].get<double>());
+}
+
 std::string speedup_text(const json& cell) {
   const json& vs = cell["vs_std"];
   if (vs.is_null() || vs["speedup_p50"].is_null()) return "";
-  return fmt::format("{:.2f}× {}", vs["speedup_p50"].get<double>(), vs["mark"].get<std::string>());
+  const json& intervals = vs.value("intervals", json::object());
+  return fmt::format("{:.2f}×{} {}", vs["speedup_p50"].get<double>(),
+                     interval_text(intervals.value("speedup_p50", json())),
+                     vs["mark"].get<std::string>());
 }
+
+// Cells of the placement twin (glibc without the copy cliff) are shown in the placement
+// section, not beside the cells the user asked for.
+bool is_twin(const json& cell) {
+  return cell.value("placement_twin", false);
+}
+
+std::string baseline_name(const json& w) {
+  const json& b = w.value("baseline", json::object());
+  return fmt::format("{} @ {}", b.value("strategy", std::string("std")),
+                     b.value("malloc", std::string("glibc")));
+}
+
+bool has_baseline_timing(const json& w);
 
 bool is_debug(const json& r) {
   return r.value("debug_build", false);
@@ -96,28 +118,41 @@ std::string cell_state(const json& cell) {
   return cell["status"] == "ok" ? "" : unmeasured_text(cell);
 }
 
+bool has_baseline_timing(const json& w) {
+  for (const auto& c : w["cells"])
+    if (is_baseline(w, c) && !c["timing"].is_null()) return true;
+  return false;
+}
+
 void headline_section(std::string& md, const json& r) {
   const bool with_malloc = several_mallocs(r);
   const json* first = nullptr;
   for (const auto& w : r["workloads"])
     if (!is_heap(w) && first == nullptr) first = &w;
   if (first == nullptr) return;
-  md += with_malloc
-            ? "## Headline: speed vs std @ glibc (baseline p50 ÷ cell p50; > 1 is faster)\n\n"
-            : "## Headline: speed vs std (std p50 ÷ strategy p50; > 1 is faster)\n\n";
+  md += fmt::format("## Headline: speed vs {} (baseline p50 ÷ cell p50; > 1 is faster)\n\n",
+                    with_malloc ? baseline_name(*first) : "std");
+  if (std::none_of(r["workloads"].begin(), r["workloads"].end(), has_baseline_timing)) {
+    md += fmt::format(
+        "No ratios: every ratio is taken against `{}`, and this run has no timed cell of it. "
+        "Add `std` to `--strategies` to get ratios.\n\n",
+        baseline_name(*first));
+    return;
+  }
   md +=
-      "Significance: Mann-Whitney U over the per-repetition medians, `**` p < 0.01, `*` p < 0.05, "
+      "Each ratio has its 95 % bootstrap interval over repetitions in brackets. Significance: "
+      "Mann-Whitney U over the per-repetition medians, `**` p < 0.01, `*` p < 0.05, "
       "`n.s.` not significant, `?` too few repetitions. `n/a`: strategy does not fit the workload; "
-      "`OVERFLOW`: arena spilled to the heap, number withheld.";
+      "`OVERFLOW`: arena spilled to the heap, number withheld; ⚠: the cell has a warning (below).";
   if (with_malloc)
     md +=
         " Cells under another malloc ran in an isolated worker that proved the allocator live; "
         "`FAILED`, "
         "`REFUSED` and `not installed` rows are explained under Warnings.";
-  md += with_malloc ? "\n\n| workload | std @ glibc p50 |" : "\n\n| workload | std p50 |";
+  md += fmt::format("\n\n| workload | {} p50 |", with_malloc ? baseline_name(*first) : "std");
   std::size_t columns = 0;
   for (const auto& c : (*first)["cells"])
-    if (!is_baseline(*first, c)) {
+    if (!is_baseline(*first, c) && !is_twin(c)) {
       md += fmt::format(" {} |", cell_label(c, with_malloc));
       ++columns;
     }
@@ -129,7 +164,7 @@ void headline_section(std::string& md, const json& r) {
     const std::string base_p50 = baseline_p50_text(w);
     md += fmt::format("| {} | {} |", w["name"].get<std::string>(), base_p50);
     for (const auto& c : w["cells"]) {
-      if (is_baseline(w, c)) continue;
+      if (is_baseline(w, c) || is_twin(c)) continue;
       std::string text = cell_state(c);
       if (text.empty()) text = speedup_text(c);
       if (!c["warning"].is_null()) text += " ⚠";
@@ -152,7 +187,10 @@ void claims_section(std::string& md, const json& r) {
   md +=
       "Each quantitative claim from the seeds (data: `src/lab/claims/seed_claims.json`), checked "
       "against this run. "
-      "Ratios are oriented so that > 1 means the candidate beats std.\n\n";
+      "Ratios are oriented so that > 1 means the candidate beats std; each has its 95 % bootstrap "
+      "interval over repetitions. A claim is reproduced when the whole interval lies inside the "
+      "accepted range, refuted when none of it does, and inconclusive when it straddles a bound. "
+      "Runs too small to judge (fewer than 5 repetitions, or too few samples in each) say so.\n\n";
   md +=
       "| seed | claim | workload / candidate | metric | measured | verdict | detail "
       "|\n|---|---|---|---|---:|---|---|\n";
@@ -164,8 +202,10 @@ void claims_section(std::string& md, const json& r) {
     const std::string verdict = c["verdict"];
     const std::string badge = verdict == "reproduced"                 ? "✅ reproduced"
                               : verdict == "refuted"                  ? "❌ refuted"
+                              : verdict == "inconclusive"             ? "❔ inconclusive"
                               : verdict == "not measured in this run" ? "⏭ not measured in this run"
-                                                                      : "➖ not measurable here";
+                              : verdict == "not measurable here"      ? "➖ not measurable here"
+                                                                      : "⏸ " + verdict;
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", c["seed"].get<std::string>(),
                       c["statement"].get<std::string>(), where, c["metric"].get<std::string>(),
                       c["measured"].get<std::string>(), badge, c["detail"].get<std::string>());
@@ -196,14 +236,13 @@ void workload_table(std::string& md, const json& w, const json& r) {
         " **Note:** only {} allocation(s) per iteration; the rest is container and copy work, so "
         "differences of a few percent here are code generation and code layout, not the allocator.",
         f["allocations"].get<std::size_t>());
-  const std::string baseline_name = with_malloc ? "baseline" : "baseline";
   md += fmt::format(
       "\n\n| {} | p50 | p99 | jitter (p99−p50) | CV | throughput | heap allocs/it | heap B/it | "
       "fallbacks/it | faults/1k it | vs {} (p50) "
       "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-      with_malloc ? "strategy @ malloc" : "strategy",
-      with_malloc ? "std @ " + w["baseline"].value("malloc", std::string("glibc")) : "std");
+      with_malloc ? "strategy @ malloc" : "strategy", with_malloc ? baseline_name(w) : "std");
   for (const auto& c : w["cells"]) {
+    if (is_twin(c)) continue;
     std::string name = cell_label(c, with_malloc);
     if (!c["warning"].is_null()) name = "⚠ " + name;
     const json& t = c["timing"];
@@ -226,7 +265,7 @@ void workload_table(std::string& md, const json& w, const json& r) {
                       format_ns(t["p50_ns"]), format_ns(t["p99_ns"]), format_ns(t["jitter_ns"]),
                       100 * t["cv"].get<double>(), format_rate(t["throughput_per_s"]), allocs,
                       bytes, fallbacks, c["os"]["minor_faults_per_1000_iterations"].get<double>(),
-                      is_baseline(w, c) ? baseline_name : speedup_text(c));
+                      is_baseline(w, c) ? std::string("baseline") : speedup_text(c));
   }
   for (const auto& c : w["cells"])
     if (!c["warning"].is_null())
@@ -484,14 +523,14 @@ void method_section(std::string& md, const json& r) {
   if (any_heap) {
     const json& heap = cfg["heap"];
     md += fmt::format(
-        "- Heap study: every (workload, malloc) cell in its own worker process ({} repetitions × "
-        "{} "
-        "batches, each repetition a NOOP run then a malloc run of the same loop); the first "
-        "repetition runs in a cold process and pays the page faults, later ones reuse what the "
-        "allocator kept (the per-repetition figures show both). Worker time limit {:.0f} s.\n",
+        "- Heap study: every (workload, malloc) cell runs alone in fresh worker processes ({} "
+        "repetitions × {} batches, shared out over up to {} processes; each repetition a NOOP run "
+        "then a malloc run of the same loop); a process's first repetition pays the page faults, "
+        "later ones reuse what the allocator kept. Memory figures are medians over the "
+        "processes. Time limit per process {:.0f} s.\n",
         heap.is_object() ? heap["repetitions"].get<std::size_t>() : 0,
         heap.is_object() ? heap["iterations"].get<std::size_t>() : 0,
-        cfg.value("cell_timeout_seconds", 0.0));
+        cfg.value("processes", std::size_t{1}), cfg.value("cell_timeout_seconds", 0.0));
     md +=
         "- Memory: `VmHWM` reset through `/proc/self/clear_refs` before the runs, `VmRSS` after "
         "every block "
@@ -508,18 +547,15 @@ void method_section(std::string& md, const json& r) {
         r["significance"]["smallest_possible_p"].get<double>());
     return;
   }
-  if (several_mallocs(r))
-    md +=
-        "- Lab workloads under a malloc other than plain glibc ran in one isolated worker per "
-        "(workload, "
-        "malloc), all strategies interleaved inside it as below; plain glibc cells ran in the lab "
-        "process. "
-        "Ratios are against std under the first malloc of the run.\n";
   md += fmt::format(
       "- {} repetitions × {} timed samples per cell, after warm-up, spread over {} process(es) "
-      "(address layout and heap history differ between processes, so the per-repetition spread "
-      "includes that variance); within each repetition the workloads and the strategies of each "
-      "workload run in a freshly shuffled order (seed {}).\n",
+      "per cell. Every cell (workload × strategy × malloc) runs alone in fresh processes that "
+      "prove their malloc live before measuring, so no heap history leaks in from another cell; "
+      "the cells' processes run one at a time in rounds, each round a freshly shuffled order "
+      "(seed {}), so machine drift hits all cells alike. Each workload's batch size and "
+      "reference checksum come from a calibration process of its own, with std, whatever else "
+      "the run measures. Ratios are against the baseline cell (std under the run's first "
+      "malloc).\n",
       cfg["repetitions"].get<std::size_t>(), cfg["samples_per_repetition"].get<std::size_t>(),
       cfg.value("processes", std::size_t{1}), cfg["seed"].get<std::uint64_t>());
   md += fmt::format(
@@ -558,6 +594,53 @@ void environment_section(std::string& md, const json& r) {
                     r["duration_seconds"].get<double>());
 }
 
+std::string estimate_text(const json& e) {
+  if (!e.is_object()) return "-";
+  return fmt::format("{:.2f}×{}", e["value"].get<double>(), interval_text(e["interval"]));
+}
+
+// Which ratios measure buffer placement and copying rather than the allocator.
+void placement_section(std::string& md, const json& r) {
+  std::string body;
+  for (const auto& w : r["workloads"]) {
+    const json& p = w.value("placement", json());
+    if (!p.is_object()) continue;
+    const std::string name = w["name"];
+    const std::vector<std::string> driven = p["placement_driven"];
+    body += fmt::format("| {} | {} |", name, estimate_text(p["baseline_copy_cliff_cost"]));
+    std::string rows;
+    for (const auto& s : p["strategies"])
+      if (s["placement_driven"].get<bool>())
+        rows +=
+            fmt::format("{}{}: {} → {}", rows.empty() ? "" : "; ", s["strategy"].get<std::string>(),
+                        estimate_text(s["with_cliff"]), estimate_text(s["without_cliff"]));
+    body += fmt::format(" {} |\n", rows.empty() ? "none" : rows);
+  }
+  if (body.empty()) return;
+  md += fmt::format(
+      "## Placement: which ratios measure copying, not the allocator\n\n"
+      "Every glibc cell was measured a second time under `{}`: the same malloc with memmove's "
+      "`rep movsb` threshold raised, so copies no longer depend on the relative alignment of "
+      "source and destination. On this machine (see the environment's placement probe) a large "
+      "memmove is many times slower at some relative offsets, so a growing `std::vector` pays "
+      "for where malloc happened to put its old and new buffers. A ratio that changes when only "
+      "the copy cliff changes is driven by placement: the allocator did not get faster, the "
+      "copies did. The second column is how much faster std itself runs without the cliff.\n\n"
+      "| workload | std: cliff p50 ÷ no-cliff p50 | placement-driven ratios: with cliff → without "
+      "|\n"
+      "|---|---:|---|\n{}\n",
+      r["config"].value("placement_twin", std::string("glibc_nocliff")), body);
+}
+
+void frames_section(std::string& md, const json& r) {
+  const json& frames = r.value("frames", json::object());
+  if (frames.empty()) return;
+  md += "## What the numbers include\n\n";
+  for (const auto& [name, text] : frames.items())
+    md += fmt::format("- **{} frame**: {}.\n", name, text.get<std::string>());
+  md += "\n";
+}
+
 }  // namespace
 
 std::string render_report(const json& r) {
@@ -565,6 +648,10 @@ std::string render_report(const json& r) {
   const bool debug = is_debug(r);
   md += debug ? "# DEBUG — alloclab report (unoptimised build: numbers are meaningless)\n\n"
               : "# alloclab report\n\n";
+  if (r.value("smoke_test", false))
+    md +=
+        "> **SMOKE TEST (`--quick`)**: small samples, to check that the lab works. Do not quote "
+        "these numbers.\n\n";
   md += fmt::format("Run {} · {} workloads × {} strategies × {} malloc(s) · revision {}\n\n",
                     r["created_utc"].get<std::string>(), r["config"]["workloads"].size(),
                     r["config"]["strategies"].size(), malloc_labels(r).size(),
@@ -572,6 +659,8 @@ std::string render_report(const json& r) {
                         ? "unknown"
                         : r["environment"]["git_revision"].get<std::string>());
   headline_section(md, r);
+  frames_section(md, r);
+  placement_section(md, r);
   warnings_section(md, r);
   claims_section(md, r);
   heap_section(md, r);
@@ -591,6 +680,7 @@ std::string render_report(const json& r) {
 std::string render_headline(const json& r) {
   const bool with_malloc = several_mallocs(r);
   std::string out = is_debug(r) ? "DEBUG BUILD — numbers are meaningless\n" : "";
+  if (r.value("smoke_test", false)) out += "SMOKE TEST (--quick) — do not quote these numbers\n";
   const json* first = nullptr;
   std::size_t name_width = 8;
   for (const auto& w : r["workloads"]) {
@@ -600,11 +690,14 @@ std::string render_headline(const json& r) {
   if (first != nullptr) {
     std::vector<std::string> columns;
     for (const auto& c : (*first)["cells"])
-      if (!is_baseline(*first, c)) columns.push_back(cell_label(c, with_malloc));
-    out += with_malloc
-               ? "speed vs std @ glibc at p50 (baseline p50 / cell p50, >1 = faster; ** p<0.01, * "
-                 "p<0.05)\n"
-               : "speed vs std at p50 (std p50 / strategy p50, >1 = faster; ** p<0.01, * p<0.05)\n";
+      if (!is_baseline(*first, c) && !is_twin(c)) columns.push_back(cell_label(c, with_malloc));
+    out += fmt::format(
+        "speed vs {} at p50 (baseline p50 / cell p50, >1 = faster; ** p<0.01, * p<0.05, ! = the "
+        "cell has a warning, listed below; intervals in report.md)\n",
+        with_malloc ? baseline_name(*first) : "std");
+    if (std::none_of(r["workloads"].begin(), r["workloads"].end(), has_baseline_timing))
+      out += fmt::format("no ratios: this run has no timed {} cell; add std to --strategies\n",
+                         baseline_name(*first));
     out +=
         fmt::format("{:<{}}  {:>9}", "workload", name_width, with_malloc ? "base p50" : "std p50");
     for (std::size_t i = 0; i < columns.size(); ++i)
@@ -615,7 +708,7 @@ std::string render_headline(const json& r) {
       const std::string base_p50 = baseline_p50_text(w);
       out += fmt::format("{:<{}}  {:>9}", w["name"].get<std::string>(), name_width, base_p50);
       for (const auto& c : w["cells"]) {
-        if (is_baseline(w, c)) continue;
+        if (is_baseline(w, c) || is_twin(c)) continue;
         std::string text = cell_state(c);
         if (text.empty() && !c["vs_std"].is_null() && !c["vs_std"]["speedup_p50"].is_null()) {
           const std::string mark = c["vs_std"]["mark"];

@@ -1,4 +1,4 @@
-#include "malloc_axis.hpp"
+#include "plan/malloc_choice.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "heap/preload_check.hpp"
-#include "main/run_command.hpp"
+#include "plan/request.hpp"
 
 namespace alloclab::lab {
 namespace {

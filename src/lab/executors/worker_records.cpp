@@ -1,0 +1,55 @@
+#include "executors/worker_records.hpp"
+
+#include "executors/interrupt.hpp"
+
+namespace alloclab::lab {
+namespace heap = alloclab::heap;
+using json = nlohmann::json;
+
+measurement_record unmeasured_record(const cell_spec& cell, const task& t,
+                                     const std::string& status, const std::string& reason) {
+  measurement_record r;
+  r.frame = to_string(cell.frame);
+  r.workload = cell.workload;
+  r.strategy = cell.strategy;
+  r.malloc = cell.malloc.label;
+  r.part = t.part;
+  r.status = status;
+  r.reason = reason;
+  return r;
+}
+
+json worker_facts(const heap::worker_outcome& w, bool keep_stderr) {
+  return {{"exit", w.describe()},
+          {"exit_code", w.exited ? json(w.exit_code) : json(nullptr)},
+          {"signal", w.term_signal != 0 ? json(w.term_signal) : json(nullptr)},
+          {"timed_out", w.timed_out},
+          {"wall_seconds", w.wall_seconds},
+          {"stderr_tail", keep_stderr ? w.stderr_tail : std::string()}};
+}
+
+heap::cell_outcome run_cell_worker(const cell_spec& cell, std::vector<std::string> argv,
+                                   const run_plan& plan) {
+  const heap::worker_env env = environment_for(cell.malloc);
+  heap::worker_request request;
+  request.argv = std::move(argv);
+  request.env_set = env.set;
+  request.env_unset = env.unset;
+  request.timeout = plan.cell_timeout;
+  request.stdout_max_bytes = std::size_t{256} << 20;
+  heap::cell_outcome outcome = heap::run_measuring_worker(request);
+  throw_if_interrupted();
+  return outcome;
+}
+
+measurement_record failed_record(const cell_spec& cell, const task& t,
+                                 const heap::cell_outcome& o) {
+  const char* status = o.status == heap::cell_status::refused ? "refused" : "failed";
+  measurement_record r = unmeasured_record(cell, t, status, o.detail);
+  r.worker = worker_facts(o.worker, true);
+  if (o.document.is_object() && o.document.contains("live_allocator"))
+    r.live_allocator = o.document["live_allocator"];
+  return r;
+}
+
+}  // namespace alloclab::lab

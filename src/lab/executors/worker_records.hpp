@@ -1,0 +1,30 @@
+// What the executors share: starting a measuring worker for a cell and turning whatever it did
+// into a measurement_record.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "heap/cell.hpp"
+#include "plan/plan.hpp"
+#include "records/measurement_record.hpp"
+
+namespace alloclab::lab {
+
+// A record with no figures: not installed, failed, refused (an empty reason stays empty).
+measurement_record unmeasured_record(const cell_spec& cell, const task& t,
+                                     const std::string& status, const std::string& reason);
+
+// Runs `argv` (argv[0] "/proc/self/exe" re-executes this binary) under the cell's malloc
+// environment with the plan's timeout. Never throws.
+alloclab::heap::cell_outcome run_cell_worker(const cell_spec& cell, std::vector<std::string> argv,
+                                             const run_plan& plan);
+
+// A record for a worker that did not measure (crash, timeout, refusal), with its exit facts.
+measurement_record failed_record(const cell_spec& cell, const task& t,
+                                 const alloclab::heap::cell_outcome& outcome);
+
+// The worker block of a record: exit status, signal, timeout, wall time, stderr tail.
+nlohmann::json worker_facts(const alloclab::heap::worker_outcome& w, bool keep_stderr);
+
+}  // namespace alloclab::lab

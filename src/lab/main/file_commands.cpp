@@ -1,0 +1,152 @@
+// `alloclab list`, `report` and `validate`: the commands that read tables or results files.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "heap/malloc_registry.hpp"
+#include "main/commands.hpp"
+#include "render/atomic_write.hpp"
+#include "render/markdown.hpp"
+#include "results/claims.hpp"
+#include "results/results_builder.hpp"
+#include "results/schema_check.hpp"
+#include "strategies/strategy.hpp"
+#include "workloads/heap_workloads.hpp"
+#include "workloads/workload.hpp"
+
+namespace alloclab::lab {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// A results file, or one line saying why it is not one.
+json read_results_file(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw usage_error(fmt::format("'{}' is a directory, not a results file", path));
+  std::ifstream in(path);
+  if (!in)
+    throw usage_error(fmt::format("cannot read results file '{}': {}", path, std::strerror(errno)));
+  json document;
+  try {
+    document = json::parse(in);
+  } catch (const json::exception& e) {
+    std::string what = e.what();
+    if (const auto bracket = what.find("] "); bracket != std::string::npos)
+      what = what.substr(bracket + 2);
+    throw usage_error(fmt::format("'{}' is not valid JSON: {}", path, what));
+  }
+  if (!document.is_object() || document.value("schema", json()) != "alloclab-results")
+    throw usage_error(
+        fmt::format("'{}' is not an alloclab results file (no \"schema\": "
+                    "\"alloclab-results\" at the top level)",
+                    path));
+  return document;
+}
+
+// Schema problems, or a single line when the file was written by another schema version.
+std::vector<std::string> results_problems(const json& results) {
+  const json version = results.value("schema_version", json());
+  if (version != results_schema_version)
+    return {
+        fmt::format("schema_version is {}, this alloclab reads version {} (re-run to regenerate)",
+                    version.dump(), results_schema_version)};
+  return schema_violations(results, results_schema());
+}
+
+// Where a report may be written: not over its own input, not onto a directory, not into a
+// directory that does not exist.
+void check_report_destination(const std::string& input, const std::string& output) {
+  std::error_code ec;
+  const fs::path out(output);
+  if (fs::exists(out, ec) && fs::equivalent(out, input, ec))
+    throw usage_error(
+        fmt::format("-o '{}' is the results file itself; refusing to overwrite it", output));
+  if (fs::is_directory(out, ec))
+    throw usage_error(fmt::format("-o '{}' is a directory; give a file name", output));
+  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec))
+    throw usage_error(
+        fmt::format("-o '{}': directory '{}' does not exist", output, parent.string()));
+}
+
+}  // namespace
+
+void print_or_throw(const std::string& text) {
+  std::cout << text << std::flush;
+  if (!std::cout)
+    throw output_error(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
+}
+
+int execute_list() {
+  std::string out = "workloads (lab: any in-process strategy x any malloc):\n";
+  for (const auto& w : workload_registry())
+    out += fmt::format("  {:<26} {}\n", w.name, w.description);
+  out += fmt::format(
+      "heap-study workloads (malloc-level kernels, one isolated worker per cell; the strategy "
+      "axis is n/a: they run with strategy '{}' only; not in the default suite):\n",
+      heap_strategy);
+  for (const auto& w : heap_workload_registry())
+    out += fmt::format("  {:<26} {}\n", w.name, w.description);
+  out += "strategies (in-process):\n";
+  for (const auto& s : strategy_registry())
+    out += fmt::format("  {:<26} {}\n", s.name, s.description);
+  out +=
+      "mallocs (--malloc; default glibc; 'all' = every one below; or a path to a malloc "
+      "library):\n";
+  for (const auto& m : alloclab::heap::malloc_registry()) {
+    const bool here = alloclab::heap::installed(m);
+    out +=
+        fmt::format("  {:<26} {}{}\n", m.name, m.description,
+                    here ? "" : fmt::format(" [not installed: apt install {}]", m.debian_package));
+  }
+  print_or_throw(out);
+  return 0;
+}
+
+int execute_report(const std::string& results_path, const std::string& output_path) {
+  json results = read_results_file(results_path);
+  if (auto problems = results_problems(results); !problems.empty())
+    throw usage_error(
+        fmt::format("'{}' does not match the results schema: {}", results_path, problems.front()));
+  results["claims"] = judge_claims(results, seed_claims());  // re-judged with today's claims
+  const std::string report = render_report(results);
+  if (output_path.empty() || output_path == "-") {
+    print_or_throw(report);
+    return 0;
+  }
+  check_report_destination(results_path, output_path);
+  try {
+    write_file_atomically(output_path, report);
+  } catch (const std::system_error& e) {
+    throw output_error(fmt::format("cannot write '{}': {}", output_path, e.code().message()));
+  }
+  return 0;
+}
+
+// Violations are listed on stdout (20 at most); the exit status is 2, as for `report` given the
+// same file: a file that violates the schema is bad input to both.
+int execute_validate(const std::string& results_path) {
+  constexpr std::size_t shown = 20;
+  const json results = read_results_file(results_path);
+  const auto problems = results_problems(results);
+  std::string out;
+  for (std::size_t i = 0; i < problems.size() && i < shown; ++i) out += problems[i] + '\n';
+  if (problems.size() > shown) out += fmt::format("... and {} more\n", problems.size() - shown);
+  if (!problems.empty()) {
+    print_or_throw(out);
+    throw usage_error(
+        fmt::format("'{}' has {} schema violation(s)", results_path, problems.size()));
+  }
+  print_or_throw(fmt::format("{}: valid (schema_version {})\n", results_path,
+                             results["schema_version"].dump()));
+  return 0;
+}
+
+}  // namespace alloclab::lab

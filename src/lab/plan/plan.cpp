@@ -1,0 +1,192 @@
+#include "plan/plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "strategies/strategy.hpp"
+#include "workloads/heap_workloads.hpp"
+#include "workloads/workload.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+std::string join_names(const std::vector<std::string>& names) {
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+template <class Registry>
+std::vector<std::string> all_names(const Registry& registry) {
+  std::vector<std::string> names;
+  for (const auto& entry : registry) names.push_back(entry.name);
+  return names;
+}
+
+// An empty name comes from a stray comma (`--workloads ,`): say so instead of guessing.
+void refuse_empty_names(const std::vector<std::string>& names, const char* option) {
+  if (std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.empty(); }))
+    throw usage_error(fmt::format("{} has an empty name (a stray comma?)", option));
+}
+
+// Requested names in registry order; an unknown one is a usage error listing the valid ones.
+template <class Registry>
+std::vector<std::string> select(const std::vector<std::string>& requested, const Registry& registry,
+                                const char* kind, const char* kinds) {
+  const std::vector<std::string> valid = all_names(registry);
+  if (requested.empty()) return valid;
+  for (const auto& name : requested)
+    if (std::find(valid.begin(), valid.end(), name) == valid.end())
+      throw usage_error(
+          fmt::format("unknown {} '{}'; valid {}: {}", kind, name, kinds, join_names(valid)));
+  std::vector<std::string> chosen;
+  for (const auto& name : valid)
+    if (std::find(requested.begin(), requested.end(), name) != requested.end())
+      chosen.push_back(name);
+  return chosen;
+}
+
+measurement_sizes resolve_sizes(const run_request& r) {
+  measurement_sizes s;
+  s.quick = r.quick;
+  s.seed = r.seed;
+  s.samples_per_repetition = r.iterations.value_or(r.quick ? quick_samples : default_samples);
+  s.repetitions = r.repetitions.value_or(r.quick ? quick_repetitions : default_repetitions);
+  s.heap_iterations =
+      r.iterations.value_or(r.quick ? heap_quick_iterations : heap_default_iterations);
+  s.heap_repetitions =
+      r.repetitions.value_or(r.quick ? heap_quick_repetitions : heap_default_repetitions);
+  s.processes = r.processes.value_or(r.quick ? quick_processes : default_processes);
+  return s;
+}
+
+std::chrono::milliseconds resolve_timeout(const run_request& r) {
+  const double seconds = r.cell_timeout_seconds.value_or(default_cell_timeout_seconds);
+  if (!std::isfinite(seconds) || seconds < 0.1 || seconds > 86400)
+    throw usage_error(
+        fmt::format("--cell-timeout {} is not a number of seconds in [0.1, 86400]", seconds));
+  return std::chrono::milliseconds(static_cast<std::int64_t>(1000 * seconds));
+}
+
+// Repetitions of part `part` when `total` are spread over `parts` processes.
+std::size_t share(std::size_t total, std::size_t parts, std::size_t part) {
+  return total / parts + (part < total % parts ? 1 : 0);
+}
+
+// Plain glibc measured, the variant itself not asked for, and lab workloads to measure.
+bool wants_placement_twin(const run_plan& plan, bool sanitized) {
+  if (!plan.placement_check || sanitized || plan.lab_workloads.empty()) return false;
+  const bool glibc = std::any_of(plan.mallocs.begin(), plan.mallocs.end(),
+                                 [](const malloc_choice& m) { return m.plain_glibc(); });
+  const bool already = std::any_of(plan.mallocs.begin(), plan.mallocs.end(),
+                                   [](const auto& m) { return m.label == placement_twin_malloc; });
+  return glibc && !already;
+}
+
+}  // namespace
+
+const char* to_string(frame f) {
+  switch (f) {
+    case frame::batch:
+      return "batch";
+    case frame::heap:
+      return "heap";
+  }
+  return "batch";
+}
+
+workload_selection split_workloads(const std::vector<std::string>& requested) {
+  workload_selection chosen;
+  if (requested.empty()) {
+    chosen.lab = all_names(workload_registry());
+    return chosen;
+  }
+  refuse_empty_names(requested, "--workloads");
+  std::vector<std::string> lab_names, heap_names;
+  for (const auto& name : requested) {
+    if (find_workload(name) != nullptr) {
+      lab_names.push_back(name);
+    } else if (find_heap_workload(name) != nullptr) {
+      heap_names.push_back(name);
+    } else if (auto family = heap_workload_family(name); !family.empty()) {
+      heap_names.insert(heap_names.end(), family.begin(), family.end());
+    } else {
+      std::vector<std::string> valid = all_names(workload_registry());
+      for (const auto& h : heap_workload_registry()) valid.push_back(h.name);
+      throw usage_error(
+          fmt::format("unknown workload '{}'; valid workloads: {} (or a heap family: fifo, lifo, "
+                      "xthread)",
+                      name, join_names(valid)));
+    }
+  }
+  for (const auto& w : workload_registry())
+    if (std::find(lab_names.begin(), lab_names.end(), w.name) != lab_names.end())
+      chosen.lab.push_back(w.name);
+  for (const auto& h : heap_workload_registry())
+    if (std::find(heap_names.begin(), heap_names.end(), h.name) != heap_names.end())
+      chosen.heap.push_back(h.name);
+  return chosen;
+}
+
+std::vector<task> interleaved_schedule(const std::vector<std::size_t>& repetitions,
+                                       std::size_t processes, std::uint64_t seed) {
+  std::vector<task> schedule;
+  std::mt19937_64 shuffler(seed);
+  const std::size_t rounds = std::max<std::size_t>(1, processes);
+  for (std::size_t part = 0; part < rounds; ++part) {
+    std::vector<std::size_t> order(repetitions.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), shuffler);
+    for (std::size_t cell : order) {
+      const std::size_t parts = std::min(rounds, repetitions[cell]);
+      if (part < parts)
+        schedule.push_back({cell, part, share(repetitions[cell], parts, part), seed + part});
+    }
+  }
+  return schedule;
+}
+
+run_plan make_plan(const run_request& request, bool sanitized) {
+  run_plan plan;
+  refuse_empty_names(request.strategies, "--strategies");
+  refuse_empty_names(request.mallocs, "--malloc");
+  const workload_selection workloads = split_workloads(request.workloads);
+  plan.lab_workloads = workloads.lab;
+  plan.heap_workloads = workloads.heap;
+  plan.strategies = select(request.strategies, strategy_registry(), "strategy", "strategies");
+  plan.mallocs = resolve_mallocs(request.mallocs, sanitized);
+  plan.sizes = resolve_sizes(request);
+  plan.cell_timeout = resolve_timeout(request);
+  plan.skip_missing = request.skip_missing;
+  plan.allow_debug = request.allow_debug;
+  plan.placement_check = request.placement_check;
+  if (sanitized && !plan.heap_workloads.empty())
+    throw usage_error(
+        "this is a sanitizer build: AddressSanitizer owns malloc, so the heap-study workloads ("
+        "fifo_*, lifo_*, xthread_*) cannot measure it; use a release build");
+
+  std::vector<malloc_choice> lab_mallocs = plan.mallocs;
+  if (wants_placement_twin(plan, sanitized)) {
+    malloc_choice twin = resolve_mallocs({placement_twin_malloc}, false).front();
+    twin.named = false;
+    plan.placement_twin = twin.label;
+    lab_mallocs.push_back(std::move(twin));
+  }
+  for (const auto& w : plan.lab_workloads)
+    for (const auto& m : lab_mallocs)
+      for (const auto& s : plan.strategies)
+        plan.cells.push_back({w, s, m, frame::batch, m.label == plan.placement_twin});
+  for (const auto& w : plan.heap_workloads)
+    for (const auto& m : plan.mallocs) plan.cells.push_back({w, "malloc", m, frame::heap, false});
+
+  // Batch and heap cells have their own repetition counts; both get the same processes.
+  std::vector<std::size_t> repetitions;
+  for (const cell_spec& c : plan.cells)
+    repetitions.push_back(c.frame == frame::batch ? plan.sizes.repetitions
+                                                  : plan.sizes.heap_repetitions);
+  plan.schedule = interleaved_schedule(repetitions, plan.sizes.processes, request.seed);
+  return plan;
+}
+
+}  // namespace alloclab::lab

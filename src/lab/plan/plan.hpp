@@ -1,0 +1,98 @@
+// The plan stage: a validated run_request becomes a list of cells (workload x strategy x malloc,
+// each in one frame) and a schedule of tasks. A task is one cell measured in one fresh process;
+// every cell gets `processes` tasks, and the schedule interleaves the cells' tasks in a shuffled
+// order, so machine drift hits every cell alike while no cell shares a process with another.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plan/malloc_choice.hpp"
+#include "plan/request.hpp"
+
+namespace alloclab::lab {
+
+// A frame is how a cell is measured; each frame has one executor (src/lab/executors/).
+enum class frame {
+  batch,  // a lab workload's iterations in a loop, in a fresh worker process
+  heap    // a heap-study kernel (seed 003) under the process-wide malloc, in a fresh worker
+};
+const char* to_string(frame f);
+
+struct cell_spec {
+  std::string workload;
+  std::string strategy;  // heap frame: always "malloc"
+  malloc_choice malloc;
+  lab::frame frame = frame::batch;
+  // Set when the cell re-measures another with GLIBC_TUNABLES removing the memmove cliff.
+  bool copy_cliff_removed = false;
+};
+
+// One cell measured in one process: `repetitions` of its repetitions.
+struct task {
+  std::size_t cell = 0;  // index into run_plan::cells
+  std::size_t part = 0;  // 0-based process index of this cell
+  std::size_t repetitions = 0;
+  std::uint64_t order_seed = 0;
+};
+
+struct measurement_sizes {
+  std::size_t samples_per_repetition = 0;  // batch frame: timed samples per repetition
+  std::size_t repetitions = 0;             // batch frame: over all processes
+  std::size_t heap_iterations = 0;         // heap frame: batches of 100 pairs per repetition
+  std::size_t heap_repetitions = 0;        // heap frame: over all processes
+  std::size_t processes = 0;               // fresh processes per cell
+  std::size_t counted_iterations = 16;     // untimed heap-counting pass
+  std::uint64_t seed = 42;
+  bool quick = false;
+};
+
+struct run_plan {
+  std::vector<std::string> lab_workloads;   // batch frame, registry order
+  std::vector<std::string> heap_workloads;  // heap frame, registry order
+  std::vector<std::string> strategies;      // batch frame, registry order
+  std::vector<malloc_choice> mallocs;       // the first is the baseline malloc
+  std::vector<cell_spec> cells;
+  std::vector<task> schedule;
+  measurement_sizes sizes;
+  std::chrono::milliseconds cell_timeout{};
+  bool skip_missing = false;
+  bool allow_debug = false;
+  bool placement_check = true;
+  // The glibc variant without memmove's copy cliff, measured beside plain glibc for every lab
+  // cell so the report can tell placement-driven ratios apart (empty: not measured).
+  std::string placement_twin;
+};
+
+// The registry name of that variant.
+inline constexpr const char* placement_twin_malloc = "glibc_nocliff";
+
+// Suite sizes. Default: a few minutes on 2 cores; quick: a smoke test of about 30 s.
+inline constexpr std::size_t default_samples = 2000;
+inline constexpr std::size_t default_repetitions = 15;
+inline constexpr std::size_t quick_samples = 200;
+inline constexpr std::size_t quick_repetitions = 6;
+inline constexpr std::size_t default_processes = 3;
+inline constexpr std::size_t quick_processes = 2;
+inline constexpr double default_cell_timeout_seconds = 600;
+
+// --workloads split into lab workloads and heap-study workloads ("fifo", "lifo", "xthread" name
+// a family). Empty request: every lab workload, no heap workload. Throws usage_error.
+struct workload_selection {
+  std::vector<std::string> lab;
+  std::vector<std::string> heap;
+};
+workload_selection split_workloads(const std::vector<std::string>& requested);
+
+// Validates everything and builds the cells and the schedule; throws usage_error.
+// `sanitized`: this binary runs under AddressSanitizer (only plain glibc, no heap frame).
+run_plan make_plan(const run_request& request, bool sanitized);
+
+// The schedule alone: `processes` rounds, each a shuffled pass over every cell; cell i's
+// `repetitions[i]` are shared out over min(processes, repetitions[i]) of the rounds. Pure.
+std::vector<task> interleaved_schedule(const std::vector<std::size_t>& repetitions,
+                                       std::size_t processes, std::uint64_t seed);
+
+}  // namespace alloclab::lab

@@ -1,0 +1,35 @@
+// What the user asked for, before validation: the input of the plan stage.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace alloclab::lab {
+
+// Bad input from the user: exit code 2 and one line on stderr.
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct run_request {
+  std::vector<std::string> workloads;   // empty: all lab workloads
+  std::vector<std::string> strategies;  // empty: all
+  std::optional<std::size_t> iterations;
+  std::optional<std::size_t> repetitions;
+  std::uint64_t seed = 42;
+  std::string out = "results";
+  bool quick = false;
+  bool allow_debug = false;
+  std::vector<std::string> mallocs;  // --malloc: registry names, "all", library paths; empty: glibc
+  bool skip_missing = false;         // a named malloc that is not installed does not fail the run
+  std::optional<double> cell_timeout_seconds;  // per measuring process (one cell, one part)
+  std::optional<std::size_t> processes;        // --processes: fresh processes per cell
+  bool placement_check = true;  // --no-placement-check turns off the copy-cliff re-measurement
+  std::string command_line;
+};
+
+}  // namespace alloclab::lab

@@ -1,0 +1,79 @@
+// The one record every executor returns: one cell (workload x strategy x malloc, in one frame)
+// measured in one fresh process. Executors only fill records; the results builder is the only
+// code that turns them into results JSON. Adding a frame adds its figures struct here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "measure/measurement.hpp"
+#include "strategies/strategy.hpp"
+
+namespace alloclab::lab {
+
+// Batch frame: a lab workload's iterations timed in a loop (see measure/runner.hpp).
+struct batch_figures {
+  std::size_t batch_size = 1;  // iterations per timed sample
+  workload_footprint footprint;
+  cell_measurement cell;  // samples, counted pass, faults; cell.checksum is one iteration's
+};
+
+// Heap frame: a seed-003 kernel under the process-wide malloc (see heap/cell.hpp).
+struct heap_figures {
+  std::size_t iterations_per_repetition = 0;  // batches of 100 pairs
+  std::vector<double> batch_ns;               // raw per-batch times, every repetition
+  std::vector<double> ns_per_pair_reps;       // NOOP-subtracted, one per repetition
+  std::uint64_t pairs_per_repetition = 0;
+  std::uint64_t peak_live_bytes = 0;
+  std::uint64_t total_bytes_per_repetition = 0;
+  std::uint64_t checksum = 0;
+  double noop_batch_p50_ns = 0;
+  nlohmann::json memory;  // the worker's memory figures (heap::memory_figures as JSON)
+};
+
+struct measurement_record {
+  std::string frame;  // plan's to_string(frame)
+  std::string workload;
+  std::string strategy;
+  std::string malloc;    // malloc_choice::label
+  std::size_t part = 0;  // which of the cell's processes
+  std::string status;    // ok | overflowed | not_applicable | failed | refused | not_installed
+  std::string reason;    // why there is no number; empty when status is ok
+  nlohmann::json live_allocator;  // the worker's proof of its malloc (null when none)
+  nlohmann::json worker;          // exit status, signal, timeout, wall time of the process
+  std::optional<batch_figures> batch;
+  std::optional<heap_figures> heap;
+};
+
+// Field lists for nlohmann's generated serializers (found by ADL), for the worker -> parent
+// transport.
+NLOHMANN_JSON_SERIALIZE_ENUM(cell_status, {{cell_status::ok, "ok"},
+                                           {cell_status::overflowed, "overflowed"},
+                                           {cell_status::not_applicable, "not_applicable"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(workload_footprint, allocations, bytes_requested, peak_bytes,
+                                   peak_blocks, largest_request, monotonic_footprint,
+                                   suggested_arena_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(address_residues, mod64, page_line, relative_mod64)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(clock_profile, overhead_ns, resolution_ns)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(cell_measurement, strategy, status, reason, warning, samples_ns,
+                                   repetition_medians_ns, repetition_p99_ns, repetition_means_ns,
+                                   repetition_cv, heap_allocations_per_iteration,
+                                   heap_bytes_per_iteration, upstream_fallbacks_per_iteration,
+                                   minor_faults, peak_rss_growth_kib, timed_iterations,
+                                   buffer_bytes, checksum, residues)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(batch_figures, batch_size, footprint, cell)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(heap_figures, iterations_per_repetition, batch_ns,
+                                   ns_per_pair_reps, pairs_per_repetition, peak_live_bytes,
+                                   total_bytes_per_repetition, checksum, noop_batch_p50_ns, memory)
+
+// Worker -> parent transport (not results JSON). Throws nlohmann::json::exception on a
+// document that is not a record.
+nlohmann::json to_json(const measurement_record& record);
+measurement_record record_from_json(const nlohmann::json& j);
+
+}  // namespace alloclab::lab

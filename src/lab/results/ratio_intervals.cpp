@@ -1,0 +1,62 @@
+#include "results/ratio_intervals.hpp"
+
+#include <vector>
+
+namespace alloclab::lab {
+namespace {
+
+using json = nlohmann::json;
+
+std::vector<double> series(const json& block, const char* key) {
+  if (!block.is_object() || !block.contains(key)) return {};
+  return block.at(key).get<std::vector<double>>();
+}
+
+// The per-repetition figure behind a metric, and the pooled figure.
+struct figures {
+  std::vector<double> per_repetition;
+  double pooled = 0;
+};
+
+figures figures_of(const std::string& metric, const json& cell) {
+  if (metric == "speedup_ns_per_pair") {
+    const json& n = cell.value("ns_per_pair", json());
+    if (!n.is_object()) return {};
+    return {series(n, "per_repetition"), n.at("mean").get<double>()};
+  }
+  const json& t = cell.value("timing", json());
+  if (!t.is_object()) return {};
+  if (metric == "speedup_p50") return {series(t, "repetition_medians_ns"), t.at("p50_ns")};
+  if (metric == "speedup_mean" || metric == "throughput_ratio")
+    return {series(t, "repetition_means_ns"), t.at("mean_ns")};
+  if (metric == "p99_ratio") return {series(t, "repetition_p99_ns"), t.at("p99_ns")};
+  if (metric == "cv_ratio") return {series(t, "repetition_cv"), t.at("cv")};
+  if (metric == "jitter_ratio") {
+    const auto p99 = series(t, "repetition_p99_ns");
+    const auto p50 = series(t, "repetition_medians_ns");
+    figures f{{}, t.at("jitter_ns")};
+    for (std::size_t i = 0; i < p99.size() && i < p50.size(); ++i)
+      f.per_repetition.push_back(p99[i] - p50[i]);
+    return f;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<ratio_estimate> estimate_ratio(const std::string& metric, const json& base,
+                                             const json& candidate) {
+  const figures b = figures_of(metric, base);
+  const figures c = figures_of(metric, candidate);
+  if (b.pooled <= 0 || c.pooled <= 0) return std::nullopt;
+  // Every metric is "baseline / candidate" except throughput, which is "candidate / baseline"
+  // of a rate: the same as baseline mean time / candidate mean time.
+  ratio_estimate r;
+  r.value = b.pooled / c.pooled;
+  r.range = bootstrap_ratio_of_medians(b.per_repetition, c.per_repetition, interval_confidence);
+  r.base_repetitions = b.per_repetition.size();
+  r.candidate_repetitions = c.per_repetition.size();
+  return r;
+}
+
+}  // namespace alloclab::lab
