@@ -14,6 +14,7 @@
 // | resident_bytes_from_statm() | parses_statm |
 // | to_string(budget_source) | names_every_source |
 // | the live /proc and /sys | live_machine_reports_a_consistent_source |
+// | never creates or writes a cgroup file | detection_only_reads |
 #include <alloclab/memory_budget.hpp>
 
 #include <gtest/gtest.h>
@@ -193,6 +194,28 @@ TEST(memory_budget, usage_reads_the_file_each_time) {
   EXPECT_EQ(budget.usage(), std::nullopt) << "a vanished file is not a number";
   EXPECT_EQ(budget.limit(), 2147483648u) << "the limit is read once, at detection";
   fs::remove_all(copy);
+}
+
+// Every file and directory under `root` with its size and modification time.
+std::string tree_snapshot(const std::filesystem::path& root) {
+  std::string snapshot;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    snapshot += entry.path().string() + " " +
+                std::to_string(entry.is_regular_file() ? entry.file_size() : 0) + " " +
+                std::to_string(entry.last_write_time().time_since_epoch().count()) + "\n";
+  }
+  return snapshot;
+}
+
+TEST(memory_budget, detection_only_reads) {
+  const std::string before = tree_snapshot(fixtures);
+  for (const auto& fixture : std::filesystem::directory_iterator(fixtures)) {
+    if (!fixture.is_directory()) continue;
+    const memory_budget budget =
+        memory_budget::detect(at(fixture.path().filename().string(), 1u << 30));
+    (void)budget.usage();
+  }
+  EXPECT_EQ(tree_snapshot(fixtures), before) << "a fixture file was created or changed";
 }
 
 TEST(memory_budget, parses_statm) {
