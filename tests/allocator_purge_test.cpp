@@ -4,8 +4,8 @@
 // | public member | test |
 // |---|---|
 // | find(), kind(), library(), reason(), run() in this process | finds_the_purge_of_this_process |
-// | find() + run() under glibc, jemalloc, mimalloc, tcmalloc | under_malloc.finds_its_own_purge |
-// | find() under a malloc without a known purge (tbbmalloc proxy) | under_malloc.tbbmalloc_proxy |
+// | find() + run() under glibc, jemalloc, mimalloc, tcmalloc, tbbmalloc | under_malloc.finds_its_own_purge |
+// | find() under a malloc without a known purge | under_malloc.finds_its_own_purge/unknown_malloc |
 // | to_string(purge_kind) | names_every_kind |
 #include <alloclab/allocator_purge.hpp>
 
@@ -63,13 +63,15 @@ TEST(allocator_purge, names_every_kind) {
   EXPECT_STREQ(alloclab::to_string(purge_kind::mimalloc_collect), "mimalloc mi_collect(true)");
   EXPECT_STREQ(alloclab::to_string(purge_kind::tcmalloc_release),
                "tcmalloc MallocExtension_ReleaseFreeMemory()");
+  EXPECT_STREQ(alloclab::to_string(purge_kind::tbbmalloc_clean),
+               "tbbmalloc scalable_allocation_command(TBBMALLOC_CLEAN_ALL_BUFFERS)");
   EXPECT_STREQ(alloclab::to_string(purge_kind::glibc_malloc_trim), "glibc malloc_trim(0)");
   EXPECT_EQ(allocator_purge{}.run(), false) << "a default (none) purge does nothing";
 }
 
 struct malloc_case {
   const char* name;
-  const char* preload;  // file name in the multiarch library directory; "" for none
+  const char* preload;  // an absolute path, a file name in the library directory, or ""
   purge_kind expected;
   const char* library;  // part of the path of the object that defines malloc
   bool returns_most;    // its purge gives back most of the fragmented 64 MiB (measured)
@@ -109,7 +111,7 @@ TEST_P(under_malloc, finds_its_own_purge) {
   const malloc_case& c = GetParam();
   std::string preload;
   if (*c.preload) {
-    preload = library_path(c.preload);
+    preload = c.preload[0] == '/' ? std::string(c.preload) : library_path(c.preload);
     if (preload.empty()) GTEST_SKIP() << c.preload << " is not installed (scripts/deps.sh)";
   }
   std::map<std::string, std::string> probe = run_probe(preload);
@@ -138,9 +140,12 @@ INSTANTIATE_TEST_SUITE_P(
                     false},
         malloc_case{"tcmalloc", "libtcmalloc_minimal.so.4", purge_kind::tcmalloc_release,
                     "libtcmalloc_minimal", true},
-        // Defines malloc but no purge of its own; glibc's malloc_trim would purge the wrong heap.
-        malloc_case{"tbbmalloc_proxy", "libtbbmalloc_proxy.so.2", purge_kind::none,
-                    "libtbbmalloc_proxy", false}),
+        // malloc from the proxy, the purge call from libtbbmalloc.
+        malloc_case{"tbbmalloc_proxy", "libtbbmalloc_proxy.so.2", purge_kind::tbbmalloc_clean,
+                    "libtbbmalloc_proxy", false},
+        // A malloc with no purge of its own: glibc's malloc_trim would purge the wrong heap.
+        malloc_case{"unknown_malloc", ALLOCLAB_FORWARDING_MALLOC, purge_kind::none,
+                    "alloclab_forwarding_malloc", false}),
     [](const testing::TestParamInfo<malloc_case>& param) { return param.param.name; });
 
 }  // namespace

@@ -7,9 +7,10 @@
 //
 // | malloc from | symbol | call |
 // |---|---|---|
-// | jemalloc | `mallctl` | `mallctl("arena.4096.purge", ...)` (4096 = MALLCTL_ARENAS_ALL) |
+// | jemalloc | `mallctl` | `mallctl("thread.tcache.flush")`, then `mallctl("arena.4096.purge")` (4096 = MALLCTL_ARENAS_ALL) |
 // | mimalloc | `mi_collect` | `mi_collect(true)` |
 // | tcmalloc | `MallocExtension_ReleaseFreeMemory` | as named |
+// | oneTBB's malloc proxy | `__TBB_malloc_proxy` | `scalable_allocation_command(TBBMALLOC_CLEAN_ALL_BUFFERS, nullptr)` (in libtbbmalloc) |
 // | glibc | `malloc_trim` | `malloc_trim(0)` |
 //
 // Anything else (a sanitizer's malloc in the executable, a static allocator)
@@ -46,6 +47,7 @@ enum class purge_kind {
   jemalloc_mallctl,
   mimalloc_collect,
   tcmalloc_release,
+  tbbmalloc_clean,
   glibc_malloc_trim
 };
 
@@ -59,6 +61,8 @@ inline const char* to_string(purge_kind kind) noexcept {
       return "mimalloc mi_collect(true)";
     case purge_kind::tcmalloc_release:
       return "tcmalloc MallocExtension_ReleaseFreeMemory()";
+    case purge_kind::tbbmalloc_clean:
+      return "tbbmalloc scalable_allocation_command(TBBMALLOC_CLEAN_ALL_BUFFERS)";
     case purge_kind::glibc_malloc_trim:
       return "glibc malloc_trim(0)";
   }
@@ -77,18 +81,22 @@ class allocator_purge {
     }
     purge.library_ = malloc_owner.dli_fname ? malloc_owner.dli_fname : "";
     for (const candidate& c : candidates()) {
-      void* symbol = ::dlsym(RTLD_DEFAULT, c.symbol);
+      void* marker = ::dlsym(RTLD_DEFAULT, c.marker);
       Dl_info owner{};
-      if (!symbol || !::dladdr(symbol, &owner) || owner.dli_fbase != malloc_owner.dli_fbase)
+      if (!marker || !::dladdr(marker, &owner) || owner.dli_fbase != malloc_owner.dli_fbase)
         continue;
+      purge.reason_ = "malloc comes from " + purge.library_ + ", which defines " + c.marker;
+      purge.entry_ = ::dlsym(RTLD_DEFAULT, c.entry);
+      if (!purge.entry_) {
+        purge.reason_ += ", but no " + std::string(c.entry) + " is loaded";
+        return purge;
+      }
       purge.kind_ = c.kind;
-      purge.entry_ = symbol;
-      purge.reason_ = "malloc comes from " + purge.library_ + ", which defines " + c.symbol;
       return purge;
     }
     purge.reason_ = "malloc comes from " + purge.library_ +
                     ", which defines none of mallctl, mi_collect, "
-                    "MallocExtension_ReleaseFreeMemory, malloc_trim";
+                    "MallocExtension_ReleaseFreeMemory, __TBB_malloc_proxy, malloc_trim";
     return purge;
   }
 
@@ -103,8 +111,9 @@ class allocator_purge {
     switch (kind_) {
       case purge_kind::jemalloc_mallctl: {
         using mallctl_fn = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
-        return reinterpret_cast<mallctl_fn>(entry_)("arena.4096.purge", nullptr, nullptr, nullptr,
-                                                    0) == 0;
+        const auto mallctl = reinterpret_cast<mallctl_fn>(entry_);
+        (void)mallctl("thread.tcache.flush", nullptr, nullptr, nullptr, 0);  // off: ENOENT
+        return mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0) == 0;
       }
       case purge_kind::mimalloc_collect:
         reinterpret_cast<void (*)(bool)>(entry_)(true);
@@ -112,6 +121,11 @@ class allocator_purge {
       case purge_kind::tcmalloc_release:
         reinterpret_cast<void (*)()>(entry_)();
         return true;
+      case purge_kind::tbbmalloc_clean: {
+        // 0 = TBBMALLOC_CLEAN_ALL_BUFFERS; returns 0 (OK) or 4 (NO_EFFECT).
+        const int rc = reinterpret_cast<int (*)(int, void*)>(entry_)(0, nullptr);
+        return rc == 0 || rc == 4;
+      }
       case purge_kind::glibc_malloc_trim:
         reinterpret_cast<int (*)(std::size_t)>(entry_)(0);
         return true;
@@ -124,16 +138,19 @@ class allocator_purge {
  private:
   struct candidate {
     purge_kind kind;
-    const char* symbol;
+    const char* marker;  // must be defined by the object that defines malloc
+    const char* entry;   // the purge call, wherever it is loaded
   };
   // Allocator-specific entry points first: an allocator that also defines
   // malloc_trim for compatibility is still purged its own way.
-  static const std::array<candidate, 4>& candidates() noexcept {
-    static const std::array<candidate, 4> list = {
-        {{purge_kind::jemalloc_mallctl, "mallctl"},
-         {purge_kind::mimalloc_collect, "mi_collect"},
-         {purge_kind::tcmalloc_release, "MallocExtension_ReleaseFreeMemory"},
-         {purge_kind::glibc_malloc_trim, "malloc_trim"}}};
+  static const std::array<candidate, 5>& candidates() noexcept {
+    static const std::array<candidate, 5> list = {
+        {{purge_kind::jemalloc_mallctl, "mallctl", "mallctl"},
+         {purge_kind::mimalloc_collect, "mi_collect", "mi_collect"},
+         {purge_kind::tcmalloc_release, "MallocExtension_ReleaseFreeMemory",
+          "MallocExtension_ReleaseFreeMemory"},
+         {purge_kind::tbbmalloc_clean, "__TBB_malloc_proxy", "scalable_allocation_command"},
+         {purge_kind::glibc_malloc_trim, "malloc_trim", "malloc_trim"}}};
     return list;
   }
 
