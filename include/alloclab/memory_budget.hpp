@@ -180,6 +180,14 @@ class memory_budget {
     return bytes == unlimited ? std::string("unlimited") : std::to_string(bytes) + " bytes";
   }
 
+  // "memory.max 1073741824 bytes (from /sys/fs/cgroup/app.slice)"
+  static std::string limit_text(const char* file, std::uint64_t bytes, const std::string& from,
+                                const std::string& leaf) {
+    std::string text = std::string(file) + " " + bytes_text(bytes);
+    if (!from.empty() && from != leaf) text += " (from " + from + ")";
+    return text;
+  }
+
   // The leaf directory for `path` below `mount`, or the mount itself when the
   // leaf is not visible (a cgroup namespace or a container's own mount).
   static std::string leaf_directory(const std::string& mount, const std::string& path,
@@ -212,14 +220,22 @@ class memory_budget {
     }
   }
 
-  bool try_cgroup(const cgroup_layout& layout, const memory_budget_options& options,
-                  std::string& why) {
+  struct cgroup_place {
+    std::string mount;      // where the hierarchy is mounted
+    std::string directory;  // this process's cgroup in it
+  };
+
+  // This process's cgroup directory for `layout`, with a readable, well-formed
+  // usage file; nullopt (and why) otherwise.
+  static std::optional<cgroup_place> find_cgroup(const cgroup_layout& layout,
+                                                 const memory_budget_options& options,
+                                                 std::string& why) {
     const std::string name = to_string(layout.source);
     const std::string proc_cgroup = options.proc_self + "/cgroup";
     const std::optional<std::string> listing = detail::read_small_file(proc_cgroup);
     if (!listing) {
       why += name + ": cannot read " + proc_cgroup + "; ";
-      return false;
+      return std::nullopt;
     }
     const std::optional<std::string> path = cgroup_path(*listing, layout.source);
     if (!path) {
@@ -227,26 +243,37 @@ class memory_budget {
              (layout.source == budget_source::cgroup_v2 ? "unified (0::) hierarchy"
                                                         : "memory controller") +
              "; ";
-      return false;
+      return std::nullopt;
     }
-    std::string mount = options.cgroup_root + layout.mount;
-    std::string dir = leaf_directory(mount, *path, layout.usage_file);
-    if (!detail::is_file(dir + "/" + layout.usage_file) && layout.alt_mount) {
-      mount = options.cgroup_root + layout.alt_mount;
-      dir = leaf_directory(mount, *path, layout.usage_file);
+    cgroup_place place{options.cgroup_root + layout.mount, ""};
+    place.directory = leaf_directory(place.mount, *path, layout.usage_file);
+    if (!detail::is_file(place.directory + "/" + layout.usage_file) && layout.alt_mount) {
+      place.mount = options.cgroup_root + layout.alt_mount;
+      place.directory = leaf_directory(place.mount, *path, layout.usage_file);
     }
-    const std::string usage_file = dir + "/" + layout.usage_file;
+    const std::string usage_file = place.directory + "/" + layout.usage_file;
     const std::optional<std::string> usage_text = detail::read_small_file(usage_file);
     if (!usage_text) {
       why += name + ": no " + layout.usage_file + " for cgroup " + *path + " under " +
              options.cgroup_root + " (no memory controller there); ";
-      return false;
+      return std::nullopt;
     }
     if (!detail::parse_decimal(*usage_text)) {
       why += name + ": " + usage_file + " is malformed (" + detail::quoted_excerpt(*usage_text) +
              "); ";
-      return false;
+      return std::nullopt;
     }
+    return place;
+  }
+
+  bool try_cgroup(const cgroup_layout& layout, const memory_budget_options& options,
+                  std::string& why) {
+    const std::optional<cgroup_place> place = find_cgroup(layout, options, why);
+    if (!place) return false;
+    const std::string name = to_string(layout.source);
+    const std::string& mount = place->mount;
+    const std::string& dir = place->directory;
+    const std::string usage_file = dir + "/" + layout.usage_file;
     std::uint64_t hard = unlimited, high = unlimited;
     std::string hard_from, high_from, problem;
     if (!tightest_limit(mount, dir, layout.hard_file, hard, hard_from, problem) ||
@@ -267,11 +294,9 @@ class memory_budget {
     limit_ = std::min(hard, high);
     directory_ = dir;
     usage_path_ = usage_file;
-    reason_ = why + name + " in use: " + dir + ", " + layout.hard_file + " " + bytes_text(hard) +
-              (hard_from.empty() || hard_from == dir ? "" : " (from " + hard_from + ")");
-    if (layout.high_file)
-      reason_ += std::string(", ") + layout.high_file + " " + bytes_text(high) +
-                 (high_from.empty() || high_from == dir ? "" : " (from " + high_from + ")");
+    reason_ =
+        why + name + " in use: " + dir + ", " + limit_text(layout.hard_file, hard, hard_from, dir);
+    if (layout.high_file) reason_ += ", " + limit_text(layout.high_file, high, high_from, dir);
     reason_ += ", usage from " + usage_file;
     return true;
   }
