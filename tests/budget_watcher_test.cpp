@@ -12,6 +12,7 @@
 // | constructor validation | rejects_budgets_without_a_limit_and_bad_thresholds |
 // | start(), running(), stop() | thread_samples_until_stopped |
 // | stop() from a callback, start() again | stop_from_a_callback_then_restart |
+// | start() from a callback | start_from_a_callback_throws |
 // | destructor | destructor_stops_a_running_watcher |
 // | fork() behaviour | forked_child_has_no_watcher_thread_and_builds_its_own |
 // | budget(), options(), to_string(budget_level) | accessors_and_names |
@@ -354,6 +355,31 @@ TEST(budget_watcher, stop_from_a_callback_then_restart) {
   ASSERT_TRUE(log.wait_for(2));
   watcher.stop();
   EXPECT_EQ(log.snapshot()[1].to, budget_level::normal);
+}
+
+TEST(budget_watcher, start_from_a_callback_throws) {
+  scripted_usage usage;
+  event_log log;
+  budget_watcher* self = nullptr;
+  std::atomic<int> logic_errors{0};
+  budget_watcher_options options = scripted(usage, log);
+  options.period = std::chrono::milliseconds(1);
+  options.on_crossing = [&](const budget_event& e) {
+    try {
+      self->start();
+    } catch (const std::logic_error&) {
+      logic_errors.fetch_add(1);
+    }
+    log.add(e);
+  };
+  budget_watcher watcher{fixed_budget(), options};
+  self = &watcher;
+  usage.set(950000);
+  ASSERT_TRUE(watcher.start());
+  ASSERT_TRUE(log.wait_for(1));
+  watcher.stop();
+  EXPECT_EQ(logic_errors.load(), 1);
+  EXPECT_EQ(watcher.callback_errors(), 0u);
 }
 
 TEST(budget_watcher, destructor_stops_a_running_watcher) {

@@ -11,7 +11,8 @@
 //
 // Lifecycle:
 // - start() takes the first sample at once on a new thread, then one per
-//   period; it returns false if already running.
+//   period; it returns false if already running, and throws std::logic_error
+//   from a callback. Call start() and stop() from one controlling thread.
 // - stop() wakes the thread and joins it. From a callback (on the watcher
 //   thread) it only asks the thread to finish; the join happens in the next
 //   start(), stop() or the destructor. The destructor calls stop().
