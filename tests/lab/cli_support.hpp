@@ -35,6 +35,13 @@ inline std::size_t line_count(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
+// The binary under test: ALLOCLAB_TEST_BINARY overrides the one built with the tests, so a
+// defect test can be shown failing against an older build.
+inline std::string binary() {
+  const char* other = std::getenv("ALLOCLAB_TEST_BINARY");
+  return other != nullptr ? other : ALLOCLAB_BINARY;
+}
+
 // A fresh directory per test (dir_), removed afterwards even if a test took its permissions.
 class binary_test : public ::testing::Test {
  protected:
@@ -55,9 +62,8 @@ class binary_test : public ::testing::Test {
   // words), never under an inherited LD_PRELOAD.
   outcome run(const std::string& args, const std::string& environment = "") const {
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string command = "env -u LD_PRELOAD " + environment + " '" +
-                                std::string(ALLOCLAB_BINARY) + "' " + args + " >'" + out.string() +
-                                "' 2>'" + err.string() + "'";
+    const std::string command = "env -u LD_PRELOAD " + environment + " '" + binary() + "' " + args +
+                                " >'" + out.string() + "' 2>'" + err.string() + "'";
     const int status = std::system(command.c_str());
     outcome o;
     o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
