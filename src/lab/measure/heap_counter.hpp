@@ -2,6 +2,7 @@
 // operators live in heap_counter.cpp; outside a counting pass they cost one predictable branch.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace alloclab::lab {
@@ -15,5 +16,10 @@ struct heap_usage {
 void heap_counting_begin();
 // Stops counting and returns what was allocated since heap_counting_begin().
 heap_usage heap_counting_end();
+
+/// Called with each allocation counted (only inside a counting pass). Must not allocate.
+using allocation_observer = void (*)(void* context, const void* p, std::size_t bytes) noexcept;
+/// Installs `observer` (nullptr removes it). Single-threaded lab: no synchronisation.
+void set_allocation_observer(allocation_observer observer, void* context) noexcept;
 
 }  // namespace alloclab::lab
