@@ -16,10 +16,11 @@
 //
 // Touch modes (kernel_config::touch):
 //   once        one write per block, at its first byte: seed 003's method, and the default.
-//               Fresh pages that malloc took from the OS stay untouched, so this measures the
-//               allocator's own work (and the faults of its own headers), not first-touch faults.
+//               Mostly the allocator's own work; the block's other pages stay untouched.
 //   every_page  one write every `touch_stride` bytes plus the last byte: every page of every
-//               block is faulted in, so the cost includes the first touch of fresh mmap'd memory.
+//               block is written, so the cost also includes first-touch faults of fresh memory
+//               and, for blocks larger than the caches hold, a cache and TLB miss per page
+//               (docs/heap-study.md, "Seed 003's method vs page-touching").
 // Checksum: mix over blocks, in free order, of (size << 16) ^ (first byte << 8), and, with
 // every_page only, ^ last byte. The bytes written depend only on the allocation's sequence
 // number, so for one (touch mode, sizes, kernel) the checksum is the same under every real
