@@ -30,21 +30,29 @@ double median_of(std::vector<double> v) {
   return (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
 }
 
-/// The cliffs of a complete cost table: per size, placements above cliff_ratio x the median.
-std::vector<copy_cliff> cliffs_in(const copy_cliff_config& config,
-                                  const std::vector<copy_cost>& costs) {
-  std::vector<copy_cliff> cliffs;
+/// Every placement with its ratio to the median of its size (sizes whose median is 0 skipped).
+std::vector<copy_cliff> ratios_to_median(const copy_cliff_config& config,
+                                         const std::vector<copy_cost>& costs) {
+  std::vector<copy_cliff> rows;
   for (std::size_t bytes : config.sizes) {
     std::vector<double> ns;
     for (const copy_cost& c : costs)
       if (c.bytes == bytes) ns.push_back(c.ns);
     const double median = median_of(ns);
     if (!(median > 0)) continue;
-    for (const copy_cost& c : costs) {
-      if (c.bytes == bytes && c.ns > config.cliff_ratio * median)
-        cliffs.push_back(copy_cliff{c, median, c.ns / median});
-    }
+    for (const copy_cost& c : costs)
+      if (c.bytes == bytes) rows.push_back(copy_cliff{c, median, c.ns / median});
   }
+  return rows;
+}
+
+/// The cliffs of a complete cost table: per size, placements above cliff_ratio x the median.
+std::vector<copy_cliff> cliffs_in(const copy_cliff_config& config,
+                                  const std::vector<copy_cost>& costs) {
+  std::vector<copy_cliff> cliffs = ratios_to_median(config, costs);
+  cliffs.erase(std::remove_if(cliffs.begin(), cliffs.end(),
+                              [&](const copy_cliff& c) { return !(c.ratio > config.cliff_ratio); }),
+               cliffs.end());
   std::stable_sort(cliffs.begin(), cliffs.end(),
                    [](const copy_cliff& a, const copy_cliff& b) { return a.ratio > b.ratio; });
   return cliffs;
@@ -133,16 +141,8 @@ bool copy_cliff_result::on_cliff(std::size_t bytes, unsigned delta_mod4096) cons
 }
 
 double copy_cliff_result::worst_ratio() const {
-  if (!cliffs.empty()) return cliffs.front().ratio;
   double worst = 1.0;
-  for (std::size_t bytes : config.sizes) {
-    std::vector<double> ns;
-    for (const copy_cost& c : costs)
-      if (c.bytes == bytes) ns.push_back(c.ns);
-    const double median = median_of(ns);
-    if (!(median > 0)) continue;
-    for (double v : ns) worst = std::max(worst, v / median);
-  }
+  for (const copy_cliff& c : ratios_to_median(config, costs)) worst = std::max(worst, c.ratio);
   return worst;
 }
 
