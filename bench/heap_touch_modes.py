@@ -49,24 +49,26 @@ def main():
     ap.add_argument("--iterations", type=int, default=10000, help="batches of 100 (seed: 10000)")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--mallocs", default=",".join(MALLOCS))
+    ap.add_argument("--dists", default=",".join(DISTS))
     args = ap.parse_args()
     mallocs = args.mallocs.split(",")
+    dists = args.dists.split(",")
     ns = {}
     faults = {}
     for rnd in range(args.rounds):
-        for dist in DISTS:
+        for dist in dists:
             for touch in TOUCHES:
                 for m in mallocs:
                     t, f = run_cell(args.alloclab, m, dist, touch, args.iterations, args.seed)
                     ns.setdefault((m, dist, touch), []).append(t)
                     faults.setdefault((m, dist, touch), []).append(f)
                     print(f"round {rnd + 1}: {dist} {touch} {m}: {t:.1f} ns/pair", file=sys.stderr)
-    head = "| malloc | " + " | ".join(f"{d} {t}" for d in DISTS for t in TOUCHES) + " |"
+    head = "| malloc | " + " | ".join(f"{d} {t}" for d in dists for t in TOUCHES) + " |"
     print(head)
-    print("|---|" + "---:|" * (len(DISTS) * len(TOUCHES)))
+    print("|---|" + "---:|" * (len(dists) * len(TOUCHES)))
     for m in mallocs:
         cells = []
-        for d in DISTS:
+        for d in dists:
             for t in TOUCHES:
                 v = ns[(m, d, t)]
                 f = statistics.median(faults[(m, d, t)])
@@ -74,7 +76,7 @@ def main():
         print(f"| {m} | " + " | ".join(cells) + " |")
     print("\nns per malloc+free pair, NOOP subtracted: median (min-max) over "
           f"{args.rounds} processes; flt = minor page faults per pair.")
-    for d in DISTS:
+    for d in dists:
         for t in TOUCHES:
             order = sorted(mallocs, key=lambda m: statistics.median(ns[(m, d, t)]))
             print(f"ranking {d} {t}: " + " < ".join(order))
