@@ -42,6 +42,25 @@ TEST(Cell, SpecRoundTripsThroughJson) {
   EXPECT_EQ(to_json(t), to_json(s));
   EXPECT_EQ(t.kernel, kernel_kind::xthread);
   EXPECT_EQ(t.config.batch, 50u);
+  EXPECT_EQ(to_json(s).at("touch"), "once");  // seed 003's method unless asked otherwise
+
+  s.config.touch = touch_mode::every_page;
+  EXPECT_EQ(to_json(s).at("touch"), "every_page");
+  EXPECT_EQ(cell_spec_from_json(to_json(s)).config.touch, touch_mode::every_page);
+}
+
+TEST(Cell, TouchModeIsParsedAndChecked) {
+  using nlohmann::json;
+  const json base{{"malloc", "glibc"}, {"kernel", "fifo"}, {"dist", "uniform"}};
+  EXPECT_EQ(cell_spec_from_json(base).config.touch, touch_mode::once);  // absent: the default
+  json paged = base;
+  paged["touch"] = "every_page";
+  EXPECT_EQ(cell_spec_from_json(paged).config.touch, touch_mode::every_page);
+  json bad = base;
+  bad["touch"] = "sometimes";
+  EXPECT_THROW(cell_spec_from_json(bad), std::invalid_argument);
+  bad["touch"] = 1;
+  EXPECT_THROW(cell_spec_from_json(bad), std::invalid_argument);
 }
 
 TEST(Cell, BadSpecsAreRejected) {
@@ -92,6 +111,23 @@ TEST(Cell, InProcessGlibcCellMeasures) {
   }
 }
 
+TEST(Cell, BothTouchModesMeasureInProcess) {
+  if (heap_test::under_asan()) GTEST_SKIP() << "AddressSanitizer owns malloc in this build";
+  if (const char* p = std::getenv("LD_PRELOAD"); p != nullptr && *p != '\0')
+    GTEST_SKIP() << "LD_PRELOAD set";
+  cell_spec once = small_spec("glibc");
+  once.dist = size_dist::uniform;  // big blocks: every_page faults, once barely does
+  cell_spec paged = once;
+  paged.config.touch = touch_mode::every_page;
+  const cell_result a = run_cell(once);
+  const cell_result b = run_cell(paged);
+  ASSERT_TRUE(a.measured && b.measured);
+  EXPECT_EQ(a.pairs_per_rep, b.pairs_per_rep);
+  EXPECT_EQ(a.peak_live_bytes, b.peak_live_bytes);
+  EXPECT_NE(a.checksum, b.checksum);  // different bytes are written and read back
+  EXPECT_EQ(to_json(b).at("spec").at("touch"), "every_page");
+}
+
 TEST(Cell, RefusesToMeasureAnAllocatorThatIsNotLive) {
   if (heap_test::under_asan()) GTEST_SKIP() << "AddressSanitizer owns malloc in this build";
   const cell_result r = run_cell(small_spec("mimalloc"));
@@ -132,19 +168,23 @@ INSTANTIATE_TEST_SUITE_P(AllAllocators, CellInWorker,
 TEST(Cell, ChecksumIsTheSameUnderEveryAllocator) {
   if (heap_test::under_asan()) GTEST_SKIP() << "cannot preload an allocator under ASan";
   child_mode_guard mode("cell");
-  std::optional<std::uint64_t> first;
-  int compared = 0;
-  for (const malloc_entry& e : malloc_registry()) {
-    if (!installed(e)) continue;
-    const cell_outcome o =
-        run_cell_in_worker(small_spec(std::string(e.name)), self, std::chrono::seconds(60));
-    ASSERT_EQ(o.status, cell_status::ok) << e.name << ": " << o.detail;
-    const auto cs = o.document.at("result").at("checksum").get<std::uint64_t>();
-    if (!first) first = cs;
-    EXPECT_EQ(cs, *first) << e.name;
-    ++compared;
+  for (touch_mode touch : all_touch_modes()) {
+    std::optional<std::uint64_t> first;
+    int compared = 0;
+    for (const malloc_entry& e : malloc_registry()) {
+      if (!installed(e)) continue;
+      cell_spec spec = small_spec(std::string(e.name));
+      spec.config.touch = touch;
+      const cell_outcome o = run_cell_in_worker(spec, self, std::chrono::seconds(60));
+      ASSERT_EQ(o.status, cell_status::ok) << e.name << ": " << o.detail;
+      EXPECT_EQ(o.document.at("spec").at("touch"), to_string(touch));
+      const auto cs = o.document.at("result").at("checksum").get<std::uint64_t>();
+      if (!first) first = cs;
+      EXPECT_EQ(cs, *first) << e.name << " / " << to_string(touch);
+      ++compared;
+    }
+    EXPECT_GE(compared, 3);  // at least the glibc variants
   }
-  EXPECT_GE(compared, 3);  // at least the glibc variants
 }
 
 TEST(Cell, CrashingWorkerBecomesAFailedCell) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <new>
 #include <numeric>
 
 #include "heap/size_distribution.hpp"
@@ -12,6 +14,30 @@ namespace {
 
 const std::vector<kernel_kind> kinds{kernel_kind::fifo, kernel_kind::lifo, kernel_kind::xthread};
 
+kernel_config with_touch(touch_mode t) {
+  kernel_config cfg;
+  cfg.touch = t;
+  return cfg;
+}
+
+/// Counts the writes a policy-wrapped allocation received: allocate() hands out zeroed memory,
+/// deallocate() counts the non-zero bytes before freeing.
+struct write_counting_policy {
+  static constexpr const char* name = "write_counting";
+  static constexpr bool touches = true;
+  static inline std::uint64_t nonzero_bytes = 0;
+  static void* allocate(std::size_t bytes) {
+    void* p = std::calloc(1, bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  }
+  static void deallocate(void* p, std::size_t bytes) noexcept {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (std::size_t i = 0; i < bytes; ++i) nonzero_bytes += b[i] != 0;
+    std::free(p);
+  }
+};
+
 }  // namespace
 
 TEST(Kernels, ChecksumsAgreeBetweenRealAllocators) {
@@ -21,6 +47,11 @@ TEST(Kernels, ChecksumsAgreeBetweenRealAllocators) {
       const auto a = run_kernel<malloc_policy>(k, sizes, 30);
       const auto b = run_kernel<new_delete_policy>(k, sizes, 30);
       EXPECT_EQ(a.checksum, b.checksum) << to_string(k) << '/' << to_string(d);
+      const auto pa = run_kernel<malloc_policy>(k, sizes, 30, with_touch(touch_mode::every_page));
+      const auto pb =
+          run_kernel<new_delete_policy>(k, sizes, 30, with_touch(touch_mode::every_page));
+      EXPECT_EQ(pa.checksum, pb.checksum) << to_string(k) << '/' << to_string(d) << "/every_page";
+      EXPECT_NE(pa.checksum, a.checksum) << "the two touch modes read different bytes";
       EXPECT_EQ(a.pairs, 3000u);
       EXPECT_EQ(a.batch_ns.size(), 30u);
       if (k != kernel_kind::xthread) {
@@ -119,6 +150,45 @@ TEST(Kernels, NsPerPairSubtractsTheBaseline) {
   EXPECT_DOUBLE_EQ(ns_per_pair(1000.0, 1000.0, 10), 0.0);
   EXPECT_DOUBLE_EQ(ns_per_pair(900.0, 1000.0, 10), -10.0);  // reported, not hidden
   EXPECT_THROW(ns_per_pair(1.0, 0.0, 0), std::invalid_argument);
+}
+
+TEST(Kernels, DefaultTouchIsSeed003sOneWritePerBlock) {
+  EXPECT_EQ(kernel_config{}.touch, touch_mode::once);
+  // Blocks get tags 0..7 (their allocation numbers); a write of tag t leaves byte t, so block 0's
+  // tag writes are invisible to the counter and every other write leaves one non-zero byte.
+  const std::vector<std::uint32_t> sizes{4, 4096, 4097, 20000, 100, 8192, 12289, 70000};
+  kernel_config cfg;
+  cfg.batch = 8;
+  cfg.capacity = 8;
+  write_counting_policy::nonzero_bytes = 0;
+  run_fifo<write_counting_policy>(sizes, 1, cfg);
+  EXPECT_EQ(write_counting_policy::nonzero_bytes, 7u);  // once: one byte per block 1..7
+
+  cfg.touch = touch_mode::every_page;
+  write_counting_policy::nonzero_bytes = 0;
+  run_fifo<write_counting_policy>(sizes, 1, cfg);
+  // every_page: one byte per started 4 KiB page, plus the last byte (tag ^ 0x5A, non-zero for
+  // tags 0..7) unless the last byte is itself a page write (size 4097, 12289).
+  std::uint64_t expect = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::uint64_t pages = (sizes[i] + 4095u) / 4096u;
+    const bool last_is_a_page_write = (sizes[i] - 1u) % 4096u == 0;
+    expect += (i == 0 ? 0 : pages) + (last_is_a_page_write ? 0 : 1);
+  }
+  EXPECT_EQ(write_counting_policy::nonzero_bytes, expect);
+  EXPECT_EQ(expect, 39u);  // 1 + 2 + 2 + 6 + 2 + 3 + 4 + 19
+}
+
+TEST(Kernels, TouchModeNamesRoundTrip) {
+  for (touch_mode t : all_touch_modes()) {
+    const auto parsed = parse_touch_mode(to_string(t));
+    ASSERT_TRUE(parsed.has_value());
+    EXPECT_EQ(*parsed, t);
+  }
+  EXPECT_EQ(all_touch_modes().size(), 2u);
+  EXPECT_EQ(to_string(touch_mode::once), "once");
+  EXPECT_EQ(to_string(touch_mode::every_page), "every_page");
+  EXPECT_FALSE(parse_touch_mode("twice").has_value());
 }
 
 TEST(Kernels, NamesRoundTrip) {

@@ -119,7 +119,7 @@ json speedup_of(const json& results, const std::string& workload, const std::str
 TEST_F(Independence, ACellAgreesAloneAndInsideALargerRun) {
   if (alloclab::build::sanitized) GTEST_SKIP() << "ASan's allocator: placement is not glibc's";
   const std::string sizes =
-      " --iterations 300 --repetitions 6 --processes 2 --no-placement-check --out ";
+      " --iterations 300 --repetitions 8 --processes 2 --no-placement-check --out ";
   const outcome alone = run("run --workloads vector_push --strategies std,pmr_monotonic" + sizes +
                             (dir_ / "alone").string());
   ASSERT_EQ(alone.exit_code, 0) << alone.err;
@@ -138,8 +138,12 @@ TEST_F(Independence, ACellAgreesAloneAndInsideALargerRun) {
   ASSERT_TRUE(ia.is_object() && is.is_object());
   const bool overlap = ia.at("low").get<double>() <= is.at("high").get<double>() &&
                        is.at("low").get<double>() <= ia.at("high").get<double>();
-  EXPECT_TRUE(overlap) << "alone " << a.at("speedup_p50") << " " << ia << ", in the suite "
-                       << s.at("speedup_p50") << " " << is;
+  // On a loaded machine two short runs' intervals can miss each other by a hair; the defect
+  // this guards against moved the ratio 4x (1.06x in the suite, 3.96x alone).
+  const double apart = a.at("speedup_p50").get<double>() / s.at("speedup_p50").get<double>();
+  EXPECT_TRUE(overlap || (apart > 1 / 1.15 && apart < 1.15))
+      << "alone " << a.at("speedup_p50") << " " << ia << ", in the suite " << s.at("speedup_p50")
+      << " " << is;
 }
 
 }  // namespace

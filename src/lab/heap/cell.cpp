@@ -60,6 +60,7 @@ json to_json(const cell_spec& s) {
       {"seed", s.seed},
       {"batch", s.config.batch},
       {"capacity", s.config.capacity},
+      {"touch", std::string(to_string(s.config.touch))},
       {"touch_stride", s.config.touch_stride},
       {"exponential_mean", s.dist_params.exponential_mean},
       {"lognormal_mode", s.dist_params.lognormal_mode},
@@ -87,6 +88,10 @@ cell_spec cell_spec_from_json(const json& j) {
     s.seed = get_or<std::uint64_t>(j, "seed", s.seed);
     s.config.batch = get_or<std::size_t>(j, "batch", s.config.batch);
     s.config.capacity = get_or<std::size_t>(j, "capacity", s.config.capacity);
+    const auto touch_name = get_or<std::string>(j, "touch", std::string(to_string(s.config.touch)));
+    const auto touch = parse_touch_mode(touch_name);
+    if (!touch) throw std::invalid_argument("unknown touch mode '" + touch_name + "'");
+    s.config.touch = *touch;
     s.config.touch_stride = get_or<std::size_t>(j, "touch_stride", s.config.touch_stride);
     s.dist_params.exponential_mean =
         get_or<double>(j, "exponential_mean", s.dist_params.exponential_mean);

@@ -41,7 +41,7 @@ struct cell_spec {
   std::size_t iterations = 1000;  ///< batches per repetition
   std::size_t repetitions = 1;    ///< noop+malloc pairs, in that order, in this process
   std::uint64_t seed = 1;
-  kernel_config config{};
+  kernel_config config{};  ///< JSON "touch": "once" (default, seed 003) or "every_page"
   size_dist_params dist_params{};
   bool keep_samples = true;  ///< include per-batch samples in the JSON
 };

@@ -10,9 +10,21 @@
 //   };
 //
 // A kernel precomputes nothing itself: it takes the sizes (see size_distribution.hpp), writes
-// at least one byte per 4 KiB page of every block (so page-fault cost is included), times each
-// batch with steady_clock, counts the workload's own live bytes, and returns a checksum computed
-// from bytes read back from the blocks just before they are freed.
+// into every block as kernel_config::touch says, times each batch with steady_clock, counts the
+// workload's own live bytes, and returns a checksum computed from bytes read back from the
+// blocks just before they are freed.
+//
+// Touch modes (kernel_config::touch):
+//   once        one write per block, at its first byte: seed 003's method, and the default.
+//               Mostly the allocator's own work; the block's other pages stay untouched.
+//   every_page  one write every `touch_stride` bytes plus the last byte: every page of every
+//               block is written, so the cost also includes first-touch faults of fresh memory
+//               and, for blocks larger than the caches hold, a cache and TLB miss per page
+//               (docs/heap-study.md, "Seed 003's method vs page-touching").
+// Checksum: mix over blocks, in free order, of (size << 16) ^ (first byte << 8), and, with
+// every_page only, ^ last byte. The bytes written depend only on the allocation's sequence
+// number, so for one (touch mode, sizes, kernel) the checksum is the same under every real
+// allocator; the two touch modes give different checksums.
 //
 // Baseline subtraction: run the same kernel with `noop_policy` (same loop, same ring, no
 // allocation, no writes) and compute ns_per_pair(t_malloc, t_noop, pairs).
@@ -97,10 +109,21 @@ std::string_view to_string(kernel_kind k) noexcept;
 std::optional<kernel_kind> parse_kernel_kind(std::string_view name) noexcept;
 const std::vector<kernel_kind>& all_kernel_kinds();
 
+/// How a kernel writes into each block (see the top of this file).
+enum class touch_mode {
+  once,        ///< one write per block (seed 003's method)
+  every_page,  ///< one write every touch_stride bytes plus the last byte
+};
+
+std::string_view to_string(touch_mode t) noexcept;
+std::optional<touch_mode> parse_touch_mode(std::string_view name) noexcept;
+const std::vector<touch_mode>& all_touch_modes();
+
 struct kernel_config {
-  std::size_t batch = 100;          ///< blocks allocated per iteration (seed 003: N = 100)
-  std::size_t capacity = 1000;      ///< ring / stack / queue capacity (seed 003: 1000)
-  std::size_t touch_stride = 4096;  ///< one write every `touch_stride` bytes (plus the last byte)
+  std::size_t batch = 100;              ///< blocks allocated per iteration (seed 003: N = 100)
+  std::size_t capacity = 1000;          ///< ring / stack / queue capacity (seed 003: 1000)
+  touch_mode touch = touch_mode::once;  ///< seed 003's method unless asked otherwise
+  std::size_t touch_stride = 4096;      ///< every_page: one write every `touch_stride` bytes
 };
 
 struct kernel_result {
@@ -139,26 +162,32 @@ inline std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
   return h;
 }
 
-/// Allocates, touches every page and tags the block. `tag` identifies the allocation.
+/// Allocates and tags the block as `cfg.touch` says. `tag` identifies the allocation.
 template <class Policy>
-inline void* make_block(std::size_t n, std::uint64_t tag, std::size_t stride) {
+inline void* make_block(std::size_t n, std::uint64_t tag, const kernel_config& cfg) {
   void* p = Policy::allocate(n);
   if constexpr (Policy::touches) {
     auto* b = static_cast<unsigned char*>(p);
     const auto t = static_cast<unsigned char>(tag);
-    for (std::size_t off = 0; off < n; off += stride) b[off] = t;
-    b[n - 1] = static_cast<unsigned char>(t ^ 0x5Au);
+    if (cfg.touch == touch_mode::once) {
+      b[0] = t;
+    } else {
+      for (std::size_t off = 0; off < n; off += cfg.touch_stride) b[off] = t;
+      b[n - 1] = static_cast<unsigned char>(t ^ 0x5Au);
+    }
   }
   return p;
 }
 
-/// Reads the tag bytes back into the checksum and frees the block.
+/// Reads the written bytes back into the checksum and frees the block.
 template <class Policy>
-inline std::uint64_t drop_block(void* p, std::size_t n, std::uint64_t checksum) noexcept {
+inline std::uint64_t drop_block(void* p, std::size_t n, touch_mode touch,
+                                std::uint64_t checksum) noexcept {
   std::uint64_t v = n;
   if constexpr (Policy::touches) {
     const auto* b = static_cast<const unsigned char*>(p);
-    v = (v << 16) ^ (static_cast<std::uint64_t>(b[0]) << 8) ^ b[n - 1];
+    v = (v << 16) ^ (static_cast<std::uint64_t>(b[0]) << 8);
+    if (touch == touch_mode::every_page) v ^= b[n - 1];
   }
   Policy::deallocate(p, n);
   return mix(checksum, v);
@@ -198,7 +227,7 @@ kernel_result run_ring(const std::vector<std::uint32_t>& sizes, std::size_t iter
     --count;
     const slot s = ring[idx];
     live -= s.n;
-    checksum = drop_block<Policy>(s.p, s.n, checksum);
+    checksum = drop_block<Policy>(s.p, s.n, cfg.touch, checksum);
   };
 
   for (std::size_t it = 0; it < iterations; ++it) {
@@ -210,7 +239,7 @@ kernel_result run_ring(const std::vector<std::uint32_t>& sizes, std::size_t iter
     for (std::size_t k = 0; k < cfg.batch; ++k) {
       const std::uint32_t n = sizes[si];
       if (++si == sizes.size()) si = 0;
-      void* p = make_block<Policy>(n, tag++, cfg.touch_stride);
+      void* p = make_block<Policy>(n, tag++, cfg);
       std::size_t idx = head + count;
       if (idx >= cap) idx -= cap;
       ring[idx] = slot{p, n};
@@ -348,7 +377,7 @@ kernel_result run_xthread(const std::vector<std::uint32_t>& sizes, std::size_t i
       std::int64_t freed = 0;
       for (std::size_t k = 0; k < batch; ++k) {
         freed += b[k].n;
-        cs = detail::drop_block<Policy>(b[k].p, b[k].n, cs);
+        cs = detail::drop_block<Policy>(b[k].p, b[k].n, cfg.touch, cs);
       }
       live.fetch_sub(freed, std::memory_order_relaxed);
       q.release();
@@ -370,7 +399,7 @@ kernel_result run_xthread(const std::vector<std::uint32_t>& sizes, std::size_t i
       for (std::size_t k = 0; k < batch; ++k) {
         const std::uint32_t n = sizes[si];
         if (++si == sizes.size()) si = 0;
-        b[k] = detail::slot{detail::make_block<Policy>(n, tag++, cfg.touch_stride), n};
+        b[k] = detail::slot{detail::make_block<Policy>(n, tag++, cfg), n};
         added += n;
         r.total_bytes += n;
       }

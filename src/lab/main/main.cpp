@@ -1,7 +1,9 @@
+#include <iostream>
 #include <string_view>
 
 #include "executors/executor.hpp"
 #include "main/cli.hpp"
+#include "measure/copy_cliff.hpp"
 
 int main(int argc, char** argv) {
   // Measuring workers: no argument parsing, no CLI set-up (VmHWM is measured in here).
@@ -9,5 +11,8 @@ int main(int argc, char** argv) {
     return alloclab::lab::run_heap_worker(argv[2]);
   if (argc == 3 && std::string_view(argv[1]) == alloclab::lab::batch_worker_command)
     return alloclab::lab::run_batch_worker(argv[2]);
+  // The memmove placement probe, re-executed under GLIBC_TUNABLES (read only at exec).
+  if (argc == 3 && std::string_view(argv[1]) == "__copy-probe")
+    return alloclab::lab::copy_probe_main(argv[2], std::cout, std::cerr);
   return alloclab::lab::run_cli(argc, argv);
 }

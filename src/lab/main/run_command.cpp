@@ -15,6 +15,7 @@
 #include "executors/scheduler.hpp"
 #include "main/commands.hpp"
 #include "measure/build_guard.hpp"
+#include "measure/copy_cliff.hpp"
 #include "plan/plan.hpp"
 #include "render/atomic_write.hpp"
 #include "render/markdown.hpp"
@@ -145,10 +146,27 @@ fs::path write_run(const fs::path& root, const json& results) {
   return directory;
 }
 
+// This machine's memmove cost by relative placement, plain and under the tunable that removes
+// the cliff (a child process: glibc reads tunables at exec). Without a cliff the placement twin
+// would measure nothing new, so its cells are dropped.
+json probe_placement(run_plan& plan) {
+  const copy_cliff_result plain = measure_copy_cliff();
+  std::string why;
+  const std::optional<copy_cliff_result> tuned =
+      measure_copy_cliff_in_child({"/proc/self/exe", "__copy-probe"}, rep_movsb_off_tunables,
+                                  plain.config, std::chrono::seconds(30), &why);
+  if (!plain.has_cliff()) drop_placement_twin(plan);
+  return {{"probe", plain.to_json()},
+          {"with_tunable", tuned ? tuned->to_json() : json(nullptr)},
+          {"tunable", rep_movsb_off_tunables},
+          {"tunable_probe_error", why.empty() ? json(nullptr) : json(why)},
+          {"summary", describe_with_tunable(plain, tuned)}};
+}
+
 }  // namespace
 
 int execute_run(const run_request& request) {
-  const run_plan plan = make_plan(request, alloclab::build::sanitized);
+  run_plan plan = make_plan(request, alloclab::build::sanitized);
   const fs::path root = request.out;
   check_output_root(root);
   const bool debug = check_build_or_refuse(request.allow_debug);
@@ -156,6 +174,7 @@ int execute_run(const run_request& request) {
 
   results_context context{current_build(), request.command_line, utc_now("%Y-%m-%dT%H:%M:%SZ"),
                           nullptr};
+  context.placement = probe_placement(plan);
   const run_records records = run_schedule(plan, make_progress_printer());
   end_progress_line();
   const json results = build_results(plan, records, context);

@@ -5,20 +5,19 @@
 #include <cstdlib>
 #include <new>
 
-#include "address_recorder.hpp"
-
 namespace {
 
 bool counting = false;
 std::uint64_t counted_allocations = 0;
 std::uint64_t counted_bytes = 0;
-alloclab::lab::address_recorder* recorder = nullptr;
+alloclab::lab::allocation_observer observer = nullptr;
+void* observer_context = nullptr;
 
-inline void note(std::size_t size, const void* p) {
+inline void note(const void* p, std::size_t size) {
   if (__builtin_expect(counting, 0)) {
     ++counted_allocations;
     counted_bytes += size;
-    if (recorder != nullptr) recorder->note(p);
+    if (observer != nullptr) observer(observer_context, p, size);
   }
 }
 
@@ -26,7 +25,7 @@ void* allocate_or_throw(std::size_t size) {
   if (size == 0) size = 1;
   for (;;) {
     if (void* p = std::malloc(size)) {
-      note(size, p);
+      note(p, size);
       return p;
     }
     std::new_handler handler = std::get_new_handler();
@@ -42,7 +41,7 @@ void* allocate_aligned_or_throw(std::size_t size, std::align_val_t alignment) {
   if (rounded == 0) rounded = align;
   for (;;) {
     if (void* p = std::aligned_alloc(align, rounded)) {
-      note(size, p);
+      note(p, size);
       return p;
     }
     std::new_handler handler = std::get_new_handler();
@@ -55,17 +54,20 @@ void* allocate_aligned_or_throw(std::size_t size, std::align_val_t alignment) {
 
 namespace alloclab::lab {
 
-void heap_counting_begin(address_recorder* r) {
+void heap_counting_begin() {
   counted_allocations = 0;
   counted_bytes = 0;
-  recorder = r;
   counting = true;
 }
 
 heap_usage heap_counting_end() {
   counting = false;
-  recorder = nullptr;
   return heap_usage{counted_allocations, counted_bytes};
+}
+
+void set_allocation_observer(allocation_observer new_observer, void* context) noexcept {
+  observer = new_observer;
+  observer_context = context;
 }
 
 }  // namespace alloclab::lab

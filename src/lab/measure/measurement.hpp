@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "clock.hpp"
 #include "strategies/strategy.hpp"
 
@@ -27,15 +29,6 @@ struct run_config {
 
 enum class cell_status { ok, overflowed, not_applicable };
 
-// Where a strategy's blocks landed, from the counted pass: block address mod 64, the 64-byte line
-// of the address within its 4 KiB page, and for consecutive blocks (new - previous) mod 64, the
-// relative offset a memmove from the old block to the new one sees (std::vector growth).
-struct address_residues {
-  std::vector<std::uint64_t> mod64;           // 64 bins
-  std::vector<std::uint64_t> page_line;       // 64 bins: (address mod 4096) / 64
-  std::vector<std::uint64_t> relative_mod64;  // 64 bins: (address - previous address) mod 64
-};
-
 struct cell_measurement {
   std::string strategy;
   cell_status status = cell_status::ok;
@@ -54,7 +47,7 @@ struct cell_measurement {
   std::uint64_t timed_iterations = 0;
   std::size_t buffer_bytes = 0;
   std::uint64_t checksum = 0;
-  address_residues residues;
+  nlohmann::json residues;  // where blocks landed in the counted pass (address_residues.hpp)
 };
 
 struct workload_measurement {

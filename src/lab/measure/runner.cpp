@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "address_recorder.hpp"
+#include "address_residues.hpp"
 #include "heap_counter.hpp"
 #include "os_stats.hpp"
 #include "stats/stats.hpp"
@@ -23,6 +23,24 @@ namespace {
 inline void keep(std::uint64_t value) {
   asm volatile("" : : "r"(value) : "memory");
 }
+
+// A strategy seen through a residue-recording resource (polymorphic kinds; the arena_static
+// kind calls its arena directly, so its blocks are not seen). Used in the counted pass only.
+class recording_source final : public iteration_source {
+ public:
+  recording_source(iteration_source& inner, address_residue_recorder& recorder)
+      : inner_(inner), recording_(&recorder, inner.resource()) {}
+  allocator_kind kind() const override { return inner_.kind(); }
+  std::pmr::memory_resource* resource() override {
+    return inner_.resource() != nullptr ? &recording_ : nullptr;
+  }
+  alloclab::arena_resource* arena() override { return inner_.arena(); }
+  void end_iteration() override { inner_.end_iteration(); }
+
+ private:
+  iteration_source& inner_;
+  residue_recording_resource recording_;
+};
 
 // One workload x strategy cell and everything needed to measure it.
 class cell {
@@ -51,10 +69,11 @@ class cell {
     out_.checksum = *first;
     if (!run_guarded(1)) return;  // second warm iteration: pools and caches settle
     const std::uint64_t fallbacks_before = instance_->upstream_fallbacks();
-    address_recorder addresses;
+    address_residue_recorder addresses;
     recording_source recorded(*instance_, addresses);
+    const scoped_malloc_residue_recording malloc_side(&addresses);
     std::optional<std::uint64_t> sum;
-    heap_counting_begin(&addresses);
+    heap_counting_begin();
     try {
       sum = workload_.run_batch(input_, recorded, iterations);
     } catch (const std::bad_alloc& e) {
@@ -69,7 +88,7 @@ class cell {
     out_.heap_bytes_per_iteration = static_cast<double>(heap.bytes) / n;
     out_.upstream_fallbacks_per_iteration =
         static_cast<double>(instance_->upstream_fallbacks() - fallbacks_before) / n;
-    out_.residues = addresses.residues();
+    out_.residues = to_json(addresses);
     apply_fallback_rule();
   }
 

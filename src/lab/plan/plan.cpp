@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
 
 #include <fmt/format.h>
@@ -187,6 +188,26 @@ run_plan make_plan(const run_request& request, bool sanitized) {
                                                   : plan.sizes.heap_repetitions);
   plan.schedule = interleaved_schedule(repetitions, plan.sizes.processes, request.seed);
   return plan;
+}
+
+void drop_placement_twin(run_plan& plan) {
+  if (plan.placement_twin.empty()) return;
+  std::vector<std::size_t> new_index(plan.cells.size(), SIZE_MAX);
+  std::vector<cell_spec> kept;
+  for (std::size_t i = 0; i < plan.cells.size(); ++i)
+    if (!plan.cells[i].copy_cliff_removed) {
+      new_index[i] = kept.size();
+      kept.push_back(plan.cells[i]);
+    }
+  std::vector<task> schedule;
+  for (task t : plan.schedule)
+    if (new_index[t.cell] != SIZE_MAX) {
+      t.cell = new_index[t.cell];
+      schedule.push_back(t);
+    }
+  plan.cells = std::move(kept);
+  plan.schedule = std::move(schedule);
+  plan.placement_twin.clear();
 }
 
 }  // namespace alloclab::lab

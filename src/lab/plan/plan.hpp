@@ -90,6 +90,9 @@ workload_selection split_workloads(const std::vector<std::string>& requested);
 // `sanitized`: this binary runs under AddressSanitizer (only plain glibc, no heap frame).
 run_plan make_plan(const run_request& request, bool sanitized);
 
+// Removes the placement twin's cells and tasks (e.g. when the machine has no copy cliff).
+void drop_placement_twin(run_plan& plan);
+
 // The schedule alone: `processes` rounds, each a shuffled pass over every cell; cell i's
 // `repetitions[i]` are shared out over min(processes, repetitions[i]) of the rounds. Pure.
 std::vector<task> interleaved_schedule(const std::vector<std::size_t>& repetitions,

@@ -58,7 +58,6 @@ NLOHMANN_JSON_SERIALIZE_ENUM(cell_status, {{cell_status::ok, "ok"},
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(workload_footprint, allocations, bytes_requested, peak_bytes,
                                    peak_blocks, largest_request, monotonic_footprint,
                                    suggested_arena_bytes)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(address_residues, mod64, page_line, relative_mod64)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(clock_profile, overhead_ns, resolution_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(cell_measurement, strategy, status, reason, warning, samples_ns,
                                    repetition_medians_ns, repetition_p99_ns, repetition_means_ns,

@@ -586,9 +586,15 @@ void method_section(std::string& md, const json& r) {
 
 void environment_section(std::string& md, const json& r) {
   md += "## Environment\n\n| key | value |\n|---|---|\n";
-  for (const auto& [key, value] : r["environment"].items())
+  for (const auto& [key, value] : r["environment"].items()) {
+    if (key == "placement") {  // the probe's figures are in results.json; its summary here
+      md += fmt::format("| memmove placement probe | {} |\n",
+                        value.is_object() ? value.value("summary", std::string("-")) : "-");
+      continue;
+    }
     md += fmt::format("| {} | {} |\n", key,
                       value.is_string() ? value.get<std::string>() : value.dump());
+  }
   md += fmt::format("| command | `{}` |\n| created (UTC) | {} |\n| duration | {:.1f} s |\n\n",
                     r["command"].get<std::string>(), r["created_utc"].get<std::string>(),
                     r["duration_seconds"].get<double>());

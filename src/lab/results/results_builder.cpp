@@ -88,26 +88,6 @@ json timing_json(const cell_measurement& c, std::size_t batch) {
           {"repetition_cv", c.repetition_cv}};
 }
 
-// Sums residue histograms of every part.
-void add_residues(address_residues& into, const address_residues& from) {
-  auto add = [](std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
-    if (a.size() < b.size()) a.resize(b.size(), 0);
-    for (std::size_t i = 0; i < b.size(); ++i) a[i] += b[i];
-  };
-  add(into.mod64, from.mod64);
-  add(into.page_line, from.page_line);
-  add(into.relative_mod64, from.relative_mod64);
-}
-
-json placement_json(const address_residues& r) {
-  const auto total = std::accumulate(r.mod64.begin(), r.mod64.end(), std::uint64_t{0});
-  if (total == 0) return nullptr;
-  return {{"blocks_recorded", total},
-          {"address_mod64", r.mod64},
-          {"page_line", r.page_line},
-          {"relative_mod64", r.relative_mod64}};
-}
-
 // Batch frame: parts concatenated (samples, per-repetition figures), counts kept per iteration.
 json batch_cell(const cell_spec& spec, const cell_records& rs) {
   const measurement_record& first = *rs.parts.front();
@@ -123,7 +103,7 @@ json batch_cell(const cell_spec& spec, const cell_records& rs) {
     if (bad->status != "not_applicable" || !bad->batch) return cell;
   }
   cell_measurement merged;
-  address_residues residues;
+  json residues = nullptr;  // the first process's: the counted pass runs in a fresh process
   std::size_t batch = 1;
   for (const auto* r : rs.parts) {
     if (!r->batch) continue;
@@ -145,7 +125,7 @@ json batch_cell(const cell_spec& spec, const cell_records& rs) {
     merged.peak_rss_growth_kib = std::max(merged.peak_rss_growth_kib, c.peak_rss_growth_kib);
     merged.timed_iterations += c.timed_iterations;
     merged.buffer_bytes = c.buffer_bytes;
-    add_residues(residues, c.residues);
+    if (residues.is_null()) residues = c.residues;
   }
   cell["warning"] = or_null(merged.warning);
   cell["buffer_bytes"] = merged.buffer_bytes;
@@ -153,7 +133,7 @@ json batch_cell(const cell_spec& spec, const cell_records& rs) {
   cell["heap"] = {{"allocations_per_iteration", merged.heap_allocations_per_iteration},
                   {"bytes_per_iteration", merged.heap_bytes_per_iteration}};
   cell["upstream_fallbacks_per_iteration"] = merged.upstream_fallbacks_per_iteration;
-  cell["placement"] = placement_json(residues);
+  cell["placement"] = residues;
   if (cell["status"] != "ok" || merged.samples_ns.empty()) return cell;
   cell["timing"] = timing_json(merged, batch);
   const double per_thousand = merged.timed_iterations

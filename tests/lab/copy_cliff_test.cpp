@@ -1,0 +1,241 @@
+// Test plan (measure/copy_cliff.hpp). No test asserts a real timing: the detector is driven by
+// injected timing tables; the real memmove and the child probe are checked for shape only.
+//
+//   validate                          -> CopyCliff.RejectsBadConfigs
+//   find_copy_cliffs                  -> CopyCliff.FindsTheInjectedCliff,
+//                                        CopyCliff.FlatTableHasNoCliff,
+//                                        CopyCliff.CliffIsJudgedPerSize
+//   copy_cost::delta_mod64            -> CopyCliff.DeltaMod64
+//   copy_cliff_result::on_cliff       -> CopyCliff.OnCliffUsesTheLargestMeasuredSizeBelow
+//   copy_cliff_result::worst_ratio    -> CopyCliff.FindsTheInjectedCliff, FlatTableHasNoCliff
+//   copy_cliff_result::describe       -> CopyCliff.FindsTheInjectedCliff, FlatTableHasNoCliff
+//   copy_cliff_result::to_json / from_json -> CopyCliff.JsonShapeAndRoundTrip
+//   measure_copy_cliff                -> CopyCliff.RealMeasurementHasOneCostPerPlacement
+//   copy_probe_main                   -> CopyCliff.ProbeMainRejectsBadConfig,
+//                                        CopyCliff.ChildRunsUnderTheGivenTunables
+//   measure_copy_cliff_in_child       -> CopyCliff.ChildRunsUnderTheGivenTunables,
+//                                        CopyCliff.FailingChildIsReportedNotThrown
+//   describe_with_tunable             -> CopyCliff.TunableWordingFollowsTheMeasurement
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "measure/copy_cliff.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+copy_cliff_config small_config() {
+  copy_cliff_config c;
+  c.sizes = {4096, 32768};
+  c.step = 8;
+  return c;
+}
+
+/// The shape measured on this project's VM: 32 KiB costs 700 ns, 4 KiB 60 ns, except when the
+/// destination is 8..24 bytes past the source (mod 4096): 15x, and 16x at exactly 16.
+double cliff_at_16(std::size_t bytes, unsigned delta) {
+  const double base = bytes == 32768 ? 700.0 : 60.0;
+  if (delta == 16) return base * 16;
+  return delta == 8 || delta == 24 ? base * 15 : base;
+}
+
+double flat(std::size_t bytes, unsigned delta) {
+  return static_cast<double>(bytes) / 50.0 + delta * 0.0001;
+}
+
+TEST(CopyCliff, FindsTheInjectedCliff) {
+  const copy_cliff_result r = find_copy_cliffs(small_config(), cliff_at_16);
+  EXPECT_EQ(r.costs.size(), 2u * 512u);
+  ASSERT_TRUE(r.has_cliff());
+  ASSERT_EQ(r.cliffs.size(), 6u);  // three distances at each of the two sizes
+  for (const copy_cliff& c : r.cliffs) {
+    EXPECT_GE(c.cost.delta_mod4096, 8u);
+    EXPECT_LE(c.cost.delta_mod4096, 24u);
+    EXPECT_GE(c.ratio, 15.0);
+  }
+  EXPECT_EQ(r.cliffs.front().cost.delta_mod4096, 16u);  // worst first
+  EXPECT_DOUBLE_EQ(r.worst_ratio(), 16.0);
+  EXPECT_EQ(r.describe(),
+            "memmove of 32 KiB is 16.0x slower when dst - src = 16 (mod 4096) (700 ns vs 11 200 "
+            "ns); slow (over 3x) at dst - src = 8..24 (mod 4096)");
+}
+
+TEST(CopyCliff, FlatTableHasNoCliff) {
+  const copy_cliff_result r = find_copy_cliffs(small_config(), flat);
+  EXPECT_FALSE(r.has_cliff());
+  EXPECT_LT(r.worst_ratio(), 1.01);
+  EXPECT_GE(r.worst_ratio(), 1.0);
+  EXPECT_EQ(r.describe().rfind("no memmove cliff by placement", 0), 0u) << r.describe();
+}
+
+TEST(CopyCliff, CliffIsJudgedPerSize) {
+  // Only 4 KiB has cliffs (6.7x, at 48 and 56..64 and 4088); 32 KiB costs more but is flat.
+  copy_cliff_config c = small_config();
+  auto at_4k = [](double slow) {
+    return [slow](std::size_t bytes, unsigned delta) {
+      if (bytes == 32768) return 5000.0;
+      const bool cliff = delta == 48 || delta == 56 || delta == 64 || delta == 4088;
+      return cliff ? slow : 60.0;
+    };
+  };
+  const copy_cliff_result r = find_copy_cliffs(c, at_4k(400.0));
+  ASSERT_EQ(r.cliffs.size(), 4u);
+  for (const copy_cliff& cl : r.cliffs) EXPECT_EQ(cl.cost.bytes, 4096u);
+  EXPECT_NE(r.describe().find("memmove of 4 KiB is 6.7x slower"), std::string::npos)
+      << r.describe();
+  EXPECT_NE(r.describe().find("at dst - src = 48..64, 4088 (mod 4096)"), std::string::npos)
+      << r.describe();
+  // A ratio just under the threshold is not a cliff.
+  c.cliff_ratio = 7.0;
+  EXPECT_FALSE(find_copy_cliffs(c, at_4k(419.0)).has_cliff());
+}
+
+TEST(CopyCliff, DeltaMod64) {
+  EXPECT_EQ((copy_cost{1, 16, 0}.delta_mod64()), 16u);
+  EXPECT_EQ((copy_cost{1, 4048, 0}.delta_mod64()), 16u);
+  EXPECT_EQ((copy_cost{1, 4095, 0}.delta_mod64()), 63u);
+}
+
+TEST(CopyCliff, OnCliffUsesTheLargestMeasuredSizeBelow) {
+  copy_cliff_config c = small_config();
+  // Cliff at 32 KiB only, at distance 16.
+  const copy_cliff_result r = find_copy_cliffs(c, [](std::size_t bytes, unsigned delta) {
+    return bytes == 32768 && delta == 16 ? 10000.0 : 100.0;
+  });
+  EXPECT_TRUE(r.on_cliff(32768, 16));
+  EXPECT_TRUE(r.on_cliff(1 << 20, 16));       // larger than any size: judged at 32 KiB
+  EXPECT_TRUE(r.on_cliff(32768, 16 + 4096));  // taken mod 4096
+  EXPECT_TRUE(r.on_cliff(32768, 20));         // between measured distances: the one below
+  EXPECT_FALSE(r.on_cliff(32768, 24));
+  EXPECT_FALSE(r.on_cliff(32768, 4096 - 16));  // 16 bytes *before* the source
+  EXPECT_FALSE(r.on_cliff(16384, 16));         // judged at 4 KiB, flat there
+  EXPECT_FALSE(r.on_cliff(2048, 16));          // below every measured size: not judged
+}
+
+TEST(CopyCliff, JsonShapeAndRoundTrip) {
+  copy_cliff_result r = find_copy_cliffs(small_config(), cliff_at_16);
+  r.glibc_tunables = "glibc.cpu.x86_rep_movsb_threshold=4000000";
+  const nlohmann::json j = r.to_json();
+  for (const char* key : {"config", "glibc_tunables", "elapsed_ms", "has_cliff", "worst_ratio",
+                          "description", "cliffs", "costs"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j.at("config").at("sizes"), nlohmann::json::array({4096, 32768}));
+  EXPECT_EQ(j.at("config").at("step"), 8);
+  EXPECT_EQ(j.at("config").at("src_offset"), 0);
+  EXPECT_TRUE(j.at("has_cliff").get<bool>());
+  EXPECT_EQ(j.at("costs").size(), 1024u);
+  EXPECT_EQ(j.at("costs").at(2),
+            (nlohmann::json{{"bytes", 4096}, {"delta_mod4096", 16}, {"ns", 960.0}}));
+  ASSERT_EQ(j.at("cliffs").size(), 6u);
+  const auto& worst = j.at("cliffs").at(0);
+  for (const char* key : {"bytes", "delta_mod4096", "delta_mod64", "ns", "median_ns", "ratio"})
+    EXPECT_TRUE(worst.contains(key)) << key;
+  EXPECT_EQ(worst.at("delta_mod4096"), 16);
+  EXPECT_EQ(worst.at("ratio"), 16.0);
+  EXPECT_EQ(j.at("description"), r.describe());
+
+  const copy_cliff_result back = copy_cliff_result::from_json(j);
+  EXPECT_EQ(back.to_json(), j);
+  EXPECT_THROW(copy_cliff_result::from_json(nlohmann::json::object()), std::exception);
+}
+
+TEST(CopyCliff, RejectsBadConfigs) {
+  EXPECT_NO_THROW(validate(copy_cliff_config{}));
+  copy_cliff_config c;
+  c.sizes.clear();
+  EXPECT_THROW(validate(c), std::invalid_argument);
+  c = {};
+  c.step = 0;
+  EXPECT_THROW(validate(c), std::invalid_argument);
+  c.step = 24;  // does not divide 4096
+  EXPECT_THROW(validate(c), std::invalid_argument);
+  c = {};
+  c.src_offset = 4096;
+  EXPECT_THROW(validate(c), std::invalid_argument);
+  c = {};
+  c.trials = 0;
+  EXPECT_THROW(validate(c), std::invalid_argument);
+  c = {};
+  c.cliff_ratio = 1.0;
+  EXPECT_THROW(validate(c), std::invalid_argument);
+  c = {};
+  c.sizes = {0};
+  EXPECT_THROW(find_copy_cliffs(c, flat), std::invalid_argument);
+}
+
+TEST(CopyCliff, RealMeasurementHasOneCostPerPlacement) {
+  copy_cliff_config c;
+  c.sizes = {4096};
+  c.step = 1024;
+  c.src_offset = 4000;  // destinations wrap within the page
+  c.trials = 1;
+  c.copies_per_trial = 1;
+  const copy_cliff_result r = measure_copy_cliff(c);
+  ASSERT_EQ(r.costs.size(), 4u);
+  for (const copy_cost& cost : r.costs) {
+    EXPECT_EQ(cost.bytes, 4096u);
+    EXPECT_GE(cost.ns, 0.0);
+  }
+  EXPECT_GE(r.elapsed_ms, 0.0);
+}
+
+TEST(CopyCliff, ProbeMainRejectsBadConfig) {
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(copy_probe_main("{\"step\": 0}", out, err), 2);
+  EXPECT_TRUE(out.str().empty());
+  EXPECT_NE(err.str().find("bad config"), std::string::npos);
+  EXPECT_EQ(copy_probe_main("[1,2", out, err), 2);
+}
+
+TEST(CopyCliff, ChildRunsUnderTheGivenTunables) {
+  copy_cliff_config c;
+  c.sizes = {4096};
+  c.step = 1024;
+  c.trials = 1;
+  std::string why;
+  const auto r = measure_copy_cliff_in_child({ALLOCLAB_BINARY, "__copy-probe"}, rep_movsb_off_tunables, c,
+                                             std::chrono::seconds(30), &why);
+  ASSERT_TRUE(r.has_value()) << why;
+  EXPECT_EQ(r->glibc_tunables, rep_movsb_off_tunables);  // the child saw the variable
+  EXPECT_EQ(r->costs.size(), 4u);
+  EXPECT_EQ(r->config.step, 1024u);
+}
+
+TEST(CopyCliff, FailingChildIsReportedNotThrown) {
+  std::string why;
+  copy_cliff_config bad;
+  bad.step = 5;  // the child validates it and exits 2
+  EXPECT_FALSE(
+      measure_copy_cliff_in_child({ALLOCLAB_BINARY, "__copy-probe"}, "", bad, std::chrono::seconds(30), &why)
+          .has_value());
+  EXPECT_NE(why.find("exit status 2"), std::string::npos) << why;
+  EXPECT_FALSE(
+      measure_copy_cliff_in_child({"/nonexistent/probe"}, "", {}, std::chrono::seconds(30), &why)
+          .has_value());
+  EXPECT_FALSE(why.empty());
+}
+
+TEST(CopyCliff, TunableWordingFollowsTheMeasurement) {
+  const copy_cliff_result plain = find_copy_cliffs(small_config(), cliff_at_16);
+  copy_cliff_result removed = find_copy_cliffs(small_config(), flat);
+  removed.glibc_tunables = rep_movsb_off_tunables;
+  copy_cliff_result remains = find_copy_cliffs(small_config(), cliff_at_16);
+  remains.glibc_tunables = rep_movsb_off_tunables;
+
+  EXPECT_EQ(describe_with_tunable(plain, std::nullopt), plain.describe());  // not measured
+  const std::string gone = describe_with_tunable(plain, removed);
+  EXPECT_NE(gone.find("; GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4000000 removes it"),
+            std::string::npos)
+      << gone;
+  const std::string still = describe_with_tunable(plain, remains);
+  EXPECT_NE(still.find("it remains (16.0x)"), std::string::npos) << still;
+  EXPECT_EQ(still.find("removes"), std::string::npos);
+  // No cliff to remove: the tunable is not mentioned.
+  const copy_cliff_result none = find_copy_cliffs(small_config(), flat);
+  EXPECT_EQ(describe_with_tunable(none, removed), none.describe());
+}
+
+}  // namespace
+}  // namespace alloclab::lab
