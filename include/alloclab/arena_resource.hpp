@@ -104,7 +104,9 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   arena_resource& operator=(const arena_resource&) = delete;
   ~arena_resource() override { free_blocks_until(nullptr); }
 
-  // Non-virtual fast path; hides memory_resource::allocate on purpose.
+  // Non-virtual fast path; hides memory_resource::allocate on purpose. The
+  // hit path falls through; overflow or a bad alignment goes to the cold
+  // allocate_after_overflow, out of line.
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     bytes += static_cast<std::size_t>(bytes == 0);
     const auto available = static_cast<std::size_t>(limit_ - cursor_);
@@ -211,7 +213,8 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
     }
   }
 
-  [[gnu::noinline]] void* allocate_after_overflow(std::size_t bytes, std::size_t alignment) {
+  [[gnu::noinline, gnu::cold]] void* allocate_after_overflow(std::size_t bytes,
+                                                             std::size_t alignment) {
     detail::require_valid_alignment(alignment);
     ++overflows_;
     if (options_.policy == overflow_policy::throw_bad_alloc)
