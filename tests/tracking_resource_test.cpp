@@ -163,6 +163,7 @@ TEST(tracking_resource, reset_keeps_live_counts) {
 // instead of making pop_scope underflow.
 TEST(tracking_scopes, reset_inside_a_scope_restarts_its_counts) {
   tracking_resource tracker;
+  tracker.deallocate(tracker.allocate(100, 8), 100, 8);  // before the scope: total 100 at entry
   tracker.push_scope();
   tracker.deallocate(tracker.allocate(100, 8), 100, 8);
   tracker.reset();
