@@ -5,6 +5,10 @@
 //                          through std::pmr::memory_resource& (virtual) and through
 //                          alloclab::allocator (inlined), std::pmr::monotonic_buffer_resource,
 //                          and a hand-written inlined pointer bump (the floor).
+//   arena_in_memory_64B    the arena through alloclab::allocator against the same bump floor,
+//                          each reached through an escaped holder (as a container holds its
+//                          allocator): resource pointer, cursor and limit all live in memory.
+//   arena_runtime_request_64B  the same, with sizes and alignment read at run time.
 //   pool_alloc_free_<N>B   allocate + deallocate of N = 16/64/256 bytes: alloclab::pool_resource
 //                          (virtual and inlined), std::pmr::unsynchronized_pool_resource, malloc/free.
 //   vector_push_back_1000  1000 push_back of a 64-byte struct, with and without reserve, into
@@ -211,6 +215,83 @@ void arena_std_monotonic_pmr(benchmark::State& state) {
   });
 }
 
+// (a') The same, with every piece of allocator state in memory, as a container sees it: the
+// container holds an allocator (or a pointer to its bump), the holder's address escapes, so every
+// allocation loads the resource pointer, then the cursor and limit, and stores the cursor back.
+// The floor is the same inline_bump, reached the same way. Two request streams: the constant
+// 64 B / alignment 8 of alloclab::allocator<record64>, and sizes and an alignment read from memory
+// at run time (all 64 and 8, unknown to the compiler), so neither side can fold the alignment
+// arithmetic or the size checks away.
+
+struct bump_holder {
+  inline_bump* bump;
+};
+struct arena_holder {
+  alloclab::allocator<record64, alloclab::arena_resource> alloc;
+};
+
+// Request sizes and alignment the optimiser cannot see.
+struct runtime_requests {
+  std::size_t sizes[arena_batch];
+  std::size_t alignment = alignof(record64);
+  runtime_requests() {
+    for (std::size_t& size : sizes) size = sizeof(record64);
+    benchmark::DoNotOptimize(sizes);
+    benchmark::DoNotOptimize(alignment);
+  }
+};
+
+void arena_in_memory_bump(benchmark::State& state) {
+  aligned_buffer buffer{arena_bytes};
+  inline_bump bump{buffer.data(), buffer.size()};
+  bump_holder holder{&bump};
+  bump_holder* const h = opaque(&holder);
+  run_batches(state, arena_batch, [&] {
+    for (std::size_t i = 0; i < arena_batch; ++i)
+      escape(h->bump->allocate(sizeof(record64), alignof(record64)));
+    h->bump->reset();
+  });
+}
+
+void arena_in_memory_alloclab_allocator(benchmark::State& state) {
+  aligned_buffer buffer{arena_bytes};
+  alloclab::arena_resource arena{buffer.data(), buffer.size(), std::pmr::null_memory_resource(),
+                                 throwing_arena()};
+  arena_holder holder{alloclab::allocator<record64, alloclab::arena_resource>{&arena}};
+  arena_holder* const h = opaque(&holder);
+  run_batches(state, arena_batch, [&] {
+    for (std::size_t i = 0; i < arena_batch; ++i) escape(h->alloc.allocate(1));
+    h->alloc.resource()->release();
+  });
+}
+
+void arena_runtime_request_bump(benchmark::State& state) {
+  aligned_buffer buffer{arena_bytes};
+  inline_bump bump{buffer.data(), buffer.size()};
+  bump_holder holder{&bump};
+  bump_holder* const h = opaque(&holder);
+  const runtime_requests requests;
+  run_batches(state, arena_batch, [&] {
+    for (std::size_t i = 0; i < arena_batch; ++i)
+      escape(h->bump->allocate(requests.sizes[i], requests.alignment));
+    h->bump->reset();
+  });
+}
+
+void arena_runtime_request_alloclab(benchmark::State& state) {
+  aligned_buffer buffer{arena_bytes};
+  alloclab::arena_resource arena{buffer.data(), buffer.size(), std::pmr::null_memory_resource(),
+                                 throwing_arena()};
+  arena_holder holder{alloclab::allocator<record64, alloclab::arena_resource>{&arena}};
+  arena_holder* const h = opaque(&holder);
+  const runtime_requests requests;
+  run_batches(state, arena_batch, [&] {
+    for (std::size_t i = 0; i < arena_batch; ++i)
+      escape(h->alloc.resource()->allocate(requests.sizes[i], requests.alignment));
+    h->alloc.resource()->release();
+  });
+}
+
 // ---------------------------------------------------------------------------
 // (b) Pool allocate + deallocate, N bytes
 
@@ -369,6 +450,11 @@ void register_benchmarks() {
   RegisterBenchmark("arena_alloc_64B/alloclab_arena_allocator", arena_alloclab_allocator);
   RegisterBenchmark("arena_alloc_64B/alloclab_arena_pmr", arena_alloclab_pmr);
   RegisterBenchmark("arena_alloc_64B/std_monotonic_pmr", arena_std_monotonic_pmr);
+  RegisterBenchmark("arena_in_memory_64B/bump_in_memory", arena_in_memory_bump);
+  RegisterBenchmark("arena_in_memory_64B/alloclab_arena_allocator",
+                    arena_in_memory_alloclab_allocator);
+  RegisterBenchmark("arena_runtime_request_64B/bump_in_memory", arena_runtime_request_bump);
+  RegisterBenchmark("arena_runtime_request_64B/alloclab_arena", arena_runtime_request_alloclab);
 
   RegisterBenchmark("pool_alloc_free_16B/alloclab_pool_allocator", pool_alloclab_allocator<16>);
   RegisterBenchmark("pool_alloc_free_16B/alloclab_pool_pmr", pool_alloclab_pmr<16>);

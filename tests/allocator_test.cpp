@@ -1,3 +1,24 @@
+// Tests of alloclab/allocator.hpp.
+//
+// Test plan (public member -> test case):
+//   allocator(Resource*), resource()        -> allocator.over_memory_resource_dispatches_virtually
+//   allocator() (memory_resource only)      -> allocator_model.over_memory_resource_default_constructs_on_the_default_resource
+//   converting constructor, rebind          -> allocator.equality_means_same_resource_across_rebinding,
+//                                              allocator.node_containers_rebind_to_their_node_type
+//   allocate(n), max_size()                 -> allocator.refuses_counts_that_overflow_the_byte_size,
+//                                              allocator.honours_over_aligned_types
+//   allocate/deallocate, no vtable needed   -> allocator.works_with_a_resource_that_has_no_vtable
+//   traits (POCCA/POCMA/POCS, always_equal) -> allocator.traits_say_what_a_stateful_allocator_must
+//   move assignment, unequal resources      -> allocator.move_assignment_keeps_the_target_resource,
+//                                              allocator_model.move_assignment_between_resources_moves_the_elements
+//   move assignment, equal resources        -> allocator_model.move_assignment_on_the_same_resource_steals_the_buffer
+//   swap                                    -> allocator_model.swap_keeps_each_container_on_its_resource
+//   select_on_container_copy_construction   -> allocator.copy_keeps_the_source_resource_and_copy_assignment_keeps_the_target
+//   construct (uses-allocator), destroy     -> allocator_model.elements_that_take_an_allocator_get_the_resource,
+//                                              allocator_model.pair_elements_get_the_resource_piecewise,
+//                                              allocator_model.nested_alloclab_containers_get_the_resource
+//   operator==, operator!= (is_equal)       -> allocator_model.equality_follows_is_equal,
+//                                              allocator.equality_means_same_resource_across_rebinding
 #include <alloclab/allocator.hpp>
 #include <alloclab/arena_resource.hpp>
 #include <alloclab/pool_resource.hpp>
@@ -5,9 +26,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <list>
 #include <map>
 #include <memory>
+#include <memory_resource>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -35,8 +59,8 @@ TEST(allocator, traits_say_what_a_stateful_allocator_must) {
   using traits = std::allocator_traits<allocator<int, arena_resource>>;
   static_assert(!traits::is_always_equal::value);
   static_assert(!traits::propagate_on_container_copy_assignment::value);
-  static_assert(traits::propagate_on_container_move_assignment::value);
-  static_assert(traits::propagate_on_container_swap::value);
+  static_assert(!traits::propagate_on_container_move_assignment::value);
+  static_assert(!traits::propagate_on_container_swap::value);
   static_assert(std::is_same_v<traits::rebind_alloc<double>, allocator<double, arena_resource>>);
   static_assert(!std::is_default_constructible_v<allocator<int, arena_resource>>);
   SUCCEED();
@@ -93,16 +117,15 @@ TEST(allocator, node_containers_rebind_to_their_node_type) {
   EXPECT_EQ(tracker.blocks().current, 0u);
 }
 
-TEST(allocator, move_assignment_carries_the_resource) {
+TEST(allocator, move_assignment_keeps_the_target_resource) {
   tracking_resource first, second;
   using alloc = allocator<int, tracking_resource>;
   std::vector<int, alloc> a{{1, 2, 3}, alloc{&first}};
   std::vector<int, alloc> b{alloc{&second}};
-  const int* data = a.data();
   b = std::move(a);
-  EXPECT_EQ(b.get_allocator().resource(), &first);
-  EXPECT_EQ(b.data(), data) << "no element-wise move, no new allocation";
-  EXPECT_EQ(second.blocks().total, 0u);
+  EXPECT_EQ(b.get_allocator().resource(), &second);
+  EXPECT_EQ(b, (std::vector<int, alloc>{{1, 2, 3}, alloc{&second}}));
+  EXPECT_EQ(second.blocks().current, 1u) << "the elements moved into the target's memory";
 }
 
 TEST(allocator, copy_keeps_the_source_resource_and_copy_assignment_keeps_the_target) {
@@ -123,6 +146,119 @@ TEST(allocator, over_memory_resource_dispatches_virtually) {
   std::vector<int, allocator<int>> v{allocator<int>{base}};
   v.push_back(1);
   EXPECT_EQ(tracker.blocks().current, 1u);
+}
+
+// Review defect 2: a long-lived container move-assigned from a scratch one
+// must not adopt the scratch resource (polymorphic_allocator's model).
+TEST(allocator_model, move_assignment_between_resources_moves_the_elements) {
+  tracking_resource long_lived;
+  using alloc = allocator<int, arena_resource>;
+  alignas(std::max_align_t) std::byte buffer[4096];
+  arena_resource scratch{buffer, sizeof buffer, std::pmr::null_memory_resource()};
+  alignas(std::max_align_t) std::byte kept_buffer[4096];
+  arena_resource kept{kept_buffer, sizeof kept_buffer, &long_lived};
+  std::vector<int, alloc> result{alloc{&kept}};
+  {
+    arena_scope scope{scratch};
+    std::vector<int, alloc> work{{1, 2, 3, 4}, alloc{&scratch}};
+    result = std::move(work);
+  }
+  // The scratch memory is reused for something else.
+  std::memset(scratch.allocate(sizeof buffer, 1), 0xEE, sizeof buffer);
+  EXPECT_EQ(result.get_allocator().resource(), &kept);
+  EXPECT_EQ(result, (std::vector<int, alloc>{{1, 2, 3, 4}, alloc{&kept}}));
+}
+
+TEST(allocator_model, move_assignment_on_the_same_resource_steals_the_buffer) {
+  tracking_resource tracker;
+  using alloc = allocator<int, tracking_resource>;
+  std::vector<int, alloc> a{{1, 2, 3}, alloc{&tracker}};
+  std::vector<int, alloc> b{alloc{&tracker}};
+  const int* data = a.data();
+  const std::size_t allocations = tracker.blocks().total;
+  b = std::move(a);
+  EXPECT_EQ(b.data(), data);
+  EXPECT_EQ(tracker.blocks().total, allocations);
+}
+
+TEST(allocator_model, swap_keeps_each_container_on_its_resource) {
+  tracking_resource tracker;
+  using alloc = allocator<int, tracking_resource>;
+  std::vector<int, alloc> a{{1, 2}, alloc{&tracker}};
+  std::vector<int, alloc> b{{3}, alloc{&tracker}};
+  a.swap(b);
+  EXPECT_EQ(a, (std::vector<int, alloc>{{3}, alloc{&tracker}}));
+  EXPECT_EQ(b.size(), 2u);
+}
+
+// Review defect 2: uses-allocator construction.
+TEST(allocator_model, elements_that_take_an_allocator_get_the_resource) {
+  tracking_resource tracker;
+  using alloc = allocator<std::pmr::string, tracking_resource>;
+  std::vector<std::pmr::string, alloc> names{alloc{&tracker}};
+  names.emplace_back("a string that is much too long for the small-string buffer");
+  names.push_back(std::pmr::string{"another string too long for the small-string buffer"});
+  EXPECT_EQ(names[0].get_allocator().resource(), &tracker);
+  EXPECT_EQ(names[1].get_allocator().resource(), &tracker);
+}
+
+TEST(allocator_model, pair_elements_get_the_resource_piecewise) {
+  tracking_resource tracker;
+  using value = std::pair<const int, std::pmr::string>;
+  using alloc = allocator<value, tracking_resource>;
+  std::map<int, std::pmr::string, std::less<>, alloc> m{alloc{&tracker}};
+  m.emplace(1, "a string that is much too long for the small-string buffer");
+  m.emplace(std::piecewise_construct, std::forward_as_tuple(2), std::forward_as_tuple(40, 'x'));
+  m.insert(value{3, "a third string, also too long for the small-string buffer"});
+  m[4];
+  for (const auto& [key, text] : m) EXPECT_EQ(text.get_allocator().resource(), &tracker) << key;
+}
+
+TEST(allocator_model, nested_alloclab_containers_get_the_resource) {
+  tracking_resource tracker;
+  using inner_alloc = allocator<int, tracking_resource>;
+  using inner = std::vector<int, inner_alloc>;
+  using outer_alloc = allocator<inner, tracking_resource>;
+  std::vector<inner, outer_alloc> rows{outer_alloc{&tracker}};
+  rows.emplace_back(3u, 7);
+  EXPECT_EQ(rows[0].get_allocator().resource(), &tracker);
+}
+
+// Review defect 2: default construction on the default resource.
+template <class Allocator>
+Allocator default_or_null() {
+  if constexpr (std::is_default_constructible_v<Allocator>) {
+    return Allocator{};
+  } else {
+    return Allocator{std::pmr::null_memory_resource()};
+  }
+}
+
+TEST(allocator_model, over_memory_resource_default_constructs_on_the_default_resource) {
+  EXPECT_TRUE(std::is_default_constructible_v<allocator<int>>);
+  EXPECT_EQ(default_or_null<allocator<int>>().resource(), std::pmr::get_default_resource());
+  static_assert(!std::is_default_constructible_v<allocator<int, arena_resource>>);
+}
+
+// Review defect 2: equality follows memory_resource::is_equal.
+struct interchangeable_resource final : std::pmr::memory_resource {
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    return std::pmr::new_delete_resource()->allocate(bytes, alignment);
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return dynamic_cast<const interchangeable_resource*>(&other) != nullptr;
+  }
+};
+
+TEST(allocator_model, equality_follows_is_equal) {
+  interchangeable_resource first, second;
+  EXPECT_TRUE(allocator<int>{&first} == allocator<int>{&second});
+  EXPECT_FALSE(allocator<int>{&first} != allocator<long>{&second});
+  pool_resource pool{32};
+  EXPECT_FALSE(allocator<int>{&first} == allocator<int>{&pool});
 }
 
 }  // namespace

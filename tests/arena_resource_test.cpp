@@ -1,3 +1,31 @@
+// Tests of alloclab/arena_resource.hpp.
+//
+// Test plan (public member -> test case):
+//   arena_resource(buffer, size, upstream, options) -> arena_test.bumps_through_the_buffer_without_touching_upstream,
+//                                                      arena_test.works_without_any_buffer
+//   default arguments                               -> arena_resource.default_arguments_use_the_default_resource_and_max_align
+//   allocate                                        -> arena_test.bumps_through_the_buffer_without_touching_upstream,
+//                                                      arena_test.zero_byte_requests_get_distinct_pointers,
+//                                                      arena_test.non_power_of_two_alignment_is_refused
+//   overflow_policy::grow, growth_factor            -> arena_test.grows_geometrically_and_counts_every_upstream_block,
+//                                                      arena_test.growth_factor_one_keeps_blocks_equal
+//   overflow_policy::throw_bad_alloc                -> arena_test.throwing_policy_reports_the_request_and_never_uses_upstream,
+//                                                      arena_test.null_upstream_turns_an_undersized_buffer_into_bad_alloc
+//   overflow_policy::call_handler                   -> arena_test.handler_sees_each_overflow_and_may_refuse
+//   deallocate (no-op)                              -> arena_resource.default_arguments_use_the_default_resource_and_max_align
+//   release()                                       -> arena_test.grows_geometrically_and_counts_every_upstream_block,
+//                                                      arena_scope_loop.release_restarts_the_growth_sequence
+//   mark(), rewind()                                -> arena_test.nested_marks_rewind_in_order_and_return_later_blocks
+//   rewind() restores growth                        -> arena_scope_loop.upstream_bytes_per_pass_stay_bounded
+//   rewind() of a stale mark, stale_rewinds()       -> arena_scope_loop.release_inside_a_scope_makes_its_mark_stale,
+//                                                      arena_scope_loop.a_mark_rewound_past_is_stale
+//   used(), remaining(), buffer_size()              -> arena_test.bumps_through_the_buffer_without_touching_upstream,
+//                                                      inline_arena.storage_lives_inside_the_object
+//   overflows(), upstream_allocations/bytes()       -> arena_test.grows_geometrically_and_counts_every_upstream_block
+//   upstream(), options()                           -> arena_resource.options_are_kept_and_normalised
+//   ~arena_resource                                 -> arena_test.destruction_returns_every_block
+//   inline_arena<N>                                 -> inline_arena.storage_lives_inside_the_object
+//   arena_scope                                     -> arena_test.scope_rewinds_at_exit_even_through_an_exception
 #include <alloclab/arena_resource.hpp>
 #include <alloclab/tracking_resource.hpp>
 
@@ -5,6 +33,8 @@
 
 #include <memory_resource>
 #include <vector>
+
+#include "test_heap.hpp"
 
 namespace {
 
@@ -154,6 +184,92 @@ TEST(inline_arena, storage_lives_inside_the_object) {
   EXPECT_LT(p, self + sizeof arena);
   EXPECT_EQ(arena.buffer_size(), 512u);
   EXPECT_THROW((void)arena.allocate(1024, 1), std::bad_alloc);
+}
+
+// Review defect 1: a scope loop must not make the upstream blocks grow pass
+// after pass (rewind restores the growth state taken by mark()).
+TEST(arena_scope_loop, upstream_bytes_per_pass_stay_bounded) {
+  tracking_resource upstream{alloclab::testing::test_heap()};
+  inline_arena<256> arena{&upstream};
+  std::size_t first_pass_bytes = 0;
+  for (int pass = 0; pass < 30; ++pass) {
+    const std::size_t before = upstream.bytes().total;
+    {
+      arena_scope scope{arena};
+      (void)arena.allocate(512, 8);
+    }
+    const std::size_t taken = upstream.bytes().total - before;
+    if (pass == 0) first_pass_bytes = taken;
+    ASSERT_LE(taken, first_pass_bytes) << "pass " << pass;
+    ASSERT_EQ(upstream.blocks().current, 0u) << "pass " << pass;
+  }
+  EXPECT_EQ(arena.used(), 0u);
+}
+
+TEST(arena_scope_loop, release_restarts_the_growth_sequence) {
+  tracking_resource upstream;
+  arena_resource arena{nullptr, 0, &upstream, arena_options{overflow_policy::grow, 2.0, 1024, {}}};
+  (void)arena.allocate(1000, 8);
+  (void)arena.allocate(1000, 8);
+  arena.release();
+  const std::size_t before = upstream.bytes().total;
+  (void)arena.allocate(8, 8);
+  EXPECT_EQ(upstream.bytes().total - before, 1024u);
+}
+
+// Review defect 1: release() inside a scope opened in an upstream block used
+// to leave the scope's mark pointing into a freed block; rewinding to it was
+// a use-after-free. A stale mark is now detected and ignored.
+TEST(arena_scope_loop, release_inside_a_scope_makes_its_mark_stale) {
+  tracking_resource upstream;
+  alignas(std::max_align_t) std::byte buffer[64];
+  arena_resource arena{buffer, sizeof buffer, &upstream};
+  (void)arena.allocate(200, 8);  // now inside an upstream block
+  {
+    arena_scope scope{arena};
+    (void)arena.allocate(16, 8);
+    arena.release();
+    EXPECT_EQ(upstream.blocks().current, 0u);
+  }  // the scope rewinds to a mark inside the freed block
+  EXPECT_EQ(arena.stale_rewinds(), 1u);
+  EXPECT_EQ(arena.used(), 0u);
+  EXPECT_EQ(arena.remaining(), sizeof buffer);
+  EXPECT_EQ(arena.allocate(8, 8), static_cast<void*>(buffer));
+}
+
+TEST(arena_scope_loop, a_mark_rewound_past_is_stale) {
+  tracking_resource upstream;
+  alignas(std::max_align_t) std::byte buffer[64];
+  arena_resource arena{buffer, sizeof buffer, &upstream};
+  const arena_mark outer = arena.mark();
+  (void)arena.allocate(200, 8);  // upstream block
+  const arena_mark inner = arena.mark();
+  arena.rewind(outer);
+  arena.rewind(inner);  // its block is gone
+  EXPECT_EQ(arena.stale_rewinds(), 1u);
+  EXPECT_EQ(arena.used(), 0u);
+  EXPECT_EQ(upstream.blocks().current, 0u);
+}
+
+TEST(arena_resource, options_are_kept_and_normalised) {
+  arena_resource arena{nullptr, 0, std::pmr::null_memory_resource(),
+                       arena_options{overflow_policy::throw_bad_alloc, 0.5, 4096, {}}};
+  EXPECT_EQ(arena.options().policy, overflow_policy::throw_bad_alloc);
+  EXPECT_EQ(arena.options().growth_factor, 1.0) << "a factor below 1 would shrink blocks";
+  EXPECT_EQ(arena.options().first_block_size, 4096u);
+}
+
+TEST(arena_resource, default_arguments_use_the_default_resource_and_max_align) {
+  alignas(std::max_align_t) std::byte buffer[64];
+  arena_resource arena{buffer, sizeof buffer};
+  EXPECT_EQ(arena.upstream(), std::pmr::get_default_resource());
+  EXPECT_EQ(arena.options().policy, overflow_policy::grow);
+  (void)arena.allocate(1, 1);
+  void* p = arena.allocate(8);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % alignof(std::max_align_t), 0u);
+  arena.deallocate(p, 8);
+  inline_arena<32> small;
+  EXPECT_EQ(small.upstream(), std::pmr::get_default_resource());
 }
 
 }  // namespace

@@ -1,6 +1,14 @@
 // The contract every alloclab resource keeps as a std::pmr::memory_resource:
 // honoured alignment, distinct live blocks, and std::bad_alloc (never a
 // wrapped small block) for sizes that cannot be satisfied.
+//
+// Test plan (memory_resource member, for every resource and a stack of
+// adaptors -> test case):
+//   do_allocate: alignment 1..4096 x sizes -> conformance.honours_every_power_of_two_alignment_for_every_size
+//   do_allocate/do_deallocate interleaved  -> conformance.blocks_stay_distinct_through_interleaved_frees
+//   do_allocate: impossible sizes          -> conformance.impossible_sizes_throw_bad_alloc_instead_of_wrapping
+//   do_is_equal                            -> conformance.is_equal_only_to_itself
+//   as a pmr container's resource          -> conformance.serves_pmr_containers
 #include <alloclab/alloclab.hpp>
 
 #include <gtest/gtest.h>

@@ -1,6 +1,14 @@
 // Exception-injection over the standard pmr containers on every alloclab
 // resource: allocation 1, 2, 3, ... fails in turn; nothing may leak, nothing
 // may crash, and the container must be valid after each failure.
+//
+// Test plan:
+//   every resource (direct, arena, pool, tracking, limit, checked)
+//   x every container (vector, string, map, unordered_map, list, deque)
+//     -> container_exception_safety.no_leak_no_crash_valid_after_every_failure
+//   The "valid after a failure" checks compare against values built on a
+//   resource that never fails, and the test counts them: every check that
+//   starts must complete, or it proved nothing.
 #include <alloclab/alloclab.hpp>
 
 #include <gtest/gtest.h>
@@ -71,7 +79,27 @@ std::pmr::string long_text(int i, std::pmr::memory_resource* r) {
                           r);
 }
 
+// What element i must hold, built on a resource that never fails, so a
+// check after a failure compares instead of failing again itself.
+std::pmr::string expected_text(int i) {
+  return long_text(i, std::pmr::new_delete_resource());
+}
+
 constexpr int element_count = 24;
+
+// Counts the "valid after a failure" checks, so the test can prove they ran.
+struct failure_check_counts {
+  std::size_t started = 0;
+  std::size_t completed = 0;
+} after_failure;
+
+template <class Valid>
+bool valid_after_failure(Valid&& valid) {
+  ++after_failure.started;
+  const bool ok = valid();
+  ++after_failure.completed;
+  return ok;
+}
 
 // Each scenario fills a container until an injected failure interrupts it and
 // checks that what is there is a valid prefix of what was asked for.
@@ -79,14 +107,14 @@ bool vector_scenario(std::pmr::memory_resource& r) {
   std::pmr::vector<std::pmr::string> c{&r};
   auto valid = [&] {
     for (std::size_t i = 0; i < c.size(); ++i) {
-      if (c[i] != long_text(static_cast<int>(i), &r)) return false;
+      if (c[i] != expected_text(static_cast<int>(i))) return false;
     }
     return true;
   };
   try {
     for (int i = 0; i < element_count; ++i) c.push_back(long_text(i, &r));
   } catch (const std::bad_alloc&) {
-    if (!valid()) return false;
+    if (!valid_after_failure(valid)) return false;
     throw;
   }
   return valid() && c.size() == element_count;
@@ -98,7 +126,7 @@ bool string_scenario(std::pmr::memory_resource& r) {
   try {
     for (int i = 0; i < 40; ++i) c.append(17, 'x');
   } catch (const std::bad_alloc&) {
-    if (!valid()) return false;
+    if (!valid_after_failure(valid)) return false;
     throw;
   }
   return valid() && c.size() == 40 * 17;
@@ -110,7 +138,7 @@ bool map_scenario(std::pmr::memory_resource& r) {
   auto valid = [&] {
     std::size_t seen = 0;
     for (const auto& [key, value] : c) {
-      if (value != long_text(key, &r)) return false;
+      if (value != expected_text(key)) return false;
       ++seen;
     }
     return seen == c.size();
@@ -118,7 +146,7 @@ bool map_scenario(std::pmr::memory_resource& r) {
   try {
     for (int i = 0; i < element_count; ++i) c.emplace(i, long_text(i, &r));
   } catch (const std::bad_alloc&) {
-    if (!valid()) return false;
+    if (!valid_after_failure(valid)) return false;
     throw;
   }
   return valid() && c.size() == element_count;
@@ -129,14 +157,14 @@ bool list_scenario(std::pmr::memory_resource& r) {
   auto valid = [&] {
     int i = 0;
     for (const auto& value : c) {
-      if (value != long_text(i++, &r)) return false;
+      if (value != expected_text(i++)) return false;
     }
     return static_cast<std::size_t>(i) == c.size();
   };
   try {
     for (int i = 0; i < element_count; ++i) c.push_back(long_text(i, &r));
   } catch (const std::bad_alloc&) {
-    if (!valid()) return false;
+    if (!valid_after_failure(valid)) return false;
     throw;
   }
   return valid() && c.size() == element_count;
@@ -153,7 +181,7 @@ bool deque_scenario(std::pmr::memory_resource& r) {
   try {
     for (int i = 0; i < 2000; ++i) c.push_back(i);
   } catch (const std::bad_alloc&) {
-    if (!valid()) return false;
+    if (!valid_after_failure(valid)) return false;
     throw;
   }
   return valid() && c.size() == 2000;
@@ -179,6 +207,7 @@ TEST_P(container_exception_safety, no_leak_no_crash_valid_after_every_failure) {
   const named_factory& resource = resources[std::get<0>(GetParam())];
   const named_scenario& scenario = scenarios[std::get<1>(GetParam())];
   std::size_t invalid_after_failure = 0;
+  after_failure = {};
   const exception_test_report report = run_exception_test([&](std::pmr::memory_resource& failing) {
     const std::unique_ptr<resource_holder> holder = resource.make(failing);
     if (!scenario.run(holder->get())) ++invalid_after_failure;
@@ -186,6 +215,9 @@ TEST_P(container_exception_safety, no_leak_no_crash_valid_after_every_failure) {
   EXPECT_TRUE(report.passed()) << report.failure;
   EXPECT_EQ(invalid_after_failure, 0u);
   EXPECT_GT(report.injected_failures, 0u) << "no allocation ever reached the failing resource";
+  EXPECT_GT(after_failure.started, 0u);
+  EXPECT_EQ(after_failure.completed, after_failure.started)
+      << "checks after a failure that threw before comparing anything";
 }
 
 INSTANTIATE_TEST_SUITE_P(all, container_exception_safety,

@@ -1,5 +1,11 @@
 // Randomised operation sequences against the model, for every subject. The
 // same harness runs under libFuzzer (fuzz/model_fuzzer.cpp).
+//
+// Test plan (harness function -> test case):
+//   run_model, every subject (arena growing/throwing, pool growing/fixed,
+//   tracking, limit, checked), scope loops included -> model.random_sequences_keep_every_invariant
+//   run_model_on_sabotaged_resource (the harness can fail)
+//     -> model_harness.notices_a_resource_that_hands_out_overlapping_blocks
 #include <gtest/gtest.h>
 
 #include <random>

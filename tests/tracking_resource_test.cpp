@@ -1,3 +1,22 @@
+// Tests of alloclab/tracking_resource.hpp.
+//
+// Test plan (public member -> test case):
+//   tracking_resource(upstream), upstream() -> tracking_resource.default_arguments_use_the_default_resource_and_max_align
+//   allocate, blocks(), bytes()            -> tracking_resource.counts_current_peak_and_total
+//   allocate: upstream failure             -> tracking_resource.failed_upstream_allocation_changes_nothing
+//   deallocate                             -> tracking_resource.a_throwing_upstream_deallocate_still_updates_the_counters
+//   unmatched_deallocations()              -> tracking_resource.unknown_deallocation_never_goes_negative
+//   histogram()                            -> tracking_resource.log2_histogram_buckets
+//   monotonic_footprint()                  -> tracking_resource.monotonic_footprint_matches_a_real_arena,
+//                                             tracking_scopes.saturated_footprint_never_wraps
+//   suggested_arena_size()                 -> tracking_resource.monotonic_footprint_matches_a_real_arena,
+//                                             tracking_scopes.saturated_footprint_never_wraps
+//   reset()                                -> tracking_resource.reset_keeps_live_counts,
+//                                             tracking_scopes.reset_inside_a_scope_restarts_its_counts
+//   push_scope(), pop_scope(), open_scopes() -> tracking_resource.nested_scopes_measure_their_own_peak,
+//                                             tracking_scopes.pop_scope_with_no_scope_open_throws
+//   tracking_scope, finish()               -> tracking_resource.tracking_scope_closes_itself,
+//                                             tracking_scopes.finishing_an_outer_scope_first_is_an_error
 #include <alloclab/arena_resource.hpp>
 #include <alloclab/limit_resource.hpp>
 #include <alloclab/tracking_resource.hpp>
@@ -7,6 +26,8 @@
 #include <memory_resource>
 #include <string>
 #include <vector>
+
+#include "test_resources.hpp"
 
 namespace {
 
@@ -136,6 +157,76 @@ TEST(tracking_resource, reset_keeps_live_counts) {
   EXPECT_EQ(tracker.bytes().total, 0u);
   EXPECT_EQ(tracker.monotonic_footprint(), 0u);
   tracker.deallocate(p, 64, 8);
+}
+
+// Review defect 5: reset() with a scope open restarts the scope's counts
+// instead of making pop_scope underflow.
+TEST(tracking_scopes, reset_inside_a_scope_restarts_its_counts) {
+  tracking_resource tracker;
+  tracker.deallocate(tracker.allocate(100, 8), 100, 8);  // before the scope: total 100 at entry
+  tracker.push_scope();
+  tracker.deallocate(tracker.allocate(100, 8), 100, 8);
+  tracker.reset();
+  tracker.deallocate(tracker.allocate(10, 8), 10, 8);
+  const scope_report report = tracker.pop_scope();
+  EXPECT_EQ(report.allocations, 1u);
+  EXPECT_EQ(report.bytes_allocated, 10u);
+  EXPECT_EQ(report.peak_bytes, 10u);
+  EXPECT_EQ(report.monotonic_footprint, 10u);
+}
+
+// Review defect 5: a scope finished out of order must not pop another one.
+TEST(tracking_scopes, finishing_an_outer_scope_first_is_an_error) {
+  tracking_resource tracker;
+  tracking_scope outer{tracker};
+  tracker.deallocate(tracker.allocate(100, 8), 100, 8);
+  tracking_scope inner{tracker};
+  tracker.deallocate(tracker.allocate(10, 8), 10, 8);
+  EXPECT_THROW((void)outer.finish(), std::logic_error);
+  EXPECT_EQ(tracker.open_scopes(), 2u);
+  EXPECT_EQ(inner.finish().bytes_allocated, 10u);
+  EXPECT_EQ(outer.finish().bytes_allocated, 110u);
+}
+
+// Review defect 5: as RMM's statistics adaptor does, popping with no scope
+// open is an error, not an empty report.
+TEST(tracking_scopes, pop_scope_with_no_scope_open_throws) {
+  tracking_resource tracker;
+  EXPECT_THROW((void)tracker.pop_scope(), std::out_of_range);
+  tracker.push_scope();
+  (void)tracker.pop_scope();
+  EXPECT_THROW((void)tracker.pop_scope(), std::out_of_range);
+}
+
+// Review defect 5: a saturated footprint stays saturated.
+TEST(tracking_scopes, saturated_footprint_never_wraps) {
+  alloclab::testing::address_only_resource nowhere;
+  tracking_resource tracker{&nowhere};
+  (void)tracker.allocate(SIZE_MAX - 10, 1);
+  (void)tracker.allocate(0, 4096);  // aligning the cursor would pass SIZE_MAX
+  EXPECT_EQ(tracker.monotonic_footprint(), SIZE_MAX);
+  (void)tracker.allocate(0, 1);
+  EXPECT_EQ(tracker.monotonic_footprint(), SIZE_MAX);
+  EXPECT_EQ(tracker.suggested_arena_size(0.25), SIZE_MAX & ~std::size_t{63});
+}
+
+// Review defect 3: the counters follow the caller, whatever the upstream does.
+TEST(tracking_resource, a_throwing_upstream_deallocate_still_updates_the_counters) {
+  alloclab::testing::throwing_deallocate_resource upstream;
+  tracking_resource tracker{&upstream};
+  void* p = tracker.allocate(64, 8);
+  EXPECT_THROW(tracker.deallocate(p, 64, 8), std::runtime_error);
+  EXPECT_EQ(tracker.blocks().current, 0u);
+  EXPECT_EQ(tracker.bytes().current, 0u);
+}
+
+TEST(tracking_resource, default_arguments_use_the_default_resource_and_max_align) {
+  tracking_resource tracker;
+  EXPECT_EQ(tracker.upstream(), std::pmr::get_default_resource());
+  tracker.deallocate(tracker.allocate(1), 1);
+  EXPECT_EQ(tracker.monotonic_footprint(), 1u);
+  tracker.deallocate(tracker.allocate(1), 1);
+  EXPECT_EQ(tracker.monotonic_footprint(), alignof(std::max_align_t) + 1);
 }
 
 }  // namespace

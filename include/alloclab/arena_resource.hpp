@@ -10,7 +10,11 @@
 // the heap silently; seed 000 measured the heap for that reason.
 //
 // `inline_arena<N>` carries N bytes of storage inside the object (put it on
-// the stack). `arena_scope` rewinds an arena when it leaves scope.
+// the stack). `arena_scope` rewinds an arena when it leaves scope. A mark
+// also records the growth state, so a scope loop takes the same upstream
+// blocks pass after pass instead of ever larger ones. A mark made stale by
+// `release()` or by a rewind past it is detected (`stale_rewinds()`) and
+// ignored instead of pointing the arena into freed memory.
 //
 // Example:
 //   #include <alloclab/arena_resource.hpp>
@@ -70,13 +74,17 @@ class arena_exhausted : public detail::refused_request {
   }
 };
 
-// A position in an arena, taken by mark() and restored by rewind().
+// A position in an arena, taken by mark() and restored by rewind(), with the
+// growth state and what identifies the block it points into.
 struct arena_mark {
   void* block = nullptr;
   std::byte* cursor = nullptr;
   std::byte* limit = nullptr;
   std::byte* begin = nullptr;
   std::size_t retired_bytes = 0;
+  std::size_t next_block_size = 0;
+  std::size_t block_serial = 0;  // 0: the caller's buffer
+  std::size_t generation = 0;    // release() count when the mark was taken
 };
 
 class arena_resource : public detail::pmr_bridge<arena_resource> {
@@ -97,6 +105,8 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   ~arena_resource() override { free_blocks_until(nullptr); }
 
   // Non-virtual fast path; hides memory_resource::allocate on purpose.
+  // allocate_after_overflow is cold, so GCC moves it out of line and the hit
+  // path falls through (docs/benchmarks.md, arena_in_memory_64B).
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     bytes += static_cast<std::size_t>(bytes == 0);
     const auto available = static_cast<std::size_t>(limit_ - cursor_);
@@ -112,22 +122,34 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   // Individual deallocation is a no-op: memory returns on release()/rewind().
   void deallocate(void*, std::size_t, std::size_t = alignof(std::max_align_t)) noexcept {}
 
-  // Returns every upstream block and restarts at the front of the buffer.
+  // Returns every upstream block and restarts at the front of the buffer and
+  // of the growth sequence. Every mark taken before becomes stale.
   void release() noexcept {
     free_blocks_until(nullptr);
     reset_to_initial_buffer();
+    ++generation_;
   }
 
-  arena_mark mark() const noexcept { return {head_, cursor_, limit_, begin_, retired_bytes_}; }
+  arena_mark mark() const noexcept {
+    return {head_,          cursor_,          limit_,           begin_,
+            retired_bytes_, next_block_size_, current_serial(), generation_};
+  }
 
-  // Frees what was allocated after `m`. `m` must come from this arena and not
-  // have been invalidated by an earlier rewind past it or by release().
+  // Frees what was allocated after `m` and restores the growth state `m`
+  // saw. A stale mark (taken before release(), or rewound past: its block is
+  // gone or its position is behind the cursor's) changes nothing and is
+  // counted in stale_rewinds(). `m` must come from this arena.
   void rewind(const arena_mark& m) noexcept {
+    if (!is_current(m)) {
+      ++stale_rewinds_;
+      return;
+    }
     free_blocks_until(static_cast<block_header*>(m.block));
     cursor_ = m.cursor;
     limit_ = m.limit;
     begin_ = m.begin;
     retired_bytes_ = m.retired_bytes;
+    next_block_size_ = m.next_block_size;
   }
 
   // Bytes handed out since the last release, alignment padding included.
@@ -142,6 +164,8 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   std::size_t overflows() const noexcept { return overflows_; }
   std::size_t upstream_allocations() const noexcept { return upstream_allocations_; }
   std::size_t upstream_bytes() const noexcept { return upstream_bytes_; }
+  // Rewinds to a stale mark, ignored (see rewind()).
+  std::size_t stale_rewinds() const noexcept { return stale_rewinds_; }
   std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
   const arena_options& options() const noexcept { return options_; }
 
@@ -149,6 +173,7 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   struct block_header {
     block_header* previous;
     std::size_t size;
+    std::size_t serial;  // upstream_allocations_ when it was taken: unique
   };
   static constexpr std::size_t header_size =
       (sizeof(block_header) + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
@@ -162,6 +187,22 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
                                                  : std::max(initial_size_, min_first_block);
   }
 
+  std::size_t current_serial() const noexcept { return head_ ? head_->serial : 0; }
+
+  // True when `m` points into a block the arena still holds, at or before
+  // the cursor when it is the current block.
+  bool is_current(const arena_mark& m) const noexcept {
+    if (m.generation != generation_) return false;
+    const block_header* block = head_;
+    while (block != m.block) {
+      if (block == nullptr) return false;
+      block = block->previous;
+    }
+    const std::size_t serial = block ? block->serial : 0;
+    if (serial != m.block_serial) return false;
+    return block != head_ || m.cursor <= cursor_;
+  }
+
   void free_blocks_until(block_header* keep) noexcept {
     while (head_ != nullptr && head_ != keep) {
       block_header* previous = head_->previous;
@@ -170,7 +211,8 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
     }
   }
 
-  [[gnu::noinline]] void* allocate_after_overflow(std::size_t bytes, std::size_t alignment) {
+  [[gnu::noinline, gnu::cold]] void* allocate_after_overflow(std::size_t bytes,
+                                                             std::size_t alignment) {
     detail::require_valid_alignment(alignment);
     ++overflows_;
     if (options_.policy == overflow_policy::throw_bad_alloc)
@@ -185,8 +227,8 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   void start_new_block(std::size_t minimum) {
     const std::size_t size = std::max(next_block_size_, minimum);
     void* raw = upstream_->allocate(size, alignof(std::max_align_t));
-    auto* header = ::new (raw) block_header{head_, size};
     ++upstream_allocations_;
+    auto* header = ::new (raw) block_header{head_, size, upstream_allocations_};
     upstream_bytes_ += size;
     retired_bytes_ += static_cast<std::size_t>(cursor_ - begin_);
     head_ = header;
@@ -214,6 +256,8 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   std::size_t overflows_ = 0;
   std::size_t upstream_allocations_ = 0;
   std::size_t upstream_bytes_ = 0;
+  std::size_t stale_rewinds_ = 0;
+  std::size_t generation_ = 0;
 };
 
 namespace detail {

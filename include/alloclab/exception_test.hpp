@@ -5,7 +5,9 @@
 // first allocation fails, then again with the second failing, and so on,
 // until `body` completes without meeting a failure. After every attempt it
 // checks, through a `checked_resource`, that nothing leaked and nothing was
-// misused. `run_strong_exception_test(make, operation)` also checks the strong
+// misused. A body that completes although its injected failure was thrown
+// swallowed it, and is rejected: the failure points after it would go
+// untested. `run_strong_exception_test(make, operation)` also checks the strong
 // guarantee: when `operation(state)` throws, `state` compares equal to a copy
 // taken before it ran.
 //
@@ -51,6 +53,11 @@ struct exception_test_report {
 
 namespace detail {
 
+inline bool injected_failure_was_thrown(const limit_resource& limit) noexcept {
+  const std::size_t fail_at = limit.limits().fail_at_allocation;
+  return fail_at != 0 && limit.requests() >= fail_at;
+}
+
 inline std::string describe_leak(std::size_t attempt, const checked_resource& checker) {
   std::string text = "allocation " + std::to_string(attempt) + " failing: ";
   if (checker.blocks_in_use() != 0) {
@@ -74,6 +81,11 @@ bool run_attempt(std::size_t attempt, const exception_test_options& options,
   ++report.attempts;
   try {
     if (!run(limit, attempt)) return true;
+    if (injected_failure_was_thrown(limit)) {
+      report.failure = "allocation " + std::to_string(attempt) +
+                       " failing: the body completed anyway (it swallowed the injected failure)";
+      return true;
+    }
     report.completed = true;
   } catch (const allocation_limit_exceeded& e) {
     if (e.why() != allocation_limit_exceeded::reason::injected_failure) throw;

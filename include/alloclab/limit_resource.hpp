@@ -8,7 +8,12 @@
 //   - `fail_at_allocation`: the Nth request (1-based) fails, and with
 //     `keep_failing` every later one too. 0 disables it.
 // The budget is charged before the upstream is asked and refunded if the
-// upstream throws, so a failure never leaks budget.
+// upstream throws; a request the upstream refuses is not counted either, so
+// an upstream failure leaves the adaptor as if the call never happened and
+// `fail_at_allocation` keeps numbering the requests this adaptor decided.
+// A request refused by a limit (budget or injected) is counted. Deallocation
+// refunds the budget before forwarding, so the budget is right even if the
+// upstream throws.
 //
 // Example:
 //   #include <alloclab/limit_resource.hpp>
@@ -83,20 +88,22 @@ class limit_resource final : public detail::pmr_bridge<limit_resource> {
       return upstream_->allocate(bytes, alignment);
     } catch (...) {
       bytes_in_use_ -= bytes;
+      --requests_;
       throw;
     }
   }
 
   void deallocate(void* p, std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
-    upstream_->deallocate(p, bytes, alignment);
     bytes_in_use_ -= bytes < bytes_in_use_ ? bytes : bytes_in_use_;
+    upstream_->deallocate(p, bytes, alignment);
   }
 
   // Replaces the limits; counts so far are kept.
   void set_limits(allocation_limits limits) noexcept { limits_ = limits; }
-  // Makes the request `n` requests from now fail (n >= 1).
+  // Makes the request `n` requests from now fail; n == 0 clears the injected
+  // failure.
   void fail_after(std::size_t n, bool keep_failing = true) noexcept {
-    limits_.fail_at_allocation = requests_ + n;
+    limits_.fail_at_allocation = n == 0 ? 0 : requests_ + n;
     limits_.keep_failing = keep_failing;
   }
 

@@ -8,6 +8,20 @@
 // hard capacity (`pool_exhausted` when it is full). A request the pool cannot
 // serve (larger than the block, or more aligned than the block guarantees)
 // follows `oversize_policy`: forwarded to the upstream and counted, or thrown.
+// A fixed-buffer pool forwards to its `oversize_upstream` constructor
+// argument, `null_memory_resource()` by default (so oversize requests fail).
+//
+// The alignment rule: a request fits when `bytes <= block_size()` and
+// `alignment <= block_alignment()`. `block_alignment()` is the largest power
+// of two dividing `block_size()` (at most `max_block_alignment`); chunks and
+// the fixed buffer's first block are aligned to it, so every block is.
+// `block_size()` is the requested size rounded up to a multiple of
+// `pool_options::block_alignment`; its default, 0, means the alignment
+// `memory_resource::allocate` asks by default for a request that size,
+// min(bit_ceil(size), alignof(max_align_t)). So `pool_resource{24}` has
+// 32-byte blocks and serves `allocate(24)`; ask for `block_alignment = 8` to
+// get dense 24-byte blocks for 8-aligned nodes. A block size that cannot be
+// laid out (rounding would pass SIZE_MAX) throws `std::length_error`.
 //
 // Example:
 //   #include <alloclab/pool_resource.hpp>
@@ -32,6 +46,7 @@
 #include <cstddef>
 #include <memory_resource>
 #include <new>
+#include <stdexcept>
 
 #include "detail/align.hpp"
 #include "detail/pmr_bridge.hpp"
@@ -48,6 +63,7 @@ struct pool_options {
   oversize_policy oversize = oversize_policy::forward_to_upstream;
   std::size_t first_chunk_blocks = 32;  // blocks in the first upstream chunk
   std::size_t max_chunk_blocks = 4096;  // chunks double up to this many blocks
+  std::size_t block_alignment = 0;      // blocks a multiple of this; 0: see the rule above
 };
 
 // Thrown when a fixed-capacity pool is full or an oversize request is refused.
@@ -59,13 +75,15 @@ class pool_exhausted : public detail::refused_request {
   }
 };
 
-class pool_resource : public detail::pmr_bridge<pool_resource> {
+class pool_resource final : public detail::pmr_bridge<pool_resource> {
  public:
+  static constexpr std::size_t max_block_alignment = 4096;
+
   // Chunks from `upstream`, growing without bound.
   explicit pool_resource(std::size_t block_size,
                          std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
                          pool_options options = {})
-      : block_size_(normalized_block_size(block_size)),
+      : block_size_(normalized_block_size(block_size, options.block_alignment)),
         block_alignment_(natural_alignment(block_size_)),
         upstream_(upstream),
         options_(options),
@@ -102,6 +120,7 @@ class pool_resource : public detail::pmr_bridge<pool_resource> {
     return allocate_oversize(bytes, alignment);
   }
 
+  // Never throws of its own accord; an oversize block goes back to the upstream.
   void deallocate(void* p, std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     if (fits(bytes, alignment)) {
       free_list_ = ::new (p) free_node{free_list_};
@@ -124,7 +143,8 @@ class pool_resource : public detail::pmr_bridge<pool_resource> {
 
   std::size_t block_size() const noexcept { return block_size_; }
   std::size_t block_alignment() const noexcept { return block_alignment_; }
-  // Blocks carved so far (free or in use).
+  // Blocks in every chunk taken so far (or in the fixed buffer), whether
+  // carved out yet or not, free or in use.
   std::size_t capacity() const noexcept { return capacity_; }
   std::size_t chunks() const noexcept { return chunks_; }
   std::size_t oversize_allocations() const noexcept { return oversize_allocations_; }
@@ -141,13 +161,27 @@ class pool_resource : public detail::pmr_bridge<pool_resource> {
     std::size_t alignment;
   };
 
-  static std::size_t normalized_block_size(std::size_t requested) noexcept {
-    const std::size_t size = std::max(requested, sizeof(free_node));
-    return (size + alignof(free_node) - 1) & ~(alignof(free_node) - 1);
+  static std::size_t bit_ceil(std::size_t value) noexcept {
+    std::size_t power = 1;
+    while (power < value && power < (SIZE_MAX >> 1) + 1) power <<= 1;
+    return power;
   }
-  // The largest power of two dividing the block size, capped at max_align_t.
+  // The requested size, at least a free-list node, rounded up to a multiple
+  // of the block alignment (see the rule at the top of this file).
+  static std::size_t normalized_block_size(std::size_t requested, std::size_t alignment) {
+    const std::size_t size = std::max(requested, sizeof(free_node));
+    if (alignment == 0) alignment = std::min(bit_ceil(size), alignof(std::max_align_t));
+    alignment = std::max(alignment, alignof(free_node));
+    bool overflow = false;
+    const std::size_t rounded = detail::align_up(size, alignment, overflow);
+    if (overflow || !detail::is_power_of_two(alignment) || alignment > max_block_alignment)
+      throw std::length_error(
+          "alloclab::pool_resource: block size or alignment cannot be laid out");
+    return rounded;
+  }
+  // The largest power of two dividing the block size, capped at max_block_alignment.
   static std::size_t natural_alignment(std::size_t block_size) noexcept {
-    return std::min(block_size & (~block_size + 1), alignof(std::max_align_t));
+    return std::min(block_size & (~block_size + 1), max_block_alignment);
   }
 
   bool fits(std::size_t bytes, std::size_t alignment) const noexcept {

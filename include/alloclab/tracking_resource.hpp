@@ -6,9 +6,15 @@
 // sequence of requests would have in a bump arena (`monotonic_footprint()`:
 // an arena never reuses freed memory, so it needs the sum of every request,
 // not the peak of live bytes; seed 000's undersized buffer missed exactly
-// that). Scopes measure one block of code. A failed upstream allocation
-// changes no counter; a deallocation it cannot account for never drives a
-// counter below zero and is counted in `unmatched_deallocations()`.
+// that). Scopes measure one block of code; they nest, close innermost first
+// (`tracking_scope::finish()` out of order throws `std::logic_error`, and
+// `pop_scope()` with none open throws `std::out_of_range`, as RMM's
+// statistics adaptor does), and `reset()` restarts the open ones too. A
+// failed upstream allocation changes no counter; a deallocation is counted
+// before it is forwarded, so the counters are right even if the upstream
+// throws; one the tracker cannot account for never drives a counter below
+// zero and is counted in `unmatched_deallocations()`. The footprint
+// saturates at SIZE_MAX.
 //
 // Example:
 //   #include <alloclab/tracking_resource.hpp>
@@ -35,6 +41,7 @@
 #include <array>
 #include <cstddef>
 #include <memory_resource>
+#include <stdexcept>
 #include <vector>
 
 #include "detail/align.hpp"
@@ -74,8 +81,8 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
   }
 
   void deallocate(void* p, std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
-    upstream_->deallocate(p, bytes, alignment);
     record_deallocation(bytes);
+    upstream_->deallocate(p, bytes, alignment);
   }
 
   const usage& blocks() const noexcept { return blocks_; }
@@ -88,14 +95,17 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
   std::size_t monotonic_footprint() const noexcept { return footprint_; }
 
   // An arena size for this workload: the monotonic footprint plus `margin`
-  // (0.25 = 25 %), rounded up to 64 bytes.
+  // (0.25 = 25 %), rounded up to 64 bytes; saturates below SIZE_MAX.
   std::size_t suggested_arena_size(double margin = 0.25) const noexcept {
-    const double with_margin = static_cast<double>(footprint_) * (1.0 + margin);
-    const auto bytes = static_cast<std::size_t>(with_margin) + 1;
-    return (bytes + 63) & ~std::size_t{63};
+    constexpr std::size_t largest = SIZE_MAX & ~std::size_t{63};
+    const double with_margin = static_cast<double>(footprint_) * (1.0 + margin) + 1.0;
+    if (!(with_margin < static_cast<double>(largest))) return largest;
+    const auto bytes = static_cast<std::size_t>(with_margin);
+    return bytes > largest ? largest : (bytes + 63) & ~std::size_t{63};
   }
 
-  // Forgets peaks, totals, histogram and footprint; live counts stay.
+  // Forgets peaks, totals, histogram and footprint; live counts stay. Open
+  // scopes restart from here too.
   void reset() noexcept {
     blocks_ = {blocks_.current, blocks_.current, 0};
     bytes_ = {bytes_.current, bytes_.current, 0};
@@ -103,16 +113,20 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
     footprint_ = 0;
     unmatched_ = 0;
     scope_peak_ = bytes_.current;
+    for (open_scope& scope : scopes_) scope = {bytes_.current, 0, 0, 0, bytes_.current};
   }
 
-  // Opens a nested measurement; pop_scope() closes the innermost.
-  void push_scope() {
+  // Opens a nested measurement and returns its depth (1 = outermost);
+  // pop_scope() closes the innermost.
+  std::size_t push_scope() {
     scopes_.push_back({bytes_.current, blocks_.total, bytes_.total, footprint_, scope_peak_});
     scope_peak_ = bytes_.current;
+    return scopes_.size();
   }
 
+  // Closes the innermost scope; std::out_of_range when none is open.
   scope_report pop_scope() {
-    if (scopes_.empty()) return {};
+    if (scopes_.empty()) throw std::out_of_range("alloclab::tracking_resource: no scope is open");
     const open_scope entry = scopes_.back();
     scopes_.pop_back();
     scope_report report{
@@ -156,7 +170,8 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
     ++histogram_[bucket_of(bytes)];
     bool overflow = false;
     const std::size_t start = detail::align_up(footprint_, alignment, overflow);
-    footprint_ = overflow || start > SIZE_MAX - bytes ? SIZE_MAX : start + (bytes ? bytes : 1);
+    const std::size_t size = bytes ? bytes : 1;
+    footprint_ = overflow || start > SIZE_MAX - size ? SIZE_MAX : start + size;
     if (bytes_.current > scope_peak_) scope_peak_ = bytes_.current;
   }
 
@@ -182,18 +197,25 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
 };
 
 // Measures one block of code: opens a scope now, closes it on finish() or
-// at destruction.
+// at destruction. finish() while an inner scope is still open throws
+// std::logic_error and closes nothing; the destructor closes this scope and
+// any inner one left open.
 class tracking_scope {
  public:
-  explicit tracking_scope(tracking_resource& tracker) : tracker_(&tracker) { tracker.push_scope(); }
+  explicit tracking_scope(tracking_resource& tracker)
+      : tracker_(&tracker), depth_(tracker.push_scope()) {}
   tracking_scope(const tracking_scope&) = delete;
   tracking_scope& operator=(const tracking_scope&) = delete;
   ~tracking_scope() {
-    if (tracker_) tracker_->pop_scope();
+    if (!tracker_) return;
+    while (tracker_->open_scopes() >= depth_) (void)tracker_->pop_scope();
   }
 
+  // The scope's report; later calls return the same one.
   scope_report finish() {
     if (!tracker_) return report_;
+    if (tracker_->open_scopes() != depth_)
+      throw std::logic_error("alloclab::tracking_scope: finished while an inner scope is open");
     report_ = tracker_->pop_scope();
     tracker_ = nullptr;
     return report_;
@@ -201,6 +223,7 @@ class tracking_scope {
 
  private:
   tracking_resource* tracker_;
+  std::size_t depth_;
   scope_report report_{};
 };
 

@@ -11,7 +11,7 @@
 namespace alloclab::testing {
 namespace {
 
-struct block {
+struct block_record {
   std::byte* p;
   std::size_t size;
   std::size_t alignment;
@@ -31,14 +31,16 @@ struct subject {
   virtual void mark() {}
   virtual void rewind() {}
   // Subject-specific invariants given the live blocks.
-  virtual std::string check(const std::vector<block>&) const { return {}; }
+  virtual std::string check(const std::vector<block_record>&) const { return {}; }
   // Called after a successful allocation, for subjects that count.
-  virtual void on_allocated(std::size_t, std::size_t) {}
+  virtual void on_allocated(std::byte*, std::size_t, std::size_t) {}
+  // Bytes taken from the upstream so far (cumulative), for scope loops.
+  virtual std::size_t upstream_bytes_taken() const { return 0; }
 };
 
-std::size_t live_bytes(const std::vector<block>& live) {
+std::size_t live_bytes(const std::vector<block_record>& live) {
   std::size_t total = 0;
-  for (const block& b : live) total += b.size;
+  for (const block_record& b : live) total += b.size;
   return total;
 }
 
@@ -64,7 +66,8 @@ struct arena_subject : subject {
     arena.rewind(marks.back());
     marks.pop_back();
   }
-  std::string check(const std::vector<block>& live) const override {
+  std::size_t upstream_bytes_taken() const override { return arena.upstream_bytes(); }
+  std::string check(const std::vector<block_record>& live) const override {
     if (arena.used() < live_bytes(live)) return "arena used() below the live bytes";
     if (upstream_checker.blocks_in_use() > arena.upstream_allocations()) {
       return "arena holds more upstream blocks than it counted";
@@ -73,23 +76,38 @@ struct arena_subject : subject {
   }
 };
 
+// The pool's oracle is the documented rule, not the implementation's
+// formula: a request fits when bytes <= the block size and alignment <= the
+// largest power of two dividing it. The two pools below have 64- and 32-byte
+// blocks (multiples of 16, so not rounded), hence alignments 64 and 32.
 struct pool_subject : subject {
+  static constexpr std::size_t growing_block = 64;
+  static constexpr std::size_t fixed_block = 32;
   alignas(std::max_align_t) std::byte buffer[8192];
   pool_resource pool;
+  std::size_t block;
   std::size_t oversize_expected = 0;
   explicit pool_subject(bool fixed)
-      : pool(fixed ? pool_resource(32, buffer, sizeof buffer)
-                   : pool_resource(64, &upstream_checker)) {}
+      : pool(fixed ? pool_resource(fixed_block, buffer, sizeof buffer)
+                   : pool_resource(growing_block, &upstream_checker)),
+        block(fixed ? fixed_block : growing_block) {}
   std::pmr::memory_resource& resource() override { return pool; }
   bool may_refuse() const override { return pool.fixed_capacity(); }
   bool can_release() const override { return true; }
   void release() override { pool.release(); }
-  void on_allocated(std::size_t bytes, std::size_t alignment) override {
-    if (bytes > pool.block_size() || alignment > pool.block_alignment()) ++oversize_expected;
+  bool fits(std::size_t bytes, std::size_t alignment) const {
+    return bytes <= block && alignment <= block;
   }
-  std::string check(const std::vector<block>&) const override {
+  bool in_buffer(const std::byte* p) const { return p >= buffer && p < buffer + sizeof buffer; }
+  void on_allocated(std::byte* p, std::size_t bytes, std::size_t alignment) override {
+    if (!fits(bytes, alignment)) ++oversize_expected;
+    if (pool.fixed_capacity() && !in_buffer(p)) fixed_outside = true;
+  }
+  bool fixed_outside = false;
+  std::string check(const std::vector<block_record>&) const override {
     if (pool.oversize_allocations() != oversize_expected)
       return "pool oversize count differs from the model";
+    if (fixed_outside) return "fixed pool served a block outside its buffer";
     return {};
   }
 };
@@ -97,7 +115,7 @@ struct pool_subject : subject {
 struct tracking_subject : subject {
   tracking_resource tracker{&upstream_checker};
   std::pmr::memory_resource& resource() override { return tracker; }
-  std::string check(const std::vector<block>& live) const override {
+  std::string check(const std::vector<block_record>& live) const override {
     if (tracker.blocks().current != live.size())
       return "tracking block count differs from the model";
     if (tracker.bytes().current != live_bytes(live))
@@ -112,7 +130,7 @@ struct limit_subject : subject {
   limit_resource limit{&upstream_checker, {budget}};
   std::pmr::memory_resource& resource() override { return limit; }
   bool may_refuse() const override { return true; }
-  std::string check(const std::vector<block>& live) const override {
+  std::string check(const std::vector<block_record>& live) const override {
     if (limit.bytes_in_use() != live_bytes(live)) return "limit budget differs from the model";
     if (limit.bytes_in_use() > budget) return "limit exceeded its budget";
     return {};
@@ -122,7 +140,8 @@ struct limit_subject : subject {
 struct checked_subject : subject {
   checked_resource checker{&upstream_checker, misuse_reaction::record};
   std::pmr::memory_resource& resource() override { return checker; }
-  std::string check(const std::vector<block>& live) const override {
+  void release() override { checker.release_quarantine(); }
+  std::string check(const std::vector<block_record>& live) const override {
     if (checker.blocks_in_use() != live.size()) return "checked block count differs from the model";
     if (checker.total_misuses() != 0)
       return "checked resource reported a misuse: " + checker.last_misuse();
@@ -200,12 +219,12 @@ std::size_t decode_alignment(std::uint8_t b) {
   return std::size_t{1} << (b % 8);
 }
 
-bool overlaps(const block& a, const std::byte* p, std::size_t size) {
+bool overlaps(const block_record& a, const std::byte* p, std::size_t size) {
   if (a.size == 0 || size == 0) return false;
   return p < a.p + a.size && a.p < p + size;
 }
 
-bool intact(const block& b) {
+bool intact(const block_record& b) {
   for (std::size_t i = 0; i < b.size; ++i) {
     if (b.p[i] != std::byte{b.pattern}) return false;
   }
@@ -228,7 +247,7 @@ class model_run {
 
  private:
   void apply(std::uint8_t op, byte_reader& in) {
-    switch (op % 8) {
+    switch (op % 9) {
       case 0:
       case 1:
       case 2:
@@ -244,9 +263,29 @@ class model_run {
       case 6:
         mark();
         break;
-      default:
+      case 7:
         rewind();
         break;
+      default:
+        scope_loop(in.next());
+        break;
+    }
+  }
+
+  // A request loop in a scope: mark, allocate, rewind, pass after pass. The
+  // upstream bytes a pass takes may not grow (review defect 1).
+  void scope_loop(std::uint8_t b) {
+    if (!subject_->can_rewind() || marks_.size() >= 8) return;
+    const std::size_t size = 256 + std::size_t{b} * 64;
+    std::size_t first_pass = 0;
+    for (int pass = 0; pass < 12 && error_.empty(); ++pass) {
+      const std::size_t before = subject_->upstream_bytes_taken();
+      mark();
+      allocate(size, 8);
+      rewind();
+      const std::size_t taken = subject_->upstream_bytes_taken() - before;
+      if (pass == 0) first_pass = taken;
+      if (taken > first_pass) fail("a scope loop takes more upstream bytes pass after pass");
     }
   }
 
@@ -264,13 +303,13 @@ class model_run {
     }
     if (over_budget) return fail("limit granted a request beyond its budget");
     check_new_block(static_cast<std::byte*>(p), size, alignment);
-    subject_->on_allocated(size, alignment);
+    subject_->on_allocated(static_cast<std::byte*>(p), size, alignment);
   }
 
   void check_new_block(std::byte* p, std::size_t size, std::size_t alignment) {
     if (p == nullptr) return fail("allocate returned null");
     if (!detail::is_aligned(p, alignment)) return fail("misaligned block");
-    for (const block& b : live_) {
+    for (const block_record& b : live_) {
       if (overlaps(b, p, size)) return fail("new block overlaps a live block");
     }
     const auto pattern = static_cast<unsigned char>(++counter_ * 31 + 7);
@@ -281,7 +320,7 @@ class model_run {
   void deallocate(std::uint8_t which) {
     if (live_.empty()) return;
     const std::size_t index = which % live_.size();
-    const block b = live_[index];
+    const block_record b = live_[index];
     if (!intact(b)) return fail("block contents changed while live");
     subject_->resource().deallocate(b.p, b.size, b.alignment);
     live_.erase(live_.begin() + static_cast<std::ptrdiff_t>(index));
@@ -305,19 +344,19 @@ class model_run {
   void rewind() {
     if (!subject_->can_rewind() || marks_.empty()) return;
     subject_->rewind();
-    const std::vector<block> at_mark = std::move(marks_.back());
+    const std::vector<block_record> at_mark = std::move(marks_.back());
     marks_.pop_back();
-    auto was_live_at_mark = [&](const block& b) {
+    auto was_live_at_mark = [&](const block_record& b) {
       return std::any_of(at_mark.begin(), at_mark.end(),
-                         [&](const block& m) { return m.p == b.p; });
+                         [&](const block_record& m) { return m.p == b.p; });
     };
     live_.erase(std::remove_if(live_.begin(), live_.end(),
-                               [&](const block& b) { return !was_live_at_mark(b); }),
+                               [&](const block_record& b) { return !was_live_at_mark(b); }),
                 live_.end());
   }
 
   void verify() {
-    for (const block& b : live_) {
+    for (const block_record& b : live_) {
       if (!intact(b)) return fail("block contents changed while live");
     }
     const std::string problem = subject_->check(live_);
@@ -325,7 +364,7 @@ class model_run {
   }
 
   void free_all_live() {
-    for (const block& b : live_) subject_->resource().deallocate(b.p, b.size, b.alignment);
+    for (const block_record& b : live_) subject_->resource().deallocate(b.p, b.size, b.alignment);
     live_.clear();
   }
 
@@ -344,8 +383,8 @@ class model_run {
   }
 
   std::unique_ptr<subject> subject_;
-  std::vector<block> live_;
-  std::vector<std::vector<block>> marks_;
+  std::vector<block_record> live_;
+  std::vector<std::vector<block_record>> marks_;
   std::size_t counter_ = 0;
   std::string error_;
 };

@@ -2,7 +2,7 @@
 // the model test (seeded random bytes) and the libFuzzer target (fuzzer bytes).
 //
 // The first input byte picks the resource under test; the rest is a stream of
-// operations: allocate, deallocate, release, mark, rewind, verify. Every
+// operations: allocate, deallocate, release, mark, rewind, scope loop, verify. Every
 // subject draws its upstream memory from a checked_resource, so after the
 // subject is destroyed the harness also knows whether it returned everything
 // it took, exactly once and with the right sizes.

@@ -1,0 +1,58 @@
+// Upstreams that misbehave on purpose, for the adaptor tests.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory_resource>
+#include <new>
+#include <stdexcept>
+
+namespace alloclab::testing {
+
+// Allocates from the heap; every deallocation returns the block and then
+// throws, as a foreign std::pmr resource may.
+class throwing_deallocate_resource final : public std::pmr::memory_resource {
+ public:
+  std::size_t deallocations = 0;
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    return std::pmr::new_delete_resource()->allocate(bytes, alignment);
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+    ++deallocations;
+    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+    throw std::runtime_error("upstream deallocate failed");
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+};
+
+// Hands out addresses without memory behind them, for any size: lets an
+// adaptor's counters be driven to their limits. Never dereference.
+class address_only_resource final : public std::pmr::memory_resource {
+ private:
+  void* do_allocate(std::size_t, std::size_t alignment) override {
+    next_ += 4096;
+    return reinterpret_cast<void*>(next_ & ~(std::uintptr_t{alignment} - 1));
+  }
+  void do_deallocate(void*, std::size_t, std::size_t) override {}
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+  std::uintptr_t next_ = std::uintptr_t{1} << 40;
+};
+
+// Replaces the global operator new of the test binary (failing_global_new.cpp):
+// while a `global_new_failure` is alive, every global allocation throws.
+struct global_new_failure {
+  global_new_failure();
+  ~global_new_failure();
+  global_new_failure(const global_new_failure&) = delete;
+  global_new_failure& operator=(const global_new_failure&) = delete;
+};
+// Global operator new calls so far (successful or not).
+std::size_t global_new_calls() noexcept;
+
+}  // namespace alloclab::testing
