@@ -8,8 +8,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <map>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -32,6 +36,12 @@ struct counters {
   std::atomic<std::uint64_t> run_failed{0};
   latency_histogram workload_time;
 };
+
+bool is_name(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+  });
+}
 
 void reply_json(httplib::Response& res, int status, const json& body) {
   res.status = status;
@@ -96,7 +106,11 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
     reply_json(res, 200, stats_document(variant, options, c, started));
   });
   server.Get("/run", [&](const httplib::Request& req, httplib::Response& res) {
-    if (std::string error = check_run_query(req.params, variant); !error.empty())
+    const std::size_t mark = req.target.find('?');
+    const std::string_view query = mark == std::string::npos
+                                       ? std::string_view()
+                                       : std::string_view(req.target).substr(mark + 1);
+    if (std::string error = check_run_query(query, variant); !error.empty())
       return reply_error(res, 400, error);
     const iteration_result r = variant.run_one();
     if (!r.ok) {
@@ -108,6 +122,26 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
     reply_json(
         res, 200,
         json{{"checksum", fmt::format("{:#018x}", r.checksum)}, {"workload_ns", r.workload_ns}});
+  });
+  // The routes take no body, and httplib 0.11 leaves a GET's body unread (it would be parsed
+  // as the next request): refuse and close. Header lines are limited in size by httplib, their
+  // number here.
+  server.set_pre_routing_handler([&options](const httplib::Request& req, httplib::Response& res) {
+    if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
+      const bool too_long = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr,
+                                          10) > options.limits.payload_max_bytes;
+      reply_error(res, 413,
+                  too_long ? "request body too large" : "this server's requests take no body");
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (req.headers.size() > options.limits.max_header_count) {
+      reply_error(res, 431,
+                  fmt::format("more than {} header fields", options.limits.max_header_count));
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
   });
   server.set_exception_handler([](const httplib::Request&, httplib::Response& res,
                                   std::exception_ptr) { reply_error(res, 500, "internal error"); });
@@ -123,7 +157,7 @@ void configure(httplib::Server& server, const server_options& options) {
   const http_limits& l = options.limits;
   server.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(l.read_timeout));
   server.set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(l.write_timeout));
-  server.set_keep_alive_timeout(l.keep_alive_timeout.count());
+  server.set_keep_alive_timeout(static_cast<time_t>(l.keep_alive_timeout.count()));
   server.set_keep_alive_max_count(std::size_t{1} << 30);  // a load generator's connection lives
   server.set_payload_max_length(l.payload_max_bytes);
   // httplib's default adds SO_REUSEPORT, which lets a second server share a port in use.
@@ -176,19 +210,30 @@ class stop_on_signal {
 
 }  // namespace
 
-std::string check_run_query(const std::multimap<std::string, std::string>& params,
-                            const served_variant& variant) {
-  for (const auto& [key, value] : params)
+std::string check_run_query(std::string_view query, const served_variant& variant) {
+  std::map<std::string, std::string> params;
+  while (!query.empty()) {
+    const std::string_view pair = query.substr(0, query.find('&'));
+    query.remove_prefix(std::min(query.size(), pair.size() + 1));
+    const std::size_t equals = pair.find('=');
+    const std::string key(pair.substr(0, equals));
+    if (equals == std::string_view::npos || key.empty() || !is_name(key) ||
+        !is_name(pair.substr(equals + 1)))
+      return fmt::format(
+          "malformed query parameter '{}'; expected name=value with letters, "
+          "digits and _ . -",
+          pair);
     if (key != "workload" && key != "strategy")
       return fmt::format("unknown query parameter '{}'; /run takes workload and strategy", key);
-  for (const char* key : {"workload", "strategy"}) {
-    const std::size_t n = params.count(key);
-    if (n == 0) return fmt::format("missing query parameter '{}'", key);
-    if (n > 1) return fmt::format("query parameter '{}' given {} times", key, n);
-    if (params.find(key)->second.empty()) return fmt::format("empty query parameter '{}'", key);
+    if (params.count(key) != 0) return fmt::format("query parameter '{}' given twice", key);
+    params[key] = std::string(pair.substr(equals + 1));
   }
-  const std::string& workload = params.find("workload")->second;
-  const std::string& strategy = params.find("strategy")->second;
+  for (const char* key : {"workload", "strategy"}) {
+    if (params.count(key) == 0) return fmt::format("missing query parameter '{}'", key);
+    if (params[key].empty()) return fmt::format("empty query parameter '{}'", key);
+  }
+  const std::string& workload = params["workload"];
+  const std::string& strategy = params["strategy"];
   if (find_workload(workload) == nullptr) return fmt::format("unknown workload '{}'", workload);
   if (find_strategy(strategy) == nullptr) return fmt::format("unknown strategy '{}'", strategy);
   if (workload != variant.workload() || strategy != variant.strategy())

@@ -11,6 +11,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -22,7 +23,9 @@ struct http_limits {
   std::chrono::milliseconds read_timeout{2000};  // a silent half-sent request is dropped
   std::chrono::milliseconds write_timeout{5000};
   std::chrono::seconds keep_alive_timeout{5};
-  std::size_t payload_max_bytes = 1024;  // GET only: any body beyond this gets 413
+  std::size_t payload_max_bytes =
+      1024;                            // larger bodies get 413 (any body does: no route takes one)
+  std::size_t max_header_count = 100;  // more header fields get 431
 };
 
 struct server_options {
@@ -37,9 +40,9 @@ struct server_options {
 // "listening on HOST:PORT" on `announce`, serves until SIGINT or SIGTERM. Returns 0.
 int run_http_server(served_variant& variant, const server_options& options, std::ostream& announce);
 
-// The query check of /run: empty when `params` name exactly this server's variant, else the
-// error message (unknown parameter, missing, repeated or empty value, unknown or other variant).
-std::string check_run_query(const std::multimap<std::string, std::string>& params,
-                            const served_variant& variant);
+// The check of /run's raw query string: empty when it names exactly this server's variant, else
+// the error message (malformed pair, unknown parameter, missing, repeated or empty value,
+// unknown or other variant). Names are [A-Za-z0-9_.-]: no percent-encoding is needed or taken.
+std::string check_run_query(std::string_view query, const served_variant& variant);
 
 }  // namespace alloclab::lab::serve

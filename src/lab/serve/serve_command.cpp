@@ -33,6 +33,7 @@ struct serve_request {
   std::string malloc = "glibc";
   std::size_t threads = 64;
   double read_timeout_s = 2.0;
+  int keep_alive_s = 5;
   std::uint64_t seed = 42;
   std::optional<int> cpu;
   bool allow_debug = false;
@@ -134,6 +135,7 @@ int execute_serve(const serve_request& r) {
   options.threads = r.threads;
   options.limits.read_timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(r.read_timeout_s * 1000));
+  options.limits.keep_alive_timeout = std::chrono::seconds(r.keep_alive_s);
   options.facts = std::move(facts);
   return run_http_server(variant, options, std::cout);
 }
@@ -175,6 +177,10 @@ void add_serve(CLI::App& app, serve_request& r, CLI::App*& command) {
       ->add_option("--read-timeout", r.read_timeout_s,
                    "Seconds a half-sent request may stay silent before it is dropped (2)")
       ->check(CLI::Range(0.05, 600.0));
+  command
+      ->add_option("--keep-alive", r.keep_alive_s,
+                   "Whole seconds an idle keep-alive connection stays open (5)")
+      ->check(CLI::Range(1, 600));
   command->add_option("--seed", r.seed, "Seed of the workload's input (42)");
   command->add_option("--cpu", r.cpu, "Pin the server to this CPU")->check(CLI::Range(0, 1023));
   command->add_flag("--allow-debug", r.allow_debug, "Serve from an unoptimised build anyway");
