@@ -45,6 +45,8 @@ TEST(BoundedLoad, EveryGeneratorFinishesWithoutErrors) {
   EXPECT_EQ(*open.target_rate_rps, 200.0);
   ASSERT_TRUE(open.server.has_value());
   EXPECT_EQ(open.server->run_requests, 400u);
+  EXPECT_GT(open.server->cpu_us_per_request, 0.0);
+  EXPECT_GT(*open.server->share_of_latency, 0.0);
   EXPECT_LE(*open.latency.p50_ms, *open.latency.p99_ms);
   EXPECT_EQ(server->stop(SIGTERM).exit_code, 0) << server->output();
 }

@@ -12,6 +12,9 @@
 //   a request in flight at SIGTERM finishes .. Lifecycle.RequestInFlightAtSigtermIsAnswered
 //   port in use -> exit 2, one line .......... Lifecycle.PortInUseIsExit2WithOneLine
 //   bad arguments -> exit 2 .................. Lifecycle.BadArgumentsAreExit2
+//   --malloc: re-executed under it, proven live, same checksum
+//                                          ... Lifecycle.MallocIsPreloadedAndProvenLive
+//   --malloc not installed -> exit 2 ......... Lifecycle.MallocNotInstalledIsExit2
 //   the suite's server exits 0 (no leak under ASan) ... Serving (TearDownTestSuite)
 #include <signal.h>
 
@@ -22,6 +25,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <alloclab/build_info.hpp>
+
+#include "heap/malloc_registry.hpp"
 #include "serve_support.hpp"
 
 namespace {
@@ -234,7 +240,8 @@ TEST(Lifecycle, PortInUseIsExit2WithOneLine) {
     FILE* f = std::fopen("serve_err.txt", "r");
     ASSERT_NE(f, nullptr);
     char line[512];
-    while (std::fgets(line, sizeof line, f) != nullptr) err += line;
+    while (std::fgets(line, sizeof line, f) != nullptr)
+      if (std::string(line).rfind("alloclab serve: WARNING: DEBUG build", 0) != 0) err += line;
     std::fclose(f);
     std::remove("serve_err.txt");
   }
@@ -254,6 +261,34 @@ TEST(Lifecycle, BadArgumentsAreExit2) {
     const int status = std::system(command.c_str());
     EXPECT_EQ(WEXITSTATUS(status), 2) << args;
   }
+}
+
+TEST(Lifecycle, MallocIsPreloadedAndProvenLive) {
+  if (alloclab::build::sanitized) GTEST_SKIP() << "AddressSanitizer owns malloc in this build";
+  const json reference = json::parse(get(start_server()->port(), "/stats").body());
+  int tried = 0;
+  for (const char* name : {"mimalloc", "jemalloc", "glibc_arena2"}) {
+    const auto* entry = alloclab::heap::find_malloc(name);
+    ASSERT_NE(entry, nullptr) << name;
+    if (!alloclab::heap::installed(*entry)) continue;
+    ++tried;
+    auto server = start_server({"--malloc", name});
+    const json stats = json::parse(get(server->port(), "/stats").body());
+    EXPECT_EQ(stats.at("malloc"), name);
+    EXPECT_TRUE(stats.at("live_allocator").at("ok").get<bool>()) << stats.dump();
+    const reply run = get(server->port(), run_target());
+    ASSERT_EQ(run.status, 200) << run.text;
+    EXPECT_EQ(json::parse(run.body()).at("checksum"), reference.at("expected_checksum"));
+  }
+  EXPECT_GT(tried, 0) << "no preloadable malloc installed (scripts/deps.sh installs them)";
+}
+
+TEST(Lifecycle, MallocNotInstalledIsExit2) {
+  const std::string command =
+      std::string("env -u LD_PRELOAD ALLOCLAB_TEST_HIDE_MALLOC=mimalloc '") + ALLOCLAB_BINARY +
+      "' serve --allow-debug --workload request_mix --strategy std "
+      "--port 0 --malloc mimalloc >/dev/null 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 2);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -88,6 +89,12 @@ json stats_document(const served_variant& variant, const server_options& options
   doc["strategy"] = variant.strategy();
   doc["threads"] = options.threads;
   doc["uptime_s"] = static_cast<double>(elapsed_ns(started, lab_clock::now())) / 1e9;
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  doc["cpu_s"] = seconds(usage.ru_utime) + seconds(usage.ru_stime);  // the whole process
   doc["requests"] = c.responses.load();
   doc["errors"] = c.errors.load();
   doc["run"] = {{"ok", c.run_ok.load()},

@@ -80,6 +80,9 @@ std::optional<server_side> server_delta(const std::optional<json>& before,
     s.workload_p99_us = delta.percentile_ns(0.99) / 1e3;
     if (client.mean_ms && *client.mean_ms > 0)
       s.share_of_latency = s.workload_mean_us / (*client.mean_ms * 1e3);
+    const double cpu_s = after->at("cpu_s").get<double>() - before->at("cpu_s").get<double>();
+    if (delta.count > 0) s.cpu_us_per_request = cpu_s * 1e6 / static_cast<double>(delta.count);
+    if (s.cpu_us_per_request > 0) s.share_of_cpu = s.workload_mean_us / s.cpu_us_per_request;
     return s;
   } catch (const json::exception&) {
     return std::nullopt;
@@ -320,7 +323,9 @@ json to_json(const load_result& r) {
                    {"workload_mean_us", r.server->workload_mean_us},
                    {"workload_p50_us", r.server->workload_p50_us},
                    {"workload_p99_us", r.server->workload_p99_us},
-                   {"share_of_latency", opt(r.server->share_of_latency)}};
+                   {"share_of_latency", opt(r.server->share_of_latency)},
+                   {"cpu_us_per_request", r.server->cpu_us_per_request},
+                   {"share_of_cpu", opt(r.server->share_of_cpu)}};
   return j;
 }
 

@@ -30,6 +30,8 @@ struct server_side {
   double workload_p50_us = 0;
   double workload_p99_us = 0;
   std::optional<double> share_of_latency;  // server mean workload time / client mean latency
+  double cpu_us_per_request = 0;           // server process CPU (user + sys) / /run requests
+  std::optional<double> share_of_cpu;      // server mean workload time / its CPU per request
 };
 
 struct load_result {
