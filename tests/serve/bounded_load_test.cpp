@@ -4,6 +4,8 @@
 //   seen by the server's /stats, generator stops by itself ... BoundedLoad.EveryGeneratorFinishesWithoutErrors
 //   a generator that is not installed is a failed result, not a crash
 //                                          ... BoundedLoad.MissingGeneratorIsAFailedResult
+//   run_open_loop with no server: a failed result counting what failed
+//                                          ... BoundedLoad.OpenLoopWithNoServerIsAFailedResult
 #include <cstdlib>
 
 #include <gtest/gtest.h>
@@ -59,6 +61,13 @@ TEST(BoundedLoad, MissingGeneratorIsAFailedResult) {
   ::setenv("PATH", path.c_str(), 1);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error, "hey is not installed (apt install hey)");
+}
+
+TEST(BoundedLoad, OpenLoopWithNoServerIsAFailedResult) {
+  // Port 1 on loopback: nothing listens there (connection refused at once).
+  const load_result r = run_open_loop({"http://127.0.0.1:1/run", 20.0, 0.5, 2, std::nullopt});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "no request was answered (10 sent, 10 failed)");
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ struct load_result {
   std::vector<std::string> command;  // what was run (empty for the in-process open-loop client)
   std::string pinning;
   double duration_s = 0;
-  std::uint64_t requests = 0;  // completed, any status
+  std::uint64_t requests = 0;  // answered, any status (latencies are of these)
   std::uint64_t errors = 0;    // non-2xx responses and transport errors
   double throughput_rps = 0;
   std::optional<double> target_rate_rps;  // open loop only
