@@ -9,6 +9,8 @@ ALLOCLAB_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config git
   libcli11-dev nlohmann-json3-dev libfmt-dev libcpp-httplib-dev)
 ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmalloc-minimal4 libtbbmalloc2)
 ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format)
+# Load generators of the serve frame (`alloclab load`, tests/serve).
+ALLOCLAB_LOAD_PACKAGES=(hey wrk)
 
 alloclab_missing_packages() {
   local pkg
@@ -34,5 +36,5 @@ alloclab_ensure_packages() {
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-  alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}"
+  alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}"
 fi

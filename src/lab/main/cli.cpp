@@ -10,6 +10,7 @@
 
 #include "executors/interrupt.hpp"
 #include "main/commands.hpp"
+#include "serve/serve_command.hpp"
 
 #ifndef ALLOCLAB_LAB_VERSION
 #define ALLOCLAB_LAB_VERSION "unknown"
@@ -148,8 +149,10 @@ int run_cli(int argc, char** argv) {
       app.add_subcommand("validate", "Check a results.json against the documented schema");
   validate->add_option("results", results_path, "results.json to check")->required();
 
-  if (std::string unknown =
-          unknown_command(argc, argv, {"run", "list", "report", "validate", "help"});
+  const serve::serve_commands serve = serve::add_serve_commands(app);
+
+  if (std::string unknown = unknown_command(
+          argc, argv, {"run", "list", "report", "validate", "help", "serve", "load"});
       !unknown.empty()) {
     std::cerr << "alloclab: error: " << unknown << '\n';
     return exit_usage;
@@ -172,6 +175,7 @@ int run_cli(int argc, char** argv) {
     if (run->parsed()) return execute_run(request);
     if (report->parsed()) return execute_report(results_path, output_path);
     if (validate->parsed()) return execute_validate(results_path);
+    if (serve.parsed()) return serve.execute();
     return execute_list();
   } catch (const usage_error& e) {
     std::cerr << "alloclab: error: " << e.what() << '\n';

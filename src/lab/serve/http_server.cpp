@@ -1,0 +1,276 @@
+#include "http_server.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <map>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include "latency_histogram.hpp"
+#include "plan/request.hpp"
+#include "measure/clock.hpp"
+
+namespace alloclab::lab::serve {
+namespace {
+
+using json = nlohmann::json;
+
+struct counters {
+  std::atomic<std::uint64_t> responses{0};
+  std::atomic<std::uint64_t> errors{0};  // responses with status >= 400
+  std::atomic<std::uint64_t> run_ok{0};
+  std::atomic<std::uint64_t> run_failed{0};
+  latency_histogram workload_time;
+};
+
+bool is_name(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+  });
+}
+
+void reply_json(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(), "application/json");
+}
+
+void reply_error(httplib::Response& res, int status, const std::string& message) {
+  reply_json(res, status, json{{"error", message}});
+}
+
+// Why `bind` cannot listen on `port`, from the kernel's own answer.
+std::string bind_failure(const std::string& bind, int port) {
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  int family = AF_INET;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&address);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&address);
+  if (::inet_pton(AF_INET, bind.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(static_cast<std::uint16_t>(port));
+    length = sizeof(sockaddr_in);
+  } else if (::inet_pton(AF_INET6, bind.c_str(), &v6->sin6_addr) == 1) {
+    family = AF_INET6;
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<std::uint16_t>(port));
+    length = sizeof(sockaddr_in6);
+  } else {
+    return fmt::format("--bind {}: not an IPv4 or IPv6 address", bind);
+  }
+  const int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int reuse = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, sizeof reuse);
+  std::string why = "the server could not start listening";
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 || ::listen(fd, 1) != 0)
+    why = errno == EADDRINUSE ? "the port is in use" : std::strerror(errno);
+  ::close(fd);
+  return fmt::format("cannot listen on {}:{}: {}", bind, port, why);
+}
+
+json stats_document(const served_variant& variant, const server_options& options, const counters& c,
+                    lab_clock::time_point started) {
+  json doc = options.facts;
+  doc["workload"] = variant.workload();
+  doc["strategy"] = variant.strategy();
+  doc["threads"] = options.threads;
+  doc["uptime_s"] = static_cast<double>(elapsed_ns(started, lab_clock::now())) / 1e9;
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  doc["cpu_s"] = seconds(usage.ru_utime) + seconds(usage.ru_stime);  // the whole process
+  doc["requests"] = c.responses.load();
+  doc["errors"] = c.errors.load();
+  doc["run"] = {{"ok", c.run_ok.load()},
+                {"failed", c.run_failed.load()},
+                {"workload_time", to_json(c.workload_time.snapshot())}};
+  return doc;
+}
+
+void add_routes(httplib::Server& server, served_variant& variant, const server_options& options,
+                counters& c) {
+  const auto started = lab_clock::now();
+  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain");
+  });
+  server.Get("/stats", [&, started](const httplib::Request&, httplib::Response& res) {
+    reply_json(res, 200, stats_document(variant, options, c, started));
+  });
+  server.Get("/run", [&](const httplib::Request& req, httplib::Response& res) {
+    const std::size_t mark = req.target.find('?');
+    const std::string_view query = mark == std::string::npos
+                                       ? std::string_view()
+                                       : std::string_view(req.target).substr(mark + 1);
+    if (std::string error = check_run_query(query, variant); !error.empty())
+      return reply_error(res, 400, error);
+    const iteration_result r = variant.run_one();
+    if (!r.ok) {
+      c.run_failed.fetch_add(1, std::memory_order_relaxed);
+      return reply_error(res, 500, r.error);
+    }
+    c.workload_time.record(r.workload_ns);
+    c.run_ok.fetch_add(1, std::memory_order_relaxed);
+    reply_json(
+        res, 200,
+        json{{"checksum", fmt::format("{:#018x}", r.checksum)}, {"workload_ns", r.workload_ns}});
+  });
+  // The routes take no body, and httplib 0.11 leaves a GET's body unread (it would be parsed
+  // as the next request): refuse and close. Header lines are limited in size by httplib, their
+  // number here.
+  server.set_pre_routing_handler([&options](const httplib::Request& req, httplib::Response& res) {
+    if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
+      const bool too_long = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr,
+                                          10) > options.limits.payload_max_bytes;
+      reply_error(res, 413,
+                  too_long ? "request body too large" : "this server's requests take no body");
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (req.headers.size() > options.limits.max_header_count) {
+      reply_error(res, 431,
+                  fmt::format("more than {} header fields", options.limits.max_header_count));
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& res,
+                                  std::exception_ptr) { reply_error(res, 500, "internal error"); });
+  server.set_logger([&c](const httplib::Request&, const httplib::Response& res) {
+    c.responses.fetch_add(1, std::memory_order_relaxed);
+    if (res.status >= 400) c.errors.fetch_add(1, std::memory_order_relaxed);
+  });
+}
+
+void configure(httplib::Server& server, const server_options& options) {
+  const std::size_t threads = options.threads;
+  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  const http_limits& l = options.limits;
+  server.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(l.read_timeout));
+  server.set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(l.write_timeout));
+  server.set_keep_alive_timeout(static_cast<time_t>(l.keep_alive_timeout.count()));
+  server.set_keep_alive_max_count(std::size_t{1} << 30);  // a load generator's connection lives
+  server.set_payload_max_length(l.payload_max_bytes);
+  // httplib's default adds SO_REUSEPORT, which lets a second server share a port in use.
+  // TCP_NODELAY (inherited by accepted sockets): httplib writes headers and body separately,
+  // and Nagle's algorithm with delayed ACKs would hold every response back ~40 ms.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+  });
+}
+
+// Waits for SIGINT or SIGTERM (blocked in every thread made after it) and stops the server once
+// it runs. finished() must be called when listen returns.
+class stop_on_signal {
+ public:
+  explicit stop_on_signal(httplib::Server& server) : server_(server) {
+    sigemptyset(&signals_);
+    sigaddset(&signals_, SIGINT);
+    sigaddset(&signals_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
+    waiter_ = std::thread([this] { wait(); });
+  }
+  stop_on_signal(const stop_on_signal&) = delete;
+  stop_on_signal& operator=(const stop_on_signal&) = delete;
+  ~stop_on_signal() {
+    finished_.store(true);
+    if (!signalled_.load()) ::kill(::getpid(), SIGTERM);  // wakes the waiter
+    waiter_.join();
+  }
+  void finished() { finished_.store(true); }
+
+ private:
+  void wait() {
+    int received = 0;
+    sigwait(&signals_, &received);
+    signalled_.store(true);
+    // stop() is ignored until listen() runs: wait for it (or for its end).
+    while (!finished_.load() && !server_.is_running())
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!finished_.load()) server_.stop();
+  }
+
+  httplib::Server& server_;
+  sigset_t signals_{};
+  std::atomic<bool> signalled_{false};
+  std::atomic<bool> finished_{false};
+  std::thread waiter_;
+};
+
+}  // namespace
+
+std::string check_run_query(std::string_view query, const served_variant& variant) {
+  std::map<std::string, std::string> params;
+  while (!query.empty()) {
+    const std::string_view pair = query.substr(0, query.find('&'));
+    query.remove_prefix(std::min(query.size(), pair.size() + 1));
+    const std::size_t equals = pair.find('=');
+    const std::string key(pair.substr(0, equals));
+    if (equals == std::string_view::npos || key.empty() || !is_name(key) ||
+        !is_name(pair.substr(equals + 1)))
+      return fmt::format(
+          "malformed query parameter '{}'; expected name=value with letters, "
+          "digits and _ . -",
+          pair);
+    if (key != "workload" && key != "strategy")
+      return fmt::format("unknown query parameter '{}'; /run takes workload and strategy", key);
+    if (params.count(key) != 0) return fmt::format("query parameter '{}' given twice", key);
+    params[key] = std::string(pair.substr(equals + 1));
+  }
+  for (const char* key : {"workload", "strategy"}) {
+    if (params.count(key) == 0) return fmt::format("missing query parameter '{}'", key);
+    if (params[key].empty()) return fmt::format("empty query parameter '{}'", key);
+  }
+  const std::string& workload = params["workload"];
+  const std::string& strategy = params["strategy"];
+  if (find_workload(workload) == nullptr) return fmt::format("unknown workload '{}'", workload);
+  if (find_strategy(strategy) == nullptr) return fmt::format("unknown strategy '{}'", strategy);
+  if (workload != variant.workload() || strategy != variant.strategy())
+    return fmt::format(
+        "this server serves workload {} with strategy {} (one server process per variant)",
+        variant.workload(), variant.strategy());
+  return {};
+}
+
+int run_http_server(served_variant& variant, const server_options& options,
+                    std::ostream& announce) {
+  httplib::Server server;
+  counters c;
+  configure(server, options);
+  add_routes(server, variant, options, c);
+  int port = options.port;
+  if (port == 0) {
+    port = server.bind_to_any_port(options.bind);
+    if (port < 0) throw usage_error(bind_failure(options.bind, 0));
+  } else if (!server.bind_to_port(options.bind, port)) {
+    throw usage_error(bind_failure(options.bind, port));
+  }
+  stop_on_signal stopper(server);
+  announce << fmt::format("listening on {}:{}", options.bind, port) << std::endl;
+  server.listen_after_bind();
+  stopper.finished();
+  announce << fmt::format("stopped after {} requests ({} errors)", c.responses.load(),
+                          c.errors.load())
+           << std::endl;
+  return 0;
+}
+
+}  // namespace alloclab::lab::serve

@@ -1,0 +1,48 @@
+// The HTTP/1.1 front of `alloclab serve` (cpp-httplib):
+//   GET /run?workload=W&strategy=S  one iteration of the served variant -> its checksum (JSON)
+//   GET /healthz                    "ok"
+//   GET /stats                      JSON: requests, errors, time inside the workload (histogram)
+// Malformed input gets a 4xx and never stops the server. SIGINT and SIGTERM stop it: the
+// listening socket closes, requests in flight finish, then run_http_server returns.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "served_variant.hpp"
+
+namespace alloclab::lab::serve {
+
+struct http_limits {
+  std::chrono::milliseconds read_timeout{2000};  // a silent half-sent request is dropped
+  std::chrono::milliseconds write_timeout{5000};
+  std::chrono::seconds keep_alive_timeout{5};
+  std::size_t payload_max_bytes =
+      1024;                            // larger bodies get 413 (any body does: no route takes one)
+  std::size_t max_header_count = 100;  // more header fields get 431
+};
+
+struct server_options {
+  std::string bind = "127.0.0.1";
+  int port = 8080;           // 0: any free port
+  std::size_t threads = 64;  // one per open connection (httplib serves a connection per thread)
+  http_limits limits;
+  nlohmann::json facts = nlohmann::json::object();  // malloc, proof, pinning: shown in /stats
+};
+
+// Binds (usage_error when the address or port cannot be used), prints
+// "listening on HOST:PORT" on `announce`, serves until SIGINT or SIGTERM. Returns 0.
+int run_http_server(served_variant& variant, const server_options& options, std::ostream& announce);
+
+// The check of /run's raw query string: empty when it names exactly this server's variant, else
+// the error message (malformed pair, unknown parameter, missing, repeated or empty value,
+// unknown or other variant). Names are [A-Za-z0-9_.-]: no percent-encoding is needed or taken.
+std::string check_run_query(std::string_view query, const served_variant& variant);
+
+}  // namespace alloclab::lab::serve

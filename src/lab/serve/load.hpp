@@ -1,0 +1,89 @@
+// Load generators against one URL, each result in one shape (percentiles in ms, throughput,
+// errors), so that hey, wrk and the open-loop client can be put side by side.
+//   run_hey        hey -c C -z Ds (seed 004's shape), closed loop; hey prints 4 decimals of a
+//                  second (0.1 ms resolution) and no p99.9, which stays empty.
+//   run_wrk        wrk -c C -d Ds with a Lua done() hook that prints its histogram's percentiles.
+//   run_open_loop  constant rate: request i is due at t0 + i/rate; its latency runs from that
+//                  intended time, so a stalled server is charged for the requests it delayed
+//                  (coordinated omission corrected). cpp-httplib client, one thread per connection.
+// Each pins the generator to `cpu` when given and says so in `pinning`. When the server has
+// /stats (alloclab serve), the time spent inside the workload during the run is read from it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace alloclab::lab::serve {
+
+struct latency_percentiles {
+  std::optional<double> p50_ms, p90_ms, p99_ms, p999_ms, mean_ms;
+};
+
+// The server's own account of the run (delta of /stats before and after).
+struct server_side {
+  std::uint64_t run_requests = 0;
+  double workload_mean_us = 0;
+  double workload_p50_us = 0;
+  double workload_p99_us = 0;
+  std::optional<double> share_of_latency;  // server mean workload time / client mean latency
+  double cpu_us_per_request = 0;           // server process CPU (user + sys) / /run requests
+  std::optional<double> share_of_cpu;      // server mean workload time / its CPU per request
+};
+
+struct load_result {
+  bool ok = false;
+  std::string error;  // when !ok: one line
+  std::string generator;
+  std::vector<std::string> command;  // what was run (empty for the in-process open-loop client)
+  std::string pinning;
+  double duration_s = 0;
+  std::uint64_t requests = 0;  // answered, any status (latencies are of these)
+  std::uint64_t errors = 0;    // non-2xx responses and transport errors
+  double throughput_rps = 0;
+  std::optional<double> target_rate_rps;  // open loop only
+  latency_percentiles latency;
+  std::optional<server_side> server;
+};
+
+nlohmann::json to_json(const load_result& r);
+
+struct closed_loop_options {
+  std::string url;
+  unsigned connections = 50;
+  double duration_s = 10;
+  std::optional<int> cpu;
+};
+
+struct open_loop_options {
+  std::string url;
+  double rate_rps = 1000;
+  double duration_s = 10;
+  unsigned connections = 50;
+  std::optional<int> cpu;
+};
+
+load_result run_hey(const closed_loop_options& options);
+load_result run_wrk(const closed_loop_options& options);
+load_result run_open_loop(const open_loop_options& options);
+
+// Parsers of the generators' outputs (exposed for tests). They fill requests, errors,
+// throughput, duration and latency, and set ok=false with an error when the text is not
+// the generator's report.
+load_result parse_hey_summary(const std::string& text);
+load_result parse_wrk_report(const std::string& text);
+
+// The Lua script given to wrk: its done() prints one "alloclab-wrk" line.
+const char* wrk_report_script();
+
+// "http://127.0.0.1:8080/run?x=y" -> {"http://127.0.0.1:8080", "/run?x=y"}; nullopt if not http.
+struct split_url {
+  std::string origin;
+  std::string target;
+};
+std::optional<split_url> parse_http_url(const std::string& url);
+
+}  // namespace alloclab::lab::serve

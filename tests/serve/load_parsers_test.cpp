@@ -1,0 +1,111 @@
+// Test plan: the load drivers' pure parts (load.hpp, pinning.hpp).
+//   parse_hey_summary: percentiles, throughput, status codes and transport errors
+//                                          ... HeyParser.ReadsTheSummary, HeyParser.CountsErrors
+//                                          ... HeyParser.RejectsOtherText
+//   parse_wrk_report + wrk_report_script .. WrkParser.ReadsTheScriptsLine, WrkParser.RejectsOtherText
+//   parse_http_url ......................... HttpUrl.SplitsOriginAndTarget
+//   plan_pinning / allowed_cpus ............ Pinning.SeparateCoresWhenThereAreTwo
+#include <gtest/gtest.h>
+
+#include "serve/load.hpp"
+#include "serve/pinning.hpp"
+
+namespace {
+
+using namespace alloclab::lab::serve;
+
+// hey 0.1.4's summary (Debian 12), trimmed of its histogram.
+constexpr const char* hey_output = R"(
+Summary:
+  Total:	10.0216 secs
+  Slowest:	0.0411 secs
+  Fastest:	0.0001 secs
+  Average:	0.0017 secs
+  Requests/sec:	29033.1234
+
+Latency distribution:
+  10% in 0.0001 secs
+  25% in 0.0001 secs
+  50% in 0.0002 secs
+  75% in 0.0003 secs
+  90% in 0.0006 secs
+  95% in 0.0009 secs
+  99% in 0.0017 secs
+
+Status code distribution:
+  [200]	290900 responses
+)";
+
+TEST(HeyParser, ReadsTheSummary) {
+  const load_result r = parse_hey_summary(hey_output);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_DOUBLE_EQ(r.duration_s, 10.0216);
+  EXPECT_DOUBLE_EQ(r.throughput_rps, 29033.1234);
+  EXPECT_EQ(r.requests, 290900u);
+  EXPECT_EQ(r.errors, 0u);
+  EXPECT_DOUBLE_EQ(*r.latency.p50_ms, 0.2);
+  EXPECT_DOUBLE_EQ(*r.latency.p90_ms, 0.6);
+  EXPECT_DOUBLE_EQ(*r.latency.p99_ms, 1.7);
+  EXPECT_DOUBLE_EQ(*r.latency.mean_ms, 1.7);
+  EXPECT_FALSE(r.latency.p999_ms.has_value());  // hey does not print it
+}
+
+TEST(HeyParser, CountsErrors) {
+  const std::string text = std::string(hey_output) +
+                           "  [503]\t12 responses\n\nError distribution:\n"
+                           "  [7]\tGet \"http://127.0.0.1:1/run\": dial tcp: connection refused\n"
+                           "  [3]\tGet \"http://127.0.0.1:1/run\": EOF\n";
+  const load_result r = parse_hey_summary(text);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.requests, 290912u);
+  EXPECT_EQ(r.errors, 22u);
+}
+
+TEST(HeyParser, RejectsOtherText) {
+  EXPECT_FALSE(parse_hey_summary("").ok);
+  EXPECT_FALSE(parse_hey_summary("Usage: hey [options...] <url>").ok);
+}
+
+TEST(WrkParser, ReadsTheScriptsLine) {
+  EXPECT_NE(std::string(wrk_report_script()).find("alloclab-wrk"), std::string::npos);
+  const load_result r = parse_wrk_report(
+      "Running 2s test @ http://127.0.0.1:1/run\n  1 threads and 8 connections\n"
+      "alloclab-wrk requests=20000 duration_us=2000000 errors=3 status_errors=2 mean_us=250.5 "
+      "p50_us=200.000 p90_us=400.000 p99_us=900.000 p999_us=1500.000\n");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.requests, 20000u);
+  EXPECT_EQ(r.errors, 5u);
+  EXPECT_DOUBLE_EQ(r.duration_s, 2.0);
+  EXPECT_DOUBLE_EQ(r.throughput_rps, 10000.0);
+  EXPECT_DOUBLE_EQ(*r.latency.p50_ms, 0.2);
+  EXPECT_DOUBLE_EQ(*r.latency.p999_ms, 1.5);
+  EXPECT_DOUBLE_EQ(*r.latency.mean_ms, 0.2505);
+}
+
+TEST(WrkParser, RejectsOtherText) {
+  EXPECT_FALSE(parse_wrk_report("Running 2s test @ http://x\n").ok);
+  EXPECT_FALSE(parse_wrk_report("alloclab-wrk requests=1\n").ok);
+}
+
+TEST(HttpUrl, SplitsOriginAndTarget) {
+  const auto u = parse_http_url("http://127.0.0.1:8080/run?workload=a&strategy=b");
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->origin, "http://127.0.0.1:8080");
+  EXPECT_EQ(u->target, "/run?workload=a&strategy=b");
+  EXPECT_EQ(parse_http_url("http://host")->target, "/");
+  EXPECT_FALSE(parse_http_url("https://host/").has_value());
+  EXPECT_FALSE(parse_http_url("http://").has_value());
+}
+
+TEST(Pinning, SeparateCoresWhenThereAreTwo) {
+  const pin_plan two = plan_pinning({2, 5});
+  EXPECT_EQ(two.server_cpu, 2);
+  EXPECT_EQ(two.load_cpu, 5);
+  EXPECT_EQ(two.describe(), "server on cpu 2, load generator on cpu 5");
+  const pin_plan one = plan_pinning({0});
+  EXPECT_FALSE(one.server_cpu.has_value());
+  EXPECT_FALSE(one.load_cpu.has_value());
+  EXPECT_FALSE(allowed_cpus().empty());
+}
+
+}  // namespace

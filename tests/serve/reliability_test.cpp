@@ -1,0 +1,294 @@
+// Test plan: `alloclab serve` as a child process on a free loopback port (serve_command.cpp,
+// http_server.cpp, server_process.cpp), fed over raw sockets.
+//   GET /run, /healthz, /stats ............... Serving.RunHealthzAndStatsAnswer
+//   unknown workload / strategy -> 400 JSON ... Serving.UnknownNamesGet400WithAJsonError
+//   invalid queries -> 400 JSON .............. Serving.InvalidQueriesGet400
+//   garbage bytes ............................ Serving.GarbageBytesDoNotHurtIt
+//   oversized URL and headers ................ Serving.OversizedUrlAndHeadersAreRefused
+//   request body over the limit .............. Serving.OversizedBodyIsRefused
+//   slowloris (half-sent, held open) ......... Serving.HalfSentRequestsAreDroppedAfterTheReadTimeout
+//   every test above ends with ............... expect_still_serving (healthz + /run checksum)
+//   SIGTERM / SIGINT stop it, exit 0 ......... Lifecycle.SigtermAndSigintStopItCleanly
+//   a request in flight at SIGTERM finishes .. Lifecycle.RequestInFlightAtSigtermIsAnswered
+//   port in use -> exit 2, one line .......... Lifecycle.PortInUseIsExit2WithOneLine
+//   bad arguments -> exit 2 .................. Lifecycle.BadArgumentsAreExit2
+//   --malloc: re-executed under it, proven live, same checksum
+//                                          ... Lifecycle.MallocIsPreloadedAndProvenLive
+//   --malloc not installed -> exit 2 ......... Lifecycle.MallocNotInstalledIsExit2
+//   the suite's server exits 0 (no leak under ASan) ... Serving (TearDownTestSuite)
+#include <signal.h>
+
+#include <cstdlib>
+#include <random>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <alloclab/build_info.hpp>
+
+#include "heap/malloc_registry.hpp"
+#include "serve_support.hpp"
+
+namespace {
+
+using json = nlohmann::json;
+using namespace serve_test;
+using namespace std::chrono_literals;
+
+class Serving : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ =
+        start_server({"--read-timeout", "1", "--keep-alive", "1", "--threads", "16"}).release();
+  }
+  static void TearDownTestSuite() {
+    const auto exit = server_->stop(SIGTERM);
+    const std::string output = server_->output();
+    delete server_;
+    server_ = nullptr;
+    // Under the sanitize preset a leak makes LeakSanitizer fail the exit code and print a report.
+    EXPECT_TRUE(exit.exited) << output;
+    EXPECT_EQ(exit.exit_code, 0) << output;
+    EXPECT_EQ(output.find("Sanitizer"), std::string::npos) << output;
+  }
+  void TearDown() override { expect_still_serving(); }
+
+  static int port() { return server_->port(); }
+
+  static void expect_still_serving() {
+    ASSERT_TRUE(server_->running()) << server_->output();
+    const reply health = get(port(), "/healthz");
+    EXPECT_EQ(health.status, 200) << health.text;
+    EXPECT_EQ(health.body(), "ok\n");
+    const reply run = get(port(), run_target());
+    ASSERT_EQ(run.status, 200) << run.text;
+    const reply stats = get(port(), "/stats");
+    ASSERT_EQ(stats.status, 200) << stats.text;
+    EXPECT_EQ(json::parse(run.body()).at("checksum"),
+              json::parse(stats.body()).at("expected_checksum"));
+  }
+
+  static json error_of(const reply& r) { return json::parse(r.body()).at("error"); }
+
+  static server_process* server_;
+};
+
+server_process* Serving::server_ = nullptr;
+
+TEST_F(Serving, RunHealthzAndStatsAnswer) {
+  const json before = json::parse(get(port(), "/stats").body());
+  const reply first = get(port(), run_target());
+  const reply second = get(port(), run_target());
+  ASSERT_EQ(first.status, 200) << first.text;
+  ASSERT_EQ(second.status, 200) << second.text;
+  EXPECT_EQ(json::parse(first.body()).at("checksum"), json::parse(second.body()).at("checksum"));
+  const json after = json::parse(get(port(), "/stats").body());
+  EXPECT_EQ(after.at("workload"), workload);
+  EXPECT_EQ(after.at("strategy"), strategy);
+  EXPECT_EQ(after.at("malloc"), "glibc");
+  EXPECT_EQ(after["run"]["ok"].get<int>() - before["run"]["ok"].get<int>(), 2);
+  const json& time = after["run"]["workload_time"];
+  EXPECT_EQ(time.at("count"), after["run"]["ok"]);
+  EXPECT_GT(time.at("sum_ns").get<std::uint64_t>(), 0u);
+  EXPECT_GE(after.at("requests").get<int>(), before.at("requests").get<int>() + 3);
+}
+
+TEST_F(Serving, UnknownNamesGet400WithAJsonError) {
+  const reply w = get(port(), run_target("no_such_workload", strategy));
+  EXPECT_EQ(w.status, 400);
+  EXPECT_EQ(error_of(w), "unknown workload 'no_such_workload'");
+  const reply s = get(port(), run_target(workload, "no_such_strategy"));
+  EXPECT_EQ(s.status, 400);
+  EXPECT_EQ(error_of(s), "unknown strategy 'no_such_strategy'");
+  const reply other = get(port(), run_target(workload, "std"));
+  EXPECT_EQ(other.status, 400);
+  EXPECT_NE(error_of(other).get<std::string>().find("one server process per variant"),
+            std::string::npos);
+}
+
+TEST_F(Serving, InvalidQueriesGet400) {
+  const json before = json::parse(get(port(), "/stats").body());
+  const std::string both = "workload=" + std::string(workload) + "&strategy=" + strategy;
+  for (const std::string& target : std::vector<std::string>{
+           "/run", "/run?strategy=" + std::string(strategy),
+           "/run?" + both + "&workload=" + workload, "/run?" + both + "&extra=1",
+           "/run?workload=&strategy=" + std::string(strategy), "/run?%zz%00=%",
+           "/run?" + both + "&&&==="}) {
+    const reply r = get(port(), target);
+    EXPECT_EQ(r.status, 400) << target << "\n" << r.text;
+    EXPECT_FALSE(error_of(r).get<std::string>().empty()) << target;
+  }
+  const json after = json::parse(get(port(), "/stats").body());
+  EXPECT_GE(after["errors"].get<int>() - before["errors"].get<int>(), 7);
+  EXPECT_EQ(after["run"]["ok"], before["run"]["ok"]);
+}
+
+TEST_F(Serving, GarbageBytesDoNotHurtIt) {
+  std::mt19937 random(11);
+  std::string garbage(64 * 1024, '\0');
+  for (char& c : garbage) c = static_cast<char>(random());
+  const reply binary = send_request(port(), garbage + "\r\n\r\n");
+  EXPECT_TRUE(binary.closed);
+  if (binary.status != 0) {
+    EXPECT_EQ(binary.status / 100, 4) << binary.text.substr(0, 200);
+  }
+  for (const std::string& request : std::vector<std::string>{
+           "\r\n\r\n", std::string("GET\r\n\r\n"), std::string("GET / HTTP/9.9\r\n\r\n"),
+           std::string("BREW /run HTTP/1.1\r\nHost: x\r\n\r\n"),
+           std::string("GET /healthz HTTP/1.1\r\nContent-Length: -5\r\n\r\n"),
+           std::string("GET /healthz HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"),
+           std::string("GET /healthz HTTP/1.1\r\nno colon here\r\n\r\n"), std::string(1, '\0')}) {
+    const reply r = send_request(port(), request);
+    EXPECT_TRUE(r.closed) << request;
+    EXPECT_NE(r.status / 100, 5) << request << "\n" << r.text;
+  }
+  // Garbage without any line end, then the client goes away.
+  { connection(port()).send(garbage); }
+}
+
+TEST_F(Serving, OversizedUrlAndHeadersAreRefused) {
+  const std::string long_value(64 * 1024, 'a');
+  const reply url = get(port(), run_target() + "&pad=" + long_value);
+  EXPECT_TRUE(url.closed);
+  EXPECT_EQ(url.status, 414) << url.text.substr(0, 200);
+
+  std::string headers;  // 2000 small fields: over the count limit, under the size limits
+  for (int i = 0; i < 2000; ++i) headers += "X-Pad-" + std::to_string(i) + ": " + "b" + "\r\n";
+  const reply many = send_request(
+      port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n" + headers + "Connection: close\r\n\r\n");
+  EXPECT_TRUE(many.closed);
+  EXPECT_EQ(many.status, 431) << many.text.substr(0, 200);
+
+  const reply huge =
+      send_request(port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Huge: " + long_value +
+                               "\r\nConnection: close\r\n\r\n");
+  EXPECT_TRUE(huge.closed);
+  EXPECT_EQ(huge.status, 400) << huge.text.substr(0, 200);
+}
+
+TEST_F(Serving, OversizedBodyIsRefused) {
+  const reply r = send_request(port(),
+                               "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n"
+                               "Connection: close\r\n\r\n" +
+                                   std::string(4096, 'x'));
+  EXPECT_TRUE(r.closed);
+  EXPECT_EQ(r.status, 413) << r.text.substr(0, 200);
+}
+
+TEST_F(Serving, HalfSentRequestsAreDroppedAfterTheReadTimeout) {
+  // Fewer held connections than server threads: the others keep serving meanwhile.
+  std::vector<std::unique_ptr<connection>> held;
+  for (int i = 0; i < 8; ++i) {
+    held.push_back(std::make_unique<connection>(port()));
+    ASSERT_TRUE(held.back()->connected());
+    held.back()->send(i % 2 == 0 ? "GET /run?workload=req"
+                                 : "GET /healthz HTTP/1.1\r\nHost: x\r\n");
+  }
+  EXPECT_EQ(get(port(), "/healthz").status, 200);
+  for (auto& c : held) {
+    std::string got;
+    // --read-timeout 1: dropped after about a second; the bound only stops a hung test.
+    EXPECT_TRUE(c->read_until_closed(got, 30s)) << "a half-sent request was never dropped";
+    EXPECT_NE(status_of(got), 200) << got;
+  }
+}
+
+TEST(Lifecycle, SigtermAndSigintStopItCleanly) {
+  for (int signal : {SIGTERM, SIGINT}) {
+    auto server = start_server();
+    EXPECT_EQ(get(server->port(), run_target()).status, 200);
+    const auto exit = server->stop(signal);
+    EXPECT_TRUE(exit.exited) << server->output();
+    EXPECT_EQ(exit.exit_code, 0) << server->output();
+    EXPECT_FALSE(exit.killed_after_grace);
+    EXPECT_NE(server->output().find("stopped after"), std::string::npos) << server->output();
+  }
+}
+
+TEST(Lifecycle, RequestInFlightAtSigtermIsAnswered) {
+  auto server = start_server();
+  connection c(server->port());
+  ASSERT_TRUE(c.connected());
+  // A first request makes the connection the server's own (accepted, on a thread)...
+  c.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string first;
+  ASSERT_TRUE(c.read_until(first, "ok\n", 20s)) << first;
+  // ...the second is half sent when SIGTERM arrives, and completed afterwards.
+  c.send("GET " + run_target() + " HTTP/1.1\r\nHost: x\r\n");
+  std::this_thread::sleep_for(100ms);
+  ::kill(server->pid(), SIGTERM);
+  std::this_thread::sleep_for(200ms);
+  c.send("\r\n");
+  std::string second;
+  EXPECT_TRUE(c.read_until(second, "checksum", 20s)) << second;
+  EXPECT_EQ(status_of(second), 200) << second;
+  const auto exit = server->stop(SIGTERM);
+  EXPECT_EQ(exit.exit_code, 0) << server->output();
+}
+
+TEST(Lifecycle, PortInUseIsExit2WithOneLine) {
+  auto first = start_server();
+  const std::string command = std::string("env -u LD_PRELOAD '") + ALLOCLAB_BINARY +
+                              "' serve --allow-debug --workload request_mix --strategy std "
+                              "--port " +
+                              std::to_string(first->port()) + " >/dev/null 2>serve_err.txt";
+  const int status = std::system(command.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::string err;
+  {
+    FILE* f = std::fopen("serve_err.txt", "r");
+    ASSERT_NE(f, nullptr);
+    char line[512];
+    while (std::fgets(line, sizeof line, f) != nullptr)
+      if (std::string(line).rfind("alloclab serve: WARNING: DEBUG build", 0) != 0) err += line;
+    std::fclose(f);
+    std::remove("serve_err.txt");
+  }
+  EXPECT_EQ(err, "alloclab: error: cannot listen on 127.0.0.1:" + std::to_string(first->port()) +
+                     ": the port is in use\n");
+  EXPECT_EQ(get(first->port(), "/healthz").status, 200);  // the first server is untouched
+}
+
+TEST(Lifecycle, BadArgumentsAreExit2) {
+  for (const std::string& args : std::vector<std::string>{
+           "--workload nope --strategy std", "--workload request_mix --strategy nope",
+           "--workload request_mix --strategy std --bind not-an-address --port 0",
+           "--workload request_mix --strategy std --port 70000",
+           "--workload request_mix --strategy std --malloc no_such_malloc"}) {
+    const std::string command = std::string("env -u LD_PRELOAD '") + ALLOCLAB_BINARY +
+                                "' serve --allow-debug " + args + " >/dev/null 2>&1";
+    const int status = std::system(command.c_str());
+    EXPECT_EQ(WEXITSTATUS(status), 2) << args;
+  }
+}
+
+TEST(Lifecycle, MallocIsPreloadedAndProvenLive) {
+  if (alloclab::build::sanitized) GTEST_SKIP() << "AddressSanitizer owns malloc in this build";
+  const json reference = json::parse(get(start_server()->port(), "/stats").body());
+  int tried = 0;
+  for (const char* name : {"mimalloc", "jemalloc", "glibc_arena2"}) {
+    const auto* entry = alloclab::heap::find_malloc(name);
+    ASSERT_NE(entry, nullptr) << name;
+    if (!alloclab::heap::installed(*entry)) continue;
+    ++tried;
+    auto server = start_server({"--malloc", name});
+    const json stats = json::parse(get(server->port(), "/stats").body());
+    EXPECT_EQ(stats.at("malloc"), name);
+    EXPECT_TRUE(stats.at("live_allocator").at("ok").get<bool>()) << stats.dump();
+    const reply run = get(server->port(), run_target());
+    ASSERT_EQ(run.status, 200) << run.text;
+    EXPECT_EQ(json::parse(run.body()).at("checksum"), reference.at("expected_checksum"));
+  }
+  EXPECT_GT(tried, 0) << "no preloadable malloc installed (scripts/deps.sh installs them)";
+}
+
+TEST(Lifecycle, MallocNotInstalledIsExit2) {
+  const std::string command =
+      std::string("env -u LD_PRELOAD ALLOCLAB_TEST_HIDE_MALLOC=mimalloc '") + ALLOCLAB_BINARY +
+      "' serve --allow-debug --workload request_mix --strategy std "
+      "--port 0 --malloc mimalloc >/dev/null 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 2);
+}
+
+}  // namespace
