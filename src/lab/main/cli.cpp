@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "run_command.hpp"
+#include "trace/trace_commands.hpp"
 
 #ifndef ALLOCLAB_LAB_VERSION
 #define ALLOCLAB_LAB_VERSION "unknown"
@@ -133,8 +134,11 @@ int run_cli(int argc, char** argv) {
       app.add_subcommand("validate", "Check a results.json against the documented schema");
   validate->add_option("results", results_path, "results.json to check")->required();
 
-  if (std::string unknown =
-          unknown_command(argc, argv, {"run", "list", "report", "validate", "worker"});
+  const trace::trace_commands trace_commands(app);
+
+  std::vector<std::string> commands = {"run", "list", "report", "validate", "worker"};
+  for (const auto& name : trace::trace_commands::names()) commands.push_back(name);
+  if (std::string unknown = unknown_command(argc, argv, commands);
       !unknown.empty()) {
     std::cerr << "alloclab: error: " << unknown << '\n';
     return exit_usage;
@@ -152,6 +156,7 @@ int run_cli(int argc, char** argv) {
     if (worker->parsed()) return execute_worker(request);
     if (report->parsed()) return execute_report(results_path, output_path);
     if (validate->parsed()) return execute_validate(results_path);
+    if (trace_commands.parsed()) return trace_commands.execute();
     return execute_list();
   } catch (const usage_error& e) {
     std::cerr << "alloclab: error: " << e.what() << '\n';
