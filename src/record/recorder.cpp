@@ -247,7 +247,9 @@ __attribute__((noinline)) void flush(thread_state& st) noexcept {
   st.cursor = st.buffer;
 }
 
-ALLOCLAB_HOT void put(thread_state& st, std::uint64_t v) noexcept { st.cursor = fmt::put_varint(st.cursor, v); }
+ALLOCLAB_HOT void put(thread_state& st, std::uint64_t v) noexcept {
+  st.cursor = fmt::put_varint(st.cursor, v);
+}
 ALLOCLAB_HOT void put_op(thread_state& st, fmt::op o) noexcept {
   put(st, (static_cast<std::uint64_t>(o) << 2) | 3);
 }
@@ -542,8 +544,12 @@ void finish_recording() noexcept {
   inside = false;
 }
 
-__attribute__((constructor(101))) void on_load() noexcept { start_recording(); }
-__attribute__((destructor(101))) void on_unload() noexcept { finish_recording(); }
+__attribute__((constructor(101))) void on_load() noexcept {
+  start_recording();
+}
+__attribute__((destructor(101))) void on_unload() noexcept {
+  finish_recording();
+}
 
 }  // namespace
 }  // namespace alloclab::record
@@ -639,8 +645,7 @@ ALLOCLAB_EXPORT void* aligned_alloc(size_t alignment, size_t size) noexcept {
   if (!ready()) return bootstrap_alloc(size, alignment);
   event_scope scope;
   void* p = next.aligned_alloc(alignment, size);
-  if (thread_state* st = scope.state())
-    record_new(*st, fmt::op::aligned_alloc, p, size, alignment);
+  if (thread_state* st = scope.state()) record_new(*st, fmt::op::aligned_alloc, p, size, alignment);
   return p;
 }
 

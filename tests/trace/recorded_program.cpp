@@ -31,12 +31,15 @@ void* queue[queue_length];
 std::atomic<int> queued{0};
 long tids[4];
 
-long self_tid() { return static_cast<long>(syscall(SYS_gettid)); }
+long self_tid() {
+  return static_cast<long>(syscall(SYS_gettid));
+}
 
 void* first_worker(void*) {
   tids[0] = self_tid();
   for (int i = 0; i < 100; ++i) blocks[i] = std::malloc(static_cast<std::size_t>(i + 1));
-  for (int i = 0; i < 50; ++i) blocks[i] = std::realloc(blocks[i], static_cast<std::size_t>(2 * (i + 1)));
+  for (int i = 0; i < 50; ++i)
+    blocks[i] = std::realloc(blocks[i], static_cast<std::size_t>(2 * (i + 1)));
   void* aligned[35];
   for (int i = 0; i < 10; ++i) aligned[i] = memalign(64, 32);
   for (int i = 10; i < 20; ++i)

@@ -40,8 +40,8 @@ using lab::cli_support::read_file;
 // ---- the codec ----
 
 TEST(Codec, VarintsRoundTripAtEveryLength) {
-  for (const std::uint64_t v : {0ull, 1ull, 127ull, 128ull, 16383ull, 16384ull, 1ull << 35,
-                                ~0ull}) {
+  for (const std::uint64_t v :
+       {0ull, 1ull, 127ull, 128ull, 16383ull, 16384ull, 1ull << 35, ~0ull}) {
     std::uint8_t buffer[10];
     std::uint8_t* end = tf::put_varint(buffer, v);
     const std::uint8_t* in = buffer;
@@ -141,7 +141,8 @@ TEST_F(Recorder, KnownProgramGivesExactCounts) {
   // The replay runs every worker call (and the main thread's) and ends with what the trace ends.
   const trace_summary s = summarize(t);
   const replay_result r = replay_trace(t);
-  EXPECT_EQ(r.calls_by_kind[static_cast<std::size_t>(k::realloc)], s.by_kind[static_cast<std::size_t>(k::realloc)]);
+  EXPECT_EQ(r.calls_by_kind[static_cast<std::size_t>(k::realloc)],
+            s.by_kind[static_cast<std::size_t>(k::realloc)]);
   EXPECT_EQ(r.calls_by_kind[static_cast<std::size_t>(k::memalign)], 10u);
   EXPECT_GE(r.calls_by_kind[static_cast<std::size_t>(k::free)], 1145u);
   EXPECT_EQ(r.final_live_bytes, s.final_live_bytes);
@@ -258,8 +259,9 @@ TEST_F(Reader, NewerVersionIsRefused) {
 
 TEST_F(Reader, ForeignFilesAreRefused) {
   expect_refused(write("empty.trace", ""), "not an alloclab trace");
-  expect_refused(write("text.trace", "hello, this is not a trace at all....................."
-                                     "........"),
+  expect_refused(write("text.trace",
+                       "hello, this is not a trace at all....................."
+                       "........"),
                  "not an alloclab trace");
   expect_refused(dir_ / "absent.trace", "cannot open");
 }
@@ -322,8 +324,8 @@ TEST(Info, LifoAndFifoAreTold) {
         put((tf::zigzag(32, previous_size) << 2) | 1);  // malloc(32)
         previous_size = 32;
       }
-      // A free's age is (next id - 1 - id): 0 is the youngest block, n - 1 - i the oldest left.
-      for (int i = 0; i < n; ++i) put(static_cast<std::uint64_t>(lifo ? 0 : (n - 1) - i) << 1);
+      // A free's age is (next id - 1 - id): LIFO frees ids n-1, n-2, ...; FIFO ids 0, 1, ...
+      for (int i = 0; i < n; ++i) put(static_cast<std::uint64_t>(lifo ? i : (n - 1) - i) << 1);
     }
     tf::file_header h{};
     std::memcpy(h.magic, tf::file_magic, sizeof h.magic);

@@ -138,8 +138,7 @@ int run_cli(int argc, char** argv) {
 
   std::vector<std::string> commands = {"run", "list", "report", "validate", "worker"};
   for (const auto& name : trace::trace_commands::names()) commands.push_back(name);
-  if (std::string unknown = unknown_command(argc, argv, commands);
-      !unknown.empty()) {
+  if (std::string unknown = unknown_command(argc, argv, commands); !unknown.empty()) {
     std::cerr << "alloclab: error: " << unknown << '\n';
     return exit_usage;
   }

@@ -19,7 +19,8 @@ inline constexpr std::uint32_t max_event_bytes = 40;
 /// A chunk may overrun the capacity by its last event and a timestamp and RSS sample after it.
 inline constexpr std::uint32_t max_chunk_raw_bytes = chunk_capacity + 2 * max_event_bytes;
 
-inline constexpr std::uint32_t flag_timestamps = 1;  ///< file_header::flags: timestamp events present
+inline constexpr std::uint32_t flag_timestamps =
+    1;  ///< file_header::flags: timestamp events present
 
 /// At offset 0, little-endian; the NUL-separated command line (command_bytes) follows.
 struct file_header {
@@ -56,21 +57,21 @@ static_assert(sizeof(chunk_header) == 32);
 /// Plain malloc is (zigzag(size - previous size) << 2) | 1; a free of a block this thread
 /// allocated is (age << 1), age = (next id - 1) - id.
 enum class op : std::uint8_t {
-  calloc = 0,           ///< zigzag size delta (size = count * element size)
-  realloc = 1,          ///< block ref of the old block, zigzag size delta
-  memalign = 2,         ///< log2 alignment, zigzag size delta
-  posix_memalign = 3,   ///< same
-  aligned_alloc = 4,    ///< same
-  valloc = 5,           ///< zigzag size delta
-  pvalloc = 6,          ///< zigzag size delta
-  free_cross = 7,       ///< allocating thread, id: a free of another thread's block
-  free_unknown = 8,     ///< a free of a pointer the recorder never saw allocated
-  usable_size = 9,      ///< block ref
-  failed = 10,          ///< kind (op or 255 for malloc), size: an allocation returned null
-  thread_start = 11,    ///< OS thread id, microseconds since the recording started
-  thread_end = 12,      ///< microseconds since this thread's previous time
-  timestamp = 13,       ///< microseconds since this thread's previous time
-  rss = 14,             ///< resident set size in KiB
+  calloc = 0,          ///< zigzag size delta (size = count * element size)
+  realloc = 1,         ///< block ref of the old block, zigzag size delta
+  memalign = 2,        ///< log2 alignment, zigzag size delta
+  posix_memalign = 3,  ///< same
+  aligned_alloc = 4,   ///< same
+  valloc = 5,          ///< zigzag size delta
+  pvalloc = 6,         ///< zigzag size delta
+  free_cross = 7,      ///< allocating thread, id: a free of another thread's block
+  free_unknown = 8,    ///< a free of a pointer the recorder never saw allocated
+  usable_size = 9,     ///< block ref
+  failed = 10,         ///< kind (op or 255 for malloc), size: an allocation returned null
+  thread_start = 11,   ///< OS thread id, microseconds since the recording started
+  thread_end = 12,     ///< microseconds since this thread's previous time
+  timestamp = 13,      ///< microseconds since this thread's previous time
+  rss = 14,            ///< resident set size in KiB
   last = rss
 };
 inline constexpr std::uint8_t malloc_kind = 255;  ///< "failed" kind of a plain malloc

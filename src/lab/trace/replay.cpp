@@ -24,7 +24,9 @@ double seconds_between(clock_type::time_point a, clock_type::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-void* freed_marker() noexcept { return reinterpret_cast<void*>(std::uintptr_t{1}); }
+void* freed_marker() noexcept {
+  return reinterpret_cast<void*>(std::uintptr_t{1});
+}
 
 struct block_slot {
   std::atomic<void*> pointer{nullptr};  ///< null: not yet allocated; freed_marker(): freed

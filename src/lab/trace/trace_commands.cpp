@@ -48,7 +48,8 @@ std::optional<fs::path> find_program(const std::string& name) {
   std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
   for (std::size_t start = 0; start <= dirs.size();) {
     const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-    const fs::path candidate = fs::path(end == start ? "." : dirs.substr(start, end - start)) / name;
+    const fs::path candidate =
+        fs::path(end == start ? "." : dirs.substr(start, end - start)) / name;
     if (usable(candidate)) return candidate;
     start = end + 1;
   }
@@ -104,7 +105,8 @@ int run_recorded(const fs::path& program, const record_request& r, const fs::pat
     preload += std::string(":") + existing;
   const std::string level = std::to_string(r.zstd_level);
 
-  struct sigaction ignore {}, old_int{}, old_quit{};
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGINT, &ignore, &old_int);  // like system(): Ctrl-C stops the program, not us
   ::sigaction(SIGQUIT, &ignore, &old_quit);
@@ -144,8 +146,9 @@ trace_commands::trace_commands(CLI::App& app) {
   record_->add_option("-o,--output", request_->output, "Trace to write (default: alloclab.trace)");
   record_->add_flag("--no-timestamps", request_->no_timestamps,
                     "Record no timestamps or RSS samples (phases will be unknown)");
-  record_->add_option("--zstd-level", request_->zstd_level,
-                      "zstd level of each 64 KiB chunk (default 1; 0 = store raw)")
+  record_
+      ->add_option("--zstd-level", request_->zstd_level,
+                   "zstd level of each 64 KiB chunk (default 1; 0 = store raw)")
       ->check(CLI::Range(0, 19));
   record_->add_option("command", request_->command, "PROGRAM and its arguments (after --)")
       ->required();
@@ -157,7 +160,9 @@ trace_commands::trace_commands(CLI::App& app) {
   info_->add_option("trace", *trace_path_, "Trace written by `alloclab record`")->required();
 }
 
-bool trace_commands::parsed() const { return record_->parsed() || trace_->parsed(); }
+bool trace_commands::parsed() const {
+  return record_->parsed() || trace_->parsed();
+}
 
 int trace_commands::execute() const {
   if (record_->parsed()) return execute_record(*request_);
@@ -175,7 +180,8 @@ int execute_record(const record_request& request) {
   }
   const std::optional<fs::path> interposer = find_interposer();
   if (!interposer) {
-    std::cerr << "alloclab: FAILED: " << interposer_name << " not found next to the alloclab binary\n";
+    std::cerr << "alloclab: FAILED: " << interposer_name
+              << " not found next to the alloclab binary\n";
     return exit_program_failed;
   }
   std::error_code ec;

@@ -38,7 +38,8 @@ std::vector<std::pair<std::string, std::vector<double>>> seed_003_shapes() {
   for (const heap::size_dist d : heap::all_size_dists()) {
     std::vector<double> h(64, 0.0);
     const auto sizes = heap::make_sizes(d, 20000, 3);
-    for (const std::uint32_t s : sizes) h[log2_bucket(s)] += 1.0 / static_cast<double>(sizes.size());
+    for (const std::uint32_t s : sizes)
+      h[log2_bucket(s)] += 1.0 / static_cast<double>(sizes.size());
     shapes.emplace_back(std::string(heap::to_string(d)), std::move(h));
   }
   return shapes;
@@ -61,8 +62,9 @@ std::vector<resemblance> resemble(const log2_histogram& sizes) {
     for (std::size_t k = 0; k < 64; ++k) distance += std::abs(mine[k] / total - shape[k]);
     out.push_back({name, distance / 2});
   }
-  std::sort(out.begin(), out.end(),
-            [](const resemblance& a, const resemblance& b) { return a.total_variation < b.total_variation; });
+  std::sort(out.begin(), out.end(), [](const resemblance& a, const resemblance& b) {
+    return a.total_variation < b.total_variation;
+  });
   return out;
 }
 
@@ -73,12 +75,13 @@ std::vector<phase> merge_windows(const std::vector<window>& windows, std::uint64
   for (std::size_t i = 0; i < windows.size(); ++i) {
     const window& w = windows[i];
     const std::uint64_t live_after = w.seen ? w.live_last : live_before;
-    const auto change = static_cast<std::int64_t>(live_after) - static_cast<std::int64_t>(live_before);
+    const auto change =
+        static_cast<std::int64_t>(live_after) - static_cast<std::int64_t>(live_before);
     const double threshold = 0.2 * static_cast<double>(peak);
-    std::string character = w.calls == 0                                 ? "idle"
-                            : static_cast<double>(change) > threshold     ? "growing"
-                            : static_cast<double>(-change) > threshold    ? "releasing"
-                                                                          : "steady";
+    std::string character = w.calls == 0                               ? "idle"
+                            : static_cast<double>(change) > threshold  ? "growing"
+                            : static_cast<double>(-change) > threshold ? "releasing"
+                                                                       : "steady";
     const std::uint64_t begin = i * width_us;
     if (!phases.empty() && phases.back().character == character) {
       phases.back().end_us = begin + width_us;
@@ -103,7 +106,9 @@ std::string bytes_text(double bytes) {
 }
 
 std::string percent(std::uint64_t part, std::uint64_t whole) {
-  return whole == 0 ? "-" : fmt::format("{:.1f} %", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return whole == 0 ? "-"
+                    : fmt::format("{:.1f} %",
+                                  100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
 }  // namespace
@@ -212,8 +217,9 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
        trace.file_bytes());
   line("program      {} (pid {})", command, trace.header().pid);
   if (trace.truncated()) {
-    line("status       TRUNCATED: no footer (the program was killed or crashed, or called _exit);"
-         " the events up to its last flushed chunk are below");
+    line(
+        "status       TRUNCATED: no footer (the program was killed or crashed, or called _exit);"
+        " the events up to its last flushed chunk are below");
   } else {
     const trace_footer& f = *trace.footer();
     line("status       complete: {} events from {} threads{}{}", f.events, f.threads,
@@ -232,7 +238,8 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
     line("size         {:.2f} bytes per call on disk",
          static_cast<double>(trace.file_bytes()) / static_cast<double>(calls));
   if (s.duration_us > 0) {
-    line("duration     {:.3f} s; {:.0f} allocations per second", static_cast<double>(s.duration_us) / 1e6,
+    line("duration     {:.3f} s; {:.0f} allocations per second",
+         static_cast<double>(s.duration_us) / 1e6,
          static_cast<double>(s.allocations) / (static_cast<double>(s.duration_us) / 1e6));
   } else {
     line("duration     unknown (recorded without timestamps)");
@@ -240,7 +247,8 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
 
   line("\nevents by kind");
   for (std::size_t k = 0; k < event_kind_count; ++k)
-    if (s.by_kind[k] != 0) line("  {:<20} {:>12}", to_string(static_cast<event_kind>(k)), s.by_kind[k]);
+    if (s.by_kind[k] != 0)
+      line("  {:<20} {:>12}", to_string(static_cast<event_kind>(k)), s.by_kind[k]);
 
   line("\nevents by thread");
   line("  {:>6} {:>8} {:>12} {:>12} {:>12} {:>12} {:>12}", "thread", "tid", "calls", "allocs",
@@ -256,12 +264,13 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
   line("\nmemory");
   line("  peak live bytes        {} ({} bytes)", bytes_text(static_cast<double>(s.peak_live_bytes)),
        s.peak_live_bytes);
-  line("  monotonic footprint    {} (every allocation rounded up to 16 B, never freed: what a "
-       "bump arena would consume)",
-       bytes_text(static_cast<double>(s.monotonic_footprint)));
+  line(
+      "  monotonic footprint    {} (every allocation rounded up to 16 B, never freed: what a "
+      "bump arena would consume)",
+      bytes_text(static_cast<double>(s.monotonic_footprint)));
   line("  bytes allocated        {}", bytes_text(static_cast<double>(s.bytes_allocated)));
-  line("  live at exit           {} in {} blocks", bytes_text(static_cast<double>(s.final_live_bytes)),
-       s.final_live_blocks);
+  line("  live at exit           {} in {} blocks",
+       bytes_text(static_cast<double>(s.final_live_bytes)), s.final_live_blocks);
   if (s.peak_rss_bytes != 0)
     line("  peak sampled RSS       {}", bytes_text(static_cast<double>(s.peak_rss_bytes)));
 
@@ -269,18 +278,22 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
   const std::uint64_t most = *std::max_element(s.sizes.begin(), s.sizes.end());
   for (std::size_t k = 0; k < s.sizes.size(); ++k) {
     if (s.sizes[k] == 0) continue;
-    const auto bar = static_cast<std::size_t>(40.0 * static_cast<double>(s.sizes[k]) / static_cast<double>(most));
+    const auto bar = static_cast<std::size_t>(40.0 * static_cast<double>(s.sizes[k]) /
+                                              static_cast<double>(most));
     line("  [{:>8}, {:>8}) {:>12} {:>7} {}", std::uint64_t{1} << k, std::uint64_t{2} << k,
-         s.sizes[k], percent(s.sizes[k], s.allocations), std::string(std::max<std::size_t>(bar, 1), '#'));
+         s.sizes[k], percent(s.sizes[k], s.allocations),
+         std::string(std::max<std::size_t>(bar, 1), '#'));
   }
   if (!s.resemblances.empty()) {
     std::string distances;
     for (const auto& r : s.resemblances)
-      distances += fmt::format("{}{} {:.2f}", distances.empty() ? "" : ", ", r.distribution, r.total_variation);
-    line("  nearest of seed 003's distributions: {} (total variation distance: {}; 0 = same "
-         "shape, 1 = disjoint){}",
-         s.resemblances.front().distribution, distances,
-         s.resemblances.front().total_variation > 0.5 ? "; none is close" : "");
+      distances += fmt::format("{}{} {:.2f}", distances.empty() ? "" : ", ", r.distribution,
+                               r.total_variation);
+    line(
+        "  nearest of seed 003's distributions: {} (total variation distance: {}; 0 = same "
+        "shape, 1 = disjoint){}",
+        s.resemblances.front().distribution, distances,
+        s.resemblances.front().total_variation > 0.5 ? "; none is close" : "");
   }
 
   line("\nlifetimes (allocations made while the block lived)");
@@ -288,11 +301,13 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
   for (const auto n : s.lifetimes) freed += n;
   for (std::size_t k = 0; k < s.lifetimes.size(); ++k)
     if (s.lifetimes[k] != 0)
-      line("  [{:>10}, {:>10}) {:>12} {:>7}", k == 0 ? 0 : std::uint64_t{1} << k, std::uint64_t{2} << k,
-           s.lifetimes[k], percent(s.lifetimes[k], freed));
+      line("  [{:>10}, {:>10}) {:>12} {:>7}", k == 0 ? 0 : std::uint64_t{1} << k,
+           std::uint64_t{2} << k, s.lifetimes[k], percent(s.lifetimes[k], freed));
   line("  never freed: {}", s.final_live_blocks);
-  const double young = freed == 0 ? 0 : static_cast<double>(s.freed_youngest) / static_cast<double>(freed);
-  const double old = freed == 0 ? 0 : static_cast<double>(s.freed_oldest) / static_cast<double>(freed);
+  const double young =
+      freed == 0 ? 0 : static_cast<double>(s.freed_youngest) / static_cast<double>(freed);
+  const double old =
+      freed == 0 ? 0 : static_cast<double>(s.freed_oldest) / static_cast<double>(freed);
   line("  order: {} of frees release the youngest live block, {} the oldest: {}",
        percent(s.freed_youngest, freed), percent(s.freed_oldest, freed),
        young > 0.5 && young > 2 * old   ? "LIFO (stack-like)"
@@ -303,7 +318,7 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
 
   if (s.phases.empty()) {
     line("\nphases: {}", trace.header().timestamps ? "none (the run was too short to time)"
-                                                     : "unknown (recorded without timestamps)");
+                                                   : "unknown (recorded without timestamps)");
   } else {
     line("\nphases (the run cut into equal windows, neighbours of one character merged)");
     line("  {:>10} {:>10}  {:<10} {:>12} {:>14}", "from ms", "to ms", "character", "allocs",

@@ -54,7 +54,9 @@ class payload_cursor {
 
 }  // namespace
 
-std::string_view to_string(event_kind k) noexcept { return heap::name_in(event_kind_names, k); }
+std::string_view to_string(event_kind k) noexcept {
+  return heap::name_in(event_kind_names, k);
+}
 
 bool creates_block(event_kind k) noexcept {
   return k == event_kind::malloc || k == event_kind::calloc || k == event_kind::realloc ||
@@ -205,8 +207,8 @@ void trace_file::read_header(std::ifstream& in) {
   }
   if (h.version > fmt::current_version) {
     throw trace_error("'" + path_ + "' has trace format version " + std::to_string(h.version) +
-                      ", newer than this alloclab reads (" +
-                      std::to_string(fmt::current_version) + "); use a newer alloclab");
+                      ", newer than this alloclab reads (" + std::to_string(fmt::current_version) +
+                      "); use a newer alloclab");
   }
   if (h.version == 0) throw trace_error("'" + path_ + "' has trace format version 0 (corrupt)");
   if (h.command_bytes > 4096) throw trace_error("corrupt trace: command line over 4096 bytes");
@@ -262,9 +264,9 @@ void trace_file::index_chunks(std::ifstream& in) {
       payload_cursor p(raw.data(), raw.data() + raw.size());
       trace_footer f;
       try {
-        for (std::uint64_t* field : {&f.events, &f.threads, &f.threads_alive_at_exit,
-                                     &f.threads_unflushed, &f.unknown_frees, &f.end_us,
-                                     &f.bootstrap_allocations})
+        for (std::uint64_t* field :
+             {&f.events, &f.threads, &f.threads_alive_at_exit, &f.threads_unflushed,
+              &f.unknown_frees, &f.end_us, &f.bootstrap_allocations})
           *field = p.next();
       } catch (const trace_error&) {
         throw trace_error("corrupt trace: the footer is too short");
@@ -275,8 +277,8 @@ void trace_file::index_chunks(std::ifstream& in) {
     std::uint32_t& expected = next_sequence[h.thread];
     if (h.sequence != expected) {
       throw trace_error("corrupt trace: thread " + std::to_string(h.thread) + " chunk " +
-                        std::to_string(h.sequence) + " where chunk " +
-                        std::to_string(expected) + " was expected (a chunk is missing)");
+                        std::to_string(h.sequence) + " where chunk " + std::to_string(expected) +
+                        " was expected (a chunk is missing)");
     }
     ++expected;
     chunks_.push_back(c);
