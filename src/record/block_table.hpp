@@ -16,6 +16,14 @@ namespace alloclab::record {
 
 class block_table {
  public:
+  constexpr block_table() = default;
+  ~block_table() {
+    for (shard& s : shards_)
+      if (s.slots != nullptr) munmap(s.slots, s.capacity() * sizeof(slot));
+  }
+  block_table(const block_table&) = delete;
+  block_table& operator=(const block_table&) = delete;
+
   /// From now on every operation locks its shard. The caller must make sure no thread is inside
   /// an unlocked operation (the recorder uses membarrier and its per-thread busy flags).
   void set_shared() noexcept { shared_.store(true, std::memory_order_seq_cst); }

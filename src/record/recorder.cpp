@@ -156,7 +156,15 @@ std::atomic<std::uint64_t> last_rss_us{0};
 ZSTD_CCtx* zstd_context = nullptr;
 std::uint8_t* compressed = nullptr;
 std::size_t compressed_capacity = 0;
-block_table blocks;
+// Constant-initialized (usable by calls that come before any constructor) and never destroyed
+// (threads may still free after the exit handlers ran).
+union never_destroyed_table {
+  block_table table;
+  constexpr never_destroyed_table() : table() {}
+  ~never_destroyed_table() {}
+};
+never_destroyed_table blocks_storage;
+block_table& blocks = blocks_storage.table;
 
 thread_local __attribute__((tls_model("initial-exec"))) thread_state* current = nullptr;
 // Set while the recorder itself calls malloc (zstd, pthread) and after this thread's end: its

@@ -2,6 +2,7 @@
 //
 // Test plan (public member -> test):
 //   format.hpp put_varint / get_varint / zigzag / unzigzag -> Codec.*
+//   record::block_table insert / remove / find / set_shared -> BlockTable.*
 //   record: exact events of known threads, realloc, memalign family, cross-thread frees
 //                                                   -> Recorder.KnownProgramGivesExactCounts
 //   record: fork child not recorded                 -> Recorder.ForkedChildIsNotRecorded
@@ -17,6 +18,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <random>
+#include <unordered_map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include "lab/cli_support.hpp"
+#include "record/block_table.hpp"
 #include "trace/format.hpp"
 #include "trace/replay.hpp"
 #include "trace/trace_info.hpp"
@@ -63,6 +68,50 @@ TEST(Codec, ZigzagKeepsSmallDeltasSmall) {
   for (const std::uint64_t previous : {0ull, 5ull, ~0ull})
     for (const std::uint64_t value : {0ull, 7ull, 1ull << 40, ~0ull})
       EXPECT_EQ(tf::unzigzag(tf::zigzag(value, previous), previous), value);
+}
+
+// ---- the recorder's pointer table, against a model ----
+
+TEST(BlockTable, RandomOperationsMatchAModel) {
+  auto table = std::make_unique<record::block_table>();
+  std::unordered_map<std::uintptr_t, std::uint64_t> model;
+  std::mt19937_64 random(10);
+  // Keys like a heap's: 16-byte aligned, clustered, plus page-aligned ones (shared slots).
+  const auto key = [&] {
+    return random() % 4 == 0 ? (1 + random() % 4096) << 12 : (1 + random() % 20000) << 4;
+  };
+  for (int step = 0; step < 400000; ++step) {
+    if (step == 200000) table->set_shared();
+    const std::uintptr_t k = key();
+    std::uint64_t value = 0;
+    switch (random() % 3) {
+      case 0:
+        ASSERT_TRUE(table->insert(k, step));
+        model[k] = static_cast<std::uint64_t>(step);
+        break;
+      case 1: {
+        const bool found = table->remove(k, value);
+        ASSERT_EQ(found, model.count(k) == 1) << step;
+        if (found) {
+          EXPECT_EQ(value, model[k]);
+        }
+        model.erase(k);
+        break;
+      }
+      default: {
+        const bool found = table->find(k, value);
+        ASSERT_EQ(found, model.count(k) == 1) << step;
+        if (found) {
+          EXPECT_EQ(value, model[k]);
+        }
+      }
+    }
+  }
+  for (const auto& [k, v] : model) {
+    std::uint64_t value = 0;
+    ASSERT_TRUE(table->remove(k, value));
+    EXPECT_EQ(value, v);
+  }
 }
 
 // ---- recording real processes ----
@@ -188,6 +237,8 @@ TEST_F(Recorder, RefusesMissingAndStaticPrograms) {
 
   const outcome not_in_path = record("no_such_program_in_path_xyz");
   EXPECT_EQ(not_in_path.exit_code, 2) << not_in_path.err;
+  const outcome no_program = run("record -o '" + trace_path().string() + "'");
+  EXPECT_EQ(no_program.exit_code, 2) << no_program.err;
 
   const outcome static_program = record(TRACE_STATIC_PROGRAM);
   EXPECT_EQ(static_program.exit_code, 2);

@@ -198,8 +198,12 @@ int execute_record(const record_request& request) {
   }
   try {
     const trace_file trace(output.string());
-    std::uint64_t calls = 0;
-    trace.for_each_event([&](const event& e) { calls += e.kind < event_kind::thread_start; });
+    std::uint64_t calls = 0;  // the footer counts them; a truncated trace is read through
+    if (trace.footer()) {
+      calls = trace.footer()->events;
+    } else {
+      trace.for_each_event([&](const event& e) { calls += e.kind < event_kind::thread_start; });
+    }
     std::cerr << "alloclab: recorded " << calls << " calls from " << trace.threads().size()
               << " threads into " << output.string() << " (" << trace.file_bytes() << " bytes";
     if (calls > 0)
