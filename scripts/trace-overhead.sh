@@ -23,7 +23,7 @@ run() {
   wall=$(grep -o '[0-9.]* ns per pair (wall)' "$work/stdout" | cut -d' ' -f1)
   cpu=$(grep -o '[0-9.]* ns per pair (process CPU)' "$work/stdout" | cut -d' ' -f1)
   total=$(awk '{print $1 + $2}' "$work/time")
-  bytes=$(cat "$work"/out.trace "$work"/heaptrack.* 2>/dev/null | wc -c)
+  bytes=$({ cat "$work"/out.trace "$work"/heaptrack.* 2>/dev/null || true; } | wc -c)
   echo "$name $wall $cpu $total $bytes" >>"$work/rows"
 }
 
@@ -42,10 +42,10 @@ pairs = int(sys.argv[2])
 names = list(dict.fromkeys(r[0] for r in rows))
 med = {n: [statistics.median(float(r[i]) for r in rows if r[0] == n) for i in (1, 2, 3, 4)] for n in names}
 base = med["unrecorded"]
-print(f"| run ({len(rows)//len(names)} each, medians) | ns/pair wall | ns/pair process CPU | x unrecorded (CPU) | total CPU s (all processes) | bytes on disk | bytes/event |")
-print("|---|---|---|---|---|---|---|")
+print(f"| run ({len(rows)//len(names)} each, medians) | ns/pair wall | x unrecorded (wall) | ns/pair process CPU | x unrecorded (CPU) | total CPU s (all processes) | bytes on disk | bytes/event |")
+print("|---|---|---|---|---|---|---|---|")
 for n in names:
     w, c, t, b = med[n]
     per_event = f"{b / (2 * pairs):.2f}" if b else "-"
-    print(f"| {n} | {w:.1f} | {c:.1f} | {c / base[1]:.2f} | {t:.2f} | {int(b)} | {per_event} |")
+    print(f"| {n} | {w:.1f} | {w / base[0]:.2f} | {c:.1f} | {c / base[1]:.2f} | {t:.2f} | {int(b)} | {per_event} |")
 PY

@@ -348,6 +348,24 @@ TEST_F(Replay, ReproducesTheLiveByteCurveOfOneThread) {
   EXPECT_GT(r.ns_per_call(), 0.0);
 }
 
+// tests/data/python3_json.trace: `python3 -c` building and parsing a 200000-element JSON list
+// (recorded with this format; python's own small-object allocator hides most of its calls).
+TEST(RealProgram, ReplayFollowsTheRecordedTrace) {
+  const trace_file t(std::string(TRACE_DATA_DIR) + "/python3_json.trace");
+  EXPECT_FALSE(t.truncated());
+  summary_options options;
+  options.curve_stride = 1;
+  const trace_summary s = summarize(t, options);
+  EXPECT_GT(s.allocations, 1000u);
+  EXPECT_GT(s.peak_live_bytes, 0u);
+  replay_options replay;
+  replay.curve_stride = 1;
+  const replay_result r = replay_trace(t, replay);
+  EXPECT_EQ(r.peak_live_bytes, s.peak_live_bytes);
+  EXPECT_TRUE(r.live_curve == s.live_curve) << "the replay's live bytes differ from the trace's";
+  EXPECT_NE(render_summary(t, s).find("python3"), std::string::npos);
+}
+
 TEST_F(Replay, InfoReportsTheFigures) {
   const outcome o = record(std::string(TRACE_MALLOC_LOOP) + " 20000");
   ASSERT_EQ(o.exit_code, 0) << o.err;

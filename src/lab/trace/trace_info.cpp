@@ -111,6 +111,12 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
                                   100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
+template <class... Args>
+void add_line(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
+  out += fmt::format(format, std::forward<Args>(args)...);
+  out += '\n';
+}
+
 }  // namespace
 
 trace_summary summarize(const trace_file& trace, const summary_options& options) {
@@ -207,127 +213,127 @@ trace_summary summarize(const trace_file& trace, const summary_options& options)
 
 std::string render_summary(const trace_file& trace, const trace_summary& s) {
   std::string out;
-  const auto line = [&](auto&&... args) {
-    out += fmt::format(std::forward<decltype(args)>(args)...);
-    out += '\n';
-  };
   std::string command;
   for (const auto& word : trace.header().command) command += (command.empty() ? "" : " ") + word;
-  line("trace        {} (format version {}, {} bytes)", trace.path(), trace.header().version,
-       trace.file_bytes());
-  line("program      {} (pid {})", command, trace.header().pid);
+  add_line(out, "trace        {} (format version {}, {} bytes)", trace.path(),
+           trace.header().version, trace.file_bytes());
+  add_line(out, "program      {} (pid {})", command, trace.header().pid);
   if (trace.truncated()) {
-    line(
+    add_line(
+        out,
         "status       TRUNCATED: no footer (the program was killed or crashed, or called _exit);"
         " the events up to its last flushed chunk are below");
   } else {
     const trace_footer& f = *trace.footer();
-    line("status       complete: {} events from {} threads{}{}", f.events, f.threads,
-         f.threads_unflushed == 0
-             ? ""
-             : fmt::format("; {} threads were inside a call at exit, their last chunk is lost",
-                           f.threads_unflushed),
-         f.bootstrap_allocations == 0
-             ? ""
-             : fmt::format("; {} allocations served before the recorder was ready",
-                           f.bootstrap_allocations));
+    add_line(out, "status       complete: {} calls from {} thread(s){}{}", f.events, f.threads,
+             f.threads_unflushed == 0
+                 ? ""
+                 : fmt::format("; {} threads were inside a call at exit, their last chunk is lost",
+                               f.threads_unflushed),
+             f.bootstrap_allocations == 0
+                 ? ""
+                 : fmt::format("; {} allocations served before the recorder was ready",
+                               f.bootstrap_allocations));
   }
   std::uint64_t calls = 0;
   for (const auto& t : s.threads) calls += t.events;
   if (trace.file_bytes() > 0 && calls > 0)
-    line("size         {:.2f} bytes per call on disk",
-         static_cast<double>(trace.file_bytes()) / static_cast<double>(calls));
+    add_line(out, "size         {:.2f} bytes per call on disk",
+             static_cast<double>(trace.file_bytes()) / static_cast<double>(calls));
   if (s.duration_us > 0) {
-    line("duration     {:.3f} s; {:.0f} allocations per second",
-         static_cast<double>(s.duration_us) / 1e6,
-         static_cast<double>(s.allocations) / (static_cast<double>(s.duration_us) / 1e6));
+    add_line(out, "duration     {:.3f} s; {:.0f} allocations per second",
+             static_cast<double>(s.duration_us) / 1e6,
+             static_cast<double>(s.allocations) / (static_cast<double>(s.duration_us) / 1e6));
   } else {
-    line("duration     unknown (recorded without timestamps)");
+    add_line(out, "duration     unknown (recorded without timestamps)");
   }
 
-  line("\nevents by kind");
+  add_line(out, "\nevents by kind");
   for (std::size_t k = 0; k < event_kind_count; ++k)
     if (s.by_kind[k] != 0)
-      line("  {:<20} {:>12}", to_string(static_cast<event_kind>(k)), s.by_kind[k]);
+      add_line(out, "  {:<20} {:>12}", to_string(static_cast<event_kind>(k)), s.by_kind[k]);
 
-  line("\nevents by thread");
-  line("  {:>6} {:>8} {:>12} {:>12} {:>12} {:>12} {:>12}", "thread", "tid", "calls", "allocs",
-       "frees", "cross-frees", "bytes");
+  add_line(out, "\nevents by thread");
+  add_line(out, "  {:>6} {:>8} {:>12} {:>12} {:>12} {:>12} {:>12}", "thread", "tid", "calls",
+           "allocs", "frees", "cross-frees", "bytes");
   for (const auto& t : s.threads)
-    line("  {:>6} {:>8} {:>12} {:>12} {:>12} {:>12} {:>12}", t.thread, t.os_tid, t.events,
-         t.allocations, t.frees, t.cross_thread_frees, t.bytes_allocated);
-  line("  cross-thread frees: {} of {} frees ({})", s.cross_thread_frees, s.frees,
-       percent(s.cross_thread_frees, s.frees));
+    add_line(out, "  {:>6} {:>8} {:>12} {:>12} {:>12} {:>12} {:>12}", t.thread, t.os_tid, t.events,
+             t.allocations, t.frees, t.cross_thread_frees, t.bytes_allocated);
+  add_line(out, "  cross-thread frees: {} of {} frees ({})", s.cross_thread_frees, s.frees,
+           percent(s.cross_thread_frees, s.frees));
   if (s.unknown_pointer_calls != 0)
-    line("  calls on pointers allocated before recording started: {}", s.unknown_pointer_calls);
+    add_line(out, "  calls on pointers allocated before recording started: {}",
+             s.unknown_pointer_calls);
 
-  line("\nmemory");
-  line("  peak live bytes        {} ({} bytes)", bytes_text(static_cast<double>(s.peak_live_bytes)),
-       s.peak_live_bytes);
-  line(
-      "  monotonic footprint    {} (every allocation rounded up to 16 B, never freed: what a "
-      "bump arena would consume)",
-      bytes_text(static_cast<double>(s.monotonic_footprint)));
-  line("  bytes allocated        {}", bytes_text(static_cast<double>(s.bytes_allocated)));
-  line("  live at exit           {} in {} blocks",
-       bytes_text(static_cast<double>(s.final_live_bytes)), s.final_live_blocks);
+  add_line(out, "\nmemory");
+  add_line(out, "  peak live bytes        {} ({} bytes)",
+           bytes_text(static_cast<double>(s.peak_live_bytes)), s.peak_live_bytes);
+  add_line(out,
+           "  monotonic footprint    {} (every allocation rounded up to 16 B, never freed: what a "
+           "bump arena would consume)",
+           bytes_text(static_cast<double>(s.monotonic_footprint)));
+  add_line(out, "  bytes allocated        {}", bytes_text(static_cast<double>(s.bytes_allocated)));
+  add_line(out, "  live at exit           {} in {} blocks",
+           bytes_text(static_cast<double>(s.final_live_bytes)), s.final_live_blocks);
   if (s.peak_rss_bytes != 0)
-    line("  peak sampled RSS       {}", bytes_text(static_cast<double>(s.peak_rss_bytes)));
+    add_line(out, "  peak sampled RSS       {}", bytes_text(static_cast<double>(s.peak_rss_bytes)));
 
-  line("\nallocation sizes (log2 histogram, seed 003's figure)");
+  add_line(out, "\nallocation sizes (log2 histogram, seed 003's figure)");
   const std::uint64_t most = *std::max_element(s.sizes.begin(), s.sizes.end());
   for (std::size_t k = 0; k < s.sizes.size(); ++k) {
     if (s.sizes[k] == 0) continue;
     const auto bar = static_cast<std::size_t>(40.0 * static_cast<double>(s.sizes[k]) /
                                               static_cast<double>(most));
-    line("  [{:>8}, {:>8}) {:>12} {:>7} {}", std::uint64_t{1} << k, std::uint64_t{2} << k,
-         s.sizes[k], percent(s.sizes[k], s.allocations),
-         std::string(std::max<std::size_t>(bar, 1), '#'));
+    add_line(out, "  [{:>8}, {:>8}) {:>12} {:>7} {}", std::uint64_t{1} << k, std::uint64_t{2} << k,
+             s.sizes[k], percent(s.sizes[k], s.allocations),
+             std::string(std::max<std::size_t>(bar, 1), '#'));
   }
   if (!s.resemblances.empty()) {
     std::string distances;
     for (const auto& r : s.resemblances)
       distances += fmt::format("{}{} {:.2f}", distances.empty() ? "" : ", ", r.distribution,
                                r.total_variation);
-    line(
-        "  nearest of seed 003's distributions: {} (total variation distance: {}; 0 = same "
-        "shape, 1 = disjoint){}",
-        s.resemblances.front().distribution, distances,
-        s.resemblances.front().total_variation > 0.5 ? "; none is close" : "");
+    add_line(out,
+             "  nearest of seed 003's distributions: {} (total variation distance: {}; 0 = same "
+             "shape, 1 = disjoint){}",
+             s.resemblances.front().distribution, distances,
+             s.resemblances.front().total_variation > 0.5 ? "; none is close" : "");
   }
 
-  line("\nlifetimes (allocations made while the block lived)");
+  add_line(out, "\nlifetimes (allocations made while the block lived)");
   std::uint64_t freed = 0;
   for (const auto n : s.lifetimes) freed += n;
   for (std::size_t k = 0; k < s.lifetimes.size(); ++k)
     if (s.lifetimes[k] != 0)
-      line("  [{:>10}, {:>10}) {:>12} {:>7}", k == 0 ? 0 : std::uint64_t{1} << k,
-           std::uint64_t{2} << k, s.lifetimes[k], percent(s.lifetimes[k], freed));
-  line("  never freed: {}", s.final_live_blocks);
+      add_line(out, "  [{:>10}, {:>10}) {:>12} {:>7}", k == 0 ? 0 : std::uint64_t{1} << k,
+               std::uint64_t{2} << k, s.lifetimes[k], percent(s.lifetimes[k], freed));
+  add_line(out, "  never freed: {}", s.final_live_blocks);
   const double young =
       freed == 0 ? 0 : static_cast<double>(s.freed_youngest) / static_cast<double>(freed);
   const double old =
       freed == 0 ? 0 : static_cast<double>(s.freed_oldest) / static_cast<double>(freed);
-  line("  order: {} of frees release the youngest live block, {} the oldest: {}",
-       percent(s.freed_youngest, freed), percent(s.freed_oldest, freed),
-       young > 0.5 && young > 2 * old   ? "LIFO (stack-like)"
-       : old > 0.5 && old > 2 * young   ? "FIFO (queue-like)"
-       : young > old * 2 && young > 0.2 ? "mostly LIFO"
-       : old > young * 2 && old > 0.2   ? "mostly FIFO"
-                                        : "neither (frees in no stack or queue order)");
+  add_line(out, "  order: {} of frees release the youngest live block, {} the oldest: {}",
+           percent(s.freed_youngest, freed), percent(s.freed_oldest, freed),
+           young > 0.5 && young > 2 * old   ? "LIFO (stack-like)"
+           : old > 0.5 && old > 2 * young   ? "FIFO (queue-like)"
+           : young > old * 2 && young > 0.2 ? "mostly LIFO"
+           : old > young * 2 && old > 0.2   ? "mostly FIFO"
+                                            : "neither (frees in no stack or queue order)");
 
   if (s.phases.empty()) {
-    line("\nphases: {}", trace.header().timestamps ? "none (the run was too short to time)"
-                                                   : "unknown (recorded without timestamps)");
+    add_line(out, "\nphases: {}",
+             trace.header().timestamps ? "none (the run was too short to time)"
+                                       : "unknown (recorded without timestamps)");
   } else {
-    line("\nphases (the run cut into equal windows, neighbours of one character merged)");
-    line("  {:>10} {:>10}  {:<10} {:>12} {:>14}", "from ms", "to ms", "character", "allocs",
-         "live change");
+    add_line(out, "\nphases (the run cut into equal windows, neighbours of one character merged)");
+    add_line(out, "  {:>10} {:>10}  {:<10} {:>12} {:>14}", "from ms", "to ms", "character",
+             "allocs", "live change");
     for (const auto& p : s.phases)
-      line("  {:>10.1f} {:>10.1f}  {:<10} {:>12} {:>14}", static_cast<double>(p.begin_us) / 1e3,
-           static_cast<double>(p.end_us) / 1e3, p.character, p.allocations,
-           (p.live_change < 0 ? "-" : "+") +
-               bytes_text(static_cast<double>(p.live_change < 0 ? -p.live_change : p.live_change)));
+      add_line(
+          out, "  {:>10.1f} {:>10.1f}  {:<10} {:>12} {:>14}", static_cast<double>(p.begin_us) / 1e3,
+          static_cast<double>(p.end_us) / 1e3, p.character, p.allocations,
+          (p.live_change < 0 ? "-" : "+") +
+              bytes_text(static_cast<double>(p.live_change < 0 ? -p.live_change : p.live_change)));
   }
   return out;
 }
