@@ -673,6 +673,19 @@ ALLOCLAB_EXPORT void* pvalloc(size_t size) noexcept {
   return p;
 }
 
+// A program that ends with _exit (shells do) runs no destructors: finish the trace first.
+ALLOCLAB_EXPORT __attribute__((noreturn)) void _exit(int status) {
+  finish_recording();
+  static auto* next_exit = reinterpret_cast<void (*)(int)>(dlsym(RTLD_NEXT, "_exit"));
+  if (next_exit != nullptr) next_exit(status);
+  syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+ALLOCLAB_EXPORT [[noreturn]] void _Exit(int status) {
+  _exit(status);
+}
+
 ALLOCLAB_EXPORT size_t malloc_usable_size(void* p) noexcept {
   if (p == nullptr) return 0;
   if (in_bootstrap(p)) return bootstrap_size(p);

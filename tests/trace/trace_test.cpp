@@ -6,6 +6,7 @@
 //   record: exact events of known threads, realloc, memalign family, cross-thread frees
 //                                                   -> Recorder.KnownProgramGivesExactCounts
 //   record: fork child not recorded                 -> Recorder.ForkedChildIsNotRecorded
+//   record: exec'd descendants not recorded         -> Recorder.ExecedDescendantsAreNotRecorded
 //   record: killed program -> readable, truncated   -> Recorder.KilledProgramLeavesTruncatedTrace
 //   record: missing / static program -> exit 2      -> Recorder.RefusesMissingAndStaticPrograms
 //   trace_file: damaged, newer, foreign input      -> Reader.*
@@ -210,6 +211,18 @@ TEST_F(Recorder, ForkedChildIsNotRecorded) {
   });
   EXPECT_EQ(child_sized, 0u);
   EXPECT_EQ(parent_sized, 1u);
+}
+
+TEST_F(Recorder, ExecedDescendantsAreNotRecorded) {
+  // `; true` makes the shell fork before exec'ing the loop; the loop's 2000 calls stay out.
+  const outcome o = record("/bin/sh -c \"'" + std::string(TRACE_MALLOC_LOOP) + "' 1000; true\"");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const trace_file t(trace_path().string());
+  EXPECT_FALSE(t.truncated());
+  std::uint64_t calls = 0;
+  t.for_each_event([&](const event& e) { calls += e.kind < event_kind::thread_start; });
+  EXPECT_LT(calls, 500u);
+  EXPECT_EQ(t.header().command.front(), "/bin/sh");
 }
 
 TEST_F(Recorder, KilledProgramLeavesTruncatedTrace) {
