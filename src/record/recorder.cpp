@@ -682,7 +682,7 @@ ALLOCLAB_EXPORT __attribute__((noreturn)) void _exit(int status) {
   __builtin_unreachable();
 }
 
-ALLOCLAB_EXPORT [[noreturn]] void _Exit(int status) {
+ALLOCLAB_EXPORT __attribute__((noreturn)) void _Exit(int status) {
   _exit(status);
 }
 
