@@ -257,7 +257,12 @@ TEST_F(Recorder, RefusesMissingAndStaticPrograms) {
   EXPECT_EQ(static_program.exit_code, 2);
   EXPECT_EQ(lab::cli_support::line_count(static_program.err), 1u) << static_program.err;
   EXPECT_NE(static_program.err.find("statically linked"), std::string::npos) << static_program.err;
-  EXPECT_FALSE(fs::exists(trace_path()));
+  EXPECT_FALSE(fs::exists(trace_path()));  // refused before anything was written
+
+  const outcome unwritable =
+      run("record -o /proc/no/such/dir/t.trace -- " + std::string(TRACE_MALLOC_LOOP) + " 10");
+  EXPECT_EQ(unwritable.exit_code, 2);
+  EXPECT_NE(unwritable.err.find("cannot write"), std::string::npos) << unwritable.err;
 }
 
 // ---- damaged input ----

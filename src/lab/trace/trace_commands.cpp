@@ -186,12 +186,18 @@ int execute_record(const record_request& request) {
   }
   std::error_code ec;
   const fs::path output = fs::absolute(request.output, ec);
-  fs::remove(output, ec);
+  if (const int fd = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      fd < 0) {
+    return bad_input("cannot write '" + output.string() + "': " + std::strerror(errno));
+  } else {
+    ::close(fd);  // the recorder truncates it again; left empty, it means nothing was recorded
+  }
   const int status = run_recorded(*program, request, *interposer, output);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !fs::exists(output)) {
+  const bool empty = fs::file_size(output, ec) == 0 || ec;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && empty) {
     return bad_input("'" + program->string() + "' could not be executed");
   }
-  if (!fs::exists(output) || fs::file_size(output, ec) == 0) {
+  if (empty) {
     return bad_input("'" + program->string() +
                      "' never loaded the recorder (statically linked, setuid, or it clears "
                      "LD_PRELOAD): no trace written");
