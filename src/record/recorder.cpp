@@ -629,6 +629,16 @@ ALLOCLAB_EXPORT void* realloc(void* old, size_t size) noexcept {
   return p;
 }
 
+// glibc's reallocarray calls its realloc directly, past any interposer: route it through ours.
+ALLOCLAB_EXPORT void* reallocarray(void* old, size_t count, size_t size) noexcept {
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(count, size, &bytes)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return realloc(old, bytes);
+}
+
 ALLOCLAB_EXPORT void* memalign(size_t alignment, size_t size) noexcept {
   if (!ready()) return bootstrap_alloc(size, alignment);
   event_scope scope;

@@ -6,8 +6,9 @@
 //        trace_recorded_program kill      allocates 200000 blocks, then SIGKILLs itself
 //        trace_recorded_program fork      a forked child allocates 1000 blocks of 7777 bytes
 //
-// threads: T1 malloc 100, realloc 50, memalign 10, posix_memalign 10, aligned_alloc 10,
-//             calloc 5, malloc_usable_size 7, free 95; leaves 40 blocks to T2.
+// threads: T1 malloc 100, realloc 55 (5 of them through reallocarray), memalign 10,
+//             posix_memalign 10, aligned_alloc 10, calloc 5, malloc_usable_size 7, free 95;
+//             leaves 40 blocks to T2.
 //          T2 (after T1 ended) frees those 40 (cross-thread), malloc 10 + free 10.
 //          T3 and T4 run together: T3 mallocs 1000 blocks of 24 B, T4 frees each (cross-thread).
 #include <malloc.h>
@@ -40,6 +41,8 @@ void* first_worker(void*) {
   for (int i = 0; i < 100; ++i) blocks[i] = std::malloc(static_cast<std::size_t>(i + 1));
   for (int i = 0; i < 50; ++i)
     blocks[i] = std::realloc(blocks[i], static_cast<std::size_t>(2 * (i + 1)));
+  for (int i = 50; i < 55; ++i)
+    blocks[i] = reallocarray(blocks[i], 2, static_cast<std::size_t>(i + 1));
   void* aligned[35];
   for (int i = 0; i < 10; ++i) aligned[i] = memalign(64, 32);
   for (int i = 10; i < 20; ++i)

@@ -53,6 +53,7 @@ class block_slots {
   /// The owner's slot for `id`, created when needed.
   block_slot& own(std::uint64_t id) {
     check(id);
+    created_ = std::max(created_, id + 1);
     std::atomic<block_slot*>& segment = segments_[id >> segment_bits];
     block_slot* s = segment.load(std::memory_order_relaxed);
     if (s == nullptr) {
@@ -60,6 +61,19 @@ class block_slots {
       segment.store(s, std::memory_order_release);
     }
     return s[id & (segment_slots - 1)];
+  }
+  /// Frees every block still allocated (the trace never freed it); returns how many.
+  std::uint64_t release_all() {
+    std::uint64_t released = 0;
+    for (std::uint64_t id = 0; id < created_; ++id) {
+      block_slot* slot = find(id);
+      void* p = slot == nullptr ? nullptr : slot->pointer.exchange(freed_marker());
+      if (p != nullptr && p != freed_marker()) {
+        std::free(p);
+        ++released;
+      }
+    }
+    return released;
   }
   /// Another thread's view: null while the segment does not exist yet.
   block_slot* find(std::uint64_t id) const {
@@ -81,6 +95,7 @@ class block_slots {
     return static_cast<T*>(p);  // zero pages are null atomics / empty slots
   }
   std::atomic<block_slot*>* segments_;
+  std::uint64_t created_ = 0;  ///< ids below this may have a block (owner only)
 };
 
 class replayer {
@@ -126,6 +141,7 @@ class replayer {
     result.peak_live_bytes = peak_.load();
     result.final_live_bytes = static_cast<std::uint64_t>(live_.load());
     result.live_curve = std::move(curve_);
+    for (auto& b : blocks_) result.released_at_end += b->release_all();
     return result;
   }
 

@@ -5,7 +5,8 @@
 // until that thread has allocated it; nothing else is ordered across threads. Every block is
 // written once when allocated (memset), so the replay pays first-touch costs; realloc's copy is
 // the allocator's own and only the grown tail is written. Calls on pointers the recorder never
-// saw allocated, and allocations that failed when recorded, are skipped and counted.
+// saw allocated, and allocations that failed when recorded, are skipped and counted. Blocks the
+// trace leaves allocated are freed after the replay, so replaying leaks nothing.
 //
 // Timing covers the calls and the writes, not the decoding or the waits (those are reported
 // apart). The engine's own bookkeeping (block table, chunk buffers) comes from mmap and from the
@@ -42,6 +43,8 @@ struct replay_result {
   double call_seconds = 0;  ///< summed over threads
   std::uint64_t peak_live_bytes = 0;
   std::uint64_t final_live_bytes = 0;
+  /// Blocks the trace never freed, freed by the engine after the replay (not timed).
+  std::uint64_t released_at_end = 0;
   std::vector<std::uint64_t> live_curve;
   std::vector<replay_thread_result> threads;
 
