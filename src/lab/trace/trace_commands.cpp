@@ -215,7 +215,8 @@ int execute_record(const record_request& request) {
     if (calls > 0)
       std::cerr << ", " << static_cast<double>(trace.file_bytes()) / static_cast<double>(calls)
                 << " bytes per call";
-    std::cerr << ")" << (trace.truncated() ? "; TRUNCATED (no footer)" : "") << '\n';
+    std::cerr << ")" << (trace.truncated() ? "; TRUNCATED (no footer)" : "")
+              << (calls == 0 ? "; the program made no malloc-family call" : "") << '\n';
   } catch (const trace_error& e) {
     std::cerr << "alloclab: warning: the trace is damaged: " << e.what() << '\n';
   }
