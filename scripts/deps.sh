@@ -4,7 +4,7 @@
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 set -euo pipefail
 
-ALLOCLAB_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config git
+ALLOCLAB_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config git libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libcpp-httplib-dev)
 ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmalloc-minimal4 libtbbmalloc2)

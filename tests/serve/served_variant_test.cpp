@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "main/run_command.hpp"
+#include "plan/request.hpp"
 #include "serve/http_server.hpp"
 #include "serve/served_variant.hpp"
 #include "strategies/strategy.hpp"

@@ -11,6 +11,7 @@
 #include "executors/interrupt.hpp"
 #include "main/commands.hpp"
 #include "serve/serve_command.hpp"
+#include "trace/trace_commands.hpp"
 
 #ifndef ALLOCLAB_LAB_VERSION
 #define ALLOCLAB_LAB_VERSION "unknown"
@@ -150,10 +151,12 @@ int run_cli(int argc, char** argv) {
   validate->add_option("results", results_path, "results.json to check")->required();
 
   const serve::serve_commands serve = serve::add_serve_commands(app);
+  const trace::trace_commands trace_commands(app);
 
-  if (std::string unknown = unknown_command(
-          argc, argv, {"run", "list", "report", "validate", "help", "serve", "load"});
-      !unknown.empty()) {
+  std::vector<std::string> commands = {"run",  "list",  "report", "validate",
+                                       "help", "serve", "load"};
+  for (const auto& name : trace::trace_commands::names()) commands.push_back(name);
+  if (std::string unknown = unknown_command(argc, argv, commands); !unknown.empty()) {
     std::cerr << "alloclab: error: " << unknown << '\n';
     return exit_usage;
   }
@@ -176,6 +179,7 @@ int run_cli(int argc, char** argv) {
     if (report->parsed()) return execute_report(results_path, output_path);
     if (validate->parsed()) return execute_validate(results_path);
     if (serve.parsed()) return serve.execute();
+    if (trace_commands.parsed()) return trace_commands.execute();
     return execute_list();
   } catch (const usage_error& e) {
     std::cerr << "alloclab: error: " << e.what() << '\n';

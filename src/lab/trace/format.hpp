@@ -1,0 +1,127 @@
+// The alloclab trace format, version 1 (docs/trace-format.md): the file and chunk headers and the
+// event codec. Shared by the recorder (src/record, which must not allocate) and the reader, so
+// this header uses nothing that allocates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace alloclab::trace_format {
+
+inline constexpr char file_magic[8] = {'A', 'L', 'C', 'T', 'R', 'A', 'C', 'E'};
+inline constexpr std::uint32_t current_version = 1;
+inline constexpr std::uint32_t chunk_magic = 0x4b434c41;  // "ALCK" little-endian
+/// Raw (uncompressed) event bytes per chunk; a thread flushes its buffer when it is this full.
+inline constexpr std::uint32_t chunk_capacity = 64 * 1024;
+/// The longest encoding of one event (an opcode and three 64-bit varints).
+inline constexpr std::uint32_t max_event_bytes = 40;
+/// A chunk may overrun the capacity by its last event and a timestamp and RSS sample after it.
+inline constexpr std::uint32_t max_chunk_raw_bytes = chunk_capacity + 2 * max_event_bytes;
+
+inline constexpr std::uint32_t flag_timestamps =
+    1;  ///< file_header::flags: timestamp events present
+
+/// At offset 0, little-endian; the NUL-separated command line (command_bytes) follows.
+struct file_header {
+  char magic[8];
+  std::uint32_t version;
+  std::uint32_t flags;
+  std::uint64_t start_realtime_ns;   ///< CLOCK_REALTIME when recording started
+  std::uint64_t start_monotonic_ns;  ///< CLOCK_MONOTONIC at the same moment
+  std::uint32_t pid;
+  std::uint32_t command_bytes;
+  std::uint8_t reserved[24];
+};
+static_assert(sizeof(file_header) == 64);
+
+enum class codec : std::uint8_t { raw = 0, zstd = 1 };
+enum class chunk_kind : std::uint8_t { events = 0, footer = 1 };
+
+/// Precedes every chunk's stored payload.
+struct chunk_header {
+  std::uint32_t magic;
+  std::uint32_t thread;        ///< thread index (dense, in order of first allocation)
+  std::uint32_t sequence;      ///< per-thread chunk number, from 0
+  std::uint32_t raw_bytes;     ///< payload bytes after decompression
+  std::uint32_t stored_bytes;  ///< payload bytes in the file
+  std::uint32_t checksum;      ///< checksum() of the stored payload
+  std::uint8_t kind;           ///< chunk_kind
+  std::uint8_t codec;          ///< codec
+  std::uint16_t reserved16;
+  std::uint32_t reserved32;
+};
+static_assert(sizeof(chunk_header) == 32);
+
+/// Extended events: the first varint is (opcode << 2) | 3, operands follow as varints.
+/// Plain malloc is (zigzag(size - previous size) << 2) | 1; a free of a block this thread
+/// allocated is (age << 1), age = (next id - 1) - id.
+enum class op : std::uint8_t {
+  calloc = 0,          ///< zigzag size delta (size = count * element size)
+  realloc = 1,         ///< block ref of the old block, zigzag size delta
+  memalign = 2,        ///< log2 alignment, zigzag size delta
+  posix_memalign = 3,  ///< same
+  aligned_alloc = 4,   ///< same
+  valloc = 5,          ///< zigzag size delta
+  pvalloc = 6,         ///< zigzag size delta
+  free_cross = 7,      ///< allocating thread, id: a free of another thread's block
+  free_unknown = 8,    ///< a free of a pointer the recorder never saw allocated
+  usable_size = 9,     ///< block ref
+  failed = 10,         ///< kind (op or 255 for malloc), size: an allocation returned null
+  thread_start = 11,   ///< OS thread id, microseconds since the recording started
+  thread_end = 12,     ///< microseconds since this thread's previous time
+  timestamp = 13,      ///< microseconds since this thread's previous time
+  rss = 14,            ///< resident set size in KiB
+  last = rss
+};
+inline constexpr std::uint8_t malloc_kind = 255;  ///< "failed" kind of a plain malloc
+
+/// Block references (realloc, usable_size): 0 null, 1 unknown pointer, (age << 2) | 2 this
+/// thread's block, (thread << 2) | 3 followed by the id: another thread's block.
+inline constexpr std::uint64_t ref_null = 0;
+inline constexpr std::uint64_t ref_unknown = 1;
+
+inline std::uint8_t* put_varint(std::uint8_t* out, std::uint64_t v) noexcept {
+  while (v >= 0x80) {
+    *out++ = static_cast<std::uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *out++ = static_cast<std::uint8_t>(v);
+  return out;
+}
+
+/// Decodes one varint; false when it runs past `end` or is longer than 10 bytes.
+inline bool get_varint(const std::uint8_t*& in, const std::uint8_t* end,
+                       std::uint64_t& v) noexcept {
+  v = 0;
+  for (unsigned shift = 0; shift < 70 && in != end; shift += 7) {
+    const std::uint8_t byte = *in++;
+    v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+inline std::uint64_t zigzag(std::uint64_t value, std::uint64_t previous) noexcept {
+  const auto d = static_cast<std::int64_t>(value - previous);
+  return (static_cast<std::uint64_t>(d) << 1) ^ static_cast<std::uint64_t>(d >> 63);
+}
+inline std::uint64_t unzigzag(std::uint64_t z, std::uint64_t previous) noexcept {
+  return previous + ((z >> 1) ^ (~(z & 1) + 1));
+}
+
+/// The chunk checksum: a multiply-xorshift hash over 8-byte words, then the tail bytes.
+inline std::uint32_t checksum(const std::uint8_t* data, std::size_t n) noexcept {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, data + i, sizeof word);
+    h = (h ^ word) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  for (; i < n; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
+  return static_cast<std::uint32_t>(h ^ (h >> 32));
+}
+
+}  // namespace alloclab::trace_format

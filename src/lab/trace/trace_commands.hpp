@@ -1,0 +1,46 @@
+// The CLI's `record` and `trace info` commands (issue 10). cli.cpp registers them with one call
+// and dispatches to execute() when one of them was parsed.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace alloclab::trace {
+
+struct record_request {
+  std::string output = "alloclab.trace";
+  std::vector<std::string> command;  ///< PROGRAM ARGS...
+  bool no_timestamps = false;
+  int zstd_level = 1;
+};
+
+class trace_commands {
+ public:
+  /// Adds `record` and `trace info` to `app`.
+  explicit trace_commands(CLI::App& app);
+  /// The command names, for the CLI's list of valid commands.
+  static std::vector<std::string> names() { return {"record", "trace"}; }
+  bool parsed() const;
+  /// Runs the parsed command. Exit codes: 0 done; 1 the program failed (its trace is still
+  /// written); 2 bad input (one line on stderr).
+  int execute() const;
+
+ private:
+  CLI::App* record_ = nullptr;
+  CLI::App* trace_ = nullptr;
+  CLI::App* info_ = nullptr;
+  std::shared_ptr<record_request> request_ = std::make_shared<record_request>();
+  std::shared_ptr<std::string> trace_path_ = std::make_shared<std::string>();
+};
+
+/// `alloclab record`: runs the program under the interposer. Exit codes as above.
+int execute_record(const record_request& request);
+/// `alloclab trace info`.
+int execute_trace_info(const std::string& path);
+
+}  // namespace alloclab::trace

@@ -1,0 +1,341 @@
+#include "trace/trace_info.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "heap/size_distribution.hpp"
+
+namespace alloclab::trace {
+
+std::size_t log2_bucket(std::uint64_t value) noexcept {
+  return value == 0 ? 0 : static_cast<std::size_t>(63 - __builtin_clzll(value));
+}
+
+namespace {
+
+struct live_block {
+  std::uint64_t size = 0;
+  std::uint64_t sequence = 0;  ///< allocation number, in file order
+};
+
+struct window {
+  std::uint64_t allocations = 0;
+  std::uint64_t calls = 0;
+  bool seen = false;
+  std::uint64_t live_first = 0;
+  std::uint64_t live_last = 0;
+};
+
+// Seed 003's three distributions as log2 histograms of 20000 sizes each (fixed seed).
+std::vector<std::pair<std::string, std::vector<double>>> seed_003_shapes() {
+  std::vector<std::pair<std::string, std::vector<double>>> shapes;
+  for (const heap::size_dist d : heap::all_size_dists()) {
+    std::vector<double> h(64, 0.0);
+    const auto sizes = heap::make_sizes(d, 20000, 3);
+    for (const std::uint32_t s : sizes)
+      h[log2_bucket(s)] += 1.0 / static_cast<double>(sizes.size());
+    shapes.emplace_back(std::string(heap::to_string(d)), std::move(h));
+  }
+  return shapes;
+}
+
+std::vector<resemblance> resemble(const log2_histogram& sizes) {
+  // Clip to seed 003's range (4 .. 0x7FFFF), as its sizes were.
+  std::vector<double> mine(64, 0.0);
+  double total = 0;
+  for (std::size_t k = 0; k < 64; ++k) {
+    const std::size_t clipped =
+        std::clamp(k, log2_bucket(heap::min_block_size), log2_bucket(heap::max_block_size));
+    mine[clipped] += static_cast<double>(sizes[k]);
+    total += static_cast<double>(sizes[k]);
+  }
+  std::vector<resemblance> out;
+  if (total == 0) return out;
+  for (const auto& [name, shape] : seed_003_shapes()) {
+    double distance = 0;
+    for (std::size_t k = 0; k < 64; ++k) distance += std::abs(mine[k] / total - shape[k]);
+    out.push_back({name, distance / 2});
+  }
+  std::sort(out.begin(), out.end(), [](const resemblance& a, const resemblance& b) {
+    return a.total_variation < b.total_variation;
+  });
+  return out;
+}
+
+std::vector<phase> merge_windows(const std::vector<window>& windows, std::uint64_t width_us,
+                                 std::uint64_t peak) {
+  std::vector<phase> phases;
+  std::uint64_t live_before = 0;
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    const window& w = windows[i];
+    const std::uint64_t live_after = w.seen ? w.live_last : live_before;
+    const auto change =
+        static_cast<std::int64_t>(live_after) - static_cast<std::int64_t>(live_before);
+    const double threshold = 0.2 * static_cast<double>(peak);
+    std::string character = w.calls == 0                               ? "idle"
+                            : static_cast<double>(change) > threshold  ? "growing"
+                            : static_cast<double>(-change) > threshold ? "releasing"
+                                                                       : "steady";
+    const std::uint64_t begin = i * width_us;
+    if (!phases.empty() && phases.back().character == character) {
+      phases.back().end_us = begin + width_us;
+      phases.back().allocations += w.allocations;
+      phases.back().live_change += change;
+    } else {
+      phases.push_back({begin, begin + width_us, character, w.allocations, change});
+    }
+    live_before = live_after;
+  }
+  return phases;
+}
+
+std::string bytes_text(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[u]);
+}
+
+std::string percent(std::uint64_t part, std::uint64_t whole) {
+  return whole == 0 ? "-"
+                    : fmt::format("{:.1f} %",
+                                  100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+template <class... Args>
+void add_line(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
+  out += fmt::format(format, std::forward<Args>(args)...);
+  out += '\n';
+}
+
+}  // namespace
+
+trace_summary summarize(const trace_file& trace, const summary_options& options) {
+  trace_summary s;
+  std::map<std::uint32_t, thread_summary> threads;
+  std::unordered_map<block_key, live_block> live;
+  std::unordered_set<block_key> freed_early;  // cross-thread frees seen before the allocation
+  std::set<std::uint64_t> live_sequences;
+  std::uint64_t live_bytes = 0, sequence = 0, curve_counter = 0;
+  std::uint64_t max_time = trace.footer() ? trace.footer()->end_us : 0;
+  // Times are needed for windows before the pass: use the footer's end, else a first quick pass.
+  if (max_time == 0 && trace.header().timestamps)
+    trace.for_each_event([&](const event& e) { max_time = std::max(max_time, e.time_us); });
+  const bool timed = trace.header().timestamps && max_time > 0 && options.phase_windows > 0;
+  const std::uint64_t width_us = timed ? max_time / options.phase_windows + 1 : 0;
+  std::vector<window> windows(timed ? options.phase_windows : 0);
+
+  const auto note_live = [&](const event& e) {
+    s.peak_live_bytes = std::max(s.peak_live_bytes, live_bytes);
+    if (options.curve_stride != 0 && ++curve_counter % options.curve_stride == 0)
+      s.live_curve.push_back(live_bytes);
+    if (timed) {
+      window& w = windows[std::min<std::size_t>(e.time_us / width_us, windows.size() - 1)];
+      if (!w.seen) w.live_first = live_bytes;
+      w.seen = true;
+      w.live_last = live_bytes;
+    }
+  };
+  const auto release = [&](const event& e, block_key b, thread_summary& t) {
+    ++s.frees;
+    ++t.frees;
+    if (block_thread(b) != e.thread) {
+      ++s.cross_thread_frees;
+      ++t.cross_thread_frees;
+    }
+    const auto it = live.find(b);
+    if (it == live.end()) {
+      freed_early.insert(b);
+      ++s.frees_before_allocation;
+      return;
+    }
+    const std::uint64_t seq = it->second.sequence;
+    if (seq == *live_sequences.rbegin()) ++s.freed_youngest;
+    if (seq == *live_sequences.begin()) ++s.freed_oldest;
+    ++s.lifetimes[log2_bucket(sequence - seq)];
+    live_bytes -= it->second.size;
+    live_sequences.erase(seq);
+    live.erase(it);
+    note_live(e);
+  };
+
+  trace.for_each_event([&](const event& e) {
+    ++s.by_kind[static_cast<std::size_t>(e.kind)];
+    thread_summary& t = threads[e.thread];
+    t.thread = e.thread;
+    if (e.kind == event_kind::thread_start) t.os_tid = e.value;
+    if (e.kind == event_kind::rss) s.peak_rss_bytes = std::max(s.peak_rss_bytes, e.value);
+    if (e.kind >= event_kind::thread_start) return;
+    ++t.events;
+    if (timed) {
+      window& w = windows[std::min<std::size_t>(e.time_us / width_us, windows.size() - 1)];
+      ++w.calls;
+      if (creates_block(e.kind)) ++w.allocations;
+    }
+    if (e.unknown_pointer) ++s.unknown_pointer_calls;
+    if (e.kind == event_kind::free && !e.unknown_pointer) release(e, e.block, t);
+    if (e.kind == event_kind::realloc && e.old_block != no_block) release(e, e.old_block, t);
+    if (!creates_block(e.kind)) return;
+    ++s.allocations;
+    ++t.allocations;
+    s.bytes_allocated += e.value;
+    t.bytes_allocated += e.value;
+    s.monotonic_footprint += (e.value + 15) & ~std::uint64_t{15};
+    ++s.sizes[log2_bucket(e.value)];
+    ++sequence;
+    if (freed_early.erase(e.block) != 0) {
+      ++s.lifetimes[0];
+      return;
+    }
+    live[e.block] = {e.value, sequence};
+    live_sequences.insert(sequence);
+    live_bytes += e.value;
+    note_live(e);
+  });
+
+  for (auto& [index, t] : threads) s.threads.push_back(t);
+  s.final_live_bytes = live_bytes;
+  s.final_live_blocks = live.size();
+  s.duration_us = max_time;
+  s.resemblances = resemble(s.sizes);
+  if (timed) s.phases = merge_windows(windows, width_us, s.peak_live_bytes);
+  return s;
+}
+
+std::string render_summary(const trace_file& trace, const trace_summary& s) {
+  std::string out;
+  std::string command;
+  for (const auto& word : trace.header().command) command += (command.empty() ? "" : " ") + word;
+  add_line(out, "trace        {} (format version {}, {} bytes)", trace.path(),
+           trace.header().version, trace.file_bytes());
+  add_line(out, "program      {} (pid {})", command, trace.header().pid);
+  if (trace.truncated()) {
+    add_line(
+        out,
+        "status       TRUNCATED: no footer (the program was killed or crashed, or called _exit);"
+        " the events up to its last flushed chunk are below");
+  } else {
+    const trace_footer& f = *trace.footer();
+    add_line(out, "status       complete: {} calls from {} thread(s){}{}", f.events, f.threads,
+             f.threads_unflushed == 0
+                 ? ""
+                 : fmt::format("; {} threads were inside a call at exit, their last chunk is lost",
+                               f.threads_unflushed),
+             f.bootstrap_allocations == 0
+                 ? ""
+                 : fmt::format("; {} allocations served before the recorder was ready",
+                               f.bootstrap_allocations));
+  }
+  std::uint64_t calls = 0;
+  for (const auto& t : s.threads) calls += t.events;
+  if (trace.file_bytes() > 0 && calls > 0)
+    add_line(out, "size         {:.2f} bytes per call on disk",
+             static_cast<double>(trace.file_bytes()) / static_cast<double>(calls));
+  if (s.duration_us > 0) {
+    add_line(out, "duration     {:.3f} s; {:.0f} allocations per second",
+             static_cast<double>(s.duration_us) / 1e6,
+             static_cast<double>(s.allocations) / (static_cast<double>(s.duration_us) / 1e6));
+  } else {
+    add_line(out, "duration     unknown (recorded without timestamps)");
+  }
+
+  add_line(out, "\nevents by kind");
+  for (std::size_t k = 0; k < event_kind_count; ++k)
+    if (s.by_kind[k] != 0)
+      add_line(out, "  {:<20} {:>12}", to_string(static_cast<event_kind>(k)), s.by_kind[k]);
+
+  add_line(out, "\nevents by thread");
+  add_line(out, "  {:>6} {:>8} {:>12} {:>12} {:>12} {:>12} {:>12}", "thread", "tid", "calls",
+           "allocs", "frees", "cross-frees", "bytes");
+  for (const auto& t : s.threads)
+    add_line(out, "  {:>6} {:>8} {:>12} {:>12} {:>12} {:>12} {:>12}", t.thread, t.os_tid, t.events,
+             t.allocations, t.frees, t.cross_thread_frees, t.bytes_allocated);
+  add_line(out, "  cross-thread frees: {} of {} frees ({})", s.cross_thread_frees, s.frees,
+           percent(s.cross_thread_frees, s.frees));
+  if (s.unknown_pointer_calls != 0)
+    add_line(out, "  calls on pointers allocated before recording started: {}",
+             s.unknown_pointer_calls);
+
+  add_line(out, "\nmemory");
+  add_line(out, "  peak live bytes        {} ({} bytes)",
+           bytes_text(static_cast<double>(s.peak_live_bytes)), s.peak_live_bytes);
+  add_line(out,
+           "  monotonic footprint    {} (every allocation rounded up to 16 B, never freed: what a "
+           "bump arena would consume)",
+           bytes_text(static_cast<double>(s.monotonic_footprint)));
+  add_line(out, "  bytes allocated        {}", bytes_text(static_cast<double>(s.bytes_allocated)));
+  add_line(out, "  live at exit           {} in {} blocks",
+           bytes_text(static_cast<double>(s.final_live_bytes)), s.final_live_blocks);
+  if (s.peak_rss_bytes != 0)
+    add_line(out, "  peak sampled RSS       {}", bytes_text(static_cast<double>(s.peak_rss_bytes)));
+
+  add_line(out, "\nallocation sizes (log2 histogram, seed 003's figure)");
+  const std::uint64_t most = *std::max_element(s.sizes.begin(), s.sizes.end());
+  for (std::size_t k = 0; k < s.sizes.size(); ++k) {
+    if (s.sizes[k] == 0) continue;
+    const auto bar = static_cast<std::size_t>(40.0 * static_cast<double>(s.sizes[k]) /
+                                              static_cast<double>(most));
+    add_line(out, "  [{:>8}, {:>8}) {:>12} {:>7} {}", std::uint64_t{1} << k, std::uint64_t{2} << k,
+             s.sizes[k], percent(s.sizes[k], s.allocations),
+             std::string(std::max<std::size_t>(bar, 1), '#'));
+  }
+  if (!s.resemblances.empty()) {
+    std::string distances;
+    for (const auto& r : s.resemblances)
+      distances += fmt::format("{}{} {:.2f}", distances.empty() ? "" : ", ", r.distribution,
+                               r.total_variation);
+    add_line(out,
+             "  nearest of seed 003's distributions: {} (total variation distance: {}; 0 = same "
+             "shape, 1 = disjoint){}",
+             s.resemblances.front().distribution, distances,
+             s.resemblances.front().total_variation > 0.5 ? "; none is close" : "");
+  }
+
+  add_line(out, "\nlifetimes (allocations made while the block lived)");
+  std::uint64_t freed = 0;
+  for (const auto n : s.lifetimes) freed += n;
+  for (std::size_t k = 0; k < s.lifetimes.size(); ++k)
+    if (s.lifetimes[k] != 0)
+      add_line(out, "  [{:>10}, {:>10}) {:>12} {:>7}", k == 0 ? 0 : std::uint64_t{1} << k,
+               std::uint64_t{2} << k, s.lifetimes[k], percent(s.lifetimes[k], freed));
+  add_line(out, "  never freed: {}", s.final_live_blocks);
+  const double young =
+      freed == 0 ? 0 : static_cast<double>(s.freed_youngest) / static_cast<double>(freed);
+  const double old =
+      freed == 0 ? 0 : static_cast<double>(s.freed_oldest) / static_cast<double>(freed);
+  add_line(out, "  order: {} of frees release the youngest live block, {} the oldest: {}",
+           percent(s.freed_youngest, freed), percent(s.freed_oldest, freed),
+           young > 0.5 && young > 2 * old   ? "LIFO (stack-like)"
+           : old > 0.5 && old > 2 * young   ? "FIFO (queue-like)"
+           : young > old * 2 && young > 0.2 ? "mostly LIFO"
+           : old > young * 2 && old > 0.2   ? "mostly FIFO"
+                                            : "neither (frees in no stack or queue order)");
+
+  if (s.phases.empty()) {
+    add_line(out, "\nphases: {}",
+             trace.header().timestamps ? "none (the run was too short to time)"
+                                       : "unknown (recorded without timestamps)");
+  } else {
+    add_line(out, "\nphases (the run cut into equal windows, neighbours of one character merged)");
+    add_line(out, "  {:>10} {:>10}  {:<10} {:>12} {:>14}", "from ms", "to ms", "character",
+             "allocs", "live change");
+    for (const auto& p : s.phases)
+      add_line(
+          out, "  {:>10.1f} {:>10.1f}  {:<10} {:>12} {:>14}", static_cast<double>(p.begin_us) / 1e3,
+          static_cast<double>(p.end_us) / 1e3, p.character, p.allocations,
+          (p.live_change < 0 ? "-" : "+") +
+              bytes_text(static_cast<double>(p.live_change < 0 ? -p.live_change : p.live_change)));
+  }
+  return out;
+}
+
+}  // namespace alloclab::trace

@@ -1,0 +1,156 @@
+// The recorder's map from live pointer to block (thread index, id): 16 shards of open addressing
+// with linear probing and backward-shift deletion, each behind a spin lock that is only taken once
+// the table is shared (set_shared: a second thread records). Neighbouring blocks get neighbouring
+// slots, so a heap's working set stays in few cache lines. Memory comes from mmap, never from
+// malloc, so the table can be used inside malloc.
+#pragma once
+
+#include <sched.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace alloclab::record {
+
+class block_table {
+ public:
+  constexpr block_table() = default;
+  ~block_table() {
+    for (shard& s : shards_)
+      if (s.slots != nullptr) munmap(s.slots, s.capacity() * sizeof(slot));
+  }
+  block_table(const block_table&) = delete;
+  block_table& operator=(const block_table&) = delete;
+
+  /// From now on every operation locks its shard. The caller must make sure no thread is inside
+  /// an unlocked operation (the recorder uses membarrier and its per-thread busy flags).
+  void set_shared() noexcept { shared_.store(true, std::memory_order_seq_cst); }
+  bool shared() const noexcept { return shared_.load(std::memory_order_relaxed); }
+
+  /// Inserts or overwrites `key` (never 0). False when memory for growing ran out.
+  __attribute__((always_inline)) bool insert(std::uintptr_t key, std::uint64_t value) noexcept {
+    shard& s = shard_of(key);
+    lock_guard g(s, shared());
+    if ((s.count + 1) * 4 > s.capacity() * 3 && !grow(s)) return false;
+    std::size_t i = start(key, s.mask);
+    while (s.slots[i].key != 0 && s.slots[i].key != key) i = (i + 1) & s.mask;
+    if (s.slots[i].key == 0) ++s.count;
+    s.slots[i] = {key, value};
+    return true;
+  }
+
+  /// Removes `key` and returns its value through `value`; false when absent.
+  __attribute__((always_inline)) bool remove(std::uintptr_t key, std::uint64_t& value) noexcept {
+    shard& s = shard_of(key);
+    lock_guard g(s, shared());
+    if (s.slots == nullptr) return false;
+    std::size_t i = start(key, s.mask);
+    while (s.slots[i].key != key) {
+      if (s.slots[i].key == 0) return false;
+      i = (i + 1) & s.mask;
+    }
+    value = s.slots[i].value;
+    erase_at(s, i);
+    return true;
+  }
+
+  bool find(std::uintptr_t key, std::uint64_t& value) noexcept {
+    shard& s = shard_of(key);
+    lock_guard g(s, shared());
+    if (s.slots == nullptr) return false;
+    for (std::size_t i = start(key, s.mask); s.slots[i].key != 0; i = (i + 1) & s.mask) {
+      if (s.slots[i].key == key) {
+        value = s.slots[i].value;
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  struct slot {
+    std::uintptr_t key;
+    std::uint64_t value;
+  };
+  struct alignas(64) shard {
+    std::atomic<bool> locked{false};
+    slot* slots = nullptr;
+    std::size_t mask = 0;
+    std::size_t count = 0;
+    std::size_t capacity() const noexcept { return slots == nullptr ? 0 : mask + 1; }
+  };
+  class lock_guard {
+   public:
+    lock_guard(shard& s, bool lock) noexcept : s_(lock ? &s : nullptr) {
+      if (s_ == nullptr) return;
+      while (s_->locked.exchange(true, std::memory_order_acquire)) {
+        while (s_->locked.load(std::memory_order_relaxed)) sched_yield();
+      }
+    }
+    ~lock_guard() {
+      if (s_ != nullptr) s_->locked.store(false, std::memory_order_release);
+    }
+    lock_guard(const lock_guard&) = delete;
+    lock_guard& operator=(const lock_guard&) = delete;
+
+   private:
+    shard* s_;
+  };
+
+  static constexpr std::size_t shard_bits = 4;
+  static constexpr std::size_t initial_slots = 256;
+
+  // Blocks are 16-byte aligned: key >> 4 numbers them. Folding in the 4 KiB and 1 MiB digits
+  // spreads page-aligned blocks; the shard is chosen by page.
+  static std::size_t mix(std::uintptr_t key) noexcept {
+    const std::uintptr_t x = key >> 4;
+    return static_cast<std::size_t>(x ^ (x >> 8) ^ (x >> 16));
+  }
+  shard& shard_of(std::uintptr_t key) noexcept {
+    return shards_[((key >> 12) ^ (key >> 20)) & ((std::size_t{1} << shard_bits) - 1)];
+  }
+  static std::size_t start(std::uintptr_t key, std::size_t mask) noexcept {
+    return mix(key) & mask;
+  }
+
+  static bool grow(shard& s) noexcept {
+    const std::size_t slots = s.slots == nullptr ? initial_slots : 2 * (s.mask + 1);
+    void* memory = mmap(nullptr, slots * sizeof(slot), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) return false;
+    auto* fresh = static_cast<slot*>(memory);
+    const std::size_t mask = slots - 1;
+    for (std::size_t i = 0; i < s.capacity(); ++i) {
+      if (s.slots[i].key == 0) continue;
+      std::size_t j = start(s.slots[i].key, mask);
+      while (fresh[j].key != 0) j = (j + 1) & mask;
+      fresh[j] = s.slots[i];
+    }
+    if (s.slots != nullptr) munmap(s.slots, s.capacity() * sizeof(slot));
+    s.slots = fresh;
+    s.mask = mask;
+    return true;
+  }
+
+  // Backward-shift deletion keeps every probe sequence unbroken without tombstones.
+  static void erase_at(shard& s, std::size_t hole) noexcept {
+    for (std::size_t j = (hole + 1) & s.mask; s.slots[j].key != 0; j = (j + 1) & s.mask) {
+      const std::size_t home = start(s.slots[j].key, s.mask);
+      // Move j into the hole when its home is not cyclically within (hole, j].
+      const bool home_after_hole = ((j - home) & s.mask) >= ((j - hole) & s.mask);
+      if (home_after_hole) {
+        s.slots[hole] = s.slots[j];
+        hole = j;
+      }
+    }
+    s.slots[hole] = {0, 0};
+    --s.count;
+  }
+
+  std::atomic<bool> shared_{false};
+  shard shards_[std::size_t{1} << shard_bits];
+};
+
+}  // namespace alloclab::record

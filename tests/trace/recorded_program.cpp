@@ -1,0 +1,139 @@
+// A program whose allocations are known exactly, for the recorder tests. Its worker threads are
+// raw pthreads that allocate nothing but what is listed here, so their event counts are exact
+// (the main thread also carries the C library's own allocations).
+//
+// Usage: trace_recorded_program threads   four workers (below); prints "tids T1 T2 T3 T4"
+//        trace_recorded_program kill      allocates 200000 blocks, then SIGKILLs itself
+//        trace_recorded_program fork      a forked child allocates 1000 blocks of 7777 bytes
+//
+// threads: T1 malloc 100, realloc 55 (5 of them through reallocarray), memalign 10,
+//             posix_memalign 10, aligned_alloc 10, calloc 5, malloc_usable_size 7, free 95;
+//             leaves 40 blocks to T2.
+//          T2 (after T1 ended) frees those 40 (cross-thread), malloc 10 + free 10.
+//          T3 and T4 run together: T3 mallocs 1000 blocks of 24 B, T4 frees each (cross-thread).
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+constexpr int handed_over = 40;
+constexpr int queue_length = 1000;
+void* blocks[100];
+void* queue[queue_length];
+std::atomic<int> queued{0};
+long tids[4];
+
+long self_tid() {
+  return static_cast<long>(syscall(SYS_gettid));
+}
+
+void* first_worker(void*) {
+  tids[0] = self_tid();
+  for (int i = 0; i < 100; ++i) blocks[i] = std::malloc(static_cast<std::size_t>(i + 1));
+  for (int i = 0; i < 50; ++i)
+    blocks[i] = std::realloc(blocks[i], static_cast<std::size_t>(2 * (i + 1)));
+  for (int i = 50; i < 55; ++i)
+    blocks[i] = reallocarray(blocks[i], 2, static_cast<std::size_t>(i + 1));
+  void* aligned[35];
+  for (int i = 0; i < 10; ++i) aligned[i] = memalign(64, 32);
+  for (int i = 10; i < 20; ++i)
+    if (posix_memalign(&aligned[i], 64, 48) != 0) std::abort();
+  for (int i = 20; i < 30; ++i) aligned[i] = std::aligned_alloc(64, 64);
+  for (int i = 30; i < 35; ++i) aligned[i] = std::calloc(4, 8);
+  std::size_t usable = 0;
+  for (int i = 0; i < 7; ++i) usable += malloc_usable_size(blocks[i]);
+  if (usable == 0) std::abort();
+  for (int i = 0; i < 100 - handed_over; ++i) std::free(blocks[i]);
+  for (void* p : aligned) std::free(p);
+  return nullptr;
+}
+
+void* second_worker(void*) {
+  tids[1] = self_tid();
+  for (int i = 100 - handed_over; i < 100; ++i) std::free(blocks[i]);
+  void* own[10];
+  void* volatile* escape = own;  // the compiler may not elide what it cannot see freed
+  for (int i = 0; i < 10; ++i) escape[i] = std::malloc(1000);
+  for (void* p : own) std::free(p);
+  return nullptr;
+}
+
+void* producer(void*) {
+  tids[2] = self_tid();
+  for (int i = 0; i < queue_length; ++i) {
+    queue[i] = std::malloc(24);
+    queued.store(i + 1, std::memory_order_release);
+  }
+  return nullptr;
+}
+
+void* consumer(void*) {
+  tids[3] = self_tid();
+  for (int i = 0; i < queue_length; ++i) {
+    while (queued.load(std::memory_order_acquire) <= i) sched_yield();
+    std::free(queue[i]);
+  }
+  return nullptr;
+}
+
+void run(void* (*body)(void*), pthread_t& t) {
+  if (pthread_create(&t, nullptr, body, nullptr) != 0) std::abort();
+}
+
+int threads() {
+  pthread_t t[4];
+  run(first_worker, t[0]);
+  pthread_join(t[0], nullptr);
+  run(second_worker, t[1]);
+  pthread_join(t[1], nullptr);
+  run(producer, t[2]);
+  run(consumer, t[3]);
+  pthread_join(t[2], nullptr);
+  pthread_join(t[3], nullptr);
+  std::printf("tids %ld %ld %ld %ld\n", tids[0], tids[1], tids[2], tids[3]);
+  return 0;
+}
+
+int killed() {
+  for (int i = 0; i < 200000; ++i) static_cast<volatile char*>(std::malloc(16))[0] = 1;
+  std::fflush(stdout);
+  raise(SIGKILL);
+  return 0;
+}
+
+int forked() {
+  // volatile: the compiler may not elide a malloc/free pair it can see.
+  void* volatile mine = std::malloc(1234);
+  const pid_t child = fork();
+  if (child == 0) {
+    for (int i = 0; i < 1000; ++i) {
+      void* volatile p = std::malloc(7777);
+      std::free(p);
+    }
+    std::exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  std::free(mine);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "";
+  if (std::strcmp(mode, "threads") == 0) return threads();
+  if (std::strcmp(mode, "kill") == 0) return killed();
+  if (std::strcmp(mode, "fork") == 0) return forked();
+  std::fprintf(stderr, "usage: %s threads|kill|fork\n", argv[0]);
+  return 2;
+}

@@ -1,0 +1,443 @@
+// Tests of `alloclab record`, the trace reader, `alloclab trace info` and the replay engine.
+//
+// Test plan (public member -> test):
+//   format.hpp put_varint / get_varint / zigzag / unzigzag -> Codec.*
+//   record::block_table insert / remove / find / set_shared -> BlockTable.*
+//   record: exact events of known threads, realloc, memalign family, cross-thread frees
+//                                                   -> Recorder.KnownProgramGivesExactCounts
+//   record: fork child not recorded                 -> Recorder.ForkedChildIsNotRecorded
+//   record: exec'd descendants not recorded         -> Recorder.ExecedDescendantsAreNotRecorded
+//   record: killed program -> readable, truncated   -> Recorder.KilledProgramLeavesTruncatedTrace
+//   record: missing / static program -> exit 2      -> Recorder.RefusesMissingAndStaticPrograms
+//   trace_file: damaged, newer, foreign input      -> Reader.*
+//   summarize / render_summary                      -> Info.*
+//   replay_trace: counts, live-byte curve, peak     -> Replay.*
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <unordered_map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "lab/cli_support.hpp"
+#include "record/block_table.hpp"
+#include "trace/format.hpp"
+#include "trace/replay.hpp"
+#include "trace/trace_info.hpp"
+#include "trace/trace_reader.hpp"
+
+namespace alloclab::trace {
+namespace {
+
+namespace fs = std::filesystem;
+namespace tf = alloclab::trace_format;
+using lab::cli_support::outcome;
+using lab::cli_support::read_file;
+
+// ---- the codec ----
+
+TEST(Codec, VarintsRoundTripAtEveryLength) {
+  for (const std::uint64_t v :
+       {0ull, 1ull, 127ull, 128ull, 16383ull, 16384ull, 1ull << 35, ~0ull}) {
+    std::uint8_t buffer[10];
+    std::uint8_t* end = tf::put_varint(buffer, v);
+    const std::uint8_t* in = buffer;
+    std::uint64_t back = 0;
+    ASSERT_TRUE(tf::get_varint(in, end, back)) << v;
+    EXPECT_EQ(back, v);
+    EXPECT_EQ(in, end);
+    in = buffer;
+    if (end - buffer > 1) {
+      EXPECT_FALSE(tf::get_varint(in, end - 1, back)) << "cut short " << v;
+    }
+  }
+}
+
+TEST(Codec, ZigzagKeepsSmallDeltasSmall) {
+  EXPECT_EQ(tf::zigzag(100, 100), 0u);
+  EXPECT_EQ(tf::zigzag(101, 100), 2u);
+  EXPECT_EQ(tf::zigzag(99, 100), 1u);
+  for (const std::uint64_t previous : {0ull, 5ull, ~0ull})
+    for (const std::uint64_t value : {0ull, 7ull, 1ull << 40, ~0ull})
+      EXPECT_EQ(tf::unzigzag(tf::zigzag(value, previous), previous), value);
+}
+
+// ---- the recorder's pointer table, against a model ----
+
+TEST(BlockTable, RandomOperationsMatchAModel) {
+  auto table = std::make_unique<record::block_table>();
+  std::unordered_map<std::uintptr_t, std::uint64_t> model;
+  std::mt19937_64 random(10);
+  // Keys like a heap's: 16-byte aligned, clustered, plus page-aligned ones (shared slots).
+  const auto key = [&] {
+    return random() % 4 == 0 ? (1 + random() % 4096) << 12 : (1 + random() % 20000) << 4;
+  };
+  for (int step = 0; step < 400000; ++step) {
+    if (step == 200000) table->set_shared();
+    const std::uintptr_t k = key();
+    std::uint64_t value = 0;
+    switch (random() % 3) {
+      case 0:
+        ASSERT_TRUE(table->insert(k, step));
+        model[k] = static_cast<std::uint64_t>(step);
+        break;
+      case 1: {
+        const bool found = table->remove(k, value);
+        ASSERT_EQ(found, model.count(k) == 1) << step;
+        if (found) {
+          EXPECT_EQ(value, model[k]);
+        }
+        model.erase(k);
+        break;
+      }
+      default: {
+        const bool found = table->find(k, value);
+        ASSERT_EQ(found, model.count(k) == 1) << step;
+        if (found) {
+          EXPECT_EQ(value, model[k]);
+        }
+      }
+    }
+  }
+  for (const auto& [k, v] : model) {
+    std::uint64_t value = 0;
+    ASSERT_TRUE(table->remove(k, value));
+    EXPECT_EQ(value, v);
+  }
+}
+
+// ---- recording real processes ----
+
+class Recorder : public lab::cli_support::binary_test {
+ protected:
+  fs::path trace_path() const { return dir_ / "t.trace"; }
+  outcome record(const std::string& program_and_args) const {
+    return run("record -o '" + trace_path().string() + "' -- " + program_and_args);
+  }
+};
+
+struct kind_counts {
+  std::map<event_kind, std::uint64_t> kinds;
+  std::uint64_t cross_frees = 0;
+  std::uint64_t os_tid = 0;
+};
+
+std::map<std::uint32_t, kind_counts> counts_by_thread(const trace_file& t) {
+  std::map<std::uint32_t, kind_counts> counts;
+  t.for_each_event([&](const event& e) {
+    kind_counts& c = counts[e.thread];
+    ++c.kinds[e.kind];
+    if (e.kind == event_kind::thread_start) c.os_tid = e.value;
+    if (e.kind == event_kind::free && !e.unknown_pointer && block_thread(e.block) != e.thread)
+      ++c.cross_frees;
+  });
+  return counts;
+}
+
+TEST_F(Recorder, KnownProgramGivesExactCounts) {
+  const outcome o = record(std::string(TRACE_RECORDED_PROGRAM) + " threads");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::istringstream tids_line(o.out);
+  std::string word;
+  std::uint64_t tid[4];
+  tids_line >> word >> tid[0] >> tid[1] >> tid[2] >> tid[3];
+  ASSERT_EQ(word, "tids") << o.out;
+
+  const trace_file t(trace_path().string());
+  EXPECT_FALSE(t.truncated());
+  std::map<std::uint64_t, kind_counts> by_tid;
+  for (const auto& [thread, c] : counts_by_thread(t)) by_tid[c.os_tid] = c;
+  using k = event_kind;
+  const kind_counts& first = by_tid[tid[0]];
+  EXPECT_EQ(first.kinds.at(k::malloc), 100u);
+  EXPECT_EQ(first.kinds.at(k::realloc), 55u);  // reallocarray included
+  EXPECT_EQ(first.kinds.at(k::memalign), 10u);
+  EXPECT_EQ(first.kinds.at(k::posix_memalign), 10u);
+  EXPECT_EQ(first.kinds.at(k::aligned_alloc), 10u);
+  EXPECT_EQ(first.kinds.at(k::calloc), 5u);
+  EXPECT_EQ(first.kinds.at(k::usable_size), 7u);
+  EXPECT_EQ(first.kinds.at(k::free), 95u);
+  EXPECT_EQ(first.cross_frees, 0u);
+  EXPECT_EQ(first.kinds.at(k::thread_start), 1u);
+  EXPECT_EQ(first.kinds.at(k::thread_end), 1u);
+  const kind_counts& second = by_tid[tid[1]];
+  EXPECT_EQ(second.kinds.at(k::free), 50u);
+  EXPECT_EQ(second.cross_frees, 40u);
+  EXPECT_EQ(second.kinds.at(k::malloc), 10u);
+  EXPECT_EQ(by_tid[tid[2]].kinds.at(k::malloc), 1000u);
+  EXPECT_EQ(by_tid[tid[2]].kinds.count(k::free), 0u);
+  EXPECT_EQ(by_tid[tid[3]].kinds.at(k::free), 1000u);
+  EXPECT_EQ(by_tid[tid[3]].cross_frees, 1000u);
+
+  // The recorded sizes and alignments are the program's.
+  std::map<std::uint64_t, std::uint64_t> aligned_sizes;
+  t.for_each_event([&](const event& e) {
+    if (e.kind == k::memalign || e.kind == k::posix_memalign || e.kind == k::aligned_alloc) {
+      EXPECT_EQ(e.alignment, 64u);
+      ++aligned_sizes[e.value];
+    }
+  });
+  EXPECT_EQ(aligned_sizes, (std::map<std::uint64_t, std::uint64_t>{{32, 10}, {48, 10}, {64, 10}}));
+
+  // The replay runs every worker call (and the main thread's) and ends with what the trace ends.
+  const trace_summary s = summarize(t);
+  const replay_result r = replay_trace(t);
+  EXPECT_EQ(r.calls_by_kind[static_cast<std::size_t>(k::realloc)],
+            s.by_kind[static_cast<std::size_t>(k::realloc)]);
+  EXPECT_EQ(r.calls_by_kind[static_cast<std::size_t>(k::memalign)], 10u);
+  EXPECT_GE(r.calls_by_kind[static_cast<std::size_t>(k::free)], 1145u);
+  EXPECT_EQ(r.final_live_bytes, s.final_live_bytes);
+  EXPECT_GE(s.cross_thread_frees, 1040u);  // the main thread's C-library frees may add some
+}
+
+TEST_F(Recorder, ForkedChildIsNotRecorded) {
+  const outcome o = record(std::string(TRACE_RECORDED_PROGRAM) + " fork");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const trace_file t(trace_path().string());
+  EXPECT_FALSE(t.truncated());
+  std::uint64_t child_sized = 0, parent_sized = 0;
+  t.for_each_event([&](const event& e) {
+    child_sized += e.kind == event_kind::malloc && e.value == 7777;
+    parent_sized += e.kind == event_kind::malloc && e.value == 1234;
+  });
+  EXPECT_EQ(child_sized, 0u);
+  EXPECT_EQ(parent_sized, 1u);
+}
+
+TEST_F(Recorder, ExecedDescendantsAreNotRecorded) {
+  // `; true` makes the shell fork before exec'ing the loop; the loop's 2000 calls stay out.
+  const outcome o = record("/bin/sh -c \"'" + std::string(TRACE_MALLOC_LOOP) + "' 1000; true\"");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const trace_file t(trace_path().string());
+  EXPECT_FALSE(t.truncated());
+  std::uint64_t calls = 0;
+  t.for_each_event([&](const event& e) { calls += e.kind < event_kind::thread_start; });
+  EXPECT_LT(calls, 500u);
+  EXPECT_EQ(t.header().command.front(), "/bin/sh");
+}
+
+TEST_F(Recorder, KilledProgramLeavesTruncatedTrace) {
+  const outcome o = record(std::string(TRACE_RECORDED_PROGRAM) + " kill");
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  EXPECT_NE(o.err.find("killed by signal 9"), std::string::npos) << o.err;
+  const trace_file t(trace_path().string());
+  EXPECT_TRUE(t.truncated());
+  std::uint64_t mallocs = 0;
+  t.for_each_event([&](const event& e) { mallocs += e.kind == event_kind::malloc; });
+  // Every full 64 KiB chunk reached the disk: all but the last chunk's worth of the 200000.
+  EXPECT_GT(mallocs, 150000u);
+  EXPECT_LE(mallocs, 200100u);
+
+  const outcome info = run("trace info '" + trace_path().string() + "'");
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("TRUNCATED"), std::string::npos);
+}
+
+TEST_F(Recorder, RefusesMissingAndStaticPrograms) {
+  const outcome missing = record("/no/such/program");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(lab::cli_support::line_count(missing.err), 1u) << missing.err;
+  EXPECT_NE(missing.err.find("not found"), std::string::npos) << missing.err;
+
+  const outcome not_in_path = record("no_such_program_in_path_xyz");
+  EXPECT_EQ(not_in_path.exit_code, 2) << not_in_path.err;
+  const outcome no_program = run("record -o '" + trace_path().string() + "'");
+  EXPECT_EQ(no_program.exit_code, 2) << no_program.err;
+
+  const outcome static_program = record(TRACE_STATIC_PROGRAM);
+  EXPECT_EQ(static_program.exit_code, 2);
+  EXPECT_EQ(lab::cli_support::line_count(static_program.err), 1u) << static_program.err;
+  EXPECT_NE(static_program.err.find("statically linked"), std::string::npos) << static_program.err;
+  EXPECT_FALSE(fs::exists(trace_path()));  // refused before anything was written
+
+  const outcome unwritable =
+      run("record -o /proc/no/such/dir/t.trace -- " + std::string(TRACE_MALLOC_LOOP) + " 10");
+  EXPECT_EQ(unwritable.exit_code, 2);
+  EXPECT_NE(unwritable.err.find("cannot write"), std::string::npos) << unwritable.err;
+}
+
+// ---- damaged input ----
+
+class Reader : public Recorder {
+ protected:
+  void SetUp() override {
+    Recorder::SetUp();
+    const outcome o = record(std::string(TRACE_MALLOC_LOOP) + " 100000");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    bytes_ = read_file(trace_path());
+    ASSERT_GT(bytes_.size(), 3 * sizeof(tf::chunk_header));
+  }
+  fs::path write(const std::string& name, const std::string& bytes) const {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  void expect_refused(const fs::path& p, const std::string& text) const {
+    const outcome o = run("trace info '" + p.string() + "'");
+    EXPECT_EQ(o.exit_code, 2) << o.out;
+    EXPECT_EQ(lab::cli_support::line_count(o.err), 1u) << o.err;
+    EXPECT_NE(o.err.find(text), std::string::npos) << o.err;
+  }
+  // Offset of the footer chunk (the last one).
+  std::size_t footer_offset() const {
+    const trace_file t(trace_path().string());
+    const auto& last = t.chunks().back();
+    return last.offset + sizeof(tf::chunk_header) + last.header.stored_bytes;
+  }
+  std::string bytes_;
+};
+
+TEST_F(Reader, CutInsideAChunkIsRefused) {
+  expect_refused(write("cut.trace", bytes_.substr(0, bytes_.size() / 2)), "truncated trace");
+  expect_refused(write("header.trace", bytes_.substr(0, 40)), "not an alloclab trace");
+}
+
+TEST_F(Reader, CutAtAChunkBoundaryIsReadableAndMarkedTruncated) {
+  const fs::path p = write("boundary.trace", bytes_.substr(0, footer_offset()));
+  const trace_file t(p.string());
+  EXPECT_TRUE(t.truncated());
+  const outcome o = run("trace info '" + p.string() + "'");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("TRUNCATED"), std::string::npos);
+}
+
+TEST_F(Reader, FlippedByteIsRefused) {
+  std::string damaged = bytes_;
+  damaged[footer_offset() / 2] ^= 0x40;
+  const fs::path p = write("flipped.trace", damaged);
+  const outcome o = run("trace info '" + p.string() + "'");
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_EQ(lab::cli_support::line_count(o.err), 1u) << o.err;
+  EXPECT_NE(o.err.find("corrupt trace"), std::string::npos) << o.err;
+}
+
+TEST_F(Reader, NewerVersionIsRefused) {
+  std::string newer = bytes_;
+  newer[8] = static_cast<char>(tf::current_version + 1);
+  expect_refused(write("newer.trace", newer), "newer than this alloclab reads");
+}
+
+TEST_F(Reader, ForeignFilesAreRefused) {
+  expect_refused(write("empty.trace", ""), "not an alloclab trace");
+  expect_refused(write("text.trace",
+                       "hello, this is not a trace at all....................."
+                       "........"),
+                 "not an alloclab trace");
+  expect_refused(dir_ / "absent.trace", "cannot open");
+}
+
+// ---- trace info and replay on a single-threaded program with a known live-byte peak ----
+
+class Replay : public Recorder {};
+
+TEST_F(Replay, ReproducesTheLiveByteCurveOfOneThread) {
+  const outcome o = record(std::string(TRACE_MALLOC_LOOP) + " 20000 --track-live");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const std::string marker = "peak live bytes ";
+  const std::size_t at = o.out.find(marker);
+  ASSERT_NE(at, std::string::npos) << o.out;
+  const std::uint64_t program_peak = std::stoull(o.out.substr(at + marker.size()));
+
+  const trace_file t(trace_path().string());
+  summary_options options;
+  options.curve_stride = 1;
+  const trace_summary s = summarize(t, options);
+  // The loop's blocks are the only ones alive while it runs (stdio's buffer comes after).
+  EXPECT_EQ(s.peak_live_bytes, program_peak);
+  EXPECT_EQ(s.by_kind[static_cast<std::size_t>(event_kind::malloc)], 20000u + 1u);
+
+  replay_options replay;
+  replay.curve_stride = 1;
+  const replay_result r = replay_trace(t, replay);
+  EXPECT_EQ(r.peak_live_bytes, program_peak);
+  EXPECT_EQ(r.final_live_bytes, s.final_live_bytes);
+  ASSERT_EQ(r.live_curve.size(), s.live_curve.size());
+  EXPECT_TRUE(r.live_curve == s.live_curve) << "the replay's live bytes differ from the trace's";
+  EXPECT_EQ(r.calls, 40001u);
+  EXPECT_GT(r.ns_per_call(), 0.0);
+}
+
+// tests/data/python3_json.trace: `python3 -c` building and parsing a 200000-element JSON list
+// (recorded with this format; python's own small-object allocator hides most of its calls).
+TEST(RealProgram, ReplayFollowsTheRecordedTrace) {
+  const trace_file t(std::string(TRACE_DATA_DIR) + "/python3_json.trace");
+  EXPECT_FALSE(t.truncated());
+  summary_options options;
+  options.curve_stride = 1;
+  const trace_summary s = summarize(t, options);
+  EXPECT_GT(s.allocations, 1000u);
+  EXPECT_GT(s.peak_live_bytes, 0u);
+  replay_options replay;
+  replay.curve_stride = 1;
+  const replay_result r = replay_trace(t, replay);
+  EXPECT_EQ(r.peak_live_bytes, s.peak_live_bytes);
+  EXPECT_TRUE(r.live_curve == s.live_curve) << "the replay's live bytes differ from the trace's";
+  // What python left allocated at exit is freed by the engine (LeakSanitizer found it leaked).
+  EXPECT_EQ(r.released_at_end, s.final_live_blocks);
+  EXPECT_NE(render_summary(t, s).find("python3"), std::string::npos);
+}
+
+TEST_F(Replay, InfoReportsTheFigures) {
+  const outcome o = record(std::string(TRACE_MALLOC_LOOP) + " 20000");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const outcome info = run("trace info '" + trace_path().string() + "'");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  for (const char* text : {"events by kind", "malloc", "cross-thread frees: 0 of",
+                           "peak live bytes", "monotonic footprint", "nearest of seed 003",
+                           "neither (frees in no stack or queue order)", "[     128,      256)"})
+    EXPECT_NE(info.out.find(text), std::string::npos) << text << "\n" << info.out;
+}
+
+TEST(Info, LifoAndFifoAreTold) {
+  // Build traces by hand: a stack pattern and a queue pattern.
+  for (const bool lifo : {true, false}) {
+    const fs::path p = fs::temp_directory_path() / ("alloclab_lifo_" + std::to_string(lifo));
+    std::vector<std::uint8_t> raw;
+    std::uint8_t buffer[16];
+    const auto put = [&](std::uint64_t v) {
+      raw.insert(raw.end(), buffer, tf::put_varint(buffer, v));
+    };
+    constexpr int n = 50;
+    std::uint64_t previous_size = 0;
+    for (int round = 0; round < 4; ++round) {
+      for (int i = 0; i < n; ++i) {
+        put((tf::zigzag(32, previous_size) << 2) | 1);  // malloc(32)
+        previous_size = 32;
+      }
+      // A free's age is (next id - 1 - id): LIFO frees ids n-1, n-2, ...; FIFO ids 0, 1, ...
+      for (int i = 0; i < n; ++i) put(static_cast<std::uint64_t>(lifo ? i : (n - 1) - i) << 1);
+    }
+    tf::file_header h{};
+    std::memcpy(h.magic, tf::file_magic, sizeof h.magic);
+    h.version = tf::current_version;
+    tf::chunk_header c{};
+    c.magic = tf::chunk_magic;
+    c.raw_bytes = c.stored_bytes = static_cast<std::uint32_t>(raw.size());
+    c.checksum = tf::checksum(raw.data(), raw.size());
+    std::ofstream out(p, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&h), sizeof h);
+    out.write(reinterpret_cast<const char*>(&c), sizeof c);
+    out.write(reinterpret_cast<const char*>(raw.data()), static_cast<std::streamsize>(raw.size()));
+    out.close();
+    const trace_file t(p.string());
+    const trace_summary s = summarize(t);
+    EXPECT_EQ(s.peak_live_bytes, 32u * n);
+    EXPECT_EQ(s.final_live_bytes, 0u);
+    EXPECT_EQ(lifo ? s.freed_youngest : s.freed_oldest, 4u * n) << lifo;
+    EXPECT_NE(render_summary(t, s).find(lifo ? "LIFO (stack-like)" : "FIFO (queue-like)"),
+              std::string::npos);
+    fs::remove(p);
+  }
+}
+
+}  // namespace
+}  // namespace alloclab::trace
