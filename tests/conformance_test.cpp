@@ -28,6 +28,14 @@ struct inline_arena_fixture {
 struct pool_fixture {
   pool_resource resource{64, test_heap()};
 };
+struct multipool_fixture {
+  multipool_resource resource{test_heap()};
+};
+// A caller buffer large enough for the suite's requests; oversize goes to the heap.
+struct multipool_buffer_fixture {
+  alignas(std::max_align_t) std::byte buffer[512 * 1024];
+  multipool_resource resource{buffer, sizeof buffer, {}, test_heap()};
+};
 struct tracking_fixture {
   tracking_resource resource{test_heap()};
 };
@@ -51,9 +59,9 @@ class conformance : public ::testing::Test {
   std::pmr::memory_resource& resource() { return fixture->resource; }
 };
 
-using fixtures =
-    ::testing::Types<arena_fixture, inline_arena_fixture, pool_fixture, tracking_fixture,
-                     limit_fixture, checked_fixture, chained_fixture>;
+using fixtures = ::testing::Types<arena_fixture, inline_arena_fixture, pool_fixture,
+                                  multipool_fixture, multipool_buffer_fixture, tracking_fixture,
+                                  limit_fixture, checked_fixture, chained_fixture>;
 TYPED_TEST_SUITE(conformance, fixtures);
 
 struct live_block {

@@ -7,5 +7,6 @@
 #include "checked_resource.hpp"
 #include "exception_test.hpp"
 #include "limit_resource.hpp"
+#include "multipool_resource.hpp"
 #include "pool_resource.hpp"
 #include "tracking_resource.hpp"

@@ -94,6 +94,38 @@ struct pool_subject : subject {
   }
 };
 
+struct multipool_subject : subject {
+  alignas(std::max_align_t) std::byte buffer[16 * 1024];
+  multipool_resource pool;
+  std::size_t oversize_expected = 0;
+  explicit multipool_subject(bool fixed)
+      : pool(fixed ? multipool_resource(buffer, sizeof buffer, multipool_options{1024})
+                   : multipool_resource(&upstream_checker, multipool_options{1024})) {}
+  std::pmr::memory_resource& resource() override { return pool; }
+  bool may_refuse() const override { return pool.fixed_capacity(); }
+  bool can_release() const override { return true; }
+  void release() override { pool.release(); }
+  void on_allocated(std::size_t bytes, std::size_t alignment) override {
+    if (pool.class_of(bytes, alignment) == multipool_resource::no_class) ++oversize_expected;
+  }
+  std::string check(const std::vector<block>& live) const override {
+    if (pool.oversize_allocations() != oversize_expected)
+      return "multipool oversize count differs from the model";
+    std::size_t pooled = 0;
+    for (const block& b : live)
+      pooled += pool.class_of(b.size, b.alignment) != multipool_resource::no_class;
+    std::size_t in_use = 0;
+    for (std::size_t i = 0; i < pool.class_count(); ++i) {
+      const multipool_class_stats stats = pool.class_stats(i);
+      in_use += stats.blocks_in_use;
+      if (stats.chunks == 0 && stats.blocks_in_use + stats.blocks_free != 0)
+        return "multipool class without chunks reports blocks";
+    }
+    if (in_use != pooled) return "multipool blocks in use differ from the model";
+    return {};
+  }
+};
+
 struct tracking_subject : subject {
   tracking_resource tracker{&upstream_checker};
   std::pmr::memory_resource& resource() override { return tracker; }
@@ -154,7 +186,7 @@ struct sabotaged_subject : subject {
   void release() override { backing.release(); }
 };
 
-constexpr std::size_t subject_count = 7;
+constexpr std::size_t subject_count = 9;
 
 std::unique_ptr<subject> make_subject(std::size_t index) {
   switch (index) {
@@ -172,6 +204,10 @@ std::unique_ptr<subject> make_subject(std::size_t index) {
       return std::make_unique<limit_subject>();
     case 6:
       return std::make_unique<checked_subject>();
+    case 7:
+      return std::make_unique<multipool_subject>(false);
+    case 8:
+      return std::make_unique<multipool_subject>(true);
     default:
       return std::make_unique<sabotaged_subject>();
   }
@@ -290,7 +326,9 @@ class model_run {
   void release() {
     if (!subject_->can_release()) return;
     // Oversize blocks of a pool live upstream; return them before releasing.
-    if (dynamic_cast<pool_subject*>(subject_.get())) free_all_live();
+    if (dynamic_cast<pool_subject*>(subject_.get()) ||
+        dynamic_cast<multipool_subject*>(subject_.get()))
+      free_all_live();
     subject_->release();
     live_.clear();
     marks_.clear();
