@@ -9,4 +9,5 @@
 #include "limit_resource.hpp"
 #include "multipool_resource.hpp"
 #include "pool_resource.hpp"
+#include "synchronized_resource.hpp"
 #include "tracking_resource.hpp"
