@@ -60,6 +60,8 @@ const named_factory resources[] = {
     {"arena", [](auto& u) { return std::make_unique<arena_holder>(u); }},
     {"pool", [](auto& u) { return std::make_unique<simple_holder<pool_resource>>(48, &u); }},
     {"multipool", [](auto& u) { return std::make_unique<simple_holder<multipool_resource>>(&u); }},
+    {"concurrent_multipool",
+     [](auto& u) { return std::make_unique<simple_holder<concurrent_multipool_resource>>(&u); }},
     {"synchronized",
      [](auto& u) { return std::make_unique<simple_holder<synchronized_resource<>>>(&u); }},
     {"tracking", [](auto& u) { return std::make_unique<simple_holder<tracking_resource>>(&u); }},

@@ -5,6 +5,7 @@
 #include "arena_resource.hpp"
 #include "build_info.hpp"
 #include "checked_resource.hpp"
+#include "concurrent_multipool_resource.hpp"
 #include "exception_test.hpp"
 #include "limit_resource.hpp"
 #include "multipool_resource.hpp"

@@ -91,7 +91,7 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
       multipool_options options = {})
       : upstream_(upstream),
         options_(options),
-        max_block_size_(normalized_max_block_size(options.max_block_size)),
+        max_block_size_(detail::normalized_max_block_size(options.max_block_size)),
         class_count_(detail::class_index_from_minus_one(max_block_size_ - 1) + 1) {
     reset_classes();
   }
@@ -194,12 +194,6 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
     std::size_t size;
     std::size_t alignment;
   };
-
-  static std::size_t normalized_max_block_size(std::size_t requested) noexcept {
-    const std::size_t bounded =
-        std::clamp(requested, detail::smallest_class_step, detail::largest_class_limit);
-    return detail::class_size(detail::class_index_from_minus_one(bounded - 1));
-  }
 
   std::size_t blocks_for(std::size_t chunk_bytes, std::size_t block_size) const noexcept {
     return std::max<std::size_t>(chunk_bytes / block_size, 1);

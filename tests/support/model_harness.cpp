@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace alloclab::testing {
@@ -94,26 +95,37 @@ struct pool_subject : subject {
   }
 };
 
-struct multipool_subject : subject {
+// multipool_resource (from the upstream or a fixed buffer) and
+// concurrent_multipool_resource, used from one thread here.
+template <class Pool>
+struct multipool_subject_of : subject {
   alignas(std::max_align_t) std::byte buffer[16 * 1024];
-  multipool_resource pool;
+  Pool pool;
   std::size_t oversize_expected = 0;
-  explicit multipool_subject(bool fixed)
-      : pool(fixed ? multipool_resource(buffer, sizeof buffer, multipool_options{1024})
-                   : multipool_resource(&upstream_checker, multipool_options{1024})) {}
+  explicit multipool_subject_of(bool fixed) : pool(make(fixed)) {}
+  Pool make(bool fixed) {
+    if constexpr (std::is_same_v<Pool, multipool_resource>) {
+      if (fixed) return Pool(buffer, sizeof buffer, multipool_options{1024});
+      return Pool(&upstream_checker, multipool_options{1024});
+    } else {
+      return Pool(&upstream_checker, concurrent_multipool_options{1024});
+    }
+  }
   std::pmr::memory_resource& resource() override { return pool; }
-  bool may_refuse() const override { return pool.fixed_capacity(); }
+  bool may_refuse() const override {
+    if constexpr (std::is_same_v<Pool, multipool_resource>) return pool.fixed_capacity();
+    return false;
+  }
   bool can_release() const override { return true; }
   void release() override { pool.release(); }
   void on_allocated(std::size_t bytes, std::size_t alignment) override {
-    if (pool.class_of(bytes, alignment) == multipool_resource::no_class) ++oversize_expected;
+    if (pool.class_of(bytes, alignment) == Pool::no_class) ++oversize_expected;
   }
   std::string check(const std::vector<block>& live) const override {
     if (pool.oversize_allocations() != oversize_expected)
       return "multipool oversize count differs from the model";
     std::size_t pooled = 0;
-    for (const block& b : live)
-      pooled += pool.class_of(b.size, b.alignment) != multipool_resource::no_class;
+    for (const block& b : live) pooled += pool.class_of(b.size, b.alignment) != Pool::no_class;
     std::size_t in_use = 0;
     for (std::size_t i = 0; i < pool.class_count(); ++i) {
       const multipool_class_stats stats = pool.class_stats(i);
@@ -125,6 +137,9 @@ struct multipool_subject : subject {
     return {};
   }
 };
+
+using multipool_subject = multipool_subject_of<multipool_resource>;
+using concurrent_multipool_subject = multipool_subject_of<concurrent_multipool_resource>;
 
 struct tracking_subject : subject {
   tracking_resource tracker{&upstream_checker};
@@ -186,7 +201,7 @@ struct sabotaged_subject : subject {
   void release() override { backing.release(); }
 };
 
-constexpr std::size_t subject_count = 9;
+constexpr std::size_t subject_count = 10;
 
 std::unique_ptr<subject> make_subject(std::size_t index) {
   switch (index) {
@@ -208,6 +223,8 @@ std::unique_ptr<subject> make_subject(std::size_t index) {
       return std::make_unique<multipool_subject>(false);
     case 8:
       return std::make_unique<multipool_subject>(true);
+    case 9:
+      return std::make_unique<concurrent_multipool_subject>(false);
     default:
       return std::make_unique<sabotaged_subject>();
   }
@@ -327,7 +344,8 @@ class model_run {
     if (!subject_->can_release()) return;
     // Oversize blocks of a pool live upstream; return them before releasing.
     if (dynamic_cast<pool_subject*>(subject_.get()) ||
-        dynamic_cast<multipool_subject*>(subject_.get()))
+        dynamic_cast<multipool_subject*>(subject_.get()) ||
+        dynamic_cast<concurrent_multipool_subject*>(subject_.get()))
       free_all_live();
     subject_->release();
     live_.clear();

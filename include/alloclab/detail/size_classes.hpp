@@ -53,6 +53,14 @@ inline constexpr std::size_t rounded_minus_one(std::size_t bytes, std::size_t al
   return ((bytes + alignment - 1) & ~(alignment - 1)) - 1;
 }
 
+// The largest class holding `requested`, within [8, 1 MiB].
+inline constexpr std::size_t normalized_max_block_size(std::size_t requested) noexcept {
+  const std::size_t bounded = requested < smallest_class_step   ? smallest_class_step
+                              : requested > largest_class_limit ? largest_class_limit
+                                                                : requested;
+  return class_size(class_index_from_minus_one(bounded - 1));
+}
+
 static_assert(class_size(class_index_from_minus_one(64 - 1)) == 64);
 static_assert(class_size(class_index_from_minus_one(65 - 1)) == 80);
 static_assert(class_size(class_index_from_minus_one(129 - 1)) == 160);
