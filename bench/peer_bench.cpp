@@ -45,6 +45,7 @@
 #include <cstdlib>
 #include <memory_resource>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -116,12 +117,24 @@ struct multipool_pmr_peer : std_pmr_peer<alloclab::multipool_resource> {
                                                    throwing_multipool()) {}
 };
 
-// Through alloclab::allocator: no virtual call, the pool's allocate inlines.
+// N bytes with malloc's alignment: the element type of the allocator path's alloc+free.
+template <std::size_t N>
+struct alignas(alignof(std::max_align_t)) block_of {
+  std::byte bytes[N];
+};
+static_assert(sizeof(block_of<16>) == 16 && sizeof(block_of<256>) == 256);
+
+// Through alloclab::allocator: no virtual call, the pool's allocate inlines. `n` must be a
+// multiple of sizeof(T).
 template <class T>
 struct multipool_allocator_peer {
   alloclab::multipool_resource pool{std::pmr::new_delete_resource(), throwing_multipool()};
   alloclab::allocator<T, alloclab::multipool_resource> allocator{&pool};
-  void* alloc(std::size_t n, std::size_t) { return allocator.allocate(n / sizeof(T)); }
+  void* alloc(std::size_t n, std::size_t) {
+    if (n % sizeof(T) != 0)
+      throw std::invalid_argument("multipool_allocator_peer: partial element");
+    return allocator.allocate(n / sizeof(T));
+  }
   void free(void* p, std::size_t n, std::size_t) {
     allocator.deallocate(static_cast<T*>(p), n / sizeof(T));
   }
@@ -315,8 +328,7 @@ void register_alloc_free() {
   auto add = [&](const char* name, void (*run)(benchmark::State&)) {
     benchmark::RegisterBenchmark((group + name).c_str(), run);
   };
-  add("alloclab_multipool_allocator",
-      alloc_free<multipool_allocator_peer<std::array<std::max_align_t, N / 16>>, N>);
+  add("alloclab_multipool_allocator", alloc_free<multipool_allocator_peer<block_of<N>>, N>);
   add("alloclab_multipool_pmr", alloc_free<multipool_pmr_peer, N>);
   add("alloclab_concurrent_multipool_pmr", alloc_free<concurrent_multipool_pmr, N>);
   add("mi_malloc", alloc_free<mimalloc_peer, N>);
@@ -345,7 +357,13 @@ void register_random() {
   add("boost_unsync_pool_pmr", random_live64<boost_unsync_pool>);
   add("std_unsync_pool_pmr", random_live64<std_unsync_pool>);
   add("do_nothing_pmr", random_live64<do_nothing_pmr>);
-  // Thread-safe peers, shared by 1 and 2 threads.
+  add("alloclab_concurrent_multipool_pmr", random_live64<concurrent_multipool_pmr>);
+  add("mi_malloc", random_live64<mimalloc_peer>);
+  add("malloc", random_live64<malloc_peer>);
+  add("boost_sync_pool_pmr", random_live64<boost_sync_pool>);
+  add("std_sync_pool_pmr", random_live64<std_sync_pool>);
+  // Thread-safe peers again, one resource shared by 1 and then 2 threads, in real time (the
+  // single-thread rows above are CPU time, like every other row).
   for (auto* b :
        {add("alloclab_concurrent_multipool_pmr", random_live64_shared<concurrent_multipool_pmr>),
         add("mi_malloc", random_live64_shared<mimalloc_peer>),

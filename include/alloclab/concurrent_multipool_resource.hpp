@@ -99,39 +99,15 @@ class concurrent_multipool_resource final
   // Non-virtual fast path; hides memory_resource::allocate on purpose.
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes, alignment);
-    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment)) {
-      thread_cache& cache = local_cache();
-      size_class& c = cache.classes[detail::class_index_from_minus_one(rounded_minus_one)];
-      if (c.free != nullptr) {
-        free_node* node = c.free;
-        c.free = node->next;
-        count(c.in_use, 1);
-        return node;
-      }
-      if (c.cursor != c.end) {
-        std::byte* block = c.cursor;
-        c.cursor += c.block_size;
-        count(c.in_use, 1);
-        return block;
-      }
-      return refill_and_allocate(cache, c, bytes, alignment);
-    }
+    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment))
+      return allocate_from(detail::class_index_from_minus_one(rounded_minus_one));
     return allocate_outside_classes(bytes, alignment);
   }
 
   void deallocate(void* p, std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes, alignment);
-    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment)) {
-      const segment_header& segment = segment_of(p);
-      const detail::hot_cache_slot& slot = detail::hot_slot();
-      if (slot.id == id_ && segment.owner == slot.cache) {
-        size_class& c = segment.owner->classes[segment.class_index];
-        c.free = ::new (p) free_node{c.free};
-        count(c.in_use, -1);
-        return;
-      }
-      return deallocate_slow(p, segment);
-    }
+    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment))
+      return deallocate_pooled(p);
     deallocate_outside_classes(p, bytes, alignment);
   }
 
@@ -225,6 +201,33 @@ class concurrent_multipool_resource final
     return *reinterpret_cast<segment_header*>(detail::address_of(p) & ~(segment_size_ - 1));
   }
 
+  // The hot path: no call unless the class is empty or the thread is new here.
+  void* allocate_from(std::size_t index) {
+    thread_cache& cache = local_cache();
+    size_class& c = cache.classes[index];
+    if (c.free != nullptr) return pop(c);
+    return refill_and_allocate(cache, c);
+  }
+
+  void deallocate_pooled(void* p) {
+    const segment_header& segment = segment_of(p);
+    const detail::hot_cache_slot& slot = detail::hot_slot();
+    if (slot.id == id_ && segment.owner == slot.cache)
+      return push(segment.owner->classes[segment.class_index], p);
+    deallocate_slow(p, segment);
+  }
+
+  static void* pop(size_class& c) noexcept {
+    free_node* node = c.free;
+    c.free = node->next;
+    count(c.in_use, 1);
+    return node;
+  }
+  static void push(size_class& c, void* p) noexcept {
+    c.free = ::new (p) free_node{c.free};
+    count(c.in_use, -1);
+  }
+
   thread_cache& local_cache() {
     const detail::hot_cache_slot& slot = detail::hot_slot();
     if (slot.id == id_) return *static_cast<thread_cache*>(slot.cache);
@@ -267,11 +270,12 @@ class concurrent_multipool_resource final
     idle_caches_.push_back(static_cast<thread_cache*>(cache));
   }
 
-  [[gnu::noinline]] void* refill_and_allocate(thread_cache& cache, size_class& c, std::size_t bytes,
-                                              std::size_t alignment) {
+  [[gnu::noinline]] void* refill_and_allocate(thread_cache& cache, size_class& c) {
     if (cache.remote_frees.load(std::memory_order_relaxed) != nullptr) drain_remote_frees(cache);
-    if (c.free == nullptr) add_segment(cache, c);
-    return allocate(bytes, alignment);
+    if (c.free != nullptr) return pop(c);
+    if (c.cursor == c.end) add_segment(cache, c);
+    count(c.in_use, 1);
+    return detail::take_blocks(c.cursor, c.end, c.block_size, c.free);
   }
 
   // Moves every block other threads freed back onto the owner's class lists.
@@ -307,12 +311,7 @@ class concurrent_multipool_resource final
   [[gnu::noinline]] void deallocate_slow(void* p, const segment_header& segment) {
     auto* mine = static_cast<thread_cache*>(detail::thread_registry::instance().find(id_));
     if (mine != nullptr) detail::hot_slot() = {id_, mine};
-    if (segment.owner == mine) {
-      size_class& c = mine->classes[segment.class_index];
-      c.free = ::new (p) free_node{c.free};
-      count(c.in_use, -1);
-      return;
-    }
+    if (segment.owner == mine) return push(mine->classes[segment.class_index], p);
     std::atomic<free_node*>& list = segment.owner->remote_frees;
     auto* node = ::new (p) free_node{list.load(std::memory_order_relaxed)};
     while (!list.compare_exchange_weak(node->next, node, std::memory_order_release,
@@ -322,7 +321,11 @@ class concurrent_multipool_resource final
 
   [[gnu::noinline]] void* allocate_outside_classes(std::size_t bytes, std::size_t alignment) {
     detail::require_valid_alignment(alignment);
-    if (bytes == 0) return allocate(1, alignment);
+    if (bytes == 0) {  // served as 1 byte
+      const std::size_t index = class_of(1, alignment);
+      if (index != no_class) return allocate_from(index);
+      bytes = 1;
+    }
     if (options_.oversize == oversize_policy::throw_bad_alloc)
       throw multipool_exhausted(bytes, alignment);
     void* p = nullptr;
@@ -336,7 +339,10 @@ class concurrent_multipool_resource final
 
   [[gnu::noinline]] void deallocate_outside_classes(void* p, std::size_t bytes,
                                                     std::size_t alignment) {
-    if (bytes == 0) return deallocate(p, 1, alignment);
+    if (bytes == 0) {
+      if (class_of(1, alignment) != no_class) return deallocate_pooled(p);
+      bytes = 1;
+    }
     const std::lock_guard<std::mutex> lock{mutex_};
     upstream_->deallocate(p, bytes, alignment);
   }

@@ -114,33 +114,16 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   // Non-virtual fast path; hides memory_resource::allocate on purpose.
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes, alignment);
-    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment)) {
-      size_class& c = classes_[detail::class_index_from_minus_one(rounded_minus_one)];
-      if (c.free != nullptr) {
-        free_node* node = c.free;
-        c.free = node->next;
-        ++c.in_use;
-        return node;
-      }
-      if (c.cursor != c.end) {
-        std::byte* block = c.cursor;
-        c.cursor += c.block_size;
-        ++c.in_use;
-        return block;
-      }
-      return allocate_from_new_chunk(c, bytes, alignment);
-    }
+    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment))
+      return allocate_from(classes_[detail::class_index_from_minus_one(rounded_minus_one)], bytes,
+                           alignment);
     return allocate_outside_classes(bytes, alignment);
   }
 
   void deallocate(void* p, std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes, alignment);
-    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment)) {
-      size_class& c = classes_[detail::class_index_from_minus_one(rounded_minus_one)];
-      c.free = ::new (p) free_node{c.free};
-      --c.in_use;
-      return;
-    }
+    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment))
+      return deallocate_to(classes_[detail::class_index_from_minus_one(rounded_minus_one)], p);
     deallocate_outside_classes(p, bytes, alignment);
   }
 
@@ -161,9 +144,12 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
     return detail::class_index_from_minus_one(rounded_minus_one);
   }
   std::size_t class_count() const noexcept { return class_count_; }
+  // Walks the class's free list: O(free blocks), meant for diagnostics and tests.
   multipool_class_stats class_stats(std::size_t index) const noexcept {
     const size_class& c = classes_[index];
-    return {c.block_size, c.in_use, c.capacity - c.in_use, c.chunks};
+    std::size_t free = static_cast<std::size_t>(c.end - c.cursor) / c.block_size;
+    for (const free_node* node = c.free; node != nullptr; node = node->next) ++free;
+    return {c.block_size, c.capacity - free, free, c.chunks};
   }
 
   std::size_t max_block_size() const noexcept { return max_block_size_; }
@@ -176,13 +162,12 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   struct free_node {
     free_node* next;
   };
-  // Hot fields first: a class's fast path touches one cache line.
+  // The fast path reads and writes `free` only; the rest serves refills.
   struct size_class {
     free_node* free;
-    std::byte* cursor;
+    std::byte* cursor;  // the current chunk's blocks not yet on the free list
     std::byte* end;
     std::size_t block_size;
-    std::size_t in_use;
     std::size_t capacity;  // blocks in this class's chunks
     std::size_t chunks;
     std::size_t next_chunk_blocks;
@@ -202,20 +187,41 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   void reset_classes() noexcept {
     for (std::size_t i = 0; i < classes_.size(); ++i) {
       const std::size_t size = detail::class_size(i);
-      classes_[i] = {nullptr, nullptr, nullptr, size,
-                     0,       0,       0,       blocks_for(options_.first_chunk_bytes, size)};
+      classes_[i] = {
+          nullptr, nullptr, nullptr, size, 0, 0, blocks_for(options_.first_chunk_bytes, size)};
     }
   }
 
-  [[gnu::noinline]] void* allocate_from_new_chunk(size_class& c, std::size_t bytes,
-                                                  std::size_t alignment) {
+  // The hot path: one list pop, no call unless the list is empty (and no
+  // recursion, so it inlines).
+  void* allocate_from(size_class& c, std::size_t bytes, std::size_t alignment) {
+    free_node* node = c.free;
+    if (__builtin_expect(node != nullptr, 1)) {
+      c.free = node->next;
+      return node;
+    }
+    return refill_and_allocate(c, bytes, alignment);
+  }
+
+  static void deallocate_to(size_class& c, void* p) noexcept {
+    c.free = ::new (p) free_node{c.free};
+  }
+
+  // Moves the next few blocks of the current chunk (a new one if it is used
+  // up) onto the free list and returns the first.
+  [[gnu::noinline]] void* refill_and_allocate(size_class& c, std::size_t bytes,
+                                              std::size_t alignment) {
+    if (c.cursor == c.end) add_chunk(c, bytes, alignment);
+    return detail::take_blocks(c.cursor, c.end, c.block_size, c.free);
+  }
+
+  void add_chunk(size_class& c, std::size_t bytes, std::size_t alignment) {
     const std::size_t blocks =
         fixed_capacity_ ? carve_from_buffer(c, bytes, alignment) : take_from_upstream(c);
     ++c.chunks;
     c.capacity += blocks;
     c.next_chunk_blocks =
         std::max(std::min(blocks * 2, blocks_for(options_.max_chunk_bytes, c.block_size)), blocks);
-    return allocate(bytes, alignment);
   }
 
   std::size_t take_from_upstream(size_class& c) {
@@ -249,7 +255,11 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
 
   [[gnu::noinline]] void* allocate_outside_classes(std::size_t bytes, std::size_t alignment) {
     detail::require_valid_alignment(alignment);
-    if (bytes == 0) return allocate(1, alignment);
+    if (bytes == 0) {  // served as 1 byte
+      const std::size_t index = class_of(1, alignment);
+      if (index != no_class) return allocate_from(classes_[index], 1, alignment);
+      bytes = 1;
+    }
     if (options_.oversize == oversize_policy::throw_bad_alloc)
       throw multipool_exhausted(bytes, alignment);
     void* p = upstream_->allocate(bytes, alignment);
@@ -259,7 +269,11 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
 
   [[gnu::noinline]] void deallocate_outside_classes(void* p, std::size_t bytes,
                                                     std::size_t alignment) {
-    if (bytes == 0) return deallocate(p, 1, alignment);
+    if (bytes == 0) {
+      const std::size_t index = class_of(1, alignment);
+      if (index != no_class) return deallocate_to(classes_[index], p);
+      bytes = 1;
+    }
     upstream_->deallocate(p, bytes, alignment);
   }
 

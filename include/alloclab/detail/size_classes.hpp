@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 
 namespace alloclab::detail {
 
@@ -25,13 +26,32 @@ inline constexpr unsigned floor_log2(std::size_t value) noexcept {
          static_cast<unsigned>(__builtin_clzl(value));
 }
 
-// Index of the smallest class holding `rounded` bytes, from `rounded - 1`
-// (so that 0 wraps to SIZE_MAX and is rejected by the caller's bound check).
-inline constexpr std::size_t class_index_from_minus_one(std::size_t rounded_minus_one) noexcept {
+// The class index computed: one count of leading zeros and two shifts.
+inline constexpr std::size_t computed_class_index(std::size_t rounded_minus_one) noexcept {
   if (rounded_minus_one < fine_class_limit) return rounded_minus_one >> 3;
   const unsigned octave = floor_log2(rounded_minus_one);  // size in (2^octave, 2^(octave+1)]
   const std::size_t quarter = (rounded_minus_one >> (octave - 2)) & 3;
   return 8 + (octave - 6) * 4 + quarter;
+}
+
+// Up to 1 KiB the index is one load from a 128-byte table (no branch on the
+// size, so mixed sizes do not mispredict); above, it is computed.
+inline constexpr std::size_t table_class_limit = 1024;
+struct class_index_table {
+  unsigned char index[table_class_limit / smallest_class_step] = {};
+  constexpr class_index_table() {
+    for (std::size_t i = 0; i < table_class_limit / smallest_class_step; ++i)
+      index[i] = static_cast<unsigned char>(computed_class_index(i * smallest_class_step + 7));
+  }
+};
+inline constexpr class_index_table small_class_indexes{};
+
+// Index of the smallest class holding `rounded` bytes, from `rounded - 1`
+// (so that 0 wraps to SIZE_MAX and is rejected by the caller's bound check).
+inline constexpr std::size_t class_index_from_minus_one(std::size_t rounded_minus_one) noexcept {
+  if (rounded_minus_one < table_class_limit)
+    return small_class_indexes.index[rounded_minus_one >> 3];
+  return computed_class_index(rounded_minus_one);
 }
 
 inline constexpr std::size_t class_size(std::size_t index) noexcept {
@@ -61,7 +81,28 @@ inline constexpr std::size_t normalized_max_block_size(std::size_t requested) no
   return class_size(class_index_from_minus_one(bounded - 1));
 }
 
+// Moves the next few blocks in [cursor, end) onto the empty free list `head`
+// and returns the block before them. Bounded (at most 32 blocks or 4 KiB), so
+// a new chunk's pages are touched as they are used. Requires cursor != end.
+template <class Node>
+inline void* take_blocks(std::byte*& cursor, std::byte* end, std::size_t block_size,
+                         Node*& head) noexcept {
+  constexpr std::size_t batch_bytes = 4096;
+  constexpr std::size_t batch_blocks = 32;
+  const std::size_t left = static_cast<std::size_t>(end - cursor) / block_size;
+  std::size_t batch = batch_bytes / block_size;
+  batch = batch < 1 ? 1 : batch > batch_blocks ? batch_blocks : batch;
+  batch = batch < left ? batch : left;
+  std::byte* first = cursor;
+  cursor += batch * block_size;
+  for (std::byte* block = cursor - block_size; block != first; block -= block_size)
+    head = ::new (block) Node{head};
+  return first;
+}
+
 static_assert(class_size(class_index_from_minus_one(64 - 1)) == 64);
+static_assert(class_index_from_minus_one(1000 - 1) == computed_class_index(1000 - 1));
+static_assert(class_index_from_minus_one(9 - 1) == computed_class_index(9 - 1));
 static_assert(class_size(class_index_from_minus_one(65 - 1)) == 80);
 static_assert(class_size(class_index_from_minus_one(129 - 1)) == 160);
 static_assert(class_size(class_index_from_minus_one(4096 - 1)) == 4096);
