@@ -12,9 +12,9 @@
 //   .../threads:N/real_time                the same with N threads at once, each on its own blocks,
 //                                          all on one shared resource: thread-safe peers only;
 //                                          items_per_second is the total throughput.
-//   peer_producer_consumer/<peer>          one thread allocates random 8..1024-byte blocks, a
-//                                          second thread frees them (every free is cross-thread),
-//                                          through a 256-entry single-producer ring; real time.
+//   peer_producer_consumer/<peer>          one thread allocates 1024 random 8..1024-byte blocks,
+//                                          a second thread frees them (every free is cross-thread),
+//                                          in turns; time = both phases, hand-over excluded.
 //
 // Peers: mi_malloc/mi_free called directly; foonathan memory_pool, memory_pool_collection
 // (identity and log2 buckets) and memory_stack (Debian's build: debug checks off, see
@@ -40,6 +40,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -249,65 +250,71 @@ void random_live64_shared(benchmark::State& state) {
   random_live64_on(state, peer);
 }
 
-// A single-producer single-consumer ring of blocks in flight.
-class block_ring {
- public:
-  struct item {
-    void* p;
-    std::size_t size;
-  };
-  bool push(const item& it) {
-    const std::size_t tail = tail_.load(std::memory_order_relaxed);
-    if (tail - head_.load(std::memory_order_acquire) == capacity) return false;
-    items_[tail % capacity] = it;
-    tail_.store(tail + 1, std::memory_order_release);
-    return true;
+// Waits a little: spins first (the other thread is usually about to move), yields after.
+void back_off(unsigned& spins) {
+  if (++spins < 256) {
+    __builtin_ia32_pause();
+  } else {
+    spins = 0;
+    std::this_thread::yield();
   }
-  bool pop(item& it) {
-    const std::size_t head = head_.load(std::memory_order_relaxed);
-    if (head == tail_.load(std::memory_order_acquire)) return false;
-    it = items_[head % capacity];
-    head_.store(head + 1, std::memory_order_release);
-    return true;
-  }
+}
 
- private:
-  static constexpr std::size_t capacity = 256;
-  std::array<item, capacity> items_{};
-  alignas(64) std::atomic<std::size_t> head_{0};
-  alignas(64) std::atomic<std::size_t> tail_{0};
-};
-
+// Producer and consumer take turns on a batch: the producer allocates it, the consumer frees it
+// (every free is cross-thread), then the producer goes again. Each side times its own phase and
+// the iteration's time is the sum: the hand-over and any wait for the scheduler are not counted,
+// which on a shared, oversubscribed machine would otherwise be all that is measured.
 template <class Peer>
 void producer_consumer(benchmark::State& state) {
+  using clock = std::chrono::steady_clock;
   static Peer peer;
   constexpr std::size_t alignment = 8;
   const std::vector<std::uint32_t>& sizes = random_sizes();
-  block_ring ring;
-  std::atomic<bool> producing{true};
+  struct in_flight {
+    void* p;
+    std::size_t size;
+  };
+  std::vector<in_flight> batch(pair_batch);
+  enum : int { producer_turn, consumer_turn, stop };
+  std::atomic<int> turn{producer_turn};
+  std::atomic<std::int64_t> free_ns{0};
   std::thread consumer{[&] {
-    block_ring::item it{};
-    for (;;) {
-      if (ring.pop(it)) {
-        peer.free(it.p, it.size, alignment);
-      } else if (!producing.load(std::memory_order_acquire)) {
-        while (ring.pop(it)) peer.free(it.p, it.size, alignment);
-        return;
-      } else {
-        std::this_thread::yield();
+    for (unsigned spins = 0;;) {
+      const int now = turn.load(std::memory_order_acquire);
+      if (now == stop) return;
+      if (now != consumer_turn) {
+        back_off(spins);
+        continue;
       }
+      const auto start = clock::now();
+      for (const in_flight& b : batch) peer.free(b.p, b.size, alignment);
+      free_ns.store(std::chrono::nanoseconds(clock::now() - start).count(),
+                    std::memory_order_relaxed);
+      turn.store(producer_turn, std::memory_order_release);
     }
   }};
   std::size_t next = 0;
-  run_batches(state, pair_batch, [&] {
-    for (std::size_t i = 0; i < pair_batch; ++i) {
-      const std::size_t size = sizes[next++ % size_table_length];
-      void* p = peer.alloc(size, alignment);
-      while (!ring.push({p, size})) std::this_thread::yield();
+  try {
+    for (auto _ : state) {
+      const auto start = clock::now();
+      for (in_flight& b : batch) {
+        b.size = sizes[next++ % size_table_length];
+        b.p = peer.alloc(b.size, alignment);
+      }
+      const auto alloc_ns = std::chrono::nanoseconds(clock::now() - start).count();
+      turn.store(consumer_turn, std::memory_order_release);
+      for (unsigned spins = 0; turn.load(std::memory_order_acquire) != producer_turn;)
+        back_off(spins);
+      state.SetIterationTime(static_cast<double>(alloc_ns + free_ns.load()) * 1e-9);
     }
-  });
-  producing.store(false, std::memory_order_release);
+  } catch (const std::exception& e) {
+    ++failed_benchmarks;
+    state.SkipWithError((std::string("allocation failed: ") + e.what()).c_str());
+  }
+  turn.store(stop, std::memory_order_release);
   consumer.join();
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(pair_batch));
 }
 
 // ---------------------------------------------------------------------------
@@ -377,7 +384,7 @@ void register_random() {
 void register_producer_consumer() {
   const std::string group = "peer_producer_consumer/";
   auto add = [&](const char* name, void (*run)(benchmark::State&)) {
-    benchmark::RegisterBenchmark((group + name).c_str(), run)->UseRealTime();
+    benchmark::RegisterBenchmark((group + name).c_str(), run)->UseManualTime();
   };
   add("alloclab_concurrent_multipool_pmr", producer_consumer<concurrent_multipool_pmr>);
   add("mi_malloc", producer_consumer<mimalloc_peer>);

@@ -87,10 +87,10 @@ def main():
     speedup("concurrent multipool, 2 threads", "total throughput ≥ 1.7× one thread", conc + "2",
             conc + "1", 1.7)
     speedup("concurrent multipool, producer/consumer", "≥ 3× libstdc++ sync pool",
-            pc + "alloclab_concurrent_multipool_pmr/real_time", pc + "std_sync_pool_pmr/real_time",
+            pc + "alloclab_concurrent_multipool_pmr/manual_time", pc + "std_sync_pool_pmr/manual_time",
             3)
     speedup("concurrent multipool, producer/consumer", "not slower than glibc malloc (≥ 1×)",
-            pc + "alloclab_concurrent_multipool_pmr/real_time", pc + "malloc/real_time", 1)
+            pc + "alloclab_concurrent_multipool_pmr/manual_time", pc + "malloc/manual_time", 1)
     return 0
 
 
