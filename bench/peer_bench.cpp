@@ -34,7 +34,7 @@
 #include <foonathan/memory/memory_pool.hpp>
 #include <foonathan/memory/memory_pool_collection.hpp>
 #include <foonathan/memory/memory_stack.hpp>
-#include <mimalloc.h>
+#include <dlfcn.h>
 
 #include "bench_support.hpp"
 
@@ -43,6 +43,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <memory_resource>
 #include <random>
@@ -148,9 +149,36 @@ struct malloc_peer {
   void reset() {}
 };
 
+// mimalloc's shared library also defines malloc and free: linked normally it would replace glibc
+// for the whole process, and every other row would measure mimalloc underneath. So it is loaded
+// with RTLD_LOCAL (its symbols stay out of the global scope) and called through pointers.
+struct mimalloc_api {
+  void* (*malloc)(std::size_t) = nullptr;
+  void (*free)(void*) = nullptr;
+  bool (*owns)(const void*) = nullptr;  // mi_is_in_heap_region
+};
+
+const mimalloc_api& mimalloc() {
+  static const mimalloc_api api = [] {
+    mimalloc_api loaded;
+    void* library = dlopen(ALLOCLAB_BENCH_MIMALLOC, RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) return loaded;
+    loaded.malloc = reinterpret_cast<void* (*)(std::size_t)>(dlsym(library, "mi_malloc"));
+    loaded.free = reinterpret_cast<void (*)(void*)>(dlsym(library, "mi_free"));
+    loaded.owns = reinterpret_cast<bool (*)(const void*)>(dlsym(library, "mi_is_in_heap_region"));
+    return loaded;
+  }();
+  return api;
+}
+
 struct mimalloc_peer {
-  void* alloc(std::size_t n, std::size_t) { return mi_malloc(n); }
-  void free(void* p, std::size_t, std::size_t) { mi_free(p); }
+  const mimalloc_api& mi = mimalloc();
+  mimalloc_peer() {
+    if (mi.malloc == nullptr || mi.free == nullptr)
+      throw std::runtime_error("cannot load " ALLOCLAB_BENCH_MIMALLOC);
+  }
+  void* alloc(std::size_t n, std::size_t) { return mi.malloc(n); }
+  void free(void* p, std::size_t, std::size_t) { mi.free(p); }
   void reset() {}
 };
 
@@ -395,7 +423,22 @@ void register_producer_consumer() {
 
 }  // namespace
 
+bool malloc_is_not_mimalloc() {
+  const mimalloc_api& mi = mimalloc();
+  if (mi.owns == nullptr) return true;
+  void* p = std::malloc(64);
+  const bool foreign = !mi.owns(p);
+  std::free(p);
+  return foreign;
+}
+
 void register_peer_benchmarks() {
+  // The malloc rows must be glibc's: refuse to register them otherwise.
+  if (!malloc_is_not_mimalloc()) {
+    std::fprintf(stderr, "alloclab_bench: malloc is mimalloc in this process; peers not run\n");
+    ++failed_benchmarks;
+    return;
+  }
   register_alloc_free<16>();
   register_alloc_free<64>();
   register_alloc_free<256>();
