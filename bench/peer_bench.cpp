@@ -16,9 +16,9 @@
 //                                          a second thread frees them (every free is cross-thread),
 //                                          in turns; time = both phases, hand-over excluded.
 //
-// Peers: mi_malloc/mi_free called directly; foonathan memory_pool, memory_pool_collection
-// (identity and log2 buckets) and memory_stack (Debian's build: debug checks off, see
-// docs/benchmarks.md); boost::container::pmr monotonic, unsynchronized and synchronized pools;
+// Peers: mi_malloc/mi_free called directly (loaded with dlopen, see mimalloc_api); foonathan
+// memory_pool, memory_pool_collection (identity and log2 buckets) and memory_stack (Debian's
+// build: debug checks off, see docs/benchmarks.md); boost::container::pmr monotonic, unsynchronized and synchronized pools;
 // libstdc++'s unsynchronized and synchronized pools; glibc malloc; and a do-nothing resource
 // through std::pmr::memory_resource* (the cost of the virtual call alone).
 #include <alloclab/allocator.hpp>

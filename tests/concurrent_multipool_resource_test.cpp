@@ -13,6 +13,7 @@
 // | per-thread caches                          | each_thread_allocates_from_its_own_segments       |
 // | remote frees drained by the owner          | blocks_freed_by_another_thread_return_to_their_owner |
 // | thread exit returns the cache              | an_exiting_thread_returns_its_cache_for_adoption  |
+// | thread_local destructors after the return  | frees_in_late_thread_local_destructors_stay_remote |
 // | release() with threads alive               | release_with_threads_alive_keeps_them_usable      |
 // | destruction with threads alive             | destruction_with_threads_alive_is_safe            |
 // | many threads, cross-thread frees, model    | stress_with_cross_thread_frees_matches_the_model  |
@@ -238,6 +239,38 @@ TEST(concurrent_multipool_resource, an_exiting_thread_returns_its_cache_for_adop
   });
   EXPECT_EQ(pool.thread_caches(), 1u);
   EXPECT_EQ(pool.idle_thread_caches(), 1u);
+}
+
+// Destroyed after the thread's registry (constructed before it): frees and
+// allocates after the thread has returned its cache.
+struct late_user {
+  concurrent_multipool_resource* pool = nullptr;
+  void* block = nullptr;
+  ~late_user() {
+    if (pool == nullptr) return;
+    pool->deallocate(block, 32, 8);
+    void* p = pool->allocate(32, 8);
+    std::memset(p, 0x5A, 32);
+    pool->deallocate(p, 32, 8);
+  }
+};
+
+TEST(concurrent_multipool_resource, frees_in_late_thread_local_destructors_stay_remote) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  on_another_thread([&] {
+    thread_local late_user user;  // constructed first, so destroyed after the registry
+    user.pool = &pool;
+    user.block = pool.allocate(32, 8);
+  });
+  // The cache went back to the pool before late_user ran: its free must have gone to the remote
+  // list (still counted in use until drained), not into a list the thread no longer owned.
+  EXPECT_EQ(pool.class_stats(pool.class_of(32, 8)).blocks_in_use, 1u);
+  // The late allocation took the idle cache back for the exiting thread, for good.
+  EXPECT_EQ(pool.idle_thread_caches(), 0u);
+  EXPECT_EQ(pool.thread_caches(), 1u);
+  on_another_thread([&] {
+    for (int i = 0; i < 2000; ++i) pool.deallocate(pool.allocate(32, 8), 32, 8);
+  });
 }
 
 TEST(concurrent_multipool_resource, release_with_threads_alive_keeps_them_usable) {

@@ -9,8 +9,9 @@
 // remote-free list; the owner takes the whole list with one exchange when a
 // class runs dry. A thread that exits hands its cache (with its blocks, and
 // any remote frees still arriving) back to the resource; the next new thread
-// adopts it. The upstream is only called under the resource's mutex: for new
-// segments, oversize requests and release().
+// adopts it. Frees from thread_local destructors that run after that are
+// remote frees. The upstream is only called under the resource's mutex: for
+// new segments, oversize requests and release().
 //
 // Lifetime rules:
 //   * release() and the destructor must not run concurrently with any other
@@ -236,6 +237,7 @@ class concurrent_multipool_resource final
 
   // First call on this thread: find its cache, or adopt an idle one, or make one.
   [[gnu::noinline]] thread_cache& adopt_cache() {
+    if (detail::thread_exiting()) return cache_for_exiting_thread();
     detail::thread_registry& registry = detail::thread_registry::instance();
     auto* cache = static_cast<thread_cache*>(registry.find(id_));
     if (cache == nullptr) {
@@ -245,6 +247,19 @@ class concurrent_multipool_resource final
         cache = take_idle_or_new_cache();
       }
       registry.add(id_, cache);
+    }
+    detail::hot_slot() = {id_, cache};
+    return *cache;
+  }
+
+  // A thread_local destructor allocating after this thread returned its
+  // caches: it takes an idle (or new) cache for good; that cache is never
+  // handed to another thread and stays with the resource until destruction.
+  thread_cache& cache_for_exiting_thread() {
+    thread_cache* cache = nullptr;
+    {
+      const std::lock_guard<std::mutex> lock{mutex_};
+      cache = take_idle_or_new_cache();
     }
     detail::hot_slot() = {id_, cache};
     return *cache;
@@ -309,7 +324,10 @@ class concurrent_multipool_resource final
   }
 
   [[gnu::noinline]] void deallocate_slow(void* p, const segment_header& segment) {
-    auto* mine = static_cast<thread_cache*>(detail::thread_registry::instance().find(id_));
+    // An exiting thread has returned its caches: every free is remote now.
+    auto* mine = detail::thread_exiting()
+                     ? nullptr
+                     : static_cast<thread_cache*>(detail::thread_registry::instance().find(id_));
     if (mine != nullptr) detail::hot_slot() = {id_, mine};
     if (segment.owner == mine) return push(mine->classes[segment.class_index], p);
     std::atomic<free_node*>& list = segment.owner->remote_frees;

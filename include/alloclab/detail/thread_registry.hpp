@@ -77,6 +77,13 @@ inline hot_cache_slot& hot_slot() noexcept {
   return slot;
 }
 
+// True once this thread's registry has been destroyed (thread exit): later
+// calls from thread_local destructors must not use it or the caches it returned.
+inline bool& thread_exiting() noexcept {
+  static thread_local bool exiting = false;
+  return exiting;
+}
+
 // Every cache this thread holds, returned when the thread exits.
 class thread_registry {
  public:
@@ -87,6 +94,8 @@ class thread_registry {
   thread_registry(const thread_registry&) = delete;
   thread_registry& operator=(const thread_registry&) = delete;
   ~thread_registry() {
+    thread_exiting() = true;
+    hot_slot() = {0, nullptr};
     for (const auto& [id, cache] : entries_) resource_directory::instance().return_cache(id, cache);
   }
 
