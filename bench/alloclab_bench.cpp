@@ -36,6 +36,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench_support.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -55,11 +57,10 @@
 
 namespace {
 
+using namespace alloclab_bench;
+
 // ---------------------------------------------------------------------------
 // Shared helpers
-
-// Benchmarks that failed (an exhausted arena, a refused request). main() exits 1 if any did.
-int failed_benchmarks = 0;
 
 // A 64-byte payload with the alignment a typical struct of words has.
 struct record64 {
@@ -75,36 +76,6 @@ struct alignas(alignof(std::max_align_t)) blob {
 
 constexpr std::size_t max_align = alignof(std::max_align_t);
 
-// The pointer escapes: the compiler must assume something reads it, so the allocation producing
-// it cannot be removed. Register operand (const overload), so `p` is not spilled to the stack.
-BENCHMARK_ALWAYS_INLINE inline void escape(void* const p) {
-  benchmark::DoNotOptimize(p);
-}
-
-// Returns `p` after hiding its value from the optimiser: the dynamic type behind it is unknown,
-// so calls through it stay virtual (no devirtualisation of a local resource).
-template <class T>
-BENCHMARK_ALWAYS_INLINE inline T* opaque(T* p) {
-  benchmark::DoNotOptimize(p);
-  return p;
-}
-
-// Caller-owned, cache-line aligned storage for arenas.
-class aligned_buffer {
- public:
-  explicit aligned_buffer(std::size_t size)
-      : data_(static_cast<std::byte*>(::operator new (size, std::align_val_t{64}))), size_(size) {}
-  aligned_buffer(const aligned_buffer&) = delete;
-  aligned_buffer& operator=(const aligned_buffer&) = delete;
-  ~aligned_buffer() { ::operator delete (data_, std::align_val_t{64}); }
-  std::byte* data() const noexcept { return data_; }
-  std::size_t size() const noexcept { return size_; }
-
- private:
-  std::byte* data_;
-  std::size_t size_;
-};
-
 alloclab::arena_options throwing_arena() {
   alloclab::arena_options options;
   options.policy = alloclab::overflow_policy::throw_bad_alloc;
@@ -116,24 +87,6 @@ alloclab::pool_options throwing_pool(std::size_t first_chunk_blocks = 32) {
   options.oversize = alloclab::oversize_policy::throw_bad_alloc;
   options.first_chunk_blocks = first_chunk_blocks;
   return options;
-}
-
-// Runs `batch` (which performs `ops` operations) once per timed iteration. An exception (an
-// exhausted arena or pool) marks the benchmark as failed instead of producing a number.
-template <class Batch>
-void run_batches(benchmark::State& state, std::size_t ops, Batch&& batch) {
-  try {
-    for (auto _ : state) batch();
-  } catch (const std::exception& e) {
-    ++failed_benchmarks;
-    state.SkipWithError((std::string("allocation failed, buffer undersized? ") + e.what()).c_str());
-    return;
-  }
-  const auto items = static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(ops);
-  state.SetItemsProcessed(items);
-  // items per CPU second, inverted: CPU seconds per item (console shows e.g. "1.02ns").
-  state.counters["per_item"] = benchmark::Counter(
-      static_cast<double>(items), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 // ---------------------------------------------------------------------------
@@ -530,6 +483,7 @@ int main(int argc, char** argv) {
   }
 
   register_benchmarks();
+  register_peer_benchmarks();
   int count = static_cast<int>(args.size());
   args.push_back(nullptr);
   benchmark::Initialize(&count, args.data());
@@ -539,7 +493,7 @@ int main(int argc, char** argv) {
   if (failed_benchmarks != 0) {
     std::fprintf(stderr,
                  "alloclab_bench: %d benchmark(s) failed; their numbers were not reported\n",
-                 failed_benchmarks);
+                 failed_benchmarks.load());
     return 1;
   }
   return 0;

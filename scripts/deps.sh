@@ -6,7 +6,8 @@ set -euo pipefail
 
 ALLOCLAB_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config git libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libfmt-dev libcpp-httplib-dev)
+  libcli11-dev nlohmann-json3-dev libfmt-dev libcpp-httplib-dev
+  libfoonathan-memory-dev libboost-container-dev)
 ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmalloc-minimal4 libtbbmalloc2)
 ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format)
 # Load generators of the serve frame (`alloclab load`, tests/serve).

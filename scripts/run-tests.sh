@@ -3,7 +3,8 @@
 #   1. Release build (g++): unit tests, lab tests, usage examples, lab smoke run;
 #   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. clang++ as C++20 with -Werror, plus a short libFuzzer run of the model;
-#   4. install + find_package(alloclab) from a separate consumer project.
+#   4. the threaded tests (concurrent_multipool, synchronized) under ThreadSanitizer;
+#   5. install + find_package(alloclab) from a separate consumer project.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
@@ -23,6 +24,12 @@ for preset in release sanitize clang-cxx20; do
   step "test: $preset"
   run_ctest --preset "$preset" -j "$jobs" --timeout 600
 done
+
+step "configure + build: tsan (alloclab_tests only)"
+cmake --preset tsan >/dev/null
+cmake --build --preset tsan -j "$jobs"
+step "test: tsan (the threaded tests)"
+run_ctest --preset tsan -j "$jobs" --timeout 600
 
 step "downstream use: install + find_package, and add_subdirectory"
 rm -rf build/install-test build/consumer-installed build/consumer-subdir

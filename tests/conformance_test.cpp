@@ -36,6 +36,20 @@ struct inline_arena_fixture {
 struct pool_fixture {
   pool_resource resource{64, test_heap()};
 };
+struct multipool_fixture {
+  multipool_resource resource{test_heap()};
+};
+// A caller buffer large enough for the suite's requests; oversize goes to the heap.
+struct multipool_buffer_fixture {
+  alignas(std::max_align_t) std::byte buffer[512 * 1024];
+  multipool_resource resource{buffer, sizeof buffer, {}, test_heap()};
+};
+struct concurrent_multipool_fixture {
+  concurrent_multipool_resource resource{test_heap()};
+};
+struct synchronized_fixture {
+  synchronized_resource<> resource{test_heap()};
+};
 struct tracking_fixture {
   tracking_resource resource{test_heap()};
 };
@@ -60,8 +74,9 @@ class conformance : public ::testing::Test {
 };
 
 using fixtures =
-    ::testing::Types<arena_fixture, inline_arena_fixture, pool_fixture, tracking_fixture,
-                     limit_fixture, checked_fixture, chained_fixture>;
+    ::testing::Types<arena_fixture, inline_arena_fixture, pool_fixture, multipool_fixture,
+                     multipool_buffer_fixture, concurrent_multipool_fixture, synchronized_fixture,
+                     tracking_fixture, limit_fixture, checked_fixture, chained_fixture>;
 TYPED_TEST_SUITE(conformance, fixtures);
 
 struct live_block {

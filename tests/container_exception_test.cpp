@@ -15,6 +15,7 @@
 
 #include <deque>
 #include <functional>
+#include <iterator>
 #include <list>
 #include <map>
 #include <memory>
@@ -66,6 +67,11 @@ const named_factory resources[] = {
     {"direct", [](auto& u) { return std::make_unique<passthrough_holder>(u); }},
     {"arena", [](auto& u) { return std::make_unique<arena_holder>(u); }},
     {"pool", [](auto& u) { return std::make_unique<simple_holder<pool_resource>>(48, &u); }},
+    {"multipool", [](auto& u) { return std::make_unique<simple_holder<multipool_resource>>(&u); }},
+    {"concurrent_multipool",
+     [](auto& u) { return std::make_unique<simple_holder<concurrent_multipool_resource>>(&u); }},
+    {"synchronized",
+     [](auto& u) { return std::make_unique<simple_holder<synchronized_resource<>>>(&u); }},
     {"tracking", [](auto& u) { return std::make_unique<simple_holder<tracking_resource>>(&u); }},
     {"limit",
      [](auto& u) {
@@ -220,11 +226,13 @@ TEST_P(container_exception_safety, no_leak_no_crash_valid_after_every_failure) {
       << "checks after a failure that threw before comparing anything";
 }
 
-INSTANTIATE_TEST_SUITE_P(all, container_exception_safety,
-                         ::testing::Combine(::testing::Range(0, 6), ::testing::Range(0, 6)),
-                         [](const ::testing::TestParamInfo<std::tuple<int, int>>& param_info) {
-                           return std::string(resources[std::get<0>(param_info.param)].name) + "_" +
-                                  scenarios[std::get<1>(param_info.param)].name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    all, container_exception_safety,
+    ::testing::Combine(::testing::Range(0, static_cast<int>(std::size(resources))),
+                       ::testing::Range(0, static_cast<int>(std::size(scenarios)))),
+    [](const ::testing::TestParamInfo<std::tuple<int, int>>& param_info) {
+      return std::string(resources[std::get<0>(param_info.param)].name) + "_" +
+             scenarios[std::get<1>(param_info.param)].name;
+    });
 
 }  // namespace

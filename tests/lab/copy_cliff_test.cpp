@@ -195,8 +195,8 @@ TEST(CopyCliff, ChildRunsUnderTheGivenTunables) {
   c.step = 1024;
   c.trials = 1;
   std::string why;
-  const auto r = measure_copy_cliff_in_child({ALLOCLAB_BINARY, "__copy-probe"}, rep_movsb_off_tunables, c,
-                                             std::chrono::seconds(30), &why);
+  const auto r = measure_copy_cliff_in_child(
+      {ALLOCLAB_BINARY, "__copy-probe"}, rep_movsb_off_tunables, c, std::chrono::seconds(30), &why);
   ASSERT_TRUE(r.has_value()) << why;
   EXPECT_EQ(r->glibc_tunables, rep_movsb_off_tunables);  // the child saw the variable
   EXPECT_EQ(r->costs.size(), 4u);
@@ -207,9 +207,9 @@ TEST(CopyCliff, FailingChildIsReportedNotThrown) {
   std::string why;
   copy_cliff_config bad;
   bad.step = 5;  // the child validates it and exits 2
-  EXPECT_FALSE(
-      measure_copy_cliff_in_child({ALLOCLAB_BINARY, "__copy-probe"}, "", bad, std::chrono::seconds(30), &why)
-          .has_value());
+  EXPECT_FALSE(measure_copy_cliff_in_child({ALLOCLAB_BINARY, "__copy-probe"}, "", bad,
+                                           std::chrono::seconds(30), &why)
+                   .has_value());
   EXPECT_NE(why.find("exit status 2"), std::string::npos) << why;
   EXPECT_FALSE(
       measure_copy_cliff_in_child({"/nonexistent/probe"}, "", {}, std::chrono::seconds(30), &why)

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace alloclab::testing {
@@ -112,6 +113,53 @@ struct pool_subject : subject {
   }
 };
 
+// multipool_resource (from the upstream or a fixed buffer) and
+// concurrent_multipool_resource, used from one thread here.
+template <class Pool>
+struct multipool_subject_of : subject {
+  alignas(std::max_align_t) std::byte buffer[16 * 1024];
+  Pool pool;
+  std::size_t oversize_expected = 0;
+  explicit multipool_subject_of(bool fixed) : pool(make(fixed)) {}
+  Pool make(bool fixed) {
+    if constexpr (std::is_same_v<Pool, multipool_resource>) {
+      if (fixed) return Pool(buffer, sizeof buffer, multipool_options{1024});
+      return Pool(&upstream_checker, multipool_options{1024});
+    } else {
+      return Pool(&upstream_checker, concurrent_multipool_options{1024});
+    }
+  }
+  std::pmr::memory_resource& resource() override { return pool; }
+  bool may_refuse() const override {
+    if constexpr (std::is_same_v<Pool, multipool_resource>) return pool.fixed_capacity();
+    return false;
+  }
+  bool can_release() const override { return true; }
+  void release() override { pool.release(); }
+  void on_allocated(std::byte*, std::size_t bytes, std::size_t alignment) override {
+    if (pool.class_of(bytes, alignment) == Pool::no_class) ++oversize_expected;
+  }
+  std::string check(const std::vector<block_record>& live) const override {
+    if (pool.oversize_allocations() != oversize_expected)
+      return "multipool oversize count differs from the model";
+    std::size_t pooled = 0;
+    for (const block_record& b : live)
+      pooled += pool.class_of(b.size, b.alignment) != Pool::no_class;
+    std::size_t in_use = 0;
+    for (std::size_t i = 0; i < pool.class_count(); ++i) {
+      const multipool_class_stats stats = pool.class_stats(i);
+      in_use += stats.blocks_in_use;
+      if (stats.chunks == 0 && stats.blocks_in_use + stats.blocks_free != 0)
+        return "multipool class without chunks reports blocks";
+    }
+    if (in_use != pooled) return "multipool blocks in use differ from the model";
+    return {};
+  }
+};
+
+using multipool_subject = multipool_subject_of<multipool_resource>;
+using concurrent_multipool_subject = multipool_subject_of<concurrent_multipool_resource>;
+
 struct tracking_subject : subject {
   tracking_resource tracker{&upstream_checker};
   std::pmr::memory_resource& resource() override { return tracker; }
@@ -173,7 +221,7 @@ struct sabotaged_subject : subject {
   void release() override { backing.release(); }
 };
 
-constexpr std::size_t subject_count = 7;
+constexpr std::size_t subject_count = 10;
 
 std::unique_ptr<subject> make_subject(std::size_t index) {
   switch (index) {
@@ -191,6 +239,12 @@ std::unique_ptr<subject> make_subject(std::size_t index) {
       return std::make_unique<limit_subject>();
     case 6:
       return std::make_unique<checked_subject>();
+    case 7:
+      return std::make_unique<multipool_subject>(false);
+    case 8:
+      return std::make_unique<multipool_subject>(true);
+    case 9:
+      return std::make_unique<concurrent_multipool_subject>(false);
     default:
       return std::make_unique<sabotaged_subject>();
   }
@@ -329,7 +383,10 @@ class model_run {
   void release() {
     if (!subject_->can_release()) return;
     // Oversize blocks of a pool live upstream; return them before releasing.
-    if (dynamic_cast<pool_subject*>(subject_.get())) free_all_live();
+    if (dynamic_cast<pool_subject*>(subject_.get()) ||
+        dynamic_cast<multipool_subject*>(subject_.get()) ||
+        dynamic_cast<concurrent_multipool_subject*>(subject_.get()))
+      free_all_live();
     subject_->release();
     live_.clear();
     marks_.clear();

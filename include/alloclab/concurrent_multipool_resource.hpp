@@ -1,0 +1,397 @@
+// alloclab/concurrent_multipool_resource.hpp: multipool_resource's size
+// classes, safe for many threads, with no lock on the fast path.
+//
+// Each thread gets its own cache of size classes (the same grid, waste bound
+// and alignment rule as multipool_resource), so allocate and a deallocate by
+// the allocating thread touch only that thread's memory. Blocks live in
+// segments aligned to their size; a segment's header names its owning cache.
+// A block freed by another thread is pushed, lock-free, onto the owner's
+// remote-free list; the owner takes the whole list with one exchange when a
+// class runs dry. A thread that exits hands its cache (with its blocks, and
+// any remote frees still arriving) back to the resource; the next new thread
+// adopts it. Frees from thread_local destructors that run after that are
+// remote frees. The upstream is only called under the resource's mutex: for
+// new segments, oversize requests and release().
+//
+// Lifetime rules:
+//   * release() and the destructor must not run concurrently with any other
+//     call on the resource. Threads that used it may stay alive: release()
+//     keeps their caches (empty) and they may allocate again afterwards; after
+//     destruction a thread's record of the resource is never dereferenced and
+//     its exit is safe. Pooled blocks are invalid after either.
+//   * class_stats() may run concurrently; blocks freed remotely count as in use
+//     until their owner drains them.
+//
+// Example:
+//   #include <alloclab/concurrent_multipool_resource.hpp>
+//   #include <memory_resource>
+//   #include <thread>
+//   #include <vector>
+//
+//   int main() {
+//     alloclab::concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+//     std::pmr::vector<std::pmr::vector<int>> batches{&pool};
+//     std::thread producer{[&] {
+//       for (int i = 0; i < 100; ++i) batches.emplace_back(std::size_t(10 + i), i);
+//     }};
+//     producer.join();  // the producer's cache returns to the pool here
+//     std::thread consumer{[&] { batches.clear(); }};  // frees blocks it did not allocate
+//     consumer.join();
+//     void* p = pool.allocate(64, 8);  // a third thread (main) adopts the returned cache
+//     pool.deallocate(p, 64, 8);
+//     return pool.oversize_allocations() == 0 ? 0 : 1;
+//   }
+//
+// Thread-safe, except release() and destruction (see above).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory_resource>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "detail/align.hpp"
+#include "detail/pmr_bridge.hpp"
+#include "detail/size_classes.hpp"
+#include "detail/thread_registry.hpp"
+#include "multipool_resource.hpp"
+
+namespace alloclab {
+
+struct concurrent_multipool_options {
+  std::size_t max_block_size = 4096;  // rounded up to a class; at most 1 MiB
+  oversize_policy oversize = oversize_policy::forward_to_upstream;
+  // Bytes per segment (one class, one owner), a power of two; raised to hold
+  // at least 8 blocks of the largest class.
+  std::size_t segment_size = 64 * 1024;
+};
+
+class concurrent_multipool_resource final
+    : public detail::pmr_bridge<concurrent_multipool_resource>,
+      private detail::cache_lender {
+ public:
+  static constexpr std::size_t no_class = multipool_resource::no_class;
+
+  explicit concurrent_multipool_resource(
+      std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
+      concurrent_multipool_options options = {})
+      : upstream_(upstream),
+        options_(options),
+        max_block_size_(detail::normalized_max_block_size(options.max_block_size)),
+        class_count_(detail::class_index_from_minus_one(max_block_size_ - 1) + 1),
+        segment_size_(normalized_segment_size(options.segment_size, max_block_size_)),
+        id_(detail::resource_directory::instance().add(this)) {}
+
+  concurrent_multipool_resource(const concurrent_multipool_resource&) = delete;
+  concurrent_multipool_resource& operator=(const concurrent_multipool_resource&) = delete;
+  ~concurrent_multipool_resource() override {
+    detail::resource_directory::instance().remove(id_);
+    for (thread_cache* cache : caches_) {
+      release_segments(*cache);
+      delete cache;
+    }
+  }
+
+  // Non-virtual fast path; hides memory_resource::allocate on purpose.
+  void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
+    const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes, alignment);
+    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment))
+      return allocate_from(detail::class_index_from_minus_one(rounded_minus_one));
+    return allocate_outside_classes(bytes, alignment);
+  }
+
+  void deallocate(void* p, std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
+    const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes, alignment);
+    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment))
+      return deallocate_pooled(p);
+    deallocate_outside_classes(p, bytes, alignment);
+  }
+
+  // Returns every segment to the upstream. Must not run concurrently with any
+  // other call; threads keep their (now empty) caches. Pooled blocks handed
+  // out before are invalid afterwards; oversize blocks are not affected.
+  void release() noexcept {
+    const std::lock_guard<std::mutex> lock{mutex_};
+    for (thread_cache* cache : caches_) release_segments(*cache);
+  }
+
+  // The class serving (bytes, alignment), or no_class for an oversize request.
+  std::size_t class_of(std::size_t bytes, std::size_t alignment) const noexcept {
+    const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes ? bytes : 1, alignment);
+    if (rounded_minus_one >= max_block_size_ || !detail::is_power_of_two(alignment))
+      return no_class;
+    return detail::class_index_from_minus_one(rounded_minus_one);
+  }
+  std::size_t class_count() const noexcept { return class_count_; }
+  // Summed over every thread's cache; chunks are segments.
+  multipool_class_stats class_stats(std::size_t index) const {
+    const std::lock_guard<std::mutex> lock{mutex_};
+    multipool_class_stats stats{detail::class_size(index), 0, 0, 0};
+    std::size_t capacity = 0;
+    for (const thread_cache* cache : caches_) {
+      const size_class& c = cache->classes[index];
+      stats.blocks_in_use += c.in_use.load(std::memory_order_relaxed);
+      capacity += c.capacity.load(std::memory_order_relaxed);
+      stats.chunks += c.segments.load(std::memory_order_relaxed);
+    }
+    stats.blocks_free = capacity > stats.blocks_in_use ? capacity - stats.blocks_in_use : 0;
+    return stats;
+  }
+  // Caches created so far; a thread that exits returns its cache for reuse.
+  std::size_t thread_caches() const {
+    const std::lock_guard<std::mutex> lock{mutex_};
+    return caches_.size();
+  }
+  std::size_t idle_thread_caches() const {
+    const std::lock_guard<std::mutex> lock{mutex_};
+    return idle_caches_.size();
+  }
+
+  std::size_t max_block_size() const noexcept { return max_block_size_; }
+  std::size_t segment_size() const noexcept { return segment_size_; }
+  std::size_t oversize_allocations() const noexcept {
+    return oversize_allocations_.load(std::memory_order_relaxed);
+  }
+  std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
+
+ private:
+  struct free_node {
+    free_node* next;
+  };
+  // Written by the owning thread only; the counters are atomics so that
+  // class_stats() may read them, but they are never contended.
+  struct alignas(64) size_class {
+    free_node* free = nullptr;
+    std::byte* cursor = nullptr;
+    std::byte* end = nullptr;
+    std::size_t block_size = 0;
+    std::atomic<std::size_t> in_use{0};
+    std::atomic<std::size_t> capacity{0};
+    std::atomic<std::size_t> segments{0};
+  };
+  struct thread_cache;
+  struct segment_header {
+    thread_cache* owner;
+    std::size_t class_index;
+    segment_header* next;  // the owner's segments
+  };
+  struct thread_cache {
+    std::array<size_class, detail::max_class_count> classes;
+    alignas(64) std::atomic<free_node*> remote_frees{nullptr};
+    segment_header* segments = nullptr;
+  };
+
+  static std::size_t normalized_segment_size(std::size_t requested, std::size_t max_block) {
+    std::size_t size = 4096;
+    while (size < requested || size < 8 * max_block) size *= 2;
+    return size;
+  }
+
+  // Single-writer counter update: a plain add, visible to class_stats().
+  static void count(std::atomic<std::size_t>& counter, std::ptrdiff_t delta) noexcept {
+    counter.store(counter.load(std::memory_order_relaxed) + static_cast<std::size_t>(delta),
+                  std::memory_order_relaxed);
+  }
+
+  segment_header& segment_of(void* p) const noexcept {
+    return *reinterpret_cast<segment_header*>(detail::address_of(p) & ~(segment_size_ - 1));
+  }
+
+  // The hot path: no call unless the class is empty or the thread is new here.
+  void* allocate_from(std::size_t index) {
+    thread_cache& cache = local_cache();
+    size_class& c = cache.classes[index];
+    if (c.free != nullptr) return pop(c);
+    return refill_and_allocate(cache, c);
+  }
+
+  void deallocate_pooled(void* p) {
+    const segment_header& segment = segment_of(p);
+    const detail::hot_cache_slot& slot = detail::hot_slot();
+    if (slot.id == id_ && segment.owner == slot.cache)
+      return push(segment.owner->classes[segment.class_index], p);
+    deallocate_slow(p, segment);
+  }
+
+  static void* pop(size_class& c) noexcept {
+    free_node* node = c.free;
+    c.free = node->next;
+    count(c.in_use, 1);
+    return node;
+  }
+  static void push(size_class& c, void* p) noexcept {
+    c.free = ::new (p) free_node{c.free};
+    count(c.in_use, -1);
+  }
+
+  thread_cache& local_cache() {
+    const detail::hot_cache_slot& slot = detail::hot_slot();
+    if (slot.id == id_) return *static_cast<thread_cache*>(slot.cache);
+    return adopt_cache();
+  }
+
+  // First call on this thread: find its cache, or adopt an idle one, or make one.
+  [[gnu::noinline]] thread_cache& adopt_cache() {
+    if (detail::thread_exiting()) return cache_for_exiting_thread();
+    detail::thread_registry& registry = detail::thread_registry::instance();
+    auto* cache = static_cast<thread_cache*>(registry.find(id_));
+    if (cache == nullptr) {
+      registry.prepare_add();  // may throw: before a cache leaves the pool
+      {
+        const std::lock_guard<std::mutex> lock{mutex_};
+        cache = take_idle_or_new_cache();
+      }
+      registry.add(id_, cache);
+    }
+    detail::hot_slot() = {id_, cache};
+    return *cache;
+  }
+
+  // A thread_local destructor allocating after this thread returned its
+  // caches: it takes an idle (or new) cache for good; that cache is never
+  // handed to another thread and stays with the resource until destruction.
+  thread_cache& cache_for_exiting_thread() {
+    thread_cache* cache = nullptr;
+    {
+      const std::lock_guard<std::mutex> lock{mutex_};
+      cache = take_idle_or_new_cache();
+    }
+    detail::hot_slot() = {id_, cache};
+    return *cache;
+  }
+
+  thread_cache* take_idle_or_new_cache() {
+    if (!idle_caches_.empty()) {
+      thread_cache* cache = idle_caches_.back();
+      idle_caches_.pop_back();
+      return cache;
+    }
+    caches_.reserve(caches_.size() + 1);
+    idle_caches_.reserve(caches_.size() + 1);  // return_cache() never allocates
+    auto* cache = new thread_cache;
+    for (std::size_t i = 0; i < class_count_; ++i)
+      cache->classes[i].block_size = detail::class_size(i);
+    caches_.push_back(cache);
+    return cache;
+  }
+
+  void return_cache(void* cache) noexcept override {
+    const std::lock_guard<std::mutex> lock{mutex_};
+    idle_caches_.push_back(static_cast<thread_cache*>(cache));
+  }
+
+  [[gnu::noinline]] void* refill_and_allocate(thread_cache& cache, size_class& c) {
+    if (cache.remote_frees.load(std::memory_order_relaxed) != nullptr) drain_remote_frees(cache);
+    if (c.free != nullptr) return pop(c);
+    if (c.cursor == c.end) add_segment(cache, c);
+    count(c.in_use, 1);
+    return detail::take_blocks(c.cursor, c.end, c.block_size, c.free);
+  }
+
+  // Moves every block other threads freed back onto the owner's class lists.
+  void drain_remote_frees(thread_cache& cache) noexcept {
+    free_node* node = cache.remote_frees.exchange(nullptr, std::memory_order_acquire);
+    while (node != nullptr) {
+      free_node* next = node->next;
+      size_class& c = cache.classes[segment_of(node).class_index];
+      node->next = c.free;
+      c.free = node;
+      count(c.in_use, -1);
+      node = next;
+    }
+  }
+
+  void add_segment(thread_cache& cache, size_class& c) {
+    const auto index = static_cast<std::size_t>(&c - cache.classes.data());
+    void* raw = nullptr;
+    {
+      const std::lock_guard<std::mutex> lock{mutex_};
+      raw = upstream_->allocate(segment_size_, segment_size_);
+    }
+    cache.segments = ::new (raw) segment_header{&cache, index, cache.segments};
+    const std::size_t offset = std::max(detail::class_alignment(c.block_size),
+                                        std::size_t{64});  // header, on its own line
+    const std::size_t blocks = (segment_size_ - offset) / c.block_size;
+    c.cursor = static_cast<std::byte*>(raw) + offset;
+    c.end = c.cursor + blocks * c.block_size;
+    count(c.capacity, static_cast<std::ptrdiff_t>(blocks));
+    count(c.segments, 1);
+  }
+
+  [[gnu::noinline]] void deallocate_slow(void* p, const segment_header& segment) {
+    // An exiting thread has returned its caches: every free is remote now.
+    auto* mine = detail::thread_exiting()
+                     ? nullptr
+                     : static_cast<thread_cache*>(detail::thread_registry::instance().find(id_));
+    if (mine != nullptr) detail::hot_slot() = {id_, mine};
+    if (segment.owner == mine) return push(mine->classes[segment.class_index], p);
+    std::atomic<free_node*>& list = segment.owner->remote_frees;
+    auto* node = ::new (p) free_node{list.load(std::memory_order_relaxed)};
+    while (!list.compare_exchange_weak(node->next, node, std::memory_order_release,
+                                       std::memory_order_relaxed)) {
+    }
+  }
+
+  [[gnu::noinline]] void* allocate_outside_classes(std::size_t bytes, std::size_t alignment) {
+    detail::require_valid_alignment(alignment);
+    if (bytes == 0) {  // served as 1 byte
+      const std::size_t index = class_of(1, alignment);
+      if (index != no_class) return allocate_from(index);
+      bytes = 1;
+    }
+    if (options_.oversize == oversize_policy::throw_bad_alloc)
+      throw multipool_exhausted(bytes, alignment);
+    void* p = nullptr;
+    {
+      const std::lock_guard<std::mutex> lock{mutex_};
+      p = upstream_->allocate(bytes, alignment);
+    }
+    oversize_allocations_.fetch_add(1, std::memory_order_relaxed);
+    return p;
+  }
+
+  [[gnu::noinline]] void deallocate_outside_classes(void* p, std::size_t bytes,
+                                                    std::size_t alignment) {
+    if (bytes == 0) {
+      if (class_of(1, alignment) != no_class) return deallocate_pooled(p);
+      bytes = 1;
+    }
+    const std::lock_guard<std::mutex> lock{mutex_};
+    upstream_->deallocate(p, bytes, alignment);
+  }
+
+  // Caller holds the mutex, or is the destructor.
+  void release_segments(thread_cache& cache) noexcept {
+    while (cache.segments != nullptr) {
+      segment_header* next = cache.segments->next;
+      upstream_->deallocate(cache.segments, segment_size_, segment_size_);
+      cache.segments = next;
+    }
+    for (size_class& c : cache.classes) {
+      c.free = nullptr;
+      c.cursor = c.end = nullptr;
+      c.in_use.store(0, std::memory_order_relaxed);
+      c.capacity.store(0, std::memory_order_relaxed);
+      c.segments.store(0, std::memory_order_relaxed);
+    }
+    cache.remote_frees.store(nullptr, std::memory_order_relaxed);
+  }
+
+  std::pmr::memory_resource* upstream_;
+  concurrent_multipool_options options_;
+  std::size_t max_block_size_;
+  std::size_t class_count_;
+  std::size_t segment_size_;
+  std::uint64_t id_;
+  mutable std::mutex mutex_;  // the upstream, caches_, idle_caches_
+  std::vector<thread_cache*> caches_;
+  std::vector<thread_cache*> idle_caches_;
+  std::atomic<std::size_t> oversize_allocations_{0};
+};
+
+}  // namespace alloclab

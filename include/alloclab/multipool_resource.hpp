@@ -1,0 +1,302 @@
+// alloclab/multipool_resource.hpp: size-class pools for any request up to a
+// configurable maximum, O(1) allocate and deallocate.
+//
+// Requests are rounded up to a size class: 8, 16, ..., 64 bytes in steps of
+// 8, then four classes per power of two (80, 96, 112, 128, 160, ...), up to
+// `multipool_options::max_block_size` (default 4 KiB, at most 1 MiB). Each
+// class has an intrusive free list, refilled a few blocks at a time from its
+// chunks, so the hot path is a class index (one load from a 128-byte table up
+// to 1 KiB, a count of leading zeros and two shifts above) and a list pop or
+// push. Worst-case internal waste (alignment <= 8): 7 bytes for requests up
+// to 64 bytes, under 20% of the block (< 25% of the request) above that.
+// class_stats() walks a free list: it is for diagnostics, not hot paths.
+//
+// Alignment rule: a request (bytes, alignment) is served by the class of
+// bytes rounded up to `alignment`, whose blocks are all aligned to
+// `alignment`. So every power-of-two alignment is honoured, and one up to
+// `max_block_size` stays in the pools (GCC bug 118681 is the opposite case).
+//
+// Chunks come from the upstream, or from a caller's buffer with a hard
+// capacity (`multipool_exhausted` when it is full). A request beyond the
+// largest class follows `oversize_policy`: forwarded to the upstream and
+// counted, or thrown.
+//
+// Example:
+//   #include <alloclab/allocator.hpp>
+//   #include <alloclab/multipool_resource.hpp>
+//   #include <map>
+//   #include <memory_resource>
+//   #include <string>
+//   #include <vector>
+//
+//   int main() {
+//     alloclab::multipool_resource pool{std::pmr::new_delete_resource()};
+//     // Mixed sizes through pmr: strings, vectors and map nodes share the classes.
+//     std::pmr::map<int, std::pmr::string> names{&pool};
+//     for (int i = 0; i < 100; ++i) names.emplace(i, std::string(20 + i, 'x'));
+//     // The same pool without virtual calls, through alloclab::allocator.
+//     std::vector<double, alloclab::allocator<double, alloclab::multipool_resource>> values{
+//         alloclab::allocator<double, alloclab::multipool_resource>{&pool}};
+//     for (int i = 0; i < 300; ++i) values.push_back(i);  // grows to 512 doubles: 4 KiB
+//     const auto strings = pool.class_stats(pool.class_of(100, alignof(char)));
+//     return strings.blocks_in_use > 0 && pool.oversize_allocations() == 0 ? 0 : 1;
+//   }
+//
+// Not thread-safe: one multipool per thread, or concurrent_multipool_resource.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <memory_resource>
+#include <new>
+
+#include "detail/align.hpp"
+#include "detail/pmr_bridge.hpp"
+#include "detail/size_classes.hpp"
+#include "pool_resource.hpp"
+
+namespace alloclab {
+
+struct multipool_options {
+  std::size_t max_block_size = 4096;  // rounded up to a class; at most 1 MiB
+  oversize_policy oversize = oversize_policy::forward_to_upstream;
+  std::size_t first_chunk_bytes = 4096;     // a class's first chunk (at least one block)
+  std::size_t max_chunk_bytes = 64 * 1024;  // chunks double up to this (at least one block)
+};
+
+// Thrown when a fixed-capacity multipool is full or an oversize request is refused.
+class multipool_exhausted : public detail::refused_request {
+ public:
+  using refused_request::refused_request;
+  const char* what() const noexcept override {
+    return "alloclab::multipool_resource: no block available for this request";
+  }
+};
+
+// One size class, as class_stats() reports it.
+struct multipool_class_stats {
+  std::size_t block_size = 0;
+  std::size_t blocks_in_use = 0;
+  std::size_t blocks_free = 0;  // in this class's chunks, carved or not yet
+  std::size_t chunks = 0;
+};
+
+class multipool_resource : public detail::pmr_bridge<multipool_resource> {
+ public:
+  static constexpr std::size_t no_class = static_cast<std::size_t>(-1);
+
+  // Chunks from `upstream`, growing without bound.
+  explicit multipool_resource(
+      std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
+      multipool_options options = {})
+      : upstream_(upstream),
+        options_(options),
+        max_block_size_(detail::normalized_max_block_size(options.max_block_size)),
+        class_count_(detail::class_index_from_minus_one(max_block_size_ - 1) + 1) {
+    reset_classes();
+  }
+
+  // Chunks carved from `buffer` only: capacity is fixed. Oversize requests go
+  // to `oversize_upstream` (by default none: they throw).
+  multipool_resource(
+      void* buffer, std::size_t size, multipool_options options = {},
+      std::pmr::memory_resource* oversize_upstream = std::pmr::null_memory_resource())
+      : multipool_resource(oversize_upstream, options) {
+    buffer_begin_ = buffer_cursor_ = static_cast<std::byte*>(buffer);
+    buffer_end_ = buffer ? buffer_begin_ + size : nullptr;
+    fixed_capacity_ = true;
+  }
+
+  multipool_resource(const multipool_resource&) = delete;
+  multipool_resource& operator=(const multipool_resource&) = delete;
+  ~multipool_resource() override { release_chunks(); }
+
+  // Non-virtual fast path; hides memory_resource::allocate on purpose.
+  void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
+    const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes, alignment);
+    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment))
+      return allocate_from(classes_[detail::class_index_from_minus_one(rounded_minus_one)], bytes,
+                           alignment);
+    return allocate_outside_classes(bytes, alignment);
+  }
+
+  void deallocate(void* p, std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
+    const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes, alignment);
+    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment))
+      return deallocate_to(classes_[detail::class_index_from_minus_one(rounded_minus_one)], p);
+    deallocate_outside_classes(p, bytes, alignment);
+  }
+
+  // Returns every chunk to the upstream (a fixed buffer is simply reset).
+  // Pooled blocks handed out before are invalid afterwards; oversize blocks
+  // went straight to the upstream and are not affected.
+  void release() noexcept {
+    release_chunks();
+    reset_classes();
+    buffer_cursor_ = buffer_begin_;
+  }
+
+  // The class serving (bytes, alignment), or no_class for an oversize request.
+  std::size_t class_of(std::size_t bytes, std::size_t alignment) const noexcept {
+    const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes ? bytes : 1, alignment);
+    if (rounded_minus_one >= max_block_size_ || !detail::is_power_of_two(alignment))
+      return no_class;
+    return detail::class_index_from_minus_one(rounded_minus_one);
+  }
+  std::size_t class_count() const noexcept { return class_count_; }
+  // Walks the class's free list: O(free blocks), meant for diagnostics and tests.
+  multipool_class_stats class_stats(std::size_t index) const noexcept {
+    const size_class& c = classes_[index];
+    std::size_t free = static_cast<std::size_t>(c.end - c.cursor) / c.block_size;
+    for (const free_node* node = c.free; node != nullptr; node = node->next) ++free;
+    return {c.block_size, c.capacity - free, free, c.chunks};
+  }
+
+  std::size_t max_block_size() const noexcept { return max_block_size_; }
+  std::size_t oversize_allocations() const noexcept { return oversize_allocations_; }
+  bool fixed_capacity() const noexcept { return fixed_capacity_; }
+  std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
+  const multipool_options& options() const noexcept { return options_; }
+
+ private:
+  struct free_node {
+    free_node* next;
+  };
+  // The fast path reads and writes `free` only; the rest serves refills.
+  struct size_class {
+    free_node* free;
+    std::byte* cursor;  // the current chunk's blocks not yet on the free list
+    std::byte* end;
+    std::size_t block_size;
+    std::size_t capacity;  // blocks in this class's chunks
+    std::size_t chunks;
+    std::size_t next_chunk_blocks;
+  };
+  // At the end of each upstream chunk, so the blocks keep their alignment.
+  struct chunk_trailer {
+    chunk_trailer* previous;
+    std::byte* begin;
+    std::size_t size;
+    std::size_t alignment;
+  };
+
+  std::size_t blocks_for(std::size_t chunk_bytes, std::size_t block_size) const noexcept {
+    return std::max<std::size_t>(chunk_bytes / block_size, 1);
+  }
+
+  void reset_classes() noexcept {
+    for (std::size_t i = 0; i < classes_.size(); ++i) {
+      const std::size_t size = detail::class_size(i);
+      classes_[i] = {
+          nullptr, nullptr, nullptr, size, 0, 0, blocks_for(options_.first_chunk_bytes, size)};
+    }
+  }
+
+  // The hot path: one list pop, no call unless the list is empty (and no
+  // recursion, so it inlines).
+  void* allocate_from(size_class& c, std::size_t bytes, std::size_t alignment) {
+    free_node* node = c.free;
+    if (__builtin_expect(node != nullptr, 1)) {
+      c.free = node->next;
+      return node;
+    }
+    return refill_and_allocate(c, bytes, alignment);
+  }
+
+  static void deallocate_to(size_class& c, void* p) noexcept {
+    c.free = ::new (p) free_node{c.free};
+  }
+
+  // Moves the next few blocks of the current chunk (a new one if it is used
+  // up) onto the free list and returns the first.
+  [[gnu::noinline]] void* refill_and_allocate(size_class& c, std::size_t bytes,
+                                              std::size_t alignment) {
+    if (c.cursor == c.end) add_chunk(c, bytes, alignment);
+    return detail::take_blocks(c.cursor, c.end, c.block_size, c.free);
+  }
+
+  void add_chunk(size_class& c, std::size_t bytes, std::size_t alignment) {
+    const std::size_t blocks =
+        fixed_capacity_ ? carve_from_buffer(c, bytes, alignment) : take_from_upstream(c);
+    ++c.chunks;
+    c.capacity += blocks;
+    c.next_chunk_blocks =
+        std::max(std::min(blocks * 2, blocks_for(options_.max_chunk_bytes, c.block_size)), blocks);
+  }
+
+  std::size_t take_from_upstream(size_class& c) {
+    const std::size_t blocks = c.next_chunk_blocks;
+    const std::size_t span = blocks * c.block_size;
+    const std::size_t size = span + sizeof(chunk_trailer);
+    const std::size_t alignment =
+        std::max(detail::class_alignment(c.block_size), alignof(chunk_trailer));
+    auto* begin = static_cast<std::byte*>(upstream_->allocate(size, alignment));
+    chunks_ = ::new (begin + span) chunk_trailer{chunks_, begin, size, alignment};
+    c.cursor = begin;
+    c.end = begin + span;
+    return blocks;
+  }
+
+  // Takes the next chunk from the buffer, smaller than planned if that is all
+  // that is left; throws when not even one block fits.
+  std::size_t carve_from_buffer(size_class& c, std::size_t bytes, std::size_t alignment) {
+    const std::size_t padding =
+        buffer_cursor_ ? detail::padding_for(buffer_cursor_, detail::class_alignment(c.block_size))
+                       : 0;
+    const auto available = static_cast<std::size_t>(buffer_end_ - buffer_cursor_);
+    const std::size_t fitting = available > padding ? (available - padding) / c.block_size : 0;
+    const std::size_t blocks = std::min(c.next_chunk_blocks, fitting);
+    if (blocks == 0) throw multipool_exhausted(bytes, alignment);
+    c.cursor = buffer_cursor_ + padding;
+    c.end = c.cursor + blocks * c.block_size;
+    buffer_cursor_ = c.end;
+    return blocks;
+  }
+
+  [[gnu::noinline]] void* allocate_outside_classes(std::size_t bytes, std::size_t alignment) {
+    detail::require_valid_alignment(alignment);
+    if (bytes == 0) {  // served as 1 byte
+      const std::size_t index = class_of(1, alignment);
+      if (index != no_class) return allocate_from(classes_[index], 1, alignment);
+      bytes = 1;
+    }
+    if (options_.oversize == oversize_policy::throw_bad_alloc)
+      throw multipool_exhausted(bytes, alignment);
+    void* p = upstream_->allocate(bytes, alignment);
+    ++oversize_allocations_;
+    return p;
+  }
+
+  [[gnu::noinline]] void deallocate_outside_classes(void* p, std::size_t bytes,
+                                                    std::size_t alignment) {
+    if (bytes == 0) {
+      const std::size_t index = class_of(1, alignment);
+      if (index != no_class) return deallocate_to(classes_[index], p);
+      bytes = 1;
+    }
+    upstream_->deallocate(p, bytes, alignment);
+  }
+
+  void release_chunks() noexcept {
+    while (chunks_ != nullptr) {
+      chunk_trailer* previous = chunks_->previous;
+      upstream_->deallocate(chunks_->begin, chunks_->size, chunks_->alignment);
+      chunks_ = previous;
+    }
+  }
+
+  std::array<size_class, detail::max_class_count> classes_;
+  std::pmr::memory_resource* upstream_;
+  multipool_options options_;
+  std::size_t max_block_size_;
+  std::size_t class_count_;
+  chunk_trailer* chunks_ = nullptr;
+  std::byte* buffer_begin_ = nullptr;
+  std::byte* buffer_cursor_ = nullptr;
+  std::byte* buffer_end_ = nullptr;
+  bool fixed_capacity_ = false;
+  std::size_t oversize_allocations_ = 0;
+};
+
+}  // namespace alloclab

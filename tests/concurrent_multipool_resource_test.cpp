@@ -1,0 +1,432 @@
+// Test plan: concurrent_multipool_resource (also in conformance_test.cpp,
+// container_exception_test.cpp and the model harness, single-threaded).
+// Meant to run under ThreadSanitizer too (the `tsan` preset).
+//
+// | member / property                         | test case                                         |
+// |-------------------------------------------|---------------------------------------------------|
+// | allocate / deallocate, reuse on one thread | reuses_the_most_recently_freed_block_of_a_class   |
+// | alignment rule, GCC bug 118681 grid        | gcc_bug_118681_grid_is_aligned_and_distinct       |
+// | oversize forwarded + counted / thrown      | oversize_requests_are_forwarded_and_counted,      |
+// |                                            | oversize_requests_throw_under_throw_policy        |
+// | class_of, class_stats, segment_size        | class_stats_sum_every_thread                      |
+// | zero bytes, bad alignment                  | zero_bytes_and_bad_alignment                      |
+// | per-thread caches                          | each_thread_allocates_from_its_own_segments       |
+// | remote frees drained by the owner          | blocks_freed_by_another_thread_return_to_their_owner |
+// | thread exit returns the cache              | an_exiting_thread_returns_its_cache_for_adoption  |
+// | thread_local destructors after the return  | frees_in_late_thread_local_destructors_stay_remote |
+// | release() with threads alive               | release_with_threads_alive_keeps_them_usable      |
+// | destruction with threads alive             | destruction_with_threads_alive_is_safe            |
+// | many threads, cross-thread frees, model    | stress_with_cross_thread_frees_matches_the_model  |
+#include <alloclab/checked_resource.hpp>
+#include <alloclab/concurrent_multipool_resource.hpp>
+#include <alloclab/synchronized_resource.hpp>
+#include <alloclab/tracking_resource.hpp>
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace alloclab;
+
+// Runs `f` on a new thread and waits for it.
+template <class Function>
+void on_another_thread(Function&& f) {
+  std::thread worker{std::forward<Function>(f)};
+  worker.join();
+}
+
+// A thread that runs posted tasks one by one until destroyed: a thread that
+// stays alive across release() or destruction of a resource.
+class parked_thread {
+ public:
+  parked_thread() : worker_([this] { loop(); }) {}
+  parked_thread(const parked_thread&) = delete;
+  parked_thread& operator=(const parked_thread&) = delete;
+  ~parked_thread() {
+    {
+      const std::lock_guard<std::mutex> lock{mutex_};
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    worker_.join();
+  }
+  // Runs `task` on the parked thread and waits until it has finished.
+  template <class Task>
+  void run(Task task) {
+    std::unique_lock<std::mutex> lock{mutex_};
+    task_ = task;
+    wake_.notify_all();
+    done_.wait(lock, [&] { return !task_; });
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock{mutex_};
+    for (;;) {
+      wake_.wait(lock, [&] { return stopping_ || task_; });
+      if (task_) {
+        task_();
+        task_ = nullptr;
+        done_.notify_all();
+      } else {
+        return;
+      }
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::function<void()> task_;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+TEST(concurrent_multipool_resource, reuses_the_most_recently_freed_block_of_a_class) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  void* a = pool.allocate(40, 8);
+  void* b = pool.allocate(40, 8);
+  pool.deallocate(a, 40, 8);
+  EXPECT_EQ(pool.allocate(33, 8), a);
+  pool.deallocate(a, 33, 8);
+  pool.deallocate(b, 40, 8);
+}
+
+TEST(concurrent_multipool_resource, gcc_bug_118681_grid_is_aligned_and_distinct) {
+  checked_resource upstream{std::pmr::new_delete_resource()};
+  {
+    concurrent_multipool_resource pool{&upstream};
+    std::vector<std::pair<void*, std::pair<std::size_t, std::size_t>>> live;
+    for (int round = 0; round < 50; ++round) {
+      for (std::size_t size : {9, 12, 24, 40, 48, 56, 72}) {
+        for (std::size_t alignment : {8, 16, 32, 64}) {
+          void* p = pool.allocate(size, alignment);
+          ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % alignment, 0u)
+              << "size " << size << " alignment " << alignment;
+          std::memset(p, static_cast<int>(live.size() & 0xff), size);
+          live.push_back({p, {size, alignment}});
+        }
+      }
+    }
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      const auto* bytes = static_cast<const unsigned char*>(live[i].first);
+      for (std::size_t j = 0; j < live[i].second.first; ++j)
+        ASSERT_EQ(bytes[j], i & 0xff) << "block " << i << " was overwritten";
+    }
+    EXPECT_EQ(pool.oversize_allocations(), 0u);
+    for (const auto& [p, request] : live) pool.deallocate(p, request.first, request.second);
+  }
+  EXPECT_EQ(upstream.blocks_in_use(), 0u);
+  EXPECT_EQ(upstream.total_misuses(), 0u) << upstream.last_misuse();
+}
+
+TEST(concurrent_multipool_resource, oversize_requests_are_forwarded_and_counted) {
+  tracking_resource upstream;
+  concurrent_multipool_resource pool{&upstream, {1024}};
+  EXPECT_EQ(pool.max_block_size(), 1024u);
+  void* big = pool.allocate(1025, 8);
+  void* aligned = pool.allocate(8, 2048);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(aligned) % 2048, 0u);
+  EXPECT_EQ(pool.oversize_allocations(), 2u);
+  EXPECT_EQ(upstream.blocks().current, 2u);
+  pool.deallocate(big, 1025, 8);
+  pool.deallocate(aligned, 8, 2048);
+  EXPECT_EQ(upstream.blocks().current, 0u);
+}
+
+TEST(concurrent_multipool_resource, oversize_requests_throw_under_throw_policy) {
+  concurrent_multipool_options options;
+  options.oversize = oversize_policy::throw_bad_alloc;
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource(), options};
+  EXPECT_THROW((void)pool.allocate(4097, 8), multipool_exhausted);
+  EXPECT_EQ(pool.oversize_allocations(), 0u);
+}
+
+TEST(concurrent_multipool_resource, class_stats_sum_every_thread) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  EXPECT_GE(pool.segment_size(), 8 * pool.max_block_size());
+  const std::size_t index = pool.class_of(100, 8);
+  ASSERT_EQ(pool.class_stats(index).block_size, 112u);
+  void* here = pool.allocate(100, 8);
+  void* there = nullptr;
+  on_another_thread([&] { there = pool.allocate(112, 16); });
+  const multipool_class_stats stats = pool.class_stats(index);
+  EXPECT_EQ(stats.blocks_in_use, 2u);
+  EXPECT_EQ(stats.chunks, 2u);  // one segment per thread
+  EXPECT_EQ(stats.blocks_free + stats.blocks_in_use, 2 * ((pool.segment_size() - 64) / 112));
+  pool.deallocate(here, 100, 8);
+  pool.deallocate(there, 112, 16);  // remote: the exited thread's cache drains it later
+  EXPECT_EQ(pool.class_stats(index).blocks_in_use, 1u);
+  EXPECT_EQ(pool.class_of(4097, 8), concurrent_multipool_resource::no_class);
+}
+
+TEST(concurrent_multipool_resource, zero_bytes_and_bad_alignment) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  void* a = pool.allocate(0, 8);
+  void* b = pool.allocate(0, 8);
+  EXPECT_NE(a, b);
+  pool.deallocate(a, 0, 8);
+  pool.deallocate(b, 0, 8);
+  EXPECT_EQ(pool.class_stats(0).blocks_in_use, 0u);
+  EXPECT_THROW((void)pool.allocate(8, 3), std::bad_alloc);
+  EXPECT_THROW((void)pool.allocate(8, 0), std::bad_alloc);
+}
+
+TEST(concurrent_multipool_resource, each_thread_allocates_from_its_own_segments) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  const std::uintptr_t mask = ~(pool.segment_size() - 1);
+  parked_thread a, b;
+  void* from_a = nullptr;
+  void* from_b = nullptr;
+  a.run([&] { from_a = pool.allocate(64, 8); });
+  b.run([&] { from_b = pool.allocate(64, 8); });
+  EXPECT_NE(reinterpret_cast<std::uintptr_t>(from_a) & mask,
+            reinterpret_cast<std::uintptr_t>(from_b) & mask);
+  EXPECT_EQ(pool.thread_caches(), 2u);
+  a.run([&] { pool.deallocate(from_a, 64, 8); });
+  b.run([&] { pool.deallocate(from_b, 64, 8); });
+}
+
+TEST(concurrent_multipool_resource, blocks_freed_by_another_thread_return_to_their_owner) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  parked_thread owner;
+  std::vector<void*> first;
+  owner.run([&] {
+    for (int i = 0; i < 100; ++i) first.push_back(pool.allocate(48, 8));
+  });
+  for (void* p : first) pool.deallocate(p, 48, 8);  // every free is remote
+  const std::size_t segments = pool.class_stats(pool.class_of(48, 8)).chunks;
+  EXPECT_EQ(pool.class_stats(pool.class_of(48, 8)).blocks_in_use, 100u);  // not drained yet
+  // Carving is exhausted only after the segment's fresh blocks are used; use
+  // them all, so the owner has to drain its remote list to continue.
+  std::set<void*> second;
+  const std::size_t per_segment = (pool.segment_size() - 64) / 48;
+  owner.run([&] {
+    for (std::size_t i = 0; i < per_segment; ++i) second.insert(pool.allocate(48, 8));
+  });
+  for (void* p : first) EXPECT_EQ(second.count(p), 1u) << "a remotely freed block was lost";
+  EXPECT_EQ(pool.class_stats(pool.class_of(48, 8)).chunks, segments);
+  EXPECT_EQ(pool.class_stats(pool.class_of(48, 8)).blocks_in_use, per_segment);
+  owner.run([&] {
+    for (void* p : second) pool.deallocate(p, 48, 8);
+  });
+}
+
+TEST(concurrent_multipool_resource, an_exiting_thread_returns_its_cache_for_adoption) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  void* kept = nullptr;
+  on_another_thread([&] { kept = pool.allocate(200, 8); });
+  EXPECT_EQ(pool.thread_caches(), 1u);
+  EXPECT_EQ(pool.idle_thread_caches(), 1u);
+  on_another_thread([&] {
+    void* p = pool.allocate(200, 8);  // adopts the idle cache: same segment
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) & ~(pool.segment_size() - 1),
+              reinterpret_cast<std::uintptr_t>(kept) & ~(pool.segment_size() - 1));
+    pool.deallocate(p, 200, 8);
+    pool.deallocate(kept, 200, 8);  // local again: this thread owns the cache now
+    EXPECT_EQ(pool.class_stats(pool.class_of(200, 8)).blocks_in_use, 0u);
+  });
+  EXPECT_EQ(pool.thread_caches(), 1u);
+  EXPECT_EQ(pool.idle_thread_caches(), 1u);
+}
+
+// Destroyed after the thread's registry (constructed before it): frees and
+// allocates after the thread has returned its cache.
+struct late_user {
+  concurrent_multipool_resource* pool = nullptr;
+  void* block = nullptr;
+  ~late_user() {
+    if (pool == nullptr) return;
+    pool->deallocate(block, 32, 8);
+    void* p = pool->allocate(32, 8);
+    std::memset(p, 0x5A, 32);
+    pool->deallocate(p, 32, 8);
+  }
+};
+
+TEST(concurrent_multipool_resource, frees_in_late_thread_local_destructors_stay_remote) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  on_another_thread([&] {
+    thread_local late_user user;  // constructed first, so destroyed after the registry
+    user.pool = &pool;
+    user.block = pool.allocate(32, 8);
+  });
+  // The cache went back to the pool before late_user ran: its free must have gone to the remote
+  // list (still counted in use until drained), not into a list the thread no longer owned.
+  EXPECT_EQ(pool.class_stats(pool.class_of(32, 8)).blocks_in_use, 1u);
+  // The late allocation took the idle cache back for the exiting thread, for good.
+  EXPECT_EQ(pool.idle_thread_caches(), 0u);
+  EXPECT_EQ(pool.thread_caches(), 1u);
+  on_another_thread([&] {
+    for (int i = 0; i < 2000; ++i) pool.deallocate(pool.allocate(32, 8), 32, 8);
+  });
+}
+
+TEST(concurrent_multipool_resource, release_with_threads_alive_keeps_them_usable) {
+  checked_resource upstream{std::pmr::new_delete_resource()};
+  concurrent_multipool_resource pool{&upstream};
+  parked_thread a, b;
+  a.run([&] { (void)pool.allocate(64, 8); });
+  b.run([&] { (void)pool.allocate(512, 8); });
+  EXPECT_EQ(upstream.blocks_in_use(), 2u);
+  pool.release();  // no call in flight: a and b are parked
+  EXPECT_EQ(upstream.blocks_in_use(), 0u);
+  EXPECT_EQ(pool.class_stats(pool.class_of(64, 8)).blocks_in_use, 0u);
+  for (parked_thread* t : {&a, &b}) {
+    t->run([&] {
+      void* p = pool.allocate(64, 8);
+      std::memset(p, 0x42, 64);
+      pool.deallocate(p, 64, 8);
+    });
+  }
+  EXPECT_EQ(pool.thread_caches(), 2u);
+  pool.release();
+  EXPECT_EQ(upstream.total_misuses(), 0u) << upstream.last_misuse();
+}
+
+TEST(concurrent_multipool_resource, destruction_with_threads_alive_is_safe) {
+  checked_resource upstream{std::pmr::new_delete_resource()};
+  parked_thread worker;
+  for (int generation = 0; generation < 20; ++generation) {
+    auto pool = std::make_unique<concurrent_multipool_resource>(&upstream);
+    worker.run([&] {
+      void* p = pool->allocate(96, 8);
+      std::memset(p, 0x17, 96);
+      pool->deallocate(p, 96, 8);
+    });
+    pool.reset();  // the worker still records a cache of the dead pool
+    EXPECT_EQ(upstream.blocks_in_use(), 0u);
+  }
+  // The worker exits with 20 dead records (and ASan watching): never dereferenced.
+  EXPECT_EQ(upstream.total_misuses(), 0u) << upstream.last_misuse();
+}
+
+// Several threads allocate random sizes, hand some blocks to other threads
+// through a shared queue and free what they receive. A model (every live
+// block's address range) is updated before each free and after each
+// allocation, so an overlap or a block handed out twice is caught.
+class live_model {
+ public:
+  bool insert(std::byte* p, std::size_t size) {
+    const std::lock_guard<std::mutex> lock{mutex_};
+    auto next = live_.lower_bound(p);
+    if (next != live_.end() && next->first < p + size) return false;
+    if (next != live_.begin() && std::prev(next)->first + std::prev(next)->second > p) return false;
+    live_.emplace(p, size);
+    return true;
+  }
+  void erase(std::byte* p) {
+    const std::lock_guard<std::mutex> lock{mutex_};
+    live_.erase(p);
+  }
+  std::size_t size() {
+    const std::lock_guard<std::mutex> lock{mutex_};
+    return live_.size();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::byte*, std::size_t> live_;
+};
+
+struct handed_block {
+  std::byte* p;
+  std::size_t size;
+  std::size_t alignment;
+  unsigned char pattern;
+};
+
+class block_exchange {
+ public:
+  void put(const handed_block& b) {
+    const std::lock_guard<std::mutex> lock{mutex_};
+    queue_.push_back(b);
+  }
+  bool take(handed_block& b) {
+    const std::lock_guard<std::mutex> lock{mutex_};
+    if (queue_.empty()) return false;
+    b = queue_.front();
+    queue_.pop_front();
+    return true;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::deque<handed_block> queue_;
+};
+
+bool intact(const handed_block& b) {
+  for (std::size_t i = 0; i < b.size; ++i) {
+    if (b.p[i] != std::byte{b.pattern}) return false;
+  }
+  return true;
+}
+
+TEST(concurrent_multipool_resource, stress_with_cross_thread_frees_matches_the_model) {
+  checked_resource checker{std::pmr::new_delete_resource()};
+  synchronized_resource<> upstream{&checker};  // oversize calls also come from many threads
+  live_model model;
+  block_exchange exchange;
+  std::atomic<int> errors{0};
+  constexpr int threads = 4;
+  constexpr int operations = 4000;
+  {
+    concurrent_multipool_resource pool{&upstream, {2048}};
+    auto release_block = [&](const handed_block& b) {
+      if (!intact(b)) ++errors;
+      model.erase(b.p);
+      pool.deallocate(b.p, b.size, b.alignment);
+    };
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+      workers.emplace_back([&, t] {
+        std::mt19937 random{static_cast<unsigned>(t) * 7919u + 1u};
+        std::vector<handed_block> mine;
+        for (int op = 0; op < operations; ++op) {
+          const unsigned dice = random() % 8;
+          handed_block b{};
+          if (dice < 4 || mine.empty()) {
+            b.size = random() % 2600;  // some beyond the largest class: oversize
+            b.alignment = std::size_t{1} << (random() % 7);
+            b.p = static_cast<std::byte*>(pool.allocate(b.size, b.alignment));
+            b.pattern = static_cast<unsigned char>(random());
+            if (reinterpret_cast<std::uintptr_t>(b.p) % b.alignment != 0) ++errors;
+            if (!model.insert(b.p, b.size == 0 ? 1 : b.size)) ++errors;
+            std::memset(b.p, b.pattern, b.size);
+            mine.push_back(b);
+          } else if (dice < 6) {
+            exchange.put(mine.back());  // another thread frees it
+            mine.pop_back();
+          } else if (dice < 7) {
+            if (exchange.take(b)) release_block(b);
+          } else {
+            const std::size_t index = random() % mine.size();
+            release_block(mine[index]);
+            mine.erase(mine.begin() + static_cast<std::ptrdiff_t>(index));
+          }
+        }
+        for (const handed_block& b : mine) release_block(b);
+      });
+    }
+    for (std::thread& w : workers) w.join();
+    handed_block b{};
+    while (exchange.take(b)) release_block(b);
+    EXPECT_EQ(errors.load(), 0);
+    EXPECT_EQ(model.size(), 0u);
+  }
+  EXPECT_EQ(checker.blocks_in_use(), 0u);
+  EXPECT_EQ(checker.total_misuses(), 0u) << checker.last_misuse();
+}
+
+}  // namespace

@@ -1,0 +1,259 @@
+// Test plan: multipool_resource (also in conformance_test.cpp,
+// container_exception_test.cpp and the model harness).
+//
+// | member / property                        | test case                                          |
+// |------------------------------------------|----------------------------------------------------|
+// | allocate / deallocate (fast path, reuse) | reuses_the_most_recently_freed_block_of_a_class     |
+// | class grid, worst-case waste             | every_size_lands_in_the_smallest_class_that_holds_it |
+// | alignment rule, GCC bug 118681 grid      | gcc_bug_118681_grid_is_aligned_and_distinct        |
+// | alignment up to max_block_size pooled    | alignment_up_to_the_largest_class_stays_pooled     |
+// | chunks from upstream, growth, release()  | takes_growing_chunks_and_returns_them_on_release   |
+// | caller buffer with hard capacity         | fixed_buffer_throws_when_full_and_release_resets_it |
+// | oversize forwarded + counted / thrown    | oversize_requests_are_forwarded_and_counted,       |
+// |                                          | oversize_requests_throw_under_throw_policy         |
+// | max_block_size normalisation             | max_block_size_is_rounded_up_to_a_class            |
+// | class_of, class_count, class_stats       | class_stats_follow_in_use_and_free_blocks          |
+// | zero-byte requests, bad alignment        | zero_bytes_get_a_distinct_block, non_power_of_two_alignment_throws |
+// | upstream failure leaves state unchanged  | upstream_failure_leaves_the_pool_usable            |
+// | alloclab::allocator (non-virtual path)   | serves_alloclab_allocator_without_virtual_calls    |
+#include <alloclab/allocator.hpp>
+#include <alloclab/arena_resource.hpp>
+#include <alloclab/checked_resource.hpp>
+#include <alloclab/multipool_resource.hpp>
+#include <alloclab/tracking_resource.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <vector>
+
+namespace {
+
+using namespace alloclab;
+
+TEST(multipool_resource, reuses_the_most_recently_freed_block_of_a_class) {
+  multipool_resource pool{std::pmr::new_delete_resource()};
+  void* a = pool.allocate(40, 8);
+  void* b = pool.allocate(40, 8);
+  pool.deallocate(a, 40, 8);
+  EXPECT_EQ(pool.allocate(33, 8), a);  // 33..40 share the 40-byte class
+  pool.deallocate(b, 40, 8);
+  EXPECT_NE(pool.allocate(48, 8), b);  // another class
+}
+
+TEST(multipool_resource, every_size_lands_in_the_smallest_class_that_holds_it) {
+  multipool_resource pool{std::pmr::new_delete_resource(), multipool_options{std::size_t{1} << 20}};
+  std::size_t previous_class_size = 0;
+  for (std::size_t bytes = 1; bytes <= (std::size_t{1} << 20); ++bytes) {
+    const std::size_t index = pool.class_of(bytes, 1);
+    ASSERT_NE(index, multipool_resource::no_class) << bytes;
+    const std::size_t block = pool.class_stats(index).block_size;
+    ASSERT_GE(block, bytes);
+    if (index > 0) {
+      ASSERT_LT(pool.class_stats(index - 1).block_size, bytes) << bytes;
+    }
+    // The stated worst case: 7 bytes up to 64, under 20% of the block above.
+    if (bytes <= 64) {
+      ASSERT_LE(block - bytes, 7u) << bytes;
+    } else {
+      ASSERT_LT(static_cast<double>(block - bytes), 0.2 * static_cast<double>(block)) << bytes;
+    }
+    ASSERT_GE(block, previous_class_size);
+    previous_class_size = block;
+  }
+  EXPECT_EQ(pool.class_count(), 64u);
+}
+
+TEST(multipool_resource, gcc_bug_118681_grid_is_aligned_and_distinct) {
+  checked_resource upstream{std::pmr::new_delete_resource()};
+  {
+    multipool_resource pool{&upstream};
+    struct block {
+      void* p;
+      std::size_t size, alignment;
+    };
+    std::vector<block> live;
+    for (int round = 0; round < 50; ++round) {
+      for (std::size_t size : {9, 12, 24, 40, 48, 56, 72}) {
+        for (std::size_t alignment : {8, 16, 32, 64}) {
+          void* p = pool.allocate(size, alignment);
+          ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % alignment, 0u)
+              << "size " << size << " alignment " << alignment;
+          std::memset(p, static_cast<int>(live.size() & 0xff), size);
+          live.push_back({p, size, alignment});
+        }
+      }
+    }
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      const auto* bytes = static_cast<const unsigned char*>(live[i].p);
+      for (std::size_t j = 0; j < live[i].size; ++j)
+        ASSERT_EQ(bytes[j], i & 0xff) << "block " << i << " was overwritten";
+    }
+    EXPECT_EQ(pool.oversize_allocations(), 0u);
+    for (const block& b : live) pool.deallocate(b.p, b.size, b.alignment);
+  }
+  EXPECT_EQ(upstream.blocks_in_use(), 0u);
+  EXPECT_EQ(upstream.total_misuses(), 0u) << upstream.last_misuse();
+}
+
+TEST(multipool_resource, alignment_up_to_the_largest_class_stays_pooled) {
+  multipool_resource pool{std::pmr::new_delete_resource()};
+  for (std::size_t alignment = 1; alignment <= pool.max_block_size(); alignment *= 2) {
+    for (std::size_t size : {1, 7, 72, 200, 1000}) {
+      if (size > pool.max_block_size()) continue;
+      void* p = pool.allocate(size, alignment);
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % alignment, 0u)
+          << "size " << size << " alignment " << alignment;
+      pool.deallocate(p, size, alignment);
+    }
+  }
+  EXPECT_EQ(pool.oversize_allocations(), 0u);
+  void* p = pool.allocate(8, 2 * pool.max_block_size());
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % (2 * pool.max_block_size()), 0u);
+  EXPECT_EQ(pool.oversize_allocations(), 1u);
+  pool.deallocate(p, 8, 2 * pool.max_block_size());
+}
+
+TEST(multipool_resource, takes_growing_chunks_and_returns_them_on_release) {
+  tracking_resource upstream;
+  multipool_options options;
+  options.first_chunk_bytes = 4 * 64;
+  options.max_chunk_bytes = 16 * 64;
+  multipool_resource pool{&upstream, options};
+  std::set<void*> distinct;
+  for (int i = 0; i < 4 + 8 + 16 + 16; ++i) distinct.insert(pool.allocate(64, 8));
+  EXPECT_EQ(distinct.size(), 44u);
+  const multipool_class_stats stats = pool.class_stats(pool.class_of(64, 8));
+  EXPECT_EQ(stats.chunks, 4u);
+  EXPECT_EQ(stats.blocks_in_use, 44u);
+  EXPECT_EQ(stats.blocks_free, 0u);
+  EXPECT_EQ(upstream.blocks().current, 4u);
+  pool.release();
+  EXPECT_EQ(upstream.blocks().current, 0u);
+  EXPECT_EQ(pool.class_stats(pool.class_of(64, 8)).chunks, 0u);
+  EXPECT_EQ(pool.class_stats(pool.class_of(64, 8)).blocks_in_use, 0u);
+}
+
+TEST(multipool_resource, fixed_buffer_throws_when_full_and_release_resets_it) {
+  alignas(64) static std::byte buffer[4096];
+  multipool_resource pool{buffer, sizeof buffer};
+  std::vector<void*> blocks;
+  try {
+    for (;;) blocks.push_back(pool.allocate(64, 8));
+  } catch (const multipool_exhausted& e) {
+    EXPECT_EQ(e.bytes(), 64u);
+  }
+  EXPECT_EQ(blocks.size(), sizeof buffer / 64);
+  for (void* p : blocks) {
+    EXPECT_GE(static_cast<std::byte*>(p), buffer);
+    EXPECT_LE(static_cast<std::byte*>(p) + 64, buffer + sizeof buffer);
+  }
+  EXPECT_THROW((void)pool.allocate(8, 8), multipool_exhausted);  // no room for another class
+  pool.deallocate(blocks.back(), 64, 8);
+  EXPECT_EQ(pool.allocate(64, 8), blocks.back());  // freed blocks are still reused
+  pool.release();
+  EXPECT_EQ(pool.allocate(8, 8), static_cast<void*>(buffer));
+  EXPECT_TRUE(pool.fixed_capacity());
+}
+
+TEST(multipool_resource, oversize_requests_are_forwarded_and_counted) {
+  tracking_resource upstream;
+  multipool_resource pool{&upstream, multipool_options{1024}};
+  EXPECT_EQ(pool.max_block_size(), 1024u);
+  void* big = pool.allocate(1025, 8);
+  void* aligned = pool.allocate(8, 2048);
+  EXPECT_EQ(pool.oversize_allocations(), 2u);
+  EXPECT_EQ(upstream.blocks().current, 2u);
+  pool.deallocate(big, 1025, 8);
+  pool.deallocate(aligned, 8, 2048);
+  EXPECT_EQ(upstream.blocks().current, 0u);
+}
+
+TEST(multipool_resource, oversize_requests_throw_under_throw_policy) {
+  multipool_options options;
+  options.oversize = oversize_policy::throw_bad_alloc;
+  multipool_resource pool{std::pmr::new_delete_resource(), options};
+  EXPECT_THROW((void)pool.allocate(4097, 8), multipool_exhausted);
+  EXPECT_EQ(pool.oversize_allocations(), 0u);
+  void* p = pool.allocate(4096, 8);
+  pool.deallocate(p, 4096, 8);
+}
+
+std::size_t normalized(std::size_t max_block_size) {
+  return multipool_resource{std::pmr::null_memory_resource(), multipool_options{max_block_size}}
+      .max_block_size();
+}
+
+TEST(multipool_resource, max_block_size_is_rounded_up_to_a_class) {
+  EXPECT_EQ(normalized(1), 8u);
+  EXPECT_EQ(normalized(65), 80u);
+  EXPECT_EQ(normalized(5000), 5120u);
+  EXPECT_EQ(normalized(std::size_t{1} << 30), std::size_t{1} << 20);
+  EXPECT_EQ(
+      (multipool_resource{std::pmr::null_memory_resource(), multipool_options{80}}.class_count()),
+      9u);
+}
+
+TEST(multipool_resource, class_stats_follow_in_use_and_free_blocks) {
+  multipool_options options;
+  options.first_chunk_bytes = 10 * 96;
+  multipool_resource pool{std::pmr::new_delete_resource(), options};
+  const std::size_t index = pool.class_of(90, 8);
+  ASSERT_EQ(pool.class_stats(index).block_size, 96u);
+  void* a = pool.allocate(90, 8);
+  void* b = pool.allocate(96, 16);
+  multipool_class_stats stats = pool.class_stats(index);
+  EXPECT_EQ(stats.blocks_in_use, 2u);
+  EXPECT_EQ(stats.blocks_free, 8u);
+  EXPECT_EQ(stats.chunks, 1u);
+  pool.deallocate(a, 90, 8);
+  pool.deallocate(b, 96, 16);
+  stats = pool.class_stats(index);
+  EXPECT_EQ(stats.blocks_in_use, 0u);
+  EXPECT_EQ(stats.blocks_free, 10u);
+  EXPECT_EQ(pool.class_of(4097, 1), multipool_resource::no_class);
+  EXPECT_EQ(pool.class_of(8, 3), multipool_resource::no_class);
+}
+
+TEST(multipool_resource, zero_bytes_get_a_distinct_block) {
+  multipool_resource pool{std::pmr::new_delete_resource()};
+  void* a = pool.allocate(0, 8);
+  void* b = pool.allocate(0, 8);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(pool.class_stats(0).blocks_in_use, 2u);
+  pool.deallocate(a, 0, 8);
+  pool.deallocate(b, 0, 8);
+  EXPECT_EQ(pool.class_stats(0).blocks_in_use, 0u);
+}
+
+TEST(multipool_resource, non_power_of_two_alignment_throws) {
+  multipool_resource pool{std::pmr::new_delete_resource()};
+  EXPECT_THROW((void)pool.allocate(8, 3), std::bad_alloc);
+  EXPECT_THROW((void)pool.allocate(8, 0), std::bad_alloc);
+  EXPECT_EQ(pool.oversize_allocations(), 0u);
+}
+
+TEST(multipool_resource, upstream_failure_leaves_the_pool_usable) {
+  alignas(64) std::byte one_chunk[4096 + 64];
+  arena_resource budget{one_chunk, sizeof one_chunk, std::pmr::null_memory_resource(),
+                        arena_options{overflow_policy::throw_bad_alloc, 2.0, 0, {}}};
+  multipool_resource pool{&budget};
+  void* first = pool.allocate(16, 8);                        // takes the only chunk
+  EXPECT_THROW((void)pool.allocate(32, 8), std::bad_alloc);  // no second chunk
+  EXPECT_EQ(pool.class_stats(pool.class_of(32, 8)).chunks, 0u);
+  pool.deallocate(first, 16, 8);
+  EXPECT_EQ(pool.allocate(16, 8), first);
+}
+
+TEST(multipool_resource, serves_alloclab_allocator_without_virtual_calls) {
+  multipool_resource pool{std::pmr::new_delete_resource()};
+  using alloc = allocator<std::uint64_t, multipool_resource>;
+  std::vector<std::uint64_t, alloc> values{alloc{&pool}};
+  for (std::uint64_t i = 0; i < 500; ++i) values.push_back(i);
+  EXPECT_EQ(values[499], 499u);
+  EXPECT_EQ(pool.class_stats(pool.class_of(values.capacity() * 8, 8)).blocks_in_use, 1u);
+}
+
+}  // namespace
