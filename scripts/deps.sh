@@ -7,9 +7,11 @@ set -euo pipefail
 ALLOCLAB_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config git libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libcpp-httplib-dev
-  libfoonathan-memory-dev libboost-container-dev)
+  libfoonathan-memory-dev libboost-container-dev
+  libmd4c-dev libmd4c-html0-dev libjs-chart.js)
 ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmalloc-minimal4 libtbbmalloc2)
-ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format)
+# chromium: report.html is tested in a real (headless) browser.
+ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format chromium)
 # Load generators of the serve frame (`alloclab load`, tests/serve).
 ALLOCLAB_LOAD_PACKAGES=(hey wrk)
 

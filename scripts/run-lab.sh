@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: build alloclab in Release and run the default lab suite,
-# which writes results/<UTC timestamp>/{results.json,report.md}.
+# which writes results/<UTC timestamp>/{results.json,report.md,report.html}.
 # Extra arguments go to `alloclab run` (e.g. --quick, --malloc all).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -145,6 +145,22 @@ int run_cli(int argc, char** argv) {
       app.add_subcommand("report", "Re-render report.md from a results.json (claims re-judged)");
   report->add_option("results", results_path, "results.json to render")->required();
   report->add_option("-o,--output", output_path, "Write the report here (default: stdout)");
+  std::string html_path;
+  report->add_option("--html", html_path,
+                     "Also write the self-contained HTML report (charts inline) here");
+
+  std::string compare_a, compare_b, compare_output;
+  double fail_on_regression = -1;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "Compare two results files cell by cell: B / A at p50 with interval and U test");
+  compare->add_option("a", compare_a, "results.json A (the reference)")->required();
+  compare->add_option("b", compare_b, "results.json B (the candidate)")->required();
+  compare->add_option("-o,--output", compare_output,
+                      "Also write the comparison here: .html gets HTML, else Markdown");
+  compare
+      ->add_option("--fail-on-regression", fail_on_regression,
+                   "Exit 1 when a cell is significantly slower in B by more than PCT percent")
+      ->check(CLI::Range(0.0, 1e6));
 
   CLI::App* validate =
       app.add_subcommand("validate", "Check a results.json against the documented schema");
@@ -153,8 +169,8 @@ int run_cli(int argc, char** argv) {
   const serve::serve_commands serve = serve::add_serve_commands(app);
   const trace::trace_commands trace_commands(app);
 
-  std::vector<std::string> commands = {"run",  "list",  "report", "validate",
-                                       "help", "serve", "load"};
+  std::vector<std::string> commands = {"run",     "list", "report", "validate",
+                                       "compare", "help", "serve",  "load"};
   for (const auto& name : trace::trace_commands::names()) commands.push_back(name);
   if (std::string unknown = unknown_command(argc, argv, commands); !unknown.empty()) {
     std::cerr << "alloclab: error: " << unknown << '\n';
@@ -176,7 +192,9 @@ int run_cli(int argc, char** argv) {
     for (auto* list : {&request.workloads, &request.strategies, &request.mallocs})
       split_commas(*list);
     if (run->parsed()) return execute_run(request);
-    if (report->parsed()) return execute_report(results_path, output_path);
+    if (report->parsed()) return execute_report(results_path, output_path, html_path);
+    if (compare->parsed())
+      return execute_compare(compare_a, compare_b, compare_output, fail_on_regression);
     if (validate->parsed()) return execute_validate(results_path);
     if (serve.parsed()) return serve.execute();
     if (trace_commands.parsed()) return trace_commands.execute();

@@ -10,8 +10,16 @@ namespace alloclab::lab {
 
 int execute_run(const run_request& request);
 int execute_list();
-int execute_report(const std::string& results_path, const std::string& output_path);
+// `html_path`, when given, also gets report.html (render/html.hpp); the Markdown then goes to
+// `output_path` only when that was given too.
+int execute_report(const std::string& results_path, const std::string& output_path,
+                   const std::string& html_path = "");
 int execute_validate(const std::string& results_path);
+
+// `alloclab compare A B`: 0, or 1 when `fail_on_regression_percent` (>= 0) is exceeded by a
+// significant slowdown. `output_path` ending in .html gets HTML, anything else Markdown.
+int execute_compare(const std::string& a_path, const std::string& b_path,
+                    const std::string& output_path, double fail_on_regression_percent);
 
 // Writes `text` to stdout and flushes; a failed write (e.g. /dev/full) throws output_error.
 void print_or_throw(const std::string& text);

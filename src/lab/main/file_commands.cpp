@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "heap/malloc_registry.hpp"
+#include "compare/compare.hpp"
 #include "main/commands.hpp"
 #include "render/atomic_write.hpp"
+#include "render/html.hpp"
 #include "render/markdown.hpp"
 #include "results/claims.hpp"
 #include "results/results_builder.hpp"
@@ -76,6 +78,27 @@ void check_report_destination(const std::string& input, const std::string& outpu
         fmt::format("-o '{}': directory '{}' does not exist", output, parent.string()));
 }
 
+void write_output(const std::string& path, const std::string& text) {
+  try {
+    write_file_atomically(path, text);
+  } catch (const std::system_error& e) {
+    throw output_error(fmt::format("cannot write '{}': {}", path, e.code().message()));
+  }
+}
+
+// A results file `compare` can read: bad input is one line naming the file.
+json read_comparable(const std::string& path) {
+  json results = read_results_file(path);
+  const json version = results.value("schema_version", json());
+  if (version != results_schema_version)
+    throw usage_error(fmt::format("'{}' has schema_version {}, this alloclab compares version {}",
+                                  path, version.dump(), results_schema_version));
+  if (auto problems = results_problems(results); !problems.empty())
+    throw usage_error(
+        fmt::format("'{}' does not match the results schema: {}", path, problems.front()));
+  return results;
+}
+
 }  // namespace
 
 void print_or_throw(const std::string& text) {
@@ -110,23 +133,25 @@ int execute_list() {
   return 0;
 }
 
-int execute_report(const std::string& results_path, const std::string& output_path) {
+int execute_report(const std::string& results_path, const std::string& output_path,
+                   const std::string& html_path) {
   json results = read_results_file(results_path);
   if (auto problems = results_problems(results); !problems.empty())
     throw usage_error(
         fmt::format("'{}' does not match the results schema: {}", results_path, problems.front()));
   results["claims"] = judge_claims(results, seed_claims());  // re-judged with today's claims
+  if (!html_path.empty()) {
+    check_report_destination(results_path, html_path);
+    write_output(html_path, render_html_report(results));
+    if (output_path.empty()) return 0;
+  }
   const std::string report = render_report(results);
   if (output_path.empty() || output_path == "-") {
     print_or_throw(report);
     return 0;
   }
   check_report_destination(results_path, output_path);
-  try {
-    write_file_atomically(output_path, report);
-  } catch (const std::system_error& e) {
-    throw output_error(fmt::format("cannot write '{}': {}", output_path, e.code().message()));
-  }
+  write_output(output_path, report);
   return 0;
 }
 
@@ -147,6 +172,26 @@ int execute_validate(const std::string& results_path) {
   print_or_throw(fmt::format("{}: valid (schema_version {})\n", results_path,
                              results["schema_version"].dump()));
   return 0;
+}
+
+int execute_compare(const std::string& a_path, const std::string& b_path,
+                    const std::string& output_path, double fail_on_regression_percent) {
+  const json a = read_comparable(a_path), b = read_comparable(b_path);
+  const json comparison = compare_results(a, b, a_path, b_path);
+  print_or_throw(render_comparison_text(comparison));
+  if (!output_path.empty()) {
+    check_report_destination(a_path, output_path);
+    check_report_destination(b_path, output_path);
+    const bool html = fs::path(output_path).extension() == ".html";
+    write_output(output_path, html ? render_comparison_html(comparison)
+                                   : render_comparison_markdown(comparison));
+  }
+  if (fail_on_regression_percent < 0) return 0;
+  const std::size_t slower = regressions(comparison, fail_on_regression_percent);
+  if (slower == 0) return 0;
+  std::cerr << fmt::format("alloclab: {} cell(s) significantly slower than A by more than {}%\n",
+                           slower, fail_on_regression_percent);
+  return 1;
 }
 
 }  // namespace alloclab::lab

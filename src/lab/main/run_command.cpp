@@ -18,6 +18,7 @@
 #include "measure/copy_cliff.hpp"
 #include "plan/plan.hpp"
 #include "render/atomic_write.hpp"
+#include "render/html.hpp"
 #include "render/markdown.hpp"
 #include "results/results_builder.hpp"
 
@@ -135,6 +136,7 @@ fs::path write_run(const fs::path& root, const json& results) {
   try {
     write_file_atomically(directory / "results.json", results.dump(2) + "\n");
     write_file_atomically(directory / "report.md", render_report(results));
+    write_file_atomically(directory / "report.html", render_html_report(results));
     replace_symlink_atomically(root / "latest", directory.filename());
   } catch (const std::system_error& e) {
     std::error_code ignored;
@@ -183,7 +185,8 @@ int execute_run(const run_request& request) {
   std::string summary = render_headline(results);
   for (const auto& warning : results["warnings"])
     summary += "warning: " + warning.get<std::string>() + "\n";
-  summary += (debug ? "DEBUG report: " : "report: ") + (directory / "report.md").string() + "\n";
+  summary += (debug ? "DEBUG report: " : "report: ") + (directory / "report.html").string() +
+             " (charts; tables also in report.md)\n";
   print_or_throw(summary);
   return run_exit_status(results, plan);
 }

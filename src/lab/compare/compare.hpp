@@ -1,0 +1,31 @@
+// `alloclab compare A.json B.json`: every cell (workload, strategy, malloc) of two results files
+// side by side, like Google Benchmark's compare.py. For a cell in both: B ÷ A at p50 with a 95 %
+// bootstrap interval over repetition medians and a Mann-Whitney U p over the same medians.
+//
+// Example:
+//   const nlohmann::json c = alloclab::lab::compare_results(a, b, "a.json", "b.json");
+//   std::cout << alloclab::lab::render_comparison_text(c);
+//   const bool fail = alloclab::lab::regressions(c, 5.0) > 0;  // significant and > 5 % slower
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace alloclab::lab {
+
+// {a, b, warnings: [..], revisions, common: [{workload, strategy, malloc, a_p50_ns, b_p50_ns,
+//  ratio, interval {low, high} | null, p_value, significant, note}], only_a: [..], only_b: [..]}.
+// Throws usage_error when no cell is in both.
+nlohmann::json compare_results(const nlohmann::json& a, const nlohmann::json& b,
+                               const std::string& a_name, const std::string& b_name);
+
+// Significant slowdowns of more than `percent` % (ratio > 1 + percent / 100).
+std::size_t regressions(const nlohmann::json& comparison, double percent);
+
+std::string render_comparison_text(const nlohmann::json& comparison);
+std::string render_comparison_markdown(const nlohmann::json& comparison);
+std::string render_comparison_html(const nlohmann::json& comparison);
+
+}  // namespace alloclab::lab

@@ -1,0 +1,105 @@
+#include "render/html.hpp"
+
+#include <md4c-html.h>
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "render/html_assets.hpp"
+#include "render/markdown.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+using json = nlohmann::json;
+
+std::string escape_html(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// JSON inside <script>: "</" would end the element; "<\/" is the same JSON string.
+std::string script_safe_json(const json& data) {
+  std::string text = data.dump();
+  for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3))
+    text.replace(at, 2, "<\\/");
+  return text;
+}
+
+// The page may load nothing: scripts and styles are inline, images are data: URLs.
+constexpr const char* content_policy =
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
+
+}  // namespace
+
+std::string markdown_to_html(const std::string& markdown) {
+  std::string html;
+  const auto append = [](const MD_CHAR* text, MD_SIZE size, void* out) {
+    static_cast<std::string*>(out)->append(text, size);
+  };
+  if (md_html(markdown.data(), static_cast<MD_SIZE>(markdown.size()), append, &html,
+              MD_DIALECT_GITHUB, 0) != 0)
+    throw std::runtime_error("md4c could not render the Markdown report");
+  return html;
+}
+
+std::string html_page(const std::string& title, const std::string& body_html, const json& data,
+                      bool with_charts) {
+  std::string page = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n"
+      "<meta name=\"color-scheme\" content=\"light dark\">\n<title>{}</title>\n"
+      "<style>\n{}</style>\n</head>\n<body data-charts-rendered=\"0\">\n{}\n",
+      content_policy, escape_html(title), html_assets::report_css, body_html);
+  page += "<script type=\"application/json\" id=\"alloclab-data\">" + script_safe_json(data) +
+          "</script>\n";
+  if (with_charts) {
+    page += fmt::format("<script>/* Chart.js {} from Debian libjs-chart.js */\n",
+                        html_assets::chart_js_version);
+    page += html_assets::chart_js();
+    page += "\n</script>\n<script>\n";
+    page += html_assets::report_js;
+    page += "</script>\n";
+  }
+  page += "</body>\n</html>\n";
+  return page;
+}
+
+std::string render_html_report(const json& results) {
+  const bool debug = results.value("debug_build", false);
+  const std::string title = fmt::format("{}alloclab report {}", debug ? "DEBUG " : "",
+                                        results.value("created_utc", std::string()));
+  // The title, run line and banners of report.md first, then the charts, then its sections.
+  const std::string tables = markdown_to_html(render_report(results));
+  std::size_t first_section = tables.find("<h2");
+  if (first_section == std::string::npos) first_section = tables.size();
+  std::string body = "<main>\n" + tables.substr(0, first_section);
+  body +=
+      "<section id=\"charts\" aria-label=\"charts\">\n<div id=\"chart-list\"></div>\n"
+      "<noscript><p>The charts need JavaScript; every number is in the tables below.</p>"
+      "</noscript>\n</section>\n";
+  body += tables.substr(first_section) + "</main>";
+  return html_page(title, body, results, true);
+}
+
+}  // namespace alloclab::lab

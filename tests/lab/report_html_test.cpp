@@ -1,0 +1,134 @@
+// Test plan: report.html in a real browser (headless Chromium, Debian package `chromium`).
+//   written by every run next to report.md, and by `report FILE --html OUT`
+//                                       -> ReportHtml.RunWritesItAndReportRendersTheSame
+//   self-contained: no network request, no script error, every chart container drawn, the
+//   tables of report.md present        -> ReportHtml.RendersEveryChartInChromiumWithoutRequests
+//   a screenshot for a human (light and dark) kept as an artifact in the build directory:
+//   ALLOCLAB_ARTIFACT_DIR/report-screenshot.png and report-screenshot-dark.png.
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <alloclab/build_info.hpp>
+
+#include "cli_support.hpp"
+#include "measure/build_guard.hpp"
+
+namespace alloclab::lab {
+namespace {
+namespace fs = std::filesystem;
+using namespace cli_support;
+
+class ReportHtml : public binary_test {
+ protected:
+  // A small run: two lab workloads (heat map, latency, placement, claims) and one heap-study
+  // workload (not under sanitizers: ASan owns malloc and the plan refuses heap workloads).
+  fs::path small_run() const {
+    const fs::path root = dir_ / "results";
+    const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
+    const outcome o = run(
+        std::string("run --workloads vector_push,trade_batch") +
+        (alloclab::build::sanitized ? "" : ",fifo_uniform") +
+        " --strategies "
+        "std,pmr_monotonic,alloclab_arena --iterations 50 --repetitions 5 --processes 1 --out " +
+        root.string() + allow);
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find("report.html"), std::string::npos) << o.out;
+    return root / "latest";
+  }
+
+  // Runs Chromium headless on `page`; returns its exit status. Output and errors go to files.
+  int chromium(const std::string& flags, const fs::path& page, const fs::path& out) const {
+    const fs::path profile = dir_ / "chromium-profile";
+    const std::string command =
+        std::string("timeout 120 '") + ALLOCLAB_CHROMIUM +
+        "' --headless --no-sandbox --disable-gpu --disable-background-networking "
+        "--disable-component-update --disable-sync --no-first-run --disable-extensions "
+        "--enable-logging=stderr --v=0 --user-data-dir='" +
+        profile.string() + "' " + flags + " 'file://" + page.string() + "' >'" + out.string() +
+        "' 2>'" + (dir_ / "chromium-stderr.txt").string() + "'";
+    return std::system(command.c_str());
+  }
+
+  static std::string attribute(const std::string& dom, const std::string& name) {
+    std::smatch m;
+    const std::regex pattern(name + "=\"([^\"]*)\"");
+    return std::regex_search(dom, m, pattern) ? m[1].str() : "(absent)";
+  }
+};
+
+TEST_F(ReportHtml, RunWritesItAndReportRendersTheSame) {
+  const fs::path latest = small_run();
+  ASSERT_TRUE(fs::exists(latest / "report.html"));
+  const fs::path again = dir_ / "again.html";
+  const outcome o =
+      run("report " + (latest / "results.json").string() + " --html " + again.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "");  // --html alone prints nothing
+  const std::string html = read_file(again);
+  EXPECT_EQ(html, read_file(latest / "report.html"));
+  EXPECT_EQ(html.find("http://"), std::string::npos);  // nothing to fetch, not even a link
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_NE(html.find("Chart.js v3"), std::string::npos);           // inlined from libjs-chart.js
+  EXPECT_NE(html.find("<h2>Seed claims</h2>"), std::string::npos);  // the tables stay
+  EXPECT_NE(html.find("@media print"), std::string::npos);
+  EXPECT_NE(html.find("prefers-color-scheme: dark"), std::string::npos);
+  EXPECT_EQ(
+      run("report " + (latest / "results.json").string() + " --html " + dir_.string()).exit_code,
+      2);
+}
+
+TEST_F(ReportHtml, RendersEveryChartInChromiumWithoutRequests) {
+  ASSERT_TRUE(fs::exists(ALLOCLAB_CHROMIUM))
+      << "headless Chromium is needed: apt-get install chromium (scripts/deps.sh does)";
+  const fs::path page = small_run() / "report.html";
+  const fs::path dom_file = dir_ / "dom.html";
+  ASSERT_EQ(chromium("--dump-dom --window-size=1280,2000", page, dom_file), 0)
+      << read_file(dir_ / "chromium-stderr.txt");
+  const std::string dom = read_file(dom_file);
+  const std::string log = read_file(dir_ / "chromium-stderr.txt");
+
+  const std::string figures = attribute(dom, "data-charts-total");
+  EXPECT_EQ(attribute(dom, "data-script-errors"), "0") << log;
+  EXPECT_EQ(attribute(dom, "data-resource-requests"), "0");
+  EXPECT_EQ(attribute(dom, "data-charts-rendered"), figures);
+  std::size_t containers = 0;
+  for (std::size_t at = dom.find("class=\"chart\""); at != std::string::npos;
+       at = dom.find("class=\"chart\"", at + 1))
+    ++containers;
+  EXPECT_EQ(std::to_string(containers), figures);
+  // Heat map, one latency chart per lab workload, heap study and placement (claims: when measured).
+  std::vector<std::string> expected = {"chart-headline", "chart-latency-vector_push",
+                                       "chart-latency-trade_batch"};
+  if (!alloclab::build::sanitized)
+    expected.insert(expected.end(), {"chart-heap-study", "chart-placement"});
+  for (const std::string& id : expected)
+    EXPECT_NE(dom.find("id=\"" + id + "\""), std::string::npos) << id;
+  EXPECT_GE(containers, expected.size()) << dom.substr(0, 2000);
+  // Console messages (errors, CSP refusals of any request) are logged as CONSOLE lines.
+  EXPECT_EQ(log.find("CONSOLE"), std::string::npos) << log;
+  EXPECT_EQ(log.find("Refused to"), std::string::npos) << log;
+
+  // Screenshots for a human, light and dark, kept in the build directory.
+  const fs::path shot = fs::path(ALLOCLAB_ARTIFACT_DIR) / "report-screenshot.png";
+  const fs::path dark = fs::path(ALLOCLAB_ARTIFACT_DIR) / "report-screenshot-dark.png";
+  fs::remove(shot);
+  fs::remove(dark);
+  EXPECT_EQ(
+      chromium("--hide-scrollbars --window-size=1280,2400 --screenshot='" + shot.string() + "'",
+               page, dir_ / "shot.txt"),
+      0);
+  EXPECT_EQ(chromium("--force-dark-mode --hide-scrollbars --window-size=1280,2400 --screenshot='" +
+                         dark.string() + "'",
+                     page, dir_ / "shot-dark.txt"),
+            0);
+  EXPECT_GT(fs::exists(shot) ? fs::file_size(shot) : 0, 20'000u);
+  EXPECT_GT(fs::exists(dark) ? fs::file_size(dark) : 0, 20'000u);
+}
+
+}  // namespace
+}  // namespace alloclab::lab
