@@ -83,7 +83,7 @@ TEST(Cell, InProcessGlibcCellMeasures) {
     EXPECT_GT(r.memory.peak_rss_bytes, 0u);
     EXPECT_GT(r.memory.baseline_rss_bytes, 0u);
     EXPECT_TRUE(r.memory.purge.available);
-    EXPECT_EQ(r.memory.purge.method, "malloc_trim(0)");
+    EXPECT_EQ(r.memory.purge.method, "glibc malloc_trim(0)");
     const auto j = to_json(r);
     EXPECT_EQ(j.at("schema"), cell_schema);
     EXPECT_TRUE(j.at("measured").get<bool>());

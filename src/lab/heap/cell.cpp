@@ -254,10 +254,8 @@ cell_result run_cell(const cell_spec& spec) {
   m.rss_100ms_after_free_bytes = read_proc_status().vm_rss_bytes.value_or(0);
   std::this_thread::sleep_until(last_free + retention_delays[1]);
   m.rss_1s_after_free_bytes = read_proc_status().vm_rss_bytes.value_or(0);
-  // A custom library's purge entry point is unknown (malloc_trim would purge glibc, not it).
   m.purge_ms = sampler.now_ms();
-  m.purge = entry != nullptr && entry->purge != nullptr ? entry->purge()
-                                                        : purge_result{"none known", false, 0};
+  m.purge = purge_live_malloc();  // a custom library without a known entry point: "none"
   m.rss_after_purge_bytes = read_proc_status().vm_rss_bytes.value_or(0);
   sampler.stop();
   m.series = sampler.series();
