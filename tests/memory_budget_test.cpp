@@ -14,6 +14,7 @@
 // | resident_bytes_from_statm() | parses_statm |
 // | to_string(budget_source) | names_every_source |
 // | the live /proc and /sys | live_machine_reports_a_consistent_source |
+// | cgroup_usage_file(): v2, v1, none, malformed, with or without a limit | cgroup_usage_file_is_found_without_a_limit |
 // | never creates or writes a cgroup file | detection_only_reads |
 #include <alloclab/memory_budget.hpp>
 
@@ -103,6 +104,21 @@ TEST(memory_budget, unlimited_cgroups_fall_through_to_the_caller_limit) {
     EXPECT_TRUE(contains(budget.reason(), "set no limit")) << budget.reason();
     EXPECT_EQ(budget.usage(), 250u * page) << "RSS from the fixture's statm";
   }
+}
+
+TEST(memory_budget, cgroup_usage_file_is_found_without_a_limit) {
+  const auto file = [](const char* fixture) {
+    return memory_budget::cgroup_usage_file(at(fixture));
+  };
+  ASSERT_TRUE(file("v2_unlimited"));
+  EXPECT_EQ(*file("v2_unlimited"), at("v2_unlimited").cgroup_root + "/user.slice/memory.current");
+  ASSERT_TRUE(file("v1_unlimited"));
+  EXPECT_TRUE(contains(*file("v1_unlimited"), "/memory/memory.usage_in_bytes"))
+      << *file("v1_unlimited");
+  ASSERT_TRUE(file("v2"));
+  EXPECT_TRUE(contains(*file("v2"), "memory.current")) << *file("v2");
+  for (const char* fixture : {"none", "none_listed", "malformed_v2_current", "malformed_v1_usage"})
+    EXPECT_EQ(file(fixture), std::nullopt) << fixture;
 }
 
 TEST(memory_budget, no_cgroup_and_no_caller_limit_is_source_none) {

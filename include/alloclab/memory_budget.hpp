@@ -85,6 +85,17 @@ class memory_budget {
     return budget;
   }
 
+  // This process's cgroup usage file (v2 `memory.current`, else v1
+  // `memory.usage_in_bytes`) whether or not the cgroup sets a limit, for
+  // callers that track usage over time; nullopt when neither is readable.
+  static std::optional<std::string> cgroup_usage_file(const memory_budget_options& options = {}) {
+    std::string why;
+    for (const cgroup_layout& layout : {v2_layout(), v1_layout()})
+      if (const std::optional<cgroup_place> place = find_cgroup(layout, options, why))
+        return place->directory + "/" + layout.usage_file;
+    return std::nullopt;
+  }
+
   budget_source source() const noexcept { return source_; }
   // The limit the thresholds apply to: for cgroup v2 the tighter of memory.high
   // and memory.max; `unlimited` when source() is none.

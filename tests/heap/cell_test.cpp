@@ -102,12 +102,26 @@ TEST(Cell, InProcessGlibcCellMeasures) {
     EXPECT_GT(r.memory.peak_rss_bytes, 0u);
     EXPECT_GT(r.memory.baseline_rss_bytes, 0u);
     EXPECT_TRUE(r.memory.purge.available);
-    EXPECT_EQ(r.memory.purge.method, "malloc_trim(0)");
+    EXPECT_EQ(r.memory.purge.method, "glibc malloc_trim(0)");
     const auto j = to_json(r);
     EXPECT_EQ(j.at("schema"), cell_schema);
     EXPECT_TRUE(j.at("measured").get<bool>());
     EXPECT_EQ(j.at("result").at("batch_ns").at("samples").size(), 40u);
     EXPECT_TRUE(j.at("result").at("memory").contains("fragmentation"));
+    EXPECT_GT(r.memory.rss_100ms_after_free_bytes, 0u);
+    EXPECT_GT(r.memory.rss_1s_after_free_bytes, 0u);
+    EXPECT_GE(r.memory.purge_ms - r.memory.last_free_ms, 1000.0) << "purge after the 1 s reading";
+    const rss_series& s = r.memory.series;
+    ASSERT_GE(s.points.size(), 2u);
+    EXPECT_LE(s.points.front().t_ms, r.memory.last_free_ms);
+    EXPECT_GE(s.points.back().t_ms, r.memory.purge_ms);
+    for (std::size_t i = 1; i < s.points.size(); ++i) {
+      EXPECT_LE(s.points[i - 1].t_ms, s.points[i].t_ms);
+      EXPECT_GT(s.points[i].rss_bytes, 0u);
+    }
+    const nlohmann::json& series = j.at("result").at("memory").at("rss_series");
+    EXPECT_EQ(series.at("t_ms").size(), s.points.size());
+    EXPECT_EQ(series.at("cgroup_file").is_null(), series.at("cgroup_bytes").is_null());
   }
 }
 

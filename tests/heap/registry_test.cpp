@@ -17,7 +17,6 @@ TEST(Registry, HasTheIssueAllocatorsWithUniqueNames) {
     EXPECT_FALSE(e.debian_package.empty()) << e.name;
     EXPECT_FALSE(e.malloc_owner.empty()) << e.name;
     EXPECT_FALSE(e.proofs.empty()) << e.name;
-    EXPECT_NE(e.purge, nullptr) << e.name;
     EXPECT_EQ(find_malloc(e.name), &e);
   }
   EXPECT_EQ(find_malloc("dlmalloc"), nullptr);
@@ -93,8 +92,7 @@ TEST(Registry, MissingLibraryIsReportedNotSkipped) {
                     {"libfakemalloc.so.1"},
                     {},
                     "libfakemalloc.so.1",
-                    {{"fake_malloc", "libfakemalloc.so.1"}},
-                    &purge_glibc};
+                    {{"fake_malloc", "libfakemalloc.so.1"}}};
   EXPECT_FALSE(installed(fake));
   const preload_resolution r = resolve_preload(fake);
   ASSERT_EQ(r.missing.size(), 1u);

@@ -143,7 +143,8 @@ TEST(Claims, MissingCellsAndUnmeasurableClaimsSayWhy) {
 }
 
 // Heap-study cells: strategy "malloc" under several mallocs, with ns_per_pair and memory figures.
-json heap_cell(const std::string& malloc, double ns_per_pair, double retained_after_free) {
+json heap_cell(const std::string& malloc, double ns_per_pair, double retained_at_once,
+               double retained_after_1s) {
   return {{"strategy", "malloc"},
           {"malloc", malloc},
           {"status", "ok"},
@@ -153,7 +154,10 @@ json heap_cell(const std::string& malloc, double ns_per_pair, double retained_af
            {{"mean", ns_per_pair},
             {"per_repetition",
              {ns_per_pair * 0.99, ns_per_pair, ns_per_pair * 1.01, ns_per_pair, ns_per_pair}}}},
-          {"memory", {{"retained_after_free", retained_after_free}}}};
+          {"memory",
+           {{"retained_after_free", retained_at_once},
+            {"retention",
+             {{"after_free_0ms", retained_at_once}, {"after_free_1s", retained_after_1s}}}}}};
 }
 
 json heap_results() {
@@ -162,9 +166,9 @@ json heap_results() {
       {"h_uniform", 10}, {"h_exp", 1}, {"h_log", 0.5}};
   for (const auto& [name, scale] : dists)
     workloads.push_back({{"name", name},
-                         {"cells", json::array({heap_cell("glibc", 100 * scale, 0.95),
-                                                heap_cell("jemalloc", 80 * scale, 0.2),
-                                                heap_cell("mimalloc", 50 * scale, 0.7)})}});
+                         {"cells", json::array({heap_cell("glibc", 100 * scale, 0.95, 0.95),
+                                                heap_cell("jemalloc", 80 * scale, 0.9, 0.2),
+                                                heap_cell("mimalloc", 50 * scale, 0.7, 0.7)})}});
   return {{"config",
            {{"mallocs", {"glibc", "jemalloc", "mimalloc", "tcmalloc"}},
             {"samples_per_repetition", 10000},
@@ -217,9 +221,31 @@ TEST(Claims, ReturnsMemoryComparesTheKeptShareWithTheThreshold) {
   const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
   EXPECT_EQ(v.at("verdict"), "reproduced") << v.at("detail");
   EXPECT_EQ(v.at("measured"), "glibc keeps 95%, jemalloc keeps 20%");
+  EXPECT_NE(v.at("detail").get<std::string>().find("1 s after the last free"), std::string::npos)
+      << v.at("detail");
   c["returns"] = {"jemalloc", "mimalloc"};  // mimalloc keeps 70%
   EXPECT_EQ(verdict_of(heap_results(), c), "refuted");
   EXPECT_EQ(verdict_of(results, c), "not measured in this run");
+}
+
+TEST(Claims, ReturnsMemoryIsJudgedOnTheNamedRetentionFigure) {
+  json c = {{"id", "m"},
+            {"metric", "returns_memory"},
+            {"workloads", {"h_uniform", "h_exp", "h_log"}},
+            {"retains", {"glibc"}},
+            {"returns", {"jemalloc"}},
+            {"threshold", 0.5},
+            {"figure", "after_free_0ms"}};  // jemalloc still holds 90% right after the free
+  const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
+  EXPECT_EQ(v.at("verdict"), "refuted") << v.at("detail");
+  EXPECT_EQ(v.at("measured"), "glibc keeps 95%, jemalloc keeps 90%");
+  EXPECT_NE(v.at("detail").get<std::string>().find("memory.retention.after_free_0ms"),
+            std::string::npos)
+      << v.at("detail");
+  c["figure"] = "after_free_100ms";  // not in these cells: nothing to judge
+  EXPECT_EQ(verdict_of(heap_results(), c), "not measured in this run");
+  c["figure"] = "after_lunch";
+  EXPECT_EQ(verdict_of(heap_results(), c), "not measurable here");
 }
 
 TEST(Claims, HeapClaimsNeedTheSeedsScale) {

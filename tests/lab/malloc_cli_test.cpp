@@ -135,13 +135,24 @@ TEST_F(MallocCli, HeapRunCarriesProvenAllocatorsAndMemoryFigures) {
       EXPECT_GE(peak, m.at("rss_after_free_bytes").get<double>());
       EXPECT_GT(m.at("fragmentation").get<double>(), 0);  // median over processes of peak/live
       EXPECT_TRUE(m.at("purge").at("available").get<bool>()) << c.at("malloc");
+      for (const char* figure :
+           {"after_free_0ms", "after_free_100ms", "after_free_1s", "after_purge"})
+        EXPECT_TRUE(m.at("retention").at(figure).is_number()) << c.at("malloc") << " " << figure;
+      const json& series = m.at("rss_series");
+      EXPECT_GE(series.at("t_ms").size(), 2u) << c.at("malloc");
+      EXPECT_EQ(series.at("rss_bytes").size(), series.at("t_ms").size());
+      EXPECT_GE(series.at("purge_ms").get<double>() - series.at("last_free_ms").get<double>(),
+                1000.0)
+          << "the purge follows the 1 s reading";
+      EXPECT_GE(series.at("t_ms").back().get<double>(), series.at("purge_ms").get<double>());
       EXPECT_EQ(c.at("ns_per_pair").at("per_repetition").size(), 2u);
       EXPECT_EQ(c.at("timing").at("samples"), 40);
     }
   }
   EXPECT_GE(measured, 6u);  // the three glibc variants at least, on two workloads
   const std::string report = read_file(dir_ / "results" / "latest" / "report.md");
-  for (const char* section : {"Seed 003's figure", "### fifo_lognormal", "### Memory", "dlmalloc"})
+  for (const char* section : {"Seed 003's figure", "### fifo_lognormal", "### Memory", "dlmalloc",
+                              "### Retention over time"})
     EXPECT_NE(report.find(section), std::string::npos) << section;
 }
 

@@ -7,6 +7,9 @@
 #include <numeric>
 #include <ostream>
 #include <stdexcept>
+#include <thread>
+
+#include <alloclab/memory_budget.hpp>
 
 #include "heap/memory.hpp"
 
@@ -123,6 +126,20 @@ json to_json(const purge_result& p) {
   return json{{"method", p.method}, {"available", p.available}, {"rc", p.rc}};
 }
 
+json to_json(const rss_series& s) {
+  json t = json::array(), rss = json::array(), cgroup = json::array();
+  for (const rss_point& p : s.points) {
+    t.push_back(std::round(p.t_ms * 10) / 10);
+    rss.push_back(p.rss_bytes);
+    cgroup.push_back(p.cgroup_bytes < 0 ? json(nullptr) : json(p.cgroup_bytes));
+  }
+  return json{{"period_ms", s.period_ms},
+              {"cgroup_file", s.cgroup_file.empty() ? json(nullptr) : json(s.cgroup_file)},
+              {"t_ms", t},
+              {"rss_bytes", rss},
+              {"cgroup_bytes", s.cgroup_file.empty() ? json(nullptr) : cgroup}};
+}
+
 json to_json(const live_allocator& l) {
   json proofs = json::array();
   for (const symbol_check& c : l.proofs) {
@@ -168,6 +185,11 @@ json to_json(const cell_result& r) {
                       {"peak_rss_bytes", m.peak_rss_bytes},
                       {"peak_was_reset", m.peak_was_reset},
                       {"rss_after_free_bytes", m.rss_after_free_bytes},
+                      {"rss_100ms_after_free_bytes", m.rss_100ms_after_free_bytes},
+                      {"rss_1s_after_free_bytes", m.rss_1s_after_free_bytes},
+                      {"last_free_ms", m.last_free_ms},
+                      {"purge_ms", m.purge_ms},
+                      {"rss_series", to_json(m.series)},
                       {"rss_after_purge_bytes", m.rss_after_purge_bytes},
                       {"purge", to_json(m.purge)},
                       {"minor_faults", m.minor_faults},
@@ -202,6 +224,9 @@ cell_result run_cell(const cell_spec& spec) {
   r.ns_per_pair_reps.reserve(spec.repetitions);
 
   memory_figures& m = r.memory;
+  rss_sampler sampler(rss_sample_period, rss_series_capacity,
+                      alloclab::memory_budget::cgroup_usage_file().value_or(""));
+  sampler.start();
   m.peak_was_reset = reset_peak_rss();
   m.baseline_rss_bytes = read_proc_status().vm_rss_bytes.value_or(0);
   const fault_counts f0 = read_faults();
@@ -222,16 +247,23 @@ cell_result run_cell(const cell_spec& spec) {
     r.batch_ns.insert(r.batch_ns.end(), real.batch_ns.begin(), real.batch_ns.end());
     r.noop_batch_ns.insert(r.noop_batch_ns.end(), noop.batch_ns.begin(), noop.batch_ns.end());
   }
+  const auto last_free = std::chrono::steady_clock::now();
+  m.last_free_ms = sampler.now_ms();
   const fault_counts f1 = read_faults();
   const proc_status after_free = read_proc_status();
   m.minor_faults = f1.minor - f0.minor;
   m.major_faults = f1.major - f0.major;
   m.peak_rss_bytes = after_free.vm_hwm_bytes.value_or(0);
   m.rss_after_free_bytes = after_free.vm_rss_bytes.value_or(0);
-  // A custom library's purge entry point is unknown (malloc_trim would purge glibc, not it).
-  m.purge = entry != nullptr && entry->purge != nullptr ? entry->purge()
-                                                        : purge_result{"none known", false, 0};
+  std::this_thread::sleep_until(last_free + retention_delays[0]);
+  m.rss_100ms_after_free_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+  std::this_thread::sleep_until(last_free + retention_delays[1]);
+  m.rss_1s_after_free_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+  m.purge_ms = sampler.now_ms();
+  m.purge = purge_live_malloc();  // a custom library without a known entry point: "none"
   m.rss_after_purge_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+  sampler.stop();
+  m.series = sampler.series();
   m.fragmentation = fragmentation(m.peak_rss_bytes, r.peak_live_bytes);
   m.fragmentation_net = fragmentation(m.peak_rss_bytes, r.peak_live_bytes, m.baseline_rss_bytes);
   r.ns_per_pair = std::accumulate(r.ns_per_pair_reps.begin(), r.ns_per_pair_reps.end(), 0.0) /

@@ -18,6 +18,7 @@
 #include "heap/kernels.hpp"
 #include "heap/liveness.hpp"
 #include "heap/purge.hpp"
+#include "heap/rss_series.hpp"
 #include "heap/size_distribution.hpp"
 #include "heap/worker.hpp"
 
@@ -51,17 +52,29 @@ nlohmann::json to_json(const cell_spec& s);
 cell_spec cell_spec_from_json(const nlohmann::json& j);
 
 struct memory_figures {
-  std::uint64_t baseline_rss_bytes = 0;     ///< VmRSS before the first malloc run
-  std::uint64_t peak_rss_bytes = 0;         ///< VmHWM after the runs
-  bool peak_was_reset = false;              ///< VmHWM reset before the runs (else: since exec)
-  std::uint64_t rss_after_free_bytes = 0;   ///< VmRSS with every block freed
-  std::uint64_t rss_after_purge_bytes = 0;  ///< VmRSS after the allocator's purge
+  std::uint64_t baseline_rss_bytes = 0;          ///< VmRSS before the first malloc run
+  std::uint64_t peak_rss_bytes = 0;              ///< VmHWM after the runs
+  bool peak_was_reset = false;                   ///< VmHWM reset before the runs (else: since exec)
+  std::uint64_t rss_after_free_bytes = 0;        ///< VmRSS with every block freed (0 ms)
+  std::uint64_t rss_100ms_after_free_bytes = 0;  ///< VmRSS 100 ms after the last free
+  std::uint64_t rss_1s_after_free_bytes = 0;     ///< VmRSS 1 s after the last free (settled)
+  std::uint64_t rss_after_purge_bytes = 0;       ///< VmRSS after the allocator's purge (after 1 s)
   purge_result purge;
   std::uint64_t minor_faults = 0;  ///< during the runs (noop runs fault ~nothing)
   std::uint64_t major_faults = 0;
   double fragmentation = 0;      ///< peak RSS / peak live bytes (the issue's definition)
   double fragmentation_net = 0;  ///< (peak RSS - baseline RSS) / peak live bytes
+  rss_series series;             ///< RSS (and cgroup usage) sampled through the whole cell
+  double last_free_ms = 0;       ///< series time of the last free
+  double purge_ms = 0;           ///< series time of the purge call
 };
+
+/// Settle times after the last free at which RSS is read (before the purge).
+inline constexpr std::chrono::milliseconds retention_delays[] = {std::chrono::milliseconds(100),
+                                                                 std::chrono::milliseconds(1000)};
+/// RSS sampling period through a cell, and the points kept before the series thins out.
+inline constexpr std::chrono::milliseconds rss_sample_period{10};
+inline constexpr std::size_t rss_series_capacity = 2048;
 
 struct cell_result {
   cell_spec spec;
@@ -86,6 +99,7 @@ cell_result run_cell(const cell_spec& spec);
 nlohmann::json to_json(const cell_result& r);
 nlohmann::json to_json(const live_allocator& l);
 nlohmann::json to_json(const purge_result& p);
+nlohmann::json to_json(const rss_series& s);
 
 /// The worker side: parses `spec_json`, runs the cell, prints one JSON document on `out`.
 /// Returns 0, worker_exit_refused or worker_exit_bad_spec. Diagnostics go to `err`.

@@ -11,8 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "heap/purge.hpp"
-
 namespace alloclab::heap {
 
 /// A symbol that must resolve (dlsym(RTLD_DEFAULT)) inside a specific shared object.
@@ -34,7 +32,6 @@ struct malloc_entry {
   std::vector<env_var> env;               ///< extra environment for the worker
   std::string_view malloc_owner;          ///< soname that must define the live malloc and free
   std::vector<symbol_proof> proofs;       ///< allocator-specific symbols; all must resolve
-  purge_fn purge = nullptr;               ///< the allocator's own "give memory back" call
 };
 
 /// Every known allocator, in report order (glibc first).

@@ -256,12 +256,29 @@ outcome judge_highest(const json& results, const json& claim) {
           fmt::format("highest under {}/{} mallocs", held, judged), detail};
 }
 
+// The retention figure a returns_memory claim reads, and its words for the detail line.
+struct retention_figure {
+  const char* key;  // in memory.retention
+  const char* words;
+};
+constexpr retention_figure retention_figures[] = {
+    {"after_free_0ms", "right after the last free"},
+    {"after_free_100ms", "100 ms after the last free"},
+    {"after_free_1s", "1 s after the last free (settled)"},
+    {"after_purge", "after the allocator's purge call"}};
+
 // "These mallocs keep freed memory resident, those give it back": the share of a heap cell's RSS
-// growth still resident after everything was freed (memory.retained_after_free, before any
-// explicit purge), median over `workloads`, against `threshold`.
+// growth still resident at `figure` (memory.retention.<figure>; default after_free_1s, the
+// settled figure before any explicit purge), median over `workloads`, against `threshold`.
 outcome judge_returns_memory(const json& results, const json& claim) {
   const std::vector<std::string> workloads = claim.at("workloads");
   const double threshold = claim.value("threshold", 0.5);
+  const std::string figure = claim.value("figure", std::string("after_free_1s"));
+  const retention_figure* chosen = nullptr;
+  for (const retention_figure& f : retention_figures)
+    if (figure == f.key) chosen = &f;
+  if (chosen == nullptr)
+    return {not_measurable, "-", fmt::format("unknown retention figure '{}'", figure)};
   std::string measured, failures, missing;
   bool any = false;
   auto judge_group = [&](const char* key, bool expect_retain) {
@@ -270,7 +287,7 @@ outcome judge_returns_memory(const json& results, const json& claim) {
       for (const auto& w : workloads) {
         const json* c = find_cell(results, w, "malloc", m);
         if (c == nullptr || c->value("memory", json()).is_null()) continue;
-        const json& v = c->at("memory").at("retained_after_free");
+        const json& v = c->at("memory").value(json::json_pointer("/retention/" + figure), json());
         if (v.is_number()) kept.push_back(v.get<double>());
       }
       if (kept.empty()) {
@@ -293,9 +310,9 @@ outcome judge_returns_memory(const json& results, const json& claim) {
     return {not_measured, "-",
             fmt::format("needs the heap workloads' memory figures (use {})", run_hint(claim))};
   std::string detail = fmt::format(
-      "kept = RSS growth still resident after every block was freed, before any purge "
-      "call; median over {}; threshold {:.0f}%",
-      fmt::join(workloads, ", "), 100 * threshold);
+      "kept = share of the RSS growth still resident {} (memory.retention.{}); median over {}; "
+      "threshold {:.0f}%",
+      chosen->words, chosen->key, fmt::join(workloads, ", "), 100 * threshold);
   if (!failures.empty()) detail += "; against the claim: " + failures;
   if (!missing.empty()) detail += "; not measured: " + missing;
   if (claim.contains("note")) detail += "; " + claim.at("note").get<std::string>();

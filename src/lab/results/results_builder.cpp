@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -149,6 +150,35 @@ json fraction_or_null(double part, double whole) {
   return whole > 0 ? json(part / whole) : json(nullptr);
 }
 
+// Share of the RSS growth (peak - baseline) still resident, per settle time: medians over the
+// processes of the bytes, then the ratio. Old worker documents lack the timed readings: null.
+json retention(const std::vector<const heap_figures*>& parts, double baseline, double peak) {
+  json out = json::object();
+  for (const auto& [name, key] : {std::pair{"after_free_0ms", "rss_after_free_bytes"},
+                                  std::pair{"after_free_100ms", "rss_100ms_after_free_bytes"},
+                                  std::pair{"after_free_1s", "rss_1s_after_free_bytes"},
+                                  std::pair{"after_purge", "rss_after_purge_bytes"}}) {
+    std::vector<double> values;
+    for (const auto* p : parts)
+      if (p->memory.contains(key)) values.push_back(p->memory.at(key).get<double>());
+    out[name] = values.size() == parts.size()
+                    ? fraction_or_null(std::max(0.0, median_of(values) - baseline), peak - baseline)
+                    : json(nullptr);
+  }
+  return out;
+}
+
+// The first process's RSS series, with the times of its last free and purge.
+json rss_series_of(const heap_figures& first) {
+  const json& m = first.memory;
+  if (!m.contains("rss_series")) return nullptr;
+  json s = m.at("rss_series");
+  s["process"] = 0;
+  s["last_free_ms"] = m.at("last_free_ms");
+  s["purge_ms"] = m.at("purge_ms");
+  return s;
+}
+
 // Heap frame memory: each figure is the median over the cell's processes.
 json heap_memory(const std::vector<const heap_figures*>& parts) {
   auto median_field = [&](const char* key) {
@@ -175,6 +205,8 @@ json heap_memory(const std::vector<const heap_figures*>& parts) {
            fraction_or_null(std::max(0.0, after_free - baseline), peak - baseline)},
           {"retained_after_purge",
            fraction_or_null(std::max(0.0, after_purge - baseline), peak - baseline)},
+          {"retention", retention(parts, baseline, peak)},
+          {"rss_series", rss_series_of(*parts.front())},
           {"purge", parts.front()->memory.at("purge")},
           {"minor_faults", whole(median_field("minor_faults"))},
           {"major_faults", whole(median_field("major_faults"))},
