@@ -1,6 +1,8 @@
 // Test plan: the plan stage and the independence of cells (issue 7, parts 1 and 2).
 //   interleaved_schedule: every cell once per round, repetitions shared out, rounds shuffled
 //     (ScheduleGivesEveryCellItsProcessesInRounds, FewRepetitionsUseFewerProcesses).
+//   heap workloads: seed 003's method and the page-touching variant by name
+//     (PageTouchingHeapWorkloadsAreNamedApart; the run itself: HeapTouchModesReachTheWorker).
 //   make_plan: cells of every frame, the placement twin and when it is left out, refused input
 //     (PlanBuildsCellsForEveryFrame, PlacementTwinOnlyBesidePlainGlibc, PlanRefusesBadInput).
 //   independence, end to end: a cell measured alone and inside a larger run agrees within the
@@ -75,6 +77,16 @@ TEST(Plan, PlanBuildsCellsForEveryFrame) {
   EXPECT_EQ(plan.schedule.size(), 3 * default_processes);
 }
 
+TEST(Plan, PageTouchingHeapWorkloadsAreNamedApart) {
+  const workload_selection seed = split_workloads({"fifo"});
+  EXPECT_EQ(seed.heap,
+            (std::vector<std::string>{"fifo_uniform", "fifo_exponential", "fifo_lognormal"}));
+  const workload_selection pages = split_workloads({"fifo_pages"});
+  EXPECT_EQ(pages.heap, (std::vector<std::string>{"fifo_uniform_pages", "fifo_exponential_pages",
+                                                  "fifo_lognormal_pages"}));
+  EXPECT_THROW(split_workloads({"nope_pages"}), usage_error);
+}
+
 TEST(Plan, PlacementTwinOnlyBesidePlainGlibc) {
   const run_plan with = make_plan(request_for({"trade_batch"}, {"std"}), false);
   EXPECT_EQ(with.placement_twin, placement_twin_malloc);
@@ -105,6 +117,24 @@ TEST(Plan, PlanRefusesBadInput) {
 }
 
 class Independence : public binary_test {};
+
+TEST_F(Independence, HeapTouchModesReachTheWorker) {
+  if (alloclab::build::sanitized) GTEST_SKIP() << "no heap-study cells under ASan";
+  const outcome o =
+      run("run --workloads fifo_lognormal,fifo_lognormal_pages --iterations 20 "
+          "--repetitions 2 --out " +
+          (dir_ / "r").string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json r = json::parse(read_file(dir_ / "r" / "latest" / "results.json"));
+  ASSERT_EQ(r.at("workloads").size(), 2u);
+  EXPECT_EQ(r.at("workloads")[0].at("heap_spec").at("touch"), "once");
+  EXPECT_EQ(r.at("workloads")[1].at("heap_spec").at("touch"), "every_page");
+  // Different writes, so different checksums: the modes really ran differently.
+  EXPECT_NE(r.at("workloads")[0].at("checksum"), r.at("workloads")[1].at("checksum"));
+  const std::string report = read_file(dir_ / "r" / "latest" / "report.md");
+  EXPECT_NE(report.find("### Seed 003's figure"), std::string::npos);
+  EXPECT_NE(report.find("### Page-touching variant"), std::string::npos);
+}
 
 json speedup_of(const json& results, const std::string& workload, const std::string& strategy) {
   for (const auto& w : results.at("workloads"))

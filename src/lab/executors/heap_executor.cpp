@@ -20,6 +20,7 @@ heap::cell_spec spec_for(const cell_spec& cell, const task& t, const run_plan& p
   heap::cell_spec spec;
   spec.kernel = workload.kernel;
   spec.dist = workload.dist;
+  spec.config.touch = workload.touch;
   spec.iterations = plan.sizes.heap_iterations;
   spec.repetitions = t.repetitions;
   spec.seed = plan.sizes.seed;

@@ -117,7 +117,7 @@ workload_selection split_workloads(const std::vector<std::string>& requested) {
       for (const auto& h : heap_workload_registry()) valid.push_back(h.name);
       throw usage_error(
           fmt::format("unknown workload '{}'; valid workloads: {} (or a heap family: fifo, lifo, "
-                      "xthread)",
+                      "xthread; add _pages for the page-touching variants)",
                       name, join_names(valid)));
     }
   }

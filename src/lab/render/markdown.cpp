@@ -306,10 +306,17 @@ std::string pair_cost_text(const json& cell) {
   return ns > 0 ? fmt::format("{:.1f}", ns) : fmt::format("{:.1f} (below noise)", ns);
 }
 
-void heap_figure_table(std::string& md, const json& r, const std::vector<const json*>& heap) {
+void heap_figure_table(std::string& md, const json& r, const std::vector<const json*>& heap,
+                       bool pages) {
+  if (heap.empty()) return;
+  md += pages ? "### Page-touching variant: mean ns per malloc+free pair (every page of every "
+                "block written; NOOP loop subtracted; lower is better)\n\n"
+                "Not seed 003's method: writing every page adds a first-touch fault or a cache "
+                "and TLB miss per page of the large blocks, which is memory-system cost as much "
+                "as the allocator's, and reorders the allocators (docs/heap-study.md).\n\n"
+              : "### Seed 003's figure: mean ns per malloc+free pair (one write per block, the "
+                "seed's method; NOOP loop subtracted; lower is better)\n\n";
   md +=
-      "### Seed 003's figure: mean ns per malloc+free pair (NOOP loop subtracted; lower is "
-      "better)\n\n"
       "Seed 003 compared the native malloc with dlmalloc 2.8.6. Debian ships no dlmalloc, so the "
       "alternatives "
       "here are the allocators Debian does ship; `×` is the native glibc figure ÷ this one (> 1: "
@@ -477,7 +484,13 @@ void heap_section(std::string& md, const json& r) {
       "These workloads are malloc-level kernels: the in-process strategy axis does not apply "
       "(strategy "
       "`malloc`).\n\n";
-  heap_figure_table(md, r, heap);
+  std::vector<const json*> seed_method, page_touching;
+  for (const json* w : heap)
+    ((*w)["heap_spec"].value("touch", std::string("once")) == "every_page" ? page_touching
+                                                                           : seed_method)
+        .push_back(w);
+  heap_figure_table(md, r, seed_method, false);
+  heap_figure_table(md, r, page_touching, true);
   for (const json* w : heap) heap_distribution_table(md, *w);
   heap_memory_table(md, heap);
   heap_retention_table(md, heap);

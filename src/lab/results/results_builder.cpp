@@ -328,6 +328,7 @@ json heap_spec_json(const heap_workload& w, const run_plan& plan) {
   alloclab::heap::cell_spec spec;
   spec.kernel = w.kernel;
   spec.dist = w.dist;
+  spec.config.touch = w.touch;
   spec.iterations = plan.sizes.heap_iterations;
   spec.repetitions = plan.sizes.heap_repetitions;
   spec.seed = plan.sizes.seed;

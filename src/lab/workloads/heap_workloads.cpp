@@ -35,15 +35,23 @@ std::string describe(heap::kernel_kind kernel, heap::size_dist dist) {
   return fmt::format("{}; {}", how, sizes);
 }
 
+std::string describe(heap::kernel_kind kernel, heap::size_dist dist, heap::touch_mode touch) {
+  return describe(kernel, dist) + (touch == heap::touch_mode::once
+                                       ? "; one write per block (seed 003's method)"
+                                       : "; every page of every block written (page-touching)");
+}
+
 }  // namespace
 
 const std::vector<heap_workload>& heap_workload_registry() {
   static const std::vector<heap_workload> all = [] {
     std::vector<heap_workload> list;
-    for (heap::kernel_kind k : heap::all_kernel_kinds())
-      for (heap::size_dist d : heap::all_size_dists())
-        list.push_back(
-            {fmt::format("{}_{}", heap::to_string(k), heap::to_string(d)), describe(k, d), k, d});
+    for (heap::touch_mode t : {heap::touch_mode::once, heap::touch_mode::every_page})
+      for (heap::kernel_kind k : heap::all_kernel_kinds())
+        for (heap::size_dist d : heap::all_size_dists())
+          list.push_back({fmt::format("{}_{}{}", heap::to_string(k), heap::to_string(d),
+                                      t == heap::touch_mode::once ? "" : "_pages"),
+                          describe(k, d, t), k, d, t});
     return list;
   }();
   return all;
@@ -57,9 +65,14 @@ const heap_workload* find_heap_workload(const std::string& name) {
 
 std::vector<std::string> heap_workload_family(const std::string& name) {
   std::vector<std::string> members;
-  if (!heap::parse_kernel_kind(name)) return members;
+  const std::string suffix = "_pages";
+  const bool pages = name.size() > suffix.size() &&
+                     name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const std::string kernel = pages ? name.substr(0, name.size() - suffix.size()) : name;
+  if (!heap::parse_kernel_kind(kernel)) return members;
+  const heap::touch_mode touch = pages ? heap::touch_mode::every_page : heap::touch_mode::once;
   for (const auto& w : heap_workload_registry())
-    if (heap::to_string(w.kernel) == name) members.push_back(w.name);
+    if (heap::to_string(w.kernel) == kernel && w.touch == touch) members.push_back(w.name);
   return members;
 }
 
