@@ -191,6 +191,7 @@ int run_batch_worker(const char* task_json_text) {
     json live;
     if (!prove_or_refuse(malloc, live)) return heap::worker_exit_refused;
     json document = {{"measured", true}, {"live_allocator", live}};
+    if (!live.value("ok", false)) document["sanitizer_allocator"] = true;  // see prove_or_refuse
     if (mode == "calibrate")
       document["calibration"] = calibration_json(calibrate_workload(workload, request.at("seed")));
     else
