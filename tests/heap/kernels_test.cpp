@@ -23,7 +23,7 @@ kernel_config with_touch(touch_mode t) {
 /// Counts the writes a policy-wrapped allocation received: allocate() hands out zeroed memory,
 /// deallocate() counts the non-zero bytes before freeing.
 struct write_counting_policy {
-  static constexpr const char* name = "write_counting";
+  [[maybe_unused]] static constexpr const char* name = "write_counting";
   static constexpr bool touches = true;
   static inline std::uint64_t nonzero_bytes = 0;
   static void* allocate(std::size_t bytes) {
