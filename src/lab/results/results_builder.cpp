@@ -89,20 +89,30 @@ json timing_json(const cell_measurement& c, std::size_t batch) {
           {"repetition_cv", c.repetition_cv}};
 }
 
-// Batch frame: parts concatenated (samples, per-repetition figures), counts kept per iteration.
-json batch_cell(const cell_spec& spec, const cell_records& rs) {
+// What every frame's cell starts from: its identity, its processes, the first process's proof and
+// exit facts, or those of the first process that has no number (whose status the cell takes).
+json cell_head(const cell_spec& spec, const cell_records& rs) {
   const measurement_record& first = *rs.parts.front();
   json cell = unmeasured_cell(spec.strategy, spec.malloc.label, first.status, first.reason);
   cell["processes"] = rs.parts.size();
   cell["live_allocator"] = first.live_allocator;
+  cell["worker"] = first.worker;
   cell["placement_twin"] = spec.copy_cliff_removed;
   if (const measurement_record* bad = rs.broken(); bad != nullptr) {
     cell["status"] = bad->status;
     cell["reason"] = or_null(bad->reason);
     cell["worker"] = bad->worker;
     if (!bad->live_allocator.is_null()) cell["live_allocator"] = bad->live_allocator;
-    if (bad->status != "not_applicable" || !bad->batch) return cell;
   }
+  return cell;
+}
+
+// Batch frame: parts concatenated (samples, per-repetition figures), counts kept per iteration.
+json batch_cell(const cell_spec& spec, const cell_records& rs) {
+  json cell = cell_head(spec, rs);
+  if (const measurement_record* bad = rs.broken();
+      bad != nullptr && (bad->status != "not_applicable" || !bad->batch))
+    return cell;
   cell_measurement merged;
   json residues = nullptr;  // the first process's: the counted pass runs in a fresh process
   std::size_t batch = 1;
@@ -215,17 +225,8 @@ json heap_memory(const std::vector<const heap_figures*>& parts) {
 
 // Heap frame: per-batch times summarised like a lab cell, ns per pair per repetition.
 json heap_cell(const cell_spec& spec, const cell_records& rs) {
-  const measurement_record& first = *rs.parts.front();
-  json cell = unmeasured_cell(spec.strategy, spec.malloc.label, first.status, first.reason);
-  cell["processes"] = rs.parts.size();
-  cell["live_allocator"] = first.live_allocator;
-  cell["worker"] = first.worker;
-  if (const measurement_record* bad = rs.broken(); bad != nullptr) {
-    cell["status"] = bad->status;
-    cell["reason"] = or_null(bad->reason);
-    cell["worker"] = bad->worker;
-    return cell;
-  }
+  json cell = cell_head(spec, rs);
+  if (rs.broken() != nullptr) return cell;
   cell_measurement timing;
   std::vector<const heap_figures*> parts;
   std::vector<double> pair_reps;
