@@ -3,6 +3,8 @@
 //     (ScheduleGivesEveryCellItsProcessesInRounds, FewRepetitionsUseFewerProcesses).
 //   heap workloads: seed 003's method and the page-touching variant by name
 //     (PageTouchingHeapWorkloadsAreNamedApart; the run itself: HeapTouchModesReachTheWorker).
+//   frames: implied by the workloads, or chosen with --frames (FramesComeFromTheWorkloadsOrFrom
+//     TheFramesOption).
 //   make_plan: cells of every frame, the placement twin and when it is left out, refused input
 //     (PlanBuildsCellsForEveryFrame, PlacementTwinOnlyBesidePlainGlibc, PlanRefusesBadInput).
 //   independence, end to end: a cell measured alone and inside a larger run agrees within the
@@ -75,6 +77,27 @@ TEST(Plan, PlanBuildsCellsForEveryFrame) {
   EXPECT_EQ(plan.cells[2].frame, frame::heap);
   EXPECT_EQ(plan.cells[2].strategy, "malloc");
   EXPECT_EQ(plan.schedule.size(), 3 * default_processes);
+}
+
+TEST(Plan, FramesComeFromTheWorkloadsOrFromTheFramesOption) {
+  run_request implied = request_for({"trade_batch", "fifo_lognormal"}, {"std"});
+  EXPECT_EQ(make_plan(implied, false).frames, (std::vector<frame>{frame::batch, frame::heap}));
+
+  run_request heap_only = request_for({}, {"std"});
+  heap_only.frames = {"heap"};
+  const run_plan heap_plan = make_plan(heap_only, false);
+  EXPECT_EQ(heap_plan.frames, std::vector<frame>{frame::heap});
+  EXPECT_TRUE(heap_plan.lab_workloads.empty());
+  EXPECT_FALSE(heap_plan.heap_workloads.empty());  // every heap workload
+  for (const cell_spec& c : heap_plan.cells) EXPECT_EQ(c.frame, frame::heap);
+
+  run_request not_measured = request_for({"trade_batch"}, {"std"});
+  not_measured.frames = {"heap"};
+  EXPECT_THROW(make_plan(not_measured, false), usage_error);
+  run_request unknown = request_for({"trade_batch"}, {"std"});
+  unknown.frames = {"batch", "nope"};
+  EXPECT_THROW(make_plan(unknown, false), usage_error);
+  EXPECT_EQ(frame_from_string(to_string(frame::heap)), frame::heap);
 }
 
 TEST(Plan, PageTouchingHeapWorkloadsAreNamedApart) {

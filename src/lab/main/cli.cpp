@@ -7,9 +7,11 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "executors/interrupt.hpp"
 #include "main/commands.hpp"
+#include "plan/plan.hpp"
 #include "serve/serve_command.hpp"
 #include "trace/trace_commands.hpp"
 
@@ -78,6 +80,12 @@ void add_measurement_options(CLI::App& command, run_request& request) {
       ->expected(1);
   command
       .add_option("--strategies", request.strategies, "Comma-separated strategies (default: all)")
+      ->expected(1);
+  command
+      .add_option("--frames", request.frames,
+                  "Comma-separated frames to measure in: " +
+                      fmt::format("{}", fmt::join(frame_names(), ", ")) +
+                      " (default: the frames the workloads belong to)")
       ->expected(1);
   command
       .add_option("--iterations", request.iterations,
@@ -189,7 +197,7 @@ int run_cli(int argc, char** argv) {
       print_or_throw(app.get_formatter()->make_help(&app, "", CLI::AppFormatMode::Normal));
       return 0;
     }
-    for (auto* list : {&request.workloads, &request.strategies, &request.mallocs})
+    for (auto* list : {&request.workloads, &request.strategies, &request.frames, &request.mallocs})
       split_commas(*list);
     if (run->parsed()) return execute_run(request);
     if (report->parsed()) return execute_report(results_path, output_path, html_path);

@@ -87,15 +87,102 @@ bool wants_placement_twin(const run_plan& plan, bool sanitized) {
 
 }  // namespace
 
-const char* to_string(frame f) {
-  switch (f) {
-    case frame::batch:
-      return "batch";
-    case frame::heap:
-      return "heap";
-  }
-  return "batch";
+namespace {
+
+void add_batch_cells(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs) {
+  for (const auto& w : plan.lab_workloads)
+    for (const auto& m : lab_mallocs)
+      for (const auto& s : plan.strategies)
+        plan.cells.push_back({w, s, m, frame::batch, m.label == plan.placement_twin});
 }
+
+void add_heap_cells(run_plan& plan, const std::vector<malloc_choice>&) {
+  for (const auto& w : plan.heap_workloads)
+    for (const auto& m : plan.mallocs) plan.cells.push_back({w, "malloc", m, frame::heap, false});
+}
+
+enum class workload_kind { lab, heap };
+
+// One row per frame: adding a frame adds a row here and an executor (executors/executor.cpp).
+struct frame_entry {
+  frame id;
+  const char* name;
+  workload_kind measures;  // which half of --workloads the frame's cells come from
+  // Adds the frame's cells; `lab_mallocs` is plan.mallocs plus the placement twin, if any.
+  void (*add_cells)(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs);
+  std::size_t measurement_sizes::*repetitions;  // repetitions of each of its cells
+};
+
+const std::vector<frame_entry>& frame_table() {
+  static const std::vector<frame_entry> table = {
+      {frame::batch, "batch", workload_kind::lab, add_batch_cells, &measurement_sizes::repetitions},
+      {frame::heap, "heap", workload_kind::heap, add_heap_cells,
+       &measurement_sizes::heap_repetitions},
+  };
+  return table;
+}
+
+const frame_entry& entry_of(frame f) {
+  for (const auto& e : frame_table())
+    if (e.id == f) return e;
+  return frame_table().front();
+}
+
+}  // namespace
+
+const char* to_string(frame f) {
+  return entry_of(f).name;
+}
+
+std::vector<std::string> frame_names() {
+  std::vector<std::string> names;
+  for (const auto& e : frame_table()) names.push_back(e.name);
+  return names;
+}
+
+frame frame_from_string(const std::string& name) {
+  for (const auto& e : frame_table())
+    if (name == e.name) return e.id;
+  throw usage_error(
+      fmt::format("unknown frame '{}'; valid frames: {}", name, join_names(frame_names())));
+}
+
+bool has_frame(const run_plan& plan, frame f) {
+  return std::find(plan.frames.begin(), plan.frames.end(), f) != plan.frames.end();
+}
+
+namespace {
+
+bool measured_by_frames(const run_plan& plan, workload_kind kind) {
+  return std::any_of(plan.frames.begin(), plan.frames.end(),
+                     [&](frame f) { return entry_of(f).measures == kind; });
+}
+
+// --frames, or else the frames the requested workloads belong to. A chosen frame with no workload
+// of its kind named measures all of them; a named workload no chosen frame measures is an error.
+void choose_frames(run_plan& plan, const run_request& request) {
+  refuse_empty_names(request.frames, "--frames");
+  for (const auto& name : request.frames) frame_from_string(name);
+  for (const auto& e : frame_table()) {
+    const auto& names = e.measures == workload_kind::lab ? plan.lab_workloads : plan.heap_workloads;
+    const bool asked =
+        std::find(request.frames.begin(), request.frames.end(), e.name) != request.frames.end();
+    if (request.frames.empty() ? !names.empty() : asked) plan.frames.push_back(e.id);
+  }
+  if (request.frames.empty()) return;
+  for (const workload_kind kind : {workload_kind::lab, workload_kind::heap}) {
+    auto& names = kind == workload_kind::lab ? plan.lab_workloads : plan.heap_workloads;
+    const bool measured = measured_by_frames(plan, kind);
+    if (!measured && !request.workloads.empty() && !names.empty())
+      throw usage_error(fmt::format("workload '{}' is not measured by any frame in --frames {}",
+                                    names.front(), join_names(request.frames)));
+    if (!measured) names.clear();
+    if (measured && names.empty() && kind == workload_kind::heap)
+      for (const auto& h : heap_workload_registry()) names.push_back(h.name);
+  }
+}
+
+}  // namespace
 
 workload_selection split_workloads(const std::vector<std::string>& requested) {
   workload_selection chosen;
@@ -155,6 +242,7 @@ run_plan make_plan(const run_request& request, bool sanitized) {
   const workload_selection workloads = split_workloads(request.workloads);
   plan.lab_workloads = workloads.lab;
   plan.heap_workloads = workloads.heap;
+  choose_frames(plan, request);
   plan.strategies = select(request.strategies, strategy_registry(), "strategy", "strategies");
   plan.mallocs = resolve_mallocs(request.mallocs, sanitized);
   plan.sizes = resolve_sizes(request);
@@ -174,18 +262,11 @@ run_plan make_plan(const run_request& request, bool sanitized) {
     plan.placement_twin = twin.label;
     lab_mallocs.push_back(std::move(twin));
   }
-  for (const auto& w : plan.lab_workloads)
-    for (const auto& m : lab_mallocs)
-      for (const auto& s : plan.strategies)
-        plan.cells.push_back({w, s, m, frame::batch, m.label == plan.placement_twin});
-  for (const auto& w : plan.heap_workloads)
-    for (const auto& m : plan.mallocs) plan.cells.push_back({w, "malloc", m, frame::heap, false});
+  for (const frame f : plan.frames) entry_of(f).add_cells(plan, lab_mallocs);
 
-  // Batch and heap cells have their own repetition counts; both get the same processes.
   std::vector<std::size_t> repetitions;
   for (const cell_spec& c : plan.cells)
-    repetitions.push_back(c.frame == frame::batch ? plan.sizes.repetitions
-                                                  : plan.sizes.heap_repetitions);
+    repetitions.push_back(plan.sizes.*entry_of(c.frame).repetitions);
   plan.schedule = interleaved_schedule(repetitions, plan.sizes.processes, request.seed);
   return plan;
 }

@@ -14,12 +14,17 @@
 
 namespace alloclab::lab {
 
-// A frame is how a cell is measured; each frame has one executor (src/lab/executors/).
+// A frame is how a cell is measured; each frame has one executor (src/lab/executors/) and one
+// entry in plan.cpp's frame table (its name, and which cells it adds to a plan).
 enum class frame {
   batch,  // a lab workload's iterations in a loop, in a fresh worker process
   heap    // a heap-study kernel (seed 003) under the process-wide malloc, in a fresh worker
 };
 const char* to_string(frame f);
+// The frame named `name` (as --frames spells it); throws usage_error listing the valid names.
+frame frame_from_string(const std::string& name);
+// Every frame's name, in table order.
+std::vector<std::string> frame_names();
 
 struct cell_spec {
   std::string workload;
@@ -50,6 +55,7 @@ struct measurement_sizes {
 };
 
 struct run_plan {
+  std::vector<frame> frames;                // the frames that have cells, table order
   std::vector<std::string> lab_workloads;   // batch frame, registry order
   std::vector<std::string> heap_workloads;  // heap frame, registry order
   std::vector<std::string> strategies;      // batch frame, registry order
@@ -85,6 +91,9 @@ struct workload_selection {
   std::vector<std::string> heap;
 };
 workload_selection split_workloads(const std::vector<std::string>& requested);
+
+// True when the plan measures frame `f`.
+bool has_frame(const run_plan& plan, frame f);
 
 // Validates everything and builds the cells and the schedule; throws usage_error.
 // `sanitized`: this binary runs under AddressSanitizer (only plain glibc, no heap frame).

@@ -18,6 +18,7 @@ class usage_error : public std::runtime_error {
 struct run_request {
   std::vector<std::string> workloads;   // empty: all lab workloads
   std::vector<std::string> strategies;  // empty: all
+  std::vector<std::string> frames;      // --frames; empty: the frames the workloads belong to
   std::optional<std::size_t> iterations;
   std::optional<std::size_t> repetitions;
   std::uint64_t seed = 42;
