@@ -10,6 +10,8 @@
 //     (AnyOfSeveralMallocs..., HighestCost..., ReturnsMemory..., HeapClaimsNeedTheSeedsScale).
 //   lowest-figure claims, with the U test between the two lowest (LowestFigureClaims).
 //   the seed claims file (TheSeedClaimsFileIsWellFormed).
+//   numbers for charts: accepted range and estimates as numbers
+//     (ARatioVerdictCarriesItsRangeAndEstimateAsNumbers).
 #include <gtest/gtest.h>
 
 #include "results/claims.hpp"
@@ -78,6 +80,26 @@ TEST(Claims, RatioInsideToleranceIsReproduced) {
 TEST(Claims, RatioOutsideToleranceIsRefuted) {
   EXPECT_EQ(verdict_of(results, claim("fast", "speedup_p50", 0.3)), "refuted");  // "3x slower"
   EXPECT_EQ(verdict_of(results, claim("fast", "cv_ratio", 3.0)), "refuted");     // measured 0.5
+}
+
+TEST(Claims, ARatioVerdictCarriesItsRangeAndEstimateAsNumbers) {
+  const json v =
+      judge_claims(results, json{{"claims", json::array({claim("fast", "speedup_p50", 2.1, 0.2)})}})
+          .at(0);
+  EXPECT_NEAR(v.at("accepted").at("low").get<double>(), 2.1 / 1.2, 1e-9);
+  EXPECT_NEAR(v.at("accepted").at("high").get<double>(), 2.1 * 1.2, 1e-9);
+  ASSERT_EQ(v.at("estimates").size(), 1u);
+  const json& e = v.at("estimates").at(0);
+  EXPECT_EQ(e.at("malloc"), "glibc");
+  EXPECT_NEAR(e.at("value").get<double>(), 2.0, 0.05);  // 200 ns vs 100 ns
+  EXPECT_LE(e.at("low").get<double>(), e.at("value").get<double>());
+  EXPECT_GE(e.at("high").get<double>(), e.at("value").get<double>());
+
+  const json missing =
+      judge_claims(results, json{{"claims", json::array({claim("absent", "speedup_p50", 2.0)})}})
+          .at(0);
+  EXPECT_TRUE(missing.at("accepted").is_null());
+  EXPECT_TRUE(missing.at("estimates").empty());
 }
 
 TEST(Claims, ARefutedRatioSaysHowItMissed) {

@@ -101,9 +101,10 @@ TEST_F(ReportHtml, RendersEveryChartInChromiumWithoutRequests) {
        at = dom.find("class=\"chart\"", at + 1))
     ++containers;
   EXPECT_EQ(std::to_string(containers), figures);
-  // Heat map, one latency chart per lab workload, heap study and placement (claims: when measured).
+  // Heat map, one latency chart per lab workload, request sizes, heap study and placement
+  // (claims: when measured).
   std::vector<std::string> expected = {"chart-headline", "chart-latency-vector_push",
-                                       "chart-latency-trade_batch"};
+                                       "chart-latency-trade_batch", "chart-size-histograms"};
   if (!alloclab::build::sanitized)
     expected.insert(expected.end(), {"chart-heap-study", "chart-placement"});
   for (const std::string& id : expected)

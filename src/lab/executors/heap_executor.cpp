@@ -39,6 +39,7 @@ heap_figures figures_from(const json& result, std::size_t iterations) {
   f.peak_live_bytes = result.at("peak_live_bytes");
   f.total_bytes_per_repetition = result.at("total_bytes_per_rep");
   f.checksum = result.at("checksum");
+  f.size_histogram_log2 = result.at("size_histogram_log2").get<std::vector<std::uint64_t>>();
   f.noop_batch_p50_ns = result.at("noop_batch_ns").value("p50", 0.0);
   f.memory = result.at("memory");
   return f;

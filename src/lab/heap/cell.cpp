@@ -12,6 +12,7 @@
 #include <alloclab/memory_budget.hpp>
 
 #include "heap/memory.hpp"
+#include "stats/log2_histogram.hpp"
 
 namespace alloclab::heap {
 
@@ -179,6 +180,7 @@ json to_json(const cell_result& r) {
       {"peak_live_bytes", r.peak_live_bytes},
       {"total_bytes_per_rep", r.total_bytes_per_rep},
       {"checksum", r.checksum},
+      {"size_histogram_log2", r.size_histogram_log2},
       {"batch_ns", summary(r.batch_ns, r.spec.config.batch, r.spec.keep_samples)},
       {"noop_batch_ns", summary(r.noop_batch_ns, r.spec.config.batch, r.spec.keep_samples)},
       {"memory", json{{"baseline_rss_bytes", m.baseline_rss_bytes},
@@ -217,6 +219,7 @@ cell_result run_cell(const cell_spec& spec) {
   const std::vector<std::uint32_t> sizes =
       make_sizes(spec.dist, std::min(wanted, max_precomputed_sizes), spec.seed, spec.dist_params);
   validate_kernel_args(sizes, spec.config);
+  r.size_histogram_log2 = lab::trimmed_counts(lab::histogram_of(sizes));
   r.batch_ns.reserve(spec.iterations * spec.repetitions);
   r.noop_batch_ns.reserve(spec.iterations * spec.repetitions);
   // Nothing this function keeps may be allocated between the runs: a small block left at the

@@ -88,6 +88,7 @@ struct cell_result {
   std::uint64_t checksum = 0;    ///< identical in every repetition (checked)
   std::vector<double> batch_ns;  ///< malloc runs, all repetitions, raw per-batch ns
   std::vector<double> noop_batch_ns;
+  std::vector<std::uint64_t> size_histogram_log2;  ///< the sizes drawn (stats/log2_histogram)
   memory_figures memory;
 };
 

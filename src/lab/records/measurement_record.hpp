@@ -32,6 +32,7 @@ struct heap_figures {
   std::uint64_t peak_live_bytes = 0;
   std::uint64_t total_bytes_per_repetition = 0;
   std::uint64_t checksum = 0;
+  std::vector<std::uint64_t> size_histogram_log2;  // the kernel's sizes (stats/log2_histogram)
   double noop_batch_p50_ns = 0;
   nlohmann::json memory;  // the worker's memory figures (heap::memory_figures as JSON)
 };
@@ -57,7 +58,7 @@ NLOHMANN_JSON_SERIALIZE_ENUM(cell_status, {{cell_status::ok, "ok"},
                                            {cell_status::not_applicable, "not_applicable"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(workload_footprint, allocations, bytes_requested, peak_bytes,
                                    peak_blocks, largest_request, monotonic_footprint,
-                                   suggested_arena_bytes)
+                                   suggested_arena_bytes, size_histogram_log2)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(clock_profile, overhead_ns, resolution_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(cell_measurement, strategy, status, reason, warning, samples_ns,
                                    repetition_medians_ns, repetition_p99_ns, repetition_means_ns,
@@ -68,7 +69,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(cell_measurement, strategy, status, reason, w
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(batch_figures, batch_size, footprint, cell)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(heap_figures, iterations_per_repetition, batch_ns,
                                    ns_per_pair_reps, pairs_per_repetition, peak_live_bytes,
-                                   total_bytes_per_repetition, checksum, noop_batch_p50_ns, memory)
+                                   total_bytes_per_repetition, checksum, size_histogram_log2,
+                                   noop_batch_p50_ns, memory)
 
 // Worker -> parent transport (not results JSON). Throws nlohmann::json::exception on a
 // document that is not a record.

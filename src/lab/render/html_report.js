@@ -238,6 +238,41 @@
         });
   }
 
+  // Seed 003's figure: share of requests per power-of-two size band. Workloads that drew the same
+  // sizes (a heap distribution under several kernels) share one series.
+  function sizeHistograms() {
+    const series = new Map();
+    data.workloads.forEach((w) => {
+      if (!w.size_histogram || !w.size_histogram.bands.length) return;
+      const key = JSON.stringify(w.size_histogram.bands);
+      if (!series.has(key)) series.set(key, { names: [], bands: w.size_histogram.bands });
+      series.get(key).names.push(w.name);
+    });
+    if (!series.size) return;
+    const width = Math.max(...[...series.values()].map((s) => s.bands.length));
+    const bandText = (k) => k < 10 ? `${2 ** k} B` : k < 20 ? `${2 ** (k - 10)} KiB` : `${2 ** (k - 20)} MiB`;
+    const labels = Array.from({ length: width }, (_, k) => bandText(k));
+    const datasets = [...series.values()].map((s, i) => {
+      const total = s.bands.reduce((a, b) => a + b, 0);
+      return {
+        label: s.names.length > 2 ? `${s.names[0]} (+${s.names.length - 1} with the same sizes)`
+                                  : s.names.join(', '),
+        data: labels.map((_, k) => 100 * (s.bands[k] || 0) / total),
+        backgroundColor: palette[i % palette.length],
+      };
+    });
+    add('size-histograms', 'Request sizes: share of requests per power-of-two band (seed 003\'s figure)',
+        'Bar k: requests of at least the band\'s size and less than twice it. Lab workloads: one ' +
+        'iteration counted by a tracking pass over std; heap study: the sizes each kernel drew.',
+        320, {
+          type: 'bar',
+          data: { labels, datasets },
+          options: { plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
+                     scales: { x: { title: { display: true, text: 'request size, from' } },
+                               y: { title: { display: true, text: '% of requests' } } } },
+        });
+  }
+
   // Horizontal interval chart: per row, floating bars [low, high] and points at values.
   function intervalChart(id, title, caption, rows, sets, axisTitle) {
     add(id, title, caption, 80 + rows.length * 36, {
@@ -280,23 +315,21 @@
                   ], 'speedup over std (log scale)');
   }
 
-  // The claims carry their figures as text ("1.27x [1.10, 1.40]", "accepted 1.17-1.68").
+  // Each judged ratio claim carries its accepted range and one estimate per malloc judged.
   function seedClaims() {
     const rows = [], accepted = [], measured = [], colors = [], values = [];
     (data.claims || []).forEach((c) => {
-      const range = /accepted ([0-9.]+)-([0-9.]+)/.exec(c.detail || '');
-      if (!range) return;
-      const found = /(?:([\w.:+-]+) )?([0-9.]+)x \[([0-9.]+), ([0-9.]+)\]/g;
-      let m;
-      while ((m = found.exec(c.measured || '')) !== null) {
-        const row = `${c.id}${m[1] ? ' @ ' + m[1] : ''}: ${c.verdict}`;
+      if (!c.accepted) return;
+      (c.estimates || []).forEach((e) => {
+        if (e.low === null || e.high === null) return;
+        const row = `${c.id}${e.malloc !== 'glibc' ? ' @ ' + e.malloc : ''}: ${c.verdict}`;
         rows.push(row);
-        accepted.push([Number(range[1]), Number(range[2])]);
-        measured.push([Number(m[3]), Number(m[4])]);
-        values.push({ x: Number(m[2]), y: row });
+        accepted.push([c.accepted.low, c.accepted.high]);
+        measured.push([e.low, e.high]);
+        values.push({ x: e.value, y: row });
         colors.push(c.verdict === 'reproduced' ? css('--good') : c.verdict === 'refuted' ? css('--bad')
                                                                                         : css('--neutral'));
-      }
+      });
     });
     if (!rows.length) return;
     intervalChart('claims', 'Seed claims: measured interval against the accepted range',
@@ -333,7 +366,8 @@
                   ], 'B ÷ A (log scale)');
   }
 
-  const charts = [headlineHeatMap, latencyDistributions, heapStudy, placement, seedClaims, comparison];
+  const charts = [headlineHeatMap, latencyDistributions, heapStudy, sizeHistograms, placement, seedClaims,
+                  comparison];
   charts.forEach((chart) => chart());
   body.setAttribute('data-charts-total', String(list.querySelectorAll('figure.chart').length));
   body.setAttribute('data-resource-requests', String(performance.getEntriesByType('resource').length));

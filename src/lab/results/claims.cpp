@@ -33,6 +33,8 @@ struct outcome {
   std::string verdict;
   std::string measured;
   std::string detail;
+  json accepted = nullptr;         // {low, high}: the ratio range the claim accepts
+  json estimates = json::array();  // {malloc, value, low, high}: what the run measured
 };
 
 std::string malloc_of(const json& cell) {
@@ -142,6 +144,17 @@ std::string verdict_of(const ratio_estimate& r, const accepted_range& range) {
   return inconclusive;
 }
 
+json range_json(const accepted_range& range) {
+  return {{"low", range.low}, {"high", range.high}};
+}
+
+json estimate_json(const ratio_estimate& r, const std::string& malloc) {
+  return {{"malloc", malloc},
+          {"value", r.value},
+          {"low", r.range.valid() ? json(r.range.low) : json(nullptr)},
+          {"high", r.range.valid() ? json(r.range.high) : json(nullptr)}};
+}
+
 std::string estimate_text(const ratio_estimate& r) {
   return r.range.valid()
              ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r.value, r.range.low, r.range.high)
@@ -169,12 +182,14 @@ outcome judge_ratio(const json& results, const json& claim) {
       "claimed {}, accepted {:.2f}-{:.2f}; {:.0f}% interval over "
       "repetitions",
       claim.at("claimed").dump(), range.low, range.high, 100 * interval_confidence);
+  const json estimates = json::array(
+      {estimate_json(*measured, claim.value("candidate_malloc", std::string("glibc")))});
   if (const std::string small = too_small(results, *measured, metric); !small.empty())
-    return {too_few, estimate_text(*measured), detail + "; " + small};
+    return {too_few, estimate_text(*measured), detail + "; " + small, range_json(range), estimates};
   const std::string verdict = verdict_of(*measured, range);
   if (verdict == refuted) detail += "; measured " + miss_direction(measured->value, range);
   if (verdict == inconclusive) detail += "; the interval straddles the accepted range";
-  return {verdict, estimate_text(*measured), detail};
+  return {verdict, estimate_text(*measured), detail, range_json(range), estimates};
 }
 
 // "Some candidate malloc is N x better than the baseline": each of `candidate_mallocs` that this
@@ -183,6 +198,7 @@ outcome judge_any_malloc(const json& results, const json& claim) {
   const accepted_range range = accepted(claim);
   std::string measured, outside;
   std::vector<std::string> inside, missing;
+  json estimates = json::array();
   bool undecided = false;
   for (const auto& m : claim.at("candidate_mallocs")) {
     json one = claim;
@@ -195,6 +211,7 @@ outcome judge_any_malloc(const json& results, const json& claim) {
     if (o.verdict == inconclusive) undecided = true;
     measured +=
         fmt::format("{}{} {}", measured.empty() ? "" : ", ", m.get<std::string>(), o.measured);
+    for (const json& e : o.estimates) estimates.push_back(e);
     if (o.verdict == reproduced) inside.push_back(m.get<std::string>());
   }
   if (measured.empty()) {
@@ -211,7 +228,10 @@ outcome judge_any_malloc(const json& results, const json& claim) {
       inside.empty() ? std::string("none") : fmt::format("{}", fmt::join(inside, ", ")));
   if (!missing.empty()) detail += fmt::format("; not measured: {}", fmt::join(missing, ", "));
   if (claim.contains("note")) detail += "; " + claim.at("note").get<std::string>();
-  return {!inside.empty() ? reproduced : undecided ? inconclusive : refuted, measured, detail};
+  return {!inside.empty() ? reproduced
+          : undecided     ? inconclusive
+                          : refuted,
+          measured, detail, range_json(range), estimates};
 }
 
 // "Workload X costs the most per pair": under every malloc that measured all of `among_workloads`.
@@ -440,6 +460,8 @@ json judge_claims(const json& results, const json& claims) {
                         {"metric", claim.value("metric", "")},
                         {"verdict", o.verdict},
                         {"measured", o.measured},
+                        {"accepted", o.accepted},
+                        {"estimates", o.estimates},
                         {"detail", o.detail}});
   }
   return verdicts;

@@ -280,6 +280,14 @@ json calibrations_of(const run_records& run) {
   return batch.value("calibrations", json::object());
 }
 
+// Seed 003's figure for a workload: requests per log2 size band, or null.
+json size_histogram_json(const std::vector<std::uint64_t>& bands, const char* source) {
+  if (bands.empty()) return nullptr;
+  return {{"bands", bands},
+          {"band_rule", "band k counts request sizes in [2^k, 2^(k+1)) bytes; band 0 also 0"},
+          {"source", source}};
+}
+
 json lab_workload(const std::string& name, const run_plan& plan, const run_records& run,
                   json cells) {
   const workload_entry* entry = find_workload(name);
@@ -296,6 +304,12 @@ json lab_workload(const std::string& name, const run_plan& plan, const run_recor
       {"batch_size", batch},
       {"batched", batch > 1},
       {"footprint", calibration.is_null() ? json(nullptr) : calibration.at("footprint")},
+      {"size_histogram",
+       calibration.is_null()
+           ? json(nullptr)
+           : size_histogram_json(calibration.at("footprint")
+                                     .value("size_histogram_log2", std::vector<std::uint64_t>{}),
+                                 "one iteration's requests, counted by a tracking pass over std")},
       {"heap_spec", nullptr},
       {"baseline", {{"strategy", baseline_strategy}, {"malloc", plan.mallocs.front().label}}},
       {"cells", std::move(cells)}};
@@ -338,8 +352,15 @@ json heap_spec_json(const heap_workload& w, const run_plan& plan) {
   return j;
 }
 
+// The sizes every cell of a heap workload drew (the same seed): from its first measured process.
+std::vector<std::uint64_t> heap_sizes(const std::vector<const cell_records*>& cells) {
+  for (const auto* c : cells)
+    if (c->broken() == nullptr) return c->parts.front()->heap->size_histogram_log2;
+  return {};
+}
+
 json heap_workload_entry(const std::string& name, const run_plan& plan, json cells,
-                         const std::string& checksum) {
+                         const std::string& checksum, const std::vector<std::uint64_t>& sizes) {
   const heap_workload& w = *find_heap_workload(name);
   return {{"name", name},
           {"description", w.description},
@@ -349,6 +370,7 @@ json heap_workload_entry(const std::string& name, const run_plan& plan, json cel
           {"batch_size", 1},
           {"batched", false},
           {"footprint", nullptr},
+          {"size_histogram", size_histogram_json(sizes, "the kernel's precomputed request sizes")},
           {"heap_spec", heap_spec_json(w, plan)},
           {"baseline", {{"strategy", "malloc"}, {"malloc", plan.mallocs.front().label}}},
           {"cells", std::move(cells)}};
@@ -570,7 +592,8 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
   for (const std::string& name : plan.heap_workloads) {
     auto [cells, records] = cells_of(name, frame::heap);
     const std::string checksum = heap_checksum(records, cells);
-    workloads.push_back(heap_workload_entry(name, plan, std::move(cells), checksum));
+    workloads.push_back(
+        heap_workload_entry(name, plan, std::move(cells), checksum, heap_sizes(records)));
   }
   for (auto& w : workloads) {
     add_comparisons(w, power);

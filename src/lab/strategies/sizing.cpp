@@ -4,6 +4,8 @@
 
 #include <alloclab/tracking_resource.hpp>
 
+#include "stats/log2_histogram.hpp"
+
 namespace alloclab::lab {
 namespace {
 
@@ -16,6 +18,13 @@ class tracking_source final : public iteration_source {
  private:
   std::pmr::memory_resource* resource_;
 };
+
+// tracking_resource counts by bit width (bucket b: [2^(b-1), 2^b)); results use log2 bands.
+log2_histogram to_log2_bands(const alloclab::tracking_resource::histogram_type& by_width) {
+  log2_histogram bands{};
+  for (std::size_t b = 0; b < by_width.size(); ++b) bands[b == 0 ? 0 : b - 1] += by_width[b];
+  return bands;
+}
 
 }  // namespace
 
@@ -33,6 +42,7 @@ workload_footprint measure_footprint(const workload_entry& workload, const void*
   f.largest_request = counter.largest_request();
   f.monotonic_footprint = tracker.monotonic_footprint();
   f.suggested_arena_bytes = tracker.suggested_arena_size(arena_margin);
+  f.size_histogram_log2 = trimmed_counts(to_log2_bands(tracker.histogram()));
   return f;
 }
 

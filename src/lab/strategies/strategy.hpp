@@ -14,13 +14,14 @@ namespace alloclab::lab {
 
 // What one iteration of a workload asks of its allocator, measured by a tracking pass.
 struct workload_footprint {
-  std::size_t allocations = 0;            // requests per iteration
-  std::size_t bytes_requested = 0;        // their sum
-  std::size_t peak_bytes = 0;             // most bytes live at once
-  std::size_t peak_blocks = 0;            // most blocks live at once
-  std::size_t largest_request = 0;        // biggest single request
-  std::size_t monotonic_footprint = 0;    // bytes a bump arena consumes, padding included
-  std::size_t suggested_arena_bytes = 0;  // footprint + margin: what arena strategies get
+  std::size_t allocations = 0;                     // requests per iteration
+  std::size_t bytes_requested = 0;                 // their sum
+  std::size_t peak_bytes = 0;                      // most bytes live at once
+  std::size_t peak_blocks = 0;                     // most blocks live at once
+  std::size_t largest_request = 0;                 // biggest single request
+  std::size_t monotonic_footprint = 0;             // bytes a bump arena consumes, padding included
+  std::size_t suggested_arena_bytes = 0;           // footprint + margin: what arena strategies get
+  std::vector<std::uint64_t> size_histogram_log2;  // requests per size band (stats/log2_histogram)
 };
 
 // How the runner must treat a strategy's upstream fallbacks.

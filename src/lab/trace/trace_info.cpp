@@ -13,10 +13,6 @@
 
 namespace alloclab::trace {
 
-std::size_t log2_bucket(std::uint64_t value) noexcept {
-  return value == 0 ? 0 : static_cast<std::size_t>(63 - __builtin_clzll(value));
-}
-
 namespace {
 
 struct live_block {

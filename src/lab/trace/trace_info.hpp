@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "stats/log2_histogram.hpp"
 #include "trace/trace_reader.hpp"
 
 namespace alloclab::trace {
 
-/// Bucket k holds values in [2^k, 2^(k+1)); bucket 0 also holds 0.
-using log2_histogram = std::array<std::uint64_t, 65>;
-std::size_t log2_bucket(std::uint64_t value) noexcept;
+using lab::log2_bucket;
+using lab::log2_histogram;
 
 struct thread_summary {
   std::uint32_t thread = 0;
