@@ -4,10 +4,7 @@
 //
 // | member / property                         | test case                                         |
 // |-------------------------------------------|---------------------------------------------------|
-// | allocate / deallocate, reuse on one thread | reuses_the_most_recently_freed_block_of_a_class   |
-// | alignment rule, GCC bug 118681 grid        | gcc_bug_118681_grid_is_aligned_and_distinct       |
-// | oversize forwarded + counted / thrown      | oversize_requests_are_forwarded_and_counted,      |
-// |                                            | oversize_requests_throw_under_throw_policy        |
+// | reuse, GCC bug 118681 grid, oversize forwarded or thrown: multipool_family_test.cpp      |
 // | class_of, class_stats, segment_size        | class_stats_sum_every_thread                      |
 // | zero bytes, bad alignment                  | zero_bytes_and_bad_alignment                      |
 // | per-thread caches                          | each_thread_allocates_from_its_own_segments       |
@@ -92,66 +89,6 @@ class parked_thread {
   bool stopping_ = false;
   std::thread worker_;
 };
-
-TEST(concurrent_multipool_resource, reuses_the_most_recently_freed_block_of_a_class) {
-  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
-  void* a = pool.allocate(40, 8);
-  void* b = pool.allocate(40, 8);
-  pool.deallocate(a, 40, 8);
-  EXPECT_EQ(pool.allocate(33, 8), a);
-  pool.deallocate(a, 33, 8);
-  pool.deallocate(b, 40, 8);
-}
-
-TEST(concurrent_multipool_resource, gcc_bug_118681_grid_is_aligned_and_distinct) {
-  checked_resource upstream{std::pmr::new_delete_resource()};
-  {
-    concurrent_multipool_resource pool{&upstream};
-    std::vector<std::pair<void*, std::pair<std::size_t, std::size_t>>> live;
-    for (int round = 0; round < 50; ++round) {
-      for (std::size_t size : {9, 12, 24, 40, 48, 56, 72}) {
-        for (std::size_t alignment : {8, 16, 32, 64}) {
-          void* p = pool.allocate(size, alignment);
-          ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % alignment, 0u)
-              << "size " << size << " alignment " << alignment;
-          std::memset(p, static_cast<int>(live.size() & 0xff), size);
-          live.push_back({p, {size, alignment}});
-        }
-      }
-    }
-    for (std::size_t i = 0; i < live.size(); ++i) {
-      const auto* bytes = static_cast<const unsigned char*>(live[i].first);
-      for (std::size_t j = 0; j < live[i].second.first; ++j)
-        ASSERT_EQ(bytes[j], i & 0xff) << "block " << i << " was overwritten";
-    }
-    EXPECT_EQ(pool.oversize_allocations(), 0u);
-    for (const auto& [p, request] : live) pool.deallocate(p, request.first, request.second);
-  }
-  EXPECT_EQ(upstream.blocks_in_use(), 0u);
-  EXPECT_EQ(upstream.total_misuses(), 0u) << upstream.last_misuse();
-}
-
-TEST(concurrent_multipool_resource, oversize_requests_are_forwarded_and_counted) {
-  tracking_resource upstream;
-  concurrent_multipool_resource pool{&upstream, {1024}};
-  EXPECT_EQ(pool.max_block_size(), 1024u);
-  void* big = pool.allocate(1025, 8);
-  void* aligned = pool.allocate(8, 2048);
-  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(aligned) % 2048, 0u);
-  EXPECT_EQ(pool.oversize_allocations(), 2u);
-  EXPECT_EQ(upstream.blocks().current, 2u);
-  pool.deallocate(big, 1025, 8);
-  pool.deallocate(aligned, 8, 2048);
-  EXPECT_EQ(upstream.blocks().current, 0u);
-}
-
-TEST(concurrent_multipool_resource, oversize_requests_throw_under_throw_policy) {
-  concurrent_multipool_options options;
-  options.oversize = oversize_policy::throw_bad_alloc;
-  concurrent_multipool_resource pool{std::pmr::new_delete_resource(), options};
-  EXPECT_THROW((void)pool.allocate(4097, 8), multipool_exhausted);
-  EXPECT_EQ(pool.oversize_allocations(), 0u);
-}
 
 TEST(concurrent_multipool_resource, class_stats_sum_every_thread) {
   concurrent_multipool_resource pool{std::pmr::new_delete_resource()};

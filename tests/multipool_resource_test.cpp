@@ -3,14 +3,12 @@
 //
 // | member / property                        | test case                                          |
 // |------------------------------------------|----------------------------------------------------|
-// | allocate / deallocate (fast path, reuse) | reuses_the_most_recently_freed_block_of_a_class     |
+// | allocate / deallocate, reuse, GCC bug 118681 grid, oversize forwarded or thrown:           |
+// |   multipool_family_test.cpp (typed over both multipools)                                   |
 // | class grid, worst-case waste             | every_size_lands_in_the_smallest_class_that_holds_it |
-// | alignment rule, GCC bug 118681 grid      | gcc_bug_118681_grid_is_aligned_and_distinct        |
 // | alignment up to max_block_size pooled    | alignment_up_to_the_largest_class_stays_pooled     |
 // | chunks from upstream, growth, release()  | takes_growing_chunks_and_returns_them_on_release   |
 // | caller buffer with hard capacity         | fixed_buffer_throws_when_full_and_release_resets_it |
-// | oversize forwarded + counted / thrown    | oversize_requests_are_forwarded_and_counted,       |
-// |                                          | oversize_requests_throw_under_throw_policy         |
 // | max_block_size normalisation             | max_block_size_is_rounded_up_to_a_class            |
 // | class_of, class_count, class_stats       | class_stats_follow_in_use_and_free_blocks          |
 // | zero-byte requests, bad alignment        | zero_bytes_get_a_distinct_block, non_power_of_two_alignment_throws |
@@ -33,16 +31,6 @@ namespace {
 
 using namespace alloclab;
 
-TEST(multipool_resource, reuses_the_most_recently_freed_block_of_a_class) {
-  multipool_resource pool{std::pmr::new_delete_resource()};
-  void* a = pool.allocate(40, 8);
-  void* b = pool.allocate(40, 8);
-  pool.deallocate(a, 40, 8);
-  EXPECT_EQ(pool.allocate(33, 8), a);  // 33..40 share the 40-byte class
-  pool.deallocate(b, 40, 8);
-  EXPECT_NE(pool.allocate(48, 8), b);  // another class
-}
-
 TEST(multipool_resource, every_size_lands_in_the_smallest_class_that_holds_it) {
   multipool_resource pool{std::pmr::new_delete_resource(), multipool_options{std::size_t{1} << 20}};
   std::size_t previous_class_size = 0;
@@ -64,38 +52,6 @@ TEST(multipool_resource, every_size_lands_in_the_smallest_class_that_holds_it) {
     previous_class_size = block;
   }
   EXPECT_EQ(pool.class_count(), 64u);
-}
-
-TEST(multipool_resource, gcc_bug_118681_grid_is_aligned_and_distinct) {
-  checked_resource upstream{std::pmr::new_delete_resource()};
-  {
-    multipool_resource pool{&upstream};
-    struct block {
-      void* p;
-      std::size_t size, alignment;
-    };
-    std::vector<block> live;
-    for (int round = 0; round < 50; ++round) {
-      for (std::size_t size : {9, 12, 24, 40, 48, 56, 72}) {
-        for (std::size_t alignment : {8, 16, 32, 64}) {
-          void* p = pool.allocate(size, alignment);
-          ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % alignment, 0u)
-              << "size " << size << " alignment " << alignment;
-          std::memset(p, static_cast<int>(live.size() & 0xff), size);
-          live.push_back({p, size, alignment});
-        }
-      }
-    }
-    for (std::size_t i = 0; i < live.size(); ++i) {
-      const auto* bytes = static_cast<const unsigned char*>(live[i].p);
-      for (std::size_t j = 0; j < live[i].size; ++j)
-        ASSERT_EQ(bytes[j], i & 0xff) << "block " << i << " was overwritten";
-    }
-    EXPECT_EQ(pool.oversize_allocations(), 0u);
-    for (const block& b : live) pool.deallocate(b.p, b.size, b.alignment);
-  }
-  EXPECT_EQ(upstream.blocks_in_use(), 0u);
-  EXPECT_EQ(upstream.total_misuses(), 0u) << upstream.last_misuse();
 }
 
 TEST(multipool_resource, alignment_up_to_the_largest_class_stays_pooled) {
@@ -156,29 +112,6 @@ TEST(multipool_resource, fixed_buffer_throws_when_full_and_release_resets_it) {
   pool.release();
   EXPECT_EQ(pool.allocate(8, 8), static_cast<void*>(buffer));
   EXPECT_TRUE(pool.fixed_capacity());
-}
-
-TEST(multipool_resource, oversize_requests_are_forwarded_and_counted) {
-  tracking_resource upstream;
-  multipool_resource pool{&upstream, multipool_options{1024}};
-  EXPECT_EQ(pool.max_block_size(), 1024u);
-  void* big = pool.allocate(1025, 8);
-  void* aligned = pool.allocate(8, 2048);
-  EXPECT_EQ(pool.oversize_allocations(), 2u);
-  EXPECT_EQ(upstream.blocks().current, 2u);
-  pool.deallocate(big, 1025, 8);
-  pool.deallocate(aligned, 8, 2048);
-  EXPECT_EQ(upstream.blocks().current, 0u);
-}
-
-TEST(multipool_resource, oversize_requests_throw_under_throw_policy) {
-  multipool_options options;
-  options.oversize = oversize_policy::throw_bad_alloc;
-  multipool_resource pool{std::pmr::new_delete_resource(), options};
-  EXPECT_THROW((void)pool.allocate(4097, 8), multipool_exhausted);
-  EXPECT_EQ(pool.oversize_allocations(), 0u);
-  void* p = pool.allocate(4096, 8);
-  pool.deallocate(p, 4096, 8);
 }
 
 std::size_t normalized(std::size_t max_block_size) {

@@ -122,10 +122,7 @@ class concurrent_multipool_resource final
 
   // The class serving (bytes, alignment), or no_class for an oversize request.
   std::size_t class_of(std::size_t bytes, std::size_t alignment) const noexcept {
-    const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes ? bytes : 1, alignment);
-    if (rounded_minus_one >= max_block_size_ || !detail::is_power_of_two(alignment))
-      return no_class;
-    return detail::class_index_from_minus_one(rounded_minus_one);
+    return detail::pooled_class_of(bytes, alignment, max_block_size_);
   }
   std::size_t class_count() const noexcept { return class_count_; }
   // Summed over every thread's cache; chunks are segments.

@@ -84,7 +84,7 @@ struct multipool_class_stats {
 
 class multipool_resource : public detail::pmr_bridge<multipool_resource> {
  public:
-  static constexpr std::size_t no_class = static_cast<std::size_t>(-1);
+  static constexpr std::size_t no_class = detail::no_class;
 
   // Chunks from `upstream`, growing without bound.
   explicit multipool_resource(
@@ -139,10 +139,7 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
 
   // The class serving (bytes, alignment), or no_class for an oversize request.
   std::size_t class_of(std::size_t bytes, std::size_t alignment) const noexcept {
-    const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes ? bytes : 1, alignment);
-    if (rounded_minus_one >= max_block_size_ || !detail::is_power_of_two(alignment))
-      return no_class;
-    return detail::class_index_from_minus_one(rounded_minus_one);
+    return detail::pooled_class_of(bytes, alignment, max_block_size_);
   }
   std::size_t class_count() const noexcept { return class_count_; }
   // Walks the class's free list: O(free blocks), meant for diagnostics and tests.

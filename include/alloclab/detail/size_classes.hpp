@@ -73,6 +73,17 @@ inline constexpr std::size_t rounded_minus_one(std::size_t bytes, std::size_t al
   return ((bytes + alignment - 1) & ~(alignment - 1)) - 1;
 }
 
+inline constexpr std::size_t no_class = static_cast<std::size_t>(-1);
+
+// The class serving (bytes, alignment) in a pool whose largest class is `max_block_size`, or
+// no_class when the request is oversize or its alignment is not a power of two.
+inline constexpr std::size_t pooled_class_of(std::size_t bytes, std::size_t alignment,
+                                             std::size_t max_block_size) noexcept {
+  const std::size_t minus_one = rounded_minus_one(bytes ? bytes : 1, alignment);
+  if (minus_one >= max_block_size || !is_power_of_two(alignment)) return no_class;
+  return class_index_from_minus_one(minus_one);
+}
+
 // The largest class holding `requested`, within [8, 1 MiB].
 inline constexpr std::size_t normalized_max_block_size(std::size_t requested) noexcept {
   const std::size_t bounded = requested < smallest_class_step   ? smallest_class_step
