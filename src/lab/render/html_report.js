@@ -215,7 +215,8 @@
     if (!shown.length) return;
     const name = (w) => {
       const s = w.heap_spec || {};
-      return s.dist ? `${s.dist} · ${s.kernel}` : w.name;
+      if (!s.dist) return w.name;
+      return `${s.dist} · ${s.kernel}${s.touch === 'once' ? '' : ' · every page'}`;
     };
     const datasets = mallocs.map((m, i) => ({
       label: m,
@@ -227,8 +228,9 @@
     }));
     add('heap-study', 'Heap study: mean ns per malloc+free pair (seed 003; lower is better)',
         'Grouped by size distribution and kernel, one bar per malloc, log scale; the NOOP loop is ' +
-        'subtracted (a cost at or below it has no bar). Every block gets one write per page ' +
-        '(heap_spec.touch_stride), so the cost includes its page faults: see docs/heap-study.md.',
+        'subtracted (a cost at or below it has no bar). Seed 003\'s method writes each block once; ' +
+        'bars marked "every page" write every page of every block, so they include the page ' +
+        'faults the seed\'s method leaves out: see docs/heap-study.md.',
         360, {
           type: 'bar',
           data: { labels: shown.map(name), datasets },
