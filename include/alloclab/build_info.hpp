@@ -33,16 +33,42 @@ inline constexpr bool assertions = true;
 #endif
 
 #if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool sanitized = true;
+inline constexpr bool address_sanitizer = true;
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
-inline constexpr bool sanitized = true;
+#if __has_feature(address_sanitizer)
+inline constexpr bool address_sanitizer = true;
 #else
-inline constexpr bool sanitized = false;
+inline constexpr bool address_sanitizer = false;
 #endif
 #else
-inline constexpr bool sanitized = false;
+inline constexpr bool address_sanitizer = false;
 #endif
+
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool thread_sanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool thread_sanitizer = true;
+#else
+inline constexpr bool thread_sanitizer = false;
+#endif
+#else
+inline constexpr bool thread_sanitizer = false;
+#endif
+
+// clang says when UBSan alone is on; gcc does not (its sanitize preset pairs UBSan with ASan).
+#if defined(__has_feature)
+#if __has_feature(undefined_behavior_sanitizer)
+inline constexpr bool undefined_sanitizer = true;
+#else
+inline constexpr bool undefined_sanitizer = false;
+#endif
+#else
+inline constexpr bool undefined_sanitizer = false;
+#endif
+
+// Any sanitizer: its run-time owns or slows malloc, so timings mean nothing.
+inline constexpr bool sanitized = address_sanitizer || thread_sanitizer || undefined_sanitizer;
 
 // True when timings from this translation unit mean something.
 inline constexpr bool benchmark_ready = optimized && !assertions && !sanitized;
