@@ -168,7 +168,16 @@ worker_outcome run_worker(const worker_request& req) noexcept {
 
     const auto start = clock::now();
     pid_t pid = -1;
+    // SIGINT/SIGTERM wait until the worker is registered, so kill_active_worker() from their
+    // handler finds it (the child's mask is set by `attr`).
+    sigset_t stop_signals, previous;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    ::pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
     const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+    if (rc == 0) active_worker.store(pid);
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     if (rc != 0) {
@@ -176,7 +185,6 @@ worker_outcome run_worker(const worker_request& req) noexcept {
       return out;
     }
     out.started = true;
-    active_worker.store(pid);
     out_w.reset();  // the child holds the write ends now
     err_w.reset();
     ::fcntl(out_r.fd, F_SETFL, ::fcntl(out_r.fd, F_GETFL) | O_NONBLOCK);
