@@ -14,12 +14,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "heap/rss_series.hpp"
 #include "memory/memory_workloads.hpp"
 
 namespace alloclab::lab {
 
 inline constexpr const char* no_watcher_strategy = "no_watcher";
 inline constexpr const char* budget_trim_strategy = "budget_trim";
+
+// Milliseconds `series` spends at or above `threshold` bytes inside [from_ms, to_ms], each point
+// standing for the time until the next one; `cgroup` reads cgroup_bytes instead of rss_bytes.
+double ms_at_or_above(const heap::rss_series& series, bool cgroup, double threshold, double from_ms,
+                      double to_ms);
 
 // The memory worker's result document (see memory_figures in records/measurement_record.hpp).
 // Throws std::runtime_error when the budget leaves no room for the workload.

@@ -435,13 +435,11 @@ json budget_figures(const std::vector<const memory_figures*>& parts) {
   const double budget = first.at("budget_bytes").get<double>();
   const std::vector<double> over_ms = gathered(parts, "time_over_soft_ms");
   const std::vector<double> peaks = gathered(parts, "peak_usage_bytes");
-  std::vector<double> seconds, share;
-  for (const auto* p : parts) append(seconds, p->repetition_seconds);
-  for (std::size_t i = 0; i < over_ms.size() && i < seconds.size(); ++i)
-    share.push_back(seconds[i] > 0 ? over_ms[i] / (1000 * seconds[i]) : 0.0);
+  const std::vector<double> share = gathered(parts, "time_over_soft_share");
   const double peak = peaks.empty() ? 0.0 : *std::max_element(peaks.begin(), peaks.end());
   json out = first;
   out.erase("time_over_soft_ms");
+  out.erase("time_over_soft_share");
   out.erase("peak_usage_bytes");
   out.erase("checksum");
   out["peak_usage_bytes"] = static_cast<std::uint64_t>(peak);
@@ -492,6 +490,8 @@ json memory_cell(const cell_spec& spec, const cell_records& rs) {
                           {"huge_pages", budget ? json(nullptr) : huge_table_figures(parts)},
                           {"vs_first_strategy", nullptr},
                           {"rss_series", std::move(series)}};
+  const json& huge = cell["memory_frame"]["huge_pages"];
+  if (!budget && huge.value("fell_back", false)) cell["warning"] = huge.at("backing");
   return cell;
 }
 
