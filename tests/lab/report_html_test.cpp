@@ -33,7 +33,8 @@ class ReportHtml : public binary_test {
     const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
     const outcome o = run(
         std::string("run --workloads vector_push,trade_batch") +
-        (alloclab::build::sanitized ? "" : ",fifo_uniform") + ",budget_bursts --memory-budget 32M" +
+        (alloclab::build::sanitized ? "" : ",fifo_uniform") + ",budget_bursts --memory-budget " +
+        (alloclab::build::sanitized ? "192M" : "32M") +  // ASan's shadow: ~128 MiB RSS at start
         " --strategies "
         "std,pmr_monotonic,alloclab_arena --iterations 50 --repetitions 5 --processes 1 --out " +
         root.string() + allow);

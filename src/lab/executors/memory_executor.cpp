@@ -72,9 +72,10 @@ int run_memory_worker(const char* spec_json) {
     inject_test_fault(fmt::format("{}/{}@{}", spec.workload, spec.strategy, malloc.label));
     json live;
     if (!prove_or_refuse(malloc, live)) return heap::worker_exit_refused;
-    const json result = run_memory_workload(spec);
-    std::cout << json{{"measured", true}, {"live_allocator", live}, {"result", result}}.dump()
-              << '\n';
+    json document = {{"measured", true}, {"live_allocator", live}};
+    if (!live.value("ok", false)) document["sanitizer_allocator"] = true;  // see prove_or_refuse
+    document["result"] = run_memory_workload(spec);
+    std::cout << document.dump() << '\n';
     std::cout.flush();
     return std::cout ? 0 : 1;
   } catch (const std::exception& e) {

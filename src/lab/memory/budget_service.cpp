@@ -167,7 +167,8 @@ json run_budget_service(const memory_spec& spec) {
   if (!start_usage || *start_usage + min_memory_budget_bytes / 2 > limit)
     throw std::runtime_error("the budget (" + std::to_string(limit) +
                              " bytes) leaves no room above the usage at start (" +
-                             std::to_string(start_usage.value_or(0)) + " bytes)");
+                             std::to_string(start_usage.value_or(0)) +
+                             " bytes); give a larger --memory-budget");
   const std::uint64_t room = limit - *start_usage;
 
   heap::rss_sampler sampler(heap::rss_sample_period, heap::rss_series_capacity,

@@ -359,8 +359,10 @@
           'long cell fills its storage). ' + (w.kind === 'heap'
             ? 'Heap study: the kernels run, then RSS is read 0 ms, 100 ms and 1 s after the last free, ' +
               'then after the allocator\'s purge.'
-            : 'Budget workload: bursts towards the budget and back; a trimming strategy should fall ' +
-              'below the soft threshold between bursts.'),
+            : w.name === 'budget_bursts'
+            ? 'Budget workload: bursts towards the budget and back; a trimming strategy should fall ' +
+              'below the soft threshold (dashed) between bursts.'
+            : 'Huge-table workload: the table is filled, then accessed at random; RSS shows the fill.'),
           300, {
             type: 'line',
             data: { datasets },
