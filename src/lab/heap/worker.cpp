@@ -24,6 +24,7 @@ namespace {
 using clock = std::chrono::steady_clock;
 
 std::atomic<pid_t> active_worker{0};  // process group of the supervised worker, 0 when none
+std::atomic<bool> stopping{false};    // kill_active_worker() was called: no new worker may live
 
 std::string signal_name(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
@@ -111,6 +112,7 @@ std::string worker_outcome::describe() const {
 }
 
 void kill_active_worker() noexcept {
+  stopping.store(true);
   const pid_t pid = active_worker.load();
   if (pid > 0) ::kill(-pid, SIGKILL);
 }
@@ -177,6 +179,7 @@ worker_outcome run_worker(const worker_request& req) noexcept {
     ::pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
     const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
     if (rc == 0) active_worker.store(pid);
+    if (rc == 0 && stopping.load()) ::kill(-pid, SIGKILL);  // the signal came before the spawn
     ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
