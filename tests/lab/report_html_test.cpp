@@ -25,14 +25,16 @@ using namespace cli_support;
 
 class ReportHtml : public binary_test {
  protected:
-  // A small run: two lab workloads (heat map, latency, placement, claims) and one heap-study
-  // workload (not under sanitizers: ASan owns malloc and the plan refuses heap workloads).
+  // A small run: two lab workloads (heat map, latency, placement, claims), one heap-study
+  // workload (not under sanitizers: ASan owns malloc and the plan refuses heap workloads) and the
+  // memory frame's budget workload (memory over time).
   fs::path small_run() const {
     const fs::path root = dir_ / "results";
     const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
     const outcome o = run(
         std::string("run --workloads vector_push,trade_batch") +
-        (alloclab::build::sanitized ? "" : ",fifo_uniform") +
+        (alloclab::build::sanitized ? "" : ",fifo_uniform") + ",budget_bursts --memory-budget " +
+        (alloclab::build::sanitized ? "192M" : "32M") +  // ASan's shadow: ~128 MiB RSS at start
         " --strategies "
         "std,pmr_monotonic,alloclab_arena --iterations 50 --repetitions 5 --processes 1 --out " +
         root.string() + allow);
@@ -104,9 +106,11 @@ TEST_F(ReportHtml, RendersEveryChartInChromiumWithoutRequests) {
   // Heat map, one latency chart per lab workload, request sizes, heap study and placement
   // (claims: when measured).
   std::vector<std::string> expected = {"chart-headline", "chart-latency-vector_push",
-                                       "chart-latency-trade_batch", "chart-size-histograms"};
+                                       "chart-latency-trade_batch", "chart-size-histograms",
+                                       "chart-memory-budget_bursts"};
   if (!alloclab::build::sanitized)
-    expected.insert(expected.end(), {"chart-heap-study", "chart-placement"});
+    expected.insert(expected.end(),
+                    {"chart-heap-study", "chart-placement", "chart-memory-fifo_uniform"});
   for (const std::string& id : expected)
     EXPECT_NE(dom.find("id=\"" + id + "\""), std::string::npos) << id;
   EXPECT_GE(containers, expected.size()) << dom.substr(0, 2000);

@@ -131,17 +131,6 @@ bool refuse_unoptimised(bool allow_debug) {
   return true;
 }
 
-// Proves the worker's malloc; prints the refusal document when it cannot.
-bool prove_or_refuse(const malloc_choice& malloc, json& live) {
-  const heap::live_allocator proof = prove_choice(malloc);
-  live = heap::to_json(proof);
-  // Under AddressSanitizer malloc is ASan's: plain glibc cells are measured anyway (DEBUG).
-  if (proof.ok || (alloclab::build::sanitized && malloc.plain_glibc())) return true;
-  std::cout << json{{"measured", false}, {"live_allocator", live}}.dump() << '\n';
-  std::cerr << "alloclab worker: refusing to measure: " << proof.detail << '\n';
-  return false;
-}
-
 measurement_record measure_in_this_process(const json& request, const std::string& malloc) {
   run_config config;
   config.workloads = {request.at("workload").get<std::string>()};

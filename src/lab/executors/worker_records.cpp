@@ -1,5 +1,9 @@
 #include "executors/worker_records.hpp"
 
+#include <iostream>
+
+#include <alloclab/build_info.hpp>
+
 #include "executors/interrupt.hpp"
 
 namespace alloclab::lab {
@@ -30,6 +34,7 @@ json worker_facts(const heap::worker_outcome& w, bool keep_stderr) {
 
 heap::cell_outcome run_cell_worker(const cell_spec& cell, std::vector<std::string> argv,
                                    const run_plan& plan) {
+  throw_if_interrupted();  // a signal before the spawn finds no worker to kill: do not start one
   const heap::worker_env env = environment_for(cell.malloc);
   heap::worker_request request;
   request.argv = std::move(argv);
@@ -50,6 +55,16 @@ measurement_record failed_record(const cell_spec& cell, const task& t,
   if (o.document.is_object() && o.document.contains("live_allocator"))
     r.live_allocator = o.document["live_allocator"];
   return r;
+}
+
+bool prove_or_refuse(const malloc_choice& malloc, json& live) {
+  const heap::live_allocator proof = prove_choice(malloc);
+  live = heap::to_json(proof);
+  // Under AddressSanitizer malloc is ASan's: plain glibc cells are measured anyway (DEBUG).
+  if (proof.ok || (alloclab::build::sanitized && malloc.plain_glibc())) return true;
+  std::cout << json{{"measured", false}, {"live_allocator", live}}.dump() << '\n';
+  std::cerr << "alloclab worker: refusing to measure: " << proof.detail << '\n';
+  return false;
 }
 
 }  // namespace alloclab::lab

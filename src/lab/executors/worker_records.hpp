@@ -27,4 +27,8 @@ measurement_record failed_record(const cell_spec& cell, const task& t,
 // The worker block of a record: exit status, signal, timeout, wall time, stderr tail.
 nlohmann::json worker_facts(const alloclab::heap::worker_outcome& w, bool keep_stderr);
 
+// Worker side: proves the worker's malloc into `live`; prints the refusal document on stdout and
+// returns false when it cannot (under AddressSanitizer, plain glibc is measured anyway).
+bool prove_or_refuse(const malloc_choice& malloc, nlohmann::json& live);
+
 }  // namespace alloclab::lab

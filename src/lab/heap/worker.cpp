@@ -24,6 +24,7 @@ namespace {
 using clock = std::chrono::steady_clock;
 
 std::atomic<pid_t> active_worker{0};  // process group of the supervised worker, 0 when none
+std::atomic<bool> stopping{false};    // kill_active_worker() was called: no new worker may live
 
 std::string signal_name(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
@@ -111,6 +112,7 @@ std::string worker_outcome::describe() const {
 }
 
 void kill_active_worker() noexcept {
+  stopping.store(true);
   const pid_t pid = active_worker.load();
   if (pid > 0) ::kill(-pid, SIGKILL);
 }
@@ -168,7 +170,17 @@ worker_outcome run_worker(const worker_request& req) noexcept {
 
     const auto start = clock::now();
     pid_t pid = -1;
+    // SIGINT/SIGTERM wait until the worker is registered, so kill_active_worker() from their
+    // handler finds it (the child's mask is set by `attr`).
+    sigset_t stop_signals, previous;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    ::pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
     const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+    if (rc == 0) active_worker.store(pid);
+    if (rc == 0 && stopping.load()) ::kill(-pid, SIGKILL);  // the signal came before the spawn
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     if (rc != 0) {
@@ -176,7 +188,6 @@ worker_outcome run_worker(const worker_request& req) noexcept {
       return out;
     }
     out.started = true;
-    active_worker.store(pid);
     out_w.reset();  // the child holds the write ends now
     err_w.reset();
     ::fcntl(out_r.fd, F_SETFL, ::fcntl(out_r.fd, F_GETFL) | O_NONBLOCK);

@@ -49,8 +49,9 @@ struct worker_outcome {
 /// Never throws (allocation failure aside, which is reported in `error` where possible).
 worker_outcome run_worker(const worker_request& request) noexcept;
 
-/// Kills the process group of the worker run_worker is supervising, if any. Async-signal-safe:
-/// for a SIGINT/SIGTERM handler, so that an interrupted run leaves no worker behind.
+/// Kills the process group of the worker run_worker is supervising, if any, and every worker
+/// run_worker starts afterwards in this process. Async-signal-safe: for a SIGINT/SIGTERM handler,
+/// so that an interrupted run leaves no worker behind.
 void kill_active_worker() noexcept;
 
 }  // namespace alloclab::heap

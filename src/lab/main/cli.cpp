@@ -145,6 +145,12 @@ int run_cli(int argc, char** argv) {
       ->check(unsigned_64_bit)
       ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
 
+  run->add_option("--memory-budget", request.memory_budget,
+                  "Memory frame: the budget_bursts workload's budget in bytes (K/M/G suffixes); "
+                  "default: the cgroup's limit when one is set, else 256M (--quick 64M)");
+  run->add_option("--huge-table-bytes", request.huge_table_bytes,
+                  "Memory frame: the huge_table workload's table size (default 256M, --quick 32M)");
+
   app.add_subcommand("list", "List workloads, strategies and mallocs");
   CLI::App* help = app.add_subcommand("help", "Show this help");
 

@@ -18,6 +18,7 @@
 #include "results/results_builder.hpp"
 #include "results/schema_check.hpp"
 #include "strategies/strategy.hpp"
+#include "memory/memory_workloads.hpp"
 #include "workloads/heap_workloads.hpp"
 #include "workloads/workload.hpp"
 
@@ -117,6 +118,12 @@ int execute_list() {
       heap_strategy);
   for (const auto& w : heap_workload_registry())
     out += fmt::format("  {:<26} {}\n", w.name, w.description);
+  out +=
+      "memory-frame workloads (memory over time, one worker per cell; not in the default suite; "
+      "--frames memory runs them all):\n";
+  for (const auto& w : memory_workload_registry())
+    out += fmt::format("  {:<26} {} [strategies: {}]\n", w.name, w.description,
+                       fmt::join(w.strategies, ", "));
   out += "strategies (in-process):\n";
   for (const auto& s : strategy_registry())
     out += fmt::format("  {:<26} {}\n", s.name, s.description);

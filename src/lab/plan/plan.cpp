@@ -1,12 +1,16 @@
 #include "plan/plan.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <random>
 
+#include <alloclab/memory_budget.hpp>
+
 #include <fmt/format.h>
 
+#include "memory/memory_workloads.hpp"
 #include "strategies/strategy.hpp"
 #include "workloads/heap_workloads.hpp"
 #include "workloads/workload.hpp"
@@ -58,6 +62,8 @@ measurement_sizes resolve_sizes(const run_request& r) {
       r.iterations.value_or(r.quick ? heap_quick_iterations : heap_default_iterations);
   s.heap_repetitions =
       r.repetitions.value_or(r.quick ? heap_quick_repetitions : heap_default_repetitions);
+  s.memory_repetitions =
+      r.repetitions.value_or(r.quick ? memory_quick_repetitions : memory_default_repetitions);
   s.processes = r.processes.value_or(r.quick ? quick_processes : default_processes);
   return s;
 }
@@ -101,7 +107,18 @@ void add_heap_cells(run_plan& plan, const std::vector<malloc_choice>&) {
     for (const auto& m : plan.mallocs) plan.cells.push_back({w, "malloc", m, frame::heap, false});
 }
 
-enum class workload_kind { lab, heap };
+// Memory workloads: each of its strategies under every malloc, or the first malloc only.
+void add_memory_cells(run_plan& plan, const std::vector<malloc_choice>&) {
+  for (const auto& name : plan.memory_workloads) {
+    const memory_workload& w = *find_memory_workload(name);
+    const std::size_t mallocs = w.every_malloc ? plan.mallocs.size() : 1;
+    for (std::size_t m = 0; m < mallocs; ++m)
+      for (const auto& s : w.strategies)
+        plan.cells.push_back({name, s, plan.mallocs[m], frame::memory, false});
+  }
+}
+
+enum class workload_kind { lab, heap, memory };
 
 // One row per frame: adding a frame adds a row here and an executor (executors/executor.cpp).
 struct frame_entry {
@@ -118,6 +135,8 @@ const std::vector<frame_entry>& frame_table() {
       {frame::batch, "batch", workload_kind::lab, add_batch_cells, &measurement_sizes::repetitions},
       {frame::heap, "heap", workload_kind::heap, add_heap_cells,
        &measurement_sizes::heap_repetitions},
+      {frame::memory, "memory", workload_kind::memory, add_memory_cells,
+       &measurement_sizes::memory_repetitions},
   };
   return table;
 }
@@ -160,18 +179,24 @@ bool measured_by_frames(const run_plan& plan, workload_kind kind) {
 
 // --frames, or else the frames the requested workloads belong to. A chosen frame with no workload
 // of its kind named measures all of them; a named workload no chosen frame measures is an error.
+std::vector<std::string>& names_of(run_plan& plan, workload_kind kind) {
+  if (kind == workload_kind::lab) return plan.lab_workloads;
+  return kind == workload_kind::heap ? plan.heap_workloads : plan.memory_workloads;
+}
+
 void choose_frames(run_plan& plan, const run_request& request) {
   refuse_empty_names(request.frames, "--frames");
   for (const auto& name : request.frames) frame_from_string(name);
   for (const auto& e : frame_table()) {
-    const auto& names = e.measures == workload_kind::lab ? plan.lab_workloads : plan.heap_workloads;
+    const auto& names = names_of(plan, e.measures);
     const bool asked =
         std::find(request.frames.begin(), request.frames.end(), e.name) != request.frames.end();
     if (request.frames.empty() ? !names.empty() : asked) plan.frames.push_back(e.id);
   }
   if (request.frames.empty()) return;
-  for (const workload_kind kind : {workload_kind::lab, workload_kind::heap}) {
-    auto& names = kind == workload_kind::lab ? plan.lab_workloads : plan.heap_workloads;
+  for (const workload_kind kind :
+       {workload_kind::lab, workload_kind::heap, workload_kind::memory}) {
+    auto& names = names_of(plan, kind);
     const bool measured = measured_by_frames(plan, kind);
     if (!measured && !request.workloads.empty() && !names.empty())
       throw usage_error(fmt::format("workload '{}' is not measured by any frame in --frames {}",
@@ -179,6 +204,8 @@ void choose_frames(run_plan& plan, const run_request& request) {
     if (!measured) names.clear();
     if (measured && names.empty() && kind == workload_kind::heap)
       for (const auto& h : heap_workload_registry()) names.push_back(h.name);
+    if (measured && names.empty() && kind == workload_kind::memory)
+      names = all_names(memory_workload_registry());
   }
 }
 
@@ -193,7 +220,9 @@ workload_selection split_workloads(const std::vector<std::string>& requested) {
   refuse_empty_names(requested, "--workloads");
   std::vector<std::string> lab_names, heap_names;
   for (const auto& name : requested) {
-    if (find_workload(name) != nullptr) {
+    if (find_memory_workload(name) != nullptr) {
+      chosen.memory.push_back(name);
+    } else if (find_workload(name) != nullptr) {
       lab_names.push_back(name);
     } else if (find_heap_workload(name) != nullptr) {
       heap_names.push_back(name);
@@ -202,6 +231,7 @@ workload_selection split_workloads(const std::vector<std::string>& requested) {
     } else {
       std::vector<std::string> valid = all_names(workload_registry());
       for (const auto& h : heap_workload_registry()) valid.push_back(h.name);
+      for (const auto& m : memory_workload_registry()) valid.push_back(m.name);
       throw usage_error(
           fmt::format("unknown workload '{}'; valid workloads: {} (or a heap family: fifo, lifo, "
                       "xthread; add _pages for the page-touching variants)",
@@ -214,7 +244,28 @@ workload_selection split_workloads(const std::vector<std::string>& requested) {
   for (const auto& h : heap_workload_registry())
     if (std::find(heap_names.begin(), heap_names.end(), h.name) != heap_names.end())
       chosen.heap.push_back(h.name);
+  if (!chosen.memory.empty())  // registry order
+    chosen.memory = select(chosen.memory, memory_workload_registry(), "workload", "workloads");
   return chosen;
+}
+
+std::uint64_t parse_byte_count(const std::string& text, const char* option) {
+  std::uint64_t value = 0;
+  const char* const end = text.data() + text.size();
+  const auto [rest, ec] = std::from_chars(text.data(), end, value);
+  std::string suffix(rest, end);
+  if (suffix.size() == 3 && suffix.substr(1) == "iB") suffix.resize(1);
+  const std::string units = "KMGT";
+  const std::size_t unit = suffix.size() == 1 ? units.find(suffix[0]) : std::string::npos;
+  const bool good =
+      ec == std::errc() && rest != text.data() && (suffix.empty() || unit != std::string::npos);
+  const unsigned shift = suffix.empty() ? 0 : 10 * (static_cast<unsigned>(unit) + 1);
+  if (!good || value > (std::uint64_t{1} << 50) >> shift)
+    throw usage_error(fmt::format(
+        "{} '{}' is not a byte count up to 1 PiB (digits with an optional K, M, G or T suffix, "
+        "e.g. 268435456 or 256M)",
+        option, text));
+  return value << shift;
 }
 
 std::vector<task> interleaved_schedule(const std::vector<std::size_t>& repetitions,
@@ -235,6 +286,36 @@ std::vector<task> interleaved_schedule(const std::vector<std::size_t>& repetitio
   return schedule;
 }
 
+namespace {
+
+// --memory-budget, else the cgroup's limit when one is set, else a default the workload crosses.
+memory_budget_choice resolve_memory_budget(const run_request& r) {
+  if (r.memory_budget) {
+    const std::uint64_t bytes = parse_byte_count(*r.memory_budget, "--memory-budget");
+    if (bytes < min_memory_budget_bytes)
+      throw usage_error(fmt::format("--memory-budget {} is below the smallest budget, {} MiB",
+                                    *r.memory_budget, min_memory_budget_bytes >> 20));
+    return {bytes, false, "--memory-budget"};
+  }
+  const alloclab::memory_budget detected = alloclab::memory_budget::detect();
+  if (detected.source() == alloclab::budget_source::cgroup_v1 ||
+      detected.source() == alloclab::budget_source::cgroup_v2)
+    return {detected.limit(), true, detected.reason()};
+  return {r.quick ? quick_memory_budget_bytes : default_memory_budget_bytes, false,
+          "default (no --memory-budget given and no cgroup limit set)"};
+}
+
+std::uint64_t resolve_table_bytes(const run_request& r) {
+  if (!r.huge_table_bytes) return r.quick ? quick_huge_table_bytes : default_huge_table_bytes;
+  const std::uint64_t bytes = parse_byte_count(*r.huge_table_bytes, "--huge-table-bytes");
+  if (bytes < (std::uint64_t{4} << 20))
+    throw usage_error(fmt::format("--huge-table-bytes {} is below the smallest table, 4 MiB",
+                                  *r.huge_table_bytes));
+  return bytes;
+}
+
+}  // namespace
+
 run_plan make_plan(const run_request& request, bool sanitized) {
   run_plan plan;
   refuse_empty_names(request.strategies, "--strategies");
@@ -242,6 +323,7 @@ run_plan make_plan(const run_request& request, bool sanitized) {
   const workload_selection workloads = split_workloads(request.workloads);
   plan.lab_workloads = workloads.lab;
   plan.heap_workloads = workloads.heap;
+  plan.memory_workloads = workloads.memory;
   choose_frames(plan, request);
   plan.strategies = select(request.strategies, strategy_registry(), "strategy", "strategies");
   plan.mallocs = resolve_mallocs(request.mallocs, sanitized);
@@ -250,6 +332,8 @@ run_plan make_plan(const run_request& request, bool sanitized) {
   plan.skip_missing = request.skip_missing;
   plan.allow_debug = request.allow_debug;
   plan.placement_check = request.placement_check;
+  plan.memory_budget = resolve_memory_budget(request);
+  plan.huge_table_bytes = resolve_table_bytes(request);
   if (sanitized && !plan.heap_workloads.empty())
     throw usage_error(
         "this is a sanitizer build: AddressSanitizer owns malloc, so the heap-study workloads ("

@@ -18,7 +18,8 @@ namespace alloclab::lab {
 // entry in plan.cpp's frame table (its name, and which cells it adds to a plan).
 enum class frame {
   batch,  // a lab workload's iterations in a loop, in a fresh worker process
-  heap    // a heap-study kernel (seed 003) under the process-wide malloc, in a fresh worker
+  heap,   // a heap-study kernel (seed 003) under the process-wide malloc, in a fresh worker
+  memory  // a memory workload over time (budget, huge pages) under the malloc, in a fresh worker
 };
 const char* to_string(frame f);
 // The frame named `name` (as --frames spells it); throws usage_error listing the valid names.
@@ -48,10 +49,18 @@ struct measurement_sizes {
   std::size_t repetitions = 0;             // batch frame: over all processes
   std::size_t heap_iterations = 0;         // heap frame: batches of 100 pairs per repetition
   std::size_t heap_repetitions = 0;        // heap frame: over all processes
+  std::size_t memory_repetitions = 0;      // memory frame: over all processes
   std::size_t processes = 0;               // fresh processes per cell
   std::size_t counted_iterations = 16;     // untimed heap-counting pass
   std::uint64_t seed = 42;
   bool quick = false;
+};
+
+// The memory budget of the memory frame's budget workload, and where it came from.
+struct memory_budget_choice {
+  std::uint64_t bytes = 0;
+  bool from_cgroup = false;  // the cgroup's limit: workers read usage from the cgroup
+  std::string source;        // "--memory-budget", "default", or the cgroup and why
 };
 
 struct run_plan {
@@ -70,6 +79,10 @@ struct run_plan {
   // The glibc variant without memmove's copy cliff, measured beside plain glibc for every lab
   // cell so the report can tell placement-driven ratios apart (empty: not measured).
   std::string placement_twin;
+  // Memory frame: its workloads (registry order), the budget_bursts budget, the huge_table size.
+  std::vector<std::string> memory_workloads;
+  memory_budget_choice memory_budget;
+  std::uint64_t huge_table_bytes = 0;
 };
 
 // The registry name of that variant.
@@ -89,6 +102,7 @@ inline constexpr double default_cell_timeout_seconds = 600;
 struct workload_selection {
   std::vector<std::string> lab;
   std::vector<std::string> heap;
+  std::vector<std::string> memory;
 };
 workload_selection split_workloads(const std::vector<std::string>& requested);
 
@@ -98,6 +112,10 @@ bool has_frame(const run_plan& plan, frame f);
 // Validates everything and builds the cells and the schedule; throws usage_error.
 // `sanitized`: this binary runs under AddressSanitizer (only plain glibc, no heap frame).
 run_plan make_plan(const run_request& request, bool sanitized);
+
+// A byte count as --memory-budget and --huge-table-bytes take it: digits with an optional K, M, G
+// or T suffix (powers of 1024, "MiB" also accepted). Throws usage_error naming `option`.
+std::uint64_t parse_byte_count(const std::string& text, const char* option);
 
 // Removes the placement twin's cells and tasks (e.g. when the machine has no copy cliff).
 void drop_placement_twin(run_plan& plan);

@@ -30,6 +30,8 @@ struct run_request {
   std::optional<double> cell_timeout_seconds;  // per measuring process (one cell, one part)
   std::optional<std::size_t> processes;        // --processes: fresh processes per cell
   bool placement_check = true;  // --no-placement-check turns off the copy-cliff re-measurement
+  std::optional<std::string> memory_budget;     // --memory-budget BYTES (memory frame)
+  std::optional<std::string> huge_table_bytes;  // --huge-table-bytes BYTES (memory frame)
   std::string command_line;
 };
 

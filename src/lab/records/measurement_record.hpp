@@ -37,6 +37,16 @@ struct heap_figures {
   nlohmann::json memory;  // the worker's memory figures (heap::memory_figures as JSON)
 };
 
+// Memory frame: a memory workload over time (see memory/memory_workloads.hpp).
+struct memory_figures {
+  std::vector<double> repetition_seconds;  // wall time of each repetition
+  std::vector<double> samples_ns;          // per request (budget) or batch of accesses (table)
+  std::vector<std::size_t> samples_per_repetition;
+  std::size_t operations_per_sample = 1;
+  nlohmann::json rss_series;  // heap::rss_series as JSON, through the whole process
+  nlohmann::json details;     // the workload's own figures (budget events, huge-page coverage)
+};
+
 struct measurement_record {
   std::string frame;  // plan's to_string(frame)
   std::string workload;
@@ -49,6 +59,7 @@ struct measurement_record {
   nlohmann::json worker;          // exit status, signal, timeout, wall time of the process
   std::optional<batch_figures> batch;
   std::optional<heap_figures> heap;
+  std::optional<memory_figures> memory;
 };
 
 // Field lists for nlohmann's generated serializers (found by ADL), for the worker -> parent
@@ -71,6 +82,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(heap_figures, iterations_per_repetition, batc
                                    ns_per_pair_reps, pairs_per_repetition, peak_live_bytes,
                                    total_bytes_per_repetition, checksum, size_histogram_log2,
                                    noop_batch_p50_ns, memory)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(memory_figures, repetition_seconds, samples_ns,
+                                   samples_per_repetition, operations_per_sample, rss_series,
+                                   details)
 
 // Worker -> parent transport (not results JSON). Throws nlohmann::json::exception on a
 // document that is not a record.

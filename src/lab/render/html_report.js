@@ -32,7 +32,7 @@
   const severalMallocs = mallocs.length > 1 || mallocs[0] !== 'glibc';
   const cellLabel = (c) => severalMallocs ? c.strategy + ' @ ' + c.malloc : c.strategy;
   const isBaseline = (w, c) => c.strategy === w.baseline.strategy && c.malloc === w.baseline.malloc;
-  const labWorkloads = data.workloads.filter((w) => w.kind !== 'heap');
+  const labWorkloads = data.workloads.filter((w) => !w.kind || w.kind === 'lab');
   const heapWorkloads = data.workloads.filter((w) => w.kind === 'heap');
   const shownCells = (w) => w.cells.filter((c) => !c.placement_twin);
   const markText = (vs) => vs.mark === 'n.s.' ? ' n.s.' : ' ' + vs.mark;
@@ -368,8 +368,48 @@
                   ], 'B ÷ A (log scale)');
   }
 
-  const charts = [headlineHeatMap, latencyDistributions, heapStudy, sizeHistograms, placement, seedClaims,
-                  comparison];
+  // RSS over time: memory-frame cells and heap-frame cells carry the first process's series.
+  function memoryOverTime() {
+    const seriesOf = (c) => (c.memory_frame && c.memory_frame.rss_series) ||
+                            (c.memory && c.memory.rss_series) || null;
+    data.workloads.filter((w) => w.kind === 'memory' || w.kind === 'heap').forEach((w) => {
+      const cells = w.cells.filter((c) => c.status === 'ok' && seriesOf(c) && seriesOf(c).t_ms.length);
+      if (!cells.length) return;
+      const datasets = cells.map((c, i) => {
+        const s = seriesOf(c);
+        return { label: `${c.strategy} @ ${c.malloc}`, borderColor: palette[i % palette.length],
+                 backgroundColor: palette[i % palette.length], pointRadius: 0, borderWidth: 1.5,
+                 data: s.t_ms.map((t, j) => ({ x: t / 1000, y: s.rss_bytes[j] / 1048576 })) };
+      });
+      const budget = w.memory_spec && w.memory_spec.budget_bytes;
+      const end = Math.max(...datasets.map((d) => d.data.length ? d.data[d.data.length - 1].x : 0));
+      if (budget && w.name === 'budget_bursts') {
+        [[1, 'budget', '--bad'], [0.9, 'soft threshold (90 %)', '--neutral']].forEach(([f, label, color]) =>
+          datasets.push({ label, borderColor: css(color), backgroundColor: css(color), borderDash: [6, 4],
+                          pointRadius: 0, borderWidth: 1,
+                          data: [{ x: 0, y: f * budget / 1048576 }, { x: end, y: f * budget / 1048576 }] }));
+      }
+      add('memory-' + w.name, `${w.name}: memory over time (RSS of the first process)`,
+          'RSS sampled every 10 ms through the first process of each cell (the period doubles when a ' +
+          'long cell fills its storage). ' + (w.kind === 'heap'
+            ? 'Heap study: the kernels run, then RSS is read 0 ms, 100 ms and 1 s after the last free, ' +
+              'then after the allocator\'s purge.'
+            : w.name === 'budget_bursts'
+            ? 'Budget workload: bursts towards the budget and back; a trimming strategy should fall ' +
+              'below the soft threshold (dashed) between bursts.'
+            : 'Huge-table workload: the table is filled, then accessed at random; RSS shows the fill.'),
+          300, {
+            type: 'line',
+            data: { datasets },
+            options: { parsing: true, plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
+                       scales: { x: { type: 'linear', title: { display: true, text: 'seconds since the worker started' } },
+                                 y: { type: 'linear', beginAtZero: true, title: { display: true, text: 'MiB' } } } },
+          });
+    });
+  }
+
+  const charts = [headlineHeatMap, latencyDistributions, heapStudy, sizeHistograms, memoryOverTime, placement,
+                  seedClaims, comparison];
   charts.forEach((chart) => chart());
   body.setAttribute('data-charts-total', String(list.querySelectorAll('figure.chart').length));
   body.setAttribute('data-resource-requests', String(performance.getEntriesByType('resource').length));

@@ -70,6 +70,10 @@ bool is_heap(const json& w) {
   return w.value("kind", "lab") == "heap";
 }
 
+bool is_lab(const json& w) {
+  return w.value("kind", "lab") == "lab";
+}
+
 std::vector<std::string> malloc_labels(const json& r) {
   return r.at("config").value("mallocs", std::vector<std::string>{"glibc"});
 }
@@ -132,7 +136,7 @@ void headline_section(std::string& md, const json& r) {
   const bool with_malloc = several_mallocs(r);
   const json* first = nullptr;
   for (const auto& w : r["workloads"])
-    if (!is_heap(w) && first == nullptr) first = &w;
+    if (is_lab(w) && first == nullptr) first = &w;
   if (first == nullptr) return;
   md += fmt::format("## Headline: speed vs {} (baseline p50 ÷ cell p50; > 1 is faster)\n\n",
                     with_malloc ? baseline_name(*first) : "std");
@@ -164,7 +168,7 @@ void headline_section(std::string& md, const json& r) {
   for (std::size_t i = 0; i < columns; ++i) md += "---:|";
   md += "\n";
   for (const auto& w : r["workloads"]) {
-    if (is_heap(w)) continue;
+    if (!is_lab(w)) continue;
     const std::string base_p50 = baseline_p50_text(w);
     md += fmt::format("| {} | {} |", w["name"].get<std::string>(), base_p50);
     for (const auto& c : w["cells"]) {
@@ -546,6 +550,117 @@ void seed004_section(std::string& md, const json& r) {
   md += rows + "\n";
 }
 
+// ---- The memory frame (issue 12): budget compliance and huge-page coverage ----
+
+const json* memory_workload(const json& r, const char* name) {
+  for (const auto& w : r["workloads"])
+    if (w.value("kind", "") == "memory" && w["name"] == name) return &w;
+  return nullptr;
+}
+
+std::string throughput_vs_first(const json& frame) {
+  const json& vs = frame["vs_first_strategy"];
+  if (vs.is_null() || vs["throughput_ratio"].is_null()) return "baseline";
+  const json& e = vs["throughput_ratio"];
+  return fmt::format("{:.2f}×{}", e["value"].get<double>(), interval_text(e["interval"]));
+}
+
+void budget_events(std::string& md, const json& cell) {
+  const json& b = cell["memory_frame"]["budget"];
+  const json& events = b["events"];
+  md += fmt::format("\n{} @ {}: {} events in process 1", cell["strategy"].get<std::string>(),
+                    cell["malloc"].get<std::string>(), events.size());
+  const std::size_t shown = std::min<std::size_t>(events.size(), 8);
+  md += shown < events.size() ? fmt::format(" (first {})", shown) : std::string();
+  md += shown == 0 ? ".\n" : ":\n\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const json& e = events[i];
+    const bool purge = e["kind"] == "service_purge";
+    md += fmt::format(
+        "- {:.0f} ms: {} at {:.0f} % of the budget{}\n", e["t_ms"].get<double>(),
+        purge ? std::string("service purge (quiescent point)")
+              : fmt::format("{} → {}", e["from"].get<std::string>(), e["to"].get<std::string>()),
+        100 * e["fraction"].get<double>(),
+        purge ? fmt::format(", usage after {}",
+                            format_bytes(e["usage_after_bytes"].is_null()
+                                             ? 0.0
+                                             : e["usage_after_bytes"].get<double>()))
+              : (e["purged"].get<bool>() ? ", purged" : ""));
+  }
+}
+
+void budget_table(std::string& md, const json& w) {
+  const json& spec = w["memory_spec"];
+  md += fmt::format(
+      "### Budget: `budget_bursts` against {} ({})\n\n"
+      "Peak usage is the highest 10 ms sample of what the budget reads (RSS, or the cgroup's "
+      "usage when the budget is the cgroup's limit). Over soft: share of the run at or above "
+      "90 % of the budget (median over repetitions). Throughput: this strategy's requests per "
+      "second ÷ `no_watcher`'s under the same malloc, 95 % bootstrap interval over repetitions "
+      "(< 1: trimming costs).\n\n"
+      "| malloc | strategy | peak usage | peak ÷ budget | over soft | throughput vs no_watcher | "
+      "crossings | purges (watcher / service) |\n|---|---|---:|---:|---:|---:|---:|---:|\n",
+      format_bytes(spec.value("budget_bytes", 0.0)), spec.value("budget_source", std::string()));
+  std::vector<const json*> trimmed;
+  for (const auto& c : w["cells"]) {
+    const std::string state = cell_state(c);
+    if (!state.empty() || c["memory_frame"].is_null()) {
+      md += fmt::format("| {} | {} | {} | | | | | |\n", c["malloc"].get<std::string>(),
+                        c["strategy"].get<std::string>(), state.empty() ? "-" : state);
+      continue;
+    }
+    const json& b = c["memory_frame"]["budget"];
+    if (b["watcher"].get<bool>()) trimmed.push_back(&c);
+    md +=
+        fmt::format("| {} | {} | {} | {:.2f} | {:.0f} % | {} | {} | {} / {} |\n",
+                    c["malloc"].get<std::string>(), c["strategy"].get<std::string>(),
+                    format_bytes(b["peak_usage_bytes"].get<double>()),
+                    b["peak_fraction"].get<double>(), 100 * b["time_over_soft_share"].get<double>(),
+                    throughput_vs_first(c["memory_frame"]), b["crossings"].get<std::size_t>(),
+                    b["watcher_purges"].get<std::size_t>(), b["service_purges"].get<std::size_t>());
+  }
+  if (!trimmed.empty()) md += "\nWhat the watcher did, and when (ms since the worker started):\n";
+  for (const json* c : trimmed) budget_events(md, *c);
+  md += "\n";
+}
+
+void huge_page_table(std::string& md, const json& w) {
+  md += fmt::format(
+      "### Huge pages: `huge_table` ({} table, random read-modify-writes)\n\n"
+      "Time per batch of 4096 accesses at p50; speed = `plain_pages` mean ÷ this cell's, 95 % "
+      "interval over repetitions. Backed: the table's `AnonHugePages` in `/proc/self/smaps` "
+      "after filling it (lowest over the processes).\n\n"
+      "| malloc | strategy | backing | backed by huge pages | p50 / 4096 accesses | speed vs "
+      "plain_pages | fill faults | dTLB load misses |\n|---|---|---|---:|---:|---:|---:|---|\n",
+      format_bytes(w["memory_spec"].value("table_bytes", 0.0)));
+  for (const auto& c : w["cells"]) {
+    const std::string state = cell_state(c);
+    if (!state.empty() || c["memory_frame"].is_null()) {
+      md += fmt::format("| {} | {} | {} | | | | | |\n", c["malloc"].get<std::string>(),
+                        c["strategy"].get<std::string>(), state.empty() ? "-" : state);
+      continue;
+    }
+    const json& h = c["memory_frame"]["huge_pages"];
+    md += fmt::format(
+        "| {} | {} | {} | {:.0f} % | {} | {} | {} | {} |\n", c["malloc"].get<std::string>(),
+        c["strategy"].get<std::string>(), h["backing"].get<std::string>(),
+        100 * h["huge_backed_share_lowest"].get<double>(), format_ns(c["timing"]["p50_ns"]),
+        throughput_vs_first(c["memory_frame"]), h["fill_minor_faults"].get<std::uint64_t>(),
+        h["dtlb_load_misses"].is_null() ? h["dtlb_load_misses_note"].get<std::string>()
+                                        : format_count(h["dtlb_load_misses"].get<double>()));
+  }
+  md += "\n";
+}
+
+void memory_section(std::string& md, const json& r) {
+  const json* budget = memory_workload(r, "budget_bursts");
+  const json* table = memory_workload(r, "huge_table");
+  if (budget == nullptr && table == nullptr) return;
+  md += "## Memory frame\n\n";
+  if (budget != nullptr) budget_table(md, *budget);
+  if (table != nullptr) huge_page_table(md, *table);
+}
+
 // Isolated workers that crashed, hung or refused: what they said.
 void failures_section(std::string& md, const json& r) {
   std::string rows;
@@ -582,7 +697,10 @@ void method_section(std::string& md, const json& r) {
       t["overhead_ns"].get<double>(), t["resolution_ns"].get<double>(),
       t["batch_threshold_ns"].get<double>());
   bool any_lab = false, any_heap = false;
-  for (const auto& w : r["workloads"]) (is_heap(w) ? any_heap : any_lab) = true;
+  for (const auto& w : r["workloads"]) {
+    any_lab = any_lab || is_lab(w);
+    any_heap = any_heap || is_heap(w);
+  }
   if (any_heap) {
     const json& heap = cfg["heap"];
     md += fmt::format(
@@ -734,12 +852,13 @@ std::string render_report(const json& r) {
   claims_section(md, r);
   heap_section(md, r);
   seed004_section(md, r);
+  memory_section(md, r);
   failures_section(md, r);
   bool any_lab = false;
-  for (const auto& w : r["workloads"]) any_lab = any_lab || !is_heap(w);
+  for (const auto& w : r["workloads"]) any_lab = any_lab || is_lab(w);
   if (any_lab) md += "## Workloads\n\n";
   for (const auto& w : r["workloads"])
-    if (!is_heap(w)) workload_table(md, w, r);
+    if (is_lab(w)) workload_table(md, w, r);
   method_section(md, r);
   environment_section(md, r);
   if (debug) md += "**DEBUG build — do not publish these numbers.**\n";
@@ -754,7 +873,7 @@ std::string render_headline(const json& r) {
   std::size_t name_width = 8;
   for (const auto& w : r["workloads"]) {
     name_width = std::max(name_width, w["name"].get<std::string>().size());
-    if (!is_heap(w) && first == nullptr) first = &w;
+    if (is_lab(w) && first == nullptr) first = &w;
   }
   if (first != nullptr) {
     std::vector<std::string> columns;
@@ -773,7 +892,7 @@ std::string render_headline(const json& r) {
       out += fmt::format("  {:>9}", fmt::format("[{}]", i + 1));
     out += "\n";
     for (const auto& w : r["workloads"]) {
-      if (is_heap(w)) continue;
+      if (!is_lab(w)) continue;
       const std::string base_p50 = baseline_p50_text(w);
       out += fmt::format("{:<{}}  {:>9}", w["name"].get<std::string>(), name_width, base_p50);
       for (const auto& c : w["cells"]) {
