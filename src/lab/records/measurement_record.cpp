@@ -28,7 +28,8 @@ nlohmann::json to_json(const measurement_record& r) {
           {"live_allocator", r.live_allocator},
           {"worker", r.worker},
           {"batch", optional_json(r.batch)},
-          {"heap", optional_json(r.heap)}};
+          {"heap", optional_json(r.heap)},
+          {"serve", optional_json(r.serve)}};
 }
 
 measurement_record record_from_json(const nlohmann::json& j) {
@@ -44,6 +45,7 @@ measurement_record record_from_json(const nlohmann::json& j) {
   r.worker = j.at("worker");
   r.batch = optional_from<batch_figures>(j.at("batch"));
   r.heap = optional_from<heap_figures>(j.at("heap"));
+  r.serve = optional_from<serve_figures>(j.value("serve", nlohmann::json()));
   return r;
 }
 

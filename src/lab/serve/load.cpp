@@ -49,21 +49,6 @@ std::string describe_pinning(const std::optional<int>& cpu) {
   return cpu ? fmt::format("load generator on cpu {}", *cpu) : "load generator not pinned";
 }
 
-std::optional<json> fetch_stats(const std::string& url) {
-  const std::optional<split_url> parts = parse_http_url(url);
-  if (!parts) return std::nullopt;
-  httplib::Client client(parts->origin);
-  client.set_connection_timeout(std::chrono::seconds(2));
-  client.set_read_timeout(std::chrono::seconds(5));
-  const httplib::Result res = client.Get("/stats");
-  if (!res || res->status != 200) return std::nullopt;
-  try {
-    return json::parse(res->body);
-  } catch (const json::exception&) {
-    return std::nullopt;
-  }
-}
-
 // Server-side time of the run: the /stats histograms' difference.
 std::optional<server_side> server_delta(const std::optional<json>& before,
                                         const std::optional<json>& after,
@@ -133,6 +118,21 @@ std::optional<double> number_after(const std::string& text, const std::string& p
 }
 
 }  // namespace
+
+std::optional<json> fetch_stats(const std::string& url) {
+  const std::optional<split_url> parts = parse_http_url(url);
+  if (!parts) return std::nullopt;
+  httplib::Client client(parts->origin);
+  client.set_connection_timeout(std::chrono::seconds(2));
+  client.set_read_timeout(std::chrono::seconds(5));
+  const httplib::Result res = client.Get("/stats");
+  if (!res || res->status != 200) return std::nullopt;
+  try {
+    return json::parse(res->body);
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
 
 std::optional<split_url> parse_http_url(const std::string& url) {
   const std::string scheme = "http://";

@@ -15,6 +15,7 @@
 
 #include <alloclab/build_info.hpp>
 
+#include "executors/executor.hpp"
 #include "heap/cell.hpp"
 #include "http_server.hpp"
 #include "load.hpp"
@@ -120,6 +121,8 @@ bool judge_build_or_refuse(bool allow_debug) {
 int execute_serve(const serve_request& r) {
   const bool debug = judge_build_or_refuse(r.allow_debug);
   json facts = prove_malloc_or_reexec(r.malloc);
+  inject_test_fault(
+      fmt::format("{}/{}@{}", r.workload, r.strategy, facts["malloc"].get<std::string>()));
   facts["debug_build"] = debug;
   facts["pinned_cpu"] = nullptr;
   if (r.cpu) {
