@@ -11,6 +11,7 @@
 //     chart in headless Chromium (ServeFrame.BatchAndServeEndToEnd); a server that crashes or
 //     hangs before it announces its port is a failed row while the other variants still run,
 //     exit status 1 (ServeFrame.CrashedOrHungServerIsAFailedRow).
+#include <cmath>
 #include <filesystem>
 #include <regex>
 
@@ -223,12 +224,14 @@ TEST_F(ServeFrame, BatchAndServeEndToEnd) {
   const json& beside = pmr.at("batch");
   EXPECT_GT(beside.at("p50_ns").get<double>(), 0);
   EXPECT_TRUE(beside.at("speedup_p50").is_object());
-  const double share = beside.at("workload_share").get<double>();
+  // Wall time inside the workload over CPU time per request: above 1 when the server's threads
+  // are preempted inside the workload (a slow sanitizer build on a shared CPU); Amdahl takes 1.
+  const double share = std::min(beside.at("workload_share").get<double>(), 1.0);
   EXPECT_GT(share, 0);
-  EXPECT_LE(share, 1.5);  // a share of CPU time; threads may overlap a little
   const double s = beside.at("speedup_p50").at("value").get<double>();
-  EXPECT_NEAR(beside.at("predicted_serve_ratio").get<double>(),
-              1 / ((1 - std::min(share, 1.0)) + std::min(share, 1.0) / s), 1e-9);
+  const double predicted = beside.at("predicted_serve_ratio").get<double>();
+  EXPECT_NEAR(predicted, 1 / ((1 - share) + share / s), 1e-9);
+  EXPECT_LE(std::abs(std::log(predicted)), std::abs(std::log(s)) + 1e-12);  // never beyond s
   for (const auto& v : r.at("claims"))
     if (v.at("id") == "004-serve-indistinguishable")
       EXPECT_EQ(v.at("verdict"), "not judged: too few samples") << v.dump();
