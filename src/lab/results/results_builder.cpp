@@ -453,7 +453,7 @@ json frame_descriptions(const run_plan& plan) {
         "processes, one after another; each is warmed up, then driven by hey and wrk ({} "
         "connections, {} s each, closed loop) and an open-loop constant-rate ladder; one request "
         "runs one iteration from a reset arena; a number includes HTTP parsing, the server's "
-        "threads, syscalls and the loopback network, on a CPU shared with the load generator's "
+        "threads, syscalls and the loopback network, and the load generators run on the same "
         "machine",
         plan.sizes.serve_repetitions, serve_connections, plan.sizes.serve_duration_s);
   if (!plan.heap_workloads.empty())
