@@ -27,11 +27,11 @@ struct run_request {
   bool allow_debug = false;
   std::vector<std::string> mallocs;  // --malloc: registry names, "all", library paths; empty: glibc
   bool skip_missing = false;         // a named malloc that is not installed does not fail the run
-  std::optional<double> cell_timeout_seconds;    // per measuring process (one cell, one part)
-  std::optional<std::size_t> processes;          // --processes: fresh processes per cell
-  std::optional<double> serve_duration_seconds;  // --serve-duration: hey's and wrk's seconds
+  std::optional<double> cell_timeout_seconds;  // per measuring process (one cell, one part)
+  std::optional<std::size_t> processes;        // --processes: fresh processes per cell
   bool placement_check = true;  // --no-placement-check turns off the copy-cliff re-measurement
   std::string command_line;
+  std::optional<double> serve_duration_seconds;  // --serve-duration: hey's and wrk's seconds
 };
 
 }  // namespace alloclab::lab
