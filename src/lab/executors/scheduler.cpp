@@ -20,7 +20,8 @@ double seconds_since(steady::time_point start) {
 
 std::string describe(const run_plan& plan, const task& t) {
   const cell_spec& c = plan.cells.at(t.cell);
-  return fmt::format("{} / {} @ {} (process {})", c.workload, c.strategy, c.malloc.label,
+  const std::string frame = c.frame == frame::batch ? "" : std::string(to_string(c.frame)) + " ";
+  return fmt::format("{}{} / {} @ {} (process {})", frame, c.workload, c.strategy, c.malloc.label,
                      t.part + 1);
 }
 

@@ -139,6 +139,9 @@ int run_cli(int argc, char** argv) {
   run->add_option("--cell-timeout", request.cell_timeout_seconds,
                   "Wall-clock limit in seconds of each cell's measuring process (default 600); "
                   "one that exceeds it is killed and its cell becomes a 'failed' row");
+  run->add_option("--serve-duration", request.serve_duration_seconds,
+                  "serve frame: seconds of each closed-loop load generator (hey, wrk) per server "
+                  "(default 4, --quick 1; seed 004 used 50)");
   run->add_option("--processes", request.processes,
                   "Fresh processes per cell; its repetitions are shared out over them, so the "
                   "spread includes address-layout and heap-state effects (default 3, --quick 2)")

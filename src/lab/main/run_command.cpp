@@ -111,14 +111,19 @@ void check_output_root(const fs::path& root) {
 // other than its strategy not fitting, or a named malloc is missing without --skip-missing.
 int run_exit_status(const json& results, const run_plan& plan) {
   std::vector<std::string> problems;
-  for (const auto& w : results.at("workloads"))
-    for (const auto& c : w.at("cells")) {
-      const std::string status = c.at("status");
-      if (status == "failed" || status == "refused")
-        problems.push_back(fmt::format("{} / {} @ {}: {}", w.at("name").get<std::string>(),
-                                       c.at("strategy").get<std::string>(),
-                                       c.at("malloc").get<std::string>(), status));
-    }
+  const auto check = [&](const json& workloads, const char* frame) {
+    for (const auto& w : workloads)
+      for (const auto& c : w.at("cells")) {
+        const std::string status = c.at("status");
+        if (status == "failed" || status == "refused")
+          problems.push_back(fmt::format(
+              "{}{} / {} @ {}: {}", frame, w.at("name").get<std::string>(),
+              c.at("strategy").get<std::string>(), c.at("malloc").get<std::string>(), status));
+      }
+  };
+  check(results.at("workloads"), "");
+  if (results.contains("serve") && results.at("serve").is_object())
+    check(results.at("serve").at("workloads"), "serve ");
   for (const auto& m : plan.mallocs)
     if (!m.missing.empty() && m.named && !plan.skip_missing)
       problems.push_back(m.missing + " (pass --skip-missing to accept)");

@@ -65,6 +65,13 @@ measurement_sizes resolve_sizes(const run_request& r) {
   s.memory_repetitions =
       r.repetitions.value_or(r.quick ? memory_quick_repetitions : memory_default_repetitions);
   s.processes = r.processes.value_or(r.quick ? quick_processes : default_processes);
+  s.serve_repetitions =
+      r.repetitions.value_or(r.quick ? quick_serve_repetitions : default_serve_repetitions);
+  s.serve_duration_s = r.serve_duration_seconds.value_or(r.quick ? quick_serve_duration_seconds
+                                                                 : default_serve_duration_seconds);
+  if (!std::isfinite(s.serve_duration_s) || s.serve_duration_s < 1 || s.serve_duration_s > 3600)
+    throw usage_error(fmt::format("--serve-duration {} is not a number of seconds in [1, 3600]",
+                                  s.serve_duration_s));
   return s;
 }
 
@@ -118,6 +125,14 @@ void add_memory_cells(run_plan& plan, const std::vector<malloc_choice>&) {
   }
 }
 
+// Serve frame: every variant (strategy x malloc) of each lab workload; no placement twin (one
+// iteration per request is not where the copy cliff shows).
+void add_serve_cells(run_plan& plan, const std::vector<malloc_choice>&) {
+  for (const auto& w : plan.lab_workloads)
+    for (const auto& m : plan.mallocs)
+      for (const auto& s : plan.strategies) plan.cells.push_back({w, s, m, frame::serve, false});
+}
+
 enum class workload_kind { lab, heap, memory };
 
 // One row per frame: adding a frame adds a row here and an executor (executors/executor.cpp).
@@ -128,6 +143,7 @@ struct frame_entry {
   // Adds the frame's cells; `lab_mallocs` is plan.mallocs plus the placement twin, if any.
   void (*add_cells)(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs);
   std::size_t measurement_sizes::*repetitions;  // repetitions of each of its cells
+  bool by_default = true;  // measured when --frames is not given (else only when named)
 };
 
 const std::vector<frame_entry>& frame_table() {
@@ -137,6 +153,8 @@ const std::vector<frame_entry>& frame_table() {
        &measurement_sizes::heap_repetitions},
       {frame::memory, "memory", workload_kind::memory, add_memory_cells,
        &measurement_sizes::memory_repetitions},
+      {frame::serve, "serve", workload_kind::lab, add_serve_cells,
+       &measurement_sizes::serve_repetitions, false},
   };
   return table;
 }
@@ -191,7 +209,8 @@ void choose_frames(run_plan& plan, const run_request& request) {
     const auto& names = names_of(plan, e.measures);
     const bool asked =
         std::find(request.frames.begin(), request.frames.end(), e.name) != request.frames.end();
-    if (request.frames.empty() ? !names.empty() : asked) plan.frames.push_back(e.id);
+    if (request.frames.empty() ? e.by_default && !names.empty() : asked)
+      plan.frames.push_back(e.id);
   }
   if (request.frames.empty()) return;
   for (const workload_kind kind :

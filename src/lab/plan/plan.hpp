@@ -17,9 +17,10 @@ namespace alloclab::lab {
 // A frame is how a cell is measured; each frame has one executor (src/lab/executors/) and one
 // entry in plan.cpp's frame table (its name, and which cells it adds to a plan).
 enum class frame {
-  batch,  // a lab workload's iterations in a loop, in a fresh worker process
-  heap,   // a heap-study kernel (seed 003) under the process-wide malloc, in a fresh worker
-  memory  // a memory workload over time (budget, huge pages) under the malloc, in a fresh worker
+  batch,   // a lab workload's iterations in a loop, in a fresh worker process
+  heap,    // a heap-study kernel (seed 003) under the process-wide malloc, in a fresh worker
+  memory,  // a memory workload over time (budget, huge pages) under the malloc, in a fresh worker
+  serve    // a lab workload served over HTTP, one iteration per request, in a fresh server process
 };
 const char* to_string(frame f);
 // The frame named `name` (as --frames spells it); throws usage_error listing the valid names.
@@ -52,6 +53,8 @@ struct measurement_sizes {
   std::size_t memory_repetitions = 0;      // memory frame: over all processes
   std::size_t processes = 0;               // fresh processes per cell
   std::size_t counted_iterations = 16;     // untimed heap-counting pass
+  std::size_t serve_repetitions = 0;       // serve frame: fresh server processes per cell
+  double serve_duration_s = 0;             // serve frame: seconds of each closed-loop generator
   std::uint64_t seed = 42;
   bool quick = false;
 };
@@ -96,6 +99,14 @@ inline constexpr std::size_t quick_repetitions = 6;
 inline constexpr std::size_t default_processes = 3;
 inline constexpr std::size_t quick_processes = 2;
 inline constexpr double default_cell_timeout_seconds = 600;
+// The serve frame: seconds of hey and of wrk per server (seed 004 ran hey for 50 s), and fresh
+// servers per cell (a claim verdict needs at least 5 repetitions).
+inline constexpr double default_serve_duration_seconds = 4;
+inline constexpr double quick_serve_duration_seconds = 1;
+inline constexpr std::size_t default_serve_repetitions = 5;
+inline constexpr std::size_t quick_serve_repetitions = 2;
+inline constexpr unsigned serve_connections = 50;                      // seed 004: hey -c 50
+inline constexpr double serve_ladder_fractions[] = {0.25, 0.5, 0.75};  // of closed-loop saturation
 
 // --workloads split into lab workloads and heap-study workloads ("fifo", "lifo", "xthread" name
 // a family). Empty request: every lab workload, no heap workload. Throws usage_error.

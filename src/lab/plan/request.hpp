@@ -33,6 +33,7 @@ struct run_request {
   std::optional<std::string> memory_budget;     // --memory-budget BYTES (memory frame)
   std::optional<std::string> huge_table_bytes;  // --huge-table-bytes BYTES (memory frame)
   std::string command_line;
+  std::optional<double> serve_duration_seconds;  // --serve-duration: hey's and wrk's seconds
 };
 
 }  // namespace alloclab::lab

@@ -29,7 +29,8 @@ nlohmann::json to_json(const measurement_record& r) {
           {"worker", r.worker},
           {"batch", optional_json(r.batch)},
           {"heap", optional_json(r.heap)},
-          {"memory", optional_json(r.memory)}};
+          {"memory", optional_json(r.memory)},
+          {"serve", optional_json(r.serve)}};
 }
 
 measurement_record record_from_json(const nlohmann::json& j) {
@@ -45,7 +46,8 @@ measurement_record record_from_json(const nlohmann::json& j) {
   r.worker = j.at("worker");
   r.batch = optional_from<batch_figures>(j.at("batch"));
   r.heap = optional_from<heap_figures>(j.at("heap"));
-  if (j.contains("memory")) r.memory = optional_from<memory_figures>(j.at("memory"));
+  r.memory = optional_from<memory_figures>(j.value("memory", nlohmann::json()));
+  r.serve = optional_from<serve_figures>(j.value("serve", nlohmann::json()));
   return r;
 }
 

@@ -47,6 +47,24 @@ struct memory_figures {
   nlohmann::json details;     // the workload's own figures (budget events, huge-page coverage)
 };
 
+// Serve frame: one fresh `alloclab serve` process per repetition, driven by hey, wrk and the
+// open-loop ladder (see executors/serve_executor.cpp). Each generator's result is
+// serve::to_json(load_result): requests, errors, throughput, latency_ms, the server's side.
+struct serve_repetition {
+  nlohmann::json hey;         // closed loop, seed 004's shape (-c 50, fixed duration)
+  nlohmann::json wrk;         // closed loop, the second generator
+  nlohmann::json ladder;      // open loop, one result per target rate, ascending
+  double saturation_rps = 0;  // closed-loop throughput the ladder's rates are fractions of
+  nlohmann::json stats;       // the server's /stats after the last generator
+};
+
+struct serve_figures {
+  std::string pinning;  // what ran on which CPU
+  double duration_s = 0;
+  unsigned connections = 0;
+  std::vector<serve_repetition> repetitions;
+};
+
 struct measurement_record {
   std::string frame;  // plan's to_string(frame)
   std::string workload;
@@ -60,6 +78,7 @@ struct measurement_record {
   std::optional<batch_figures> batch;
   std::optional<heap_figures> heap;
   std::optional<memory_figures> memory;
+  std::optional<serve_figures> serve;
 };
 
 // Field lists for nlohmann's generated serializers (found by ADL), for the worker -> parent
@@ -85,6 +104,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(heap_figures, iterations_per_repetition, batc
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(memory_figures, repetition_seconds, samples_ns,
                                    samples_per_repetition, operations_per_sample, rss_series,
                                    details)
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(serve_repetition, hey, wrk, ladder, saturation_rps, stats)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(serve_figures, pinning, duration_s, connections, repetitions)
 
 // Worker -> parent transport (not results JSON). Throws nlohmann::json::exception on a
 // document that is not a record.

@@ -348,6 +348,37 @@
                   ], 'ratio, > 1 favours the candidate (log scale)');
   }
 
+  // Serve frame: each variant's batch speedup, its measured serve ratio and Amdahl's prediction.
+  function batchVsServe() {
+    const rows = [], batch = [], served = [], predicted = [], values = [];
+    const range = (e) => e.interval ? [e.interval.low, e.interval.high] : [e.value, e.value];
+    ((data.serve && data.serve.workloads) || []).forEach((w) => {
+      w.cells.forEach((c) => {
+        const b = c.batch;
+        if (c.status !== 'ok' || !c.vs_std || !b || !b.speedup_p50 || !b.measured_serve_ratio) return;
+        const row = `${w.name} / ${c.strategy} @ ${c.malloc}`;
+        rows.push(row);
+        batch.push(range(b.speedup_p50));
+        served.push(range(b.measured_serve_ratio));
+        values.push({ x: b.speedup_p50.value, y: row }, { x: b.measured_serve_ratio.value, y: row });
+        if (b.predicted_serve_ratio) predicted.push({ x: b.predicted_serve_ratio, y: row });
+      });
+    });
+    if (!rows.length) return;
+    intervalChart('batch-vs-serve', 'Batch vs serve: speedup over the baseline variant',
+                  'Bars: 95 % intervals over repetitions of the batch speedup at p50 and of the served ' +
+                  'throughput ratio (hey, one iteration per request); dots: the ratios; diamonds: Amdahl\'s ' +
+                  'prediction of the serve ratio from the batch speedup and the workload\'s share of the ' +
+                  'server\'s CPU per request. A batch win that the serve bar does not show is Amdahl at work.',
+                  rows, [
+                    { label: 'batch (p50)', data: batch, backgroundColor: palette[0], barPercentage: 0.45 },
+                    { label: 'served (hey req/s)', data: served, backgroundColor: palette[1], barPercentage: 0.45 },
+                    { type: 'scatter', label: 'ratio', data: values, pointRadius: 3, backgroundColor: css('--fg') },
+                    { type: 'scatter', label: 'Amdahl prediction', data: predicted, pointRadius: 6,
+                      pointStyle: 'rectRot', backgroundColor: palette[2] },
+                  ], 'ratio, > 1 favours the variant (log scale)');
+  }
+
   // `alloclab compare -o X.html`: B/A per common cell with its interval.
   function comparison() {
     if (!data.comparison) return;
@@ -408,8 +439,8 @@
     });
   }
 
-  const charts = [headlineHeatMap, latencyDistributions, heapStudy, sizeHistograms, memoryOverTime, placement,
-                  seedClaims, comparison];
+  const charts = [headlineHeatMap, latencyDistributions, heapStudy, sizeHistograms, memoryOverTime,
+                  batchVsServe, placement, seedClaims, comparison];
   charts.forEach((chart) => chart());
   body.setAttribute('data-charts-total', String(list.querySelectorAll('figure.chart').length));
   body.setAttribute('data-resource-requests', String(performance.getEntriesByType('resource').length));

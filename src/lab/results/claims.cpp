@@ -401,6 +401,51 @@ std::optional<outcome> heap_run_too_small(const json& results, const std::string
                              min_heap_iterations)};
 }
 
+// A served variant against the baseline variant (results.serve, one fresh server per
+// repetition): the vs_std estimate named by the claim's metric, judged like a ratio claim.
+outcome judge_serve(const json& results, const json& claim) {
+  const std::string workload = claim.at("workload");
+  const std::string metric = claim.at("metric");
+  const std::string estimate = metric.substr(std::string("serve_").size());
+  const std::string strategy = claim.at("candidate");
+  const std::string malloc = claim.value("candidate_malloc", std::string("glibc"));
+  const json* cell = nullptr;
+  static const json no_workloads = json::array();
+  const bool served = results.contains("serve") && results.at("serve").is_object();
+  for (const auto& w : served ? results.at("serve").at("workloads") : no_workloads)
+    if (w.at("name") == workload)
+      for (const auto& c : w.at("cells"))
+        if (c.at("strategy") == strategy && malloc_of(c) == malloc) cell = &c;
+  const std::string name = cell_name(workload, strategy, malloc);
+  if (cell == nullptr)
+    return {not_measured, "-",
+            fmt::format("{} was not served in this run (use {})", name, run_hint(claim))};
+  const json vs = cell->value("vs_std", json());
+  const json e = vs.is_object() ? vs.value(estimate, json()) : json();
+  if (!e.is_object())
+    return {not_measurable, "-",
+            fmt::format("{} has no {}: {}", name, estimate,
+                        cell->at("reason").is_string() ? cell->at("reason").get<std::string>()
+                                                       : "its baseline has no number")};
+  ratio_estimate r;
+  r.value = e.at("value");
+  if (e.at("interval").is_object())
+    r.range = {e.at("interval").at("low"), e.at("interval").at("high")};
+  r.base_repetitions = r.candidate_repetitions = e.at("repetitions");
+  const accepted_range range = accepted(claim);
+  std::string detail = fmt::format(
+      "claimed {}, accepted {:.2f}-{:.2f}; {} over repetitions (fresh servers), {:.0f}% interval",
+      claim.at("claimed").dump(), range.low, range.high, estimate, 100 * interval_confidence);
+  if (r.base_repetitions < min_repetitions)
+    return {too_few, estimate_text(r),
+            fmt::format("{}; {} repetitions per side; a verdict needs at least {}", detail,
+                        r.base_repetitions, min_repetitions)};
+  const std::string verdict = verdict_of(r, range);
+  if (verdict == refuted) detail += "; measured " + miss_direction(r.value, range);
+  if (verdict == inconclusive) detail += "; the interval straddles the accepted range";
+  return {verdict, estimate_text(r), detail};
+}
+
 outcome judge(const json& results, const json& claim) {
   if (!claim.value("measurable", true)) return {not_measurable, "-", claim.value("reason", "")};
   const std::string metric = claim.at("metric");
@@ -409,6 +454,7 @@ outcome judge(const json& results, const json& claim) {
   if (metric == "lowest_jitter") return judge_lowest(results, claim, "jitter_ns");
   if (metric == "highest_ns_per_pair") return judge_highest(results, claim);
   if (metric == "returns_memory") return judge_returns_memory(results, claim);
+  if (metric.rfind("serve_", 0) == 0) return judge_serve(results, claim);
   if (claim.contains("candidate_mallocs")) return judge_any_malloc(results, claim);
   return judge_ratio(results, claim);
 }

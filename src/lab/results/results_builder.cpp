@@ -611,6 +611,15 @@ json frame_descriptions(const run_plan& plan) {
         "in the timed loop, buffer placement as that allocator chose it in a fresh process, and "
         "the proven live malloc; it does not depend on which other cells ran",
         plan.sizes.processes);
+  if (has_frame(plan, frame::serve))
+    frames["serve"] = fmt::format(
+        "each variant (workload x strategy x malloc) is served by {} fresh `alloclab serve` "
+        "processes, one after another; each is warmed up, then driven by hey and wrk ({} "
+        "connections, {} s each, closed loop) and an open-loop constant-rate ladder; one request "
+        "runs one iteration from a reset arena; a number includes HTTP parsing, the server's "
+        "threads, syscalls and the loopback network, and the load generators run on the same "
+        "machine",
+        plan.sizes.serve_repetitions, serve_connections, plan.sizes.serve_duration_s);
   if (!plan.heap_workloads.empty())
     frames["heap"] = fmt::format(
         "each cell (kernel x sizes x malloc) runs alone in up to {} fresh processes; ns per pair "
@@ -652,6 +661,205 @@ json config_json(const run_plan& plan) {
                                            : json{{"iterations", plan.sizes.heap_iterations},
                                                   {"repetitions", plan.sizes.heap_repetitions},
                                                   {"strategy", heap_strategy}}}};
+}
+
+// ---- Serve frame: one cell per variant, figures over its fresh server processes ----
+
+// The median over repetitions of a number at `pointer` in each JSON; null when one lacks it.
+json median_at(const std::vector<const json*>& runs, const char* pointer) {
+  std::vector<double> values;
+  for (const json* run : runs) {
+    const json& v = run->value(json::json_pointer(pointer), json());
+    if (!v.is_number()) return nullptr;
+    values.push_back(v.get<double>());
+  }
+  return values.empty() ? json(nullptr) : json(median_of(values));
+}
+
+std::vector<double> series_at(const std::vector<const json*>& runs, const char* pointer) {
+  std::vector<double> values;
+  for (const json* run : runs) {
+    const json& v = run->value(json::json_pointer(pointer), json());
+    if (v.is_number()) values.push_back(v.get<double>());
+  }
+  return values;
+}
+
+std::uint64_t sum_at(const std::vector<const json*>& runs, const char* key) {
+  std::uint64_t total = 0;
+  for (const json* run : runs) total += run->value(key, std::uint64_t{0});
+  return total;
+}
+
+// One generator over the repetitions (load_result JSONs): medians, sums and the per-repetition
+// series the intervals are drawn from.
+json generator_summary(const std::vector<const json*>& runs) {
+  if (runs.empty()) return nullptr;
+  json per_repetition = json::object();
+  for (const auto& [name, pointer] :
+       {std::pair{"throughput_rps", "/throughput_rps"}, std::pair{"p50_ms", "/latency_ms/p50"},
+        std::pair{"p99_ms", "/latency_ms/p99"}, std::pair{"mean_ms", "/latency_ms/mean"},
+        std::pair{"workload_mean_us", "/server/workload_mean_us"},
+        std::pair{"cpu_us_per_request", "/server/cpu_us_per_request"}})
+    per_repetition[name] = series_at(runs, pointer);
+  return {{"generator", runs.front()->value("generator", std::string())},
+          {"command", runs.front()->value("command", json::array())},
+          {"requests", sum_at(runs, "requests")},
+          {"errors", sum_at(runs, "errors")},
+          {"duration_s", median_at(runs, "/duration_s")},
+          {"target_rate_rps", median_at(runs, "/target_rate_rps")},
+          {"throughput_rps", median_at(runs, "/throughput_rps")},
+          {"p50_ms", median_at(runs, "/latency_ms/p50")},
+          {"p90_ms", median_at(runs, "/latency_ms/p90")},
+          {"p99_ms", median_at(runs, "/latency_ms/p99")},
+          {"p999_ms", median_at(runs, "/latency_ms/p99.9")},
+          {"mean_ms", median_at(runs, "/latency_ms/mean")},
+          {"server",
+           {{"workload_mean_us", median_at(runs, "/server/workload_mean_us")},
+            {"workload_p99_us", median_at(runs, "/server/workload_p99_us")},
+            {"cpu_us_per_request", median_at(runs, "/server/cpu_us_per_request")},
+            {"share_of_cpu", median_at(runs, "/server/share_of_cpu")},
+            {"share_of_latency", median_at(runs, "/server/share_of_latency")}}},
+          {"per_repetition", per_repetition}};
+}
+
+json serve_cell(const cell_spec& spec, const cell_records& rs) {
+  json cell = cell_head(spec, rs);
+  for (const char* key : {"hey", "wrk", "ladder", "server", "batch"}) cell[key] = nullptr;
+  if (rs.broken() != nullptr) return cell;
+  std::vector<const serve_repetition*> reps;
+  for (const auto* r : rs.parts)
+    for (const auto& rep : r->serve->repetitions) reps.push_back(&rep);
+  if (reps.empty()) return cell;
+  std::vector<const json*> hey, wrk;
+  for (const auto* rep : reps) {
+    hey.push_back(&rep->hey);
+    wrk.push_back(&rep->wrk);
+  }
+  cell["processes"] = reps.size();  // one fresh server per repetition
+  cell["hey"] = generator_summary(hey);
+  cell["wrk"] = generator_summary(wrk);
+  json ladder = json::array();
+  for (std::size_t step = 0; step < reps.front()->ladder.size(); ++step) {
+    std::vector<const json*> runs;
+    for (const auto* rep : reps)
+      if (step < rep->ladder.size()) runs.push_back(&rep->ladder[step]);
+    ladder.push_back(generator_summary(runs));
+  }
+  cell["ladder"] = std::move(ladder);
+  std::vector<double> saturation;
+  std::uint64_t requests = 0, errors = 0;
+  for (const auto* rep : reps) {
+    saturation.push_back(rep->saturation_rps);
+    requests += rep->stats.value("requests", std::uint64_t{0});
+    errors += rep->stats.value("errors", std::uint64_t{0});
+  }
+  cell["server"] = {{"saturation_rps", median_of(saturation)},
+                    {"requests", requests},
+                    {"errors", errors},
+                    {"pinned_cpu", reps.front()->stats.value("pinned_cpu", json())},
+                    {"pinning", rs.parts.front()->serve->pinning}};
+  return cell;
+}
+
+json serve_estimate(const json& base, const json& cell, const char* generator, const char* figure,
+                    bool higher_is_better) {
+  const auto series = [&](const json& c) {
+    const json& v = c.value(
+        json::json_pointer(fmt::format("/{}/per_repetition/{}", generator, figure)), json());
+    return v.is_array() ? v.get<std::vector<double>>() : std::vector<double>{};
+  };
+  std::vector<double> b = series(base), c = series(cell);
+  if (b.empty() || c.empty() || median_of(b) <= 0 || median_of(c) <= 0) return nullptr;
+  if (!higher_is_better) std::swap(b, c);  // > 1 favours the candidate
+  const interval range = bootstrap_ratio_of_medians(c, b, interval_confidence);
+  return {{"value", median_of(c) / median_of(b)},
+          {"interval", interval_json(range)},
+          {"repetitions", std::min(b.size(), c.size())}};
+}
+
+// Each variant against the baseline variant, over repetitions (fresh servers).
+json serve_comparison(const json& base, const json& cell) {
+  if (cell["hey"].is_null() || base["hey"].is_null()) return nullptr;
+  return {{"throughput_ratio_hey", serve_estimate(base, cell, "hey", "throughput_rps", true)},
+          {"throughput_ratio_wrk", serve_estimate(base, cell, "wrk", "throughput_rps", true)},
+          {"p50_ratio_hey", serve_estimate(base, cell, "hey", "p50_ms", false)},
+          {"p99_ratio_hey", serve_estimate(base, cell, "hey", "p99_ms", false)},
+          {"p50_ratio_wrk", serve_estimate(base, cell, "wrk", "p50_ms", false)},
+          {"p99_ratio_wrk", serve_estimate(base, cell, "wrk", "p99_ms", false)},
+          {"workload_time_ratio", serve_estimate(base, cell, "hey", "workload_mean_us", false)},
+          {"cpu_per_request_ratio", serve_estimate(base, cell, "hey", "cpu_us_per_request", false)},
+          {"intervals",
+           "percentile bootstrap over repetitions (one fresh server each): ratio of medians; "
+           "> 1 favours the candidate"}};
+}
+
+// The same variant in the batch frame, and Amdahl's law: a workload that is a share f of the
+// server's CPU per request, made s times faster (the batch speedup), makes the server
+// 1 / ((1 - f) + f / s) times faster; closed-loop throughput on a saturated server follows that.
+json batch_beside(const json& serve_base, const json& cell, const json* batch_workload) {
+  const json* batch = nullptr;
+  if (batch_workload != nullptr)
+    for (const auto& c : batch_workload->at("cells"))
+      if (c["strategy"] == cell["strategy"] && c["malloc"] == cell["malloc"] &&
+          !c.value("placement_twin", false))
+        batch = &c;
+  if (batch == nullptr || batch->at("timing").is_null()) return nullptr;
+  json out = {{"p50_ns", batch->at("timing").at("p50_ns")},
+              {"speedup_p50", nullptr},
+              {"workload_share", nullptr},
+              {"predicted_serve_ratio", nullptr},
+              {"measured_serve_ratio", nullptr}};
+  const json& vs = batch->at("vs_std");
+  if (vs.is_object() && vs["speedup_p50"].is_number())
+    out["speedup_p50"] = {{"value", vs["speedup_p50"]},
+                          {"interval", vs["intervals"]["speedup_p50"]},
+                          {"mark", vs["mark"]}};
+  const json& share = serve_base.value(json::json_pointer("/hey/server/share_of_cpu"), json());
+  if (share.is_number()) out["workload_share"] = share;
+  if (share.is_number() && vs.is_object() && vs["speedup_p50"].is_number()) {
+    const double f = std::clamp(share.get<double>(), 0.0, 1.0);
+    const double s = vs["speedup_p50"].get<double>();
+    out["predicted_serve_ratio"] = 1.0 / ((1.0 - f) + f / s);
+  }
+  if (cell["vs_std"].is_object())
+    out["measured_serve_ratio"] = cell["vs_std"]["throughput_ratio_hey"];
+  return out;
+}
+
+json serve_results(const run_plan& plan, std::map<std::size_t, cell_records>& by_cell,
+                   const json& workloads) {
+  if (!has_frame(plan, frame::serve)) return nullptr;
+  json serve_workloads = json::array();
+  for (const std::string& name : plan.lab_workloads) {
+    json cells = json::array();
+    for (std::size_t i = 0; i < plan.cells.size(); ++i) {
+      const cell_spec& spec = plan.cells[i];
+      if (spec.workload == name && spec.frame == frame::serve && by_cell.count(i) != 0)
+        cells.push_back(serve_cell(spec, by_cell[i]));
+    }
+    const json baseline = {{"strategy", baseline_strategy}, {"malloc", plan.mallocs.front().label}};
+    const json* base = nullptr;
+    for (const auto& c : cells)
+      if (c["strategy"] == baseline["strategy"] && c["malloc"] == baseline["malloc"]) base = &c;
+    const json* batch_workload = nullptr;
+    for (const auto& w : workloads)
+      if (w["name"] == name && w["kind"] == "lab") batch_workload = &w;
+    json compared = cells;
+    for (auto& c : compared) {
+      c["vs_std"] = base != nullptr && c != *base ? serve_comparison(*base, c) : json(nullptr);
+      if (base != nullptr) c["batch"] = batch_beside(*base, c, batch_workload);
+    }
+    serve_workloads.push_back(
+        {{"name", name}, {"baseline", baseline}, {"cells", std::move(compared)}});
+  }
+  std::vector<double> fractions(std::begin(serve_ladder_fractions),
+                                std::end(serve_ladder_fractions));
+  return {{"duration_s", plan.sizes.serve_duration_s},
+          {"connections", serve_connections},
+          {"repetitions", plan.sizes.serve_repetitions},
+          {"ladder_fractions", fractions},
+          {"workloads", std::move(serve_workloads)}};
 }
 
 }  // namespace
@@ -699,6 +907,22 @@ std::vector<std::string> collect_warnings(const json& results) {
       if (c.at("warning").is_string())
         warnings.push_back(fmt::format("{}: {}", where, c.at("warning").get<std::string>()));
     }
+  static const json no_workloads = json::array();
+  const bool served = results.contains("serve") && results.at("serve").is_object();
+  for (const auto& w : served ? results.at("serve").at("workloads") : no_workloads)
+    for (const auto& c : w.at("cells")) {
+      const std::string where =
+          fmt::format("serve {} / {} @ {}", w.at("name").get<std::string>(),
+                      c.at("strategy").get<std::string>(), c.at("malloc").get<std::string>());
+      if (c.at("status") != "ok")
+        warnings.push_back(
+            fmt::format("{}: {}: {}", where, c.at("status").get<std::string>(),
+                        c.at("reason").is_string() ? c.at("reason").get<std::string>() : ""));
+      for (const char* generator : {"hey", "wrk"})
+        if (c.at(generator).is_object() && c.at(generator).at("errors").get<std::uint64_t>() > 0)
+          warnings.push_back(fmt::format("{}: {} saw {} errors", where, generator,
+                                         c.at(generator).at("errors").get<std::uint64_t>()));
+    }
   return warnings;
 }
 
@@ -743,7 +967,8 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
     return std::make_pair(std::move(cells), std::move(records));
   };
   for (const std::string& name : plan.lab_workloads)
-    workloads.push_back(lab_workload(name, plan, run, cells_of(name, frame::batch).first));
+    if (has_frame(plan, frame::batch))
+      workloads.push_back(lab_workload(name, plan, run, cells_of(name, frame::batch).first));
   for (const std::string& name : plan.heap_workloads) {
     auto [cells, records] = cells_of(name, frame::heap);
     const std::string checksum = heap_checksum(records, cells);
@@ -791,6 +1016,7 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
       {"workloads", std::move(workloads)},
       {"claims", json::array()},
   };
+  results["serve"] = serve_results(plan, by_cell, results["workloads"]);
   results["warnings"] = collect_warnings(results);
   results["claims"] = judge_claims(results, seed_claims());
   return results;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -47,21 +48,6 @@ load_result failed(std::string generator, std::string error) {
 
 std::string describe_pinning(const std::optional<int>& cpu) {
   return cpu ? fmt::format("load generator on cpu {}", *cpu) : "load generator not pinned";
-}
-
-std::optional<json> fetch_stats(const std::string& url) {
-  const std::optional<split_url> parts = parse_http_url(url);
-  if (!parts) return std::nullopt;
-  httplib::Client client(parts->origin);
-  client.set_connection_timeout(std::chrono::seconds(2));
-  client.set_read_timeout(std::chrono::seconds(5));
-  const httplib::Result res = client.Get("/stats");
-  if (!res || res->status != 200) return std::nullopt;
-  try {
-    return json::parse(res->body);
-  } catch (const json::exception&) {
-    return std::nullopt;
-  }
 }
 
 // Server-side time of the run: the /stats histograms' difference.
@@ -133,6 +119,21 @@ std::optional<double> number_after(const std::string& text, const std::string& p
 }
 
 }  // namespace
+
+std::optional<json> fetch_stats(const std::string& url) {
+  const std::optional<split_url> parts = parse_http_url(url);
+  if (!parts) return std::nullopt;
+  httplib::Client client(parts->origin);
+  client.set_connection_timeout(std::chrono::seconds(2));
+  client.set_read_timeout(std::chrono::seconds(5));
+  const httplib::Result res = client.Get("/stats");
+  if (!res || res->status != 200) return std::nullopt;
+  try {
+    return json::parse(res->body);
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
 
 std::optional<split_url> parse_http_url(const std::string& url) {
   const std::string scheme = "http://";
@@ -255,7 +256,12 @@ load_result run_open_loop(const open_loop_options& o) {
   std::atomic<std::uint64_t> next{0}, errors{0};
   std::vector<std::vector<double>> latencies(o.connections);
   std::vector<steady::time_point> last_done(o.connections);
-  const steady::time_point t0 = steady::now() + std::chrono::milliseconds(100);
+  // Every connection is opened (one untimed GET /healthz) before the schedule starts at t0:
+  // connecting 50 sockets at once overflows a small listen backlog, and a dropped SYN is
+  // retried after 1 s, which would be charged to the first requests.
+  std::atomic<unsigned> connected{0};
+  std::promise<steady::time_point> start;
+  const std::shared_future<steady::time_point> started = start.get_future().share();
   std::vector<std::thread> workers;
   for (unsigned w = 0; w < o.connections; ++w) {
     workers.emplace_back([&, w] {
@@ -265,6 +271,9 @@ load_result run_open_loop(const open_loop_options& o) {
       client.set_connection_timeout(std::chrono::seconds(5));
       client.set_read_timeout(std::chrono::seconds(10));
       latencies[w].reserve(total / o.connections + 1);
+      client.Get("/healthz");
+      connected.fetch_add(1);
+      const steady::time_point t0 = started.get();
       for (std::uint64_t i = next++; i < total; i = next++) {
         const auto intended =
             t0 + std::chrono::duration_cast<steady::duration>(interval * static_cast<double>(i));
@@ -281,6 +290,11 @@ load_result run_open_loop(const open_loop_options& o) {
       }
     });
   }
+  const auto connect_deadline = steady::now() + std::chrono::seconds(15);
+  while (connected.load() < o.connections && steady::now() < connect_deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const steady::time_point t0 = steady::now() + std::chrono::milliseconds(10);
+  start.set_value(t0);
   for (std::thread& t : workers) t.join();
   const std::optional<json> after = fetch_stats(o.url);
 

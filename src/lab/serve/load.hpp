@@ -70,6 +70,9 @@ load_result run_hey(const closed_loop_options& options);
 load_result run_wrk(const closed_loop_options& options);
 load_result run_open_loop(const open_loop_options& options);
 
+// The server's GET /stats as JSON (the origin of `url`); nullopt when it does not answer.
+std::optional<nlohmann::json> fetch_stats(const std::string& url);
+
 // Parsers of the generators' outputs (exposed for tests). They fill requests, errors,
 // throughput, duration and latency, and set ok=false with an error when the text is not
 // the generator's report.

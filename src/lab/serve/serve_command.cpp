@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -15,6 +17,7 @@
 
 #include <alloclab/build_info.hpp>
 
+#include "executors/executor.hpp"
 #include "heap/cell.hpp"
 #include "http_server.hpp"
 #include "load.hpp"
@@ -120,6 +123,15 @@ bool judge_build_or_refuse(bool allow_debug) {
 int execute_serve(const serve_request& r) {
   const bool debug = judge_build_or_refuse(r.allow_debug);
   json facts = prove_malloc_or_reexec(r.malloc);
+  const std::string cell_id =
+      fmt::format("{}/{}@{}", r.workload, r.strategy, facts["malloc"].get<std::string>());
+  inject_test_fault(cell_id);
+  if (test_fault_for(cell_id) == "abort_later")
+    std::thread([] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      std::fprintf(stderr, "alloclab serve: test fault 'abort_later'\n");
+      std::abort();
+    }).detach();
   facts["debug_build"] = debug;
   facts["pinned_cpu"] = nullptr;
   if (r.cpu) {
