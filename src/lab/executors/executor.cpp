@@ -10,6 +10,7 @@ namespace alloclab::lab {
 
 std::unique_ptr<executor> make_batch_executor();
 std::unique_ptr<executor> make_heap_executor();
+std::unique_ptr<executor> make_replay_executor();
 
 std::unique_ptr<executor> make_executor(frame f) {
   switch (f) {
@@ -17,6 +18,8 @@ std::unique_ptr<executor> make_executor(frame f) {
       return make_batch_executor();
     case frame::heap:
       return make_heap_executor();
+    case frame::replay:
+      return make_replay_executor();
   }
   return make_batch_executor();
 }

@@ -11,6 +11,7 @@
 
 #include "executors/interrupt.hpp"
 #include "main/commands.hpp"
+#include "main/replay_commands.hpp"
 #include "plan/plan.hpp"
 #include "serve/serve_command.hpp"
 #include "trace/trace_commands.hpp"
@@ -176,10 +177,12 @@ int run_cli(int argc, char** argv) {
 
   const serve::serve_commands serve = serve::add_serve_commands(app);
   const trace::trace_commands trace_commands(app);
+  const replay_commands replay(app, request.command_line);
 
   std::vector<std::string> commands = {"run",     "list", "report", "validate",
                                        "compare", "help", "serve",  "load"};
   for (const auto& name : trace::trace_commands::names()) commands.push_back(name);
+  for (const auto& name : replay_commands::names()) commands.push_back(name);
   if (std::string unknown = unknown_command(argc, argv, commands); !unknown.empty()) {
     std::cerr << "alloclab: error: " << unknown << '\n';
     return exit_usage;
@@ -206,6 +209,7 @@ int run_cli(int argc, char** argv) {
     if (validate->parsed()) return execute_validate(results_path);
     if (serve.parsed()) return serve.execute();
     if (trace_commands.parsed()) return trace_commands.execute();
+    if (replay.parsed()) return replay.execute();
     return execute_list();
   } catch (const usage_error& e) {
     std::cerr << "alloclab: error: " << e.what() << '\n';

@@ -9,6 +9,8 @@ int main(int argc, char** argv) {
   // Measuring workers: no argument parsing, no CLI set-up (VmHWM is measured in here).
   if (argc == 3 && std::string_view(argv[1]) == alloclab::lab::heap_worker_command)
     return alloclab::lab::run_heap_worker(argv[2]);
+  if (argc == 3 && std::string_view(argv[1]) == alloclab::lab::replay_worker_command)
+    return alloclab::lab::run_replay_worker(argv[2]);
   if (argc == 3 && std::string_view(argv[1]) == alloclab::lab::batch_worker_command)
     return alloclab::lab::run_batch_worker(argv[2]);
   // The memmove placement probe, re-executed under GLIBC_TUNABLES (read only at exec).

@@ -18,7 +18,8 @@ namespace alloclab::lab {
 // entry in plan.cpp's frame table (its name, and which cells it adds to a plan).
 enum class frame {
   batch,  // a lab workload's iterations in a loop, in a fresh worker process
-  heap    // a heap-study kernel (seed 003) under the process-wide malloc, in a fresh worker
+  heap,   // a heap-study kernel (seed 003) under the process-wide malloc, in a fresh worker
+  replay  // a recorded trace replayed under a malloc or through a resource, in a fresh worker
 };
 const char* to_string(frame f);
 // The frame named `name` (as --frames spells it); throws usage_error listing the valid names.
@@ -48,6 +49,7 @@ struct measurement_sizes {
   std::size_t repetitions = 0;             // batch frame: over all processes
   std::size_t heap_iterations = 0;         // heap frame: batches of 100 pairs per repetition
   std::size_t heap_repetitions = 0;        // heap frame: over all processes
+  std::size_t replay_repetitions = 0;      // replay frame: whole replays, over all processes
   std::size_t processes = 0;               // fresh processes per cell
   std::size_t counted_iterations = 16;     // untimed heap-counting pass
   std::uint64_t seed = 42;
@@ -70,6 +72,7 @@ struct run_plan {
   // The glibc variant without memmove's copy cliff, measured beside plain glibc for every lab
   // cell so the report can tell placement-driven ratios apart (empty: not measured).
   std::string placement_twin;
+  replay_request replay;  // replay frame: the trace and the resources (strategies) it goes through
 };
 
 // The registry name of that variant.
@@ -83,6 +86,8 @@ inline constexpr std::size_t quick_repetitions = 6;
 inline constexpr std::size_t default_processes = 3;
 inline constexpr std::size_t quick_processes = 2;
 inline constexpr double default_cell_timeout_seconds = 600;
+inline constexpr std::size_t replay_default_repetitions = 5;
+inline constexpr std::size_t replay_quick_repetitions = 3;
 
 // --workloads split into lab workloads and heap-study workloads ("fifo", "lifo", "xthread" name
 // a family). Empty request: every lab workload, no heap workload. Throws usage_error.

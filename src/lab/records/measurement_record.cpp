@@ -28,7 +28,8 @@ nlohmann::json to_json(const measurement_record& r) {
           {"live_allocator", r.live_allocator},
           {"worker", r.worker},
           {"batch", optional_json(r.batch)},
-          {"heap", optional_json(r.heap)}};
+          {"heap", optional_json(r.heap)},
+          {"replay", optional_json(r.replay)}};
 }
 
 measurement_record record_from_json(const nlohmann::json& j) {
@@ -44,6 +45,7 @@ measurement_record record_from_json(const nlohmann::json& j) {
   r.worker = j.at("worker");
   r.batch = optional_from<batch_figures>(j.at("batch"));
   r.heap = optional_from<heap_figures>(j.at("heap"));
+  r.replay = optional_from<replay_figures>(j.value("replay", nlohmann::json(nullptr)));
   return r;
 }
 

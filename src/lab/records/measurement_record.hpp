@@ -36,6 +36,18 @@ struct heap_figures {
   nlohmann::json memory;  // the worker's memory figures (heap::memory_figures as JSON)
 };
 
+// Replay frame: whole replays of a recorded trace, in one process (see executors/replay_executor).
+struct replay_figures {
+  std::vector<double> ns_per_call;   // per repetition: call time / calls (waits excluded)
+  std::vector<double> call_seconds;  // per repetition, summed over the replay's threads
+  std::vector<double> wall_seconds;  // per repetition
+  std::uint64_t calls = 0;           // per repetition
+  std::uint64_t skipped = 0;         // per repetition: unknown pointers, recorded failures
+  std::uint64_t threads = 0;
+  std::uint64_t peak_live_bytes = 0;  // the trace's "ideal RSS"
+  nlohmann::json memory;              // RSS readings of the process's first replay
+};
+
 struct measurement_record {
   std::string frame;  // plan's to_string(frame)
   std::string workload;
@@ -48,6 +60,7 @@ struct measurement_record {
   nlohmann::json worker;          // exit status, signal, timeout, wall time of the process
   std::optional<batch_figures> batch;
   std::optional<heap_figures> heap;
+  std::optional<replay_figures> replay;
 };
 
 // Field lists for nlohmann's generated serializers (found by ADL), for the worker -> parent
@@ -69,6 +82,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(batch_figures, batch_size, footprint, cell)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(heap_figures, iterations_per_repetition, batch_ns,
                                    ns_per_pair_reps, pairs_per_repetition, peak_live_bytes,
                                    total_bytes_per_repetition, checksum, noop_batch_p50_ns, memory)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_figures, ns_per_call, call_seconds, wall_seconds, calls,
+                                   skipped, threads, peak_live_bytes, memory)
 
 // Worker -> parent transport (not results JSON). Throws nlohmann::json::exception on a
 // document that is not a record.

@@ -32,7 +32,7 @@
   const severalMallocs = mallocs.length > 1 || mallocs[0] !== 'glibc';
   const cellLabel = (c) => severalMallocs ? c.strategy + ' @ ' + c.malloc : c.strategy;
   const isBaseline = (w, c) => c.strategy === w.baseline.strategy && c.malloc === w.baseline.malloc;
-  const labWorkloads = data.workloads.filter((w) => w.kind !== 'heap');
+  const labWorkloads = data.workloads.filter((w) => w.kind !== 'heap' && w.kind !== 'trace');
   const heapWorkloads = data.workloads.filter((w) => w.kind === 'heap');
   const shownCells = (w) => w.cells.filter((c) => !c.placement_twin);
   const markText = (vs) => vs.mark === 'n.s.' ? ' n.s.' : ' ' + vs.mark;
