@@ -12,6 +12,7 @@
 
 #include "heap/malloc_registry.hpp"
 #include "main/commands.hpp"
+#include "plan/malloc_choice.hpp"
 #include "plan/plan.hpp"
 #include "strategies/replay_resources.hpp"
 #include "trace/trace_info.hpp"
@@ -276,6 +277,22 @@ json load_results(const fs::path& path) {
 }
 
 }  // namespace
+
+int print_malloc_env(const char* name) {
+  try {
+    const malloc_choice m = resolve_mallocs({name}, false).front();
+    if (!m.missing.empty()) throw usage_error(m.missing);
+    const heap::worker_env env = environment_for(m);
+    std::string out;
+    for (const auto& var : env.unset) out += "-u" + var + "\n";
+    for (const auto& [key, value] : env.set) out += key + "=" + value + "\n";
+    print_or_throw(out);
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "alloclab: error: " << e.what() << '\n';
+    return 2;
+  }
+}
 
 int execute_replay(run_request request, const std::string& trace_path) {
   const read_trace t = open_trace(trace_path);

@@ -42,6 +42,11 @@ class replay_commands {
 // pipeline as `run` does. Returns run's exit status.
 int execute_replay(run_request request, const std::string& trace_path);
 
+// `alloclab __malloc-env NAME`: the environment a worker under that malloc gets, one `env`
+// argument a line (-uNAME to remove, NAME=VALUE to set), for scripts that run real programs
+// under each malloc (scripts/validate-replay.sh). Exit 2 when it is unknown or not installed.
+int print_malloc_env(const char* name);
+
 // The recommendations for `trace_path` from `results` (a results.json with a replay frame).
 // Throws usage_error when the results have no replay of a trace.
 std::string advise(const std::string& trace_path, const nlohmann::json& results);
