@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Real runs vs replays (scripts/validate-replay.sh): per program, each malloc's ratio to glibc
-measured for real (median wall time of the whole program over interleaved rounds) beside the
-replay's ratio (results.json of `alloclab replay`, ns per call), both rankings and Spearman's
+measured for real (median CPU time, user + sys, of the whole program over interleaved rounds)
+beside the replay's ratio (results.json of `alloclab replay`, ns per call), both rankings and Spearman's
 rank correlation. Prints Markdown. Standard library only.
 
 usage: compare.py REAL_TSV PROGRAM=RESULTS_JSON ...
-REAL_TSV lines: program malloc round milliseconds
+REAL_TSV lines: program malloc round cpu_milliseconds
 """
 import json
 import statistics
@@ -59,8 +59,8 @@ def main():
     for line in open(sys.argv[1]):
         program, malloc, _, ms = line.split()
         real.setdefault(program, {}).setdefault(malloc, []).append(float(ms))
-    print("Ratios are glibc / malloc (> 1: faster than glibc). Real: median wall time of the whole "
-          "program over the rounds (min-max of the per-round ratios in brackets). Replay: ns per "
+    print("Ratios are glibc / malloc (> 1: faster than glibc). Real: median CPU time (user + sys) of "
+          "the whole program over the rounds (min-max of the per-round ratios in brackets). Replay: ns per "
           "allocator call, 95 % bootstrap interval over replays in fresh processes.\n")
     summary = []
     for arg in sys.argv[2:]:
@@ -70,8 +70,8 @@ def main():
         base = statistics.median(times["glibc"])
         mallocs = [m for m in times if m in replay]
         print(f"### {program}\n")
-        print(f"glibc: {base:.0f} ms a real run, {ns.get('glibc', 0):.1f} ns per replayed call\n")
-        print("| malloc | real ms | real ratio | replay ns/call | replay ratio | real rank | "
+        print(f"glibc: {base:.0f} ms of CPU a real run, {ns.get('glibc', 0):.1f} ns per replayed call\n")
+        print("| malloc | real CPU ms | real ratio | replay ns/call | replay ratio | real rank | "
               "replay rank |")
         print("|---|---:|---:|---:|---:|---:|---:|")
         real_ratio = {m: base / statistics.median(times[m]) for m in mallocs}
