@@ -8,12 +8,19 @@
 //                                               -> ReplayCommand.WritesTheReplayFrameLikeRun
 //   advise --results: each recommendation cites its figure
 //                                               -> ReplayCommand.AdviseCitesTheReplaysFigures
+//   replay_trace through a resource: every block returned with the size and alignment it was
+//   allocated with; threads, realloc, memalign, cross-thread frees; curve of one thread
+//                                               -> ResourceReplay.*
 //   replay / advise: damaged or newer trace, unknown or misfit strategy, results without a
 //   replay, the replay frame asked of `run` -> exit 2, one line
 //                                               -> ReplayCommand.BadInputIsOneLineAndExit2
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory_resource>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -154,6 +161,91 @@ TEST_F(ReplayCommand, BadInputIsOneLineAndExit2) {
   expect_refused("replay '" + threaded.string() + "' --strategies pmr_unsync_pool",
                  "pmr_unsync_pool is not thread-safe");
   EXPECT_FALSE(fs::exists(dir_ / "out"));  // refused before anything was written
+}
+
+// Malloc underneath, with a ledger: a deallocate must name a live block with the size and
+// alignment it was allocated with. Thread-safe.
+class ledger_resource final : public std::pmr::memory_resource {
+ public:
+  std::size_t live_blocks() const {
+    std::lock_guard<std::mutex> g(mutex_);
+    return live_.size();
+  }
+  std::size_t mismatches() const {
+    std::lock_guard<std::mutex> g(mutex_);
+    return mismatches_;
+  }
+  std::size_t aligned_64() const {
+    std::lock_guard<std::mutex> g(mutex_);
+    return aligned_64_;
+  }
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    void* p = std::pmr::new_delete_resource()->allocate(bytes, alignment);
+    std::lock_guard<std::mutex> g(mutex_);
+    live_[p] = {bytes, alignment};
+    aligned_64_ += alignment == 64;
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+    {
+      std::lock_guard<std::mutex> g(mutex_);
+      const auto it = live_.find(p);
+      if (it == live_.end() || it->second != std::make_pair(bytes, alignment)) {
+        ++mismatches_;
+        return;  // never hand a wrong size to the upstream
+      }
+      live_.erase(it);
+    }
+    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override {
+    return this == &o;
+  }
+  mutable std::mutex mutex_;
+  std::map<void*, std::pair<std::size_t, std::size_t>> live_;
+  std::size_t mismatches_ = 0;
+  std::size_t aligned_64_ = 0;
+};
+
+class ResourceReplay : public lab::cli_support::binary_test {};
+
+TEST_F(ResourceReplay, EveryBlockReturnsWithItsSizeAndAlignment) {
+  const fs::path path = dir_ / "threads.trace";
+  const outcome recorded =
+      run("record -o '" + path.string() + "' -- " + TRACE_RECORDED_PROGRAM + " threads");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const trace_file t(path.string());
+  const trace_summary s = summarize(t);
+  ledger_resource ledger;
+  replay_options options;
+  options.resource = &ledger;
+  const replay_result r = replay_trace(t, options);
+  EXPECT_EQ(ledger.mismatches(), 0u);
+  EXPECT_EQ(ledger.live_blocks(), 0u);  // the trace's leftovers are released to the resource
+  EXPECT_EQ(ledger.aligned_64(), 30u);  // memalign, posix_memalign, aligned_alloc: 10 each
+  EXPECT_EQ(r.final_live_bytes, s.final_live_bytes);
+  EXPECT_EQ(r.released_at_end, s.final_live_blocks);
+  using k = event_kind;
+  EXPECT_EQ(r.calls_by_kind[static_cast<std::size_t>(k::realloc)],
+            s.by_kind[static_cast<std::size_t>(k::realloc)]);
+  EXPECT_EQ(r.calls_by_kind[static_cast<std::size_t>(k::usable_size)], 0u);  // no pmr counterpart
+  EXPECT_GE(r.calls_by_kind[static_cast<std::size_t>(k::free)], 1145u);      // 1040 cross-thread
+}
+
+TEST(ResourceReplayCurve, OneThreadFollowsTheTraceThroughAPool) {
+  const trace_file t(python_trace);
+  summary_options summary;
+  summary.curve_stride = 1;
+  const trace_summary s = summarize(t, summary);
+  std::pmr::unsynchronized_pool_resource pool;
+  replay_options options;
+  options.resource = &pool;
+  options.curve_stride = 1;
+  const replay_result r = replay_trace(t, options);
+  EXPECT_EQ(r.peak_live_bytes, s.peak_live_bytes);
+  EXPECT_TRUE(r.live_curve == s.live_curve) << "the replay's live bytes differ from the trace's";
 }
 
 }  // namespace
