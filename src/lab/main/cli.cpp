@@ -57,22 +57,6 @@ std::string unknown_command(int argc, char** argv, const std::vector<std::string
   return "unknown command '" + first + "'; valid commands: " + valid;
 }
 
-// "a,b" -> {"a", "b"}; a stray comma leaves an empty name for the plan to refuse by name.
-// (CLI11's own delimiter would let an empty list swallow the next option as a value.)
-void split_commas(std::vector<std::string>& values) {
-  std::vector<std::string> names;
-  for (const std::string& value : values) {
-    std::size_t start = 0;
-    for (;;) {
-      const std::size_t comma = value.find(',', start);
-      names.push_back(value.substr(start, comma - start));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  values = std::move(names);
-}
-
 // The options of `run`.
 void add_measurement_options(CLI::App& command, run_request& request) {
   command
@@ -112,6 +96,21 @@ void add_measurement_options(CLI::App& command, run_request& request) {
 }
 
 }  // namespace
+
+// (CLI11's own delimiter would let an empty list swallow the next option as a value.)
+void split_commas(std::vector<std::string>& values) {
+  std::vector<std::string> names;
+  for (const std::string& value : values) {
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t comma = value.find(',', start);
+      names.push_back(value.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  values = std::move(names);
+}
 
 int run_cli(int argc, char** argv) {
   CLI::App app{

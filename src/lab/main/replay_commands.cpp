@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "heap/malloc_registry.hpp"
+#include "main/cli.hpp"
 #include "main/commands.hpp"
 #include "plan/malloc_choice.hpp"
 #include "plan/plan.hpp"
@@ -393,19 +394,7 @@ bool replay_commands::parsed() const {
 
 int replay_commands::execute() const {
   const replay_command_request& q = *request_;
-  for (auto* list : {&request_->run.mallocs, &request_->run.replay.strategies}) {
-    std::vector<std::string> names;
-    for (const auto& value : *list) {
-      std::size_t start = 0;
-      for (;;) {
-        const std::size_t comma = value.find(',', start);
-        names.push_back(value.substr(start, comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-    }
-    *list = std::move(names);
-  }
+  for (auto* list : {&request_->run.mallocs, &request_->run.replay.strategies}) split_commas(*list);
   if (replay_->parsed()) return execute_replay(q.run, q.trace);
   int status = 0;
   fs::path results_path = q.results;
