@@ -12,6 +12,7 @@ std::unique_ptr<executor> make_batch_executor();
 std::unique_ptr<executor> make_heap_executor();
 std::unique_ptr<executor> make_memory_executor();
 std::unique_ptr<executor> make_serve_executor();
+std::unique_ptr<executor> make_replay_executor();
 
 std::unique_ptr<executor> make_executor(frame f) {
   switch (f) {
@@ -23,6 +24,8 @@ std::unique_ptr<executor> make_executor(frame f) {
       return make_memory_executor();
     case frame::serve:
       return make_serve_executor();
+    case frame::replay:
+      return make_replay_executor();
   }
   return make_batch_executor();
 }

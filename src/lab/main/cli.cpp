@@ -11,6 +11,7 @@
 
 #include "executors/interrupt.hpp"
 #include "main/commands.hpp"
+#include "main/replay_commands.hpp"
 #include "plan/plan.hpp"
 #include "serve/serve_command.hpp"
 #include "trace/trace_commands.hpp"
@@ -56,22 +57,6 @@ std::string unknown_command(int argc, char** argv, const std::vector<std::string
   return "unknown command '" + first + "'; valid commands: " + valid;
 }
 
-// "a,b" -> {"a", "b"}; a stray comma leaves an empty name for the plan to refuse by name.
-// (CLI11's own delimiter would let an empty list swallow the next option as a value.)
-void split_commas(std::vector<std::string>& values) {
-  std::vector<std::string> names;
-  for (const std::string& value : values) {
-    std::size_t start = 0;
-    for (;;) {
-      const std::size_t comma = value.find(',', start);
-      names.push_back(value.substr(start, comma - start));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  values = std::move(names);
-}
-
 // The options of `run`.
 void add_measurement_options(CLI::App& command, run_request& request) {
   command
@@ -111,6 +96,21 @@ void add_measurement_options(CLI::App& command, run_request& request) {
 }
 
 }  // namespace
+
+// (CLI11's own delimiter would let an empty list swallow the next option as a value.)
+void split_commas(std::vector<std::string>& values) {
+  std::vector<std::string> names;
+  for (const std::string& value : values) {
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t comma = value.find(',', start);
+      names.push_back(value.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  values = std::move(names);
+}
 
 int run_cli(int argc, char** argv) {
   CLI::App app{
@@ -185,10 +185,12 @@ int run_cli(int argc, char** argv) {
 
   const serve::serve_commands serve = serve::add_serve_commands(app);
   const trace::trace_commands trace_commands(app);
+  const replay_commands replay(app, request.command_line);
 
   std::vector<std::string> commands = {"run",     "list", "report", "validate",
                                        "compare", "help", "serve",  "load"};
   for (const auto& name : trace::trace_commands::names()) commands.push_back(name);
+  for (const auto& name : replay_commands::names()) commands.push_back(name);
   if (std::string unknown = unknown_command(argc, argv, commands); !unknown.empty()) {
     std::cerr << "alloclab: error: " << unknown << '\n';
     return exit_usage;
@@ -215,6 +217,7 @@ int run_cli(int argc, char** argv) {
     if (validate->parsed()) return execute_validate(results_path);
     if (serve.parsed()) return serve.execute();
     if (trace_commands.parsed()) return trace_commands.execute();
+    if (replay.parsed()) return replay.execute();
     return execute_list();
   } catch (const usage_error& e) {
     std::cerr << "alloclab: error: " << e.what() << '\n';

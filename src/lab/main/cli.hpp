@@ -1,7 +1,13 @@
 // Command-line front end (CLI11): parses arguments and dispatches to run_command.hpp.
 #pragma once
 
+#include <string>
+#include <vector>
+
 namespace alloclab::lab {
+
+// "a,b" -> {"a", "b"}; a stray comma leaves an empty name for the plan to refuse by name.
+void split_commas(std::vector<std::string>& values);
 
 // Exit codes: 0 success; 1 measurement failure (checksum mismatch, a failed or refused cell, a named
 // --malloc not installed without --skip-missing: results are still written); 2 bad input.

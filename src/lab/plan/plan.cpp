@@ -64,6 +64,8 @@ measurement_sizes resolve_sizes(const run_request& r) {
       r.repetitions.value_or(r.quick ? heap_quick_repetitions : heap_default_repetitions);
   s.memory_repetitions =
       r.repetitions.value_or(r.quick ? memory_quick_repetitions : memory_default_repetitions);
+  s.replay_repetitions =
+      r.repetitions.value_or(r.quick ? replay_quick_repetitions : replay_default_repetitions);
   s.processes = r.processes.value_or(r.quick ? quick_processes : default_processes);
   s.serve_repetitions =
       r.repetitions.value_or(r.quick ? quick_serve_repetitions : default_serve_repetitions);
@@ -133,7 +135,16 @@ void add_serve_cells(run_plan& plan, const std::vector<malloc_choice>&) {
       for (const auto& s : plan.strategies) plan.cells.push_back({w, s, m, frame::serve, false});
 }
 
-enum class workload_kind { lab, heap, memory };
+// Replay frame: the trace under every malloc, then through each resource under the first malloc.
+void add_replay_cells(run_plan& plan, const std::vector<malloc_choice>&) {
+  const std::string& name = plan.replay.name;
+  for (const auto& m : plan.mallocs)
+    plan.cells.push_back({name, replay_malloc_strategy, m, frame::replay, false});
+  for (const auto& s : plan.replay.strategies)
+    plan.cells.push_back({name, s, plan.mallocs.front(), frame::replay, false});
+}
+
+enum class workload_kind { lab, heap, memory, trace };
 
 // One row per frame: adding a frame adds a row here and an executor (executors/executor.cpp).
 struct frame_entry {
@@ -155,6 +166,8 @@ const std::vector<frame_entry>& frame_table() {
        &measurement_sizes::memory_repetitions},
       {frame::serve, "serve", workload_kind::lab, add_serve_cells,
        &measurement_sizes::serve_repetitions, false},
+      {frame::replay, "replay", workload_kind::trace, add_replay_cells,
+       &measurement_sizes::replay_repetitions},
   };
   return table;
 }
@@ -195,17 +208,31 @@ bool measured_by_frames(const run_plan& plan, workload_kind kind) {
                      [&](frame f) { return entry_of(f).measures == kind; });
 }
 
-// --frames, or else the frames the requested workloads belong to. A chosen frame with no workload
-// of its kind named measures all of them; a named workload no chosen frame measures is an error.
+// The plan's workloads of one kind (a trace is not a named workload: see choose_frames).
 std::vector<std::string>& names_of(run_plan& plan, workload_kind kind) {
   if (kind == workload_kind::lab) return plan.lab_workloads;
   return kind == workload_kind::heap ? plan.heap_workloads : plan.memory_workloads;
 }
 
+// --frames, or else the frames the requested workloads belong to. A chosen frame with no workload
+// of its kind named measures all of them; a named workload no chosen frame measures is an error.
+
 void choose_frames(run_plan& plan, const run_request& request) {
   refuse_empty_names(request.frames, "--frames");
   for (const auto& name : request.frames) frame_from_string(name);
+  if (plan.replay.trace.empty() &&
+      std::find(request.frames.begin(), request.frames.end(), "replay") != request.frames.end())
+    throw usage_error("the replay frame replays a recorded trace: use `alloclab replay TRACE`");
+  if (!plan.replay.trace.empty()) {  // `alloclab replay`: nothing but the trace
+    plan.lab_workloads.clear();
+    plan.heap_workloads.clear();
+    plan.memory_workloads.clear();
+  }
   for (const auto& e : frame_table()) {
+    if (e.measures == workload_kind::trace) {  // a trace is named by `alloclab replay` alone
+      if (!plan.replay.trace.empty()) plan.frames.push_back(e.id);
+      continue;
+    }
     const auto& names = names_of(plan, e.measures);
     const bool asked =
         std::find(request.frames.begin(), request.frames.end(), e.name) != request.frames.end();
@@ -333,10 +360,35 @@ std::uint64_t resolve_table_bytes(const run_request& r) {
   return bytes;
 }
 
+// --strategies of `replay`: resource names ("all": every one that fits the trace). A named
+// resource that cannot replay the trace is refused with the reason.
+std::vector<std::string> select_replay_resources(const replay_request& replay) {
+  refuse_empty_names(replay.strategies, "--strategies");
+  const bool all = std::find(replay.strategies.begin(), replay.strategies.end(), "all") !=
+                   replay.strategies.end();
+  std::vector<std::string> valid;
+  for (const auto& e : replay_resources()) valid.push_back(e.name);
+  std::vector<std::string> chosen;
+  for (const auto& e : replay_resources()) {
+    const bool named = std::find(replay.strategies.begin(), replay.strategies.end(), e.name) !=
+                       replay.strategies.end();
+    const std::string mismatch = replay_mismatch(e, replay.facts);
+    if (named && !mismatch.empty()) throw usage_error(mismatch);
+    if ((named || all) && mismatch.empty()) chosen.push_back(e.name);
+  }
+  for (const auto& name : replay.strategies)
+    if (name != "all" && find_replay_resource(name) == nullptr)
+      throw usage_error(
+          fmt::format("unknown replay strategy '{}'; valid: {}, all", name, join_names(valid)));
+  return chosen;
+}
+
 }  // namespace
 
 run_plan make_plan(const run_request& request, bool sanitized) {
   run_plan plan;
+  plan.replay = request.replay;
+  if (!plan.replay.trace.empty()) plan.replay.strategies = select_replay_resources(request.replay);
   refuse_empty_names(request.strategies, "--strategies");
   refuse_empty_names(request.mallocs, "--malloc");
   const workload_selection workloads = split_workloads(request.workloads);

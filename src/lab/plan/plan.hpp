@@ -20,7 +20,8 @@ enum class frame {
   batch,   // a lab workload's iterations in a loop, in a fresh worker process
   heap,    // a heap-study kernel (seed 003) under the process-wide malloc, in a fresh worker
   memory,  // a memory workload over time (budget, huge pages) under the malloc, in a fresh worker
-  serve    // a lab workload served over HTTP, one iteration per request, in a fresh server process
+  serve,   // a lab workload served over HTTP, one iteration per request, in a fresh server process
+  replay   // a recorded trace replayed under a malloc or through a resource, in a fresh worker
 };
 const char* to_string(frame f);
 // The frame named `name` (as --frames spells it); throws usage_error listing the valid names.
@@ -51,6 +52,7 @@ struct measurement_sizes {
   std::size_t heap_iterations = 0;         // heap frame: batches of 100 pairs per repetition
   std::size_t heap_repetitions = 0;        // heap frame: over all processes
   std::size_t memory_repetitions = 0;      // memory frame: over all processes
+  std::size_t replay_repetitions = 0;      // replay frame: whole replays, over all processes
   std::size_t processes = 0;               // fresh processes per cell
   std::size_t counted_iterations = 16;     // untimed heap-counting pass
   std::size_t serve_repetitions = 0;       // serve frame: fresh server processes per cell
@@ -86,6 +88,7 @@ struct run_plan {
   std::vector<std::string> memory_workloads;
   memory_budget_choice memory_budget;
   std::uint64_t huge_table_bytes = 0;
+  replay_request replay;  // replay frame: the trace and the resources (strategies) it goes through
 };
 
 // The registry name of that variant.
@@ -107,6 +110,8 @@ inline constexpr std::size_t default_serve_repetitions = 5;
 inline constexpr std::size_t quick_serve_repetitions = 2;
 inline constexpr unsigned serve_connections = 50;                      // seed 004: hey -c 50
 inline constexpr double serve_ladder_fractions[] = {0.25, 0.5, 0.75};  // of closed-loop saturation
+inline constexpr std::size_t replay_default_repetitions = 5;
+inline constexpr std::size_t replay_quick_repetitions = 3;
 
 // --workloads split into lab workloads and heap-study workloads ("fifo", "lifo", "xthread" name
 // a family). Empty request: every lab workload, no heap workload. Throws usage_error.

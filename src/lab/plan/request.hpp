@@ -7,12 +7,23 @@
 #include <string>
 #include <vector>
 
+#include "strategies/replay_resources.hpp"
+
 namespace alloclab::lab {
 
 // Bad input from the user: exit code 2 and one line on stderr.
 class usage_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// `alloclab replay TRACE`: the trace (already read and checked by the command) and the in-process
+// resources to replay it through besides the process-wide mallocs.
+struct replay_request {
+  std::string trace;  // path; empty: no replay frame
+  std::string name;   // the workload name of its cells (the file's stem)
+  replay_trace_facts facts;
+  std::vector<std::string> strategies;  // --strategies of `replay`: replay_resources() names, "all"
 };
 
 struct run_request {
@@ -34,6 +45,7 @@ struct run_request {
   std::optional<std::string> huge_table_bytes;  // --huge-table-bytes BYTES (memory frame)
   std::string command_line;
   std::optional<double> serve_duration_seconds;  // --serve-duration: hey's and wrk's seconds
+  replay_request replay;
 };
 
 }  // namespace alloclab::lab

@@ -30,7 +30,8 @@ nlohmann::json to_json(const measurement_record& r) {
           {"batch", optional_json(r.batch)},
           {"heap", optional_json(r.heap)},
           {"memory", optional_json(r.memory)},
-          {"serve", optional_json(r.serve)}};
+          {"serve", optional_json(r.serve)},
+          {"replay", optional_json(r.replay)}};
 }
 
 measurement_record record_from_json(const nlohmann::json& j) {
@@ -48,6 +49,7 @@ measurement_record record_from_json(const nlohmann::json& j) {
   r.heap = optional_from<heap_figures>(j.at("heap"));
   r.memory = optional_from<memory_figures>(j.value("memory", nlohmann::json()));
   r.serve = optional_from<serve_figures>(j.value("serve", nlohmann::json()));
+  r.replay = optional_from<replay_figures>(j.value("replay", nlohmann::json(nullptr)));
   return r;
 }
 

@@ -65,6 +65,18 @@ struct serve_figures {
   std::vector<serve_repetition> repetitions;
 };
 
+// Replay frame: whole replays of a recorded trace, in one process (see executors/replay_executor).
+struct replay_figures {
+  std::vector<double> ns_per_call;   // per repetition: call time / calls (waits excluded)
+  std::vector<double> call_seconds;  // per repetition, summed over the replay's threads
+  std::vector<double> wall_seconds;  // per repetition
+  std::uint64_t calls = 0;           // per repetition
+  std::uint64_t skipped = 0;         // per repetition: unknown pointers, recorded failures
+  std::uint64_t threads = 0;
+  std::uint64_t peak_live_bytes = 0;  // the trace's "ideal RSS"
+  nlohmann::json memory;              // RSS readings of the process's first replay
+};
+
 struct measurement_record {
   std::string frame;  // plan's to_string(frame)
   std::string workload;
@@ -79,6 +91,7 @@ struct measurement_record {
   std::optional<heap_figures> heap;
   std::optional<memory_figures> memory;
   std::optional<serve_figures> serve;
+  std::optional<replay_figures> replay;
 };
 
 // Field lists for nlohmann's generated serializers (found by ADL), for the worker -> parent
@@ -107,6 +120,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(memory_figures, repetition_seconds, samples_n
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(serve_repetition, hey, wrk, ladder, saturation_rps, stats)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(serve_figures, pinning, duration_s, connections, repetitions)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_figures, ns_per_call, call_seconds, wall_seconds, calls,
+                                   skipped, threads, peak_live_bytes, memory)
 
 // Worker -> parent transport (not results JSON). Throws nlohmann::json::exception on a
 // document that is not a record.

@@ -48,7 +48,8 @@ json unmeasured_cell(const std::string& strategy, const std::string& malloc,
           {"ns_per_pair", nullptr},
           {"placement", nullptr},
           {"placement_twin", false},
-          {"memory_frame", nullptr}};
+          {"memory_frame", nullptr},
+          {"replay", nullptr}};
 }
 
 double median_of(std::vector<double> values) {
@@ -272,6 +273,85 @@ json heap_cell(const cell_spec& spec, const cell_records& rs) {
   return cell;
 }
 
+// Median and range over the processes of one of the replay's RSS readings.
+json spread_json(std::vector<double> values) {
+  if (values.empty()) return nullptr;
+  std::sort(values.begin(), values.end());
+  auto whole = [](double v) { return static_cast<std::uint64_t>(std::llround(v)); };
+  return {{"median", whole(median_of(values))},
+          {"min", whole(values.front())},
+          {"max", whole(values.back())}};
+}
+
+// Replay frame memory: per reading, the median and range over the cell's processes. "ideal" is
+// the trace's peak live bytes; fragmentation is the peak RSS growth beyond the engine's own
+// bookkeeping, per ideal byte.
+json replay_memory(const std::vector<const replay_figures*>& parts) {
+  auto readings = [&](const char* key) {
+    std::vector<double> values;
+    for (const auto* p : parts) values.push_back(p->memory.at(key).get<double>());
+    return values;
+  };
+  std::vector<double> growth, after_free, after_purge;
+  for (const auto* p : parts) {
+    const double base = p->memory.at("baseline_rss_bytes").get<double>();
+    const double book = p->memory.at("bookkeeping_bytes").get<double>();
+    growth.push_back(std::max(0.0, p->memory.at("peak_rss_bytes").get<double>() - base - book));
+    after_free.push_back(std::max(0.0, p->memory.at("rss_after_free_bytes").get<double>() - base));
+    after_purge.push_back(
+        std::max(0.0, p->memory.at("rss_after_purge_bytes").get<double>() - base));
+  }
+  const double ideal = static_cast<double>(parts.front()->peak_live_bytes);
+  const double peak_growth = median_of(growth);
+  return {{"baseline_rss_bytes", spread_json(readings("baseline_rss_bytes"))},
+          {"peak_rss_bytes", spread_json(readings("peak_rss_bytes"))},
+          {"peak_rss_growth_bytes", spread_json(growth)},
+          {"ideal_rss_bytes", parts.front()->peak_live_bytes},
+          {"bookkeeping_bytes", spread_json(readings("bookkeeping_bytes"))},
+          {"fragmentation", fraction_or_null(peak_growth, ideal)},
+          {"rss_after_free_bytes", spread_json(readings("rss_after_free_bytes"))},
+          {"rss_after_purge_bytes", spread_json(readings("rss_after_purge_bytes"))},
+          {"retained_after_free", fraction_or_null(median_of(after_free), peak_growth)},
+          {"retained_after_purge", fraction_or_null(median_of(after_purge), peak_growth)},
+          {"peak_was_reset", parts.front()->memory.at("peak_was_reset")},
+          {"purge", parts.front()->memory.at("purge")},
+          {"minor_faults", spread_json(readings("minor_faults"))}};
+}
+
+// Replay frame: one timing sample per whole replay (ns per call), so the comparison's intervals
+// are over replays in fresh processes; totals and memory beside it.
+json replay_cell(const cell_spec& spec, const cell_records& rs) {
+  json cell = cell_head(spec, rs);
+  if (rs.broken() != nullptr) return cell;
+  cell_measurement timing;
+  std::vector<const replay_figures*> parts;
+  std::vector<double> totals, walls;
+  for (const auto* r : rs.parts) {
+    const replay_figures& f = *r->replay;
+    parts.push_back(&f);
+    append(timing.samples_ns, f.ns_per_call);
+    append(timing.repetition_medians_ns, f.ns_per_call);
+    append(timing.repetition_p99_ns, f.ns_per_call);
+    append(timing.repetition_means_ns, f.ns_per_call);
+    timing.repetition_cv.insert(timing.repetition_cv.end(), f.ns_per_call.size(), 0.0);
+    for (double s : f.call_seconds) totals.push_back(1e3 * s);
+    for (double s : f.wall_seconds) walls.push_back(1e3 * s);
+  }
+  timing.timed_iterations = timing.samples_ns.size();
+  cell["timing"] = timing_json(timing, 1);
+  const replay_figures& first = *parts.front();
+  cell["replay"] = {
+      {"calls", first.calls},
+      {"skipped_calls", first.skipped},
+      {"threads", first.threads},
+      {"ns_per_call",
+       {{"median", median_of(timing.samples_ns)}, {"per_repetition", timing.samples_ns}}},
+      {"total_ms", {{"median", median_of(totals)}, {"per_repetition", totals}}},
+      {"wall_ms", {{"median", median_of(walls)}, {"per_repetition", walls}}},
+      {"memory", replay_memory(parts)}};
+  return cell;
+}
+
 std::string checksum_text(std::uint64_t sum) {
   return fmt::format("{:#018x}", sum);
 }
@@ -376,6 +456,28 @@ json heap_workload_entry(const std::string& name, const run_plan& plan, json cel
           {"heap_spec", heap_spec_json(w, plan)},
           {"baseline", {{"strategy", "malloc"}, {"malloc", plan.mallocs.front().label}}},
           {"cells", std::move(cells)}};
+}
+
+json replay_workload_entry(const run_plan& plan, json cells) {
+  const replay_request& t = plan.replay;
+  return {
+      {"name", t.name},
+      {"description", "replay of the trace " + t.trace},
+      {"kind", "trace"},
+      {"frame", "replay"},
+      {"checksum", ""},
+      {"batch_size", 1},
+      {"batched", false},
+      {"footprint", nullptr},
+      {"heap_spec", nullptr},
+      {"trace",
+       {{"path", t.trace},
+        {"threads", t.facts.threads},
+        {"monotonic_footprint", t.facts.monotonic_footprint},
+        {"aligned_allocations", t.facts.aligned_allocations},
+        {"arena_bytes", replay_arena_bytes(t.facts)}}},
+      {"baseline", {{"strategy", replay_malloc_strategy}, {"malloc", plan.mallocs.front().label}}},
+      {"cells", std::move(cells)}};
 }
 
 json interval_json(const interval& i) {
@@ -631,6 +733,13 @@ json frame_descriptions(const run_plan& plan) {
         "memory is sampled every 10 ms through the process; times per sample include the "
         "allocator's purges where the strategy purges; budget {} bytes ({})",
         plan.sizes.processes, plan.memory_budget.bytes, plan.memory_budget.source);
+  if (!plan.replay.trace.empty())
+    frames["replay"] = fmt::format(
+        "each cell (trace x malloc, or trace x in-process resource under {}) replays the whole "
+        "trace, each recorded thread on a thread of its own, {} times in up to {} fresh "
+        "processes; ns per call excludes decoding and cross-thread waits; every block is written "
+        "once when allocated; RSS readings come from each process's first replay",
+        plan.mallocs.front().label, plan.sizes.replay_repetitions, plan.sizes.processes);
   return frames;
 }
 
@@ -641,15 +750,27 @@ json config_json(const run_plan& plan) {
   workloads.insert(workloads.end(), plan.heap_workloads.begin(), plan.heap_workloads.end());
   workloads.insert(workloads.end(), plan.memory_workloads.begin(), plan.memory_workloads.end());
   const bool heap_only = plan.lab_workloads.empty() && !plan.heap_workloads.empty();
+  const bool replay_only =
+      plan.lab_workloads.empty() && plan.heap_workloads.empty() && !plan.replay.trace.empty();
+  if (!plan.replay.trace.empty()) workloads.push_back(plan.replay.name);
+  std::vector<std::string> strategies =
+      plan.lab_workloads.empty() ? std::vector<std::string>{} : plan.strategies;
+  if (replay_only) strategies = plan.replay.strategies;
   return {
       {"workloads", workloads},
-      {"strategies", plan.lab_workloads.empty() ? std::vector<std::string>{} : plan.strategies},
+      {"strategies", strategies},
       {"mallocs", mallocs},
-      {"samples_per_repetition",
-       heap_only ? plan.sizes.heap_iterations : plan.sizes.samples_per_repetition},
-      {"repetitions", heap_only                    ? plan.sizes.heap_repetitions
+      {"samples_per_repetition", replay_only ? 1
+                                 : heap_only ? plan.sizes.heap_iterations
+                                             : plan.sizes.samples_per_repetition},
+      {"repetitions", replay_only                  ? plan.sizes.replay_repetitions
+                      : heap_only                  ? plan.sizes.heap_repetitions
                       : plan.lab_workloads.empty() ? plan.sizes.memory_repetitions
                                                    : plan.sizes.repetitions},
+      {"replay", plan.replay.trace.empty() ? json(nullptr)
+                                           : json{{"trace", plan.replay.trace},
+                                                  {"repetitions", plan.sizes.replay_repetitions},
+                                                  {"strategies", plan.replay.strategies}}},
       {"processes", plan.sizes.processes},
       {"seed", plan.sizes.seed},
       {"quick", plan.sizes.quick},
@@ -945,7 +1066,10 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
     std::sort(rs.parts.begin(), rs.parts.end(),
               [](const auto* a, const auto* b) { return a->part < b->part; });
 
-  const std::size_t repetitions = plan.lab_workloads.empty() && !plan.heap_workloads.empty()
+  const bool replay_only =
+      plan.lab_workloads.empty() && plan.heap_workloads.empty() && !plan.replay.trace.empty();
+  const std::size_t repetitions = replay_only ? plan.sizes.replay_repetitions
+                                  : plan.lab_workloads.empty() && !plan.heap_workloads.empty()
                                       ? plan.sizes.heap_repetitions
                                   : plan.lab_workloads.empty() ? plan.sizes.memory_repetitions
                                                                : plan.sizes.repetitions;
@@ -958,11 +1082,10 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
       const cell_spec& spec = plan.cells[i];
       if (spec.workload != name || spec.frame != f || by_cell.count(i) == 0) continue;
       records.push_back(&by_cell[i]);
-      if (f == frame::memory)
-        cells.push_back(memory_cell(spec, by_cell[i]));
-      else
-        cells.push_back(f == frame::batch ? batch_cell(spec, by_cell[i])
-                                          : heap_cell(spec, by_cell[i]));
+      cells.push_back(f == frame::batch    ? batch_cell(spec, by_cell[i])
+                      : f == frame::heap   ? heap_cell(spec, by_cell[i])
+                      : f == frame::memory ? memory_cell(spec, by_cell[i])
+                                           : replay_cell(spec, by_cell[i]));
     }
     return std::make_pair(std::move(cells), std::move(records));
   };
@@ -977,6 +1100,9 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
   }
   for (const std::string& name : plan.memory_workloads)
     workloads.push_back(memory_workload_entry(name, plan, cells_of(name, frame::memory).first));
+  if (!plan.replay.trace.empty())
+    workloads.push_back(
+        replay_workload_entry(plan, cells_of(plan.replay.name, frame::replay).first));
   for (auto& w : workloads) {
     add_comparisons(w, power);
     if (w.at("kind") == "lab" && !plan.placement_twin.empty())

@@ -31,6 +31,40 @@ void* freed_marker() noexcept {
 struct block_slot {
   std::atomic<void*> pointer{nullptr};  ///< null: not yet allocated; freed_marker(): freed
   std::uint64_t size = 0;
+  std::uint32_t alignment = 0;  ///< resource replay: what the block was allocated with
+};
+
+/// Where the blocks come from: the process-wide malloc, or a memory_resource.
+class block_source {
+ public:
+  explicit block_source(std::pmr::memory_resource* resource) : resource_(resource) {}
+  bool is_malloc() const noexcept { return resource_ == nullptr; }
+  /// A block of `bytes` aligned to `alignment` (0: malloc's default).
+  void* allocate(std::uint64_t bytes, std::size_t alignment) const {
+    return resource_->allocate(std::max<std::uint64_t>(bytes, 1), pmr_alignment(alignment));
+  }
+  void deallocate(void* p, const block_slot& slot) const {
+    if (resource_ == nullptr) {
+      std::free(p);
+      return;
+    }
+    resource_->deallocate(p, std::max<std::uint64_t>(slot.size, 1), pmr_alignment(slot.alignment));
+  }
+  /// realloc through the resource: a new block, the smaller size copied, the old one returned.
+  void* reallocate(void* old, const block_slot& old_slot, std::uint64_t bytes) const {
+    void* p = allocate(bytes, 0);
+    if (old != nullptr) {
+      std::memcpy(p, old, std::min(old_slot.size, bytes));
+      deallocate(old, old_slot);
+    }
+    return p;
+  }
+
+ private:
+  static std::size_t pmr_alignment(std::size_t alignment) noexcept {
+    return std::max<std::size_t>(alignment, alignof(std::max_align_t));
+  }
+  std::pmr::memory_resource* resource_;
 };
 
 /// One thread's blocks by id: 2^16 lazily mapped segments of 2^16 slots (ids below 2^32).
@@ -63,18 +97,19 @@ class block_slots {
     return s[id & (segment_slots - 1)];
   }
   /// Frees every block still allocated (the trace never freed it); returns how many.
-  std::uint64_t release_all() {
+  std::uint64_t release_all(const block_source& source) {
     std::uint64_t released = 0;
     for (std::uint64_t id = 0; id < created_; ++id) {
       block_slot* slot = find(id);
       void* p = slot == nullptr ? nullptr : slot->pointer.exchange(freed_marker());
       if (p != nullptr && p != freed_marker()) {
-        std::free(p);
+        source.deallocate(p, *slot);
         ++released;
       }
     }
     return released;
   }
+  std::uint64_t slot_bytes() const noexcept { return created_ * sizeof(block_slot); }
   /// Another thread's view: null while the segment does not exist yet.
   block_slot* find(std::uint64_t id) const {
     check(id);
@@ -101,7 +136,7 @@ class block_slots {
 class replayer {
  public:
   replayer(const trace_file& trace, const replay_options& options)
-      : trace_(trace), options_(options) {
+      : trace_(trace), options_(options), source_(options.resource) {
     const auto& ids = trace.threads();
     const std::size_t count = ids.empty() ? 0 : ids.back() + 1;
     blocks_.resize(count);
@@ -141,7 +176,10 @@ class replayer {
     result.peak_live_bytes = peak_.load();
     result.final_live_bytes = static_cast<std::uint64_t>(live_.load());
     result.live_curve = std::move(curve_);
-    for (auto& b : blocks_) result.released_at_end += b->release_all();
+    for (auto& b : blocks_) {
+      result.bookkeeping_bytes += b->slot_bytes();
+      result.released_at_end += b->release_all(source_);
+    }
     return result;
   }
 
@@ -206,11 +244,13 @@ class replayer {
       std::memset(static_cast<char*>(p) + written_from, 0xA5, e.value - written_from);
     block_slot& slot = blocks_[e.thread]->own(block_index(e.block));
     slot.size = e.value;
+    slot.alignment = e.kind == event_kind::realloc ? 0 : e.alignment;
     slot.pointer.store(p, std::memory_order_release);
     note_live(static_cast<std::int64_t>(e.value));
   }
 
   bool execute(const event& e, double& waited) {
+    if (!source_.is_malloc()) return execute_on_resource(e, waited);
     const std::size_t alignment = std::max<std::size_t>(e.alignment, sizeof(void*));
     switch (e.kind) {
       case event_kind::malloc:
@@ -271,6 +311,56 @@ class replayer {
     }
   }
 
+  // The same calls through the resource (see the header for what each kind becomes).
+  bool execute_on_resource(const event& e, double& waited) {
+    switch (e.kind) {
+      case event_kind::malloc:
+      case event_kind::memalign:
+      case event_kind::posix_memalign:
+      case event_kind::aligned_alloc:
+        give(e, source_.allocate(e.value, e.alignment), 0);
+        return true;
+      case event_kind::valloc:
+      case event_kind::pvalloc:
+        give(e, source_.allocate(e.value, 4096), 0);
+        return true;
+      case event_kind::calloc: {
+        void* p = source_.allocate(e.value, 0);
+        if (!options_.write_blocks) std::memset(p, 0, e.value);
+        give(e, p, 0);
+        return true;
+      }
+      case event_kind::realloc: {
+        if (e.unknown_pointer) return false;
+        block_slot old_slot;
+        void* old = nullptr;
+        if (e.old_block != no_block) {
+          block_slot* slot = allocated(e.old_block, e.thread, waited);
+          if (slot == nullptr) return false;
+          old_slot.size = slot->size;
+          old_slot.alignment = slot->alignment;
+          old = take(e.old_block, e.thread, waited);
+        }
+        give(e, source_.reallocate(old, old_slot, e.value), old_slot.size);
+        return true;
+      }
+      case event_kind::free: {
+        if (e.unknown_pointer) return false;
+        block_slot* slot = allocated(e.block, e.thread, waited);
+        if (slot == nullptr) return false;
+        block_slot freed;
+        freed.size = slot->size;
+        freed.alignment = slot->alignment;
+        void* p = take(e.block, e.thread, waited);
+        if (p == nullptr) return false;
+        source_.deallocate(p, freed);
+        return true;
+      }
+      default:
+        return false;  // malloc_usable_size has no pmr counterpart; failures are not replayed
+    }
+  }
+
   void note_live(std::int64_t change) {
     if (!options_.track_live_bytes) return;
     const std::int64_t now = live_.fetch_add(change, std::memory_order_relaxed) + change;
@@ -287,6 +377,7 @@ class replayer {
 
   const trace_file& trace_;
   replay_options options_;
+  block_source source_;
   std::vector<std::unique_ptr<block_slots>> blocks_;
   std::unique_ptr<std::atomic<bool>[]> done_;
   std::atomic<std::int64_t> live_{0};

@@ -8,6 +8,12 @@
 // saw allocated, and allocations that failed when recorded, are skipped and counted. Blocks the
 // trace leaves allocated are freed after the replay, so replaying leaks nothing.
 //
+// With replay_options::resource set, the blocks come from that std::pmr::memory_resource instead
+// of malloc: the memalign family asks for its alignment, everything else for 16 bytes; realloc
+// allocates, copies the smaller size and deallocates (the copy is timed, as malloc's would be);
+// malloc_usable_size has no pmr counterpart and is skipped. The caller judges whether the
+// resource fits the trace (e.g. an unsynchronized pool and a multi-threaded trace do not).
+//
 // Timing covers the calls and the writes, not the decoding or the waits (those are reported
 // apart). The engine's own bookkeeping (block table, chunk buffers) comes from mmap and from the
 // reader's buffers; the chunk buffers go through the live malloc too, one per 64 KiB of trace.
@@ -15,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory_resource>
 #include <vector>
 
 #include "trace/trace_reader.hpp"
@@ -26,6 +33,8 @@ struct replay_options {
   bool track_live_bytes = true;  ///< a shared live-byte counter and its peak (one atomic per call)
   /// Record live bytes after every n-th call (0 = never). Deterministic for one-thread traces.
   std::size_t curve_stride = 0;
+  /// Serve the blocks from this resource instead of the process-wide malloc (null: malloc).
+  std::pmr::memory_resource* resource = nullptr;
 };
 
 struct replay_thread_result {
@@ -45,6 +54,9 @@ struct replay_result {
   std::uint64_t final_live_bytes = 0;
   /// Blocks the trace never freed, freed by the engine after the replay (not timed).
   std::uint64_t released_at_end = 0;
+  /// The engine's own slot table for the blocks (24 bytes per block id, touched as ids grow):
+  /// resident in the replaying process besides the blocks.
+  std::uint64_t bookkeeping_bytes = 0;
   std::vector<std::uint64_t> live_curve;
   std::vector<replay_thread_result> threads;
 

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Validates `alloclab replay` against real runs (issue 10's acceptance test). Three unmodified
+# Debian programs of different kinds are recorded, then run for real under every installed
+# malloc with LD_PRELOAD (the environment `alloclab __malloc-env` gives a replay worker), their
+# CPU time (user + sys) taken in interleaved rounds, and replayed with `alloclab replay --malloc
+# all`. Prints the real and replay ratios side by side with the rankings and Spearman's rank
+# correlation (Markdown), and keeps everything under the output directory.
+#
+# usage: scripts/validate-replay.sh [--rounds N] [--repetitions N] [--out DIR]
+#   ALLOCLAB=path/to/alloclab overrides the binary (default build/release/alloclab).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+rounds=7
+repetitions=7
+out="$root/validation-results/$(date -u +%Y%m%dT%H%M%SZ)"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) rounds=$2; shift 2 ;;
+    --repetitions) repetitions=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "usage: $0 [--rounds N] [--repetitions N] [--out DIR]" >&2; exit 2 ;;
+  esac
+done
+# shellcheck source=deps.sh
+source "$here/deps.sh"
+alloclab_ensure_packages "${ALLOCLAB_VALIDATION_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}"
+alloclab=${ALLOCLAB:-$root/build/release/alloclab}
+[ -x "$alloclab" ] || { echo "no $alloclab: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
+inputs="$here/validate-replay"
+mkdir -p "$out"
+
+cc1plus=$(g++ -print-prog-name=cc1plus)
+multiarch=$(gcc -print-multiarch)
+declare -A command environment
+command[python3]="/usr/bin/python3 $inputs/workload.py"
+environment[python3]="PYTHONMALLOC=malloc"
+command[cc1plus]="$cc1plus -quiet -imultiarch $multiarch -D_GNU_SOURCE -O1 $inputs/compile_me.cpp -o /dev/null"
+environment[cc1plus]=""
+command[sqlite3]="/usr/bin/sqlite3 :memory: .read\\ $inputs/batch.sql"
+environment[sqlite3]=""
+programs=(python3 cc1plus sqlite3)
+
+# The mallocs installed here.
+mallocs=()
+for m in glibc glibc_arena2 glibc_trim glibc_nocliff jemalloc mimalloc tcmalloc tbbmalloc; do
+  "$alloclab" __malloc-env "$m" >/dev/null 2>&1 && mallocs+=("$m")
+done
+echo "mallocs: ${mallocs[*]}; $rounds real rounds, $repetitions replays per malloc; output $out" >&2
+
+argv_of() { eval "printf '%s\n' ${command[$1]}"; }
+
+for p in "${programs[@]}"; do
+  mapfile -t argv < <(argv_of "$p")
+  echo "recording $p" >&2
+  env ${environment[$p]} "$alloclab" record -o "$out/$p.trace" -- "${argv[@]}" >/dev/null
+done
+
+: >"$out/real.tsv"
+for round in $(seq "$rounds"); do
+  for m in $(printf '%s\n' "${mallocs[@]}" | shuf); do
+    mapfile -t menv < <("$alloclab" __malloc-env "$m")
+    for p in $(printf '%s\n' "${programs[@]}" | shuf); do
+      mapfile -t argv < <(argv_of "$p")
+      # CPU time (user + sys) of the program: on a machine shared with other work, wall time
+      # measures the other work too.
+      cpu=$( { TIMEFORMAT='%3U %3S'; time env "${menv[@]}" ${environment[$p]} "${argv[@]}" >/dev/null; } 2>&1 )
+      read -r user sys <<<"$cpu"
+      echo "$p $m $round $(awk -v u="$user" -v s="$sys" 'BEGIN { print 1000 * (u + s) }')" >>"$out/real.tsv"
+    done
+  done
+  echo "real round $round of $rounds done" >&2
+done
+
+pairs=()
+for p in "${programs[@]}"; do
+  echo "replaying $p" >&2
+  "$alloclab" replay "$out/$p.trace" --malloc "$(IFS=,; echo "${mallocs[*]}")" \
+    --repetitions "$repetitions" --out "$out/replay-$p" >/dev/null
+  pairs+=("$p=$out/replay-$p/latest/results.json")
+done
+python3 "$inputs/compare.py" "$out/real.tsv" "${pairs[@]}" | tee "$out/validation.md"

@@ -1,0 +1,193 @@
+// The replay frame: a recorded trace (alloclab record) replayed with its thread structure in a
+// fresh worker process (`alloclab __replay-worker <spec JSON>`), under the cell's process-wide
+// malloc or through one in-process resource (strategies/replay_resources.hpp). The worker
+// proves its malloc live first (heap/liveness.hpp), as the heap frame's does.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "executors/executor.hpp"
+#include "executors/worker_records.hpp"
+#include "heap/cell.hpp"
+#include "heap/memory.hpp"
+#include "strategies/replay_resources.hpp"
+#include "trace/replay.hpp"
+
+namespace alloclab::lab {
+namespace heap = alloclab::heap;
+using json = nlohmann::json;
+
+namespace {
+
+struct replay_spec {
+  std::string trace;
+  std::string name;
+  std::string strategy = replay_malloc_strategy;
+  std::size_t repetitions = 1;
+  std::string malloc_name = "glibc";  // registry name or heap::custom_malloc_name
+  std::string preload;                // custom only
+  replay_trace_facts facts;
+};
+
+json to_json(const replay_spec& s) {
+  return {{"trace", s.trace},
+          {"name", s.name},
+          {"strategy", s.strategy},
+          {"repetitions", s.repetitions},
+          {"malloc", s.malloc_name},
+          {"preload", s.preload},
+          {"threads", s.facts.threads},
+          {"monotonic_footprint", s.facts.monotonic_footprint},
+          {"aligned_allocations", s.facts.aligned_allocations}};
+}
+
+replay_spec spec_from_json(const json& j) {
+  replay_spec s;
+  s.trace = j.at("trace");
+  s.name = j.at("name");
+  s.strategy = j.at("strategy");
+  s.repetitions = j.at("repetitions");
+  s.malloc_name = j.at("malloc");
+  s.preload = j.at("preload");
+  s.facts.threads = j.at("threads");
+  s.facts.monotonic_footprint = j.at("monotonic_footprint");
+  s.facts.aligned_allocations = j.at("aligned_allocations");
+  if (s.repetitions == 0) throw std::invalid_argument("repetitions must be at least 1");
+  if (s.strategy != replay_malloc_strategy && find_replay_resource(s.strategy) == nullptr)
+    throw std::invalid_argument("unknown replay strategy '" + s.strategy + "'");
+  return s;
+}
+
+replay_spec spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
+  replay_spec s;
+  s.trace = plan.replay.trace;
+  s.name = plan.replay.name;
+  s.strategy = cell.strategy;
+  s.repetitions = t.repetitions;
+  s.malloc_name = cell.malloc.custom() ? heap::custom_malloc_name : cell.malloc.label;
+  s.preload = cell.malloc.preload_path;
+  s.facts = plan.replay.facts;
+  return s;
+}
+
+class replay_executor final : public executor {
+ public:
+  void prepare(const run_plan&, const progress_note&) override {}
+
+  measurement_record execute(const run_plan& plan, const task& t) override {
+    const cell_spec& cell = plan.cells.at(t.cell);
+    if (!cell.malloc.missing.empty())
+      return unmeasured_record(cell, t, "not_installed", cell.malloc.missing);
+    const heap::cell_outcome o = run_cell_worker(
+        cell, {"/proc/self/exe", replay_worker_command, to_json(spec_for(cell, t, plan)).dump()},
+        plan);
+    if (o.status != heap::cell_status::ok) return failed_record(cell, t, o);
+    try {
+      measurement_record r = unmeasured_record(cell, t, "ok", "");
+      r.live_allocator = o.document.at("live_allocator");
+      r.worker = worker_facts(o.worker, false);
+      r.replay = o.document.at("result").get<replay_figures>();
+      return r;
+    } catch (const json::exception& e) {
+      heap::cell_outcome bad = o;
+      bad.detail = fmt::format("worker printed an unexpected document: {}", e.what());
+      return failed_record(cell, t, bad);
+    }
+  }
+
+  json run_facts() const override { return json::object(); }
+};
+
+heap::live_allocator prove(const replay_spec& s) {
+  if (s.malloc_name == heap::custom_malloc_name) return heap::prove_live_custom(s.preload);
+  if (const heap::malloc_entry* e = heap::find_malloc(s.malloc_name)) return heap::prove_live(*e);
+  heap::live_allocator unknown;
+  unknown.expected = s.malloc_name;
+  unknown.detail = "unknown allocator '" + s.malloc_name + "'";
+  return unknown;
+}
+
+std::uint64_t rss_now() {
+  return heap::read_proc_status().vm_rss_bytes.value_or(0);
+}
+
+// `repetitions` whole replays; the first one's RSS readings. Each replay gets a fresh resource
+// (destroyed, with the malloc purged, after it), so every replay starts from the same state.
+replay_figures measure(const replay_spec& s) {
+  const trace::trace_file file(s.trace);
+  const replay_resource_entry* entry = find_replay_resource(s.strategy);
+  replay_figures f;
+  f.threads = file.threads().size();
+  for (std::size_t rep = 0; rep < s.repetitions; ++rep) {
+    std::unique_ptr<replay_resource> holder = entry ? entry->make(s.facts) : nullptr;
+    trace::replay_options options;
+    options.resource = holder ? holder->resource() : nullptr;
+    json memory;
+    if (rep == 0) {
+      memory["peak_was_reset"] = heap::reset_peak_rss();
+      memory["baseline_rss_bytes"] = rss_now();
+    }
+    const heap::fault_counts faults = heap::read_faults();
+    const trace::replay_result r = trace::replay_trace(file, options);
+    if (rep == 0) {
+      const heap::proc_status after_free = heap::read_proc_status();
+      memory["peak_rss_bytes"] = after_free.vm_hwm_bytes.value_or(0);
+      memory["rss_after_free_bytes"] = after_free.vm_rss_bytes.value_or(0);
+      memory["minor_faults"] = heap::read_faults().minor - faults.minor;
+      memory["bookkeeping_bytes"] = r.bookkeeping_bytes;
+    }
+    holder.reset();
+    const heap::purge_result purge = heap::purge_live_malloc();
+    if (rep == 0) {
+      memory["rss_after_purge_bytes"] = rss_now();
+      memory["purge"] = heap::to_json(purge);
+      f.memory = memory;
+      f.calls = r.calls;
+      f.skipped = r.skipped;
+      f.peak_live_bytes = r.peak_live_bytes;
+    }
+    f.ns_per_call.push_back(r.ns_per_call());
+    f.call_seconds.push_back(r.call_seconds);
+    f.wall_seconds.push_back(r.wall_seconds);
+  }
+  return f;
+}
+
+}  // namespace
+
+std::unique_ptr<executor> make_replay_executor() {
+  return std::make_unique<replay_executor>();
+}
+
+int run_replay_worker(const char* spec_json) {
+  replay_spec spec;
+  try {
+    spec = spec_from_json(json::parse(spec_json));
+  } catch (const std::exception& e) {
+    std::cerr << "replay worker: bad spec: " << e.what() << '\n';
+    return heap::worker_exit_bad_spec;
+  }
+  std::string label = spec.malloc_name;
+  if (spec.malloc_name == heap::custom_malloc_name)
+    label += ":" + spec.preload.substr(spec.preload.rfind('/') + 1);
+  inject_test_fault(fmt::format("{}/{}@{}", spec.name, spec.strategy, label));
+  const heap::live_allocator live = prove(spec);
+  if (!live.ok) {
+    std::cout << json{{"measured", false}, {"live_allocator", heap::to_json(live)}}.dump() << '\n';
+    std::cerr << "replay worker: refusing to measure: " << live.detail << '\n';
+    return heap::worker_exit_refused;
+  }
+  try {
+    const replay_figures f = measure(spec);
+    std::cout
+        << json{{"measured", true}, {"live_allocator", heap::to_json(live)}, {"result", f}}.dump()
+        << '\n';
+    std::cout.flush();
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "replay worker: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace alloclab::lab

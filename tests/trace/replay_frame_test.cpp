@@ -1,0 +1,251 @@
+// Tests of `alloclab replay` (the replay frame on the pipeline) and `alloclab advise`, end to end
+// through the binary on tests/data/python3_json.trace with two replays per cell.
+//
+// Test plan (command / behaviour -> test):
+//   replay: results.json (schema-valid), replay cells, report, DIR/latest like run
+//                                               -> ReplayCommand.WritesTheReplayFrameLikeRun
+//   replay: figures match the trace (calls, ideal RSS), one ns/call per replay
+//                                               -> ReplayCommand.WritesTheReplayFrameLikeRun
+//   advise --results: each recommendation cites its figure
+//                                               -> ReplayCommand.AdviseCitesTheReplaysFigures
+//   replay_trace through a resource: every block returned with the size and alignment it was
+//   allocated with; threads, realloc, memalign, cross-thread frees; curve of one thread
+//                                               -> ResourceReplay.*
+//   replay / advise: damaged or newer trace, unknown or misfit strategy, results without a
+//   replay, the replay frame asked of `run` -> exit 2, one line
+//                                               -> ReplayCommand.BadInputIsOneLineAndExit2
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory_resource>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <alloclab/build_info.hpp>
+
+#include "lab/cli_support.hpp"
+#include "trace/replay.hpp"
+#include "trace/trace_info.hpp"
+#include "trace/trace_reader.hpp"
+
+namespace alloclab::trace {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using lab::cli_support::line_count;
+using lab::cli_support::outcome;
+using lab::cli_support::read_file;
+
+const std::string python_trace = std::string(TRACE_DATA_DIR) + "/python3_json.trace";
+
+class ReplayCommand : public lab::cli_support::binary_test {
+ protected:
+  outcome replay(const std::string& extra) const {
+    return run("replay '" + python_trace + "' --repetitions 2 --out '" + (dir_ / "out").string() +
+               "' " + extra);
+  }
+  json latest_results() const {
+    return json::parse(read_file(dir_ / "out" / "latest" / "results.json"));
+  }
+  void expect_refused(const std::string& args, const std::string& text) const {
+    const outcome o = run(args);
+    EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.err;
+    EXPECT_EQ(line_count(o.err), 1u) << args << "\n" << o.err;
+    EXPECT_NE(o.err.find(text), std::string::npos) << args << "\n" << o.err;
+  }
+};
+
+const json* cell_of(const json& workload, const std::string& strategy) {
+  for (const auto& c : workload.at("cells"))
+    if (c.at("strategy") == strategy) return &c;
+  return nullptr;
+}
+
+TEST_F(ReplayCommand, WritesTheReplayFrameLikeRun) {
+  if (alloclab::build::sanitized)
+    GTEST_SKIP() << "AddressSanitizer owns malloc: a replay worker cannot prove glibc live";
+  const outcome first = replay("--strategies pmr_unsync_pool,arena");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const fs::path first_run = fs::read_symlink(dir_ / "out" / "latest");
+  EXPECT_TRUE(fs::exists(dir_ / "out" / first_run / "report.md"));
+  EXPECT_TRUE(fs::exists(dir_ / "out" / first_run / "report.html"));
+  const outcome valid = run("validate '" + (dir_ / "out/latest/results.json").string() + "'");
+  EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
+
+  const json results = latest_results();
+  ASSERT_EQ(results.at("workloads").size(), 1u);
+  const json& w = results.at("workloads").at(0);
+  EXPECT_EQ(w.at("kind"), "trace");
+  EXPECT_EQ(w.at("frame"), "replay");
+  EXPECT_EQ(w.at("name"), "python3_json");
+  EXPECT_TRUE(results.at("frames").contains("replay"));
+
+  const trace_file t(python_trace);
+  const trace_summary s = summarize(t);
+  const replay_result in_process = replay_trace(t);
+  for (const char* strategy : {"malloc", "pmr_unsync_pool", "arena"}) {
+    const json* c = cell_of(w, strategy);
+    ASSERT_NE(c, nullptr) << strategy;
+    ASSERT_EQ(c->at("status"), "ok") << strategy << ": " << c->at("reason");
+    const json& r = c->at("replay");
+    EXPECT_EQ(r.at("calls").get<std::uint64_t>(), in_process.calls) << strategy;
+    EXPECT_EQ(r.at("memory").at("ideal_rss_bytes").get<std::uint64_t>(), s.peak_live_bytes);
+    EXPECT_EQ(r.at("ns_per_call").at("per_repetition").size(), 2u) << strategy;
+    EXPECT_GT(r.at("ns_per_call").at("median").get<double>(), 0.0);
+    EXPECT_GT(r.at("memory").at("peak_rss_bytes").at("median").get<double>(), 0.0);
+    if (std::string(strategy) != "malloc") EXPECT_FALSE(c->at("vs_std").is_null()) << strategy;
+  }
+  EXPECT_EQ(w.at("trace").at("monotonic_footprint").get<std::uint64_t>(), s.monotonic_footprint);
+  EXPECT_TRUE(w.at("cells").at(0).at("live_allocator").at("ok").get<bool>());
+  const std::string report = read_file(dir_ / "out" / "latest" / "report.md");
+  EXPECT_NE(report.find("### Replay of `python3_json`"), std::string::npos) << report;
+  EXPECT_NE(report.find("| arena (resource, under glibc) |"), std::string::npos) << report;
+
+  const outcome second = replay("");
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(fs::read_symlink(dir_ / "out" / "latest"), first_run);
+  EXPECT_EQ(latest_results().at("workloads").at(0).at("cells").size(), 1u);  // glibc alone
+}
+
+TEST_F(ReplayCommand, AdviseCitesTheReplaysFigures) {
+  if (alloclab::build::sanitized)
+    GTEST_SKIP() << "AddressSanitizer owns malloc: a replay worker cannot prove glibc live";
+  const outcome replayed = replay("--strategies alloclab_multipool,arena");
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
+  const fs::path results = dir_ / "out" / "latest" / "results.json";
+  const outcome o = run("advise '" + python_trace + "' --results '" + results.string() + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json w = latest_results().at("workloads").at(0);
+  const double glibc_ns = cell_of(w, "malloc")->at("replay").at("ns_per_call").at("median");
+  const double arena_ratio = cell_of(w, "arena")->at("vs_std").at("speedup_p50");
+  for (const std::string& text :
+       {fmt::format("baseline: glibc at {:.1f} ns per call", glibc_ns),
+        std::string("only glibc was replayed"), std::string("size classes (log2) cover"),
+        std::string("multipool_options{.max_block_size = "),
+        std::string("replayed through alloclab_multipool: "),
+        fmt::format("replayed through that arena: {:.2f}x", arena_ratio),
+        std::string("the monotonic footprint, 186.9 MiB")})
+    EXPECT_NE(o.out.find(text), std::string::npos) << text << "\n" << o.out;
+}
+
+TEST_F(ReplayCommand, BadInputIsOneLineAndExit2) {
+  const std::string bytes = read_file(python_trace);
+  const fs::path cut = dir_ / "cut.trace", newer = dir_ / "newer.trace";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  std::string newer_bytes = bytes;
+  newer_bytes[8] = static_cast<char>(newer_bytes[8] + 1);
+  std::ofstream(newer, std::ios::binary) << newer_bytes;
+  const fs::path no_replay = dir_ / "no_replay.json";
+  std::ofstream(no_replay) << R"({"workloads": []})";
+
+  expect_refused("replay '" + cut.string() + "'", "truncated trace");
+  expect_refused("advise '" + cut.string() + "'", "truncated trace");
+  expect_refused("replay '" + newer.string() + "'", "newer than this alloclab reads");
+  expect_refused("replay '" + (dir_ / "absent.trace").string() + "'", "cannot open");
+  expect_refused("replay '" + python_trace + "' --strategies nope", "unknown replay strategy");
+  expect_refused("advise '" + python_trace + "' --results '" + no_replay.string() + "'",
+                 "no replay of a trace");
+  expect_refused("run --frames replay", "alloclab replay TRACE");
+
+  const fs::path threaded = dir_ / "threads.trace";
+  const outcome recorded =
+      run("record -o '" + threaded.string() + "' -- " + TRACE_RECORDED_PROGRAM + " threads");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  expect_refused("replay '" + threaded.string() + "' --strategies pmr_unsync_pool",
+                 "pmr_unsync_pool is not thread-safe");
+  EXPECT_FALSE(fs::exists(dir_ / "out"));  // refused before anything was written
+}
+
+// Malloc underneath, with a ledger: a deallocate must name a live block with the size and
+// alignment it was allocated with. Thread-safe.
+class ledger_resource final : public std::pmr::memory_resource {
+ public:
+  std::size_t live_blocks() const {
+    std::lock_guard<std::mutex> g(mutex_);
+    return live_.size();
+  }
+  std::size_t mismatches() const {
+    std::lock_guard<std::mutex> g(mutex_);
+    return mismatches_;
+  }
+  std::size_t aligned_64() const {
+    std::lock_guard<std::mutex> g(mutex_);
+    return aligned_64_;
+  }
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    void* p = std::pmr::new_delete_resource()->allocate(bytes, alignment);
+    std::lock_guard<std::mutex> g(mutex_);
+    live_[p] = {bytes, alignment};
+    aligned_64_ += alignment == 64;
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+    {
+      std::lock_guard<std::mutex> g(mutex_);
+      const auto it = live_.find(p);
+      if (it == live_.end() || it->second != std::make_pair(bytes, alignment)) {
+        ++mismatches_;
+        return;  // never hand a wrong size to the upstream
+      }
+      live_.erase(it);
+    }
+    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override {
+    return this == &o;
+  }
+  mutable std::mutex mutex_;
+  std::map<void*, std::pair<std::size_t, std::size_t>> live_;
+  std::size_t mismatches_ = 0;
+  std::size_t aligned_64_ = 0;
+};
+
+class ResourceReplay : public lab::cli_support::binary_test {};
+
+TEST_F(ResourceReplay, EveryBlockReturnsWithItsSizeAndAlignment) {
+  const fs::path path = dir_ / "threads.trace";
+  const outcome recorded =
+      run("record -o '" + path.string() + "' -- " + TRACE_RECORDED_PROGRAM + " threads");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const trace_file t(path.string());
+  const trace_summary s = summarize(t);
+  ledger_resource ledger;
+  replay_options options;
+  options.resource = &ledger;
+  const replay_result r = replay_trace(t, options);
+  EXPECT_EQ(ledger.mismatches(), 0u);
+  EXPECT_EQ(ledger.live_blocks(), 0u);  // the trace's leftovers are released to the resource
+  EXPECT_EQ(ledger.aligned_64(), 30u);  // memalign, posix_memalign, aligned_alloc: 10 each
+  EXPECT_EQ(r.final_live_bytes, s.final_live_bytes);
+  EXPECT_EQ(r.released_at_end, s.final_live_blocks);
+  using k = event_kind;
+  EXPECT_EQ(r.calls_by_kind[static_cast<std::size_t>(k::realloc)],
+            s.by_kind[static_cast<std::size_t>(k::realloc)]);
+  EXPECT_EQ(r.calls_by_kind[static_cast<std::size_t>(k::usable_size)], 0u);  // no pmr counterpart
+  EXPECT_GE(r.calls_by_kind[static_cast<std::size_t>(k::free)], 1145u);      // 1040 cross-thread
+}
+
+TEST(ResourceReplayCurve, OneThreadFollowsTheTraceThroughAPool) {
+  const trace_file t(python_trace);
+  summary_options summary;
+  summary.curve_stride = 1;
+  const trace_summary s = summarize(t, summary);
+  std::pmr::unsynchronized_pool_resource pool;
+  replay_options options;
+  options.resource = &pool;
+  options.curve_stride = 1;
+  const replay_result r = replay_trace(t, options);
+  EXPECT_EQ(r.peak_live_bytes, s.peak_live_bytes);
+  EXPECT_TRUE(r.live_curve == s.live_curve) << "the replay's live bytes differ from the trace's";
+}
+
+}  // namespace
+}  // namespace alloclab::trace
