@@ -108,8 +108,8 @@ TEST_F(Cli, QuickRunProducesSchemaValidResultsWithHeapFreeArenas) {
 
   const auto& strategies = results.at("config").at("strategies");
   const bool twin = !results.at("config").at("placement_twin").is_null();
-  EXPECT_EQ(twin, !alloclab::build::sanitized);  // ASan owns malloc: no glibc tuning variant
-  EXPECT_EQ(results.at("workloads").size(), 12u);
+  EXPECT_EQ(twin, !alloclab::build::sanitized);    // ASan owns malloc: no glibc tuning variant
+  EXPECT_EQ(results.at("workloads").size(), 14u);  // the seeds' 12 and the two multithreaded ones
   for (const auto& w : results.at("workloads")) {
     ASSERT_EQ(w.at("cells").size(), strategies.size() * (twin ? 2 : 1)) << w.at("name");
     if (twin) EXPECT_TRUE(w.at("placement").is_object()) << w.at("name");
