@@ -398,7 +398,6 @@ TEST_F(PeersCli, GlibcCellStaysGlibcBesideMimallocHeap) {
 }
 
 TEST_F(PeersCli, MissingMimallocGivesNotInstalledRows) {
-  if (sanitized()) GTEST_SKIP() << "AddressSanitizer owns malloc";
   const json r = lab_run("--workloads trade_batch --strategies std,mimalloc_heap",
                          "ALLOCLAB_TEST_HIDE_MALLOC=mimalloc");
   const json& mi = cell(r, "mimalloc_heap");
