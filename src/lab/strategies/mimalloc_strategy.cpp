@@ -79,7 +79,9 @@ class mimalloc_heap_resource final : public std::pmr::memory_resource {
   mimalloc_heap_resource() : owner_(std::this_thread::get_id()), heap_(mi_.heap_new()) {
     if (heap_ == nullptr) throw std::bad_alloc();
   }
-  ~mimalloc_heap_resource() override { mi_.heap_destroy(heap_); }
+  ~mimalloc_heap_resource() override {
+    if (heap_ != nullptr) mi_.heap_destroy(heap_);
+  }
   mimalloc_heap_resource(const mimalloc_heap_resource&) = delete;
   mimalloc_heap_resource& operator=(const mimalloc_heap_resource&) = delete;
 
