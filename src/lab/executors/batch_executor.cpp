@@ -14,6 +14,7 @@
 #include "executors/worker_records.hpp"
 #include "measure/build_guard.hpp"
 #include "measure/runner.hpp"
+#include "workloads/workload.hpp"
 
 namespace alloclab::lab {
 namespace heap = alloclab::heap;
@@ -48,6 +49,21 @@ json task_json(const cell_spec& cell, const task& t, const run_plan& plan, std::
           {"batch_size", batch},
           {"quick", plan.sizes.quick},
           {"allow_debug", plan.allow_debug}};
+}
+
+// Why the library a strategy needs is absent (checked here, in the parent: nothing is loaded).
+std::string strategy_missing(const std::string& name) {
+  const strategy_entry* strategy = find_strategy(name);
+  return strategy != nullptr && strategy->not_installed != nullptr ? strategy->not_installed()
+                                                                   : std::string();
+}
+
+// Why a cell's strategy cannot serve its workload's threads, or empty.
+std::string thread_unsafe(const cell_spec& cell) {
+  const workload_entry* workload = find_workload(cell.workload);
+  const strategy_entry* strategy = find_strategy(cell.strategy);
+  if (workload == nullptr || strategy == nullptr) return {};
+  return thread_safety_reason(*strategy, workload->threads);
 }
 
 class batch_executor final : public executor {
@@ -86,6 +102,10 @@ class batch_executor final : public executor {
     const cell_spec& cell = plan.cells.at(t.cell);
     if (!cell.malloc.missing.empty())
       return unmeasured_record(cell, t, "not_installed", cell.malloc.missing);
+    if (const std::string missing = strategy_missing(cell.strategy); !missing.empty())
+      return unmeasured_record(cell, t, "not_installed", missing);
+    if (const std::string unsafe = thread_unsafe(cell); !unsafe.empty())
+      return unmeasured_record(cell, t, "not_applicable", unsafe);  // known without a worker
     const calibration_outcome& calibrated = calibrations_.at(cell.workload);
     if (!calibrated.ok) return unmeasured_record(cell, t, "failed", calibrated.reason);
     const json request = task_json(cell, t, plan, calibrated.result.batch_size);

@@ -126,6 +126,7 @@ bool residue_recording_resource::do_is_equal(
 
 scoped_malloc_residue_recording::scoped_malloc_residue_recording(
     address_residue_recorder* recorder) noexcept {
+  if (recorder == nullptr) return;  // nothing to record (the destructor's reset is harmless)
   set_allocation_observer(
       [](void* context, const void* p, std::size_t bytes) noexcept {
         static_cast<address_residue_recorder*>(context)->record(p, bytes);

@@ -2,21 +2,23 @@
 // (the same idea as Google Benchmark's MemoryManager).
 #include "heap_counter.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <new>
 
 namespace {
 
-bool counting = false;
-std::uint64_t counted_allocations = 0;
-std::uint64_t counted_bytes = 0;
+// Atomic so that multithreaded workloads can be counted too; relaxed: only the totals matter.
+std::atomic<bool> counting{false};
+std::atomic<std::uint64_t> counted_allocations{0};
+std::atomic<std::uint64_t> counted_bytes{0};
 alloclab::lab::allocation_observer observer = nullptr;
 void* observer_context = nullptr;
 
 inline void note(const void* p, std::size_t size) {
-  if (__builtin_expect(counting, 0)) {
-    ++counted_allocations;
-    counted_bytes += size;
+  if (__builtin_expect(counting.load(std::memory_order_relaxed), 0)) {
+    counted_allocations.fetch_add(1, std::memory_order_relaxed);
+    counted_bytes.fetch_add(size, std::memory_order_relaxed);
     if (observer != nullptr) observer(observer_context, p, size);
   }
 }
@@ -55,14 +57,15 @@ void* allocate_aligned_or_throw(std::size_t size, std::align_val_t alignment) {
 namespace alloclab::lab {
 
 void heap_counting_begin() {
-  counted_allocations = 0;
-  counted_bytes = 0;
-  counting = true;
+  counted_allocations.store(0, std::memory_order_relaxed);
+  counted_bytes.store(0, std::memory_order_relaxed);
+  counting.store(true, std::memory_order_relaxed);
 }
 
 heap_usage heap_counting_end() {
-  counting = false;
-  return heap_usage{counted_allocations, counted_bytes};
+  counting.store(false, std::memory_order_relaxed);
+  return heap_usage{counted_allocations.load(std::memory_order_relaxed),
+                    counted_bytes.load(std::memory_order_relaxed)};
 }
 
 void set_allocation_observer(allocation_observer new_observer, void* context) noexcept {

@@ -12,7 +12,7 @@ struct heap_usage {
   std::uint64_t bytes = 0;
 };
 
-// Starts counting on the calling thread's process (single-threaded lab).
+// Starts counting allocations made by any thread of the process.
 void heap_counting_begin();
 // Stops counting and returns what was allocated since heap_counting_begin().
 heap_usage heap_counting_end();

@@ -35,6 +35,7 @@ class recording_source final : public iteration_source {
     return inner_.resource() != nullptr ? &recording_ : nullptr;
   }
   alloclab::arena_resource* arena() override { return inner_.arena(); }
+  alloclab::multipool_resource* multipool() override { return inner_.multipool(); }
   void end_iteration() override { inner_.end_iteration(); }
 
  private:
@@ -49,7 +50,8 @@ class cell {
        const workload_footprint& footprint, cell_measurement& out)
       : workload_(workload), strategy_(strategy), input_(input), out_(out) {
     out_.strategy = strategy.name;
-    std::string why_not = strategy.not_applicable(footprint);
+    std::string why_not = thread_safety_reason(strategy, workload.threads);
+    if (why_not.empty()) why_not = strategy.not_applicable(footprint);
     if (!why_not.empty()) {
       out_.status = cell_status::not_applicable;
       out_.reason = std::move(why_not);
@@ -69,13 +71,16 @@ class cell {
     out_.checksum = *first;
     if (!run_guarded(1)) return;  // second warm iteration: pools and caches settle
     const std::uint64_t fallbacks_before = instance_->upstream_fallbacks();
+    // Block addresses are recorded on one thread only: multithreaded workloads have none.
+    const bool record_addresses = workload_.threads <= 1;
     address_residue_recorder addresses;
     recording_source recorded(*instance_, addresses);
-    const scoped_malloc_residue_recording malloc_side(&addresses);
+    const scoped_malloc_residue_recording malloc_side(record_addresses ? &addresses : nullptr);
     std::optional<std::uint64_t> sum;
     heap_counting_begin();
     try {
-      sum = workload_.run_batch(input_, recorded, iterations);
+      sum = record_addresses ? workload_.run_batch(input_, recorded, iterations)
+                             : workload_.run_batch(input_, *instance_, iterations);
     } catch (const std::bad_alloc& e) {
       heap_counting_end();
       mark_overflowed(e);
@@ -88,7 +93,7 @@ class cell {
     out_.heap_bytes_per_iteration = static_cast<double>(heap.bytes) / n;
     out_.upstream_fallbacks_per_iteration =
         static_cast<double>(instance_->upstream_fallbacks() - fallbacks_before) / n;
-    out_.residues = to_json(addresses);
+    if (record_addresses) out_.residues = to_json(addresses);
     apply_fallback_rule();
   }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "heap/liveness.hpp"
@@ -35,6 +36,9 @@ inline constexpr const char* native_malloc = "glibc";
 // Test hook: ALLOCLAB_TEST_HIDE_MALLOC=name[,name] makes those entries look not installed.
 std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& requested,
                                            bool sanitized);
+
+// The test hook above: whether ALLOCLAB_TEST_HIDE_MALLOC names `name` (a registry name).
+bool malloc_hidden_by_test_hook(std::string_view name);
 
 // The worker's environment for a choice (LD_PRELOAD, tuning variables set or removed).
 alloclab::heap::worker_env environment_for(const malloc_choice& choice);

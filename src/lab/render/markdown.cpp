@@ -132,6 +132,31 @@ bool has_baseline_timing(const json& w) {
   return false;
 }
 
+std::string baseline_malloc(const json& w) {
+  return w.value("baseline", json::object()).value("malloc", std::string("glibc"));
+}
+
+// The workload's peer verdict under `malloc` (results builder: peer_verdicts), or null.
+const json* peer_verdict_of(const json& w, const std::string& malloc) {
+  if (!w.contains("peer_verdicts") || !w["peer_verdicts"].is_array()) return nullptr;
+  const json& all = w["peer_verdicts"];  // a reference into `w`: the result points into it
+  for (const auto& v : all)
+    if (v["malloc"] == malloc) return &v;
+  return nullptr;
+}
+
+std::string peer_verdict_badge(const json* v) {
+  if (v == nullptr) return "-";
+  const std::string verdict = (*v)["verdict"];
+  return verdict == "met" ? "✅ met" : verdict == "missed" ? "❌ missed" : "➖ not judged";
+}
+
+bool any_peer_verdict(const json& r) {
+  for (const auto& w : r["workloads"])
+    if (w.value("peer_verdicts", json()).is_array() && !w["peer_verdicts"].empty()) return true;
+  return false;
+}
+
 void headline_section(std::string& md, const json& r) {
   const bool with_malloc = several_mallocs(r);
   const json* first = nullptr;
@@ -164,8 +189,11 @@ void headline_section(std::string& md, const json& r) {
       md += fmt::format(" {} |", cell_label(c, with_malloc));
       ++columns;
     }
+  const bool verdicts = any_peer_verdict(r);
+  if (verdicts) md += " alloclab vs peers |";
   md += "\n|---|---:|";
   for (std::size_t i = 0; i < columns; ++i) md += "---:|";
+  if (verdicts) md += "---|";
   md += "\n";
   for (const auto& w : r["workloads"]) {
     if (!is_lab(w)) continue;
@@ -178,7 +206,47 @@ void headline_section(std::string& md, const json& r) {
       if (!c["warning"].is_null()) text += " ⚠";
       md += fmt::format(" {} |", text);
     }
+    if (verdicts)
+      md += fmt::format(" {} |", peer_verdict_badge(peer_verdict_of(w, baseline_malloc(w))));
     md += "\n";
+  }
+  md += "\n";
+}
+
+// Issue 9's check, per workload and malloc: the best alloclab strategy against every peer.
+void peers_section(std::string& md, const json& r) {
+  if (!any_peer_verdict(r)) return;
+  md +=
+      "## alloclab vs peers\n\n"
+      "Per workload and malloc: the fastest `alloclab_*` strategy at p50 against every peer "
+      "(`foonathan_*`, `boost_*`, `mimalloc_heap`, libstdc++'s `pmr_monotonic`, `pmr_unsync_pool`, "
+      "`pmr_sync_pool`, `pmr_monotonic_over_pool`). A peer is beaten when its p50 is higher and "
+      "the "
+      "Mann-Whitney U test over the two cells' repetition medians gives p < 0.05. Ratio = peer p50 "
+      "÷ best alloclab p50 (> 1: alloclab is faster).\n\n"
+      "| workload | malloc | best alloclab (p50) | peers (ratio, p) | verdict | why not |\n"
+      "|---|---|---|---|---|---|\n";
+  for (const auto& w : r["workloads"]) {
+    if (!w.contains("peer_verdicts") || !w["peer_verdicts"].is_array()) continue;
+    const json& all = w["peer_verdicts"];
+    for (const auto& v : all) {
+      const std::string best =
+          v["best_alloclab"].is_null()
+              ? "-"
+              : fmt::format("{} ({})", v["best_alloclab"]["strategy"].get<std::string>(),
+                            format_ns(v["best_alloclab"]["p50_ns"].get<double>()));
+      std::string peers;
+      for (const auto& p : v["peers"])
+        peers += fmt::format("{}{} {:.2f}× (p {:.2g}){}", peers.empty() ? "" : "; ",
+                             p["strategy"].get<std::string>(), p["ratio"].get<double>(),
+                             p["p_value"].get<double>(), p["beaten"].get<bool>() ? "" : " ✗");
+      for (const auto& u : v["unmeasured_peers"])
+        peers += fmt::format("{}{} no number", peers.empty() ? "" : "; ", u.get<std::string>());
+      md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", w["name"].get<std::string>(),
+                        v["malloc"].get<std::string>(), best, peers.empty() ? "-" : peers,
+                        peer_verdict_badge(&v),
+                        v["reason"].is_string() ? v["reason"].get<std::string>() : "");
+    }
   }
   md += "\n";
 }
@@ -1098,6 +1166,7 @@ std::string render_report(const json& r) {
                         ? "unknown"
                         : r["environment"]["git_revision"].get<std::string>());
   headline_section(md, r);
+  peers_section(md, r);
   frames_section(md, r);
   placement_section(md, r);
   warnings_section(md, r);
@@ -1202,6 +1271,23 @@ std::string render_headline(const json& r) {
               : unmeasured_text(c);
       out += fmt::format("  {:<40} {}\n", replay_cell_label(c), what);
     }
+  }
+  if (first != nullptr && any_peer_verdict(r)) {
+    std::size_t met = 0, judged = 0;
+    std::string missed;
+    for (const auto& w : r["workloads"]) {
+      const json* v = peer_verdict_of(w, baseline_malloc(w));
+      if (v == nullptr || (*v)["verdict"] == "not_judged") continue;
+      ++judged;
+      if ((*v)["verdict"] == "met")
+        ++met;
+      else
+        missed += (missed.empty() ? "" : ", ") + w["name"].get<std::string>();
+    }
+    out += fmt::format(
+        "alloclab vs peers ({}): best alloclab beats every peer on {} of {} workloads{}\n",
+        baseline_malloc(*first), met, judged,
+        missed.empty() ? "" : "; missed: " + missed + " (reasons in report.md)");
   }
   std::size_t reproduced = 0, refuted = 0, not_run = 0, unmeasurable = 0;
   for (const auto& c : r["claims"]) {

@@ -12,6 +12,7 @@
 #include "memory/memory_workloads.hpp"
 #include "results/claims.hpp"
 #include "results/environment.hpp"
+#include "results/peer_verdict.hpp"
 #include "results/ratio_intervals.hpp"
 #include "stats/stats.hpp"
 #include "strategies/strategy.hpp"
@@ -1109,6 +1110,7 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
       w["placement"] = placement_analysis(w, native_malloc, plan.placement_twin);
     else
       w["placement"] = nullptr;
+    w["peer_verdicts"] = w.at("kind") == "lab" ? peer_verdicts(w, power) : json(nullptr);
   }
 
   clock_profile clock;

@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include <fmt/format.h>
+
 #include "strategy_table.hpp"
 
 namespace alloclab::lab {
@@ -21,7 +23,10 @@ constexpr const char* display_order[] = {"std",
                                          "pmr_monotonic_over_pool",
                                          "alloclab_arena",
                                          "alloclab_arena_static",
-                                         "alloclab_pool"};
+                                         "alloclab_pool",
+                                         "alloclab_multipool",
+                                         "alloclab_multipool_static",
+                                         "alloclab_concurrent_multipool"};
 
 std::size_t rank_of(const std::string& name) {
   auto it = std::find(std::begin(display_order), std::end(display_order), name);
@@ -41,6 +46,12 @@ void register_strategy(strategy_entry entry) {
 
 const std::vector<strategy_entry>& strategy_registry() {
   return mutable_registry();
+}
+
+std::string thread_safety_reason(const strategy_entry& strategy, std::size_t threads) {
+  if (threads <= 1 || strategy.thread_safe) return {};
+  return fmt::format("not thread-safe: this workload allocates and frees on {} threads at once",
+                     threads);
 }
 
 const strategy_entry* find_strategy(const std::string& name) {

@@ -2,6 +2,7 @@
 
 #include "counting_resource.hpp"
 
+#include <alloclab/synchronized_resource.hpp>
 #include <alloclab/tracking_resource.hpp>
 
 #include "stats/log2_histogram.hpp"
@@ -31,7 +32,10 @@ log2_histogram to_log2_bands(const alloclab::tracking_resource::histogram_type& 
 workload_footprint measure_footprint(const workload_entry& workload, const void* input) {
   counting_resource counter(std::pmr::new_delete_resource());
   alloclab::tracking_resource tracker(&counter);
-  tracking_source source(&tracker);
+  // A multithreaded workload's threads share the tracker through one lock.
+  alloclab::synchronized_resource<alloclab::tracking_resource> shared(&tracker);
+  tracking_source source(workload.threads > 1 ? static_cast<std::pmr::memory_resource*>(&shared)
+                                              : &tracker);
   workload.run_batch(input, source, 1);
 
   workload_footprint f;

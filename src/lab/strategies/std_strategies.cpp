@@ -71,14 +71,16 @@ const strategy_registrar registrations[] = {
                         fallback_rule::none, always_applicable,
                         [](const workload_footprint&) -> std::unique_ptr<strategy_instance> {
                           return std::make_unique<std_source>();
-                        }}},
+                        },
+                        /*thread_safe=*/true}},
     strategy_registrar{
         {"pmr_new_delete",
          "pmr containers on new_delete_resource: the cost of the virtual indirection alone",
          fallback_rule::none, always_applicable,
          [](const workload_footprint&) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<shared_resource_source>(std::pmr::new_delete_resource());
-         }}},
+         },
+         /*thread_safe=*/true}},
     strategy_registrar{
         {"pmr_monotonic",
          "monotonic_buffer_resource on a buffer sized by the tracking pass, null upstream, "
@@ -108,7 +110,8 @@ const strategy_registrar registrations[] = {
          fallback_rule::none, always_applicable,
          [](const workload_footprint&) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<pool_source<std::pmr::synchronized_pool_resource>>();
-         }}},
+         },
+         /*thread_safe=*/true}},
     strategy_registrar{
         {"pmr_monotonic_over_pool",
          "seed 004: monotonic buffer (tracking-sized) with a synchronized_pool_resource upstream, "

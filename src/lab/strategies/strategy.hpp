@@ -46,10 +46,17 @@ struct strategy_entry {
   // Why this strategy cannot run the workload, or empty when it can.
   std::string (*not_applicable)(const workload_footprint&);
   std::unique_ptr<strategy_instance> (*make)(const workload_footprint&);
+  // Whether one instance may serve several threads at once (multithreaded workloads need it).
+  bool thread_safe = false;
+  // Why the library the strategy needs is absent from this machine, or empty when it is
+  // present (nullptr: needs nothing beyond the binary). Must not load the library.
+  std::string (*not_installed)() = nullptr;
 };
 
 const std::vector<strategy_entry>& strategy_registry();
 const strategy_entry* find_strategy(const std::string& name);
+// Why `strategy` cannot run a workload that allocates on `threads` threads, or empty.
+std::string thread_safety_reason(const strategy_entry& strategy, std::size_t threads);
 
 // The baseline every ratio is taken against.
 inline constexpr const char* baseline_strategy = "std";

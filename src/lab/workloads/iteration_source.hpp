@@ -7,11 +7,12 @@
 
 namespace alloclab {
 class arena_resource;
-}
+class multipool_resource;
+}  // namespace alloclab
 
 namespace alloclab::lab {
 
-enum class allocator_kind { standard, polymorphic, arena_static };
+enum class allocator_kind { standard, polymorphic, arena_static, multipool_static };
 
 class iteration_source {
  public:
@@ -21,6 +22,8 @@ class iteration_source {
   virtual std::pmr::memory_resource* resource() { return nullptr; }
   // For allocator_kind::arena_static.
   virtual alloclab::arena_resource* arena() { return nullptr; }
+  // For allocator_kind::multipool_static.
+  virtual alloclab::multipool_resource* multipool() { return nullptr; }
   // Called after every iteration, inside the timed region: it is part of the strategy's cost.
   virtual void end_iteration() {}
 };

@@ -15,6 +15,7 @@
 
 #include <alloclab/allocator.hpp>
 #include <alloclab/arena_resource.hpp>
+#include <alloclab/multipool_resource.hpp>
 
 namespace alloclab::lab {
 
@@ -91,6 +92,18 @@ struct arena_static_policy : policy_helpers<arena_static_policy> {
   template <class T>
   allocator<T> alloc() const {
     return allocator<T>(arena);
+  }
+};
+
+// alloclab::allocator over a concrete multipool: no virtual call, the size-class lookup inlines.
+struct multipool_static_policy : policy_helpers<multipool_static_policy> {
+  alloclab::multipool_resource* pool;
+  explicit multipool_static_policy(alloclab::multipool_resource* p) : pool(p) {}
+  template <class T>
+  using allocator = alloclab::allocator<T, alloclab::multipool_resource>;
+  template <class T>
+  allocator<T> alloc() const {
+    return allocator<T>(pool);
   }
 };
 

@@ -17,9 +17,9 @@ const std::vector<workload_entry>& workload_registry() {
 
 // The default suite runs in the seeds' order; anything else (e.g. test workloads) sorts after it.
 static constexpr const char* suite_order[] = {
-    "vector_push", "vector_push_reserve", "strings_sso",  "strings_heap",  "string_concat",
-    "map_int",     "map_string",          "sensor_frame", "message_queue", "trade_batch",
-    "log_lines",   "request_mix"};
+    "vector_push", "vector_push_reserve", "strings_sso",      "strings_heap",  "string_concat",
+    "map_int",     "map_string",          "sensor_frame",     "message_queue", "trade_batch",
+    "log_lines",   "request_mix",         "message_queue_mt", "request_mix_mt"};
 
 static std::size_t rank_of(const std::string& name) {
   auto it = std::find(std::begin(suite_order), std::end(suite_order), name);

@@ -3,6 +3,7 @@
 //   struct input;                                        // generated once per run from the seed
 //   static input make_input(std::uint64_t seed);
 //   template <class Policy> static std::uint64_t run(const Policy&, const input&);  // one iteration -> checksum
+//   static constexpr std::size_t threads = N;            // optional: threads that allocate at once
 // and one line `LAB_REGISTER_WORKLOAD(type);` in its own .cpp file.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "iteration_source.hpp"
@@ -28,6 +30,8 @@ struct workload_entry {
   std::string description;
   prepared_input (*prepare)(std::uint64_t seed);
   batch_function run_batch;
+  // Threads that allocate and free at the same time in one iteration (1: the calling thread only).
+  std::size_t threads = 1;
 };
 
 const std::vector<workload_entry>& workload_registry();
@@ -57,9 +61,20 @@ std::uint64_t run_batch(const void* input, iteration_source& source, std::size_t
       return loop<W>(pmr_policy{source.resource()}, in, source, n);
     case allocator_kind::arena_static:
       return loop<W>(arena_static_policy{source.arena()}, in, source, n);
+    case allocator_kind::multipool_static:
+      return loop<W>(multipool_static_policy{source.multipool()}, in, source, n);
   }
   throw std::logic_error("allocator kind not available in this build");
 }
+
+template <class W, class = void>
+struct threads_of {
+  static constexpr std::size_t value = 1;
+};
+template <class W>
+struct threads_of<W, std::void_t<decltype(W::threads)>> {
+  static constexpr std::size_t value = W::threads;
+};
 
 template <class W>
 prepared_input prepare(std::uint64_t seed) {
@@ -77,6 +92,7 @@ struct workload_registrar {
   static const ::alloclab::lab::detail::workload_registrar lab_registrar_##type { \
     ::alloclab::lab::workload_entry {                                             \
       type::name, type::description, &::alloclab::lab::detail::prepare<type>,     \
-          &::alloclab::lab::detail::run_batch<type>                               \
+          &::alloclab::lab::detail::run_batch<type>,                              \
+          ::alloclab::lab::detail::threads_of<type>::value                        \
     }                                                                             \
   }

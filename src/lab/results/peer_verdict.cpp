@@ -1,0 +1,122 @@
+#include "results/peer_verdict.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "results/results_builder.hpp"
+#include "stats/stats.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+using json = nlohmann::json;
+
+bool starts_with(const std::string& text, const char* prefix) {
+  return text.rfind(prefix, 0) == 0;
+}
+
+bool timed(const json& cell) {
+  return cell.at("status") == "ok" && !cell.at("timing").is_null();
+}
+
+double p50_of(const json& cell) {
+  return cell.at("timing").at("p50_ns").get<double>();
+}
+
+std::vector<double> repetition_medians(const json& cell) {
+  return cell.at("timing").at("repetition_medians_ns").get<std::vector<double>>();
+}
+
+std::string time_text(double ns) {
+  return ns >= 1e4 ? fmt::format("{:.1f} µs", ns / 1e3) : fmt::format("{:.1f} ns", ns);
+}
+
+// Why the best alloclab strategy does not beat `peer`, or empty when it does.
+std::string shortfall(const json& peer) {
+  const std::string name = peer.at("strategy");
+  if (peer.at("beaten").get<bool>()) return {};
+  if (peer.at("ratio").get<double>() <= 1.0)
+    return fmt::format("{} is as fast or faster ({} vs {} at p50)", name,
+                       time_text(peer.at("p50_ns").get<double>()),
+                       time_text(peer.at("p50_ns").get<double>() / peer.at("ratio").get<double>()));
+  return fmt::format("{} is slower by {:.2f}x but not significantly (p = {:.3g})", name,
+                     peer.at("ratio").get<double>(), peer.at("p_value").get<double>());
+}
+
+json verdict_for(const json& workload, const std::string& malloc, bool power) {
+  const json* best = nullptr;
+  for (const auto& c : workload.at("cells"))
+    if (c.at("malloc") == malloc && side_of(c.at("strategy")) == peer_side::alloclab && timed(c) &&
+        (best == nullptr || p50_of(c) < p50_of(*best)))
+      best = &c;
+  json peers = json::array();
+  json unmeasured = json::array();
+  for (const auto& c : workload.at("cells")) {
+    if (c.at("malloc") != malloc || side_of(c.at("strategy")) != peer_side::peer) continue;
+    if (!timed(c)) {
+      if (c.at("status") != "not_applicable") unmeasured.push_back(c.at("strategy"));
+      continue;
+    }
+    if (best == nullptr) continue;
+    const mann_whitney_result test =
+        mann_whitney_u(repetition_medians(*best), repetition_medians(c));
+    const double ratio = p50_of(c) / p50_of(*best);
+    peers.push_back({{"strategy", c.at("strategy")},
+                     {"p50_ns", p50_of(c)},
+                     {"ratio", ratio},
+                     {"p_value", test.p_value},
+                     {"beaten", ratio > 1.0 && power && test.p_value < significance_alpha}});
+  }
+  json verdict = {{"malloc", malloc},
+                  {"best_alloclab", best == nullptr ? json(nullptr)
+                                                    : json{{"strategy", best->at("strategy")},
+                                                           {"p50_ns", p50_of(*best)}}},
+                  {"peers", peers},
+                  {"unmeasured_peers", unmeasured},
+                  {"verdict", "not_judged"},
+                  {"reason", nullptr}};
+  if (best == nullptr) {
+    verdict["reason"] = "no alloclab strategy has a number here";
+    return verdict;
+  }
+  if (peers.empty()) {
+    verdict["reason"] = "no peer strategy has a number here";
+    return verdict;
+  }
+  std::string why;
+  for (const auto& p : peers)
+    if (const std::string s = shortfall(p); !s.empty()) why += (why.empty() ? "" : "; ") + s;
+  if (!power && !why.empty())
+    why = "too few repetitions for the U test to reach significance; " + why;
+  verdict["verdict"] = why.empty() ? "met" : "missed";
+  if (!why.empty()) verdict["reason"] = why;
+  return verdict;
+}
+
+}  // namespace
+
+peer_side side_of(const std::string& strategy) {
+  if (starts_with(strategy, "alloclab_")) return peer_side::alloclab;
+  if (starts_with(strategy, "foonathan_") || starts_with(strategy, "boost_") ||
+      strategy == "mimalloc_heap")
+    return peer_side::peer;
+  for (const char* libstdcxx :
+       {"pmr_monotonic", "pmr_unsync_pool", "pmr_sync_pool", "pmr_monotonic_over_pool"})
+    if (strategy == libstdcxx) return peer_side::peer;
+  return peer_side::neither;
+}
+
+json peer_verdicts(const json& workload, bool power) {
+  std::vector<std::string> mallocs;
+  for (const auto& c : workload.at("cells")) {
+    const std::string m = c.at("malloc");
+    if (std::find(mallocs.begin(), mallocs.end(), m) == mallocs.end()) mallocs.push_back(m);
+  }
+  json verdicts = json::array();
+  for (const auto& m : mallocs) verdicts.push_back(verdict_for(workload, m, power));
+  return verdicts;
+}
+
+}  // namespace alloclab::lab

@@ -1,0 +1,410 @@
+// Test plan: the peer strategies, the multithreaded workloads and the peer verdict (issue 9).
+//
+// | component                                   | test                                                   |
+// |---------------------------------------------|--------------------------------------------------------|
+// | every strategy x every suite workload       | StrategyConformance.EveryStrategyRunsEveryWorkloadOrSaysWhyNot |
+// |   (ok with std's checksum, forbidden        |                                                        |
+// |   fallbacks never touch the heap; or n/a    |                                                        |
+// |   with a reason)                            |                                                        |
+// | alloclab_multipool, alloclab_multipool_static | StrategyConformance.EveryWorkloadHasAMultipoolNumber |
+// | thread_safety_reason, workload_entry::threads | StrategyConformance.MultithreadedWorkloadsRunThreadSafeStrategiesOnly |
+// | message_queue_mt, request_mix_mt checksums  | StrategyConformance.MultithreadedChecksumsAgreeAcrossStrategies |
+// | foonathan_stack / boost_pmr_monotonic reset | StrategyConformance.ArenaPeersResetEveryIteration      |
+// | mimalloc_heap: dlopen leaves malloc alone   | MimallocHeap.LoadingItLeavesMallocToGlibc              |
+// | side_of                                     | PeerVerdict.SidesAreNamedByFamily                      |
+// | peer_verdicts: met / missed / not_judged    | PeerVerdict.* (synthetic results)                      |
+// | end to end: glibc cell proof, not_installed | PeersCli.GlibcCellStaysGlibcBesideMimallocHeap,        |
+// |   rows, report section                     | PeersCli.MissingMimallocGivesNotInstalledRows          |
+//
+// No test asserts a timing.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+#include "heap/liveness.hpp"
+#include "heap/malloc_registry.hpp"
+#include "measure/build_guard.hpp"
+#include "measure/runner.hpp"
+#include "results/peer_verdict.hpp"
+#include "results/schema_check.hpp"
+#include "strategies/strategy.hpp"
+#include "workloads/workload.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+using json = nlohmann::json;
+
+bool mimalloc_present() {
+  const strategy_entry* s = find_strategy("mimalloc_heap");
+  return s != nullptr && s->not_installed != nullptr && s->not_installed().empty();
+}
+
+bool sanitized() {
+  return current_build().sanitized;
+}
+
+// Every registered strategy that can run in this process.
+std::vector<std::string> runnable_strategies() {
+  std::vector<std::string> names;
+  for (const auto& s : strategy_registry()) {
+    if (s.name == "mimalloc_heap" && (!mimalloc_present() || sanitized())) continue;
+    names.push_back(s.name);
+  }
+  return names;
+}
+
+// The default suite: every registered workload but the test-only ones.
+std::vector<std::string> suite_workloads() {
+  std::vector<std::string> names;
+  for (const auto& w : workload_registry())
+    if (w.name.rfind("test_", 0) != 0) names.push_back(w.name);
+  return names;
+}
+
+run_config small_config(const std::string& workload, std::vector<std::string> strategies) {
+  run_config config;
+  config.workloads = {workload};
+  config.strategies = std::move(strategies);
+  config.samples_per_repetition = 3;
+  config.repetitions = 1;
+  config.counted_iterations = 3;
+  config.batch_size = 1;
+  return config;
+}
+
+void ignore_progress(const progress_event&) {}
+
+const cell_measurement& cell_of(const workload_measurement& w, const std::string& strategy) {
+  for (const auto& c : w.cells)
+    if (c.strategy == strategy) return c;
+  throw std::runtime_error("no cell " + strategy);
+}
+
+// One run per workload with every strategy: the runner itself throws checksum_mismatch if any
+// strategy builds another result than std.
+std::vector<run_measurement> run_everything() {
+  std::vector<run_measurement> runs;
+  for (const auto& workload : suite_workloads())
+    runs.push_back(run_suite(small_config(workload, runnable_strategies()), ignore_progress));
+  return runs;
+}
+
+const std::vector<run_measurement>& everything() {
+  static const std::vector<run_measurement> runs = run_everything();
+  return runs;
+}
+
+TEST(StrategyConformance, EveryStrategyRunsEveryWorkloadOrSaysWhyNot) {
+  ASSERT_GE(suite_workloads().size(), 14u);
+  for (const char* peer : {"foonathan_stack", "foonathan_pool_collection", "foonathan_pool",
+                           "boost_pmr_monotonic", "boost_pmr_unsync_pool", "boost_pmr_sync_pool",
+                           "mimalloc_heap", "alloclab_multipool_static"})
+    EXPECT_NE(find_strategy(peer), nullptr) << peer;
+  for (const auto& run : everything()) {
+    const workload_measurement& w = run.workloads.at(0);
+    EXPECT_NE(w.checksum, 0u) << w.name;
+    for (const auto& c : w.cells) {
+      const std::string where = w.name + " / " + c.strategy;
+      if (c.status == cell_status::not_applicable) {
+        EXPECT_FALSE(c.reason.empty()) << where;
+        continue;
+      }
+      ASSERT_EQ(c.status, cell_status::ok) << where << ": " << c.reason;
+      EXPECT_EQ(c.checksum, w.checksum) << where;
+      EXPECT_EQ(c.repetition_medians_ns.size(), 1u) << where;
+      if (find_strategy(c.strategy)->fallbacks == fallback_rule::forbidden) {
+        EXPECT_EQ(c.heap_allocations_per_iteration, 0.0) << where;
+      }
+    }
+  }
+}
+
+TEST(StrategyConformance, EveryWorkloadHasAMultipoolNumber) {
+  for (const auto& run : everything()) {
+    const workload_measurement& w = run.workloads.at(0);
+    const bool threaded = find_workload(w.name)->threads > 1;
+    for (const char* ours : {"alloclab_multipool", "alloclab_multipool_static"}) {
+      const cell_measurement& c = cell_of(w, ours);
+      if (threaded) {
+        EXPECT_EQ(c.status, cell_status::not_applicable) << w.name << " / " << ours;
+      } else {
+        EXPECT_EQ(c.status, cell_status::ok) << w.name << " / " << ours << ": " << c.reason;
+        // Classes up to the largest request: after the warm-up nothing reaches the heap.
+        EXPECT_EQ(c.heap_allocations_per_iteration, 0.0) << w.name << " / " << ours;
+      }
+    }
+    if (threaded) {
+      EXPECT_EQ(cell_of(w, "alloclab_concurrent_multipool").status, cell_status::ok) << w.name;
+    }
+  }
+}
+
+TEST(StrategyConformance, MultithreadedWorkloadsRunThreadSafeStrategiesOnly) {
+  for (const char* name : {"message_queue_mt", "request_mix_mt"}) {
+    const workload_entry* w = find_workload(name);
+    ASSERT_NE(w, nullptr) << name;
+    EXPECT_EQ(w->threads, 2u) << name;
+  }
+  EXPECT_EQ(find_workload("request_mix")->threads, 1u);
+  for (const auto& run : everything()) {
+    const workload_measurement& w = run.workloads.at(0);
+    if (find_workload(w.name)->threads <= 1) continue;
+    for (const auto& c : w.cells) {
+      const strategy_entry& s = *find_strategy(c.strategy);
+      if (s.thread_safe) {
+        EXPECT_EQ(c.status, cell_status::ok) << w.name << " / " << c.strategy << ": " << c.reason;
+      } else {
+        EXPECT_EQ(c.status, cell_status::not_applicable) << w.name << " / " << c.strategy;
+        EXPECT_NE(c.reason.find("not thread-safe"), std::string::npos) << c.reason;
+      }
+    }
+  }
+  for (const char* safe : {"std", "pmr_new_delete", "pmr_sync_pool",
+                           "alloclab_concurrent_multipool", "boost_pmr_sync_pool", "mimalloc_heap"})
+    EXPECT_TRUE(find_strategy(safe)->thread_safe) << safe;
+  for (const char* unsafe : {"pmr_unsync_pool", "alloclab_multipool", "foonathan_pool_collection",
+                             "boost_pmr_unsync_pool", "foonathan_stack"})
+    EXPECT_FALSE(find_strategy(unsafe)->thread_safe) << unsafe;
+}
+
+TEST(StrategyConformance, MultithreadedChecksumsAgreeAcrossStrategies) {
+  for (const char* name : {"message_queue_mt", "request_mix_mt"}) {
+    std::vector<std::string> safe;
+    for (const auto& s : runnable_strategies())
+      if (find_strategy(s)->thread_safe) safe.push_back(s);
+    ASSERT_GE(safe.size(), 5u);
+    // Several runs: thread interleavings differ, the results must not.
+    std::set<std::uint64_t> sums;
+    for (int round = 0; round < 3; ++round) {
+      const run_measurement run = run_suite(small_config(name, safe), ignore_progress);
+      for (const auto& c : run.workloads.at(0).cells) {
+        ASSERT_EQ(c.status, cell_status::ok) << name << " / " << c.strategy << ": " << c.reason;
+        sums.insert(c.checksum);
+      }
+    }
+    EXPECT_EQ(sums.size(), 1u) << name;
+  }
+}
+
+TEST(StrategyConformance, ArenaPeersResetEveryIteration) {
+  // A stack or monotonic buffer that was not reset would exhaust (boost: throws, no number) or
+  // grow (foonathan: heap blocks per iteration) over many iterations.
+  run_config config =
+      small_config("string_concat", {"std", "foonathan_stack", "boost_pmr_monotonic"});
+  config.counted_iterations = 200;
+  const run_measurement run = run_suite(config, ignore_progress);
+  for (const char* s : {"foonathan_stack", "boost_pmr_monotonic"}) {
+    const cell_measurement& c = cell_of(run.workloads.at(0), s);
+    EXPECT_EQ(c.status, cell_status::ok) << s << ": " << c.reason;
+    EXPECT_EQ(c.heap_allocations_per_iteration, 0.0) << s;
+  }
+}
+
+TEST(MimallocHeap, LoadingItLeavesMallocToGlibc) {
+  if (!mimalloc_present()) GTEST_SKIP() << "libmimalloc.so.2 not installed";
+  if (sanitized()) GTEST_SKIP() << "AddressSanitizer owns malloc; mimalloc is not loaded beside it";
+  const std::string before = alloclab::heap::symbol_owner("malloc");
+  const workload_footprint f;
+  {
+    auto instance = find_strategy("mimalloc_heap")->make(f);
+    void* block = instance->resource()->allocate(100, 8);
+    instance->resource()->deallocate(block, 100, 8);
+    instance->end_iteration();
+  }
+  void* library = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(library, nullptr) << "the strategy loaded mimalloc";
+  using owns_fn = bool (*)(const void*);
+  const auto owns = reinterpret_cast<owns_fn>(dlsym(library, "mi_is_in_heap_region"));
+  ASSERT_NE(owns, nullptr);
+  void* from_malloc = std::malloc(64);
+  EXPECT_FALSE(owns(from_malloc)) << "malloc now returns mimalloc blocks";
+  std::free(from_malloc);
+  EXPECT_EQ(alloclab::heap::symbol_owner("malloc"), before);
+  EXPECT_TRUE(alloclab::heap::library_matches(before, "libc.so.6")) << before;
+  dlclose(library);  // drops the NOLOAD reference only
+}
+
+// --- peer verdict on synthetic results -------------------------------------------------------
+
+json timed_cell(const std::string& strategy, std::vector<double> medians,
+                const std::string& malloc = "glibc") {
+  std::vector<double> sorted = medians;
+  std::sort(sorted.begin(), sorted.end());
+  return {{"strategy", strategy},
+          {"malloc", malloc},
+          {"status", "ok"},
+          {"timing", {{"p50_ns", sorted[sorted.size() / 2]}, {"repetition_medians_ns", medians}}}};
+}
+
+json unmeasured(const std::string& strategy, const std::string& status) {
+  return {{"strategy", strategy}, {"malloc", "glibc"}, {"status", status}, {"timing", nullptr}};
+}
+
+json workload_with(json cells) {
+  return {{"name", "w"}, {"cells", std::move(cells)}};
+}
+
+const std::vector<double> fast = {10, 11, 10.5, 10.2, 10.8};
+const std::vector<double> slow = {20, 21, 20.5, 20.2, 20.8};
+const std::vector<double> slower = {30, 31, 30.5, 30.2, 30.8};
+
+TEST(PeerVerdict, SidesAreNamedByFamily) {
+  for (const char* ours : {"alloclab_arena", "alloclab_multipool_static", "alloclab_pool"})
+    EXPECT_EQ(side_of(ours), peer_side::alloclab) << ours;
+  for (const char* peer :
+       {"foonathan_stack", "boost_pmr_sync_pool", "mimalloc_heap", "pmr_monotonic",
+        "pmr_unsync_pool", "pmr_sync_pool", "pmr_monotonic_over_pool"})
+    EXPECT_EQ(side_of(peer), peer_side::peer) << peer;
+  for (const char* neither : {"std", "pmr_new_delete", "pmr_monotonic_undersized"})
+    EXPECT_EQ(side_of(neither), peer_side::neither) << neither;
+}
+
+TEST(PeerVerdict, MetWhenTheBestAlloclabBeatsEveryPeerSignificantly) {
+  const json v = peer_verdicts(
+      workload_with({timed_cell("std", slower), timed_cell("alloclab_multipool", slow),
+                     timed_cell("alloclab_arena", fast), timed_cell("boost_pmr_unsync_pool", slow),
+                     timed_cell("pmr_unsync_pool", slower),
+                     unmeasured("foonathan_pool", "not_applicable")}),
+      true);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0]["verdict"], "met");
+  EXPECT_EQ(v[0]["best_alloclab"]["strategy"], "alloclab_arena");
+  EXPECT_TRUE(v[0]["reason"].is_null());
+  ASSERT_EQ(v[0]["peers"].size(), 2u);  // std is neither side; n/a is not a peer number
+  EXPECT_NEAR(v[0]["peers"][0]["ratio"].get<double>(), 20.5 / 10.5, 1e-9);
+  EXPECT_TRUE(v[0]["unmeasured_peers"].empty());
+}
+
+TEST(PeerVerdict, MissedNamesTheFasterPeer) {
+  const json v = peer_verdicts(
+      workload_with({timed_cell("alloclab_multipool", slow), timed_cell("mimalloc_heap", fast),
+                     timed_cell("boost_pmr_sync_pool", slower)}),
+      true);
+  EXPECT_EQ(v[0]["verdict"], "missed");
+  const std::string reason = v[0]["reason"];
+  EXPECT_NE(reason.find("mimalloc_heap is as fast or faster"), std::string::npos) << reason;
+  EXPECT_EQ(reason.find("boost_pmr_sync_pool"), std::string::npos) << reason;
+}
+
+TEST(PeerVerdict, FasterButNotSignificantIsMissedWithThePValue) {
+  const json v =
+      peer_verdicts(workload_with({timed_cell("alloclab_multipool", {10, 30, 11, 29, 12}),
+                                   timed_cell("foonathan_stack", {13, 28, 14, 27, 31})}),
+                    true);
+  EXPECT_EQ(v[0]["verdict"], "missed");
+  EXPECT_NE(v[0]["reason"].get<std::string>().find("not significantly"), std::string::npos)
+      << v[0]["reason"];
+  EXPECT_FALSE(v[0]["peers"][0]["beaten"].get<bool>());
+}
+
+TEST(PeerVerdict, TooFewRepetitionsCannotMeetTheTarget) {
+  const json v = peer_verdicts(workload_with({timed_cell("alloclab_arena", {10, 11}),
+                                              timed_cell("pmr_monotonic", {30, 31})}),
+                               false);
+  EXPECT_EQ(v[0]["verdict"], "missed");
+  EXPECT_NE(v[0]["reason"].get<std::string>().find("too few repetitions"), std::string::npos);
+}
+
+TEST(PeerVerdict, NotJudgedWithoutBothSidesAndUnmeasuredPeersAreListed) {
+  const json no_peer = peer_verdicts(workload_with({timed_cell("alloclab_arena", fast),
+                                                    unmeasured("mimalloc_heap", "not_installed")}),
+                                     true);
+  EXPECT_EQ(no_peer[0]["verdict"], "not_judged");
+  EXPECT_EQ(no_peer[0]["unmeasured_peers"], json::array({"mimalloc_heap"}));
+  const json no_ours = peer_verdicts(
+      workload_with({timed_cell("std", fast), timed_cell("pmr_sync_pool", slow)}), true);
+  EXPECT_EQ(no_ours[0]["verdict"], "not_judged");
+  EXPECT_TRUE(no_ours[0]["best_alloclab"].is_null());
+}
+
+TEST(PeerVerdict, OneVerdictPerMalloc) {
+  const json v = peer_verdicts(workload_with({timed_cell("alloclab_arena", fast, "glibc"),
+                                              timed_cell("pmr_monotonic", slow, "glibc"),
+                                              timed_cell("alloclab_arena", slow, "jemalloc"),
+                                              timed_cell("pmr_monotonic", fast, "jemalloc")}),
+                               true);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0]["malloc"], "glibc");
+  EXPECT_EQ(v[0]["verdict"], "met");
+  EXPECT_EQ(v[1]["malloc"], "jemalloc");
+  EXPECT_EQ(v[1]["verdict"], "missed");
+}
+
+// --- end to end --------------------------------------------------------------------------------
+
+using namespace cli_support;
+
+class PeersCli : public binary_test {
+ protected:
+  json lab_run(const std::string& args, const std::string& environment = "") const {
+    const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
+    const outcome o =
+        run("run --iterations 5 --repetitions 2 --processes 1 --no-placement-check --out " +
+                (dir_ / "results").string() + " " + args + allow,
+            environment);
+    EXPECT_EQ(o.exit_code, 0) << args << "\n" << o.err;
+    const std::filesystem::path file = dir_ / "results" / "latest" / "results.json";
+    if (!std::filesystem::exists(file)) {
+      ADD_FAILURE() << "no results: " << o.err;
+      return json::object();
+    }
+    const json results = json::parse(read_file(file));
+    const auto problems = schema_violations(results, results_schema());
+    EXPECT_TRUE(problems.empty()) << problems.front();
+    return results;
+  }
+  static const json& cell(const json& r, const std::string& strategy) {
+    for (const auto& c : r.at("workloads").at(0).at("cells"))
+      if (c.at("strategy") == strategy) return c;
+    throw std::runtime_error("no cell " + strategy);
+  }
+};
+
+TEST_F(PeersCli, GlibcCellStaysGlibcBesideMimallocHeap) {
+  if (!mimalloc_present()) GTEST_SKIP() << "libmimalloc.so.2 not installed";
+  if (sanitized()) GTEST_SKIP() << "AddressSanitizer owns malloc";
+  const json r = lab_run(
+      "--workloads message_queue_mt --strategies std,alloclab_concurrent_multipool,mimalloc_heap,"
+      "pmr_unsync_pool");
+  const json& std_cell = cell(r, "std");
+  ASSERT_EQ(std_cell.at("status"), "ok") << std_cell.at("reason");
+  const json& proof = std_cell.at("live_allocator");
+  EXPECT_TRUE(proof.at("ok").get<bool>()) << proof.dump();
+  EXPECT_EQ(proof.at("expected"), "glibc");
+  EXPECT_TRUE(alloclab::heap::library_matches(proof.at("malloc_owner_path").get<std::string>(),
+                                              "libc.so.6"))
+      << proof.dump();
+  const json& mi = cell(r, "mimalloc_heap");
+  EXPECT_EQ(mi.at("status"), "ok") << mi.at("reason");
+  EXPECT_EQ(cell(r, "pmr_unsync_pool").at("status"), "not_applicable");
+  // The environment says how the peers were built; the report carries the verdict.
+  EXPECT_NE(r.at("environment").at("foonathan_memory").get<std::string>().find("debug assertions"),
+            std::string::npos);
+  ASSERT_TRUE(r.at("workloads").at(0).at("peer_verdicts").is_array());
+  EXPECT_EQ(r.at("workloads").at(0).at("peer_verdicts").at(0).at("best_alloclab").at("strategy"),
+            "alloclab_concurrent_multipool");
+  const std::string report = read_file(dir_ / "results" / "latest" / "report.md");
+  EXPECT_NE(report.find("## alloclab vs peers"), std::string::npos);
+  EXPECT_NE(report.find("foonathan_memory"), std::string::npos);
+}
+
+TEST_F(PeersCli, MissingMimallocGivesNotInstalledRows) {
+  const json r = lab_run("--workloads trade_batch --strategies std,mimalloc_heap",
+                         "ALLOCLAB_TEST_HIDE_MALLOC=mimalloc");
+  const json& mi = cell(r, "mimalloc_heap");
+  EXPECT_EQ(mi.at("status"), "not_installed");
+  EXPECT_NE(mi.at("reason").get<std::string>().find("libmimalloc"), std::string::npos);
+  EXPECT_EQ(cell(r, "std").at("status"), "ok");
+}
+
+}  // namespace
+}  // namespace alloclab::lab
