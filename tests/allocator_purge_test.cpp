@@ -8,6 +8,7 @@
 // | find() under a malloc without a known purge | under_malloc.finds_its_own_purge/unknown_malloc |
 // | to_string(purge_kind) | names_every_kind |
 #include <alloclab/allocator_purge.hpp>
+#include <alloclab/build_info.hpp>
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -21,20 +22,6 @@ namespace {
 using alloclab::allocator_purge;
 using alloclab::purge_kind;
 
-constexpr bool under_sanitizer() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
-
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -44,7 +31,7 @@ TEST(allocator_purge, finds_the_purge_of_this_process) {
   std::printf("this process: %s; %s\n", alloclab::to_string(purge.kind()), purge.reason().c_str());
   EXPECT_FALSE(purge.reason().empty());
   EXPECT_FALSE(purge.library().empty());
-  if (under_sanitizer()) {
+  if ((alloclab::build::address_sanitizer || alloclab::build::thread_sanitizer)) {
     // The sanitizer runtime in the executable owns malloc: whatever is found must be said.
     EXPECT_TRUE(contains(purge.reason(), purge.library()));
     EXPECT_EQ(purge.run(), purge.kind() != purge_kind::none);

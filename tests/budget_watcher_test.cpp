@@ -17,6 +17,7 @@
 // | fork() behaviour | forked_child_has_no_watcher_thread_and_builds_its_own |
 // | budget(), options(), to_string(budget_level) | accessors_and_names |
 #include <alloclab/budget_watcher.hpp>
+#include <alloclab/build_info.hpp>
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -41,20 +42,6 @@ using alloclab::memory_budget;
 using alloclab::next_budget_level;
 
 constexpr std::uint64_t limit = 1000000;
-
-constexpr bool under_thread_sanitizer() {
-#if defined(__SANITIZE_THREAD__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
 
 // A budget with a caller limit of `limit` bytes (the "none" fixture has no cgroup).
 memory_budget fixed_budget(std::uint64_t bytes = limit) {
@@ -434,7 +421,7 @@ TEST(budget_watcher, forked_child_has_no_watcher_thread_and_builds_its_own) {
       fresh.usage_source = [] { return std::optional<std::uint64_t>(990000); };
       fresh.purge = [] { return true; };
       budget_watcher own{fixed_budget(), fresh};
-      if (under_thread_sanitizer()) {
+      if (alloclab::build::thread_sanitizer) {
         own.sample_once();  // TSan cannot start threads in a child of a threaded process
       } else {
         if (!own.start()) code |= 8;

@@ -2,6 +2,8 @@
 // to one of the modes handled in main.cpp.
 #pragma once
 
+#include <alloclab/build_info.hpp>
+
 #include <chrono>
 #include <string>
 #include <utility>
@@ -32,17 +34,7 @@ inline alloclab::heap::worker_outcome run_child(
 /// True when this binary is built with AddressSanitizer, which owns malloc itself and does not
 /// tolerate another allocator being preloaded.
 constexpr bool under_asan() {
-#if defined(__SANITIZE_ADDRESS__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
+  return alloclab::build::address_sanitizer;
 }
 
 }  // namespace heap_test

@@ -50,24 +50,11 @@ class heap_executor final : public executor {
   void prepare(const run_plan&, const progress_note&) override {}
 
   measurement_record execute(const run_plan& plan, const task& t) override {
-    const cell_spec& cell = plan.cells.at(t.cell);
-    if (!cell.malloc.missing.empty())
-      return unmeasured_record(cell, t, "not_installed", cell.malloc.missing);
-    const heap::cell_spec spec = spec_for(cell, t, plan);
-    const heap::cell_outcome o = run_cell_worker(
-        cell, {"/proc/self/exe", heap_worker_command, heap::to_json(spec).dump()}, plan);
-    if (o.status != heap::cell_status::ok) return failed_record(cell, t, o);
-    try {
-      measurement_record r = unmeasured_record(cell, t, "ok", "");
-      r.live_allocator = o.document.at("live_allocator");
-      r.worker = worker_facts(o.worker, false);
-      r.heap = figures_from(o.document.at("result"), spec.iterations);
-      return r;
-    } catch (const json::exception& e) {
-      heap::cell_outcome bad = o;
-      bad.detail = fmt::format("worker printed an unexpected document: {}", e.what());
-      return failed_record(cell, t, bad);
-    }
+    const heap::cell_spec spec = spec_for(plan.cells.at(t.cell), t, plan);
+    return run_worker_task(plan, t, heap_worker_command, heap::to_json(spec).dump(),
+                           [&](const json& result, measurement_record& r) {
+                             r.heap = figures_from(result, spec.iterations);
+                           });
   }
 
   json run_facts() const override { return json::object(); }

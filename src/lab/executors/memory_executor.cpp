@@ -36,24 +36,10 @@ class memory_executor final : public executor {
   void prepare(const run_plan&, const progress_note&) override {}
 
   measurement_record execute(const run_plan& plan, const task& t) override {
-    const cell_spec& cell = plan.cells.at(t.cell);
-    if (!cell.malloc.missing.empty())
-      return unmeasured_record(cell, t, "not_installed", cell.malloc.missing);
-    const heap::cell_outcome o = run_cell_worker(
-        cell, {"/proc/self/exe", memory_worker_command, to_json(spec_for(cell, t, plan)).dump()},
-        plan);
-    if (o.status != heap::cell_status::ok) return failed_record(cell, t, o);
-    try {
-      measurement_record r = unmeasured_record(cell, t, "ok", "");
-      r.live_allocator = o.document.at("live_allocator");
-      r.worker = worker_facts(o.worker, false);
-      r.memory = o.document.at("result").get<memory_figures>();
-      return r;
-    } catch (const json::exception& e) {
-      heap::cell_outcome bad = o;
-      bad.detail = fmt::format("worker printed an unexpected document: {}", e.what());
-      return failed_record(cell, t, bad);
-    }
+    const std::string spec = to_json(spec_for(plan.cells.at(t.cell), t, plan)).dump();
+    return run_worker_task(
+        plan, t, memory_worker_command, spec,
+        [](const json& result, measurement_record& r) { r.memory = result.get<memory_figures>(); });
   }
 
   json run_facts() const override { return json::object(); }

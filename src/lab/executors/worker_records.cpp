@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include <alloclab/build_info.hpp>
 
 #include "executors/interrupt.hpp"
@@ -65,6 +67,26 @@ bool prove_or_refuse(const malloc_choice& malloc, json& live) {
   std::cout << json{{"measured", false}, {"live_allocator", live}}.dump() << '\n';
   std::cerr << "alloclab worker: refusing to measure: " << proof.detail << '\n';
   return false;
+}
+
+measurement_record run_worker_task(const run_plan& plan, const task& t, const char* command,
+                                   const std::string& spec_json, const figures_reader& read) {
+  const cell_spec& cell = plan.cells.at(t.cell);
+  if (!cell.malloc.missing.empty())
+    return unmeasured_record(cell, t, "not_installed", cell.malloc.missing);
+  const heap::cell_outcome o = run_cell_worker(cell, {"/proc/self/exe", command, spec_json}, plan);
+  if (o.status != heap::cell_status::ok) return failed_record(cell, t, o);
+  try {
+    measurement_record r = unmeasured_record(cell, t, "ok", "");
+    r.live_allocator = o.document.at("live_allocator");
+    r.worker = worker_facts(o.worker, false);
+    read(o.document.at("result"), r);
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    heap::cell_outcome bad = o;
+    bad.detail = fmt::format("worker printed an unexpected document: {}", e.what());
+    return failed_record(cell, t, bad);
+  }
 }
 
 }  // namespace alloclab::lab
