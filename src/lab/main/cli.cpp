@@ -128,7 +128,8 @@ int run_cli(int argc, char** argv) {
   run->add_option(
       "--out", request.out,
       "Results root directory (default: results); writes DIR/<UTC time>/ and DIR/latest");
-  run->add_flag("--quick", request.quick, "Small smoke-test suite (< 30 s)");
+  run->add_flag("--quick", request.quick,
+                "Small smoke-test suite: every cell, few samples (a few minutes)");
   run->add_flag(
       "--placement-check,!--no-placement-check", request.placement_check,
       "Re-measure glibc cells under glibc_nocliff (memmove without its copy cliff) so the "
