@@ -232,6 +232,9 @@ TEST_F(ServeFrame, BatchAndServeEndToEnd) {
   const double s = beside.at("speedup_p50").at("value").get<double>();
   const double predicted = beside.at("predicted_serve_ratio").get<double>();
   EXPECT_NEAR(predicted, 1 / ((1 - share) + share / s), 1e-9);
+  const double removed = beside.at("allocator_share_removed").get<double>();
+  EXPECT_NEAR(removed, share * (1 - 1 / s), 1e-9);
+  EXPECT_NEAR(predicted, 1 / (1 - removed), 1e-9);                          // Amdahl in one line
   EXPECT_LE(std::abs(std::log(predicted)), std::abs(std::log(s)) + 1e-12);  // never beyond s
   for (const auto& v : r.at("claims"))
     if (v.at("id") == "004-serve-indistinguishable")

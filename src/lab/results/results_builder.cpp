@@ -930,6 +930,7 @@ json batch_beside(const json& serve_base, const json& cell, const json* batch_wo
   json out = {{"p50_ns", batch->at("timing").at("p50_ns")},
               {"speedup_p50", nullptr},
               {"workload_share", nullptr},
+              {"allocator_share_removed", nullptr},
               {"predicted_serve_ratio", nullptr},
               {"measured_serve_ratio", nullptr}};
   const json& vs = batch->at("vs_std");
@@ -942,6 +943,9 @@ json batch_beside(const json& serve_base, const json& cell, const json* batch_wo
   if (share.is_number() && vs.is_object() && vs["speedup_p50"].is_number()) {
     const double f = std::clamp(share.get<double>(), 0.0, 1.0);
     const double s = vs["speedup_p50"].get<double>();
+    // The share of the baseline's request time the variant's allocation strategy takes away
+    // (negative: adds): what is left of a batch speedup once a request does everything else too.
+    out["allocator_share_removed"] = f * (1.0 - 1.0 / s);
     out["predicted_serve_ratio"] = 1.0 / ((1.0 - f) + f / s);
   }
   if (cell["vs_std"].is_object())
