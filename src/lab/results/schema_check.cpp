@@ -75,7 +75,7 @@ std::vector<std::string> schema_violations(const json& document, const json& sch
 }
 
 const json& results_schema() {
-  static const json schema = json::parse(embedded::results_schema_json);
+  static const json schema = json::parse(embedded::results_schema_json());
   return schema;
 }
 
