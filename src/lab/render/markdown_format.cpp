@@ -1,0 +1,184 @@
+#include "markdown_format.hpp"
+
+#include <optional>
+
+#include <fmt/format.h>
+
+namespace alloclab::lab::markdown {
+
+std::string format_ns(double ns) {
+  if (ns < 10'000) return fmt::format("{:.0f} ns", ns);
+  if (ns < 10'000'000) return fmt::format("{:.1f} µs", ns / 1e3);
+  return fmt::format("{:.1f} ms", ns / 1e6);
+}
+
+std::string format_rate(double per_second) {
+  if (per_second >= 1e6) return fmt::format("{:.2f} M/s", per_second / 1e6);
+  if (per_second >= 1e3) return fmt::format("{:.1f} k/s", per_second / 1e3);
+  return fmt::format("{:.0f} /s", per_second);
+}
+
+std::string format_count(double value) {
+  if (value == 0) return "0";
+  if (value < 10) return fmt::format("{:.2g}", value);
+  return fmt::format("{:.0f}", value);
+}
+
+std::string interval_text(const json& range) {
+  if (!range.is_object()) return "";
+  return fmt::format(" [{:.2f}–{:.2f}]", range["low"].get<double>(), range["high"].get<double>());
+}
+
+std::string speedup_text(const json& cell) {
+  const json& vs = cell["vs_std"];
+  if (vs.is_null() || vs["speedup_p50"].is_null()) return "";
+  const json& intervals = vs.value("intervals", json::object());
+  return fmt::format("{:.2f}×{} {}", vs["speedup_p50"].get<double>(),
+                     interval_text(intervals.value("speedup_p50", json())),
+                     vs["mark"].get<std::string>());
+}
+
+bool is_twin(const json& cell) {
+  return cell.value("placement_twin", false);
+}
+
+std::string baseline_name(const json& w) {
+  const json& b = w.value("baseline", json::object());
+  return fmt::format("{} @ {}", b.value("strategy", std::string("std")),
+                     b.value("malloc", std::string("glibc")));
+}
+
+bool is_debug(const json& r) {
+  return r.value("debug_build", false);
+}
+
+bool is_heap(const json& w) {
+  return w.value("kind", "lab") == "heap";
+}
+
+bool is_lab(const json& w) {
+  return w.value("kind", "lab") == "lab";
+}
+
+std::vector<std::string> malloc_labels(const json& r) {
+  return r.at("config").value("mallocs", std::vector<std::string>{"glibc"});
+}
+
+bool several_mallocs(const json& r) {
+  const auto m = malloc_labels(r);
+  return m.size() > 1 || (m.size() == 1 && m.front() != "glibc");
+}
+
+std::string cell_label(const json& cell, bool with_malloc) {
+  const std::string strategy = cell["strategy"];
+  return with_malloc ? strategy + " @ " + cell.value("malloc", std::string("glibc")) : strategy;
+}
+
+bool is_baseline(const json& w, const json& cell) {
+  const json& b = w.value("baseline", json::object());
+  return cell["strategy"] == b.value("strategy", std::string("std")) &&
+         cell.value("malloc", std::string("glibc")) == b.value("malloc", std::string("glibc"));
+}
+
+std::string baseline_p50_text(const json& w) {
+  for (const auto& c : w["cells"])
+    if (is_baseline(w, c) && !c["timing"].is_null()) return format_ns(c["timing"]["p50_ns"]);
+  return "-";
+}
+
+std::string format_bytes(double bytes) {
+  if (bytes < 10 * 1024) return fmt::format("{:.0f} B", bytes);
+  if (bytes < 10 * 1024 * 1024) return fmt::format("{:.0f} KiB", bytes / 1024);
+  return fmt::format("{:.1f} MiB", bytes / (1024 * 1024));
+}
+
+std::string format_number_or_dash(const json& value, const char* pattern) {
+  return value.is_number() ? fmt::format(fmt::runtime(pattern), value.get<double>()) : "-";
+}
+
+std::string unmeasured_text(const json& cell) {
+  const std::string status = cell["status"];
+  if (status == "not_applicable") return "n/a";
+  if (status == "overflowed") return "OVERFLOW";
+  if (status == "not_installed") return "not installed";
+  if (status == "failed") return "FAILED";
+  if (status == "refused") return "REFUSED";
+  return status;
+}
+
+std::string cell_state(const json& cell) {
+  return cell["status"] == "ok" ? "" : unmeasured_text(cell);
+}
+
+bool has_baseline_timing(const json& w) {
+  for (const auto& c : w["cells"])
+    if (is_baseline(w, c) && !c["timing"].is_null()) return true;
+  return false;
+}
+
+std::string baseline_malloc(const json& w) {
+  return w.value("baseline", json::object()).value("malloc", std::string("glibc"));
+}
+
+std::string ms_or_dash(const json& value) {
+  return format_number_or_dash(value, "{:.2f}");
+}
+
+std::string estimate_or_dash(const json& e) {
+  if (!e.is_object()) return "-";
+  return fmt::format("{:.2f}×{}", e["value"].get<double>(), interval_text(e["interval"]));
+}
+
+std::string percent_or_dash(const json& share) {
+  return share.is_number() ? fmt::format("{:.1f} %", 100 * share.get<double>()) : "-";
+}
+
+std::string spread_text(const json& spread) {
+  if (!spread.is_object()) return "-";
+  return format_bytes(spread["median"].get<double>());
+}
+
+std::string estimate_text(const json& e) {
+  if (!e.is_object()) return "-";
+  return fmt::format("{:.2f}×{}", e["value"].get<double>(), interval_text(e["interval"]));
+}
+
+std::string failed_cell_item(const std::string& what, const json& cell, const char* process) {
+  const json& worker = cell.value("worker", json());
+  std::string tail = worker.is_object() ? worker.value("stderr_tail", std::string()) : "";
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  if (tail.size() > 600) tail = "…" + tail.substr(tail.size() - 600);
+  std::string item = fmt::format(
+      "- **{}** ({}): {}; {}: {}\n", what, cell["status"].get<std::string>(),
+      cell["reason"].is_string() ? cell["reason"].get<std::string>() : "", process,
+      worker.is_object() ? worker.value("exit", std::string("-")) : std::string("-"));
+  if (!tail.empty()) item += fmt::format("\n  ```\n  {}\n  ```\n", tail);
+  return item;
+}
+
+const json* heap_cell(const json& w, const std::string& malloc) {
+  for (const auto& c : w["cells"])
+    if (c.value("malloc", std::string("glibc")) == malloc) return &c;
+  return nullptr;
+}
+
+double ns_per_pair(const json& cell) {
+  return cell["ns_per_pair"]["mean"].get<double>();
+}
+
+
+std::optional<double> pair_speedup(const json& w, const json& cell) {
+  const json* base = heap_cell(w, w["baseline"].value("malloc", std::string("glibc")));
+  if (base == nullptr || base == &cell || (*base)["status"] != "ok" || cell["status"] != "ok")
+    return std::nullopt;
+  if (ns_per_pair(*base) <= 0 || ns_per_pair(cell) <= 0) return std::nullopt;
+  return ns_per_pair(*base) / ns_per_pair(cell);
+}
+
+std::string replay_cell_label(const json& cell) {
+  const std::string strategy = cell["strategy"];
+  const std::string malloc = cell["malloc"];
+  return strategy == "malloc" ? malloc : strategy + " (resource, under " + malloc + ")";
+}
+
+}  // namespace alloclab::lab::markdown

@@ -1,0 +1,61 @@
+// report.md's shared vocabulary: how numbers, cells and baselines are written. Every
+// markdown section file uses these, so one cell reads the same in every table.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace alloclab::lab::markdown {
+
+using json = nlohmann::json;
+std::string format_ns(double ns);
+std::string format_rate(double per_second);
+std::string format_count(double value);
+std::string interval_text(const json& range);
+std::string speedup_text(const json& cell);
+
+// Cells of the placement twin (glibc without the copy cliff) are shown in the placement
+// section, not beside the cells the user asked for.
+bool is_twin(const json& cell);
+std::string baseline_name(const json& w);
+bool is_debug(const json& r);
+bool is_heap(const json& w);
+bool is_lab(const json& w);
+std::vector<std::string> malloc_labels(const json& r);
+
+// Cells are named by strategy alone while every cell runs on glibc, else "strategy @ malloc".
+bool several_mallocs(const json& r);
+std::string cell_label(const json& cell, bool with_malloc);
+bool is_baseline(const json& w, const json& cell);
+std::string baseline_p50_text(const json& w);
+std::string format_bytes(double bytes);
+std::string format_number_or_dash(const json& value, const char* pattern);
+
+// What a cell without a number shows.
+std::string unmeasured_text(const json& cell);
+std::string cell_state(const json& cell);
+bool has_baseline_timing(const json& w);
+std::string baseline_malloc(const json& w);
+std::string ms_or_dash(const json& value);
+std::string estimate_or_dash(const json& e);
+std::string percent_or_dash(const json& share);
+std::string spread_text(const json& spread);
+std::string estimate_text(const json& e);
+
+// One list item for a cell that failed or was refused: "- **what** (status): reason; label:
+// exit", then the last 600 characters of its process's stderr as a code block.
+std::string failed_cell_item(const std::string& what, const json& cell, const char* process);
+
+// The heap-study cell of `w` under `malloc`, or null; its mean ns per malloc+free pair (NOOP
+// subtracted); and its speedup over the baseline malloc's pair cost, when both are measured.
+const json* heap_cell(const json& w, const std::string& malloc);
+double ns_per_pair(const json& cell);
+std::optional<double> pair_speedup(const json& w, const json& cell);
+
+// A replay cell: "glibc", or "resource (resource, under glibc)".
+std::string replay_cell_label(const json& cell);
+
+}  // namespace alloclab::lab::markdown

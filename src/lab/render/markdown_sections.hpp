@@ -1,0 +1,22 @@
+// report.md's frame sections, one file each (markdown_<frame>.cpp); markdown.cpp assembles them.
+// Each appends to `md` from the results document `r` alone, and writes nothing when its frame
+// has no data in `r`.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace alloclab::lab::markdown {
+
+void heap_section(std::string& md, const nlohmann::json& r);
+void replay_section(std::string& md, const nlohmann::json& r);
+void memory_section(std::string& md, const nlohmann::json& r);
+void serve_section(std::string& md, const nlohmann::json& r);
+
+// The seeds' published tables of `frame` ("batch" or "serve"), from `tables` (the
+// "published_tables" of claims/seed_claims.json), each row beside this run's cell.
+void published_tables(std::string& md, const nlohmann::json& r, const nlohmann::json& tables,
+                      const std::string& frame);
+
+}  // namespace alloclab::lab::markdown
