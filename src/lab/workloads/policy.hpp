@@ -83,28 +83,21 @@ struct pmr_policy : policy_helpers<pmr_policy> {
   }
 };
 
-// alloclab::allocator over a concrete arena: no virtual call, the bump can inline.
-struct arena_static_policy : policy_helpers<arena_static_policy> {
-  alloclab::arena_resource* arena;
-  explicit arena_static_policy(alloclab::arena_resource* a) : arena(a) {}
+// alloclab::allocator over a concrete resource: no virtual call, so the arena's bump or the
+// multipool's size-class lookup inlines into the workload.
+template <class Resource>
+struct static_policy : policy_helpers<static_policy<Resource>> {
+  Resource* resource;
+  explicit static_policy(Resource* r) : resource(r) {}
   template <class T>
-  using allocator = alloclab::allocator<T, alloclab::arena_resource>;
+  using allocator = alloclab::allocator<T, Resource>;
   template <class T>
   allocator<T> alloc() const {
-    return allocator<T>(arena);
+    return allocator<T>(resource);
   }
 };
 
-// alloclab::allocator over a concrete multipool: no virtual call, the size-class lookup inlines.
-struct multipool_static_policy : policy_helpers<multipool_static_policy> {
-  alloclab::multipool_resource* pool;
-  explicit multipool_static_policy(alloclab::multipool_resource* p) : pool(p) {}
-  template <class T>
-  using allocator = alloclab::allocator<T, alloclab::multipool_resource>;
-  template <class T>
-  allocator<T> alloc() const {
-    return allocator<T>(pool);
-  }
-};
+using arena_static_policy = static_policy<alloclab::arena_resource>;
+using multipool_static_policy = static_policy<alloclab::multipool_resource>;
 
 }  // namespace alloclab::lab
