@@ -236,9 +236,11 @@ TEST_F(ServeFrame, BatchAndServeEndToEnd) {
   EXPECT_NEAR(removed, share * (1 - 1 / s), 1e-9);
   EXPECT_NEAR(predicted, 1 / (1 - removed), 1e-9);                          // Amdahl in one line
   EXPECT_LE(std::abs(std::log(predicted)), std::abs(std::log(s)) + 1e-12);  // never beyond s
-  for (const auto& v : r.at("claims"))
-    if (v.at("id") == "004-serve-indistinguishable")
+  for (const auto& v : r.at("claims")) {
+    if (v.at("id") == "004-serve-indistinguishable") {
       EXPECT_EQ(v.at("verdict"), "not judged: too few samples") << v.dump();
+    }
+  }
 
   const std::string md = read_file(dir_ / "r" / "latest" / "report.md");
   for (const char* heading :
