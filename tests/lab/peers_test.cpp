@@ -13,6 +13,7 @@
 // | mimalloc_heap: dlopen leaves malloc alone   | MimallocHeap.LoadingItLeavesMallocToGlibc              |
 // | side_of                                     | PeerVerdict.SidesAreNamedByFamily                      |
 // | peer_verdicts: met / missed / not_judged    | PeerVerdict.* (synthetic results)                      |
+// | each peer ratio's bootstrap interval        | PeerVerdict.MetWhenTheBestAlloclabBeats...             |
 // | end to end: glibc cell proof, not_installed | PeersCli.GlibcCellStaysGlibcBesideMimallocHeap,        |
 // |   rows, report section                     | PeersCli.MissingMimallocGivesNotInstalledRows          |
 //
@@ -282,6 +283,16 @@ TEST(PeerVerdict, MetWhenTheBestAlloclabBeatsEveryPeerSignificantly) {
   ASSERT_EQ(v[0]["peers"].size(), 2u);  // std is neither side; n/a is not a peer number
   EXPECT_NEAR(v[0]["peers"][0]["ratio"].get<double>(), 20.5 / 10.5, 1e-9);
   EXPECT_TRUE(v[0]["unmeasured_peers"].empty());
+  // Each ratio carries its bootstrap interval over repetition medians: every resample of
+  // `slow` ÷ `fast` lies within [20/11, 21/10].
+  for (const auto& peer : v[0]["peers"]) {
+    const json& interval = peer.at("interval");
+    ASSERT_TRUE(interval.is_object()) << peer;
+    EXPECT_LE(interval["low"].get<double>(), peer["ratio"].get<double>()) << peer;
+    EXPECT_GE(interval["high"].get<double>(), peer["ratio"].get<double>()) << peer;
+  }
+  EXPECT_GE(v[0]["peers"][0]["interval"]["low"].get<double>(), 20.0 / 11);
+  EXPECT_LE(v[0]["peers"][0]["interval"]["high"].get<double>(), 21.0 / 10);
 }
 
 TEST(PeerVerdict, MissedNamesTheFasterPeer) {

@@ -103,9 +103,9 @@ TEST_F(ReportHtml, RendersEveryChartInChromiumWithoutRequests) {
        at = dom.find("class=\"chart\"", at + 1))
     ++containers;
   EXPECT_EQ(std::to_string(containers), figures);
-  // Heat map, one latency chart per lab workload, request sizes, heap study and placement
+  // Heat map, peers, one latency chart per lab workload, request sizes, heap study and placement
   // (claims: when measured).
-  std::vector<std::string> expected = {"chart-headline", "chart-latency-vector_push",
+  std::vector<std::string> expected = {"chart-headline", "chart-peers", "chart-latency-vector_push",
                                        "chart-latency-trade_batch", "chart-size-histograms",
                                        "chart-memory-budget_bursts"};
   if (!alloclab::build::sanitized)

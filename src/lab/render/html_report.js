@@ -317,6 +317,38 @@
                   ], 'speedup over std (log scale)');
   }
 
+  // Per workload and malloc: the best alloclab strategy against its closest peer (the lowest
+  // ratio), which is the peer that decides the verdict.
+  function peers() {
+    const rows = [], intervals = [], colors = [], values = [];
+    labWorkloads.forEach((w) => {
+      (w.peer_verdicts || []).forEach((v) => {
+        // The placement twin re-measures glibc for the placement section, not for this one.
+        if (!v.best_alloclab || !v.peers.length || v.malloc === data.config.placement_twin) return;
+        const closest = v.peers.reduce((a, b) => (b.ratio < a.ratio ? b : a));
+        const row = `${w.name}${v.malloc !== 'glibc' ? ' @ ' + v.malloc : ''}: ` +
+                    `${v.best_alloclab.strategy} vs ${closest.strategy}`;
+        rows.push(row);
+        intervals.push(closest.interval ? [closest.interval.low, closest.interval.high]
+                                        : [closest.ratio, closest.ratio]);
+        values.push({ x: closest.ratio, y: row });
+        colors.push(v.verdict === 'met' ? css('--good') : v.verdict === 'missed' ? css('--bad')
+                                                                                 : css('--neutral'));
+      });
+    });
+    if (!rows.length) return;
+    intervalChart('peers', 'alloclab vs its closest peer: peer p50 ÷ best alloclab p50',
+                  'Per workload: the fastest alloclab_* strategy against the fastest peer ' +
+                  '(foonathan, Boost, mimalloc heap, libstdc++ pmr). Bar: 95 % bootstrap interval over ' +
+                  'repetitions (green: every peer beaten with significance, red: missed, grey: not ' +
+                  'judged); dot: the ratio. Right of 1: alloclab is faster.',
+                  rows, [
+                    { label: '95 % interval', data: intervals, backgroundColor: colors, barPercentage: 0.5 },
+                    { type: 'scatter', label: 'ratio', data: values, pointRadius: 3.5,
+                      backgroundColor: css('--fg') },
+                  ], 'peer p50 ÷ best alloclab p50 (log scale)');
+  }
+
   // Each judged ratio claim carries its accepted range and one estimate per malloc judged.
   function seedClaims() {
     const rows = [], accepted = [], measured = [], colors = [], values = [];
@@ -439,8 +471,8 @@
     });
   }
 
-  const charts = [headlineHeatMap, latencyDistributions, heapStudy, sizeHistograms, memoryOverTime,
-                  batchVsServe, placement, seedClaims, comparison];
+  const charts = [headlineHeatMap, peers, latencyDistributions, heapStudy, sizeHistograms,
+                  memoryOverTime, batchVsServe, placement, seedClaims, comparison];
   charts.forEach((chart) => chart());
   body.setAttribute('data-charts-total', String(list.querySelectorAll('figure.chart').length));
   body.setAttribute('data-resource-requests', String(performance.getEntriesByType('resource').length));

@@ -106,7 +106,8 @@ void peers_section(std::string& md, const json& r) {
       "`pmr_sync_pool`, `pmr_monotonic_over_pool`). A peer is beaten when its p50 is higher and "
       "the "
       "Mann-Whitney U test over the two cells' repetition medians gives p < 0.05. Ratio = peer p50 "
-      "÷ best alloclab p50 (> 1: alloclab is faster).\n\n"
+      "÷ best alloclab p50 (> 1: alloclab is faster), with its 95 % bootstrap interval over "
+      "repetitions in brackets.\n\n"
       "| workload | malloc | best alloclab (p50) | peers (ratio, p) | verdict | why not |\n"
       "|---|---|---|---|---|---|\n";
   for (const auto& w : r["workloads"]) {
@@ -120,8 +121,9 @@ void peers_section(std::string& md, const json& r) {
                             format_ns(v["best_alloclab"]["p50_ns"].get<double>()));
       std::string peers;
       for (const auto& p : v["peers"])
-        peers += fmt::format("{}{} {:.2f}× (p {:.2g}){}", peers.empty() ? "" : "; ",
+        peers += fmt::format("{}{} {:.2f}×{} (p {:.2g}){}", peers.empty() ? "" : "; ",
                              p["strategy"].get<std::string>(), p["ratio"].get<double>(),
+                             interval_text(p.value("interval", json())),
                              p["p_value"].get<double>(), p["beaten"].get<bool>() ? "" : " ✗");
       for (const auto& u : v["unmeasured_peers"])
         peers += fmt::format("{}{} no number", peers.empty() ? "" : "; ", u.get<std::string>());

@@ -1,10 +1,12 @@
 #include "results/peer_verdict.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "results/ratio_intervals.hpp"
 #include "results/results_builder.hpp"
 #include "stats/stats.hpp"
 
@@ -63,9 +65,15 @@ json verdict_for(const json& workload, const std::string& malloc, bool power) {
     const mann_whitney_result test =
         mann_whitney_u(repetition_medians(*best), repetition_medians(c));
     const double ratio = p50_of(c) / p50_of(*best);
+    // peer / best: the speedup of the best alloclab strategy over the peer, with its interval.
+    const std::optional<ratio_estimate> estimate = estimate_ratio("speedup_p50", c, *best);
+    const bool bounded = estimate && estimate->range.valid();
     peers.push_back({{"strategy", c.at("strategy")},
                      {"p50_ns", p50_of(c)},
                      {"ratio", ratio},
+                     {"interval", bounded ? json{{"low", estimate->range.low},
+                                                 {"high", estimate->range.high}}
+                                          : json(nullptr)},
                      {"p_value", test.p_value},
                      {"beaten", ratio > 1.0 && power && test.p_value < significance_alpha}});
   }
