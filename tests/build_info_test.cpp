@@ -29,8 +29,12 @@ constexpr bool compiler_says_tsan = false;
 #endif
 
 TEST(build_info, every_sanitizer_the_compiler_reports_counts) {
-  if (compiler_says_asan) EXPECT_TRUE(build::address_sanitizer);
-  if (compiler_says_tsan) EXPECT_TRUE(build::thread_sanitizer);
+  if (compiler_says_asan) {
+    EXPECT_TRUE(build::address_sanitizer);
+  }
+  if (compiler_says_tsan) {
+    EXPECT_TRUE(build::thread_sanitizer);
+  }
   if (compiler_says_asan || compiler_says_tsan) {
     EXPECT_TRUE(build::sanitized);
     EXPECT_FALSE(build::benchmark_ready);  // a TSan build once passed as benchmark-ready

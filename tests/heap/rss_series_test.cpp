@@ -64,7 +64,9 @@ TEST(RssSeries, SamplesUntilStoppedAndKeepsTimeOrder) {
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     EXPECT_GT(s.points[i].rss_bytes, 0u);
     EXPECT_EQ(s.points[i].cgroup_bytes, 123456);
-    if (i > 0) EXPECT_LE(s.points[i - 1].t_ms, s.points[i].t_ms);
+    if (i > 0) {
+      EXPECT_LE(s.points[i - 1].t_ms, s.points[i].t_ms);
+    }
   }
 }
 

@@ -112,7 +112,9 @@ TEST_F(Cli, QuickRunProducesSchemaValidResultsWithHeapFreeArenas) {
   EXPECT_EQ(results.at("workloads").size(), 14u);  // the seeds' 12 and the two multithreaded ones
   for (const auto& w : results.at("workloads")) {
     ASSERT_EQ(w.at("cells").size(), strategies.size() * (twin ? 2 : 1)) << w.at("name");
-    if (twin) EXPECT_TRUE(w.at("placement").is_object()) << w.at("name");
+    if (twin) {
+      EXPECT_TRUE(w.at("placement").is_object()) << w.at("name");
+    }
     for (const auto& c : w.at("cells")) {
       const std::string strategy = c.at("strategy");
       if (c.at("status") == "not_applicable") continue;

@@ -102,7 +102,9 @@ TEST_F(Defects, InterruptLeavesNoWorkerAndNoEmptyDirectory) {
     int status = 0;
     ::waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status)) << "killed by the signal instead of handling it";
-    if (WIFEXITED(status)) EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    if (WIFEXITED(status)) {
+      EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     EXPECT_EQ(processes_with(marker), 0u) << "a worker outlived the run";
     std::size_t entries = 0;

@@ -105,8 +105,11 @@ TEST_F(ReportHtml, RendersEveryChartInChromiumWithoutRequests) {
   EXPECT_EQ(std::to_string(containers), figures);
   // Heat map, peers, one latency chart per lab workload, request sizes, heap study and placement
   // (claims: when measured).
-  std::vector<std::string> expected = {"chart-headline", "chart-peers", "chart-latency-vector_push",
-                                       "chart-latency-trade_batch", "chart-size-histograms",
+  std::vector<std::string> expected = {"chart-headline",
+                                       "chart-peers",
+                                       "chart-latency-vector_push",
+                                       "chart-latency-trade_batch",
+                                       "chart-size-histograms",
                                        "chart-memory-budget_bursts"};
   if (!alloclab::build::sanitized)
     expected.insert(expected.end(),

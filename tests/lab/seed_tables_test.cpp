@@ -54,18 +54,18 @@ json batch_cell(const std::string& strategy, double p50, bool twin, const char* 
   json timing = nullptr;
   if (std::string(status) == "ok")
     timing = {{"p50_ns", p50}, {"p99_ns", 2 * p50}, {"throughput_per_s", 1e9 / p50}};
-  return {{"strategy", strategy}, {"malloc", "glibc"},  {"placement_twin", twin},
-          {"status", status},     {"timing", timing},   {"vs_std", nullptr}};
+  return {{"strategy", strategy}, {"malloc", "glibc"}, {"placement_twin", twin},
+          {"status", status},     {"timing", timing},  {"vs_std", nullptr}};
 }
 
 json batch_results() {
-  return {{"workloads",
-           json::array({{{"name", "request_mix"},
-                         {"kind", "lab"},
-                         {"baseline", {{"strategy", "std"}, {"malloc", "glibc"}}},
-                         {"cells", json::array({batch_cell("std", 2345, false),
-                                                batch_cell("pmr_pool", 0, false, "failed"),
-                                                batch_cell("std", 7777, true)})}}})}};
+  return {
+      {"workloads", json::array({{{"name", "request_mix"},
+                                  {"kind", "lab"},
+                                  {"baseline", {{"strategy", "std"}, {"malloc", "glibc"}}},
+                                  {"cells", json::array({batch_cell("std", 2345, false),
+                                                         batch_cell("pmr_pool", 0, false, "failed"),
+                                                         batch_cell("std", 7777, true)})}}})}};
 }
 
 std::string rendered(const json& r, const json& tables, const std::string& frame) {
@@ -85,7 +85,8 @@ TEST(SeedTables, PublishedTablesNameRegisteredCells) {
     ASSERT_FALSE(t.at("rows").empty()) << id;
     for (const auto& row : t.at("rows")) {
       EXPECT_NE(find_strategy(row.at("strategy")), nullptr) << id << ": " << row;
-      EXPECT_NE(heap::find_malloc(row.at("malloc").get<std::string>()), nullptr) << id << ": " << row;
+      EXPECT_NE(heap::find_malloc(row.at("malloc").get<std::string>()), nullptr)
+          << id << ": " << row;
       EXPECT_GT(row.at("throughput_per_s").get<double>(), 0) << id;
       EXPECT_LE(row.at("p50").get<double>(), row.at("p99").get<double>()) << id;
     }

@@ -99,7 +99,9 @@ TEST_F(ReplayCommand, WritesTheReplayFrameLikeRun) {
     EXPECT_EQ(r.at("ns_per_call").at("per_repetition").size(), 2u) << strategy;
     EXPECT_GT(r.at("ns_per_call").at("median").get<double>(), 0.0);
     EXPECT_GT(r.at("memory").at("peak_rss_bytes").at("median").get<double>(), 0.0);
-    if (std::string(strategy) != "malloc") EXPECT_FALSE(c->at("vs_std").is_null()) << strategy;
+    if (std::string(strategy) != "malloc") {
+      EXPECT_FALSE(c->at("vs_std").is_null()) << strategy;
+    }
   }
   EXPECT_EQ(w.at("trace").at("monotonic_footprint").get<std::uint64_t>(), s.monotonic_footprint);
   EXPECT_TRUE(w.at("cells").at(0).at("live_allocator").at("ok").get<bool>());

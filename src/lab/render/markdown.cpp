@@ -123,8 +123,8 @@ void peers_section(std::string& md, const json& r) {
       for (const auto& p : v["peers"])
         peers += fmt::format("{}{} {:.2f}×{} (p {:.2g}){}", peers.empty() ? "" : "; ",
                              p["strategy"].get<std::string>(), p["ratio"].get<double>(),
-                             interval_text(p.value("interval", json())),
-                             p["p_value"].get<double>(), p["beaten"].get<bool>() ? "" : " ✗");
+                             interval_text(p.value("interval", json())), p["p_value"].get<double>(),
+                             p["beaten"].get<bool>() ? "" : " ✗");
       for (const auto& u : v["unmeasured_peers"])
         peers += fmt::format("{}{} no number", peers.empty() ? "" : "; ", u.get<std::string>());
       md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", w["name"].get<std::string>(),

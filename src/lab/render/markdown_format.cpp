@@ -148,10 +148,10 @@ std::string failed_cell_item(const std::string& what, const json& cell, const ch
   std::string tail = worker.is_object() ? worker.value("stderr_tail", std::string()) : "";
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
   if (tail.size() > 600) tail = "…" + tail.substr(tail.size() - 600);
-  std::string item = fmt::format(
-      "- **{}** ({}): {}; {}: {}\n", what, cell["status"].get<std::string>(),
-      cell["reason"].is_string() ? cell["reason"].get<std::string>() : "", process,
-      worker.is_object() ? worker.value("exit", std::string("-")) : std::string("-"));
+  std::string item =
+      fmt::format("- **{}** ({}): {}; {}: {}\n", what, cell["status"].get<std::string>(),
+                  cell["reason"].is_string() ? cell["reason"].get<std::string>() : "", process,
+                  worker.is_object() ? worker.value("exit", std::string("-")) : std::string("-"));
   if (!tail.empty()) item += fmt::format("\n  ```\n  {}\n  ```\n", tail);
   return item;
 }
@@ -165,7 +165,6 @@ const json* heap_cell(const json& w, const std::string& malloc) {
 double ns_per_pair(const json& cell) {
   return cell["ns_per_pair"]["mean"].get<double>();
 }
-
 
 std::optional<double> pair_speedup(const json& w, const json& cell) {
   const json* base = heap_cell(w, w["baseline"].value("malloc", std::string("glibc")));

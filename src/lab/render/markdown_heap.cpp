@@ -11,9 +11,6 @@
 namespace alloclab::lab::markdown {
 namespace {
 
-
-
-
 std::string pair_cost_text(const json& cell) {
   if (cell["status"] != "ok") return unmeasured_text(cell);
   const double ns = ns_per_pair(cell);

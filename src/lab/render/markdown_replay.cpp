@@ -10,7 +10,6 @@
 namespace alloclab::lab::markdown {
 namespace {
 
-
 void replay_table(std::string& md, const json& w) {
   const json& t = w["trace"];
   md += fmt::format("### Replay of `{}`\n\n", w["name"].get<std::string>());

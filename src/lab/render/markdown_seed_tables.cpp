@@ -79,8 +79,8 @@ void published_table(std::string& md, const frame_reading& frame, const json& ta
       "| seed {} variant | here | p50 | p99 | throughput | {} | seed p50 | seed p99 | seed "
       "throughput | seed throughput vs {} |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
       table["title"].get<std::string>(), table["about"].get<std::string>(),
-      table["fill_with"].get<std::string>(), table["seed"].get<std::string>(),
-      frame.ratio_column, rows[0]["variant"].get<std::string>());
+      table["fill_with"].get<std::string>(), table["seed"].get<std::string>(), frame.ratio_column,
+      rows[0]["variant"].get<std::string>());
   const double first_throughput = rows[0]["throughput_per_s"];
   for (const auto& row : rows)
     md += fmt::format("| {} | {} @ {} {} {:.2f} {} | {:.2f} {} | {:.0f}/s | {:.3f}× |\n",

@@ -117,8 +117,8 @@ void serve_ladder_table(std::string& md, const json& w) {
 void serve_failures(std::string& md, const json& w) {
   for (const auto& c : w["cells"])
     if (c["status"] != "ok")
-      md += failed_cell_item("served " + w["name"].get<std::string>() + " / " + serve_variant(c),
-                             c, "server");
+      md += failed_cell_item("served " + w["name"].get<std::string>() + " / " + serve_variant(c), c,
+                             "server");
 }
 
 }  // namespace

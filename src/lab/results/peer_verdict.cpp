@@ -68,14 +68,14 @@ json verdict_for(const json& workload, const std::string& malloc, bool power) {
     // peer / best: the speedup of the best alloclab strategy over the peer, with its interval.
     const std::optional<ratio_estimate> estimate = estimate_ratio("speedup_p50", c, *best);
     const bool bounded = estimate && estimate->range.valid();
-    peers.push_back({{"strategy", c.at("strategy")},
-                     {"p50_ns", p50_of(c)},
-                     {"ratio", ratio},
-                     {"interval", bounded ? json{{"low", estimate->range.low},
-                                                 {"high", estimate->range.high}}
-                                          : json(nullptr)},
-                     {"p_value", test.p_value},
-                     {"beaten", ratio > 1.0 && power && test.p_value < significance_alpha}});
+    peers.push_back(
+        {{"strategy", c.at("strategy")},
+         {"p50_ns", p50_of(c)},
+         {"ratio", ratio},
+         {"interval", bounded ? json{{"low", estimate->range.low}, {"high", estimate->range.high}}
+                              : json(nullptr)},
+         {"p_value", test.p_value},
+         {"beaten", ratio > 1.0 && power && test.p_value < significance_alpha}});
   }
   json verdict = {{"malloc", malloc},
                   {"best_alloclab", best == nullptr ? json(nullptr)
