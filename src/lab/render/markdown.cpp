@@ -488,7 +488,7 @@ std::string render_headline(const json& r) {
   if (!heap.empty()) {
     out +=
         "heap study: mean ns per malloc+free pair, NOOP loop subtracted (lower is better; x = "
-        "glibc / this)\n";
+        "glibc / this; intervals in report.md)\n";
     out += fmt::format("{:<14}", "malloc");
     for (const json* w : heap) out += fmt::format("  {:>20}", (*w)["name"].get<std::string>());
     out += "\n";

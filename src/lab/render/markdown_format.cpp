@@ -174,6 +174,16 @@ std::optional<double> pair_speedup(const json& w, const json& cell) {
   return ns_per_pair(*base) / ns_per_pair(cell);
 }
 
+std::string pair_speedup_text(const json& w, const json& cell) {
+  const auto x = pair_speedup(w, cell);
+  if (!x) return "";
+  const json& vs = cell.value("vs_std", json());
+  const json range =
+      vs.is_object() ? vs.value("intervals", json::object()).value("speedup_ns_per_pair", json())
+                     : json();
+  return fmt::format("{:.2f}×{}", *x, interval_text(range));
+}
+
 std::string replay_cell_label(const json& cell) {
   const std::string strategy = cell["strategy"];
   const std::string malloc = cell["malloc"];

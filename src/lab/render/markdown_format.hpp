@@ -54,6 +54,8 @@ std::string failed_cell_item(const std::string& what, const json& cell, const ch
 const json* heap_cell(const json& w, const std::string& malloc);
 double ns_per_pair(const json& cell);
 std::optional<double> pair_speedup(const json& w, const json& cell);
+// "2.00× [1.90–2.10]": pair_speedup with its bootstrap interval (vs_std), or "" without one.
+std::string pair_speedup_text(const json& w, const json& cell);
 
 // A replay cell: "glibc", or "resource (resource, under glibc)".
 std::string replay_cell_label(const json& cell);

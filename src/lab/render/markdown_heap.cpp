@@ -46,7 +46,7 @@ void heap_figure_table(std::string& md, const json& r, const std::vector<const j
         continue;
       }
       std::string text = pair_cost_text(*c);
-      if (const auto x = pair_speedup(*w, *c)) text += fmt::format(" ({:.2f}×)", *x);
+      if (const std::string x = pair_speedup_text(*w, *c); !x.empty()) text += " (" + x + ")";
       md += fmt::format(" {} |", text);
     }
     md += "\n";
@@ -79,8 +79,8 @@ void heap_distribution_table(std::string& md, const json& w) {
     std::string reps;
     for (const auto& v : c["ns_per_pair"]["per_repetition"])
       reps += fmt::format("{}{:.0f}", reps.empty() ? "" : ", ", v.get<double>());
-    const auto x = pair_speedup(w, c);
-    const std::string vs = &c == base ? "baseline" : x ? fmt::format("{:.2f}×", *x) : "-";
+    const std::string x = pair_speedup_text(w, c);
+    const std::string vs = &c == base ? "baseline" : x.empty() ? "-" : x;
     const json& t = c["timing"];
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} |\n", m,
                       pair_cost_text(c), reps, vs, format_ns(t["p50_ns"]), format_ns(t["p90_ns"]),

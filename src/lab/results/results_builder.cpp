@@ -504,6 +504,12 @@ void add_comparison(json& cell, const json& baseline, bool power) {
     comparison[metric] = r ? json(r->value) : json(nullptr);
     intervals[metric] = r ? interval_json(r->range) : json(nullptr);
   }
+  // Heap-study cells: mean ns per malloc+free pair (NOOP subtracted) against the baseline malloc.
+  if (cell.value("ns_per_pair", json()).is_object()) {
+    const auto r = estimate_ratio("speedup_ns_per_pair", baseline, cell);
+    comparison["speedup_ns_per_pair"] = r ? json(r->value) : json(nullptr);
+    intervals["speedup_ns_per_pair"] = r ? interval_json(r->range) : json(nullptr);
+  }
   comparison["intervals"] = std::move(intervals);
   comparison["mann_whitney_u"] = test.u;
   comparison["p_value"] = test.p_value;
