@@ -47,9 +47,9 @@ TEST(ResultsBuilder, HeapCellsCompareTheirPairCostWithAnInterval) {
   EXPECT_LE(range["low"].get<double>(), 2.0);
   EXPECT_GE(range["high"].get<double>(), 2.0);
 
-  json lab = {{"baseline", {{"strategy", "malloc"}, {"malloc", "glibc"}}},
-              {"cells", json::array({timed("glibc", 1000, nullptr),
-                                     timed("jemalloc", 500, nullptr)})}};
+  json lab = {
+      {"baseline", {{"strategy", "malloc"}, {"malloc", "glibc"}}},
+      {"cells", json::array({timed("glibc", 1000, nullptr), timed("jemalloc", 500, nullptr)})}};
   add_comparisons(lab, true);
   EXPECT_FALSE(lab["cells"][1]["vs_std"].contains("speedup_ns_per_pair"));
 }

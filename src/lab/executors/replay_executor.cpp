@@ -17,6 +17,9 @@ namespace alloclab::lab {
 namespace heap = alloclab::heap;
 using json = nlohmann::json;
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_trace_facts, threads, monotonic_footprint,
+                                   aligned_allocations)
+
 namespace {
 
 struct replay_spec {
@@ -29,29 +32,15 @@ struct replay_spec {
   replay_trace_facts facts;
 };
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_spec, trace, name, strategy, repetitions, malloc_name,
+                                   preload, facts)
+
 json to_json(const replay_spec& s) {
-  return {{"trace", s.trace},
-          {"name", s.name},
-          {"strategy", s.strategy},
-          {"repetitions", s.repetitions},
-          {"malloc", s.malloc_name},
-          {"preload", s.preload},
-          {"threads", s.facts.threads},
-          {"monotonic_footprint", s.facts.monotonic_footprint},
-          {"aligned_allocations", s.facts.aligned_allocations}};
+  return json(s);
 }
 
 replay_spec spec_from_json(const json& j) {
-  replay_spec s;
-  s.trace = j.at("trace");
-  s.name = j.at("name");
-  s.strategy = j.at("strategy");
-  s.repetitions = j.at("repetitions");
-  s.malloc_name = j.at("malloc");
-  s.preload = j.at("preload");
-  s.facts.threads = j.at("threads");
-  s.facts.monotonic_footprint = j.at("monotonic_footprint");
-  s.facts.aligned_allocations = j.at("aligned_allocations");
+  const replay_spec s = j.get<replay_spec>();
   if (s.repetitions == 0) throw std::invalid_argument("repetitions must be at least 1");
   if (s.strategy != replay_malloc_strategy && find_replay_resource(s.strategy) == nullptr)
     throw std::invalid_argument("unknown replay strategy '" + s.strategy + "'");

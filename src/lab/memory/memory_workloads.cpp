@@ -33,29 +33,15 @@ const memory_workload* find_memory_workload(const std::string& name) {
   return nullptr;
 }
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(memory_spec, workload, strategy, malloc, repetitions, seed,
+                                   quick, budget_bytes, budget_from_cgroup, table_bytes)
+
 json to_json(const memory_spec& s) {
-  return {{"workload", s.workload},
-          {"strategy", s.strategy},
-          {"malloc", s.malloc},
-          {"repetitions", s.repetitions},
-          {"seed", s.seed},
-          {"quick", s.quick},
-          {"budget_bytes", s.budget_bytes},
-          {"budget_from_cgroup", s.budget_from_cgroup},
-          {"table_bytes", s.table_bytes}};
+  return json(s);
 }
 
 memory_spec memory_spec_from_json(const json& j) {
-  memory_spec s;
-  s.workload = j.at("workload");
-  s.strategy = j.at("strategy");
-  s.malloc = j.at("malloc");
-  s.repetitions = j.at("repetitions");
-  s.seed = j.at("seed");
-  s.quick = j.at("quick");
-  s.budget_bytes = j.at("budget_bytes");
-  s.budget_from_cgroup = j.at("budget_from_cgroup");
-  s.table_bytes = j.at("table_bytes");
+  const memory_spec s = j.get<memory_spec>();
   const memory_workload* w = find_memory_workload(s.workload);
   if (w == nullptr) throw std::invalid_argument("unknown memory workload '" + s.workload + "'");
   if (std::find(w->strategies.begin(), w->strategies.end(), s.strategy) == w->strategies.end())
