@@ -236,6 +236,14 @@ TEST_F(ServeFrame, BatchAndServeEndToEnd) {
   EXPECT_NEAR(removed, share * (1 - 1 / s), 1e-9);
   EXPECT_NEAR(predicted, 1 / (1 - removed), 1e-9);                          // Amdahl in one line
   EXPECT_LE(std::abs(std::log(predicted)), std::abs(std::log(s)) + 1e-12);  // never beyond s
+  // The prediction's interval: Amdahl at the ends of the batch speedup's interval (f fixed).
+  const json& s_range = beside.at("speedup_p50").at("interval");
+  ASSERT_TRUE(s_range.is_object()) << beside;
+  const json& p_range = beside.at("predicted_serve_interval");
+  ASSERT_TRUE(p_range.is_object()) << beside;
+  const auto amdahl = [&](double x) { return 1 / ((1 - share) + share / x); };
+  EXPECT_NEAR(p_range.at("low").get<double>(), amdahl(s_range.at("low").get<double>()), 1e-9);
+  EXPECT_NEAR(p_range.at("high").get<double>(), amdahl(s_range.at("high").get<double>()), 1e-9);
   for (const auto& v : r.at("claims")) {
     if (v.at("id") == "004-serve-indistinguishable") {
       EXPECT_EQ(v.at("verdict"), "not judged: too few samples") << v.dump();

@@ -23,7 +23,8 @@ void serve_amdahl_table(std::string& md, const json& w) {
       "Ratios against {} @ {}, > 1 favours the variant, with 95 % intervals over repetitions. "
       "*Workload share* is a server's time inside the workload (allocator included) divided by "
       "its CPU time per request, during the hey run. *Amdahl* predicts the serve throughput "
-      "ratio from the batch speedup s and the baseline's share f: 1 / ((1 − f) + f / s). "
+      "ratio from the batch speedup s and the baseline's share f: 1 / ((1 − f) + f / s), in "
+      "brackets at the ends of s's interval. "
       "*Allocator's part* is f × (1 − 1 / s): the share of the baseline's request time the "
       "variant's allocation strategy takes away; a 2× batch win on a workload that is 5 % of a "
       "request removes 2.5 % of it. "
@@ -44,20 +45,22 @@ void serve_amdahl_table(std::string& md, const json& w) {
     const json& vs = c["vs_std"];
     const bool base = vs.is_null();
     const json none;
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", serve_variant(c),
-                      b.is_object() ? format_ns(b["p50_ns"].get<double>()) : "not in this run",
-                      base            ? "baseline"
-                      : b.is_object() ? estimate_or_dash(b["speedup_p50"])
-                                      : "-",
-                      format_number_or_dash(c["hey"]["server"]["workload_mean_us"], "{:.2f} µs"),
-                      base ? "baseline" : estimate_or_dash(vs["workload_time_ratio"]),
-                      percent_or_dash(c["hey"]["server"]["share_of_cpu"]),
-                      base || !b.is_object() ? "-" : percent_or_dash(b["allocator_share_removed"]),
-                      base            ? "-"
-                      : b.is_object() ? format_number_or_dash(b["predicted_serve_ratio"], "{:.3f}×")
-                                      : "-",
-                      base ? "baseline" : estimate_or_dash(vs["throughput_ratio_hey"]),
-                      base ? "baseline" : estimate_or_dash(vs["throughput_ratio_wrk"]));
+    md +=
+        fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", serve_variant(c),
+                    b.is_object() ? format_ns(b["p50_ns"].get<double>()) : "not in this run",
+                    base            ? "baseline"
+                    : b.is_object() ? estimate_or_dash(b["speedup_p50"])
+                                    : "-",
+                    format_number_or_dash(c["hey"]["server"]["workload_mean_us"], "{:.2f} µs"),
+                    base ? "baseline" : estimate_or_dash(vs["workload_time_ratio"]),
+                    percent_or_dash(c["hey"]["server"]["share_of_cpu"]),
+                    base || !b.is_object() ? "-" : percent_or_dash(b["allocator_share_removed"]),
+                    base            ? "-"
+                    : b.is_object() ? format_number_or_dash(b["predicted_serve_ratio"], "{:.3f}×") +
+                                          interval_text(b.value("predicted_serve_interval", none))
+                                    : "-",
+                    base ? "baseline" : estimate_or_dash(vs["throughput_ratio_hey"]),
+                    base ? "baseline" : estimate_or_dash(vs["throughput_ratio_wrk"]));
   }
   md += "\n";
 }

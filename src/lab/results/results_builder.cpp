@@ -938,6 +938,7 @@ json batch_beside(const json& serve_base, const json& cell, const json* batch_wo
               {"workload_share", nullptr},
               {"allocator_share_removed", nullptr},
               {"predicted_serve_ratio", nullptr},
+              {"predicted_serve_interval", nullptr},
               {"measured_serve_ratio", nullptr}};
   const json& vs = batch->at("vs_std");
   if (vs.is_object() && vs["speedup_p50"].is_number())
@@ -951,8 +952,14 @@ json batch_beside(const json& serve_base, const json& cell, const json* batch_wo
     const double s = vs["speedup_p50"].get<double>();
     // The share of the baseline's request time the variant's allocation strategy takes away
     // (negative: adds): what is left of a batch speedup once a request does everything else too.
+    const auto amdahl = [f](double speedup) { return 1.0 / ((1.0 - f) + f / speedup); };
     out["allocator_share_removed"] = f * (1.0 - 1.0 / s);
-    out["predicted_serve_ratio"] = 1.0 / ((1.0 - f) + f / s);
+    out["predicted_serve_ratio"] = amdahl(s);
+    // Amdahl rises with s, so the batch interval's ends bound the prediction (f held fixed).
+    const json& range = out["speedup_p50"]["interval"];
+    if (range.is_object())
+      out["predicted_serve_interval"] = {{"low", amdahl(range["low"].get<double>())},
+                                         {"high", amdahl(range["high"].get<double>())}};
   }
   if (cell["vs_std"].is_object())
     out["measured_serve_ratio"] = cell["vs_std"]["throughput_ratio_hey"];
