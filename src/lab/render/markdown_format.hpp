@@ -11,6 +11,7 @@
 namespace alloclab::lab::markdown {
 
 using json = nlohmann::json;
+
 std::string format_ns(double ns);
 std::string format_rate(double per_second);
 std::string format_count(double value);

@@ -1,5 +1,7 @@
-// report.md: The heap study (seeds 003 and 004): ns per malloc+free pair under each malloc, size distributions, memory.
+// report.md: the heap study (seeds 003 and 004): ns per malloc+free pair under each malloc,
+// the size distributions, and what each malloc keeps and gives back over time.
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// report.md: The serve frame (issue 11): batch and serve side by side, the generators, the open-loop ladder.
+// report.md: the serve frame (issue 11): batch and serve side by side, the generators, the open-loop ladder.
 #include <string>
 
 #include <fmt/format.h>
