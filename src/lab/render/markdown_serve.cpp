@@ -1,4 +1,5 @@
-// report.md: the serve frame (issue 11): batch and serve side by side, the generators, the open-loop ladder.
+// report.md: the serve frame (issue 11): batch and serve side by side with Amdahl, the two
+// load generators, the open-loop ladder, and the servers that failed.
 #include <string>
 
 #include <fmt/format.h>
