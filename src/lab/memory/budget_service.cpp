@@ -176,15 +176,18 @@ json run_budget_service(const memory_spec& spec) {
   std::mutex events_mutex;
   std::vector<budget_record> events;
   events.reserve(max_events);
-  auto record_event = [&](const budget_record& e) {
+  // Stamped under the lock, so the list is in time order: the watcher thread and the service
+  // record concurrently, and a time read before the lock let a later event land first.
+  auto record_event = [&](budget_record e) {
     std::lock_guard<std::mutex> lock(events_mutex);
+    e.t_ms = sampler.now_ms();
     if (events.size() < max_events) events.push_back(e);
   };
   budget_watcher_options options;
   options.period = watcher_period;
   options.thresholds = thresholds;
   options.on_crossing = [&](const budget_event& e) {
-    record_event({sampler.now_ms(), "crossing", e.from, e.to, e.usage, 0, e.purged});
+    record_event({0, "crossing", e.from, e.to, e.usage, 0, e.purged});
   };
   std::optional<budget_watcher> watcher;
   if (trim) watcher.emplace(budget, options);
@@ -221,8 +224,8 @@ json run_budget_service(const memory_spec& spec) {
         if (watcher && watcher->level() != budget_level::normal) {
           const std::uint64_t before = budget.usage().value_or(0);
           const bool ok = purge.run();
-          record_event({sampler.now_ms(), "service_purge", watcher->level(), watcher->level(),
-                        before, budget.usage().value_or(0), ok});
+          record_event({0, "service_purge", watcher->level(), watcher->level(), before,
+                        budget.usage().value_or(0), ok});
         }
         return svc.request(service::phase::keep, low);
       });
