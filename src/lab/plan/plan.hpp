@@ -94,7 +94,7 @@ struct run_plan {
 // The registry name of that variant.
 inline constexpr const char* placement_twin_malloc = "glibc_nocliff";
 
-// Suite sizes. Default: a quarter of an hour on 2 cores; quick: a smoke test of a few minutes.
+// Suite sizes. Default: about 20 minutes of measuring on 2 idle cores; quick: a few minutes.
 inline constexpr std::size_t default_samples = 2000;
 inline constexpr std::size_t default_repetitions = 15;
 inline constexpr std::size_t quick_samples = 200;
