@@ -295,6 +295,20 @@ TEST(PeerVerdict, MetWhenTheBestAlloclabBeatsEveryPeerSignificantly) {
   EXPECT_LE(v[0]["peers"][0]["interval"]["high"].get<double>(), 21.0 / 10);
 }
 
+// The request_mix_mt case: the peer's pooled p50 (dragged by a few fast repetitions with many
+// samples) said 1.54x while the repetitions, and so the interval, said 1.2x.
+TEST(PeerVerdict, RatioIsTheRepetitionsOwnAndLiesInItsInterval) {
+  json peer = timed_cell("mimalloc_heap", slow);
+  peer["timing"]["p50_ns"] = 31.0;
+  const json v =
+      peer_verdicts(workload_with({timed_cell("alloclab_concurrent_multipool", fast), peer}), true);
+  ASSERT_EQ(v.size(), 1u);
+  const json& ratio = v[0]["peers"][0];
+  EXPECT_NEAR(ratio["ratio"].get<double>(), 20.5 / 10.5, 1e-9);
+  EXPECT_LE(ratio["interval"]["low"].get<double>(), ratio["ratio"].get<double>());
+  EXPECT_GE(ratio["interval"]["high"].get<double>(), ratio["ratio"].get<double>());
+}
+
 TEST(PeerVerdict, MissedNamesTheFasterPeer) {
   const json v = peer_verdicts(
       workload_with({timed_cell("alloclab_multipool", slow), timed_cell("mimalloc_heap", fast),

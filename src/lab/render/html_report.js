@@ -143,7 +143,7 @@
     }));
     const base = rows[0].baseline;
     add('headline', `Speed vs ${base.strategy} @ ${base.malloc} at p50 (> 1: faster)`,
-        'Each square: baseline p50 ÷ cell p50, its 95 % bootstrap interval over repetitions, and the ' +
+        'Each square: baseline p50 ÷ cell p50 (each side\'s median repetition p50), its 95 % bootstrap interval over repetitions, and the ' +
         'Mann-Whitney U mark (** p < 0.01, * p < 0.05, n.s. not significant, ? too few ' +
         'repetitions). Green is faster, red slower, saturating at 2×; pale squares are not significant.',
         90 + rows.length * 62,

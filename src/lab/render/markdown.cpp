@@ -56,7 +56,9 @@ void headline_section(std::string& md, const json& r) {
     return;
   }
   md +=
-      "Each ratio has its 95 % bootstrap interval over repetitions in brackets. Significance: "
+      "Each ratio is between the two cells' median repetition p50s, and its 95 % bootstrap "
+      "interval over repetitions is in brackets: a ratio always lies in its interval, and can "
+      "differ a little from the ratio of the pooled p50s printed in the tables. Significance: "
       "Mann-Whitney U over the per-repetition medians, `**` p < 0.01, `*` p < 0.05, "
       "`n.s.` not significant, `?` too few repetitions. `n/a`: strategy does not fit the workload; "
       "`OVERFLOW`: arena spilled to the heap, number withheld; ⚠: the cell has a warning (below).";
@@ -106,8 +108,8 @@ void peers_section(std::string& md, const json& r) {
       "`pmr_sync_pool`, `pmr_monotonic_over_pool`). A peer is beaten when its p50 is higher and "
       "the "
       "Mann-Whitney U test over the two cells' repetition medians gives p < 0.05. Ratio = peer p50 "
-      "÷ best alloclab p50 (> 1: alloclab is faster), with its 95 % bootstrap interval over "
-      "repetitions in brackets.\n\n"
+      "÷ best alloclab p50, each the median of the cell's repetition p50s (> 1: alloclab is "
+      "faster), with its 95 % bootstrap interval over repetitions in brackets.\n\n"
       "| workload | malloc | best alloclab (p50) | peers (ratio, p) | verdict | why not |\n"
       "|---|---|---|---|---|---|\n";
   for (const auto& w : r["workloads"]) {

@@ -35,14 +35,14 @@ std::string time_text(double ns) {
   return ns >= 1e4 ? fmt::format("{:.1f} µs", ns / 1e3) : fmt::format("{:.1f} ns", ns);
 }
 
-// Why the best alloclab strategy does not beat `peer`, or empty when it does.
-std::string shortfall(const json& peer) {
+// Why the best alloclab strategy (at `best_p50_ns`) does not beat `peer`, or empty when it does.
+std::string shortfall(const json& peer, double best_p50_ns) {
   const std::string name = peer.at("strategy");
   if (peer.at("beaten").get<bool>()) return {};
   if (peer.at("ratio").get<double>() <= 1.0)
-    return fmt::format("{} is as fast or faster ({} vs {} at p50)", name,
-                       time_text(peer.at("p50_ns").get<double>()),
-                       time_text(peer.at("p50_ns").get<double>() / peer.at("ratio").get<double>()));
+    return fmt::format("{} is as fast or faster ({:.2f}x; {} vs {} at p50)", name,
+                       peer.at("ratio").get<double>(), time_text(peer.at("p50_ns").get<double>()),
+                       time_text(best_p50_ns));
   return fmt::format("{} is slower by {:.2f}x but not significantly (p = {:.3g})", name,
                      peer.at("ratio").get<double>(), peer.at("p_value").get<double>());
 }
@@ -64,9 +64,9 @@ json verdict_for(const json& workload, const std::string& malloc, bool power) {
     if (best == nullptr) continue;
     const mann_whitney_result test =
         mann_whitney_u(repetition_medians(*best), repetition_medians(c));
-    const double ratio = p50_of(c) / p50_of(*best);
     // peer / best: the speedup of the best alloclab strategy over the peer, with its interval.
     const std::optional<ratio_estimate> estimate = estimate_ratio("speedup_p50", c, *best);
+    const double ratio = estimate ? estimate->value : p50_of(c) / p50_of(*best);
     const bool bounded = estimate && estimate->range.valid();
     peers.push_back(
         {{"strategy", c.at("strategy")},
@@ -95,7 +95,8 @@ json verdict_for(const json& workload, const std::string& malloc, bool power) {
   }
   std::string why;
   for (const auto& p : peers)
-    if (const std::string s = shortfall(p); !s.empty()) why += (why.empty() ? "" : "; ") + s;
+    if (const std::string s = shortfall(p, p50_of(*best)); !s.empty())
+      why += (why.empty() ? "" : "; ") + s;
   if (!power && !why.empty())
     why = "too few repetitions for the U test to reach significance; " + why;
   verdict["verdict"] = why.empty() ? "met" : "missed";

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,11 +18,16 @@ inline constexpr double interval_confidence = 0.95;
 // Metric names: speedup_p50, speedup_mean, p99_ratio, jitter_ratio, cv_ratio, throughput_ratio
 // (over `timing` blocks) and speedup_ns_per_pair (over heap cells' `ns_per_pair`).
 struct ratio_estimate {
-  double value = 0;  // from the pooled samples
-  interval range;    // bootstrap over repetitions; invalid when it cannot be formed
+  double value = 0;  // ratio of the median per-repetition figures (pooled without repetitions)
+  interval range;    // bootstrap of that ratio over repetitions; invalid when it cannot be formed
   std::size_t base_repetitions = 0;
   std::size_t candidate_repetitions = 0;
 };
+
+// numerator / denominator of the sides' median per-repetition figures, with the bootstrap
+// interval of that ratio; nullopt when a side is empty or its median is not positive.
+std::optional<ratio_estimate> ratio_of_repetition_medians(const std::vector<double>& numerator,
+                                                          const std::vector<double>& denominator);
 
 // nullopt when either cell lacks the figure or a figure is not positive.
 std::optional<ratio_estimate> estimate_ratio(const std::string& metric, const nlohmann::json& base,

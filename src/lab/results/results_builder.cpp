@@ -898,11 +898,11 @@ json serve_estimate(const json& base, const json& cell, const char* generator, c
     return v.is_array() ? v.get<std::vector<double>>() : std::vector<double>{};
   };
   std::vector<double> b = series(base), c = series(cell);
-  if (b.empty() || c.empty() || median_of(b) <= 0 || median_of(c) <= 0) return nullptr;
   if (!higher_is_better) std::swap(b, c);  // > 1 favours the candidate
-  const interval range = bootstrap_ratio_of_medians(c, b, interval_confidence);
-  return {{"value", median_of(c) / median_of(b)},
-          {"interval", interval_json(range)},
+  const auto r = ratio_of_repetition_medians(c, b);
+  if (!r) return nullptr;
+  return {{"value", r->value},
+          {"interval", interval_json(r->range)},
           {"repetitions", std::min(b.size(), c.size())}};
 }
 

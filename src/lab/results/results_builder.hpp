@@ -15,7 +15,7 @@
 
 namespace alloclab::lab {
 
-inline constexpr int results_schema_version = 4;
+inline constexpr int results_schema_version = 5;
 inline constexpr double significance_alpha = 0.05;
 
 struct results_context {
