@@ -502,7 +502,7 @@ std::string render_headline(const json& r) {
                            : (*c)["status"] == "ok" ? fmt::format("{:.1f}", ns_per_pair(*c))
                                                     : unmeasured_text(*c);
         if (c != nullptr)
-          if (const auto x = pair_speedup(*w, *c)) text += fmt::format(" ({:.2f}x)", *x);
+          if (const auto x = pair_speedup(*c)) text += fmt::format(" ({:.2f}x)", *x);
         out += fmt::format("  {:>20}", text);
       }
       out += "\n";

@@ -156,6 +156,14 @@ std::string failed_cell_item(const std::string& what, const json& cell, const ch
   return item;
 }
 
+const json* workload_named(const json& workloads, const std::string& name,
+                           const std::string& kind) {
+  if (!workloads.is_array()) return nullptr;
+  for (const auto& w : workloads)
+    if (w["name"] == name && w.value("kind", std::string("lab")) == kind) return &w;
+  return nullptr;
+}
+
 const json* heap_cell(const json& w, const std::string& malloc) {
   for (const auto& c : w["cells"])
     if (c.value("malloc", std::string("glibc")) == malloc) return &c;
@@ -166,22 +174,18 @@ double ns_per_pair(const json& cell) {
   return cell["ns_per_pair"]["mean"].get<double>();
 }
 
-std::optional<double> pair_speedup(const json& w, const json& cell) {
-  const json* base = heap_cell(w, w["baseline"].value("malloc", std::string("glibc")));
-  if (base == nullptr || base == &cell || (*base)["status"] != "ok" || cell["status"] != "ok")
-    return std::nullopt;
-  if (ns_per_pair(*base) <= 0 || ns_per_pair(cell) <= 0) return std::nullopt;
-  return ns_per_pair(*base) / ns_per_pair(cell);
+std::optional<double> pair_speedup(const json& cell) {
+  const json& vs = cell.value("vs_std", json());
+  if (!vs.is_object() || !vs.value("speedup_ns_per_pair", json()).is_number()) return std::nullopt;
+  return vs["speedup_ns_per_pair"].get<double>();
 }
 
-std::string pair_speedup_text(const json& w, const json& cell) {
-  const auto x = pair_speedup(w, cell);
+std::string pair_speedup_text(const json& cell) {
+  const auto x = pair_speedup(cell);
   if (!x) return "";
-  const json& vs = cell.value("vs_std", json());
-  const json range =
-      vs.is_object() ? vs.value("intervals", json::object()).value("speedup_ns_per_pair", json())
-                     : json();
-  return fmt::format("{:.2f}×{}", *x, interval_text(range));
+  return fmt::format(
+      "{:.2f}×{}", *x,
+      interval_text(cell["vs_std"]["intervals"].value("speedup_ns_per_pair", json())));
 }
 
 std::string replay_cell_label(const json& cell) {

@@ -50,13 +50,17 @@ std::string estimate_text(const json& e);
 // exit", then the last 600 characters of its process's stderr as a code block.
 std::string failed_cell_item(const std::string& what, const json& cell, const char* process);
 
+// The workload called `name` of `kind` (a missing kind reads "lab") in the array `workloads`,
+// or null.
+const json* workload_named(const json& workloads, const std::string& name, const std::string& kind);
+
 // The heap-study cell of `w` under `malloc`, or null; its mean ns per malloc+free pair (NOOP
-// subtracted); and its speedup over the baseline malloc's pair cost, when both are measured.
+// subtracted); and its speedup over the baseline malloc's pair cost (`vs_std`), when measured.
 const json* heap_cell(const json& w, const std::string& malloc);
 double ns_per_pair(const json& cell);
-std::optional<double> pair_speedup(const json& w, const json& cell);
-// "2.00× [1.90–2.10]": pair_speedup with its bootstrap interval (vs_std), or "" without one.
-std::string pair_speedup_text(const json& w, const json& cell);
+std::optional<double> pair_speedup(const json& cell);
+// "2.00× [1.90–2.10]": pair_speedup with its bootstrap interval, or "" without one.
+std::string pair_speedup_text(const json& cell);
 
 // A replay cell: "glibc", or "resource (resource, under glibc)".
 std::string replay_cell_label(const json& cell);

@@ -32,9 +32,8 @@ void heap_figure_table(std::string& md, const json& r, const std::vector<const j
   md +=
       "Seed 003 compared the native malloc with dlmalloc 2.8.6. Debian ships no dlmalloc, so the "
       "alternatives "
-      "here are the allocators Debian does ship; `×` is the native glibc figure ÷ this one (> 1: "
-      "faster than "
-      "glibc).\n\n| malloc |";
+      "here are the allocators Debian does ship; `×` is glibc's median per-repetition figure ÷ "
+      "this one's, with its 95 % interval (> 1: faster than glibc).\n\n| malloc |";
   for (const json* w : heap) md += fmt::format(" {} |", (*w)["name"].get<std::string>());
   md += "\n|---|";
   for (std::size_t i = 0; i < heap.size(); ++i) md += "---:|";
@@ -48,7 +47,7 @@ void heap_figure_table(std::string& md, const json& r, const std::vector<const j
         continue;
       }
       std::string text = pair_cost_text(*c);
-      if (const std::string x = pair_speedup_text(*w, *c); !x.empty()) text += " (" + x + ")";
+      if (const std::string x = pair_speedup_text(*c); !x.empty()) text += " (" + x + ")";
       md += fmt::format(" {} |", text);
     }
     md += "\n";
@@ -81,7 +80,7 @@ void heap_distribution_table(std::string& md, const json& w) {
     std::string reps;
     for (const auto& v : c["ns_per_pair"]["per_repetition"])
       reps += fmt::format("{}{:.0f}", reps.empty() ? "" : ", ", v.get<double>());
-    const std::string x = pair_speedup_text(w, c);
+    const std::string x = pair_speedup_text(c);
     const std::string vs = &c == base ? "baseline" : x.empty() ? "-" : x;
     const json& t = c["timing"];
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} |\n", m,

@@ -10,12 +10,6 @@
 namespace alloclab::lab::markdown {
 namespace {
 
-const json* memory_workload(const json& r, const char* name) {
-  for (const auto& w : r["workloads"])
-    if (w.value("kind", "") == "memory" && w["name"] == name) return &w;
-  return nullptr;
-}
-
 std::string throughput_vs_first(const json& frame) {
   const json& vs = frame["vs_first_strategy"];
   if (vs.is_null() || vs["throughput_ratio"].is_null()) return "baseline";
@@ -113,8 +107,8 @@ void huge_page_table(std::string& md, const json& w) {
 }  // namespace
 
 void memory_section(std::string& md, const json& r) {
-  const json* budget = memory_workload(r, "budget_bursts");
-  const json* table = memory_workload(r, "huge_table");
+  const json* budget = workload_named(r["workloads"], "budget_bursts", "memory");
+  const json* table = workload_named(r["workloads"], "huge_table", "memory");
   if (budget == nullptr && table == nullptr) return;
   md += "## Memory frame\n\n";
   if (budget != nullptr) budget_table(md, *budget);

@@ -38,21 +38,14 @@ std::string serve_measured(const json&, const json& cell) {
                          : estimate_or_dash(cell["vs_std"]["throughput_ratio_hey"]));
 }
 
-const json* workload_named(const json& workloads, const std::string& name) {
-  if (!workloads.is_array()) return nullptr;
-  for (const auto& w : workloads)
-    if (w["name"] == name && w.value("kind", std::string("lab")) == "lab") return &w;
-  return nullptr;
-}
-
 frame_reading read_frame(const json& r, const std::string& frame, const std::string& workload) {
   if (frame == "serve") {
     // A reference into `r`, not r.value(): the result points into it.
     const bool served = r.contains("serve") && r["serve"].is_object();
-    return {served ? workload_named(r["serve"]["workloads"], workload) : nullptr,
+    return {served ? workload_named(r["serve"]["workloads"], workload, "lab") : nullptr,
             "req/s vs baseline", serve_measured};
   }
-  return {workload_named(r["workloads"], workload), "vs baseline (p50)", batch_measured};
+  return {workload_named(r["workloads"], workload, "lab"), "vs baseline (p50)", batch_measured};
 }
 
 // The run's cell for a published row: same strategy and malloc, never the placement twin.
