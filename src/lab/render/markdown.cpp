@@ -67,19 +67,15 @@ void headline_section(std::string& md, const json& r) {
         " Cells under another malloc ran in an isolated worker that proved the allocator live; "
         "`FAILED`, "
         "`REFUSED` and `not installed` rows are explained under Warnings.";
-  md += fmt::format("\n\n| workload | {} p50 |", with_malloc ? baseline_name(*first) : "std");
-  std::size_t columns = 0;
+  std::vector<column> columns = {
+      text_column("workload"),
+      figure_column(fmt::format("{} p50", with_malloc ? baseline_name(*first) : "std"))};
   for (const auto& c : (*first)["cells"])
-    if (!is_baseline(*first, c) && !is_twin(c)) {
-      md += fmt::format(" {} |", cell_label(c, with_malloc));
-      ++columns;
-    }
+    if (!is_baseline(*first, c) && !is_twin(c))
+      columns.push_back(figure_column(cell_label(c, with_malloc)));
   const bool verdicts = any_peer_verdict(r);
-  if (verdicts) md += " alloclab vs peers |";
-  md += "\n|---|---:|";
-  for (std::size_t i = 0; i < columns; ++i) md += "---:|";
-  if (verdicts) md += "---|";
-  md += "\n";
+  if (verdicts) columns.push_back(text_column("alloclab vs peers"));
+  md += "\n\n" + table_head(columns);
   for (const auto& w : r["workloads"]) {
     if (!is_lab(w)) continue;
     const std::string base_p50 = baseline_p50_text(w);
@@ -109,9 +105,10 @@ void peers_section(std::string& md, const json& r) {
       "the "
       "Mann-Whitney U test over the two cells' repetition medians gives p < 0.05. Ratio = peer p50 "
       "÷ best alloclab p50, each the median of the cell's repetition p50s (> 1: alloclab is "
-      "faster), with its 95 % bootstrap interval over repetitions in brackets.\n\n"
-      "| workload | malloc | best alloclab (p50) | peers (ratio, p) | verdict | why not |\n"
-      "|---|---|---|---|---|---|\n";
+      "faster), with its 95 % bootstrap interval over repetitions in brackets.\n\n";
+  md += table_head({text_column("workload"), text_column("malloc"),
+                    text_column("best alloclab (p50)"), text_column("peers (ratio, p)"),
+                    text_column("verdict"), text_column("why not")});
   for (const auto& w : r["workloads"]) {
     if (!w.contains("peer_verdicts") || !w["peer_verdicts"].is_array()) continue;
     const json& all = w["peer_verdicts"];
@@ -154,9 +151,9 @@ void claims_section(std::string& md, const json& r) {
       "interval over repetitions. A claim is reproduced when the whole interval lies inside the "
       "accepted range, refuted when none of it does, and inconclusive when it straddles a bound. "
       "Runs too small to judge (fewer than 5 repetitions, or too few samples in each) say so.\n\n";
-  md +=
-      "| seed | claim | workload / candidate | metric | measured | verdict | detail "
-      "|\n|---|---|---|---|---:|---|---|\n";
+  md += table_head({text_column("seed"), text_column("claim"), text_column("workload / candidate"),
+                    text_column("metric"), figure_column("measured"), text_column("verdict"),
+                    text_column("detail")});
   for (const auto& c : r["claims"]) {
     const std::string where = c["workload"].get<std::string>().empty()
                                   ? "-"
@@ -199,11 +196,14 @@ void workload_table(std::string& md, const json& w, const json& r) {
         " **Note:** only {} allocation(s) per iteration; the rest is container and copy work, so "
         "differences of a few percent here are code generation and code layout, not the allocator.",
         f["allocations"].get<std::size_t>());
-  md += fmt::format(
-      "\n\n| {} | p50 | p99 | jitter (p99−p50) | CV | throughput | heap allocs/it | heap B/it | "
-      "fallbacks/it | faults/1k it | vs {} (p50) "
-      "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-      with_malloc ? "strategy @ malloc" : "strategy", with_malloc ? baseline_name(w) : "std");
+  md +=
+      "\n\n" +
+      table_head(
+          {text_column(with_malloc ? "strategy @ malloc" : "strategy"), figure_column("p50"),
+           figure_column("p99"), figure_column("jitter (p99−p50)"), figure_column("CV"),
+           figure_column("throughput"), figure_column("heap allocs/it"), figure_column("heap B/it"),
+           figure_column("fallbacks/it"), figure_column("faults/1k it"),
+           figure_column(fmt::format("vs {} (p50)", with_malloc ? baseline_name(w) : "std"))});
   for (const auto& c : w["cells"]) {
     if (is_twin(c)) continue;
     std::string name = cell_label(c, with_malloc);
@@ -335,7 +335,7 @@ void method_section(std::string& md, const json& r) {
 }
 
 void environment_section(std::string& md, const json& r) {
-  md += "## Environment\n\n| key | value |\n|---|---|\n";
+  md += "## Environment\n\n" + table_head({text_column("key"), text_column("value")});
   for (const auto& [key, value] : r["environment"].items()) {
     if (key == "placement") {  // the probe's figures are in results.json; its summary here
       md += fmt::format("| memmove placement probe | {} |\n",
@@ -377,10 +377,11 @@ void placement_section(std::string& md, const json& r) {
       "for where malloc happened to put its old and new buffers. A ratio that changes when only "
       "the copy cliff changes is driven by placement: the allocator did not get faster, the "
       "copies did. The second column is how much faster std itself runs without the cliff.\n\n"
-      "| workload | std: cliff p50 ÷ no-cliff p50 | placement-driven ratios: with cliff → without "
-      "|\n"
-      "|---|---:|---|\n{}\n",
-      r["config"].value("placement_twin", std::string("glibc_nocliff")), body);
+      "{}{}\n",
+      r["config"].value("placement_twin", std::string("glibc_nocliff")),
+      table_head({text_column("workload"), figure_column("std: cliff p50 ÷ no-cliff p50"),
+                  text_column("placement-driven ratios: with cliff → without")}),
+      body);
 }
 
 void frames_section(std::string& md, const json& r) {

@@ -6,6 +6,15 @@
 
 namespace alloclab::lab::markdown {
 
+std::string table_head(const std::vector<column>& columns) {
+  std::string titles = "|", rule = "|";
+  for (const column& c : columns) {
+    titles += " " + c.title + " |";
+    rule += c.figure ? "---:|" : "---|";
+  }
+  return titles + "\n" + rule + "\n";
+}
+
 std::string format_ns(double ns) {
   if (ns < 10'000) return fmt::format("{:.0f} ns", ns);
   if (ns < 10'000'000) return fmt::format("{:.1f} µs", ns / 1e3);

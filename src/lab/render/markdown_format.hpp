@@ -12,6 +12,20 @@ namespace alloclab::lab::markdown {
 
 using json = nlohmann::json;
 
+// A table's header row and alignment row: text columns align left, figure columns right.
+struct column {
+  std::string title;
+  bool figure = false;
+};
+inline column text_column(std::string title) {
+  return {std::move(title), false};
+}
+inline column figure_column(std::string title) {
+  return {std::move(title), true};
+}
+// "| a | b |\n|---|---:|\n"
+std::string table_head(const std::vector<column>& columns);
+
 std::string format_ns(double ns);
 std::string format_rate(double per_second);
 std::string format_count(double value);

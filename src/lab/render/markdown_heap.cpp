@@ -33,11 +33,10 @@ void heap_figure_table(std::string& md, const json& r, const std::vector<const j
       "Seed 003 compared the native malloc with dlmalloc 2.8.6. Debian ships no dlmalloc, so the "
       "alternatives "
       "here are the allocators Debian does ship; `×` is glibc's median per-repetition figure ÷ "
-      "this one's, with its 95 % interval (> 1: faster than glibc).\n\n| malloc |";
-  for (const json* w : heap) md += fmt::format(" {} |", (*w)["name"].get<std::string>());
-  md += "\n|---|";
-  for (std::size_t i = 0; i < heap.size(); ++i) md += "---:|";
-  md += "\n";
+      "this one's, with its 95 % interval (> 1: faster than glibc).\n\n";
+  std::vector<column> columns = {text_column("malloc")};
+  for (const json* w : heap) columns.push_back(figure_column((*w)["name"].get<std::string>()));
+  md += table_head(columns);
   for (const std::string& m : malloc_labels(r)) {
     md += fmt::format("| {} |", m);
     for (const json* w : heap) {
@@ -64,11 +63,11 @@ void heap_distribution_table(std::string& md, const json& w) {
       spec["repetitions"].get<std::size_t>(), spec["iterations"].get<std::size_t>(),
       spec["batch"].get<std::size_t>(), spec["capacity"].get<std::size_t>(),
       spec["seed"].get<std::uint64_t>(), w["checksum"].get<std::string>());
-  md +=
-      "| malloc | ns/pair (mean) | per repetition | vs baseline (pair cost) | batch p50 | batch "
-      "p90 | batch p99 | "
-      "p99−p50 | NOOP batch p50 | faults/batch "
-      "|\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  md += table_head({text_column("malloc"), figure_column("ns/pair (mean)"),
+                    text_column("per repetition"), figure_column("vs baseline (pair cost)"),
+                    figure_column("batch p50"), figure_column("batch p90"),
+                    figure_column("batch p99"), figure_column("p99−p50"),
+                    figure_column("NOOP batch p50"), figure_column("faults/batch")});
   const json* base = heap_cell(w, w["baseline"].value("malloc", std::string("glibc")));
   for (const auto& c : w["cells"]) {
     const std::string m = c.value("malloc", std::string("glibc"));
@@ -105,11 +104,12 @@ void heap_memory_table(std::string& md, const std::vector<const json*>& heap) {
       "bytes); "
       "*kept* = share of the RSS growth still resident after every block was freed, before and "
       "after the "
-      "allocator's own purge call.\n\n"
-      "| workload | malloc | peak live | peak RSS | fragmentation (net) | RSS after free | kept | "
-      "RSS after "
-      "purge | kept | purge call | major faults "
-      "|\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n";
+      "allocator's own purge call.\n\n" +
+      table_head({text_column("workload"), text_column("malloc"), figure_column("peak live"),
+                  figure_column("peak RSS"), figure_column("fragmentation (net)"),
+                  figure_column("RSS after free"), figure_column("kept"),
+                  figure_column("RSS after purge"), figure_column("kept"),
+                  text_column("purge call"), figure_column("major faults")});
   auto percent = [](const json& v) {
     return v.is_number() ? fmt::format("{:.0f}%", 100 * v.get<double>()) : "-";
   };
@@ -163,9 +163,10 @@ void heap_retention_table(std::string& md, const std::vector<const json*>& heap)
       "free, 100 ms and 1 s after it (the worker sleeps; nothing else runs), and after the "
       "allocator's own purge call (made after the 1 s reading). Median over the heap workloads "
       "of this run, [min–max] in brackets. Seed 004's \"returns memory\" claim is judged on "
-      "the 1 s figure.\n\n"
-      "| malloc | workloads | 0 ms | 100 ms | 1 s | after purge | purge call |\n"
-      "|---|---:|---:|---:|---:|---:|---|\n";
+      "the 1 s figure.\n\n" +
+      table_head({text_column("malloc"), figure_column("workloads"), figure_column("0 ms"),
+                  figure_column("100 ms"), figure_column("1 s"), figure_column("after purge"),
+                  text_column("purge call")});
   for (const std::string& m : mallocs) {
     std::string row = fmt::format("| {} | {} |", m, kept[m][0].size());
     for (auto& values : kept[m]) {

@@ -59,10 +59,12 @@ void budget_table(std::string& md, const json& w) {
       "usage when the budget is the cgroup's limit). Over soft: share of the run at or above "
       "90 % of the budget (median over repetitions). Throughput: this strategy's requests per "
       "second ÷ `no_watcher`'s under the same malloc, 95 % bootstrap interval over repetitions "
-      "(< 1: trimming costs).\n\n"
-      "| malloc | strategy | peak usage | peak ÷ budget | over soft | throughput vs no_watcher | "
-      "crossings | purges (watcher / service) |\n|---|---|---:|---:|---:|---:|---:|---:|\n",
+      "(< 1: trimming costs).\n\n",
       format_bytes(spec.value("budget_bytes", 0.0)), spec.value("budget_source", std::string()));
+  md += table_head({text_column("malloc"), text_column("strategy"), figure_column("peak usage"),
+                    figure_column("peak ÷ budget"), figure_column("over soft"),
+                    figure_column("throughput vs no_watcher"), figure_column("crossings"),
+                    figure_column("purges (watcher / service)")});
   std::vector<const json*> trimmed;
   for (const auto& c : w["cells"]) {
     if (unmeasured_row(md, c)) continue;
@@ -86,10 +88,12 @@ void huge_page_table(std::string& md, const json& w) {
       "### Huge pages: `huge_table` ({} table, random read-modify-writes)\n\n"
       "Time per batch of 4096 accesses at p50; speed = `plain_pages` mean ÷ this cell's, 95 % "
       "interval over repetitions. Backed: the table's `AnonHugePages` in `/proc/self/smaps` "
-      "after filling it (lowest over the processes).\n\n"
-      "| malloc | strategy | backing | backed by huge pages | p50 / 4096 accesses | speed vs "
-      "plain_pages | fill faults | dTLB load misses |\n|---|---|---|---:|---:|---:|---:|---|\n",
+      "after filling it (lowest over the processes).\n\n",
       format_bytes(w["memory_spec"].value("table_bytes", 0.0)));
+  md += table_head({text_column("malloc"), text_column("strategy"), text_column("backing"),
+                    figure_column("backed by huge pages"), figure_column("p50 / 4096 accesses"),
+                    figure_column("speed vs plain_pages"), figure_column("fill faults"),
+                    text_column("dTLB load misses")});
   for (const auto& c : w["cells"]) {
     if (unmeasured_row(md, c)) continue;
     const json& h = c["memory_frame"]["huge_pages"];

@@ -22,10 +22,11 @@ void replay_table(std::string& md, const json& w) {
       t["path"].get<std::string>(), t["threads"].get<std::size_t>(),
       format_bytes(t["monotonic_footprint"].get<double>()),
       format_bytes(t["arena_bytes"].get<double>()), baseline_name(w));
-  md +=
-      "| malloc / resource | ns per call | vs baseline | total (ms) | peak RSS growth | ideal "
-      "RSS | fragmentation | after free | after purge | calls (skipped) |\n"
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  md += table_head({text_column("malloc / resource"), figure_column("ns per call"),
+                    figure_column("vs baseline"), figure_column("total (ms)"),
+                    figure_column("peak RSS growth"), figure_column("ideal RSS"),
+                    figure_column("fragmentation"), figure_column("after free"),
+                    figure_column("after purge"), figure_column("calls (skipped)")});
   for (const auto& c : w["cells"]) {
     const json& rp = c["replay"];
     if (c["status"] != "ok" || rp.is_null()) {

@@ -67,13 +67,14 @@ std::string measured_columns(const frame_reading& frame, const json& row) {
 void published_table(std::string& md, const frame_reading& frame, const json& table) {
   const std::string unit = table["unit"] == "ms" ? "ms" : "µs";
   const json& rows = table["rows"];
-  md += fmt::format(
-      "### {}\n\n{} To fill every row: `{}`.\n\n"
-      "| seed {} variant | here | p50 | p99 | throughput | {} | seed p50 | seed p99 | seed "
-      "throughput | seed throughput vs {} |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-      table["title"].get<std::string>(), table["about"].get<std::string>(),
-      table["fill_with"].get<std::string>(), table["seed"].get<std::string>(), frame.ratio_column,
-      rows[0]["variant"].get<std::string>());
+  md += fmt::format("### {}\n\n{} To fill every row: `{}`.\n\n", table["title"].get<std::string>(),
+                    table["about"].get<std::string>(), table["fill_with"].get<std::string>());
+  md += table_head(
+      {text_column(fmt::format("seed {} variant", table["seed"].get<std::string>())),
+       text_column("here"), figure_column("p50"), figure_column("p99"), figure_column("throughput"),
+       figure_column(frame.ratio_column), figure_column("seed p50"), figure_column("seed p99"),
+       figure_column("seed throughput"),
+       figure_column(fmt::format("seed throughput vs {}", rows[0]["variant"].get<std::string>()))});
   const double first_throughput = rows[0]["throughput_per_s"];
   for (const auto& row : rows)
     md += fmt::format("| {} | {} @ {} {} {:.2f} {} | {:.2f} {} | {:.0f}/s | {:.3f}× |\n",

@@ -30,13 +30,16 @@ void serve_amdahl_table(std::string& md, const json& w) {
       "variant's allocation strategy takes away; a 2× batch win on a workload that is 5 % of a "
       "request removes 2.5 % of it. "
       "*Served workload ratio* is the same workload timed inside the server, one iteration per "
-      "request from a reset arena.\n\n"
-      "| variant | batch p50 | batch speedup | served workload time | served workload ratio | "
-      "workload share of server CPU | allocator's part of request time | Amdahl: predicted serve "
-      "ratio | measured serve ratio (hey req/s) | measured (wrk req/s) "
-      "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+      "request from a reset arena.\n\n",
       w["name"].get<std::string>(), w["baseline"]["strategy"].get<std::string>(),
       w["baseline"]["malloc"].get<std::string>());
+  md += table_head(
+      {text_column("variant"), figure_column("batch p50"), figure_column("batch speedup"),
+       figure_column("served workload time"), figure_column("served workload ratio"),
+       figure_column("workload share of server CPU"),
+       figure_column("allocator's part of request time"),
+       figure_column("Amdahl: predicted serve ratio"),
+       figure_column("measured serve ratio (hey req/s)"), figure_column("measured (wrk req/s)")});
   for (const auto& c : w["cells"]) {
     if (c["status"] != "ok") {
       md += fmt::format("| {} | **{}** | | | | | | | | |\n", serve_variant(c), unmeasured_text(c));
@@ -70,11 +73,13 @@ void serve_generator_table(std::string& md, const json& w, unsigned connections)
   md += fmt::format(
       "### {}: served, per generator (closed loop)\n\n"
       "Medians over repetitions; latency in ms at the client (queueing included: a closed loop "
-      "keeps {} requests in flight). hey prints 0.1 ms steps and no p99.9.\n\n"
-      "| variant | generator | req/s | requests | errors | p50 | p90 | p99 | p99.9 | mean | "
-      "server CPU per request | req/s vs baseline | p50 vs baseline |\n"
-      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+      "keeps {} requests in flight). hey prints 0.1 ms steps and no p99.9.\n\n",
       w["name"].get<std::string>(), connections);
+  md += table_head({text_column("variant"), text_column("generator"), figure_column("req/s"),
+                    figure_column("requests"), figure_column("errors"), figure_column("p50"),
+                    figure_column("p90"), figure_column("p99"), figure_column("p99.9"),
+                    figure_column("mean"), figure_column("server CPU per request"),
+                    figure_column("req/s vs baseline"), figure_column("p50 vs baseline")});
   for (const auto& c : w["cells"]) {
     if (c["status"] != "ok") continue;
     for (const char* g : {"hey", "wrk"}) {
@@ -100,10 +105,12 @@ void serve_ladder_table(std::string& md, const json& w) {
       "### {}: open loop, constant rate\n\n"
       "Each request is due at t0 + i / rate; its latency runs from that due time (coordinated "
       "omission corrected). Rates are fractions of the closed-loop saturation (the lower of hey's "
-      "and wrk's req/s) of each server. Medians over repetitions.\n\n"
-      "| variant | target req/s | achieved req/s | errors | p50 ms | p90 ms | p99 ms | p99.9 ms | "
-      "workload share of latency |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+      "and wrk's req/s) of each server. Medians over repetitions.\n\n",
       w["name"].get<std::string>());
+  md += table_head({text_column("variant"), figure_column("target req/s"),
+                    figure_column("achieved req/s"), figure_column("errors"),
+                    figure_column("p50 ms"), figure_column("p90 ms"), figure_column("p99 ms"),
+                    figure_column("p99.9 ms"), figure_column("workload share of latency")});
   for (const auto& c : w["cells"]) {
     if (c["status"] != "ok") continue;
     for (const auto& step : c["ladder"])
