@@ -331,6 +331,24 @@ TEST(PeerVerdict, FasterButNotSignificantIsMissedWithThePValue) {
   EXPECT_FALSE(v[0]["peers"][0]["beaten"].get<bool>());
 }
 
+// Inside the noise is not a win: the U test sees every peer repetition a little slower, but the
+// repetitions are bimodal, so the interval of the ratio reaches below 1.
+TEST(PeerVerdict, SignificantButIntervalReachingBelowOneIsNotBeaten) {
+  const json v = peer_verdicts(
+      workload_with(
+          {timed_cell("alloclab_arena", {10, 10.1, 10.2, 10.3, 10.4, 50, 50.1, 50.2, 50.3}),
+           timed_cell("foonathan_stack", {11, 11.1, 11.2, 11.3, 51, 51.1, 51.2, 51.3, 51.4})}),
+      true);
+  const json& peer = v[0]["peers"][0];
+  ASSERT_LT(peer["p_value"].get<double>(), 0.05) << peer;
+  ASSERT_TRUE(peer["interval"].is_object()) << peer;
+  ASSERT_LE(peer["interval"]["low"].get<double>(), 1.0) << peer;
+  EXPECT_FALSE(peer["beaten"].get<bool>()) << peer;
+  EXPECT_EQ(v[0]["verdict"], "missed");
+  EXPECT_NE(v[0]["reason"].get<std::string>().find("interval"), std::string::npos)
+      << v[0]["reason"];
+}
+
 TEST(PeerVerdict, TooFewRepetitionsCannotMeetTheTarget) {
   const json v = peer_verdicts(workload_with({timed_cell("alloclab_arena", {10, 11}),
                                               timed_cell("pmr_monotonic", {30, 31})}),

@@ -340,7 +340,7 @@
     intervalChart('peers', 'alloclab vs its closest peer: peer p50 ÷ best alloclab p50',
                   'Per workload: the fastest alloclab_* strategy against the fastest peer ' +
                   '(foonathan, Boost, mimalloc heap, libstdc++ pmr). Bar: 95 % bootstrap interval over ' +
-                  'repetitions (green: every peer beaten with significance, red: missed, grey: not ' +
+                  'repetitions (green: every peer beaten, p < 0.05 with the interval above 1; red: missed; grey: not ' +
                   'judged); dot: the ratio. Right of 1: alloclab is faster.',
                   rows, [
                     { label: '95 % interval', data: intervals, backgroundColor: colors, barPercentage: 0.5 },

@@ -101,9 +101,9 @@ void peers_section(std::string& md, const json& r) {
       "## alloclab vs peers\n\n"
       "Per workload and malloc: the fastest `alloclab_*` strategy at p50 against every peer "
       "(`foonathan_*`, `boost_*`, `mimalloc_heap`, libstdc++'s `pmr_monotonic`, `pmr_unsync_pool`, "
-      "`pmr_sync_pool`, `pmr_monotonic_over_pool`). A peer is beaten when its p50 is higher and "
-      "the "
-      "Mann-Whitney U test over the two cells' repetition medians gives p < 0.05. Ratio = peer p50 "
+      "`pmr_sync_pool`, `pmr_monotonic_over_pool`). A peer is beaten when the "
+      "Mann-Whitney U test over the two cells' repetition medians gives p < 0.05 and the ratio's "
+      "95 % interval lies wholly above 1. Ratio = peer p50 "
       "÷ best alloclab p50, each the median of the cell's repetition p50s (> 1: alloclab is "
       "faster), with its 95 % bootstrap interval over repetitions in brackets.\n\n";
   md += table_head({text_column("workload"), text_column("malloc"),

@@ -43,8 +43,14 @@ std::string shortfall(const json& peer, double best_p50_ns) {
     return fmt::format("{} is as fast or faster ({:.2f}x; {} vs {} at p50)", name,
                        peer.at("ratio").get<double>(), time_text(peer.at("p50_ns").get<double>()),
                        time_text(best_p50_ns));
-  return fmt::format("{} is slower by {:.2f}x but not significantly (p = {:.3g})", name,
-                     peer.at("ratio").get<double>(), peer.at("p_value").get<double>());
+  const json& range = peer.at("interval");
+  const std::string interval_part =
+      range.is_object() ? fmt::format(", 95 % interval {:.2f}–{:.2f}x", range["low"].get<double>(),
+                                      range["high"].get<double>())
+                        : ", no interval";
+  return fmt::format("{} is slower by {:.2f}x but not significantly (p = {:.3g}{})", name,
+                     peer.at("ratio").get<double>(), peer.at("p_value").get<double>(),
+                     interval_part);
 }
 
 json verdict_for(const json& workload, const std::string& malloc, bool power) {
@@ -75,7 +81,9 @@ json verdict_for(const json& workload, const std::string& malloc, bool power) {
          {"interval", bounded ? json{{"low", estimate->range.low}, {"high", estimate->range.high}}
                               : json(nullptr)},
          {"p_value", test.p_value},
-         {"beaten", ratio > 1.0 && power && test.p_value < significance_alpha}});
+         // Beaten only outside the noise: significant, and the whole interval above 1.
+         {"beaten", ratio > 1.0 && power && test.p_value < significance_alpha && bounded &&
+                        estimate->range.low > 1.0}});
   }
   json verdict = {{"malloc", malloc},
                   {"best_alloclab", best == nullptr ? json(nullptr)
