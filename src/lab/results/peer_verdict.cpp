@@ -48,9 +48,15 @@ std::string shortfall(const json& peer, double best_p50_ns) {
       range.is_object() ? fmt::format(", 95 % interval {:.2f}–{:.2f}x", range["low"].get<double>(),
                                       range["high"].get<double>())
                         : ", no interval";
+  const double p = peer.at("p_value").get<double>();
+  if (p < significance_alpha && range.is_object())  // the U test alone would have said beaten
+    return fmt::format(
+        "{} is slower by {:.2f}x, but inside the noise: its 95 % interval "
+        "{:.2f}–{:.2f}x reaches 1 (p = {:.3g})",
+        name, peer.at("ratio").get<double>(), range["low"].get<double>(),
+        range["high"].get<double>(), p);
   return fmt::format("{} is slower by {:.2f}x but not significantly (p = {:.3g}{})", name,
-                     peer.at("ratio").get<double>(), peer.at("p_value").get<double>(),
-                     interval_part);
+                     peer.at("ratio").get<double>(), p, interval_part);
 }
 
 json verdict_for(const json& workload, const std::string& malloc, bool power) {
