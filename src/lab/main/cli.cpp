@@ -11,6 +11,7 @@
 
 #include "executors/interrupt.hpp"
 #include "main/commands.hpp"
+#include "main/option_checks.hpp"
 #include "main/replay_commands.hpp"
 #include "plan/plan.hpp"
 #include "serve/serve_command.hpp"
@@ -178,7 +179,7 @@ int run_cli(int argc, char** argv) {
   compare
       ->add_option("--fail-on-regression", fail_on_regression,
                    "Exit 1 when a cell is significantly slower in B by more than PCT percent")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(finite_in_range(0.0, 1e6));
 
   CLI::App* validate =
       app.add_subcommand("validate", "Check a results.json against the documented schema");
