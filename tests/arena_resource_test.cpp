@@ -17,6 +17,8 @@
 //                                                      arena_scope_loop.release_restarts_the_growth_sequence
 //   mark(), rewind()                                -> arena_test.nested_marks_rewind_in_order_and_return_later_blocks
 //   rewind() restores growth                        -> arena_scope_loop.upstream_bytes_per_pass_stay_bounded
+//   rewind() keeps blocks, shrink_to_fit()          -> arena_scope_loop.scope_passes_reuse_the_upstream_blocks,
+//                                                      arena_scope_loop.kept_blocks_never_exceed_the_peak
 //   rewind() of a stale mark, stale_rewinds()       -> arena_scope_loop.release_inside_a_scope_makes_its_mark_stale,
 //                                                      arena_scope_loop.a_mark_rewound_past_is_stale
 //   used(), remaining(), buffer_size()              -> arena_test.bumps_through_the_buffer_without_touching_upstream,
@@ -31,6 +33,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory_resource>
 #include <vector>
 
@@ -133,7 +136,9 @@ TEST_F(arena_test, nested_marks_rewind_in_order_and_return_later_blocks) {
   (void)arena.allocate(4000, 1);  // forces an upstream block
   ASSERT_EQ(upstream.blocks().current, 1u);
   arena.rewind(inner);
-  EXPECT_EQ(upstream.blocks().current, 0u) << "blocks taken after the mark go back";
+  EXPECT_EQ(upstream.blocks().current, 1u) << "blocks taken after the mark are kept for reuse";
+  arena.shrink_to_fit();
+  EXPECT_EQ(upstream.blocks().current, 0u) << "until shrink_to_fit()";
   EXPECT_EQ(arena.used(), 1000u);
   arena.rewind(outer);
   EXPECT_EQ(arena.used(), 100u);
@@ -150,6 +155,7 @@ TEST_F(arena_test, scope_rewinds_at_exit_even_through_an_exception) {
   } catch (int) {
   }
   EXPECT_EQ(arena.used(), 64u);
+  arena.shrink_to_fit();
   EXPECT_EQ(upstream.blocks().current, 0u);
 }
 
@@ -201,9 +207,50 @@ TEST(arena_scope_loop, upstream_bytes_per_pass_stay_bounded) {
     const std::size_t taken = upstream.bytes().total - before;
     if (pass == 0) first_pass_bytes = taken;
     ASSERT_LE(taken, first_pass_bytes) << "pass " << pass;
-    ASSERT_EQ(upstream.blocks().current, 0u) << "pass " << pass;
+    ASSERT_LE(upstream.blocks().current, 1u) << "pass " << pass;
   }
   EXPECT_EQ(arena.used(), 0u);
+}
+
+// Issue 18 defect 12: every pass used to free its upstream blocks and take
+// them again (100 passes: 400 upstream allocations and 400 frees).
+TEST(arena_scope_loop, scope_passes_reuse_the_upstream_blocks) {
+  tracking_resource upstream{alloclab::testing::test_heap()};
+  inline_arena<256> arena{&upstream};
+  std::size_t blocks_of_one_pass = 0;
+  for (int pass = 0; pass < 100; ++pass) {
+    {
+      arena_scope scope{arena};
+      for (int i = 0; i < 4; ++i) std::memset(arena.allocate(1000, 8), pass, 1000);
+    }
+    if (pass == 0) blocks_of_one_pass = upstream.blocks().total;
+  }
+  ASSERT_GE(blocks_of_one_pass, 2u);
+  EXPECT_EQ(upstream.blocks().total, blocks_of_one_pass) << "later passes took no block";
+  EXPECT_EQ(arena.upstream_allocations(), blocks_of_one_pass);
+  EXPECT_EQ(upstream.blocks().current, blocks_of_one_pass) << "kept for the next pass";
+  EXPECT_EQ(arena.used(), 0u);
+  arena.shrink_to_fit();
+  EXPECT_EQ(upstream.blocks().current, 0u) << "shrink_to_fit returns the kept blocks";
+  EXPECT_EQ(upstream.unmatched_deallocations(), 0u);
+  (void)arena.allocate(1000, 8);
+  EXPECT_EQ(upstream.blocks().current, 1u) << "and the arena still grows afterwards";
+}
+
+// The kept blocks are bounded: a block that cannot serve the next pass goes
+// back upstream instead of piling up.
+TEST(arena_scope_loop, kept_blocks_never_exceed_the_peak) {
+  tracking_resource upstream{alloclab::testing::test_heap()};
+  inline_arena<256> arena{&upstream};
+  for (std::size_t pass = 1; pass <= 50; ++pass) {
+    {
+      arena_scope scope{arena};
+      (void)arena.allocate(1000 * pass, 8);  // larger than any block kept so far
+    }
+    ASSERT_LE(upstream.blocks().current, 1u) << "pass " << pass;
+  }
+  arena.release();
+  EXPECT_EQ(upstream.blocks().current, 0u) << "release() returns kept blocks too";
 }
 
 TEST(arena_scope_loop, release_restarts_the_growth_sequence) {
@@ -245,10 +292,13 @@ TEST(arena_scope_loop, a_mark_rewound_past_is_stale) {
   (void)arena.allocate(200, 8);  // upstream block
   const arena_mark inner = arena.mark();
   arena.rewind(outer);
-  arena.rewind(inner);  // its block is gone
+  arena.rewind(inner);  // its block is no longer in use (kept, but not current)
   EXPECT_EQ(arena.stale_rewinds(), 1u);
   EXPECT_EQ(arena.used(), 0u);
-  EXPECT_EQ(upstream.blocks().current, 0u);
+  (void)arena.allocate(200, 8);  // reuses the kept block
+  arena.rewind(inner);           // still stale: the block was reissued
+  EXPECT_EQ(arena.stale_rewinds(), 2u);
+  EXPECT_EQ(upstream.blocks().total, 1u);
 }
 
 TEST(arena_resource, options_are_kept_and_normalised) {
