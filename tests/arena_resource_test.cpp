@@ -18,7 +18,9 @@
 //   mark(), rewind()                                -> arena_test.nested_marks_rewind_in_order_and_return_later_blocks
 //   rewind() restores growth                        -> arena_scope_loop.upstream_bytes_per_pass_stay_bounded
 //   rewind() keeps blocks, shrink_to_fit()          -> arena_scope_loop.scope_passes_reuse_the_upstream_blocks,
-//                                                      arena_scope_loop.kept_blocks_never_exceed_the_peak
+//                                                      arena_scope_loop.kept_blocks_never_exceed_the_peak,
+//                                                      arena_scope_loop.random_scopes_keep_live_blocks_intact,
+//                                                      arena_scope_loop.an_upstream_failure_while_reusing_leaks_nothing
 //   rewind() of a stale mark, stale_rewinds()       -> arena_scope_loop.release_inside_a_scope_makes_its_mark_stale,
 //                                                      arena_scope_loop.a_mark_rewound_past_is_stale
 //   used(), remaining(), buffer_size()              -> arena_test.bumps_through_the_buffer_without_touching_upstream,
@@ -29,12 +31,16 @@
 //   inline_arena<N>                                 -> inline_arena.storage_lives_inside_the_object
 //   arena_scope                                     -> arena_test.scope_rewinds_at_exit_even_through_an_exception
 #include <alloclab/arena_resource.hpp>
+#include <alloclab/limit_resource.hpp>
 #include <alloclab/tracking_resource.hpp>
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <cstdint>
 #include <memory_resource>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "test_heap.hpp"
@@ -251,6 +257,71 @@ TEST(arena_scope_loop, kept_blocks_never_exceed_the_peak) {
   }
   arena.release();
   EXPECT_EQ(upstream.blocks().current, 0u) << "release() returns kept blocks too";
+}
+
+// Random allocations in random nested scopes over kept and new blocks: every
+// block live in the model stays aligned, disjoint from the others and intact.
+TEST(arena_scope_loop, random_scopes_keep_live_blocks_intact) {
+  struct live_block {
+    unsigned char* p;
+    std::size_t bytes;
+    unsigned char fill;
+  };
+  std::mt19937 random{18};
+  tracking_resource upstream{alloclab::testing::test_heap()};
+  {
+    inline_arena<128> arena{&upstream, arena_options{overflow_policy::grow, 1.5, 256, {}}};
+    std::vector<std::pair<arena_mark, std::size_t>> scopes;  // mark, live blocks when taken
+    std::vector<live_block> live;
+    for (int step = 0; step < 20000; ++step) {
+      const unsigned choice = random() % 8;
+      if (choice == 0 && scopes.size() < 6) {
+        scopes.emplace_back(arena.mark(), live.size());
+      } else if (choice == 1 && !scopes.empty()) {
+        arena.rewind(scopes.back().first);
+        live.resize(scopes.back().second);
+        scopes.pop_back();
+      } else {
+        const std::size_t bytes = 1 + random() % 700;
+        const std::size_t alignment = std::size_t{1} << (random() % 7);
+        auto* p = static_cast<unsigned char*>(arena.allocate(bytes, alignment));
+        ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % alignment, 0u) << "step " << step;
+        const auto fill = static_cast<unsigned char>(step);
+        std::memset(p, fill, bytes);
+        live.push_back({p, bytes, fill});
+      }
+      if (step % 97 != 0) continue;
+      for (const live_block& b : live) {
+        for (std::size_t i = 0; i < b.bytes; ++i)
+          ASSERT_EQ(b.p[i], b.fill) << "step " << step << ": a live block was overwritten";
+      }
+    }
+    EXPECT_EQ(arena.stale_rewinds(), 0u);
+    EXPECT_EQ(upstream.unmatched_deallocations(), 0u);
+  }
+  EXPECT_EQ(upstream.blocks().current, 0u);
+}
+
+// Failure injection at each upstream request of a scope loop that reuses
+// kept blocks: nothing leaks, and the arena stays usable.
+TEST(arena_scope_loop, an_upstream_failure_while_reusing_leaks_nothing) {
+  for (std::size_t fail_at = 1; fail_at <= 12; ++fail_at) {
+    tracking_resource heap{alloclab::testing::test_heap()};
+    limit_resource failing{&heap, {SIZE_MAX, fail_at, false}};
+    {
+      inline_arena<256> arena{&failing};
+      for (std::size_t pass = 0; pass < 6; ++pass) {
+        try {
+          arena_scope scope{arena};
+          for (std::size_t i = 0; i < 3; ++i) (void)arena.allocate(700 * (pass % 3 + 1), 8);
+        } catch (const std::bad_alloc&) {
+        }
+      }
+      (void)arena.allocate(5000, 8);
+    }
+    EXPECT_EQ(heap.blocks().current, 0u) << "failing at request " << fail_at;
+    EXPECT_EQ(heap.unmatched_deallocations(), 0u) << "failing at request " << fail_at;
+  }
 }
 
 TEST(arena_scope_loop, release_restarts_the_growth_sequence) {
