@@ -297,6 +297,24 @@ TEST(checked_resource_review, an_upstream_block_starting_inside_a_live_block_is_
   (void)second;
 }
 
+// A quarantined block still belongs to the checker: memory overlapping it is flagged too.
+TEST(checked_resource_review,
+     an_upstream_reissuing_memory_overlapping_a_quarantined_block_is_flagged) {
+  alignas(64) std::byte buffer[2048];
+  arena_resource arena{buffer, sizeof buffer, std::pmr::null_memory_resource()};
+  checked_resource checker{&arena};
+  checker.set_quiet(true);
+  const arena_mark start = arena.mark();
+  checker.deallocate(checker.allocate(32, 8), 32, 8);
+  ASSERT_EQ(checker.quarantined_blocks(), 1u);
+  arena.rewind(start);
+  void* p = checker.allocate(64, 64);
+  EXPECT_EQ(checker.misuse_count(misuse_kind::reissued_live_block), 1u) << checker.last_misuse();
+  EXPECT_EQ(checker.quarantined_blocks(), 0u) << "its record went with its memory";
+  checker.deallocate(p, 64, 64);
+  EXPECT_EQ(checker.total_misuses(), 1u) << checker.last_misuse();
+}
+
 // Review defect 4: check every guard now, not only at each block's free.
 TEST(checked_resource_review, check_all_guards_finds_damage_in_live_blocks_once) {
   checked_resource checker{test_heap()};
