@@ -1,13 +1,16 @@
 // The recorder's map from live pointer to block (thread index, id): 16 shards of open addressing
 // with linear probing and backward-shift deletion, each behind a spin lock that is only taken once
-// the table is shared (set_shared: a second thread records). Neighbouring blocks get neighbouring
-// slots, so a heap's working set stays in few cache lines. Memory comes from mmap, never from
+// the table is shared (set_shared: a second thread records). One multiplicative (Fibonacci) hash
+// of the address gives the shard from its top bits and the home slot from the bits below them, so
+// the two never depend on the same address digits: a heap's consecutive blocks spread evenly over
+// shards and slots, and probes stay short at any size. Memory comes from mmap, never from
 // malloc, so the table can be used inside malloc.
 #pragma once
 
 #include <sched.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -56,6 +59,17 @@ class block_table {
     return true;
   }
 
+  /// The longest distance, in slots, from a live key's home slot to where it sits: what the worst
+  /// lookup walks. Not locked: for tests and diagnostics of an idle table.
+  std::size_t longest_probe() const noexcept {
+    std::size_t longest = 0;
+    for (const shard& s : shards_)
+      for (std::size_t i = 0; i < s.capacity(); ++i)
+        if (s.slots[i].key != 0)
+          longest = std::max(longest, (i - start(s.slots[i].key, s.mask)) & s.mask);
+    return longest;
+  }
+
   bool find(std::uintptr_t key, std::uint64_t& value) noexcept {
     shard& s = shard_of(key);
     lock_guard g(s, shared());
@@ -102,17 +116,15 @@ class block_table {
   static constexpr std::size_t shard_bits = 4;
   static constexpr std::size_t initial_slots = 256;
 
-  // Blocks are 16-byte aligned: key >> 4 numbers them. Folding in the 4 KiB and 1 MiB digits
-  // spreads page-aligned blocks; the shard is chosen by page.
-  static std::size_t mix(std::uintptr_t key) noexcept {
-    const std::uintptr_t x = key >> 4;
-    return static_cast<std::size_t>(x ^ (x >> 8) ^ (x >> 16));
+  // Blocks are 16-byte aligned: key >> 4 numbers them. The product's top bits mix every bit of
+  // the address; the shard takes the top `shard_bits`, the home slot the next ones.
+  static std::uint64_t hash(std::uintptr_t key) noexcept {
+    return static_cast<std::uint64_t>(key >> 4) * 0x9E3779B97F4A7C15ull;
   }
-  shard& shard_of(std::uintptr_t key) noexcept {
-    return shards_[((key >> 12) ^ (key >> 20)) & ((std::size_t{1} << shard_bits) - 1)];
-  }
+  shard& shard_of(std::uintptr_t key) noexcept { return shards_[hash(key) >> (64 - shard_bits)]; }
   static std::size_t start(std::uintptr_t key, std::size_t mask) noexcept {
-    return mix(key) & mask;
+    const int slot_bits = __builtin_popcountll(mask);
+    return static_cast<std::size_t>((hash(key) << shard_bits) >> (64 - slot_bits));
   }
 
   static bool grow(shard& s) noexcept {

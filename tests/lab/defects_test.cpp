@@ -251,6 +251,7 @@ TEST_F(Defects, RunWithoutStdExplains) {
                         " --no-placement-check --out " + (dir_ / "r").string() + allow_debug());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("add std to --strategies"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("std p50"), std::string::npos) << "an empty table: " << o.out;
   EXPECT_NE(read_file(dir_ / "r" / "latest" / "report.md").find("Add `std` to `--strategies`"),
             std::string::npos);
 }

@@ -131,9 +131,14 @@ TEST_F(ReplayCommand, AdviseCitesTheReplaysFigures) {
         std::string("only glibc was replayed"), std::string("size classes (log2) cover"),
         std::string("multipool_options{.max_block_size = "),
         std::string("replayed through alloclab_multipool: "),
-        fmt::format("replayed through that arena: {:.2f}x", arena_ratio),
+        std::string("replayed through that arena: "),
         std::string("the monotonic footprint, 186.9 MiB")})
     EXPECT_NE(o.out.find(text), std::string::npos) << text << "\n" << o.out;
+  // The arena's ratio, printed with the digits its interval supports (2 to 3 decimals here).
+  const std::size_t at = o.out.find("replayed through that arena: ");
+  ASSERT_NE(at, std::string::npos) << o.out;
+  const double printed = std::stod(o.out.substr(at + 29));
+  EXPECT_NEAR(printed, arena_ratio, 0.006) << o.out;
 }
 
 TEST_F(ReplayCommand, BadInputIsOneLineAndExit2) {

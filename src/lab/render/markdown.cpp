@@ -467,7 +467,13 @@ std::string render_headline(const json& r) {
     name_width = std::max(name_width, w["name"].get<std::string>().size());
     if (is_lab(w) && first == nullptr) first = &w;
   }
-  if (first != nullptr) {
+  const bool any_ratio =
+      std::any_of(r["workloads"].begin(), r["workloads"].end(), has_baseline_timing);
+  if (first != nullptr && !any_ratio)
+    out += fmt::format(
+        "no speed table: this run has no timed {} cell to divide by; add std to --strategies\n",
+        baseline_name(*first));
+  if (first != nullptr && any_ratio) {
     std::vector<std::string> columns;
     for (const auto& c : (*first)["cells"])
       if (!is_baseline(*first, c) && !is_twin(c)) columns.push_back(cell_label(c, with_malloc));
@@ -475,9 +481,6 @@ std::string render_headline(const json& r) {
         "speed vs {} at p50 (baseline p50 / cell p50, >1 = faster; ** p<0.01, * p<0.05, ! = the "
         "cell has a warning, listed below; intervals in report.md)\n",
         with_malloc ? baseline_name(*first) : "std");
-    if (std::none_of(r["workloads"].begin(), r["workloads"].end(), has_baseline_timing))
-      out += fmt::format("no ratios: this run has no timed {} cell; add std to --strategies\n",
-                         baseline_name(*first));
     out +=
         fmt::format("{:<{}}  {:>9}", "workload", name_width, with_malloc ? "base p50" : "std p50");
     for (std::size_t i = 0; i < columns.size(); ++i)

@@ -46,7 +46,8 @@ class node_pool_source final : public strategy_instance {
  public:
   explicit node_pool_source(const workload_footprint& f)
       : buffer_(capacity_for(f)),
-        pool_(f.largest_request, buffer_.data(), buffer_.size(), refusing_options()) {}
+        pool_(f.largest_request, alloclab::fixed_buffer{buffer_.data(), buffer_.size()},
+              refusing_options()) {}
   allocator_kind kind() const override { return allocator_kind::polymorphic; }
   std::pmr::memory_resource* resource() override { return &pool_; }
   std::uint64_t upstream_fallbacks() const override { return pool_.oversize_allocations(); }
