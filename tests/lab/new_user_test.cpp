@@ -245,6 +245,7 @@ TEST(RatioText, DigitsFollowTheInterval) {
   EXPECT_EQ(ratio_with_interval(1.0312, 1.0301, 1.0339, "x"), "1.031x [1.030–1.034]");
   EXPECT_EQ(ratio_with_interval(1.07, 1.07, 1.07), "1.07× (one repetition per side: no interval)");
   EXPECT_EQ(ratio_with_interval(1.07, std::nullopt, std::nullopt), "1.07× (no interval)");
+  EXPECT_EQ(ratio_with_interval(0.134, 0.1, 0.3, "x"), "0.13x [0.10–0.30]");
 }
 
 TEST(Progress, LinesFitTheTerminal) {

@@ -10,7 +10,7 @@ namespace alloclab::lab {
 int ratio_decimals(double width) {
   if (!(width > 0)) return 2;
   if (width >= 1) return -1;
-  return std::clamp(static_cast<int>(-std::floor(std::log10(width))), 1, 3);
+  return std::clamp(static_cast<int>(-std::floor(std::log10(width))), 2, 3);
 }
 
 namespace {

@@ -13,8 +13,8 @@ namespace alloclab::lab {
 std::string ratio_with_interval(double value, std::optional<double> low, std::optional<double> high,
                                 const char* sign = "×");
 
-// The decimals a ratio is printed with when its interval is `width` wide: 1 to 3, or -1 for
-// two significant figures (width 1 or more).
+// The decimals a ratio is printed with when its interval is `width` wide: 2, 3 for an interval
+// narrower than 0.01, or -1 for two significant figures (width 1 or more).
 int ratio_decimals(double width);
 
 }  // namespace alloclab::lab
