@@ -12,8 +12,9 @@
 // Each thread encodes its events into its own 64 KiB buffer and writes it, compressed, as one
 // chunk when full, at thread exit and at process exit. Nothing on the hot path allocates or takes
 // a lock other than the block table's shard lock. The trace is also finished (footer written)
-// before the recorded process calls execve (or execv, execvp, execvpe), and at a fatal signal (SIGABRT, SIGSEGV, SIGTERM,
-// SIGINT... whose disposition was the default), after which the signal is raised again.
+// before the recorded process calls execve (or execv, execvp, execvpe); at a fatal signal
+// (SIGABRT, SIGSEGV, SIGTERM... whose disposition was the default), after which the signal is
+// raised again; and before the process kills itself (kill, raise) with a signal that ends it.
 //
 // Status lines (one write each):
 //   recording PID        this image records (the first of the recorded pid)
@@ -541,15 +542,16 @@ void on_fork_child() noexcept {
 
 void on_fatal_signal(int signal) noexcept;
 
-// Fatal signals left at their default action get a handler that finishes the trace first.
+// Fatal signals left at their default action get a handler that finishes the trace first. Not
+// SIGINT: a program may look at its disposition (python raises KeyboardInterrupt only when it
+// finds SIG_DFL); kill and raise below cover a program that ends itself with it.
 void finish_at_fatal_signals() noexcept {
-  for (const int signal :
-       {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
+  for (const int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM, SIGHUP, SIGQUIT}) {
     struct sigaction existing {};
     if (sigaction(signal, nullptr, &existing) != 0 || existing.sa_handler != SIG_DFL) continue;
     struct sigaction handler {};
     handler.sa_handler = on_fatal_signal;
-    handler.sa_flags = SA_RESETHAND | SA_ONSTACK;
+    handler.sa_flags = static_cast<int>(SA_RESETHAND | SA_ONSTACK);
     sigfillset(&handler.sa_mask);
     sigaction(signal, &handler, nullptr);
   }
@@ -668,6 +670,49 @@ void on_fatal_signal(int signal) noexcept {
   }
   errno = saved;
   raise(signal);
+}
+
+// Whether `signal`, sent to this process now, ends it without running any handler.
+bool ends_process(int signal) noexcept {
+  switch (signal) {
+    case SIGHUP:
+    case SIGINT:
+    case SIGQUIT:
+    case SIGILL:
+    case SIGTRAP:
+    case SIGABRT:
+    case SIGBUS:
+    case SIGFPE:
+    case SIGKILL:
+    case SIGUSR1:
+    case SIGSEGV:
+    case SIGUSR2:
+    case SIGPIPE:
+    case SIGALRM:
+    case SIGTERM:
+    case SIGXCPU:
+    case SIGXFSZ:
+    case SIGSYS:
+      break;
+    default:
+      return false;
+  }
+  struct sigaction action {};
+  sigset_t blocked;
+  if (sigaction(signal, nullptr, &action) != 0 ||
+      pthread_sigmask(SIG_BLOCK, nullptr, &blocked) != 0)
+    return false;
+  return signal == SIGKILL || (action.sa_handler == SIG_DFL && !sigismember(&blocked, signal));
+}
+
+// A program that kills itself (python re-raises SIGINT so after KeyboardInterrupt, with SIG_DFL):
+// the trace is finished first.
+void finish_before_own_signal(int signal) noexcept {
+  if (!is_recorded_process() || !recording.load(std::memory_order_acquire) || inside ||
+      !ends_process(signal))
+    return;
+  finish_recording();
+  report("signal-flushed", signal);
 }
 
 // Before an exec: the new image replaces this one without running its destructors.
@@ -832,6 +877,18 @@ ALLOCLAB_EXPORT __attribute__((noreturn)) void _Exit(int status) {
 // records nothing. (glibc's execl* call its internal execve and are not seen.)
 using exec_with_env = int(const char*, char* const[], char* const[]);
 using exec_without_env = int(const char*, char* const[]);
+
+ALLOCLAB_EXPORT int kill(pid_t pid, int signal) noexcept {
+  if (pid == recorded_pid) finish_before_own_signal(signal);
+  static auto* next_kill = next_function<int(pid_t, int)>("kill");
+  return next_kill(pid, signal);
+}
+
+ALLOCLAB_EXPORT int raise(int signal) noexcept {
+  finish_before_own_signal(signal);
+  static auto* next_raise = next_function<int(int)>("raise");
+  return next_raise(signal);
+}
 
 ALLOCLAB_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   finish_before_exec();

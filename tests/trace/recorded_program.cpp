@@ -6,6 +6,8 @@
 //        trace_recorded_program kill      allocates 200000 blocks, then SIGKILLs itself
 //        trace_recorded_program fork      a forked child allocates 1000 blocks of 7777 bytes
 //        trace_recorded_program abort     allocates 5000 blocks of 4321 bytes, then abort()s
+//        trace_recorded_program interrupt allocates 5000 blocks of 4321 bytes, then ends itself
+//                                         with SIGINT as python does after KeyboardInterrupt
 //        trace_recorded_program wait      allocates 5000 blocks of 4321 bytes, prints
 //                                         "ready PID", then sleeps (up to 120 s) until a signal
 //
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -109,7 +112,7 @@ int threads() {
 int killed() {
   for (int i = 0; i < 200000; ++i) static_cast<volatile char*>(std::malloc(16))[0] = 1;
   std::fflush(stdout);
-  raise(SIGKILL);
+  syscall(SYS_kill, getpid(), SIGKILL);  // as from outside: no chance to finish the trace
   return 0;
 }
 
@@ -139,6 +142,13 @@ int aborted() {
   std::abort();
 }
 
+int interrupted() {
+  allocate_known_blocks();
+  std::signal(SIGINT, SIG_DFL);
+  kill(getpid(), SIGINT);
+  return 0;
+}
+
 int waiting() {
   allocate_known_blocks();
   std::printf("ready %ld\n", static_cast<long>(getpid()));
@@ -155,7 +165,8 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "kill") == 0) return killed();
   if (std::strcmp(mode, "fork") == 0) return forked();
   if (std::strcmp(mode, "abort") == 0) return aborted();
+  if (std::strcmp(mode, "interrupt") == 0) return interrupted();
   if (std::strcmp(mode, "wait") == 0) return waiting();
-  std::fprintf(stderr, "usage: %s threads|kill|fork|abort|wait\n", argv[0]);
+  std::fprintf(stderr, "usage: %s threads|kill|fork|abort|interrupt|wait\n", argv[0]);
   return 2;
 }

@@ -13,6 +13,7 @@
 //              a symlink is followed; an old trace survives a failed preload
 //                                                   -> RecordOutput.*
 //   record: program aborted -> flushed, told, 128+N -> Recorder.AbortedProgramIsFlushedAndTold
+//   record: program ends itself by SIGINT -> flushed -> Recorder.ProgramEndingItselfWithSigintIsFlushed
 //   record: trace write fails (ulimit -f) -> exit 1 -> Recorder.TraceWriteFailureIsToldAndNonZero
 //   record: SIGTERM is forwarded, no orphan         -> Recorder.SigtermIsForwardedToTheProgram
 //   record: exec'd images are counted and told      -> Recorder.UnrecordedImagesAreTold
@@ -291,6 +292,18 @@ TEST_F(Recorder, AbortedProgramIsFlushedAndTold) {
   t.for_each_event(
       [&](const event& e) { known += e.kind == event_kind::malloc && e.value == 4321; });
   EXPECT_EQ(known, 5000u) << "the recorder did not flush when the program aborted";
+  EXPECT_FALSE(t.truncated());
+}
+
+TEST_F(Recorder, ProgramEndingItselfWithSigintIsFlushed) {
+  const outcome o = record(std::string(TRACE_RECORDED_PROGRAM) + " interrupt");
+  EXPECT_EQ(o.exit_code, 128 + SIGINT) << o.err;
+  EXPECT_NE(o.err.find("finished its trace at the signal"), std::string::npos) << o.err;
+  const trace_file t(trace_path().string());
+  std::uint64_t known = 0;
+  t.for_each_event(
+      [&](const event& e) { known += e.kind == event_kind::malloc && e.value == 4321; });
+  EXPECT_EQ(known, 5000u);
   EXPECT_FALSE(t.truncated());
 }
 
