@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -82,10 +83,13 @@ class connection_threads : public httplib::TaskQueue {
     tasks_.push_back({std::move(fn), open_ >= limit_});
     ++open_;
     if (tasks_.size() > idle_ && threads_.size() < max_threads_) {
-      threads_.emplace_back([this] { work(); });
-    } else {
-      ready_.notify_one();
+      try {
+        threads_.emplace_back([this] { work(); });
+        return;
+      } catch (const std::system_error&) {  // no thread to be had: it waits for one
+      }
     }
+    ready_.notify_one();
   }
 
   // Runs what is queued (httplib has stopped listening: those connections close at once).

@@ -152,7 +152,7 @@ std::variant<output_target, std::string> prepare_output(const std::string& reque
   return output_target{*target, partial};
 }
 
-/// What the recorder's status lines (trace_commands.hpp) told about the run.
+/// What the recorder's status lines (src/record/recorder.cpp) told about the run.
 struct recorder_news {
   int images = 0;          ///< images that loaded the recorder
   int unrecorded = 0;      ///< of which recorded nothing
