@@ -6,16 +6,32 @@
 //   ALLOCLAB_RECORD_PID   record only in the process with this pid (not in exec'd descendants)
 //   ALLOCLAB_RECORD_TIMESTAMPS=0  no timestamp or RSS events
 //   ALLOCLAB_RECORD_ZSTD  zstd level for chunks (default 1; 0 = stored raw)
+//   ALLOCLAB_RECORD_STATUS_FD  a pipe to `alloclab record`; every process image that loads the
+//                         recorder tells it one line (below), so that record can say what happened
 //
 // Each thread encodes its events into its own 64 KiB buffer and writes it, compressed, as one
 // chunk when full, at thread exit and at process exit. Nothing on the hot path allocates or takes
-// a lock other than the block table's shard lock.
+// a lock other than the block table's shard lock. The trace is also finished (footer written)
+// before the recorded process calls execve (or execv, execvp, execvpe); at a fatal signal
+// (SIGABRT, SIGSEGV, SIGTERM... whose disposition was the default), after which the signal is
+// raised again; and before the process kills itself (kill, raise) with a signal that ends it.
+//
+// Status lines (one write each):
+//   recording PID        this image records (the first of the recorded pid)
+//   image PID            an image that records nothing (an exec'd descendant or successor)
+//   exec PID             the recorded process called execve (execv, execvp, execvpe): the
+//                        trace ends there
+//   write-failed ERRNO   a chunk could not be written: the trace is damaged
+//   signal-flushed SIG   the trace was finished at a fatal signal
+//   signal-lost SIG      a fatal signal came while the recorder itself ran: buffers were lost
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <linux/membarrier.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -24,8 +40,9 @@
 #include <zstd.h>
 
 #include <atomic>
-#include <new>
 #include <cerrno>
+#include <initializer_list>
+#include <new>
 #include <cstdlib>
 #include <cstring>
 
@@ -134,6 +151,7 @@ struct thread_state {
   std::uint64_t events = 0;
   thread_state* next_state = nullptr;
   std::uint8_t* cursor = nullptr;
+  std::uint8_t* committed = nullptr;  ///< end of the last whole event (a signal may cut one)
   std::uint8_t buffer[fmt::max_chunk_raw_bytes];
 };
 
@@ -146,6 +164,8 @@ std::atomic<bool> recording{false};
 bool timestamps = true;
 int zstd_level = 1;
 int trace_fd = -1;
+int status_fd = -1;
+long recorded_pid = 0;
 std::uint64_t start_monotonic_ns = 0;
 pthread_key_t thread_key;
 pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;  // the fd, the zstd context, the list
@@ -187,14 +207,56 @@ void* map_memory(std::size_t bytes) noexcept {
   return p == MAP_FAILED ? nullptr : p;
 }
 
+// One status line "WORD NUMBER\n" to alloclab record (async-signal-safe).
+void report(const char* word, long number) noexcept {
+  if (status_fd < 0) return;
+  char line[64];
+  std::size_t n = 0;
+  while (*word != '\0' && n < 40) line[n++] = *word++;
+  line[n++] = ' ';
+  char digits[24];
+  std::size_t d = 0;
+  unsigned long value =
+      number < 0 ? 0ul - static_cast<unsigned long>(number) : static_cast<unsigned long>(number);
+  do {
+    digits[d++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  if (number < 0) line[n++] = '-';
+  while (d > 0) line[n++] = digits[--d];
+  line[n++] = '\n';
+  const int saved = errno;
+  [[maybe_unused]] const ssize_t ignored = write(status_fd, line, n);
+  errno = saved;
+}
+
+bool is_recorded_process() noexcept {
+  return recorded_pid != 0 && syscall(SYS_getpid) == recorded_pid;
+}
+
+// writev of every part. SIGXFSZ (a write past `ulimit -f`) is blocked and taken back, so that the
+// recorder's write fails with EFBIG instead of killing the program.
 bool write_all(const iovec* parts, int count) noexcept {
+  sigset_t file_size, previous;
+  sigemptyset(&file_size);
+  sigaddset(&file_size, SIGXFSZ);
+  pthread_sigmask(SIG_BLOCK, &file_size, &previous);
   iovec v[2];
   std::memcpy(v, parts, sizeof(iovec) * static_cast<std::size_t>(count));
   int first = 0;
   while (first < count) {
     const ssize_t n = writev(trace_fd, v + first, count - first);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    if (n <= 0) {
+      const int error = n == 0 ? EIO : errno;
+      if (error == EFBIG && !sigismember(&previous, SIGXFSZ)) {
+        const timespec now{};
+        sigtimedwait(&file_size, nullptr, &now);
+      }
+      pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+      errno = error;
+      return false;
+    }
     std::size_t left = static_cast<std::size_t>(n);
     while (first < count && left >= v[first].iov_len) left -= v[first++].iov_len;
     if (first < count) {
@@ -202,6 +264,7 @@ bool write_all(const iovec* parts, int count) noexcept {
       v[first].iov_len -= left;
     }
   }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   return true;
 }
 
@@ -238,6 +301,7 @@ void write_chunk(std::uint32_t thread, std::uint32_t sequence, fmt::chunk_kind k
   h.checksum = fmt::checksum(stored, stored_bytes);
   const iovec parts[2] = {{&h, sizeof h}, {const_cast<std::uint8_t*>(stored), stored_bytes}};
   if (!write_all(parts, 2)) {
+    report("write-failed", errno);
     close(trace_fd);  // a half-written chunk ends the trace; the reader reports it
     trace_fd = -1;
   }
@@ -252,7 +316,7 @@ __attribute__((noinline)) void flush(thread_state& st) noexcept {
   write_chunk(st.index, st.sequence++, fmt::chunk_kind::events, st.buffer, bytes);
   pthread_mutex_unlock(&write_lock);
   inside = was_inside;
-  st.cursor = st.buffer;
+  st.cursor = st.committed = st.buffer;
 }
 
 ALLOCLAB_HOT void put(thread_state& st, std::uint64_t v) noexcept {
@@ -299,6 +363,8 @@ ALLOCLAB_HOT void event_done(thread_state& st) noexcept {
   ++st.events;
   if (--st.clock_countdown == 0) take_timestamp(st);
   if (st.cursor >= st.buffer + fmt::chunk_capacity) flush(st);
+  std::atomic_signal_fence(std::memory_order_release);
+  st.committed = st.cursor;
 }
 
 bool membarrier_ready = false;
@@ -325,6 +391,7 @@ thread_state* new_thread_state() noexcept {
   put_op(*st, fmt::op::thread_start);
   put(*st, static_cast<std::uint64_t>(syscall(SYS_gettid)));
   put(*st, st->last_us);
+  st->committed = st->cursor;
   inside = true;
   pthread_setspecific(thread_key, st);  // may allocate
   pthread_mutex_lock(&write_lock);
@@ -473,19 +540,50 @@ void on_fork_child() noexcept {
   std::memcpy(&write_lock, &fresh, sizeof fresh);
 }
 
+void on_fatal_signal(int signal) noexcept;
+
+// Fatal signals left at their default action get a handler that finishes the trace first. Not
+// SIGINT: a program may look at its disposition (python raises KeyboardInterrupt only when it
+// finds SIG_DFL); kill and raise below cover a program that ends itself with it.
+void finish_at_fatal_signals() noexcept {
+  for (const int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM, SIGHUP, SIGQUIT}) {
+    struct sigaction existing {};
+    if (sigaction(signal, nullptr, &existing) != 0 || existing.sa_handler != SIG_DFL) continue;
+    struct sigaction handler {};
+    handler.sa_handler = on_fatal_signal;
+    handler.sa_flags = static_cast<int>(SA_RESETHAND | SA_ONSTACK);
+    sigfillset(&handler.sa_mask);
+    sigaction(signal, &handler, nullptr);
+  }
+}
+
+// The trace file, opened for this image; -1 when another image of this process wrote it already.
+int open_trace(const char* path) noexcept {
+  const int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  struct stat st {};
+  if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_size != 0)) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 void start_recording() noexcept {
   if (!ready()) return;
   const char* path = getenv("ALLOCLAB_RECORD_FILE");
   if (path == nullptr || *path == '\0') return;
-  if (const char* pid = getenv("ALLOCLAB_RECORD_PID"); pid != nullptr) {
-    if (std::strtol(pid, nullptr, 10) != static_cast<long>(getpid())) return;
+  if (const char* fd = getenv("ALLOCLAB_RECORD_STATUS_FD"); fd != nullptr)
+    status_fd = static_cast<int>(std::strtol(fd, nullptr, 10));
+  const long pid = static_cast<long>(getpid());
+  if (const char* wanted = getenv("ALLOCLAB_RECORD_PID"); wanted != nullptr) {
+    if (std::strtol(wanted, nullptr, 10) != pid) return report("image", pid);
   }
   if (const char* t = getenv("ALLOCLAB_RECORD_TIMESTAMPS"); t != nullptr) timestamps = *t != '0';
   if (const char* z = getenv("ALLOCLAB_RECORD_ZSTD"); z != nullptr) {
     zstd_level = static_cast<int>(std::strtol(z, nullptr, 10));
   }
-  trace_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-  if (trace_fd < 0) return;
+  trace_fd = open_trace(path);
+  if (trace_fd < 0) return report("image", pid);
   membarrier_ready = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
   if (!membarrier_ready) blocks.set_shared();
 
@@ -505,13 +603,17 @@ void start_recording() noexcept {
   }
   h.command_bytes = static_cast<std::uint32_t>(command_bytes);
   const iovec parts[2] = {{&h, sizeof h}, {command, command_bytes}};
-  if (!write_all(parts, 2)) return;
+  if (!write_all(parts, 2)) return report("write-failed", errno);
 
   inside = true;
   const bool keyed = pthread_key_create(&thread_key, on_thread_exit) == 0;
   pthread_atfork(nullptr, nullptr, on_fork_child);
   inside = false;
-  if (keyed) recording.store(true, std::memory_order_release);
+  if (!keyed) return;
+  recorded_pid = pid;
+  report("recording", pid);
+  finish_at_fatal_signals();
+  recording.store(true, std::memory_order_release);
 }
 
 // At exit: stop, flush every thread that is not inside an event, write the footer.
@@ -529,6 +631,7 @@ void finish_recording() noexcept {
     const bool quiet = st == current || (membarrier_ready && st->busy.load() == 0);
     if (!st->ended && quiet) {
       if (st != current) ++alive;
+      st->cursor = st->committed;  // a signal may have come in the middle of an event
       end_thread(*st);
     } else if (!st->ended) {
       ++busy;
@@ -550,6 +653,78 @@ void finish_recording() noexcept {
   trace_fd = -1;
   pthread_mutex_unlock(&write_lock);
   inside = false;
+}
+
+// A fatal signal: finish the trace unless the recorder itself was interrupted (it may hold the
+// write lock), then die of the signal (SA_RESETHAND restored the default action).
+void on_fatal_signal(int signal) noexcept {
+  const int saved = errno;
+  if (is_recorded_process() && recording.load(std::memory_order_acquire)) {
+    if (inside) {
+      report("signal-lost", signal);
+    } else {
+      zstd_level = 0;  // stored raw: compressing could allocate inside a broken malloc
+      finish_recording();
+      report("signal-flushed", signal);
+    }
+  }
+  errno = saved;
+  raise(signal);
+}
+
+// Whether `signal`, sent to this process now, ends it without running any handler.
+bool ends_process(int signal) noexcept {
+  switch (signal) {
+    case SIGHUP:
+    case SIGINT:
+    case SIGQUIT:
+    case SIGILL:
+    case SIGTRAP:
+    case SIGABRT:
+    case SIGBUS:
+    case SIGFPE:
+    case SIGKILL:
+    case SIGUSR1:
+    case SIGSEGV:
+    case SIGUSR2:
+    case SIGPIPE:
+    case SIGALRM:
+    case SIGTERM:
+    case SIGXCPU:
+    case SIGXFSZ:
+    case SIGSYS:
+      break;
+    default:
+      return false;
+  }
+  struct sigaction action {};
+  sigset_t blocked;
+  if (sigaction(signal, nullptr, &action) != 0 ||
+      pthread_sigmask(SIG_BLOCK, nullptr, &blocked) != 0)
+    return false;
+  return signal == SIGKILL || (action.sa_handler == SIG_DFL && !sigismember(&blocked, signal));
+}
+
+// A program that kills itself (python re-raises SIGINT so after KeyboardInterrupt, with SIG_DFL):
+// the trace is finished first.
+void finish_before_own_signal(int signal) noexcept {
+  if (!is_recorded_process() || !recording.load(std::memory_order_acquire) || inside ||
+      !ends_process(signal))
+    return;
+  finish_recording();
+  report("signal-flushed", signal);
+}
+
+// Before an exec: the new image replaces this one without running its destructors.
+void finish_before_exec() noexcept {
+  if (!is_recorded_process() || !recording.load(std::memory_order_acquire)) return;
+  finish_recording();
+  report("exec", recorded_pid);
+}
+
+template <class F>
+F* next_function(const char* name) noexcept {
+  return reinterpret_cast<F*>(dlsym(RTLD_NEXT, name));
 }
 
 __attribute__((constructor(101))) void on_load() noexcept {
@@ -683,9 +858,10 @@ ALLOCLAB_EXPORT void* pvalloc(size_t size) noexcept {
   return p;
 }
 
-// A program that ends with _exit (shells do) runs no destructors: finish the trace first.
+// A program that ends with _exit (shells do) runs no destructors: finish the trace first (not in
+// a vfork child, which shares the recorded process's memory).
 ALLOCLAB_EXPORT __attribute__((noreturn)) void _exit(int status) {
-  finish_recording();
+  if (is_recorded_process()) finish_recording();
   static auto* next_exit = reinterpret_cast<void (*)(int)>(dlsym(RTLD_NEXT, "_exit"));
   if (next_exit != nullptr) next_exit(status);
   syscall(SYS_exit_group, status);
@@ -694,6 +870,48 @@ ALLOCLAB_EXPORT __attribute__((noreturn)) void _exit(int status) {
 
 ALLOCLAB_EXPORT __attribute__((noreturn)) void _Exit(int status) {
   _exit(status);
+}
+
+// The exec family replaces the image without running destructors (a shell runs its last command
+// so; env and other launchers exec theirs): the trace is finished first, and the new image
+// records nothing. (glibc's execl* call its internal execve and are not seen.)
+using exec_with_env = int(const char*, char* const[], char* const[]);
+using exec_without_env = int(const char*, char* const[]);
+
+ALLOCLAB_EXPORT int kill(pid_t pid, int signal) noexcept {
+  if (pid == recorded_pid) finish_before_own_signal(signal);
+  static auto* next_kill = next_function<int(pid_t, int)>("kill");
+  return next_kill(pid, signal);
+}
+
+ALLOCLAB_EXPORT int raise(int signal) noexcept {
+  finish_before_own_signal(signal);
+  static auto* next_raise = next_function<int(int)>("raise");
+  return next_raise(signal);
+}
+
+ALLOCLAB_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  finish_before_exec();
+  static auto* next_execve = next_function<exec_with_env>("execve");
+  return next_execve(path, argv, envp);
+}
+
+ALLOCLAB_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  finish_before_exec();
+  static auto* next_execvpe = next_function<exec_with_env>("execvpe");
+  return next_execvpe(file, argv, envp);
+}
+
+ALLOCLAB_EXPORT int execv(const char* path, char* const argv[]) {
+  finish_before_exec();
+  static auto* next_execv = next_function<exec_without_env>("execv");
+  return next_execv(path, argv);
+}
+
+ALLOCLAB_EXPORT int execvp(const char* file, char* const argv[]) {
+  finish_before_exec();
+  static auto* next_execvp = next_function<exec_without_env>("execvp");
+  return next_execvp(file, argv);
 }
 
 ALLOCLAB_EXPORT size_t malloc_usable_size(void* p) noexcept {

@@ -4,9 +4,20 @@
 //   seen by the server's /stats, generator stops by itself ... BoundedLoad.EveryGeneratorFinishesWithoutErrors
 //   a generator that is not installed is a failed result, not a crash
 //                                          ... BoundedLoad.MissingGeneratorIsAFailedResult
-//   run_open_loop with no server: a failed result counting what failed
+//   run_open_loop with no server: a failed result, at once
 //                                          ... BoundedLoad.OpenLoopWithNoServerIsAFailedResult
+//   `alloclab load` where every request fails: "ok": false, exit 1
+//                                          ... LoadCommand.FailureIsNotReportedAsSuccess
+//   NaN / infinite --rate and --duration: exit 2 ... LoadCommand.NonFiniteNumbersAreRefused
+//   --rate x --duration beyond memory, nothing listening: a failed result, no bad_alloc
+//                                          ... LoadCommand.HugeOpenLoopScheduleIsNotAllocated
+//   judge_success: no success or errors dominating -> not ok
+//                                          ... LoadJudgement.*
+#include <sys/wait.h>
+
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -67,7 +78,81 @@ TEST(BoundedLoad, OpenLoopWithNoServerIsAFailedResult) {
   // Port 1 on loopback: nothing listens there (connection refused at once).
   const load_result r = run_open_loop({"http://127.0.0.1:1/run", 20.0, 0.5, 2, std::nullopt});
   EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.error, "no request was answered (10 sent, 10 failed)");
+  EXPECT_EQ(r.error,
+            "http://127.0.0.1:1 does not answer (GET /healthz failed on every connection)");
+}
+
+TEST(LoadJudgement, NoSuccessOrDominatingErrorsIsNotOk) {
+  load_result none;
+  none.ok = true;
+  none.errors = 281509;
+  judge_success(none);
+  EXPECT_FALSE(none.ok);
+  EXPECT_EQ(none.error, "no request succeeded (0 answered, 281509 errors)");
+
+  load_result dominated;
+  dominated.ok = true;
+  dominated.requests = dominated.succeeded = 10;
+  dominated.errors = 11;
+  judge_success(dominated);
+  EXPECT_FALSE(dominated.ok);
+  EXPECT_EQ(dominated.error, "errors dominate: 11 errors against 10 successful requests");
+
+  load_result fine;
+  fine.ok = true;
+  fine.requests = fine.succeeded = 10;
+  fine.errors = 10;
+  judge_success(fine);
+  EXPECT_TRUE(fine.ok) << fine.error;
+}
+
+struct command_outcome {
+  int exit_code = -1;
+  std::string out;
+};
+
+command_outcome run_load(const std::string& args) {
+  const std::string out = "load_out_" + std::to_string(::getpid()) + ".json";
+  const std::string command = "env -u LD_PRELOAD timeout -s KILL 120 '" + binary() + "' load " +
+                              args + " >" + out + " 2>/dev/null";
+  const int status = std::system(command.c_str());
+  command_outcome o;
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::stringstream text;
+  text << std::ifstream(out).rdbuf();
+  o.out = text.str();
+  std::remove(out.c_str());
+  return o;
+}
+
+TEST(LoadCommand, FailureIsNotReportedAsSuccess) {
+  for (const std::string url : {"bogus", "http://127.0.0.1:1/run"}) {
+    const command_outcome o = run_load("--url " + url + " --duration 1");
+    EXPECT_EQ(o.exit_code, 1) << url << "\n" << o.out;
+    const auto doc = nlohmann::json::parse(o.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << o.out;
+    EXPECT_EQ(doc.at("ok"), false) << o.out;
+    EXPECT_EQ(doc.at("throughput_rps"), 0.0) << o.out;
+  }
+}
+
+TEST(LoadCommand, NonFiniteNumbersAreRefused) {
+  for (const std::string args : {"--generator open --rate nan", "--generator open --rate inf",
+                                 "--duration nan", "--duration -inf"}) {
+    EXPECT_EQ(run_load("--url http://127.0.0.1:1/run " + args).exit_code, 2) << args;
+  }
+}
+
+TEST(LoadCommand, HugeOpenLoopScheduleIsNotAllocated) {
+  // 3.6e10 requests: the client must neither reserve room for all their latencies up front
+  // nor try them one by one against a port where nothing listens.
+  const command_outcome o = run_load(
+      "--generator open --url http://127.0.0.1:1/run --rate 10000000 --duration 3600 "
+      "--connections 1");
+  EXPECT_EQ(o.exit_code, 1) << o.out;
+  const auto doc = nlohmann::json::parse(o.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << o.out;
+  EXPECT_EQ(doc.at("ok"), false);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 //   parse_hey_summary: percentiles, throughput, status codes and transport errors
 //                                          ... HeyParser.ReadsTheSummary, HeyParser.CountsErrors
 //                                          ... HeyParser.RejectsOtherText
+//   a run where nothing succeeded is a failure, with no throughput
+//                                          ... HeyParser.OnlyErrorsIsAFailure
 //   parse_wrk_report + wrk_report_script .. WrkParser.ReadsTheScriptsLine, WrkParser.RejectsOtherText
 //   parse_http_url ......................... HttpUrl.SplitsOriginAndTarget
 //   plan_pinning / allowed_cpus ............ Pinning.SeparateCoresWhenThereAreTwo
@@ -58,7 +60,29 @@ TEST(HeyParser, CountsErrors) {
   const load_result r = parse_hey_summary(text);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.requests, 290912u);
+  EXPECT_EQ(r.succeeded, 290900u);
   EXPECT_EQ(r.errors, 22u);
+  // hey's Requests/sec counts the 10 transport errors too; only the 290900 successes count here.
+  EXPECT_DOUBLE_EQ(r.throughput_rps, 29033.1234 * 290900 / 290922);
+}
+
+// `hey -z 1s bogus`: every request fails before it is sent.
+TEST(HeyParser, OnlyErrorsIsAFailure) {
+  const load_result r = parse_hey_summary(R"(
+Summary:
+  Total:	1.0114 secs
+  Slowest:	0.0000 secs
+  Fastest:	0.0000 secs
+  Average:	NaN secs
+  Requests/sec:	278323.1234
+
+Error distribution:
+  [281509]	Get "bogus": unsupported protocol scheme ""
+)");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "no request succeeded (0 answered, 281509 errors)");
+  EXPECT_EQ(r.errors, 281509u);
+  EXPECT_EQ(r.throughput_rps, 0.0);
 }
 
 TEST(HeyParser, RejectsOtherText) {
@@ -76,7 +100,7 @@ TEST(WrkParser, ReadsTheScriptsLine) {
   EXPECT_EQ(r.requests, 20000u);
   EXPECT_EQ(r.errors, 5u);
   EXPECT_DOUBLE_EQ(r.duration_s, 2.0);
-  EXPECT_DOUBLE_EQ(r.throughput_rps, 10000.0);
+  EXPECT_DOUBLE_EQ(r.throughput_rps, 9999.0);  // the 2 non-2xx responses do not count
   EXPECT_DOUBLE_EQ(*r.latency.p50_ms, 0.2);
   EXPECT_DOUBLE_EQ(*r.latency.p999_ms, 1.5);
   EXPECT_DOUBLE_EQ(*r.latency.mean_ms, 0.2505);

@@ -6,12 +6,19 @@
 //   garbage bytes ............................ Serving.GarbageBytesDoNotHurtIt
 //   oversized URL and headers ................ Serving.OversizedUrlAndHeadersAreRefused
 //   request body over the limit .............. Serving.OversizedBodyIsRefused
+//   Content-Length: -5 -> 400 ................ Serving.MalformedContentLengthIs400
+//   a refusal says close and closes, no Keep-Alive
+//                                          ... Serving.RefusalsCloseWithoutKeepAlive
 //   slowloris (half-sent, held open) ......... Serving.HalfSentRequestsAreDroppedAfterTheReadTimeout
 //   every test above ends with ............... expect_still_serving (healthz + /run checksum)
 //   SIGTERM / SIGINT stop it, exit 0 ......... Lifecycle.SigtermAndSigintStopItCleanly
 //   a request in flight at SIGTERM finishes .. Lifecycle.RequestInFlightAtSigtermIsAnswered
+//   no --workload/--strategy: request_mix/std  Lifecycle.VariantDefaultsToRequestMixWithStd
+//   idle connections do not starve /healthz .. Connections.IdleConnectionsDoNotStarveHealthz
+//   over --threads connections: 503 + close, /healthz still answered
+//                                          ... Connections.OverTheLimitIs503AndHealthzStillAnswers
 //   port in use -> exit 2, one line .......... Lifecycle.PortInUseIsExit2WithOneLine
-//   bad arguments -> exit 2 .................. Lifecycle.BadArgumentsAreExit2
+//   bad arguments (NaN, --seed -1 ...) -> exit 2 ... Lifecycle.BadArgumentsAreExit2
 //   --malloc: re-executed under it, proven live, same checksum
 //                                          ... Lifecycle.MallocIsPreloadedAndProvenLive
 //   --malloc not installed -> exit 2 ......... Lifecycle.MallocNotInstalledIsExit2
@@ -176,6 +183,27 @@ TEST_F(Serving, OversizedBodyIsRefused) {
   EXPECT_EQ(r.status, 413) << r.text.substr(0, 200);
 }
 
+TEST_F(Serving, MalformedContentLengthIs400) {
+  for (const char* length : {"-5", "12abc"}) {
+    const reply r = send_request(port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                                             std::string(length) + "\r\n\r\n");
+    EXPECT_TRUE(r.closed) << length;
+    EXPECT_EQ(r.status, 400) << length << "\n" << r.text;
+    EXPECT_NE(r.body().find("malformed Content-Length"), std::string::npos) << r.text;
+  }
+}
+
+TEST_F(Serving, RefusalsCloseWithoutKeepAlive) {
+  // A keep-alive request (no "Connection: close") with a body: refused, and the connection ends.
+  const reply r =
+      send_request(port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc", 20s);
+  EXPECT_EQ(r.status, 413) << r.text;
+  EXPECT_TRUE(r.closed) << "the refused connection stayed open";
+  const std::string head = r.text.substr(0, r.text.find("\r\n\r\n"));
+  EXPECT_NE(head.find("Connection: close"), std::string::npos) << head;
+  EXPECT_EQ(head.find("Keep-Alive"), std::string::npos) << head;
+}
+
 TEST_F(Serving, HalfSentRequestsAreDroppedAfterTheReadTimeout) {
   // Fewer held connections than server threads: the others keep serving meanwhile.
   std::vector<std::unique_ptr<connection>> held;
@@ -207,18 +235,30 @@ TEST(Lifecycle, SigtermAndSigintStopItCleanly) {
 }
 
 TEST(Lifecycle, RequestInFlightAtSigtermIsAnswered) {
-  auto server = start_server();
+  auto server = start_server({"--read-timeout", "60"});
   connection c(server->port());
   ASSERT_TRUE(c.connected());
   // A first request makes the connection the server's own (accepted, on a thread)...
   c.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
   std::string first;
   ASSERT_TRUE(c.read_until(first, "ok\n", 20s)) << first;
-  // ...the second is half sent when SIGTERM arrives, and completed afterwards.
+  // ...the second is half sent, and read by the server (its end of the connection holds no
+  // unread byte) when SIGTERM arrives; it is completed once the server is stopping: its
+  // listening socket is closed (a new connection is refused).
   c.send("GET " + run_target() + " HTTP/1.1\r\nHost: x\r\n");
-  std::this_thread::sleep_for(100ms);
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (unread_by_server(server->port(), c.local_port()) != 0 &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(5ms);
+  ASSERT_EQ(unread_by_server(server->port(), c.local_port()), 0) << "the server never read it";
   ::kill(server->pid(), SIGTERM);
-  std::this_thread::sleep_for(200ms);
+  bool stopping = false;
+  while (!stopping && std::chrono::steady_clock::now() < deadline) {
+    stopping = !connection(server->port()).connected();
+    if (!stopping) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_TRUE(stopping) << "the server never stopped listening after SIGTERM";
+  ASSERT_TRUE(server->running()) << server->output();
   c.send("\r\n");
   std::string second;
   EXPECT_TRUE(c.read_until(second, "checksum", 20s)) << second;
@@ -227,9 +267,58 @@ TEST(Lifecycle, RequestInFlightAtSigtermIsAnswered) {
   EXPECT_EQ(exit.exit_code, 0) << server->output();
 }
 
+TEST(Lifecycle, VariantDefaultsToRequestMixWithStd) {
+  const auto server = start_serve({});
+  const json stats = json::parse(get(server->port(), "/stats").body());
+  EXPECT_EQ(stats.at("workload"), "request_mix");
+  EXPECT_EQ(stats.at("strategy"), "std");
+  EXPECT_EQ(get(server->port(), run_target("request_mix", "std")).status, 200);
+}
+
+// ---- many connections (loopback, a bounded number of sockets) ----
+
+TEST(Connections, IdleConnectionsDoNotStarveHealthz) {
+  // Idle connections, more than the server serves at once, stay open as long as the keep-alive
+  // allows (60 s here): none may hold up the health check. The 20 s bound only stops a hung test.
+  auto server = start_server({"--keep-alive", "60", "--threads", "16"});
+  std::vector<std::unique_ptr<connection>> idle;
+  for (int i = 0; i < 100; ++i) {
+    idle.push_back(std::make_unique<connection>(server->port()));
+    ASSERT_TRUE(idle.back()->connected());
+  }
+  const reply health = send_request(
+      server->port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 20s);
+  EXPECT_EQ(health.status, 200) << "GET /healthz waited behind idle connections";
+}
+
+TEST(Connections, OverTheLimitIs503AndHealthzStillAnswers) {
+  auto server = start_server({"--keep-alive", "60", "--threads", "4"});
+  // Four keep-alive clients hold every connection the server serves.
+  std::vector<std::unique_ptr<connection>> held;
+  for (int i = 0; i < 4; ++i) {
+    held.push_back(std::make_unique<connection>(server->port()));
+    held.back()->send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::string answer;
+    ASSERT_TRUE(held.back()->read_until(answer, "ok\n", 20s)) << answer;
+  }
+  const reply busy = get(server->port(), run_target());
+  EXPECT_TRUE(busy.closed);
+  EXPECT_EQ(busy.status, 503) << busy.text;
+  const reply health = get(server->port(), "/healthz");
+  EXPECT_EQ(health.status, 200) << health.text;
+  held.clear();  // the held clients leave: the server serves /run again
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  int status = 0;
+  while ((status = get(server->port(), run_target()).status) != 200 &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(status, 200);
+  EXPECT_GE(json::parse(get(server->port(), "/stats").body()).value("busy_refusals", 0), 1);
+}
+
 TEST(Lifecycle, PortInUseIsExit2WithOneLine) {
   auto first = start_server();
-  const std::string command = std::string("env -u LD_PRELOAD '") + ALLOCLAB_BINARY +
+  const std::string command = std::string("env -u LD_PRELOAD '") + binary() +
                               "' serve --allow-debug --workload request_mix --strategy std "
                               "--port " +
                               std::to_string(first->port()) + " >/dev/null 2>serve_err.txt";
@@ -255,8 +344,13 @@ TEST(Lifecycle, BadArgumentsAreExit2) {
            "--workload nope --strategy std", "--workload request_mix --strategy nope",
            "--workload request_mix --strategy std --bind not-an-address --port 0",
            "--workload request_mix --strategy std --port 70000",
-           "--workload request_mix --strategy std --malloc no_such_malloc"}) {
-    const std::string command = std::string("env -u LD_PRELOAD '") + ALLOCLAB_BINARY +
+           "--workload request_mix --strategy std --malloc no_such_malloc",
+           "--workload request_mix --strategy std --port 0 --seed -1",
+           "--workload request_mix --strategy std --port 0 --seed 1.5",
+           "--workload request_mix --strategy std --port 0 --read-timeout nan",
+           "--workload request_mix --strategy std --port 0 --read-timeout inf"}) {
+    // An option wrongly accepted starts a server: `timeout` ends it (a failure, not a hang).
+    const std::string command = std::string("env -u LD_PRELOAD timeout -s KILL 60 '") + binary() +
                                 "' serve --allow-debug " + args + " >/dev/null 2>&1";
     const int status = std::system(command.c_str());
     EXPECT_EQ(WEXITSTATUS(status), 2) << args;
@@ -266,12 +360,11 @@ TEST(Lifecycle, BadArgumentsAreExit2) {
 TEST(Lifecycle, MallocIsPreloadedAndProvenLive) {
   if (alloclab::build::sanitized) GTEST_SKIP() << "AddressSanitizer owns malloc in this build";
   const json reference = json::parse(get(start_server()->port(), "/stats").body());
-  int tried = 0;
-  for (const char* name : {"mimalloc", "jemalloc", "glibc_arena2"}) {
-    const auto* entry = alloclab::heap::find_malloc(name);
-    ASSERT_NE(entry, nullptr) << name;
-    if (!alloclab::heap::installed(*entry)) continue;
+  int tried = 0;  // mallocs that come in by LD_PRELOAD (glibc_arena2 and glibc_trim do not)
+  for (const auto& entry : alloclab::heap::malloc_registry()) {
+    if (entry.preload.empty() || !alloclab::heap::installed(entry)) continue;
     ++tried;
+    const std::string name(entry.name);
     auto server = start_server({"--malloc", name});
     const json stats = json::parse(get(server->port(), "/stats").body());
     EXPECT_EQ(stats.at("malloc"), name);
@@ -285,7 +378,7 @@ TEST(Lifecycle, MallocIsPreloadedAndProvenLive) {
 
 TEST(Lifecycle, MallocNotInstalledIsExit2) {
   const std::string command =
-      std::string("env -u LD_PRELOAD ALLOCLAB_TEST_HIDE_MALLOC=mimalloc '") + ALLOCLAB_BINARY +
+      std::string("env -u LD_PRELOAD ALLOCLAB_TEST_HIDE_MALLOC=mimalloc '") + binary() +
       "' serve --allow-debug --workload request_mix --strategy std "
       "--port 0 --malloc mimalloc >/dev/null 2>&1";
   EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 2);

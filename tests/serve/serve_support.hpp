@@ -9,6 +9,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,13 +28,26 @@ using alloclab::lab::serve::server_process;
 inline constexpr const char* workload = "request_mix";
 inline constexpr const char* strategy = "pmr_monotonic_over_pool";
 
+// The binary under test: ALLOCLAB_TEST_BINARY overrides the one built with the tests, so a
+// defect test can be shown failing against an older build.
+inline std::string binary() {
+  const char* other = std::getenv("ALLOCLAB_TEST_BINARY");
+  return other != nullptr ? other : ALLOCLAB_BINARY;
+}
+
+// `alloclab serve --port 0 --allow-debug ARGS` (no variant named when `args` names none).
+inline std::unique_ptr<server_process> start_serve(const std::vector<std::string>& args) {
+  server_launch launch;
+  launch.argv = {binary(), "serve", "--port", "0", "--allow-debug"};
+  launch.argv.insert(launch.argv.end(), args.begin(), args.end());
+  return std::make_unique<server_process>(launch);
+}
+
 inline std::unique_ptr<server_process> start_server(std::vector<std::string> extra = {},
                                                     const std::string& served_strategy = strategy) {
-  server_launch launch;
-  launch.argv = {ALLOCLAB_BINARY, "serve",  "--workload", workload,       "--strategy",
-                 served_strategy, "--port", "0",          "--allow-debug"};
-  launch.argv.insert(launch.argv.end(), extra.begin(), extra.end());
-  return std::make_unique<server_process>(launch);
+  std::vector<std::string> args = {"--workload", workload, "--strategy", served_strategy};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return start_serve(args);
 }
 
 // A connected loopback socket, closed on destruction.
@@ -48,6 +65,12 @@ class connection {
   ~connection() { ::close(fd_); }
 
   bool connected() const { return connected_; }
+  int local_port() const {
+    sockaddr_in a{};
+    socklen_t length = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &length);
+    return ntohs(a.sin_port);
+  }
   // Sends what the peer accepts; a peer that closed early is not an error here.
   void send(std::string_view data) {
     while (!data.empty()) {
@@ -123,6 +146,30 @@ inline reply send_request(int port, std::string_view request,
 inline reply get(int port, const std::string& target) {
   return send_request(port,
                       "GET " + target + " HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+}
+
+// Bytes the server has received on its end of the loopback connection from `client_port` but not
+// yet read (the rx_queue of /proc/net/tcp); -1 when that socket is not listed.
+inline long unread_by_server(int server_port, int client_port) {
+  std::ifstream table("/proc/net/tcp");
+  std::string line;
+  std::getline(table, line);  // the header
+  char local[64], remote[64], queues[64];
+  const auto endpoint = [](int port) {
+    char text[32];
+    std::snprintf(text, sizeof text, "0100007F:%04X", port);
+    return std::string(text);
+  };
+  while (std::getline(table, line)) {
+    int slot = 0;
+    unsigned state = 0;
+    if (std::sscanf(line.c_str(), "%d: %63s %63s %x %63s", &slot, local, remote, &state, queues) !=
+        5)
+      continue;
+    if (local == endpoint(server_port) && remote == endpoint(client_port))
+      return std::strtol(std::strchr(queues, ':') + 1, nullptr, 16);
+  }
+  return -1;
 }
 
 inline std::string run_target(const std::string& w = workload, const std::string& s = strategy) {

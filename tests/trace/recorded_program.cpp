@@ -5,6 +5,11 @@
 // Usage: trace_recorded_program threads   four workers (below); prints "tids T1 T2 T3 T4"
 //        trace_recorded_program kill      allocates 200000 blocks, then SIGKILLs itself
 //        trace_recorded_program fork      a forked child allocates 1000 blocks of 7777 bytes
+//        trace_recorded_program abort     allocates 5000 blocks of 4321 bytes, then abort()s
+//        trace_recorded_program interrupt allocates 5000 blocks of 4321 bytes, then ends itself
+//                                         with SIGINT as python does after KeyboardInterrupt
+//        trace_recorded_program wait      allocates 5000 blocks of 4321 bytes, prints
+//                                         "ready PID", then sleeps (up to 120 s) until a signal
 //
 // threads: T1 malloc 100, realloc 55 (5 of them through reallocarray), memalign 10,
 //             posix_memalign 10, aligned_alloc 10, calloc 5, malloc_usable_size 7, free 95;
@@ -19,6 +24,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -106,7 +112,7 @@ int threads() {
 int killed() {
   for (int i = 0; i < 200000; ++i) static_cast<volatile char*>(std::malloc(16))[0] = 1;
   std::fflush(stdout);
-  raise(SIGKILL);
+  syscall(SYS_kill, getpid(), SIGKILL);  // as from outside: no chance to finish the trace
   return 0;
 }
 
@@ -127,6 +133,30 @@ int forked() {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
+void allocate_known_blocks() {
+  for (int i = 0; i < 5000; ++i) static_cast<volatile char*>(std::malloc(4321))[0] = 1;
+}
+
+int aborted() {
+  allocate_known_blocks();
+  std::abort();
+}
+
+int interrupted() {
+  allocate_known_blocks();
+  std::signal(SIGINT, SIG_DFL);
+  kill(getpid(), SIGINT);
+  return 0;
+}
+
+int waiting() {
+  allocate_known_blocks();
+  std::printf("ready %ld\n", static_cast<long>(getpid()));
+  std::fflush(stdout);
+  sleep(120);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,6 +164,9 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "threads") == 0) return threads();
   if (std::strcmp(mode, "kill") == 0) return killed();
   if (std::strcmp(mode, "fork") == 0) return forked();
-  std::fprintf(stderr, "usage: %s threads|kill|fork\n", argv[0]);
+  if (std::strcmp(mode, "abort") == 0) return aborted();
+  if (std::strcmp(mode, "interrupt") == 0) return interrupted();
+  if (std::strcmp(mode, "wait") == 0) return waiting();
+  std::fprintf(stderr, "usage: %s threads|kill|fork|abort|interrupt|wait\n", argv[0]);
   return 2;
 }

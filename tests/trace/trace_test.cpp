@@ -9,13 +9,30 @@
 //   record: exec'd descendants not recorded         -> Recorder.ExecedDescendantsAreNotRecorded
 //   record: killed program -> readable, truncated   -> Recorder.KilledProgramLeavesTruncatedTrace
 //   record: missing / static program -> exit 2      -> Recorder.RefusesMissingAndStaticPrograms
+//   record -o: the program itself, a device, fifo or directory -> exit 2 before running it;
+//              a symlink is followed; an old trace survives a failed preload
+//                                                   -> RecordOutput.*
+//   record: program aborted -> flushed, told, 128+N -> Recorder.AbortedProgramIsFlushedAndTold
+//   record: program ends itself by SIGINT -> flushed -> Recorder.ProgramEndingItselfWithSigintIsFlushed
+//   record: trace write fails (ulimit -f) -> exit 1 -> Recorder.TraceWriteFailureIsToldAndNonZero
+//   record: SIGTERM is forwarded, no orphan         -> Recorder.SigtermIsForwardedToTheProgram
+//   record: exec'd images are counted and told      -> Recorder.UnrecordedImagesAreTold
+//   trace info: directory, stdout full, truncated   -> Info.*
 //   trace_file: damaged, newer, foreign input      -> Reader.*
 //   summarize / render_summary                      -> Info.*
 //   replay_trace: counts, live-byte curve, peak     -> Replay.*
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -246,7 +263,7 @@ TEST_F(Recorder, ExecedDescendantsAreNotRecorded) {
 
 TEST_F(Recorder, KilledProgramLeavesTruncatedTrace) {
   const outcome o = record(std::string(TRACE_RECORDED_PROGRAM) + " kill");
-  EXPECT_EQ(o.exit_code, 1) << o.err;
+  EXPECT_EQ(o.exit_code, 128 + SIGKILL) << o.err;
   EXPECT_NE(o.err.find("killed by signal 9"), std::string::npos) << o.err;
   const trace_file t(trace_path().string());
   EXPECT_TRUE(t.truncated());
@@ -282,6 +299,169 @@ TEST_F(Recorder, RefusesMissingAndStaticPrograms) {
       run("record -o /proc/no/such/dir/t.trace -- " + std::string(TRACE_MALLOC_LOOP) + " 10");
   EXPECT_EQ(unwritable.exit_code, 2);
   EXPECT_NE(unwritable.err.find("cannot write"), std::string::npos) << unwritable.err;
+}
+
+TEST_F(Recorder, AbortedProgramIsFlushedAndTold) {
+  const outcome o = record(std::string(TRACE_RECORDED_PROGRAM) + " abort");
+  EXPECT_EQ(o.exit_code, 128 + SIGABRT) << o.err;
+  EXPECT_NE(o.err.find("killed by signal 6"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("made no malloc-family call"), std::string::npos) << o.err;
+  const trace_file t(trace_path().string());
+  std::uint64_t known = 0;
+  t.for_each_event(
+      [&](const event& e) { known += e.kind == event_kind::malloc && e.value == 4321; });
+  EXPECT_EQ(known, 5000u) << "the recorder did not flush when the program aborted";
+  EXPECT_FALSE(t.truncated());
+}
+
+TEST_F(Recorder, ProgramEndingItselfWithSigintIsFlushed) {
+  const outcome o = record(std::string(TRACE_RECORDED_PROGRAM) + " interrupt");
+  EXPECT_EQ(o.exit_code, 128 + SIGINT) << o.err;
+  EXPECT_NE(o.err.find("finished its trace at the signal"), std::string::npos) << o.err;
+  const trace_file t(trace_path().string());
+  std::uint64_t known = 0;
+  t.for_each_event(
+      [&](const event& e) { known += e.kind == event_kind::malloc && e.value == 4321; });
+  EXPECT_EQ(known, 5000u);
+  EXPECT_FALSE(t.truncated());
+}
+
+TEST_F(Recorder, TraceWriteFailureIsToldAndNonZero) {
+  // ulimit -f 64: 32 KiB files; the loop's trace is far larger. The program itself is not hurt.
+  const std::string command = "ulimit -f 64 && env -u LD_PRELOAD '" + lab::cli_support::binary() +
+                              "' record -o '" + trace_path().string() + "' -- '" +
+                              TRACE_MALLOC_LOOP + "' 300000 >/dev/null 2>'" +
+                              (dir_ / "err.txt").string() + "'";
+  const int status = std::system(("/bin/sh -c \"" + command + "\"").c_str());
+  const std::string err = read_file(dir_ / "err.txt");
+  ASSERT_TRUE(WIFEXITED(status)) << err;
+  EXPECT_EQ(WEXITSTATUS(status), 1) << err;
+  EXPECT_NE(err.find("File too large"), std::string::npos) << err;
+  EXPECT_EQ(err.find("killed by signal"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(trace_path())) << "a damaged trace was left at the output path";
+}
+
+// Starts `alloclab record` with its stdout on a pipe; returns its pid.
+pid_t spawn_record(const std::vector<std::string>& args, int& stdout_fd) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  std::vector<std::string> argv = {lab::cli_support::binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> pointers;
+  for (std::string& a : argv) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, pointers.data(), environ) != 0)
+    pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  stdout_fd = fds[0];
+  return pid;
+}
+
+bool process_gone(pid_t pid, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+TEST_F(Recorder, SigtermIsForwardedToTheProgram) {
+  int out = -1;
+  const pid_t recorder = spawn_record(
+      {"record", "-o", trace_path().string(), "--", TRACE_RECORDED_PROGRAM, "wait"}, out);
+  ASSERT_GT(recorder, 0);
+  std::string said;
+  char buffer[256];
+  for (ssize_t n;
+       said.find('\n') == std::string::npos && (n = ::read(out, buffer, sizeof buffer)) > 0;)
+    said.append(buffer, static_cast<std::size_t>(n));
+  ::close(out);
+  ASSERT_EQ(said.rfind("ready ", 0), 0u) << said;
+  const pid_t program = static_cast<pid_t>(std::stol(said.substr(6)));
+  ::kill(recorder, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(recorder, &status, 0), recorder);
+  const bool gone = process_gone(program, std::chrono::seconds(60));
+  if (!gone) ::kill(program, SIGKILL);
+  EXPECT_TRUE(gone) << "the recorded program was orphaned";
+  ASSERT_TRUE(WIFEXITED(status)) << "record died by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+  const trace_file t(trace_path().string());  // flushed by the program's SIGTERM handler
+  std::uint64_t known = 0;
+  t.for_each_event(
+      [&](const event& e) { known += e.kind == event_kind::malloc && e.value == 4321; });
+  EXPECT_EQ(known, 5000u);
+}
+
+TEST_F(Recorder, UnrecordedImagesAreTold) {
+  const outcome o = record("/bin/sh -c \"ls / >/dev/null; ls / >/dev/null\"");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.err.find("process images"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("not recorded"), std::string::npos) << o.err;
+}
+
+// ---- where record writes ----
+
+class RecordOutput : public Recorder {
+ protected:
+  fs::path copy_of_program() const {
+    const fs::path p = dir_ / "prog";
+    fs::copy_file(TRACE_MALLOC_LOOP, p);
+    return p;
+  }
+};
+
+TEST_F(RecordOutput, TheProgramItselfIsRefused) {
+  const fs::path program = copy_of_program();
+  const std::string before = read_file(program);
+  const outcome o = run("record -o '" + program.string() + "' -- '" + program.string() + "' 10");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(lab::cli_support::line_count(o.err), 1u) << o.err;
+  EXPECT_EQ(read_file(program), before) << "record -o overwrote the program it records";
+}
+
+TEST_F(RecordOutput, AnOldTraceSurvivesAFailedPreload) {
+  std::ofstream(trace_path(), std::ios::binary) << "an old trace";
+  const fs::path not_a_library = dir_ / "not_a_library.so";
+  std::ofstream(not_a_library) << "text";
+  const outcome o =
+      run("record -o '" + trace_path().string() + "' -- '" + TRACE_MALLOC_LOOP + "' 10",
+          "ALLOCLAB_RECORD_LIBRARY='" + not_a_library.string() + "'");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("no trace written"), std::string::npos) << o.err;
+  EXPECT_EQ(read_file(trace_path()), "an old trace");
+  for (const auto& entry : fs::directory_iterator(dir_))  // no temporary left behind
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+}
+
+TEST_F(RecordOutput, DevicesFifosAndDirectoriesAreRefusedBeforeRunning) {
+  const fs::path fifo = dir_ / "fifo", marker = dir_ / "ran";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& target : {std::string("/dev/full"), fifo.string(), dir_.string()}) {
+    const outcome o =
+        run("record -o '" + target + "' -- /bin/sh -c \"touch '" + marker.string() + "'\"");
+    EXPECT_EQ(o.exit_code, 2) << target << ": " << o.err;
+    EXPECT_EQ(lab::cli_support::line_count(o.err), 1u) << o.err;
+    EXPECT_NE(o.err.find("not a regular file"), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(marker)) << target << ": the program ran";
+  }
+  EXPECT_TRUE(fs::is_fifo(fifo));
+}
+
+TEST_F(RecordOutput, SymlinksAreFollowed) {
+  const fs::path target = dir_ / "real.trace", link = dir_ / "link.trace";
+  fs::create_symlink(target.filename(), link);
+  const outcome o = run("record -o '" + link.string() + "' -- '" + TRACE_MALLOC_LOOP + "' 10");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(fs::is_symlink(link));
+  const trace_file t(target.string());
+  EXPECT_FALSE(t.truncated());
 }
 
 // ---- damaged input ----
@@ -414,6 +594,32 @@ TEST_F(Replay, InfoReportsTheFigures) {
                            "peak live bytes", "monotonic footprint", "nearest of seed 003",
                            "neither (frees in no stack or queue order)", "[     128,      256)"})
     EXPECT_NE(info.out.find(text), std::string::npos) << text << "\n" << info.out;
+}
+
+TEST_F(Recorder, InfoOnADirectoryOrAFullStdout) {
+  const outcome directory = run("trace info '" + dir_.string() + "'");
+  EXPECT_EQ(directory.exit_code, 2);
+  EXPECT_EQ(lab::cli_support::line_count(directory.err), 1u) << directory.err;
+  EXPECT_NE(directory.err.find("is a directory"), std::string::npos) << directory.err;
+
+  ASSERT_EQ(record(std::string(TRACE_MALLOC_LOOP) + " 100").exit_code, 0);
+  const std::string command = "env -u LD_PRELOAD '" + lab::cli_support::binary() +
+                              "' trace info '" + trace_path().string() + "' >/dev/full 2>/dev/null";
+  const int status = std::system(command.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 1) << "a failed write to stdout was not an error";
+}
+
+TEST_F(Recorder, InfoOnATruncatedTraceDoesNotClaimNoTimestamps) {
+  ASSERT_EQ(record(std::string(TRACE_MALLOC_LOOP) + " 100").exit_code, 0);
+  const trace_file whole(trace_path().string());
+  ASSERT_TRUE(whole.header().timestamps);
+  const std::string bytes = read_file(trace_path());
+  const fs::path cut = dir_ / "header_only.trace";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, whole.chunks().front().offset);
+  const outcome o = run("trace info '" + cut.string() + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("TRUNCATED"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("without timestamps"), std::string::npos) << o.out;
 }
 
 TEST(Info, LifoAndFifoAreTold) {

@@ -1,9 +1,12 @@
 // Validators shared by every command's options (CLI11).
 #pragma once
 
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <system_error>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -25,6 +28,22 @@ inline CLI::Validator finite_in_range(double low, double high) {
         return {};
       },
       fmt::format("FINITE in [{} - {}]", low, high));
+}
+
+// An unsigned 64-bit integer, written in decimal digits only (CLI11 would take "-1" and wrap).
+inline CLI::Validator unsigned_64_bit_integer() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (error == std::errc::result_out_of_range)
+          return fmt::format("value {} does not fit in 64 bits", text);
+        if (text.empty() || error != std::errc() || stop != end)
+          return fmt::format("value {} is not an unsigned integer", text);
+        return {};
+      },
+      "UINT64");
 }
 
 }  // namespace alloclab::lab

@@ -12,11 +12,18 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <map>
 #include <cerrno>
+#include <charconv>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <system_error>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -33,6 +40,7 @@ using json = nlohmann::json;
 struct counters {
   std::atomic<std::uint64_t> responses{0};
   std::atomic<std::uint64_t> errors{0};  // responses with status >= 400
+  std::atomic<std::uint64_t> busy{0};    // 503: over the connection limit
   std::atomic<std::uint64_t> run_ok{0};
   std::atomic<std::uint64_t> run_failed{0};
   latency_histogram workload_time;
@@ -51,6 +59,157 @@ void reply_json(httplib::Response& res, int status, const json& body) {
 
 void reply_error(httplib::Response& res, int status, const std::string& message) {
   reply_json(res, status, json{{"error", message}});
+}
+
+// ---- connections: a thread each, up to a limit ----
+
+// Set while a thread serves a connection over the limit (read by the handlers).
+thread_local bool over_capacity = false;
+
+// httplib's task queue, given one task per accepted connection (it serves the connection until
+// it closes). Threads start on demand and stay for later connections. Connections over `limit`
+// run flagged over_capacity (answered 503 and closed) on up to `overflow` more threads; beyond
+// those they wait for a thread.
+class connection_threads : public httplib::TaskQueue {
+ public:
+  connection_threads(std::size_t limit, std::size_t overflow)
+      : limit_(limit), max_threads_(limit + overflow) {}
+  connection_threads(const connection_threads&) = delete;
+  connection_threads& operator=(const connection_threads&) = delete;
+  ~connection_threads() override { shutdown(); }
+
+  void enqueue(std::function<void()> fn) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tasks_.push_back({std::move(fn), open_ >= limit_});
+    ++open_;
+    if (tasks_.size() > idle_ && threads_.size() < max_threads_) {
+      try {
+        threads_.emplace_back([this] { work(); });
+        return;
+      } catch (const std::system_error&) {  // no thread to be had: it waits for one
+      }
+    }
+    ready_.notify_one();
+  }
+
+  // Runs what is queued (httplib has stopped listening: those connections close at once).
+  void shutdown() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (std::thread& t : threads_)
+      if (t.joinable()) t.join();
+  }
+
+ private:
+  struct task {
+    std::function<void()> serve;
+    bool over_limit = false;
+  };
+
+  void work() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      ++idle_;
+      ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+      --idle_;
+      if (tasks_.empty()) return;
+      task t = std::move(tasks_.front());
+      tasks_.pop_front();
+      lock.unlock();
+      over_capacity = t.over_limit;
+      t.serve();
+      over_capacity = false;
+      lock.lock();
+      --open_;
+    }
+  }
+
+  const std::size_t limit_;
+  const std::size_t max_threads_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<task> tasks_;
+  std::vector<std::thread> threads_;
+  std::size_t idle_ = 0;
+  std::size_t open_ = 0;  // connections queued or being served
+  bool stopping_ = false;
+};
+
+// The socket of `req`'s connection (httplib does not hand it to handlers): the one whose local
+// and peer addresses are the request's. -1 when not found.
+int connection_socket(const httplib::Request& req) {
+  const auto same = [](const sockaddr_storage& a, const std::string& address, int port) {
+    char text[INET6_ADDRSTRLEN] = {};
+    int actual_port = -1;
+    if (a.ss_family == AF_INET) {
+      const auto* v4 = reinterpret_cast<const sockaddr_in*>(&a);
+      ::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
+      actual_port = ntohs(v4->sin_port);
+    } else if (a.ss_family == AF_INET6) {
+      const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&a);
+      ::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
+      actual_port = ntohs(v6->sin6_port);
+    }
+    return actual_port == port && address == text;
+  };
+  rlimit files{};
+  ::getrlimit(RLIMIT_NOFILE, &files);
+  const int last = static_cast<int>(std::min<rlim_t>(files.rlim_cur, 65536));
+  for (int fd = 3; fd < last; ++fd) {
+    sockaddr_storage local{}, peer{};
+    socklen_t local_length = sizeof local, peer_length = sizeof peer;
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_length) != 0) continue;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_length) != 0) continue;
+    if (same(peer, req.remote_addr, req.remote_port) && same(local, req.local_addr, req.local_port))
+      return fd;
+  }
+  return -1;
+}
+
+// Set by close_after_response until the response is written (the logger runs then).
+thread_local bool closing = false;
+
+// The response to `req` ends its connection: "Connection: close" (and no Keep-Alive) is written
+// because the request now asks for it; once written, the socket's read side is shut
+// (after_response), so httplib's next read finds the end and closes it: a refused request's
+// unread body is never parsed. (Shut before the write, httplib would find the socket dead.)
+void close_after_response(const httplib::Request& req) {
+  // httplib's Request object is not const (it is a local of the connection's loop).
+  auto& headers = const_cast<httplib::Headers&>(req.headers);
+  headers.erase("Connection");
+  headers.emplace("Connection", "close");
+  closing = true;
+}
+
+void after_response(const httplib::Request& req) {
+  if (!closing) return;
+  closing = false;
+  if (const int fd = connection_socket(req); fd >= 0) ::shutdown(fd, SHUT_RD);
+}
+
+httplib::Server::HandlerResponse refuse(const httplib::Request& req, httplib::Response& res,
+                                        int status, const std::string& message) {
+  reply_error(res, status, message);
+  close_after_response(req);
+  return httplib::Server::HandlerResponse::Handled;
+}
+
+// What a request's Content-Length and Transfer-Encoding say: empty when it has no body, else
+// the refusal's status and message.
+std::pair<int, std::string> body_refusal(const httplib::Request& req, std::size_t max_bytes) {
+  if (req.has_header("Transfer-Encoding")) return {413, "this server's requests take no body"};
+  if (!req.has_header("Content-Length")) return {0, {}};
+  const std::string length = req.get_header_value("Content-Length");
+  std::uint64_t bytes = 0;
+  const auto [end, error] = std::from_chars(length.data(), length.data() + length.size(), bytes);
+  if (length.empty() || error != std::errc() || end != length.data() + length.size())
+    return {400, fmt::format("malformed Content-Length '{}'", length)};
+  if (bytes > max_bytes) return {413, "request body too large"};
+  if (bytes > 0) return {413, "this server's requests take no body"};
+  return {0, {}};
 }
 
 // Why `bind` cannot listen on `port`, from the kernel's own answer.
@@ -97,6 +256,7 @@ json stats_document(const served_variant& variant, const server_options& options
   doc["cpu_s"] = seconds(usage.ru_utime) + seconds(usage.ru_stime);  // the whole process
   doc["requests"] = c.responses.load();
   doc["errors"] = c.errors.load();
+  doc["busy_refusals"] = c.busy.load();
   doc["run"] = {{"ok", c.run_ok.load()},
                 {"failed", c.run_failed.load()},
                 {"workload_time", to_json(c.workload_time.snapshot())}};
@@ -106,8 +266,9 @@ json stats_document(const served_variant& variant, const server_options& options
 void add_routes(httplib::Server& server, served_variant& variant, const server_options& options,
                 counters& c) {
   const auto started = lab_clock::now();
-  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+  server.Get("/healthz", [](const httplib::Request& req, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
+    if (over_capacity) close_after_response(req);
   });
   server.Get("/stats", [&, started](const httplib::Request&, httplib::Response& res) {
     reply_json(res, 200, stats_document(variant, options, c, started));
@@ -133,34 +294,47 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
   // The routes take no body, and httplib 0.11 leaves a GET's body unread (it would be parsed
   // as the next request): refuse and close. Header lines are limited in size by httplib, their
   // number here.
-  server.set_pre_routing_handler([&options](const httplib::Request& req, httplib::Response& res) {
-    if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
-      const bool too_long = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr,
-                                          10) > options.limits.payload_max_bytes;
-      reply_error(res, 413,
-                  too_long ? "request body too large" : "this server's requests take no body");
-      res.set_header("Connection", "close");
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    if (req.headers.size() > options.limits.max_header_count) {
-      reply_error(res, 431,
-                  fmt::format("more than {} header fields", options.limits.max_header_count));
-      res.set_header("Connection", "close");
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
+  server.set_pre_routing_handler(
+      [&options, &c](const httplib::Request& req, httplib::Response& res) {
+        if (const auto [status, message] = body_refusal(req, options.limits.payload_max_bytes);
+            status != 0)
+          return refuse(req, res, status, message);
+        if (req.headers.size() > options.limits.max_header_count)
+          return refuse(req, res, 431,
+                        fmt::format("more than {} header fields", options.limits.max_header_count));
+        if (over_capacity && req.path != "/healthz") {
+          c.busy.fetch_add(1, std::memory_order_relaxed);
+          res.set_header("Retry-After", "1");
+          return refuse(req, res, 503,
+                        fmt::format("server busy: {} connections open (--threads); retry later",
+                                    options.threads));
+        }
+        return httplib::Server::HandlerResponse::Unhandled;
+      });
   server.set_exception_handler([](const httplib::Request&, httplib::Response& res,
                                   std::exception_ptr) { reply_error(res, 500, "internal error"); });
-  server.set_logger([&c](const httplib::Request&, const httplib::Response& res) {
+  // httplib calls the logger once the response is written.
+  server.set_logger([&c](const httplib::Request& req, const httplib::Response& res) {
     c.responses.fetch_add(1, std::memory_order_relaxed);
     if (res.status >= 400) c.errors.fetch_add(1, std::memory_order_relaxed);
+    after_response(req);
   });
 }
 
+// Connections open at once, served or refused: each is a file descriptor, which httplib's
+// select() must see below FD_SETSIZE (and the process's file limit allows).
+std::size_t most_connections() {
+  constexpr std::size_t reserved = 64;  // the listening socket, stdio, the variant's files
+  rlimit files{};
+  ::getrlimit(RLIMIT_NOFILE, &files);
+  const auto limit = static_cast<std::size_t>(std::min<rlim_t>(files.rlim_cur, FD_SETSIZE));
+  return limit > 2 * reserved ? limit - reserved : reserved;
+}
+
 void configure(httplib::Server& server, const server_options& options) {
-  const std::size_t threads = options.threads;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  const std::size_t most = most_connections();
+  const std::size_t served = std::min(options.threads, most);
+  server.new_task_queue = [served, most] { return new connection_threads(served, most - served); };
   const http_limits& l = options.limits;
   server.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(l.read_timeout));
   server.set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(l.write_timeout));

@@ -4,6 +4,14 @@
 //   GET /stats                      JSON: requests, errors, time inside the workload (histogram)
 // Malformed input gets a 4xx and never stops the server. SIGINT and SIGTERM stop it: the
 // listening socket closes, requests in flight finish, then run_http_server returns.
+//
+// Connections: each open connection has a thread (started on demand) for as long as it stays
+// open, idle keep-alive time included. Up to `threads` connections are served; the ones beyond
+// get 503 "server busy" and are closed (GET /healthz is still answered, then closed), so idle
+// clients can neither starve a health check nor make new clients wait for a thread. In all at
+// most ~960 connections get a thread (file descriptors must stay below select()'s FD_SETSIZE);
+// past that, new ones wait until an idle one times out (--keep-alive). Refusals (4xx, 503) say
+// "Connection: close" and do close.
 #pragma once
 
 #include <chrono>
@@ -30,8 +38,8 @@ struct http_limits {
 
 struct server_options {
   std::string bind = "127.0.0.1";
-  int port = 8080;           // 0: any free port
-  std::size_t threads = 64;  // one per open connection (httplib serves a connection per thread)
+  int port = 8080;            // 0: any free port
+  std::size_t threads = 256;  // connections served at once, a thread each; more get 503
   http_limits limits;
   nlohmann::json facts = nlohmann::json::object();  // malloc, proof, pinning: shown in /stats
 };

@@ -167,16 +167,24 @@ load_result parse_hey_summary(const std::string& text) {
   for (std::sregex_iterator it(text.begin(), text.end(), status), end; it != end; ++it) {
     const std::uint64_t n = std::stoull((*it)[2].str());
     r.requests += n;
-    if ((*it)[1].str()[0] != '2') r.errors += n;
+    if ((*it)[1].str()[0] == '2') r.succeeded += n;
   }
+  std::uint64_t transport_errors = 0;
   const std::size_t errors_at = text.find("Error distribution:");
   if (errors_at != std::string::npos) {
     const std::string tail = text.substr(errors_at);
     const std::regex error_line(R"(\n\s*\[(\d+)\]\s)");
     for (std::sregex_iterator it(tail.begin(), tail.end(), error_line), end; it != end; ++it)
-      r.errors += std::stoull((*it)[1].str());
+      transport_errors += std::stoull((*it)[1].str());
   }
+  r.errors = r.requests - r.succeeded + transport_errors;
+  // hey's Requests/sec counts every attempt, errors included: keep the successful share.
+  const std::uint64_t attempts = r.requests + transport_errors;
+  r.throughput_rps = attempts == 0 ? 0
+                                   : r.throughput_rps * static_cast<double>(r.succeeded) /
+                                         static_cast<double>(attempts);
   r.ok = true;
+  judge_success(r);
   return r;
 }
 
@@ -213,15 +221,17 @@ load_result parse_wrk_report(const std::string& text) {
     return r;
   }
   r.requests = static_cast<std::uint64_t>(*requests);
+  r.succeeded = static_cast<std::uint64_t>(std::max(0.0, *requests - *status_errors));
   r.errors = static_cast<std::uint64_t>(*errors + *status_errors);
   r.duration_s = *duration / 1e6;
-  r.throughput_rps = *requests / r.duration_s;
+  r.throughput_rps = static_cast<double>(r.succeeded) / r.duration_s;
   const auto ms = [&](const std::string& name) -> std::optional<double> {
     const auto us = field(name);
     return us ? std::optional<double>(*us / 1e3) : std::nullopt;
   };
   r.latency = {ms("p50_us"), ms("p90_us"), ms("p99_us"), ms("p999_us"), ms("mean_us")};
   r.ok = true;
+  judge_success(r);
   return r;
 }
 
@@ -253,13 +263,13 @@ load_result run_open_loop(const open_loop_options& o) {
   const auto total = static_cast<std::uint64_t>(o.rate_rps * o.duration_s);
   const auto interval = std::chrono::duration<double>(1.0 / o.rate_rps);
   const std::optional<json> before = fetch_stats(o.url);
-  std::atomic<std::uint64_t> next{0}, errors{0};
+  std::atomic<std::uint64_t> next{0}, errors{0}, succeeded{0};
   std::vector<std::vector<double>> latencies(o.connections);
   std::vector<steady::time_point> last_done(o.connections);
   // Every connection is opened (one untimed GET /healthz) before the schedule starts at t0:
   // connecting 50 sockets at once overflows a small listen backlog, and a dropped SYN is
   // retried after 1 s, which would be charged to the first requests.
-  std::atomic<unsigned> connected{0};
+  std::atomic<unsigned> connected{0}, reachable{0};
   std::promise<steady::time_point> start;
   const std::shared_future<steady::time_point> started = start.get_future().share();
   std::vector<std::thread> workers;
@@ -270,10 +280,11 @@ load_result run_open_loop(const open_loop_options& o) {
       client.set_keep_alive(true);
       client.set_connection_timeout(std::chrono::seconds(5));
       client.set_read_timeout(std::chrono::seconds(10));
-      latencies[w].reserve(total / o.connections + 1);
-      client.Get("/healthz");
+      latencies[w].reserve(std::min<std::uint64_t>(total / o.connections + 1, 1 << 20));
+      if (client.Get("/healthz")) reachable.fetch_add(1);
       connected.fetch_add(1);
       const steady::time_point t0 = started.get();
+      if (reachable.load() == 0) return;  // nothing answers: failed below, without the schedule
       for (std::uint64_t i = next++; i < total; i = next++) {
         const auto intended =
             t0 + std::chrono::duration_cast<steady::duration>(interval * static_cast<double>(i));
@@ -284,7 +295,11 @@ load_result run_open_loop(const open_loop_options& o) {
           errors.fetch_add(1);
           continue;
         }
-        if (res->status < 200 || res->status > 299) errors.fetch_add(1);
+        if (res->status < 200 || res->status > 299) {
+          errors.fetch_add(1);
+        } else {
+          succeeded.fetch_add(1);
+        }
         latencies[w].push_back(std::chrono::duration<double, std::milli>(done - intended).count());
         last_done[w] = std::max(last_done[w], done);
       }
@@ -306,17 +321,35 @@ load_result run_open_loop(const open_loop_options& o) {
   for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
   const steady::time_point end = *std::max_element(last_done.begin(), last_done.end());
   r.requests = all.size();
+  r.succeeded = succeeded.load();
   r.errors = errors.load();
+  if (reachable.load() == 0)
+    return failed("open_loop", fmt::format("{} does not answer (GET /healthz failed on every "
+                                           "connection)",
+                                           parts->origin));
   if (all.empty())
     return failed("open_loop", fmt::format("no request was answered ({} sent, {} failed)",
                                            std::min(next.load(), total), r.errors));
   r.duration_s = std::chrono::duration<double>(end - t0).count();
-  r.throughput_rps = static_cast<double>(r.requests) / r.duration_s;
+  r.throughput_rps = static_cast<double>(r.succeeded) / r.duration_s;
   const summary s = summarize(std::move(all));
   r.latency = {s.p50, s.p90, s.p99, s.p999, s.mean};
   r.server = server_delta(before, after, r.latency);
   r.ok = true;
+  judge_success(r);
   return r;
+}
+
+void judge_success(load_result& r) {
+  if (!r.ok) return;
+  if (r.succeeded == 0) {
+    r.ok = false;
+    r.error = fmt::format("no request succeeded ({} answered, {} errors)", r.requests, r.errors);
+  } else if (r.errors > r.succeeded) {
+    r.ok = false;
+    r.error = fmt::format("errors dominate: {} errors against {} successful requests", r.errors,
+                          r.succeeded);
+  }
 }
 
 json to_json(const load_result& r) {
@@ -327,6 +360,7 @@ json to_json(const load_result& r) {
             {"pinning", r.pinning},
             {"duration_s", r.duration_s},
             {"requests", r.requests},
+            {"succeeded", r.succeeded},
             {"errors", r.errors},
             {"throughput_rps", r.throughput_rps},
             {"target_rate_rps", opt(r.target_rate_rps)},

@@ -8,6 +8,8 @@
 //                  (coordinated omission corrected). cpp-httplib client, one thread per connection.
 // Each pins the generator to `cpu` when given and says so in `pinning`. When the server has
 // /stats (alloclab serve), the time spent inside the workload during the run is read from it.
+// A run is ok only when requests succeeded (2xx) and errors did not outnumber them; throughput
+// counts successful requests only.
 #pragma once
 
 #include <cstdint>
@@ -41,9 +43,10 @@ struct load_result {
   std::vector<std::string> command;  // what was run (empty for the in-process open-loop client)
   std::string pinning;
   double duration_s = 0;
-  std::uint64_t requests = 0;  // answered, any status (latencies are of these)
-  std::uint64_t errors = 0;    // non-2xx responses and transport errors
-  double throughput_rps = 0;
+  std::uint64_t requests = 0;             // answered, any status (latencies are of these)
+  std::uint64_t succeeded = 0;            // answered 2xx
+  std::uint64_t errors = 0;               // non-2xx responses and transport errors
+  double throughput_rps = 0;              // successful requests per second
   std::optional<double> target_rate_rps;  // open loop only
   latency_percentiles latency;
   std::optional<server_side> server;
@@ -75,12 +78,15 @@ std::optional<nlohmann::json> fetch_stats(const std::string& url);
 
 // Parsers of the generators' outputs (exposed for tests). They fill requests, errors,
 // throughput, duration and latency, and set ok=false with an error when the text is not
-// the generator's report.
+// the generator's report or the run failed (judge_success).
 load_result parse_hey_summary(const std::string& text);
 load_result parse_wrk_report(const std::string& text);
 
 // The Lua script given to wrk: its done() prints one "alloclab-wrk" line.
 const char* wrk_report_script();
+
+// ok=false with the reason when no request succeeded or errors outnumber successes.
+void judge_success(load_result& r);
 
 // "http://127.0.0.1:8080/run?x=y" -> {"http://127.0.0.1:8080", "/run?x=y"}; nullopt if not http.
 struct split_url {

@@ -30,12 +30,12 @@
 namespace alloclab::lab::serve {
 
 struct serve_request {
-  std::string workload;
-  std::string strategy;
+  std::string workload = "request_mix";  // seed 004's
+  std::string strategy = "std";
   std::string bind = "127.0.0.1";
   int port = 8080;
   std::string malloc = "glibc";
-  std::size_t threads = 64;
+  std::size_t threads = 256;
   double read_timeout_s = 2.0;
   int keep_alive_s = 5;
   std::uint64_t seed = 42;
@@ -176,16 +176,20 @@ void add_serve(CLI::App& app, serve_request& r, CLI::App*& command) {
       "serve",
       "Serve one variant over HTTP/1.1: GET /run?workload=W&strategy=S (one iteration), "
       "/healthz, /stats");
-  command->add_option("--workload", r.workload, "The lab workload to serve")->required();
-  command->add_option("--strategy", r.strategy, "The strategy to serve it with")->required();
+  command->add_option("--workload", r.workload,
+                      "The lab workload to serve (default request_mix, seed 004's)");
+  command->add_option("--strategy", r.strategy, "The strategy to serve it with (default std)");
   command->add_option("--bind", r.bind, "Address to listen on (default 127.0.0.1)");
   command->add_option("--port", r.port, "Port (default 8080; 0 picks a free one, printed)")
       ->check(CLI::Range(0, 65535));
   command->add_option("--malloc", r.malloc,
                       "Process-wide malloc (registry name or library path); the server "
                       "re-executes itself under it and proves it live");
-  command->add_option("--threads", r.threads, "Server threads, one per open connection (64)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1024}));
+  command
+      ->add_option("--threads", r.threads,
+                   "Connections served at once, a thread each, started on demand (256); more "
+                   "get 503 (/healthz is still answered)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{768}));
   command
       ->add_option("--read-timeout", r.read_timeout_s,
                    "Seconds a half-sent request may stay silent before it is dropped (2)")
@@ -194,7 +198,8 @@ void add_serve(CLI::App& app, serve_request& r, CLI::App*& command) {
       ->add_option("--keep-alive", r.keep_alive_s,
                    "Whole seconds an idle keep-alive connection stays open (5)")
       ->check(CLI::Range(1, 600));
-  command->add_option("--seed", r.seed, "Seed of the workload's input (42)");
+  command->add_option("--seed", r.seed, "Seed of the workload's input (42; unsigned 64-bit)")
+      ->check(unsigned_64_bit_integer());
   command->add_option("--cpu", r.cpu, "Pin the server to this CPU")->check(CLI::Range(0, 1023));
   command->add_flag("--allow-debug", r.allow_debug, "Serve from an unoptimised build anyway");
 }

@@ -13,6 +13,10 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <sstream>
+#include <utility>
+#include <variant>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -93,9 +97,122 @@ std::optional<fs::path> find_interposer() {
   return std::nullopt;
 }
 
+/// Where `record -o` writes: the path with symlinks followed to their target. Only a regular
+/// file (or nothing) may be there, and not the program itself; checked before the program runs.
+struct output_target {
+  fs::path path;     ///< the final target (symlinks followed)
+  fs::path partial;  ///< the temporary file beside it that the recorder writes
+};
+
+std::string file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a fifo";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+/// `path` with every symlink (of the last component) followed; nullopt on a loop.
+std::optional<fs::path> follow_symlinks(fs::path path) {
+  for (int depth = 0; depth < 40; ++depth) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(path, ec))) return path;
+    const fs::path target = fs::read_symlink(path, ec);
+    if (ec) return std::nullopt;
+    path = target.is_absolute() ? target : path.parent_path() / target;
+  }
+  return std::nullopt;
+}
+
+/// The checked target and its temporary file (created empty, 0644 under the umask), or the
+/// one-line reason why not.
+std::variant<output_target, std::string> prepare_output(const std::string& requested,
+                                                        const fs::path& program) {
+  std::error_code ec;
+  const std::optional<fs::path> target = follow_symlinks(fs::absolute(requested, ec));
+  if (!target) return "cannot write '" + requested + "': too many levels of symbolic links";
+  struct stat st {};
+  if (::stat(target->c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode))
+      return "refusing to write the trace to '" + requested + "': " + file_kind(st.st_mode) +
+             ", not a regular file";
+    struct stat program_st {};
+    if (::stat(program.c_str(), &program_st) == 0 && program_st.st_dev == st.st_dev &&
+        program_st.st_ino == st.st_ino)
+      return "refusing to write the trace to '" + requested + "': it is the program to record";
+  }
+  std::string partial = target->string() + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(partial.data());
+  if (fd < 0) return "cannot write '" + requested + "': " + std::strerror(errno);
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0644 & ~mask);
+  ::close(fd);
+  return output_target{*target, partial};
+}
+
+/// What the recorder's status lines (src/record/recorder.cpp) told about the run.
+struct recorder_news {
+  int images = 0;          ///< images that loaded the recorder
+  int unrecorded = 0;      ///< of which recorded nothing
+  bool exec = false;       ///< the recorded process called execve
+  int write_error = 0;     ///< errno of a failed trace write
+  int flushed_signal = 0;  ///< the trace was finished at this signal
+  int lost_signal = 0;     ///< this signal came while the recorder ran: buffers lost
+};
+
+recorder_news read_news(int fd) {
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;)
+    text.append(buffer, static_cast<std::size_t>(n));
+  recorder_news news;
+  std::istringstream lines(text);
+  std::string word;
+  long value = 0;
+  while (lines >> word >> value) {
+    if (word == "recording" || word == "image") ++news.images;
+    if (word == "image") ++news.unrecorded;
+    if (word == "exec") news.exec = true;
+    if (word == "write-failed") news.write_error = static_cast<int>(value);
+    if (word == "signal-flushed") news.flushed_signal = static_cast<int>(value);
+    if (word == "signal-lost") news.lost_signal = static_cast<int>(value);
+  }
+  return news;
+}
+
+// The recorded program's pid while `record` waits for it: SIGTERM, SIGINT, SIGHUP and SIGQUIT
+// sent to `record` by another process are passed on (a terminal's Ctrl-C already reached the
+// program through its process group, so kernel-sent ones are not sent twice).
+volatile sig_atomic_t recorded_child = 0;
+constexpr int forwarded_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+
+void forward_signal(int signal, siginfo_t* info, void*) {
+  if (recorded_child > 0 && info != nullptr && info->si_code <= 0)
+    ::kill(static_cast<pid_t>(recorded_child), signal);
+}
+
+/// Installs forward_signal for the signals not ignored, returns the previous dispositions.
+std::vector<std::pair<int, struct sigaction>> forward_signals() {
+  std::vector<std::pair<int, struct sigaction>> previous;
+  for (const int signal : forwarded_signals) {
+    struct sigaction old {};
+    ::sigaction(signal, nullptr, &old);
+    if (old.sa_handler == SIG_IGN) continue;  // e.g. under nohup: the program inherits that
+    struct sigaction forward {};
+    forward.sa_sigaction = forward_signal;
+    forward.sa_flags = SA_SIGINFO | SA_RESTART;
+    ::sigaction(signal, &forward, nullptr);
+    previous.emplace_back(signal, old);
+  }
+  return previous;
+}
+
 /// fork + exec with the recorder's environment; the child's pid names the recorded process.
+/// Returns the wait status; `news` gets the recorder's status lines.
 int run_recorded(const fs::path& program, const record_request& r, const fs::path& interposer,
-                 const fs::path& output) {
+                 const fs::path& output, recorder_news& news) {
   std::vector<char*> argv;
   std::vector<std::string> args = r.command;
   for (auto& a : args) argv.push_back(a.data());
@@ -104,21 +221,28 @@ int run_recorded(const fs::path& program, const record_request& r, const fs::pat
   if (const char* existing = std::getenv("LD_PRELOAD"); existing != nullptr && *existing != '\0')
     preload += std::string(":") + existing;
   const std::string level = std::to_string(r.zstd_level);
+  int status_pipe[2];
+  if (::pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+    throw std::runtime_error(std::string("pipe failed: ") + std::strerror(errno));
 
-  struct sigaction ignore {
-  }, old_int{}, old_quit{};
-  ignore.sa_handler = SIG_IGN;
-  ::sigaction(SIGINT, &ignore, &old_int);  // like system(): Ctrl-C stops the program, not us
-  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  const auto previous = forward_signals();
+  sigset_t forwarded, old_mask;
+  sigemptyset(&forwarded);
+  for (const int signal : forwarded_signals) sigaddset(&forwarded, signal);
+  ::sigprocmask(SIG_BLOCK, &forwarded, &old_mask);  // until recorded_child is set
   const pid_t child = ::fork();
   if (child == 0) {
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGQUIT, &old_quit, nullptr);
+    for (const auto& [signal, old] : previous) ::sigaction(signal, &old, nullptr);
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    // Every image loading the recorder may report; the pipe stays non-blocking, so that a
+    // program starting thousands of images never waits for record (lines past 64 KiB are lost).
+    ::fcntl(status_pipe[1], F_SETFD, 0);
     char pid[32];
     std::snprintf(pid, sizeof pid, "%ld", static_cast<long>(::getpid()));
     ::setenv("LD_PRELOAD", preload.c_str(), 1);
     ::setenv("ALLOCLAB_RECORD_FILE", output.c_str(), 1);
     ::setenv("ALLOCLAB_RECORD_PID", pid, 1);
+    ::setenv("ALLOCLAB_RECORD_STATUS_FD", std::to_string(status_pipe[1]).c_str(), 1);
     ::setenv("ALLOCLAB_RECORD_TIMESTAMPS", r.no_timestamps ? "0" : "1", 1);
     ::setenv("ALLOCLAB_RECORD_ZSTD", level.c_str(), 1);
     ::execv(program.c_str(), argv.data());
@@ -126,15 +250,74 @@ int run_recorded(const fs::path& program, const record_request& r, const fs::pat
                  std::strerror(errno));
     ::_exit(127);
   }
+  const int fork_error = errno;
+  ::close(status_pipe[1]);
+  recorded_child = child;
+  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   int status = 0;
   if (child > 0) {
     while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
   }
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGQUIT, &old_quit, nullptr);
-  if (child < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  recorded_child = 0;
+  for (const auto& [signal, old] : previous) ::sigaction(signal, &old, nullptr);
+  news = read_news(status_pipe[0]);
+  ::close(status_pipe[0]);
+  if (child < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(fork_error));
   return status;
+}
+
+/// "recorded N calls from T threads into PATH (...)", from a readable trace.
+void print_recorded(const trace_file& trace, const fs::path& output) {
+  std::uint64_t calls = 0;  // the footer counts them; a truncated trace is read through
+  if (trace.footer()) {
+    calls = trace.footer()->events;
+  } else {
+    trace.for_each_event([&](const event& e) { calls += e.kind < event_kind::thread_start; });
+  }
+  std::cerr << "alloclab: recorded " << calls << " calls from " << trace.threads().size()
+            << " threads into " << output.string() << " (" << trace.file_bytes() << " bytes";
+  if (calls > 0)
+    std::cerr << ", " << static_cast<double>(trace.file_bytes()) / static_cast<double>(calls)
+              << " bytes per call";
+  std::cerr << ")"
+            << (trace.truncated() ? "; TRUNCATED (no footer: the program's last buffers are lost)"
+                                  : "")
+            << (calls == 0 && !trace.truncated() ? "; the program made no malloc-family call" : "")
+            << '\n';
+}
+
+/// The console's account of the program's end; returns record's exit code.
+int report_program_end(int status, const recorder_news& news) {
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    std::cerr << "alloclab: the program was killed by signal " << signal << " ("
+              << ::strsignal(signal) << "); "
+              << (news.exec                       ? "the trace had ended at its execve"
+                  : news.flushed_signal == signal ? "the recorder finished its trace at the signal"
+                  : news.lost_signal == signal
+                      ? "the signal came inside the recorder: its buffers were lost"
+                      : "its last buffers were lost (the trace has no footer)")
+              << '\n';
+    return 128 + signal;
+  }
+  if (WEXITSTATUS(status) != 0) {
+    std::cerr << "alloclab: the program exited with status " << WEXITSTATUS(status) << '\n';
+    return exit_program_failed;
+  }
+  return 0;
+}
+
+void report_unrecorded_images(const recorder_news& news, const std::string& program) {
+  if (news.exec)
+    std::cerr << "alloclab: note: " << program
+              << " called execve: the trace ends there (the new program was not recorded)\n";
+  if (news.unrecorded > 0)
+    std::cerr << "alloclab: note: " << news.images << " process images loaded the recorder; "
+              << news.unrecorded << " of them (programs " << program
+              << " exec'd, directly or in child processes) were not recorded: the trace covers "
+                 "only "
+              << program << '\n';
 }
 
 }  // namespace
@@ -184,62 +367,71 @@ int execute_record(const record_request& request) {
               << " not found next to the alloclab binary\n";
     return exit_program_failed;
   }
-  std::error_code ec;
-  const fs::path output = fs::absolute(request.output, ec);
-  if (const int fd = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      fd < 0) {
-    return bad_input("cannot write '" + output.string() + "': " + std::strerror(errno));
-  } else {
-    ::close(fd);  // the recorder truncates it again; left empty, it means nothing was recorded
-  }
-  const int status = run_recorded(*program, request, *interposer, output);
-  const bool empty = fs::file_size(output, ec) == 0 || ec;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && empty) {
-    return bad_input("'" + program->string() + "' could not be executed");
-  }
-  if (empty) {
-    return bad_input("'" + program->string() +
-                     "' never loaded the recorder (statically linked, setuid, or it clears "
-                     "LD_PRELOAD): no trace written");
-  }
-  try {
-    const trace_file trace(output.string());
-    std::uint64_t calls = 0;  // the footer counts them; a truncated trace is read through
-    if (trace.footer()) {
-      calls = trace.footer()->events;
-    } else {
-      trace.for_each_event([&](const event& e) { calls += e.kind < event_kind::thread_start; });
+  auto prepared = prepare_output(request.output, *program);
+  if (const auto* reason = std::get_if<std::string>(&prepared)) return bad_input(*reason);
+  const output_target output = std::get<output_target>(std::move(prepared));
+  struct partial_file {  // removed unless renamed over the target
+    const fs::path& path;
+    ~partial_file() {
+      std::error_code ignored;
+      fs::remove(path, ignored);
     }
-    std::cerr << "alloclab: recorded " << calls << " calls from " << trace.threads().size()
-              << " threads into " << output.string() << " (" << trace.file_bytes() << " bytes";
-    if (calls > 0)
-      std::cerr << ", " << static_cast<double>(trace.file_bytes()) / static_cast<double>(calls)
-                << " bytes per call";
-    std::cerr << ")" << (trace.truncated() ? "; TRUNCATED (no footer)" : "")
-              << (calls == 0 ? "; the program made no malloc-family call" : "") << '\n';
+  } cleanup{output.partial};
+
+  recorder_news news;
+  const int status = run_recorded(*program, request, *interposer, output.partial, news);
+  std::error_code ec;
+  const bool empty = fs::file_size(output.partial, ec) == 0 || ec;
+  const std::string untouched =
+      fs::exists(output.path, ec) ? "; '" + request.output + "' was left as it was" : "";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && empty)
+    return bad_input("'" + program->string() + "' could not be executed");
+  if (news.write_error != 0) {
+    std::cerr << "alloclab: error: the trace could not be written: "
+              << std::strerror(news.write_error) << "; no trace written" << untouched << '\n';
+    report_program_end(status, news);
+    return exit_program_failed;
+  }
+  if (empty)
+    return bad_input("'" + program->string() +
+                     (news.images == 0 ? "' never loaded the recorder (statically linked, setuid, "
+                                         "or it clears LD_PRELOAD)"
+                                       : "' loaded the recorder, which wrote nothing") +
+                     ": no trace written" + untouched);
+  try {
+    const trace_file trace(output.partial.string());
+    print_recorded(trace, output.path);
+    if (::rename(output.partial.c_str(), output.path.c_str()) != 0) {
+      std::cerr << "alloclab: error: cannot write '" << request.output
+                << "': " << std::strerror(errno) << '\n';
+      return exit_program_failed;
+    }
   } catch (const trace_error& e) {
-    std::cerr << "alloclab: warning: the trace is damaged: " << e.what() << '\n';
-  }
-  if (WIFSIGNALED(status)) {
-    std::cerr << "alloclab: the program was killed by signal " << WTERMSIG(status) << " ("
-              << ::strsignal(WTERMSIG(status)) << "); its trace is marked truncated\n";
+    std::cerr << "alloclab: error: the trace is damaged (" << e.what() << "); no trace written"
+              << untouched << '\n';
+    report_program_end(status, news);
     return exit_program_failed;
   }
-  if (WEXITSTATUS(status) != 0) {
-    std::cerr << "alloclab: the program exited with status " << WEXITSTATUS(status) << '\n';
-    return exit_program_failed;
-  }
-  return 0;
+  report_unrecorded_images(news, program->filename().string());
+  return report_program_end(status, news);
 }
 
 int execute_trace_info(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    return bad_input("'" + path + "' is a directory, not a trace written by `alloclab record`");
   try {
     const trace_file trace(path);
-    std::cout << render_summary(trace, summarize(trace));
-    return 0;
+    std::cout << render_summary(trace, summarize(trace)) << std::flush;
   } catch (const trace_error& e) {
     return bad_input(e.what());
   }
+  if (!std::cout) {
+    std::cerr << "alloclab: error: cannot write to standard output"
+              << (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()) << '\n';
+    return exit_program_failed;
+  }
+  return 0;
 }
 
 }  // namespace alloclab::trace

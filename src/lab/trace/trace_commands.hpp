@@ -26,8 +26,13 @@ class trace_commands {
   /// The command names, for the CLI's list of valid commands.
   static std::vector<std::string> names() { return {"record", "trace"}; }
   bool parsed() const;
-  /// Runs the parsed command. Exit codes: 0 done; 1 the program failed (its trace is still
-  /// written); 2 bad input (one line on stderr).
+  /// Runs the parsed command. Exit codes: 0 done; 1 the program exited non-zero (its trace is
+  /// still written), or the trace could not be written (nothing is left at the output path), or
+  /// `trace info` could not write its report; 128+N the program was killed by signal N (SIGTERM,
+  /// SIGINT, SIGHUP and SIGQUIT sent to `record` are passed on to it); 2 bad input, refused
+  /// before the program runs (one line on stderr). `record -o` writes a temporary file beside
+  /// the target and renames a readable trace over it: only a regular file (or nothing) is
+  /// replaced, symlinks are followed, and the program itself is refused.
   int execute() const;
 
  private:

@@ -113,6 +113,14 @@ void add_line(std::string& out, fmt::format_string<Args...> format, Args&&... ar
   out += '\n';
 }
 
+// Why a trace has no time figures: its recording took none, it was cut before any, or the run
+// was too short.
+std::string why_untimed(const trace_file& trace) {
+  if (!trace.header().timestamps) return "recorded without timestamps";
+  if (trace.truncated()) return "the trace is truncated before its first timestamp";
+  return "the run was too short to time";
+}
+
 }  // namespace
 
 trace_summary summarize(const trace_file& trace, const summary_options& options) {
@@ -241,7 +249,7 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
              static_cast<double>(s.duration_us) / 1e6,
              static_cast<double>(s.allocations) / (static_cast<double>(s.duration_us) / 1e6));
   } else {
-    add_line(out, "duration     unknown (recorded without timestamps)");
+    add_line(out, "duration     unknown ({})", why_untimed(trace));
   }
 
   add_line(out, "\nevents by kind");
@@ -318,8 +326,8 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
 
   if (s.phases.empty()) {
     add_line(out, "\nphases: {}",
-             trace.header().timestamps ? "none (the run was too short to time)"
-                                       : "unknown (recorded without timestamps)");
+             trace.header().timestamps ? "none (" + why_untimed(trace) + ")"
+                                       : "unknown (" + why_untimed(trace) + ")");
   } else {
     add_line(out, "\nphases (the run cut into equal windows, neighbours of one character merged)");
     add_line(out, "  {:>10} {:>10}  {:<10} {:>12} {:>14}", "from ms", "to ms", "character",
