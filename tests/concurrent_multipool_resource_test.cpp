@@ -201,9 +201,10 @@ TEST(concurrent_multipool_resource, frees_in_late_thread_local_destructors_stay_
     user.pool = &pool;
     user.block = pool.allocate(32, 8);
   });
-  // The cache went back to the pool before late_user ran: its free must have gone to the remote
-  // list (still counted in use until drained), not into a list the thread no longer owned.
-  EXPECT_EQ(pool.class_stats(pool.class_of(32, 8)).blocks_in_use, 1u);
+  // The cache went back to the pool before late_user ran: its frees (of the block, and of the
+  // one it allocated late) must have gone to the remote list (still counted in use until
+  // drained), not into a list the thread no longer owned.
+  EXPECT_EQ(pool.class_stats(pool.class_of(32, 8)).blocks_in_use, 2u);
   // The late allocation borrowed the idle cache for that one call and gave it back.
   EXPECT_EQ(pool.idle_thread_caches(), 1u);
   EXPECT_EQ(pool.thread_caches(), 1u);

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -151,9 +152,12 @@ struct handed_block {
   unsigned char pattern;
 };
 
+// A few sizes (each pool touches few classes, so the test stays fast under
+// sanitizers), every power-of-two alignment up to 64.
 handed_block take_block(concurrent_multipool_resource& pool, std::mt19937& random) {
-  handed_block b{&pool, nullptr, 1 + random() % 700, std::size_t{1} << (random() % 7),
-                 static_cast<unsigned char>(random())};
+  static constexpr std::size_t sizes[] = {1, 24, 64, 100, 256, 600};
+  handed_block b{&pool, nullptr, sizes[random() % std::size(sizes)],
+                 std::size_t{1} << (random() % 7), static_cast<unsigned char>(random())};
   b.p = static_cast<unsigned char*>(pool.allocate(b.size, b.alignment));
   std::memset(b.p, b.pattern, b.size);
   return b;
@@ -194,8 +198,9 @@ struct late_user {
   }
 };
 
-// One generation: `middle` (upstream: the long-lived `base`) and `top`
-// (upstream: `middle`, whose 4 KiB class serves top's segments), used by
+// One generation: `middle` (upstream: the long-lived `base`, whose 32 KiB
+// class serves middle's segments) and `top` (upstream: `middle`, whose 4 KiB
+// class serves top's segments), used by
 // `workers` short-lived threads and one thread that outlives both pools.
 struct generation {
   static constexpr int workers = 8;
@@ -209,7 +214,9 @@ struct generation {
 
   generation(concurrent_multipool_resource& base_pool, std::atomic<int>& error_count)
       : base(base_pool), errors(error_count) {
-    middle = std::make_unique<concurrent_multipool_resource>(&base);
+    concurrent_multipool_options smallest_segments;
+    smallest_segments.segment_size = 0;  // raised to 8 blocks of 4 KiB
+    middle = std::make_unique<concurrent_multipool_resource>(&base, smallest_segments);
     concurrent_multipool_options small;
     small.max_block_size = 512;
     small.segment_size = 4096;
@@ -246,11 +253,12 @@ struct generation {
   }
 
   void run(unsigned seed) {
-    event pools_gone;
+    event holding, pools_gone;
     std::thread holder{[&] {  // holds caches of both pools while they are destroyed
       std::mt19937 random{seed};
       for (concurrent_multipool_resource* pool : {middle.get(), top.get(), &base})
         if (!give_back(take_block(*pool, random))) ++errors;
+      holding.set();
       pools_gone.wait();
     }};
     std::atomic<int> done{0};
@@ -263,6 +271,7 @@ struct generation {
       });  // then exits, maybe while the pools are being destroyed
     }
     all_done.wait();
+    holding.wait();
     use_once(*top, 24);  // the main thread's registry collects dead entries
     use_once(*middle, 24);
     handed_block b{};
@@ -280,14 +289,16 @@ TEST(concurrent_multipool_turnover, thousands_of_threads_and_pools_come_and_go) 
   checked_resource checker{std::pmr::new_delete_resource()};
   synchronized_resource<> upstream{&checker};
   std::atomic<int> errors{0};
-  constexpr int generations = 250;  // 2 500 threads
+  constexpr int generations = 200;  // 2 000 short-lived threads and 200 that outlive pools
   {
-    concurrent_multipool_resource base{&upstream};
+    concurrent_multipool_options pools_segments;
+    pools_segments.max_block_size = 32 * 1024;  // middle's segments are pooled blocks here
+    concurrent_multipool_resource base{&upstream, pools_segments};
     for (int g = 0; g < generations; ++g) generation{base, errors}.run(static_cast<unsigned>(g));
     EXPECT_EQ(errors.load(), 0);
     // Threads come and go; the caches stay as many as ever ran at once.
     EXPECT_LE(base.thread_caches(), std::size_t{generation::workers + 2});
-    EXPECT_EQ(base.idle_thread_caches(), base.thread_caches() - 1);  // the main thread's
+    EXPECT_EQ(base.idle_thread_caches(), base.thread_caches() - 1);  // all but the main thread's
   }
   EXPECT_EQ(checker.blocks_in_use(), 0u);
   EXPECT_EQ(checker.total_misuses(), 0u) << checker.last_misuse();
