@@ -204,7 +204,7 @@ struct late_user {
 // `workers` short-lived threads and one thread that outlives both pools.
 struct generation {
   static constexpr int workers = 8;
-  static constexpr int operations = 120;
+  static constexpr int operations = 60;
 
   concurrent_multipool_resource& base;
   std::atomic<int>& errors;

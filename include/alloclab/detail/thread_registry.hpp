@@ -79,16 +79,18 @@ struct hot_cache_slot {
 };
 inline constexpr std::size_t hot_slot_count = 4;  // a power of two
 
-// This thread's hot slots. The initial-exec TLS model makes each access one
-// load from the thread pointer even in -fPIC code (no __tls_get_addr call);
-// a library dlopen()ed late takes the slots from glibc's static TLS reserve.
-inline hot_cache_slot* hot_slots() noexcept {
+// The thread_locals below use the initial-exec TLS model: each access is one
+// load from the thread pointer even in -fPIC code (no __tls_get_addr call). A
+// library dlopen()ed late takes them (~100 bytes) from glibc's static TLS reserve.
 #if defined(__GNUC__) && defined(__ELF__)
-  static thread_local hot_cache_slot slots[hot_slot_count]
-      __attribute__((tls_model("initial-exec")));
+#define ALLOCLAB_INITIAL_EXEC_TLS __attribute__((tls_model("initial-exec")))
 #else
-  static thread_local hot_cache_slot slots[hot_slot_count];
+#define ALLOCLAB_INITIAL_EXEC_TLS
 #endif
+
+// This thread's hot slots.
+inline hot_cache_slot* hot_slots() noexcept {
+  static thread_local hot_cache_slot slots[hot_slot_count] ALLOCLAB_INITIAL_EXEC_TLS;
   return slots;
 }
 
@@ -102,7 +104,7 @@ inline std::size_t next_hot_slot_index() noexcept {
 // True once this thread's registry has been destroyed (thread exit): later
 // calls from thread_local destructors must not use it or the caches it returned.
 inline bool& thread_exiting() noexcept {
-  static thread_local bool exiting = false;
+  static thread_local bool exiting ALLOCLAB_INITIAL_EXEC_TLS = false;
   return exiting;
 }
 
@@ -110,7 +112,7 @@ inline bool& thread_exiting() noexcept {
 class thread_registry {
  public:
   static thread_registry& instance() {
-    static thread_local thread_registry registry;
+    static thread_local thread_registry registry ALLOCLAB_INITIAL_EXEC_TLS;
     return registry;
   }
   thread_registry(const thread_registry&) = delete;
@@ -157,3 +159,5 @@ class thread_registry {
 };
 
 }  // namespace alloclab::detail
+
+#undef ALLOCLAB_INITIAL_EXEC_TLS
