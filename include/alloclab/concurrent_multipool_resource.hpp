@@ -26,18 +26,21 @@
 //   else: the upstream may be another concurrent pool, and may take its own locks.
 //
 // Each thread keeps its cache for the last resource it used in one of 4 hot
-// slots; resources take slots in turn as they are created (per copy of this
-// header's code). Up to 4 resources made one after another and used alternately
-// on one thread all stay on the fast path; resources sharing a slot work alike,
-// but each switch between them costs a lookup in the thread's registry. Slots
-// use the initial-exec TLS model: no __tls_get_addr call in -fPIC code.
+// slots (and a copy of the last one used, checked first); resources take slots
+// in turn as they are created (per copy of this header's code). Up to 4
+// resources made one after another and used alternately on one thread all stay
+// on the fast path (a switch costs one more compare and a 16-byte copy);
+// resources sharing a slot work alike, but each switch between them costs a
+// lookup in the thread's registry. Slots use the initial-exec TLS model: no
+// __tls_get_addr call in -fPIC code.
 //
 // Lifetime rules:
 //   * release() and the destructor must not run concurrently with any other
 //     call on the resource. Threads that used it may stay alive: release()
 //     keeps their caches (empty) and they may allocate again afterwards; after
-//     destruction a thread's record of the resource is never dereferenced and
-//     its exit is safe. Pooled blocks are invalid after either.
+//     destruction a thread's record names only the resource's link, which
+//     outlives it, and its exit (even one running during the destruction) is
+//     safe. Pooled blocks are invalid after either.
 //   * class_stats() may run concurrently; blocks freed remotely count as in use
 //     until their owner drains them.
 //
@@ -221,9 +224,18 @@ class concurrent_multipool_resource final
 
   // The hot path: no call unless the class is empty or the thread is new here.
   void* allocate_from(std::size_t index) {
-    const detail::hot_cache_slot& slot = detail::hot_slots()[hot_slot_];
-    if (slot.link == link_) return allocate_in(*static_cast<thread_cache*>(slot.cache), index);
-    return allocate_after_lookup(index);
+    const detail::hot_cache_slot& recent = detail::hot_slots()[detail::recent_slot];
+    if (recent.link == link_) return allocate_in(*static_cast<thread_cache*>(recent.cache), index);
+    return allocate_from_own_slot(index);
+  }
+
+  // Another resource was used last on this thread: this one's slot, if it still holds it.
+  void* allocate_from_own_slot(std::size_t index) {
+    detail::hot_cache_slot* slots = detail::hot_slots();
+    const detail::hot_cache_slot own = slots[hot_slot_];
+    if (own.link != link_) return allocate_after_lookup(index);
+    slots[detail::recent_slot] = own;
+    return allocate_in(*static_cast<thread_cache*>(own.cache), index);
   }
 
   void* allocate_in(thread_cache& cache, std::size_t index) {
@@ -234,10 +246,16 @@ class concurrent_multipool_resource final
 
   void deallocate_pooled(void* p) {
     const segment_header& segment = segment_of(p);
-    const detail::hot_cache_slot& slot = detail::hot_slots()[hot_slot_];
-    if (slot.link == link_ && segment.owner == slot.cache)
-      return push(segment.owner->classes[segment.class_index], p);
+    const detail::hot_cache_slot* slots = detail::hot_slots();
+    for (const std::size_t slot : {detail::recent_slot, hot_slot_}) {
+      if (slots[slot].link == link_ && segment.owner == slots[slot].cache)
+        return push(segment.owner->classes[segment.class_index], p);
+    }
     deallocate_slow(p, segment);
+  }
+
+  void make_hot(thread_cache* cache) noexcept {
+    detail::hot_slots()[hot_slot_] = detail::hot_slots()[detail::recent_slot] = {link_, cache};
   }
 
   static void* pop(size_class& c) noexcept {
@@ -265,7 +283,7 @@ class concurrent_multipool_resource final
       cache = take_idle_or_new_cache();
       registry.add(link_, cache);
     }
-    detail::hot_slots()[hot_slot_] = {link_, cache};
+    make_hot(cache);
     return *cache;
   }
 
@@ -344,7 +362,7 @@ class concurrent_multipool_resource final
     auto* mine = detail::thread_exiting()
                      ? nullptr
                      : static_cast<thread_cache*>(detail::thread_registry::instance().find(link_));
-    if (mine != nullptr) detail::hot_slots()[hot_slot_] = {link_, mine};
+    if (mine != nullptr) make_hot(mine);
     if (segment.owner == mine) return push(mine->classes[segment.class_index], p);
     std::atomic<free_node*>& list = segment.owner->remote_frees;
     auto* node = ::new (p) free_node{list.load(std::memory_order_relaxed)};

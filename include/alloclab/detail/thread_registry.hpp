@@ -78,6 +78,9 @@ struct hot_cache_slot {
   void* cache;
 };
 inline constexpr std::size_t hot_slot_count = 4;  // a power of two
+// One more slot, at a fixed address: a copy of the slot used last, checked
+// first (the one-resource case costs a single thread-local load).
+inline constexpr std::size_t recent_slot = hot_slot_count;
 
 // The thread_locals below use the initial-exec TLS model: each access is one
 // load from the thread pointer even in -fPIC code (no __tls_get_addr call). A
@@ -88,10 +91,13 @@ inline constexpr std::size_t hot_slot_count = 4;  // a power of two
 #define ALLOCLAB_INITIAL_EXEC_TLS
 #endif
 
-// This thread's hot slots.
+// This thread's hot slots, and the recent slot after them.
 inline hot_cache_slot* hot_slots() noexcept {
-  static thread_local hot_cache_slot slots[hot_slot_count] ALLOCLAB_INITIAL_EXEC_TLS;
+  static thread_local hot_cache_slot slots[hot_slot_count + 1] ALLOCLAB_INITIAL_EXEC_TLS;
   return slots;
+}
+inline void clear_hot_slots() noexcept {
+  std::fill_n(hot_slots(), hot_slot_count + 1, hot_cache_slot{nullptr, nullptr});
 }
 
 // Spreads resources over the hot slots: any hot_slot_count resources made one
@@ -119,7 +125,7 @@ class thread_registry {
   thread_registry& operator=(const thread_registry&) = delete;
   ~thread_registry() {
     thread_exiting() = true;
-    std::fill_n(hot_slots(), hot_slot_count, hot_cache_slot{nullptr, nullptr});
+    clear_hot_slots();
     for (const auto& [link, cache] : entries_) {
       link->return_cache(cache);
       link->release();
@@ -150,7 +156,7 @@ class thread_registry {
     const auto dead = std::partition(entries_.begin(), entries_.end(),
                                      [](const auto& e) { return e.first->alive(); });
     if (dead == entries_.end()) return;
-    std::fill_n(hot_slots(), hot_slot_count, hot_cache_slot{nullptr, nullptr});
+    clear_hot_slots();
     std::for_each(dead, entries_.end(), [](const auto& e) { e.first->release(); });
     entries_.erase(dead, entries_.end());
   }
