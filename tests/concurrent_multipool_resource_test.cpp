@@ -12,16 +12,21 @@
 // | thread exit returns the cache              | an_exiting_thread_returns_its_cache_for_adoption  |
 // | thread_local destructors after the return  | frees_in_late_thread_local_destructors_stay_remote |
 // | memory held does not grow with exited threads | exited_threads_hold_no_caches,                 |
+// | failure injection (upstream, global new)   | each_upstream_failure_in_turn_leaks_nothing,      |
+// |                                            | a_failing_global_new_takes_no_cache               |
 // |                                            | a_late_destructor_switching_pools_takes_no_cache_for_good |
 // | release() with threads alive               | release_with_threads_alive_keeps_them_usable      |
 // | destruction with threads alive             | destruction_with_threads_alive_is_safe            |
 // | many threads, cross-thread frees, model    | stress_with_cross_thread_frees_matches_the_model  |
 #include <alloclab/checked_resource.hpp>
 #include <alloclab/concurrent_multipool_resource.hpp>
+#include <alloclab/limit_resource.hpp>
 #include <alloclab/synchronized_resource.hpp>
 #include <alloclab/tracking_resource.hpp>
 
 #include <gtest/gtest.h>
+
+#include "test_resources.hpp"
 
 #include <condition_variable>
 #include <cstdint>
@@ -276,6 +281,66 @@ TEST(concurrent_multipool_resource, a_late_destructor_switching_pools_takes_no_c
     EXPECT_EQ(pool->thread_caches(), 1u);
     EXPECT_EQ(pool->idle_thread_caches(), 1u);
   }
+}
+
+// Allocates in a thread_local destructor that runs after the thread returned
+// its caches; records a failure (a destructor must not throw).
+struct late_allocator {
+  concurrent_multipool_resource* pool = nullptr;
+  bool* failed = nullptr;
+  ~late_allocator() {
+    if (pool == nullptr) return;
+    try {
+      pool->deallocate(pool->allocate(48, 8), 48, 8);
+    } catch (const std::bad_alloc&) {
+      *failed = true;
+    }
+  }
+};
+
+// Each upstream request in turn fails (adopting, refilling, oversize, and a
+// late destructor's borrowed cache): nothing leaks and every cache comes back.
+TEST(concurrent_multipool_resource, each_upstream_failure_in_turn_leaks_nothing) {
+  for (std::size_t failing = 1;; ++failing) {
+    ASSERT_LT(failing, 50u) << "a failure was injected in every run";
+    checked_resource checker{std::pmr::new_delete_resource()};
+    limit_resource limit{&checker, {}};
+    limit.fail_after(failing, false);  // that request only
+    bool failed = false;
+    bool late_failed = false;
+    {
+      concurrent_multipool_resource pool{&limit};
+      on_another_thread([&] {
+        thread_local late_allocator late;  // constructed before the registry
+        late.pool = &pool;
+        late.failed = &late_failed;
+        try {
+          for (std::size_t bytes : {24, 200, 3000, 9000})
+            pool.deallocate(pool.allocate(bytes, 8), bytes, 8);
+        } catch (const std::bad_alloc&) {
+          failed = true;
+        }
+      });
+      EXPECT_EQ(pool.idle_thread_caches(), pool.thread_caches()) << "request " << failing;
+    }
+    EXPECT_EQ(checker.blocks_in_use(), 0u) << "request " << failing;
+    EXPECT_EQ(checker.total_misuses(), 0u) << checker.last_misuse();
+    if (!failed && !late_failed) break;
+  }
+}
+
+TEST(concurrent_multipool_resource, a_failing_global_new_takes_no_cache) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  on_another_thread([&] {
+    {
+      const alloclab::testing::global_new_failure failing;
+      EXPECT_THROW((void)pool.allocate(64, 8), std::bad_alloc);
+    }
+    EXPECT_EQ(pool.thread_caches(), 0u);
+    pool.deallocate(pool.allocate(64, 8), 64, 8);
+  });
+  EXPECT_EQ(pool.thread_caches(), 1u);
+  EXPECT_EQ(pool.idle_thread_caches(), 1u);
 }
 
 TEST(concurrent_multipool_resource, destruction_with_threads_alive_is_safe) {
