@@ -255,7 +255,9 @@ class concurrent_multipool_resource final
   }
 
   void make_hot(thread_cache* cache) noexcept {
-    detail::hot_slots()[hot_slot_] = detail::hot_slots()[detail::recent_slot] = {link_, cache};
+    const detail::hot_cache_slot hot{link_, cache};  // not read back: no store-forwarding stall
+    detail::hot_slots()[hot_slot_] = hot;
+    detail::hot_slots()[detail::recent_slot] = hot;
   }
 
   static void* pop(size_class& c) noexcept {
