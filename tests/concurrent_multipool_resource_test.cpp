@@ -11,15 +11,22 @@
 // | remote frees drained by the owner          | blocks_freed_by_another_thread_return_to_their_owner |
 // | thread exit returns the cache              | an_exiting_thread_returns_its_cache_for_adoption  |
 // | thread_local destructors after the return  | frees_in_late_thread_local_destructors_stay_remote |
+// | memory held does not grow with exited threads | exited_threads_hold_no_caches,                 |
+// | failure injection (upstream, global new)   | each_upstream_failure_in_turn_leaks_nothing,      |
+// |                                            | a_failing_global_new_takes_no_cache               |
+// |                                            | a_late_destructor_switching_pools_takes_no_cache_for_good |
 // | release() with threads alive               | release_with_threads_alive_keeps_them_usable      |
 // | destruction with threads alive             | destruction_with_threads_alive_is_safe            |
 // | many threads, cross-thread frees, model    | stress_with_cross_thread_frees_matches_the_model  |
 #include <alloclab/checked_resource.hpp>
 #include <alloclab/concurrent_multipool_resource.hpp>
+#include <alloclab/limit_resource.hpp>
 #include <alloclab/synchronized_resource.hpp>
 #include <alloclab/tracking_resource.hpp>
 
 #include <gtest/gtest.h>
+
+#include "test_resources.hpp"
 
 #include <condition_variable>
 #include <cstdint>
@@ -199,11 +206,12 @@ TEST(concurrent_multipool_resource, frees_in_late_thread_local_destructors_stay_
     user.pool = &pool;
     user.block = pool.allocate(32, 8);
   });
-  // The cache went back to the pool before late_user ran: its free must have gone to the remote
-  // list (still counted in use until drained), not into a list the thread no longer owned.
-  EXPECT_EQ(pool.class_stats(pool.class_of(32, 8)).blocks_in_use, 1u);
-  // The late allocation took the idle cache back for the exiting thread, for good.
-  EXPECT_EQ(pool.idle_thread_caches(), 0u);
+  // The cache went back to the pool before late_user ran: its frees (of the block, and of the
+  // one it allocated late) must have gone to the remote list (still counted in use until
+  // drained), not into a list the thread no longer owned.
+  EXPECT_EQ(pool.class_stats(pool.class_of(32, 8)).blocks_in_use, 2u);
+  // The late allocation borrowed the idle cache for that one call and gave it back.
+  EXPECT_EQ(pool.idle_thread_caches(), 1u);
   EXPECT_EQ(pool.thread_caches(), 1u);
   on_another_thread([&] {
     for (int i = 0; i < 2000; ++i) pool.deallocate(pool.allocate(32, 8), 32, 8);
@@ -232,20 +240,128 @@ TEST(concurrent_multipool_resource, release_with_threads_alive_keeps_them_usable
   EXPECT_EQ(upstream.total_misuses(), 0u) << upstream.last_misuse();
 }
 
+TEST(concurrent_multipool_resource, exited_threads_hold_no_caches) {
+  checked_resource upstream{std::pmr::new_delete_resource()};
+  concurrent_multipool_resource pool{&upstream};
+  for (int i = 0; i < 1000; ++i) {
+    on_another_thread([&] {
+      thread_local late_user user;  // allocates after the thread returned its cache
+      user.pool = &pool;
+      user.block = pool.allocate(32, 8);
+    });
+  }
+  EXPECT_EQ(pool.thread_caches(), 1u);
+  EXPECT_EQ(pool.idle_thread_caches(), 1u);
+  EXPECT_EQ(upstream.blocks_in_use(), 1u);  // one segment, whatever the number of threads
+}
+
+// Switches between two pools in a thread_local destructor that runs after the
+// thread returned its caches.
+struct late_switcher {
+  concurrent_multipool_resource* pools[2] = {nullptr, nullptr};
+  ~late_switcher() {
+    if (pools[0] == nullptr) return;
+    for (int i = 0; i < 500; ++i) {
+      for (concurrent_multipool_resource* pool : pools)
+        pool->deallocate(pool->allocate(40, 8), 40, 8);
+    }
+  }
+};
+
+TEST(concurrent_multipool_resource, a_late_destructor_switching_pools_takes_no_cache_for_good) {
+  concurrent_multipool_resource first{std::pmr::new_delete_resource()};
+  concurrent_multipool_resource second{std::pmr::new_delete_resource()};
+  on_another_thread([&] {
+    thread_local late_switcher switcher;
+    switcher.pools[0] = &first;
+    switcher.pools[1] = &second;
+    first.deallocate(first.allocate(40, 8), 40, 8);  // the thread's registry exists
+  });
+  for (concurrent_multipool_resource* pool : {&first, &second}) {
+    EXPECT_EQ(pool->thread_caches(), 1u);
+    EXPECT_EQ(pool->idle_thread_caches(), 1u);
+  }
+}
+
+// Allocates in a thread_local destructor that runs after the thread returned
+// its caches; records a failure (a destructor must not throw).
+struct late_allocator {
+  concurrent_multipool_resource* pool = nullptr;
+  bool* failed = nullptr;
+  ~late_allocator() {
+    if (pool == nullptr) return;
+    try {
+      pool->deallocate(pool->allocate(48, 8), 48, 8);
+    } catch (const std::bad_alloc&) {
+      *failed = true;
+    }
+  }
+};
+
+// Each upstream request in turn fails (adopting, refilling, oversize, and a
+// late destructor's borrowed cache): nothing leaks and every cache comes back.
+TEST(concurrent_multipool_resource, each_upstream_failure_in_turn_leaks_nothing) {
+  for (std::size_t failing = 1;; ++failing) {
+    ASSERT_LT(failing, 50u) << "a failure was injected in every run";
+    checked_resource checker{std::pmr::new_delete_resource()};
+    limit_resource limit{&checker, {}};
+    limit.fail_after(failing, false);  // that request only
+    bool failed = false;
+    bool late_failed = false;
+    {
+      concurrent_multipool_resource pool{&limit};
+      on_another_thread([&] {
+        thread_local late_allocator late;  // constructed before the registry
+        late.pool = &pool;
+        late.failed = &late_failed;
+        try {
+          for (std::size_t bytes : {24, 200, 3000, 9000})
+            pool.deallocate(pool.allocate(bytes, 8), bytes, 8);
+        } catch (const std::bad_alloc&) {
+          failed = true;
+        }
+      });
+      EXPECT_EQ(pool.idle_thread_caches(), pool.thread_caches()) << "request " << failing;
+    }
+    EXPECT_EQ(checker.blocks_in_use(), 0u) << "request " << failing;
+    EXPECT_EQ(checker.total_misuses(), 0u) << checker.last_misuse();
+    if (!failed && !late_failed) break;
+  }
+}
+
+TEST(concurrent_multipool_resource, a_failing_global_new_takes_no_cache) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  on_another_thread([&] {
+    {
+      const alloclab::testing::global_new_failure failing;
+      EXPECT_THROW((void)pool.allocate(64, 8), std::bad_alloc);
+    }
+    EXPECT_EQ(pool.thread_caches(), 0u);
+    pool.deallocate(pool.allocate(64, 8), 64, 8);
+  });
+  EXPECT_EQ(pool.thread_caches(), 1u);
+  EXPECT_EQ(pool.idle_thread_caches(), 1u);
+}
+
 TEST(concurrent_multipool_resource, destruction_with_threads_alive_is_safe) {
   checked_resource upstream{std::pmr::new_delete_resource()};
-  parked_thread worker;
-  for (int generation = 0; generation < 20; ++generation) {
-    auto pool = std::make_unique<concurrent_multipool_resource>(&upstream);
-    worker.run([&] {
-      void* p = pool->allocate(96, 8);
-      std::memset(p, 0x17, 96);
-      pool->deallocate(p, 96, 8);
-    });
-    pool.reset();  // the worker still records a cache of the dead pool
-    EXPECT_EQ(upstream.blocks_in_use(), 0u);
-  }
-  // The worker exits with 20 dead records (and ASan watching): never dereferenced.
+  std::unique_ptr<concurrent_multipool_resource> successor;
+  {
+    parked_thread worker;
+    for (int generation = 0; generation < 20; ++generation) {
+      auto pool = std::make_unique<concurrent_multipool_resource>(&upstream);
+      worker.run([&] {
+        void* p = pool->allocate(96, 8);
+        std::memset(p, 0x17, 96);
+        pool->deallocate(p, 96, 8);
+      });
+      pool.reset();  // the worker still records a cache of the dead pool
+      EXPECT_EQ(upstream.blocks_in_use(), 0u);
+    }
+    // A new pool, perhaps at a dead one's address: the worker never used it.
+    successor = std::make_unique<concurrent_multipool_resource>(&upstream);
+  }  // the worker exits here with 20 dead records (ASan watching): none is dereferenced
+  EXPECT_EQ(successor->idle_thread_caches(), 0u) << "a dead pool's cache went to its successor";
   EXPECT_EQ(upstream.total_misuses(), 0u) << upstream.last_misuse();
 }
 

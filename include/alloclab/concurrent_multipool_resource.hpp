@@ -10,15 +10,37 @@
 // class runs dry. A thread that exits hands its cache (with its blocks, and
 // any remote frees still arriving) back to the resource; the next new thread
 // adopts it. Frees from thread_local destructors that run after that are
-// remote frees. The upstream is only called under the resource's mutex: for
-// new segments, oversize requests and release().
+// remote frees; an allocation from one borrows an idle cache for that call
+// only, so the memory held never grows with the number of exited threads.
+//
+// Nothing is process-wide: the thread-exit bookkeeping (detail/thread_registry.hpp)
+// works with any number of copies of this header's statics, so a resource may be
+// made, used and destroyed by different shared libraries built with hidden visibility.
+//
+// Locks, in the only order they nest:
+//   1. the link mutex (detail::lender_link): thread exit and the destructor;
+//   2. the cache mutex: the list of caches and of idle ones; nothing is called
+//      while it is held.
+//   The upstream mutex is taken with no other lock of this resource held, around
+//   each upstream call (new segments, oversize requests, release()) and nothing
+//   else: the upstream may be another concurrent pool, and may take its own locks.
+//
+// Each thread keeps its cache for the last resource it used in one of 4 hot
+// slots (and a copy of the last one used, checked first); resources take slots
+// in turn as they are created (per copy of this header's code). Up to 4
+// resources made one after another and used alternately on one thread all stay
+// on the fast path (a switch costs one more compare and a 16-byte copy);
+// resources sharing a slot work alike, but each switch between them costs a
+// lookup in the thread's registry. Slots use the initial-exec TLS model: no
+// __tls_get_addr call in -fPIC code.
 //
 // Lifetime rules:
 //   * release() and the destructor must not run concurrently with any other
 //     call on the resource. Threads that used it may stay alive: release()
 //     keeps their caches (empty) and they may allocate again afterwards; after
-//     destruction a thread's record of the resource is never dereferenced and
-//     its exit is safe. Pooled blocks are invalid after either.
+//     destruction a thread's record names only the resource's link, which
+//     outlives it, and its exit (even one running during the destruction) is
+//     safe. Pooled blocks are invalid after either.
 //   * class_stats() may run concurrently; blocks freed remotely count as in use
 //     until their owner drains them.
 //
@@ -85,12 +107,13 @@ class concurrent_multipool_resource final
         max_block_size_(detail::normalized_max_block_size(options.max_block_size)),
         class_count_(detail::class_index_from_minus_one(max_block_size_ - 1) + 1),
         segment_size_(normalized_segment_size(options.segment_size, max_block_size_)),
-        id_(detail::resource_directory::instance().add(this)) {}
+        link_(new detail::lender_link(this)),
+        hot_slot_(detail::next_hot_slot_index()) {}
 
   concurrent_multipool_resource(const concurrent_multipool_resource&) = delete;
   concurrent_multipool_resource& operator=(const concurrent_multipool_resource&) = delete;
   ~concurrent_multipool_resource() override {
-    detail::resource_directory::instance().remove(id_);
+    link_->lender_destroyed();  // no thread returns a cache after this
     for (thread_cache* cache : caches_) {
       release_segments(*cache);
       delete cache;
@@ -116,7 +139,7 @@ class concurrent_multipool_resource final
   // other call; threads keep their (now empty) caches. Pooled blocks handed
   // out before are invalid afterwards; oversize blocks are not affected.
   void release() noexcept {
-    const std::lock_guard<std::mutex> lock{mutex_};
+    const std::lock_guard<std::mutex> lock{upstream_mutex_};  // thread exits leave caches_ be
     for (thread_cache* cache : caches_) release_segments(*cache);
   }
 
@@ -127,7 +150,7 @@ class concurrent_multipool_resource final
   std::size_t class_count() const noexcept { return class_count_; }
   // Summed over every thread's cache; chunks are segments.
   multipool_class_stats class_stats(std::size_t index) const {
-    const std::lock_guard<std::mutex> lock{mutex_};
+    const std::lock_guard<std::mutex> lock{cache_mutex_};
     multipool_class_stats stats{detail::class_size(index), 0, 0, 0};
     std::size_t capacity = 0;
     for (const thread_cache* cache : caches_) {
@@ -141,11 +164,11 @@ class concurrent_multipool_resource final
   }
   // Caches created so far; a thread that exits returns its cache for reuse.
   std::size_t thread_caches() const {
-    const std::lock_guard<std::mutex> lock{mutex_};
+    const std::lock_guard<std::mutex> lock{cache_mutex_};
     return caches_.size();
   }
   std::size_t idle_thread_caches() const {
-    const std::lock_guard<std::mutex> lock{mutex_};
+    const std::lock_guard<std::mutex> lock{cache_mutex_};
     return idle_caches_.size();
   }
 
@@ -201,7 +224,21 @@ class concurrent_multipool_resource final
 
   // The hot path: no call unless the class is empty or the thread is new here.
   void* allocate_from(std::size_t index) {
-    thread_cache& cache = local_cache();
+    const detail::hot_cache_slot& recent = detail::hot_slots()[detail::recent_slot];
+    if (recent.link == link_) return allocate_in(*static_cast<thread_cache*>(recent.cache), index);
+    return allocate_from_own_slot(index);
+  }
+
+  // Another resource was used last on this thread: this one's slot, if it still holds it.
+  void* allocate_from_own_slot(std::size_t index) {
+    detail::hot_cache_slot* slots = detail::hot_slots();
+    const detail::hot_cache_slot own = slots[hot_slot_];
+    if (own.link != link_) return allocate_after_lookup(index);
+    slots[detail::recent_slot] = own;
+    return allocate_in(*static_cast<thread_cache*>(own.cache), index);
+  }
+
+  void* allocate_in(thread_cache& cache, std::size_t index) {
     size_class& c = cache.classes[index];
     if (c.free != nullptr) return pop(c);
     return refill_and_allocate(cache, c);
@@ -209,10 +246,18 @@ class concurrent_multipool_resource final
 
   void deallocate_pooled(void* p) {
     const segment_header& segment = segment_of(p);
-    const detail::hot_cache_slot& slot = detail::hot_slot();
-    if (slot.id == id_ && segment.owner == slot.cache)
-      return push(segment.owner->classes[segment.class_index], p);
+    const detail::hot_cache_slot* slots = detail::hot_slots();
+    for (const std::size_t slot : {detail::recent_slot, hot_slot_}) {
+      if (slots[slot].link == link_ && segment.owner == slots[slot].cache)
+        return push(segment.owner->classes[segment.class_index], p);
+    }
     deallocate_slow(p, segment);
+  }
+
+  void make_hot(thread_cache* cache) noexcept {
+    const detail::hot_cache_slot hot{link_, cache};  // not read back: no store-forwarding stall
+    detail::hot_slots()[hot_slot_] = hot;
+    detail::hot_slots()[detail::recent_slot] = hot;
   }
 
   static void* pop(size_class& c) noexcept {
@@ -226,43 +271,37 @@ class concurrent_multipool_resource final
     count(c.in_use, -1);
   }
 
-  thread_cache& local_cache() {
-    const detail::hot_cache_slot& slot = detail::hot_slot();
-    if (slot.id == id_) return *static_cast<thread_cache*>(slot.cache);
-    return adopt_cache();
+  [[gnu::noinline]] void* allocate_after_lookup(std::size_t index) {
+    if (detail::thread_exiting()) return allocate_borrowed(index);
+    return allocate_in(adopt_cache(), index);
   }
 
-  // First call on this thread: find its cache, or adopt an idle one, or make one.
-  [[gnu::noinline]] thread_cache& adopt_cache() {
-    if (detail::thread_exiting()) return cache_for_exiting_thread();
+  // This thread's cache: the one its registry records, or an idle one, or a new one.
+  thread_cache& adopt_cache() {
     detail::thread_registry& registry = detail::thread_registry::instance();
-    auto* cache = static_cast<thread_cache*>(registry.find(id_));
+    auto* cache = static_cast<thread_cache*>(registry.find(link_));
     if (cache == nullptr) {
       registry.prepare_add();  // may throw: before a cache leaves the pool
-      {
-        const std::lock_guard<std::mutex> lock{mutex_};
-        cache = take_idle_or_new_cache();
-      }
-      registry.add(id_, cache);
+      cache = take_idle_or_new_cache();
+      registry.add(link_, cache);
     }
-    detail::hot_slot() = {id_, cache};
+    make_hot(cache);
     return *cache;
   }
 
   // A thread_local destructor allocating after this thread returned its
-  // caches: it takes an idle (or new) cache for good; that cache is never
-  // handed to another thread and stays with the resource until destruction.
-  thread_cache& cache_for_exiting_thread() {
-    thread_cache* cache = nullptr;
-    {
-      const std::lock_guard<std::mutex> lock{mutex_};
-      cache = take_idle_or_new_cache();
-    }
-    detail::hot_slot() = {id_, cache};
-    return *cache;
+  // caches: borrows an idle (or new) cache for this one call.
+  void* allocate_borrowed(std::size_t index) {
+    struct give_back {
+      concurrent_multipool_resource& pool;
+      thread_cache* cache;
+      ~give_back() { pool.return_cache(cache); }
+    } borrowed{*this, take_idle_or_new_cache()};
+    return allocate_in(*borrowed.cache, index);
   }
 
   thread_cache* take_idle_or_new_cache() {
+    const std::lock_guard<std::mutex> lock{cache_mutex_};
     if (!idle_caches_.empty()) {
       thread_cache* cache = idle_caches_.back();
       idle_caches_.pop_back();
@@ -278,7 +317,7 @@ class concurrent_multipool_resource final
   }
 
   void return_cache(void* cache) noexcept override {
-    const std::lock_guard<std::mutex> lock{mutex_};
+    const std::lock_guard<std::mutex> lock{cache_mutex_};
     idle_caches_.push_back(static_cast<thread_cache*>(cache));
   }
 
@@ -307,7 +346,7 @@ class concurrent_multipool_resource final
     const auto index = static_cast<std::size_t>(&c - cache.classes.data());
     void* raw = nullptr;
     {
-      const std::lock_guard<std::mutex> lock{mutex_};
+      const std::lock_guard<std::mutex> lock{upstream_mutex_};
       raw = upstream_->allocate(segment_size_, segment_size_);
     }
     cache.segments = ::new (raw) segment_header{&cache, index, cache.segments};
@@ -324,8 +363,8 @@ class concurrent_multipool_resource final
     // An exiting thread has returned its caches: every free is remote now.
     auto* mine = detail::thread_exiting()
                      ? nullptr
-                     : static_cast<thread_cache*>(detail::thread_registry::instance().find(id_));
-    if (mine != nullptr) detail::hot_slot() = {id_, mine};
+                     : static_cast<thread_cache*>(detail::thread_registry::instance().find(link_));
+    if (mine != nullptr) make_hot(mine);
     if (segment.owner == mine) return push(mine->classes[segment.class_index], p);
     std::atomic<free_node*>& list = segment.owner->remote_frees;
     auto* node = ::new (p) free_node{list.load(std::memory_order_relaxed)};
@@ -345,7 +384,7 @@ class concurrent_multipool_resource final
       throw multipool_exhausted(bytes, alignment);
     void* p = nullptr;
     {
-      const std::lock_guard<std::mutex> lock{mutex_};
+      const std::lock_guard<std::mutex> lock{upstream_mutex_};
       p = upstream_->allocate(bytes, alignment);
     }
     oversize_allocations_.fetch_add(1, std::memory_order_relaxed);
@@ -358,11 +397,11 @@ class concurrent_multipool_resource final
       if (class_of(1, alignment) != no_class) return deallocate_pooled(p);
       bytes = 1;
     }
-    const std::lock_guard<std::mutex> lock{mutex_};
+    const std::lock_guard<std::mutex> lock{upstream_mutex_};
     upstream_->deallocate(p, bytes, alignment);
   }
 
-  // Caller holds the mutex, or is the destructor.
+  // Caller holds the upstream mutex, or is the destructor.
   void release_segments(thread_cache& cache) noexcept {
     while (cache.segments != nullptr) {
       segment_header* next = cache.segments->next;
@@ -384,8 +423,10 @@ class concurrent_multipool_resource final
   std::size_t max_block_size_;
   std::size_t class_count_;
   std::size_t segment_size_;
-  std::uint64_t id_;
-  mutable std::mutex mutex_;  // the upstream, caches_, idle_caches_
+  detail::lender_link* link_;  // shared with the registries of threads that used this
+  std::size_t hot_slot_;
+  mutable std::mutex cache_mutex_;  // caches_, idle_caches_
+  std::mutex upstream_mutex_;       // every upstream call
   std::vector<thread_cache*> caches_;
   std::vector<thread_cache*> idle_caches_;
   std::atomic<std::size_t> oversize_allocations_{0};

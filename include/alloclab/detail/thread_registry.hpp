@@ -2,17 +2,28 @@
 // for each live resource, and what happens to it when the thread exits.
 // Private: not part of the public interface.
 //
-// Resources get ids that are never reused. A thread's `thread_registry` maps
-// ids to its caches; on thread exit it hands each cache back to its resource
-// if that resource is still alive (the process-wide `resource_directory`
-// knows which are). Lock order: directory mutex, then a resource's mutex.
+// Nothing here is process-wide. A program may hold several copies of this
+// header's thread_locals (each shared library built with hidden visibility
+// has its own, and so does the executable); each copy is a complete, separate
+// registry, and a resource works with any number of them:
+//
+// | piece          | owned by                         | holds                              |
+// |----------------|----------------------------------|------------------------------------|
+// | lender_link    | its resource and every registry  | the resource (null once destroyed) |
+// |                | entry naming it (reference count)| and the mutex thread exit takes    |
+// | thread_registry| one thread (one per copy)        | (link, cache) for each resource    |
+// | hot slots      | one thread (one array per copy)  | the last (link, cache) per slot    |
+//
+// A thread exit hands each cache back through its link, under the link's
+// mutex; the resource's destructor clears the link under the same mutex. A
+// link outlives both, so a hot slot or registry entry never names a freed or
+// reused link. Lock order: a link's mutex, then the resource's cache mutex.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
-#include <cstdint>
+#include <cstddef>
 #include <mutex>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -27,60 +38,79 @@ class cache_lender {
   ~cache_lender() = default;
 };
 
-class resource_directory {
+// The part of a resource that threads' registries may still name after the
+// resource is gone. Created by the resource; freed by the last reference.
+class lender_link {
  public:
-  static resource_directory& instance() {
-    static auto* directory =
-        new resource_directory;  // never destroyed: thread exits may outlive statics
-    return *directory;
-  }
+  explicit lender_link(cache_lender* lender) noexcept : lender_(lender) {}
+  lender_link(const lender_link&) = delete;
+  lender_link& operator=(const lender_link&) = delete;
 
-  std::uint64_t add(cache_lender* lender) {
-    const std::lock_guard<std::mutex> lock{mutex_};
-    const std::uint64_t id = next_id_++;
-    live_.emplace(id, lender);
-    return id;
+  bool alive() const noexcept { return lender_.load(std::memory_order_acquire) != nullptr; }
+  void acquire() noexcept { references_.fetch_add(1, std::memory_order_relaxed); }
+  void release() noexcept {
+    if (references_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
-  void remove(std::uint64_t id) noexcept {
+  // Gives `cache` back to the resource if it still exists (thread exit).
+  void return_cache(void* cache) noexcept {
     const std::lock_guard<std::mutex> lock{mutex_};
-    live_.erase(id);
+    if (cache_lender* lender = lender_.load(std::memory_order_relaxed)) lender->return_cache(cache);
   }
-  // Gives `cache` back to resource `id` if it still exists.
-  void return_cache(std::uint64_t id, void* cache) noexcept {
-    const std::lock_guard<std::mutex> lock{mutex_};
-    const auto found = live_.find(id);
-    if (found != live_.end()) found->second->return_cache(cache);
-  }
-  template <class Entries>
-  void drop_dead(Entries& entries) {
-    const std::lock_guard<std::mutex> lock{mutex_};
-    entries.erase(std::remove_if(entries.begin(), entries.end(),
-                                 [&](const auto& e) { return live_.count(e.first) == 0; }),
-                  entries.end());
+  // The resource's destructor: no cache is returned after this returns.
+  void lender_destroyed() noexcept {
+    {
+      const std::lock_guard<std::mutex> lock{mutex_};
+      lender_.store(nullptr, std::memory_order_release);
+    }
+    release();
   }
 
  private:
+  ~lender_link() = default;
   std::mutex mutex_;
-  std::uint64_t next_id_ = 1;  // 0 means "no resource" in a thread's hot slot
-  std::unordered_map<std::uint64_t, cache_lender*> live_;
+  std::atomic<cache_lender*> lender_;
+  std::atomic<std::size_t> references_{1};  // the resource's
 };
 
-// The last (resource id, cache) a thread used: trivially destructible, so
-// reading it costs one thread-local load.
+// The last (link, cache) a thread used in one slot: trivially destructible.
 struct hot_cache_slot {
-  std::uint64_t id;
+  const lender_link* link;
   void* cache;
 };
+inline constexpr std::size_t hot_slot_count = 4;  // a power of two
+// One more slot, at a fixed address: a copy of the slot used last, checked
+// first (the one-resource case costs a single thread-local load).
+inline constexpr std::size_t recent_slot = hot_slot_count;
 
-inline hot_cache_slot& hot_slot() noexcept {
-  static thread_local hot_cache_slot slot{0, nullptr};
-  return slot;
+// The thread_locals below use the initial-exec TLS model: each access is one
+// load from the thread pointer even in -fPIC code (no __tls_get_addr call). A
+// library dlopen()ed late takes them (~100 bytes) from glibc's static TLS reserve.
+#if defined(__GNUC__) && defined(__ELF__)
+#define ALLOCLAB_INITIAL_EXEC_TLS __attribute__((tls_model("initial-exec")))
+#else
+#define ALLOCLAB_INITIAL_EXEC_TLS
+#endif
+
+// This thread's hot slots, and the recent slot after them.
+inline hot_cache_slot* hot_slots() noexcept {
+  static thread_local hot_cache_slot slots[hot_slot_count + 1] ALLOCLAB_INITIAL_EXEC_TLS;
+  return slots;
+}
+inline void clear_hot_slots() noexcept {
+  std::fill_n(hot_slots(), hot_slot_count + 1, hot_cache_slot{nullptr, nullptr});
+}
+
+// Spreads resources over the hot slots: any hot_slot_count resources made one
+// after another use different slots. Only a hint: any slot works for any resource.
+inline std::size_t next_hot_slot_index() noexcept {
+  static std::atomic<std::size_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed) % hot_slot_count;
 }
 
 // True once this thread's registry has been destroyed (thread exit): later
 // calls from thread_local destructors must not use it or the caches it returned.
 inline bool& thread_exiting() noexcept {
-  static thread_local bool exiting = false;
+  static thread_local bool exiting ALLOCLAB_INITIAL_EXEC_TLS = false;
   return exiting;
 }
 
@@ -88,33 +118,52 @@ inline bool& thread_exiting() noexcept {
 class thread_registry {
  public:
   static thread_registry& instance() {
-    static thread_local thread_registry registry;
+    static thread_local thread_registry registry ALLOCLAB_INITIAL_EXEC_TLS;
     return registry;
   }
   thread_registry(const thread_registry&) = delete;
   thread_registry& operator=(const thread_registry&) = delete;
   ~thread_registry() {
     thread_exiting() = true;
-    hot_slot() = {0, nullptr};
-    for (const auto& [id, cache] : entries_) resource_directory::instance().return_cache(id, cache);
+    clear_hot_slots();
+    for (const auto& [link, cache] : entries_) {
+      link->return_cache(cache);
+      link->release();
+    }
   }
 
-  void* find(std::uint64_t id) const noexcept {
-    for (const auto& [entry_id, cache] : entries_) {
-      if (entry_id == id) return cache;
+  void* find(const lender_link* link) const noexcept {
+    for (const auto& [entry_link, cache] : entries_) {
+      if (entry_link == link) return cache;
     }
     return nullptr;
   }
   // Makes room for one add(); may throw, add() then cannot.
   void prepare_add() {
-    if (entries_.size() >= 8) resource_directory::instance().drop_dead(entries_);
+    if (entries_.size() >= 8) drop_dead();
     entries_.reserve(entries_.size() + 1);
   }
-  void add(std::uint64_t id, void* cache) noexcept { entries_.emplace_back(id, cache); }
+  void add(lender_link* link, void* cache) noexcept {
+    link->acquire();
+    entries_.emplace_back(link, cache);
+  }
 
  private:
   thread_registry() = default;
-  std::vector<std::pair<std::uint64_t, void*>> entries_;
+
+  // Forgets the caches of destroyed resources (and the hot slots naming them).
+  void drop_dead() noexcept {
+    const auto dead = std::partition(entries_.begin(), entries_.end(),
+                                     [](const auto& e) { return e.first->alive(); });
+    if (dead == entries_.end()) return;
+    clear_hot_slots();
+    std::for_each(dead, entries_.end(), [](const auto& e) { e.first->release(); });
+    entries_.erase(dead, entries_.end());
+  }
+
+  std::vector<std::pair<lender_link*, void*>> entries_;
 };
 
 }  // namespace alloclab::detail
+
+#undef ALLOCLAB_INITIAL_EXEC_TLS
