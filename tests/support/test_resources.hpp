@@ -54,9 +54,9 @@ struct counting_heap {
     ++live;
     return p;
   }
-  void deallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
+  void deallocate(void* p, std::size_t, std::size_t alignment) noexcept {
     --live;
-    ::operator delete (p, bytes, std::align_val_t{alignment});
+    ::operator delete (p, std::align_val_t{alignment});  // clang: no sized delete by default
   }
 };
 static_assert(!std::is_polymorphic_v<counting_heap>);
