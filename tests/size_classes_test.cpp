@@ -7,6 +7,7 @@
 // | table and computed index agree on every size      | table_and_formula_agree_up_to_1_MiB          |
 // | the index names the smallest class that holds it  | every_size_maps_to_the_smallest_holding_class |
 // | one class's head never serves another class       | heads_of_neighbouring_classes_stay_separate  |
+// | classes past the table (computed, out of line)    | classes_beyond_the_table_keep_their_blocks_too |
 #include <alloclab/detail/size_classes.hpp>
 #include <alloclab/multipool_resource.hpp>
 
@@ -38,18 +39,18 @@ TEST(size_classes, every_size_maps_to_the_smallest_holding_class) {
   }
 }
 
-TEST(size_classes, heads_of_neighbouring_classes_stay_separate) {
-  // Every class up to 4 KiB holds blocks at once; each block carries its size
-  // as a pattern. A head shared or mixed up between classes would hand a block
-  // of one size to a request of another: the patterns or the sizes disagree.
-  alloclab::multipool_resource pool{std::pmr::new_delete_resource()};
+// Every class up to `largest` holds blocks at once; each block carries its
+// size as a pattern. A head shared or mixed up between classes would hand a
+// block of one size to a request of another: the patterns or sizes disagree.
+void random_sizes_keep_their_classes(alloclab::multipool_resource& pool, std::size_t largest,
+                                     int rounds) {
   struct block {
     unsigned char* p;
     std::size_t size;
   };
   std::vector<block> live;
   std::uint32_t state = 7;
-  for (int round = 0; round < 20000; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     state = state * 1664525u + 1013904223u;
     if (!live.empty() && (state >> 28) < 7) {
       const std::size_t i = (state >> 8) % live.size();
@@ -60,7 +61,7 @@ TEST(size_classes, heads_of_neighbouring_classes_stay_separate) {
       live.pop_back();
       continue;
     }
-    const std::size_t size = 1 + (state >> 8) % 4096;
+    const std::size_t size = 1 + (state >> 8) % largest;
     auto* p = static_cast<unsigned char*>(pool.allocate(size, 8));
     ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % 8, 0u);
     std::memset(p, static_cast<unsigned char>(size), size);
@@ -69,6 +70,28 @@ TEST(size_classes, heads_of_neighbouring_classes_stay_separate) {
   for (const block& b : live) pool.deallocate(b.p, b.size, 8);
   for (std::size_t i = 0; i < pool.class_count(); ++i)
     EXPECT_EQ(pool.class_stats(i).blocks_in_use, 0u) << i;
+  EXPECT_EQ(pool.oversize_allocations(), 0u);
+}
+
+TEST(size_classes, heads_of_neighbouring_classes_stay_separate) {
+  alloclab::multipool_resource pool{std::pmr::new_delete_resource()};
+  random_sizes_keep_their_classes(pool, 4096, 20000);  // the default: every class in the table
+}
+
+TEST(size_classes, classes_beyond_the_table_keep_their_blocks_too) {
+  // 4 KiB .. 64 KiB classes take the out-of-line computed index.
+  alloclab::multipool_options options;
+  options.max_block_size = 64 * 1024;
+  alloclab::multipool_resource pool{std::pmr::new_delete_resource(), options};
+  random_sizes_keep_their_classes(pool, 64 * 1024, 2000);
+  for (const std::size_t size : {4095, 4096, 4097, 5120, 5121, 65536}) {
+    void* p = pool.allocate(size, 8);
+    const std::size_t index = pool.class_of(size, 8);
+    EXPECT_EQ(pool.class_stats(index).blocks_in_use, 1u) << size;
+    EXPECT_GE(pool.class_stats(index).block_size, static_cast<std::size_t>(size));
+    pool.deallocate(p, size, 8);
+    EXPECT_EQ(pool.class_stats(index).blocks_in_use, 0u) << size;
+  }
 }
 
 }  // namespace

@@ -114,18 +114,20 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   ~multipool_resource() override { release_chunks(); }
 
   // Non-virtual fast path; hides memory_resource::allocate on purpose.
+  // One compare and one table load reach the class of any request up to
+  // min(max_block_size(), 4 KiB); larger classes take an out-of-line call.
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes, alignment);
-    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment))
-      return allocate_from(detail::class_index_from_minus_one(rounded_minus_one), bytes, alignment);
-    return allocate_outside_classes(bytes, alignment);
+    if (rounded_minus_one < table_bound_ && detail::is_power_of_two(alignment))
+      return allocate_from(detail::table_class_index(rounded_minus_one), bytes, alignment);
+    return allocate_outside_table(bytes, alignment);
   }
 
   void deallocate(void* p, std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes, alignment);
-    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment))
-      return deallocate_to(detail::class_index_from_minus_one(rounded_minus_one), p);
-    deallocate_outside_classes(p, bytes, alignment);
+    if (rounded_minus_one < table_bound_ && detail::is_power_of_two(alignment))
+      return deallocate_to(detail::table_class_index(rounded_minus_one), p);
+    deallocate_outside_table(p, bytes, alignment);
   }
 
   // Returns every chunk to the upstream (a fixed buffer is simply reset).
@@ -252,7 +254,23 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
     return blocks;
   }
 
-  [[gnu::noinline]] void* allocate_outside_classes(std::size_t bytes, std::size_t alignment) {
+  // A class above the table's reach, or no class at all.
+  [[gnu::noinline]] void* allocate_outside_table(std::size_t bytes, std::size_t alignment) {
+    const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes, alignment);
+    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment))
+      return allocate_from(detail::class_index_from_minus_one(rounded_minus_one), bytes, alignment);
+    return allocate_outside_classes(bytes, alignment);
+  }
+
+  [[gnu::noinline]] void deallocate_outside_table(void* p, std::size_t bytes,
+                                                  std::size_t alignment) {
+    const std::size_t rounded_minus_one = detail::rounded_minus_one(bytes, alignment);
+    if (rounded_minus_one < max_block_size_ && detail::is_power_of_two(alignment))
+      return deallocate_to(detail::class_index_from_minus_one(rounded_minus_one), p);
+    deallocate_outside_classes(p, bytes, alignment);
+  }
+
+  void* allocate_outside_classes(std::size_t bytes, std::size_t alignment) {
     detail::require_valid_alignment(alignment);
     if (bytes == 0) {  // served as 1 byte
       const std::size_t index = class_of(1, alignment);
@@ -266,8 +284,7 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
     return p;
   }
 
-  [[gnu::noinline]] void deallocate_outside_classes(void* p, std::size_t bytes,
-                                                    std::size_t alignment) {
+  void deallocate_outside_classes(void* p, std::size_t bytes, std::size_t alignment) {
     if (bytes == 0) {
       const std::size_t index = class_of(1, alignment);
       if (index != no_class) return deallocate_to(index, p);
@@ -292,6 +309,8 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   multipool_options options_;
   std::size_t max_block_size_;
   std::size_t class_count_;
+  // Requests whose rounded size minus one is below this take the table.
+  std::size_t table_bound_ = std::min(max_block_size_, detail::table_class_limit);
   chunk_trailer* chunks_ = nullptr;
   std::byte* buffer_begin_ = nullptr;
   std::byte* buffer_cursor_ = nullptr;

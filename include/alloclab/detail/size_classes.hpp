@@ -50,11 +50,16 @@ struct class_index_table {
 };
 inline constexpr class_index_table small_class_indexes{};
 
+// The table's answer; requires rounded_minus_one < table_class_limit.
+inline constexpr std::size_t table_class_index(std::size_t rounded_minus_one) noexcept {
+  return small_class_indexes.index[rounded_minus_one >> 3];
+}
+
 // Index of the smallest class holding `rounded` bytes, from `rounded - 1`
 // (so that 0 wraps to SIZE_MAX and is rejected by the caller's bound check).
 inline constexpr std::size_t class_index_from_minus_one(std::size_t rounded_minus_one) noexcept {
   if (__builtin_expect(rounded_minus_one < table_class_limit, 1))
-    return small_class_indexes.index[rounded_minus_one >> 3];
+    return table_class_index(rounded_minus_one);
   return computed_class_index(rounded_minus_one);
 }
 
