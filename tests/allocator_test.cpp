@@ -13,7 +13,8 @@
 //                                              allocator_model.move_assignment_between_resources_moves_the_elements
 //   move assignment, equal resources        -> allocator_model.move_assignment_on_the_same_resource_steals_the_buffer
 //   swap                                    -> allocator_model.swap_keeps_each_container_on_its_resource
-//   select_on_container_copy_construction   -> allocator.copy_keeps_the_source_resource_and_copy_assignment_keeps_the_target
+//   select_on_container_copy_construction   -> allocator.copy_keeps_the_source_resource_and_copy_assignment_keeps_the_target,
+//                                              allocator_model.copy_over_memory_resource_goes_to_the_default_resource
 //   construct (uses-allocator), destroy     -> allocator_model.elements_that_take_an_allocator_get_the_resource,
 //                                              allocator_model.pair_elements_get_the_resource_piecewise,
 //                                              allocator_model.nested_alloclab_containers_get_the_resource
@@ -138,6 +139,32 @@ TEST(allocator, copy_keeps_the_source_resource_and_copy_assignment_keeps_the_tar
   target = a;
   EXPECT_EQ(target.get_allocator().resource(), &second);
   EXPECT_EQ(second.blocks().current, 1u);
+}
+
+// Issue 18 defect 10: over memory_resource a copy used to stay on its
+// source's resource, so a copy taken out of a scoped arena dangled.
+TEST(allocator_model, copy_over_memory_resource_goes_to_the_default_resource) {
+  tracking_resource fallback;
+  std::pmr::memory_resource* previous = std::pmr::set_default_resource(&fallback);
+  using alloc = allocator<int>;
+  std::vector<int, alloc> kept{alloc{std::pmr::new_delete_resource()}};
+  {
+    alignas(std::max_align_t) std::byte buffer[1024];
+    arena_resource scratch{buffer, sizeof buffer, std::pmr::null_memory_resource()};
+    arena_scope scope{scratch};
+    std::vector<int, alloc> temporary{{1, 2, 3}, alloc{&scratch}};
+    std::vector<int, alloc> copy{temporary};
+    EXPECT_EQ(copy.get_allocator().resource(), &fallback);
+    kept = copy;
+  }
+  std::pmr::set_default_resource(previous);
+  EXPECT_EQ(kept, (std::vector<int, alloc>{{1, 2, 3}}));
+  EXPECT_EQ(fallback.blocks().total, 1u) << "the copy's buffer came from the default resource";
+  const std::pmr::polymorphic_allocator<int> standard{std::pmr::new_delete_resource()};
+  EXPECT_EQ(
+      alloc{std::pmr::new_delete_resource()}.select_on_container_copy_construction().resource(),
+      standard.select_on_container_copy_construction().resource())
+      << "the same choice as polymorphic_allocator";
 }
 
 TEST(allocator, over_memory_resource_dispatches_virtually) {

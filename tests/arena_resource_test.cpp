@@ -17,6 +17,10 @@
 //                                                      arena_scope_loop.release_restarts_the_growth_sequence
 //   mark(), rewind()                                -> arena_test.nested_marks_rewind_in_order_and_return_later_blocks
 //   rewind() restores growth                        -> arena_scope_loop.upstream_bytes_per_pass_stay_bounded
+//   rewind() keeps blocks, shrink_to_fit()          -> arena_scope_loop.scope_passes_reuse_the_upstream_blocks,
+//                                                      arena_scope_loop.kept_blocks_never_exceed_the_peak,
+//                                                      arena_scope_loop.random_scopes_keep_live_blocks_intact,
+//                                                      arena_scope_loop.an_upstream_failure_while_reusing_leaks_nothing
 //   rewind() of a stale mark, stale_rewinds()       -> arena_scope_loop.release_inside_a_scope_makes_its_mark_stale,
 //                                                      arena_scope_loop.a_mark_rewound_past_is_stale
 //   used(), remaining(), buffer_size()              -> arena_test.bumps_through_the_buffer_without_touching_upstream,
@@ -27,12 +31,16 @@
 //   inline_arena<N>                                 -> inline_arena.storage_lives_inside_the_object
 //   arena_scope                                     -> arena_test.scope_rewinds_at_exit_even_through_an_exception
 #include <alloclab/arena_resource.hpp>
+#include <alloclab/limit_resource.hpp>
 #include <alloclab/tracking_resource.hpp>
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <cstdint>
 #include <memory_resource>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "test_heap.hpp"
@@ -134,7 +142,9 @@ TEST_F(arena_test, nested_marks_rewind_in_order_and_return_later_blocks) {
   (void)arena.allocate(4000, 1);  // forces an upstream block
   ASSERT_EQ(upstream.blocks().current, 1u);
   arena.rewind(inner);
-  EXPECT_EQ(upstream.blocks().current, 0u) << "blocks taken after the mark go back";
+  EXPECT_EQ(upstream.blocks().current, 1u) << "blocks taken after the mark are kept for reuse";
+  arena.shrink_to_fit();
+  EXPECT_EQ(upstream.blocks().current, 0u) << "until shrink_to_fit()";
   EXPECT_EQ(arena.used(), 1000u);
   arena.rewind(outer);
   EXPECT_EQ(arena.used(), 100u);
@@ -151,6 +161,7 @@ TEST_F(arena_test, scope_rewinds_at_exit_even_through_an_exception) {
   } catch (int) {
   }
   EXPECT_EQ(arena.used(), 64u);
+  arena.shrink_to_fit();
   EXPECT_EQ(upstream.blocks().current, 0u);
 }
 
@@ -202,9 +213,115 @@ TEST(arena_scope_loop, upstream_bytes_per_pass_stay_bounded) {
     const std::size_t taken = upstream.bytes().total - before;
     if (pass == 0) first_pass_bytes = taken;
     ASSERT_LE(taken, first_pass_bytes) << "pass " << pass;
-    ASSERT_EQ(upstream.blocks().current, 0u) << "pass " << pass;
+    ASSERT_LE(upstream.blocks().current, 1u) << "pass " << pass;
   }
   EXPECT_EQ(arena.used(), 0u);
+}
+
+// Issue 18 defect 12: every pass used to free its upstream blocks and take
+// them again (100 passes: 400 upstream allocations and 400 frees).
+TEST(arena_scope_loop, scope_passes_reuse_the_upstream_blocks) {
+  tracking_resource upstream{alloclab::testing::test_heap()};
+  inline_arena<256> arena{&upstream};
+  std::size_t blocks_of_one_pass = 0;
+  for (int pass = 0; pass < 100; ++pass) {
+    {
+      arena_scope scope{arena};
+      for (int i = 0; i < 4; ++i) std::memset(arena.allocate(1000, 8), pass, 1000);
+    }
+    if (pass == 0) blocks_of_one_pass = upstream.blocks().total;
+  }
+  ASSERT_GE(blocks_of_one_pass, 2u);
+  EXPECT_EQ(upstream.blocks().total, blocks_of_one_pass) << "later passes took no block";
+  EXPECT_EQ(arena.upstream_allocations(), blocks_of_one_pass);
+  EXPECT_EQ(upstream.blocks().current, blocks_of_one_pass) << "kept for the next pass";
+  EXPECT_EQ(arena.used(), 0u);
+  arena.shrink_to_fit();
+  EXPECT_EQ(upstream.blocks().current, 0u) << "shrink_to_fit returns the kept blocks";
+  EXPECT_EQ(upstream.unmatched_deallocations(), 0u);
+  (void)arena.allocate(1000, 8);
+  EXPECT_EQ(upstream.blocks().current, 1u) << "and the arena still grows afterwards";
+}
+
+// The kept blocks are bounded: a block that cannot serve the next pass goes
+// back upstream instead of piling up.
+TEST(arena_scope_loop, kept_blocks_never_exceed_the_peak) {
+  tracking_resource upstream{alloclab::testing::test_heap()};
+  inline_arena<256> arena{&upstream};
+  for (std::size_t pass = 1; pass <= 50; ++pass) {
+    {
+      arena_scope scope{arena};
+      (void)arena.allocate(1000 * pass, 8);  // larger than any block kept so far
+    }
+    ASSERT_LE(upstream.blocks().current, 1u) << "pass " << pass;
+  }
+  arena.release();
+  EXPECT_EQ(upstream.blocks().current, 0u) << "release() returns kept blocks too";
+}
+
+// Random allocations in random nested scopes over kept and new blocks: every
+// block live in the model stays aligned, disjoint from the others and intact.
+TEST(arena_scope_loop, random_scopes_keep_live_blocks_intact) {
+  struct live_block {
+    unsigned char* p;
+    std::size_t bytes;
+    unsigned char fill;
+  };
+  std::mt19937 random{18};
+  tracking_resource upstream{alloclab::testing::test_heap()};
+  {
+    inline_arena<128> arena{&upstream, arena_options{overflow_policy::grow, 1.5, 256, {}}};
+    std::vector<std::pair<arena_mark, std::size_t>> scopes;  // mark, live blocks when taken
+    std::vector<live_block> live;
+    for (int step = 0; step < 20000; ++step) {
+      const unsigned choice = random() % 8;
+      if (choice == 0 && scopes.size() < 6) {
+        scopes.emplace_back(arena.mark(), live.size());
+      } else if (choice == 1 && !scopes.empty()) {
+        arena.rewind(scopes.back().first);
+        live.resize(scopes.back().second);
+        scopes.pop_back();
+      } else {
+        const std::size_t bytes = 1 + random() % 700;
+        const std::size_t alignment = std::size_t{1} << (random() % 7);
+        auto* p = static_cast<unsigned char*>(arena.allocate(bytes, alignment));
+        ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % alignment, 0u) << "step " << step;
+        const auto fill = static_cast<unsigned char>(step);
+        std::memset(p, fill, bytes);
+        live.push_back({p, bytes, fill});
+      }
+      if (step % 97 != 0) continue;
+      for (const live_block& b : live) {
+        for (std::size_t i = 0; i < b.bytes; ++i)
+          ASSERT_EQ(b.p[i], b.fill) << "step " << step << ": a live block was overwritten";
+      }
+    }
+    EXPECT_EQ(arena.stale_rewinds(), 0u);
+    EXPECT_EQ(upstream.unmatched_deallocations(), 0u);
+  }
+  EXPECT_EQ(upstream.blocks().current, 0u);
+}
+
+// Failure injection at each upstream request of a scope loop that reuses
+// kept blocks: nothing leaks, and the arena stays usable.
+TEST(arena_scope_loop, an_upstream_failure_while_reusing_leaks_nothing) {
+  for (std::size_t fail_at = 1; fail_at <= 12; ++fail_at) {
+    tracking_resource heap{alloclab::testing::test_heap()};
+    limit_resource failing{&heap, {SIZE_MAX, fail_at, false}};
+    {
+      inline_arena<256> arena{&failing};
+      for (std::size_t pass = 0; pass < 6; ++pass) {
+        try {
+          arena_scope scope{arena};
+          for (std::size_t i = 0; i < 3; ++i) (void)arena.allocate(700 * (pass % 3 + 1), 8);
+        } catch (const std::bad_alloc&) {
+        }
+      }
+      (void)arena.allocate(5000, 8);
+    }
+    EXPECT_EQ(heap.blocks().current, 0u) << "failing at request " << fail_at;
+    EXPECT_EQ(heap.unmatched_deallocations(), 0u) << "failing at request " << fail_at;
+  }
 }
 
 TEST(arena_scope_loop, release_restarts_the_growth_sequence) {
@@ -246,10 +363,13 @@ TEST(arena_scope_loop, a_mark_rewound_past_is_stale) {
   (void)arena.allocate(200, 8);  // upstream block
   const arena_mark inner = arena.mark();
   arena.rewind(outer);
-  arena.rewind(inner);  // its block is gone
+  arena.rewind(inner);  // its block is no longer in use (kept, but not current)
   EXPECT_EQ(arena.stale_rewinds(), 1u);
   EXPECT_EQ(arena.used(), 0u);
-  EXPECT_EQ(upstream.blocks().current, 0u);
+  (void)arena.allocate(200, 8);  // reuses the kept block
+  arena.rewind(inner);           // still stale: the block was reissued
+  EXPECT_EQ(arena.stale_rewinds(), 2u);
+  EXPECT_EQ(upstream.blocks().total, 1u);
 }
 
 TEST(arena_resource, options_are_kept_and_normalised) {

@@ -13,6 +13,9 @@
 // | start(), running(), stop() | thread_samples_until_stopped |
 // | stop() from a callback, start() again | stop_from_a_callback_then_restart |
 // | start() from a callback | start_from_a_callback_throws |
+// | stop() from a callback of sample_once() | stop_from_a_callback_of_sample_once_does_not_deadlock |
+// | huge periods | huge_periods_wait_instead_of_overflowing |
+// | options() reused for another watcher | options_build_an_independent_watcher |
 // | destructor | destructor_stops_a_running_watcher |
 // | fork() behaviour | forked_child_has_no_watcher_thread_and_builds_its_own |
 // | budget(), options(), to_string(budget_level) | accessors_and_names |
@@ -23,8 +26,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -51,6 +59,33 @@ memory_budget fixed_budget(std::uint64_t bytes = limit) {
   options.caller_limit = bytes;
   return memory_budget::detect(options);
 }
+
+// The same, with the usage file of another fixture.
+memory_budget fixture_budget(const char* fixture, std::uint64_t bytes = limit) {
+  alloclab::memory_budget_options options;
+  options.proc_self = std::string(ALLOCLAB_TEST_DATA) + "/cgroup/" + fixture + "/proc_self";
+  options.cgroup_root = std::string(ALLOCLAB_TEST_DATA) + "/cgroup/" + fixture + "/sys_fs_cgroup";
+  options.caller_limit = bytes;
+  return memory_budget::detect(options);
+}
+
+// Counts the exits of the threads that called note_this_thread(): a
+// thread_local's destructor runs before join() returns, so after a join the
+// count says the thread is gone, and without one it (very likely) does not.
+struct thread_exits {
+  std::shared_ptr<std::atomic<int>> count = std::make_shared<std::atomic<int>>(0);
+  void note_this_thread() const {
+    struct marker {
+      std::shared_ptr<std::atomic<int>> count;
+      ~marker() {
+        if (count) count->fetch_add(1);
+      }
+    };
+    thread_local marker m;
+    if (!m.count) m.count = count;
+  }
+  int load() const { return count->load(); }
+};
 
 // Usage scripted by the test, read by the watcher (possibly from its thread).
 struct scripted_usage {
@@ -284,10 +319,21 @@ TEST(budget_watcher, rejects_budgets_without_a_limit_and_bad_thresholds) {
   EXPECT_THROW(budget_watcher(fixed_budget(), zero_period), std::invalid_argument);
 }
 
+// Issue 18: the end of this test read samples() twice back to back, so a
+// thread still sampling after stop() went unseen. Now stop() must have joined
+// the thread, and no sample may start after it returned.
 TEST(budget_watcher, thread_samples_until_stopped) {
   scripted_usage usage;
   event_log log;
+  thread_exits exits;
+  std::atomic<bool> stopped{false};
+  std::atomic<int> samples_after_stop{0};
   budget_watcher_options options = scripted(usage, log);
+  options.usage_source = [&] {
+    exits.note_this_thread();
+    if (stopped.load()) samples_after_stop.fetch_add(1);
+    return usage.get();
+  };
   options.period = std::chrono::milliseconds(1);
   budget_watcher watcher{fixed_budget(), options};
   EXPECT_FALSE(watcher.running());
@@ -299,12 +345,12 @@ TEST(budget_watcher, thread_samples_until_stopped) {
   usage.set(100);
   ASSERT_TRUE(log.wait_for(2)) << "the thread stopped sampling";
   watcher.stop();
+  stopped.store(true);
   EXPECT_FALSE(watcher.running());
-  const std::uint64_t samples = watcher.samples();
-  EXPECT_GE(samples, 2u);
-  usage.set(999999);
-  EXPECT_EQ(watcher.samples(), samples) << "no sampling after stop() returned";
+  EXPECT_EQ(exits.load(), 1) << "stop() returned before the thread ended";
+  EXPECT_GE(watcher.samples(), 2u);
   watcher.stop();  // idempotent
+  EXPECT_EQ(samples_after_stop.load(), 0);
   const std::vector<budget_event> events = log.snapshot();
   EXPECT_EQ(events[0].to, budget_level::soft);
   EXPECT_EQ(events[1].to, budget_level::normal);
@@ -369,13 +415,17 @@ TEST(budget_watcher, start_from_a_callback_throws) {
   EXPECT_EQ(watcher.callback_errors(), 0u);
 }
 
+// Issue 18: this test ended with `seen >= 3` right after looping until
+// `seen >= 3`. Now it checks what the destructor promises: the thread ended.
 TEST(budget_watcher, destructor_stops_a_running_watcher) {
   scripted_usage usage;
+  thread_exits exits;
   auto samples_seen = std::make_shared<std::atomic<int>>(0);
   {
     budget_watcher_options options;
     options.period = std::chrono::milliseconds(1);
-    options.usage_source = [&usage, samples_seen] {
+    options.usage_source = [&usage, &exits, samples_seen] {
+      exits.note_this_thread();
       samples_seen->fetch_add(1);
       return usage.get();
     };
@@ -383,9 +433,85 @@ TEST(budget_watcher, destructor_stops_a_running_watcher) {
     watcher.start();
     while (samples_seen->load() < 3) std::this_thread::yield();
   }  // joins here; ASan/TSan would see a sample taken after destruction
+  EXPECT_EQ(exits.load(), 1) << "the destructor returned before the thread ended";
   EXPECT_EQ(samples_seen.use_count(), 1) << "the watcher's copy of the source is gone";
-  const int seen = samples_seen->load();
-  EXPECT_GE(seen, 3);
+}
+
+// Issue 18 defect 6: options() handed out the default usage source, a lambda
+// capturing the watcher; a second watcher built from it sampled the first
+// (and read freed memory once the first was gone).
+TEST(budget_watcher, options_build_an_independent_watcher) {
+  budget_watcher_options defaults;
+  defaults.purge = [] { return true; };
+  auto first = std::make_unique<budget_watcher>(fixed_budget(), defaults);
+  EXPECT_FALSE(first->options().usage_source) << "the default is not an option the caller set";
+  // The v2 fixture's cgroup holds 268435456 bytes; the first watcher's budget reads 512 pages.
+  budget_watcher second{fixture_budget("v2"), first->options()};
+  (void)second.sample_once();
+  EXPECT_EQ(second.last_usage(), 268435456u) << "sampled the first watcher's budget";
+  first.reset();
+  (void)second.sample_once();  // ASan: heap-use-after-free when it samples through `first`
+  EXPECT_EQ(second.last_usage(), 268435456u);
+  EXPECT_EQ(second.samples(), 2u);
+}
+
+// Issue 18 defect 7: stop() from a callback of sample_once() on the
+// controlling thread joined the watcher thread while holding the sampling
+// lock that thread was waiting for.
+TEST(budget_watcher, stop_from_a_callback_of_sample_once_does_not_deadlock) {
+  std::atomic<std::thread::id> controller{};
+  budget_watcher* self = nullptr;
+  budget_watcher_options options;
+  options.period = std::chrono::milliseconds(1);
+  options.purge = [] { return true; };
+  // Only the controlling thread sees usage above the threshold, so the crossing is its.
+  options.usage_source = [&controller]() -> std::optional<std::uint64_t> {
+    return std::this_thread::get_id() == controller.load() ? 950000 : 0;
+  };
+  options.on_crossing = [&self](const budget_event&) {
+    // The watcher thread samples every millisecond: let it block on the lock held here.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    self->stop();
+  };
+  budget_watcher watcher{fixed_budget(), options};
+  self = &watcher;
+  ASSERT_TRUE(watcher.start());
+  std::promise<budget_level> sampled;
+  std::future<budget_level> level = sampled.get_future();
+  std::thread controlling{[&] {
+    controller.store(std::this_thread::get_id());
+    sampled.set_value(watcher.sample_once());
+  }};
+  if (level.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    std::fprintf(stderr, "deadlock: stop() from a callback of sample_once() never returned\n");
+    std::_Exit(1);  // the deadlocked threads cannot be joined
+  }
+  controlling.join();
+  EXPECT_EQ(level.get(), budget_level::soft);
+  watcher.stop();
+  EXPECT_FALSE(watcher.running());
+}
+
+// Issue 18 defect 8: a huge period overflowed the wait's deadline (UBSan:
+// signed overflow) and the thread then sampled in a busy loop.
+TEST(budget_watcher, huge_periods_wait_instead_of_overflowing) {
+  using std::chrono::milliseconds;
+  const milliseconds three_centuries =
+      std::chrono::duration_cast<milliseconds>(std::chrono::hours(24 * 365 * 300));
+  for (const milliseconds period : {milliseconds::max(), three_centuries}) {
+    scripted_usage usage;
+    event_log log;
+    budget_watcher_options options = scripted(usage, log);
+    options.period = period;
+    budget_watcher watcher{fixed_budget(), options};
+    usage.set(950000);
+    ASSERT_TRUE(watcher.start());
+    ASSERT_TRUE(log.wait_for(1));
+    // Room for a busy loop to show; a waiting thread takes no sample whatever the time.
+    std::this_thread::sleep_for(milliseconds(50));
+    watcher.stop();
+    EXPECT_EQ(watcher.samples(), 1u) << "period " << period.count() << " ms";
+  }
 }
 
 // Forks while the watcher thread runs; the child checks the documented behaviour and

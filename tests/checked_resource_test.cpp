@@ -257,6 +257,64 @@ TEST(checked_resource_review, an_upstream_reissuing_a_live_address_is_flagged) {
   EXPECT_EQ(checker.blocks_in_use(), 0u);
 }
 
+// Issue 18 defect 9: a rewound arena handing out memory that overlaps a live
+// block at another address (another alignment) overwrote the live block's
+// record; freeing the new block then reported unknown_pointer.
+TEST(checked_resource_review, an_upstream_reissuing_memory_overlapping_a_live_block_is_flagged) {
+  alignas(64) std::byte buffer[2048];
+  arena_resource arena{buffer, sizeof buffer, std::pmr::null_memory_resource()};
+  checked_resource checker{&arena};
+  checker.set_quiet(true);
+  const arena_mark start = arena.mark();
+  void* old_block = checker.allocate(32, 8);
+  arena.rewind(start);                         // the misuse under test
+  void* new_block = checker.allocate(64, 64);  // same raw start, another user pointer
+  ASSERT_NE(new_block, old_block);
+  EXPECT_EQ(checker.misuse_count(misuse_kind::reissued_live_block), 1u) << checker.last_misuse();
+  checker.deallocate(new_block, 64, 64);
+  EXPECT_EQ(checker.total_misuses(), 1u) << checker.last_misuse();
+  EXPECT_EQ(checker.blocks_in_use(), 0u);
+  EXPECT_EQ(checker.bytes_in_use(), 0u);
+}
+
+// The new block may also start inside a live one (here inside its record).
+TEST(checked_resource_review, an_upstream_block_starting_inside_a_live_block_is_flagged) {
+  alignas(64) std::byte buffer[2048];
+  arena_resource arena{buffer, sizeof buffer, std::pmr::null_memory_resource()};
+  checked_resource checker{&arena};
+  checker.set_quiet(true);
+  const arena_mark start = arena.mark();
+  void* first = checker.allocate(256, 8);
+  void* second = checker.allocate(16, 8);  // live, after the first: must stay intact
+  arena.rewind(start);
+  (void)arena.allocate(16, 16);  // shifts the next block into the first's record
+  void* overlapping = checker.allocate(400, 8);
+  EXPECT_EQ(checker.misuse_count(misuse_kind::reissued_live_block), 2u) << checker.last_misuse();
+  checker.deallocate(overlapping, 400, 8);
+  EXPECT_EQ(checker.total_misuses(), 2u) << checker.last_misuse();
+  EXPECT_EQ(checker.blocks_in_use(), 0u);
+  (void)first;
+  (void)second;
+}
+
+// A quarantined block still belongs to the checker: memory overlapping it is flagged too.
+TEST(checked_resource_review,
+     an_upstream_reissuing_memory_overlapping_a_quarantined_block_is_flagged) {
+  alignas(64) std::byte buffer[2048];
+  arena_resource arena{buffer, sizeof buffer, std::pmr::null_memory_resource()};
+  checked_resource checker{&arena};
+  checker.set_quiet(true);
+  const arena_mark start = arena.mark();
+  checker.deallocate(checker.allocate(32, 8), 32, 8);
+  ASSERT_EQ(checker.quarantined_blocks(), 1u);
+  arena.rewind(start);
+  void* p = checker.allocate(64, 64);
+  EXPECT_EQ(checker.misuse_count(misuse_kind::reissued_live_block), 1u) << checker.last_misuse();
+  EXPECT_EQ(checker.quarantined_blocks(), 0u) << "its record went with its memory";
+  checker.deallocate(p, 64, 64);
+  EXPECT_EQ(checker.total_misuses(), 1u) << checker.last_misuse();
+}
+
 // Review defect 4: check every guard now, not only at each block's free.
 TEST(checked_resource_review, check_all_guards_finds_damage_in_live_blocks_once) {
   checked_resource checker{test_heap()};

@@ -42,7 +42,7 @@ struct multipool_fixture {
 // A caller buffer large enough for the suite's requests; oversize goes to the heap.
 struct multipool_buffer_fixture {
   alignas(std::max_align_t) std::byte buffer[512 * 1024];
-  multipool_resource resource{buffer, sizeof buffer, {}, test_heap()};
+  multipool_resource resource{fixed_buffer{buffer}, {}, test_heap()};
 };
 struct concurrent_multipool_fixture {
   concurrent_multipool_resource resource{test_heap()};

@@ -12,7 +12,8 @@
 //   default arguments                     -> limit_resource.default_arguments_use_max_align
 //   set_limits, limits()                  -> limit_resource.set_limits_replaces_the_limits_and_keeps_the_counts
 //   fail_after(n), fail_after(0)          -> limit_resource.fail_after_counts_from_now,
-//                                            limit_resource.fail_after_zero_clears_the_injected_failure
+//                                            limit_resource.fail_after_zero_clears_the_injected_failure,
+//                                            limit_resource.fail_after_a_huge_count_never_wraps
 //   requests(), bytes_in_use()            -> limit_resource.fails_at_the_nth_request_and_after
 //   allocation_limit_exceeded::why/bytes  -> limit_resource.enforces_the_byte_budget_and_refunds_on_free
 #include <alloclab/limit_resource.hpp>
@@ -76,6 +77,20 @@ TEST(limit_resource, fail_after_counts_from_now) {
   void* a = limit.allocate(8, 8);
   EXPECT_THROW((void)limit.allocate(8, 8), allocation_limit_exceeded);
   limit.deallocate(a, 8, 8);
+}
+
+// Issue 18 defect 14: requests() + n used to wrap, so fail_after(SIZE_MAX)
+// after three requests meant "fail at request 2" (and every one after it).
+TEST(limit_resource, fail_after_a_huge_count_never_wraps) {
+  limit_resource limit{std::pmr::new_delete_resource(), {}};
+  for (int i = 0; i < 3; ++i) limit.deallocate(limit.allocate(8, 8), 8, 8);
+  for (const std::size_t n : {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 3}) {
+    limit.fail_after(n);
+    void* p = nullptr;
+    EXPECT_NO_THROW(p = limit.allocate(8, 8)) << "fail_after(SIZE_MAX - " << SIZE_MAX - n << ")";
+    limit.deallocate(p, 8, 8);
+  }
+  EXPECT_EQ(limit.limits().fail_at_allocation, SIZE_MAX) << "saturated, not wrapped";
 }
 
 TEST(limit_resource, upstream_failure_rolls_the_budget_back) {

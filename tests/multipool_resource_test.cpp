@@ -9,8 +9,10 @@
 // | alignment up to max_block_size pooled    | alignment_up_to_the_largest_class_stays_pooled     |
 // | chunks from upstream, growth, release()  | takes_growing_chunks_and_returns_them_on_release   |
 // | caller buffer with hard capacity         | fixed_buffer_throws_when_full_and_release_resets_it |
+// | braced options never pick the buffer     | braced_options_never_select_a_fixed_buffer         |
 // | max_block_size normalisation             | max_block_size_is_rounded_up_to_a_class            |
 // | class_of, class_count, class_stats       | class_stats_follow_in_use_and_free_blocks          |
+// | class_stats(no_class), index past count  | class_stats_of_an_oversize_request_is_empty        |
 // | zero-byte requests, bad alignment        | zero_bytes_get_a_distinct_block, non_power_of_two_alignment_throws |
 // | upstream failure leaves state unchanged  | upstream_failure_leaves_the_pool_usable            |
 // | alloclab::allocator (non-virtual path)   | serves_alloclab_allocator_without_virtual_calls    |
@@ -25,7 +27,10 @@
 #include <cstdint>
 #include <cstring>
 #include <set>
+#include <type_traits>
 #include <vector>
+
+#include "test_resources.hpp"
 
 namespace {
 
@@ -94,7 +99,7 @@ TEST(multipool_resource, takes_growing_chunks_and_returns_them_on_release) {
 
 TEST(multipool_resource, fixed_buffer_throws_when_full_and_release_resets_it) {
   alignas(64) static std::byte buffer[4096];
-  multipool_resource pool{buffer, sizeof buffer};
+  multipool_resource pool{fixed_buffer{buffer}};
   std::vector<void*> blocks;
   try {
     for (;;) blocks.push_back(pool.allocate(64, 8));
@@ -112,6 +117,21 @@ TEST(multipool_resource, fixed_buffer_throws_when_full_and_release_resets_it) {
   pool.release();
   EXPECT_EQ(pool.allocate(8, 8), static_cast<void*>(buffer));
   EXPECT_TRUE(pool.fixed_capacity());
+}
+
+// Issue 18 defect 5: {&upstream, {2048}} chose the fixed-buffer constructor
+// (a buffer of capacity 1 inside the upstream object); clang rejected it.
+TEST(multipool_resource, braced_options_never_select_a_fixed_buffer) {
+  tracking_resource upstream;
+  multipool_resource pool{&upstream, {2048}};
+  EXPECT_FALSE(pool.fixed_capacity());
+  EXPECT_EQ(pool.upstream(), &upstream);
+  EXPECT_EQ(pool.max_block_size(), 2048u);
+  void* p = pool.allocate(100, 8);
+  EXPECT_EQ(upstream.blocks().current, 1u);
+  pool.deallocate(p, 100, 8);
+  static_assert(!std::is_constructible_v<multipool_resource, void*, std::size_t>,
+                "a buffer must be named: multipool_resource{alloclab::fixed_buffer{p, n}}");
 }
 
 std::size_t normalized(std::size_t max_block_size) {
@@ -180,13 +200,39 @@ TEST(multipool_resource, upstream_failure_leaves_the_pool_usable) {
   EXPECT_EQ(pool.allocate(16, 8), first);
 }
 
+// Issue 18: this test used to pass unchanged through polymorphic_allocator.
+// Now a virtual call is counted, and the control shows the counter works.
 TEST(multipool_resource, serves_alloclab_allocator_without_virtual_calls) {
-  multipool_resource pool{std::pmr::new_delete_resource()};
+  alloclab::testing::counts_virtual_calls<multipool_resource> pool{std::pmr::new_delete_resource()};
   using alloc = allocator<std::uint64_t, multipool_resource>;
-  std::vector<std::uint64_t, alloc> values{alloc{&pool}};
-  for (std::uint64_t i = 0; i < 500; ++i) values.push_back(i);
-  EXPECT_EQ(values[499], 499u);
-  EXPECT_EQ(pool.class_stats(pool.class_of(values.capacity() * 8, 8)).blocks_in_use, 1u);
+  {
+    std::vector<std::uint64_t, alloc> values{alloc{&pool}};
+    for (std::uint64_t i = 0; i < 500; ++i) values.push_back(i);
+    EXPECT_EQ(values[499], 499u);
+    EXPECT_EQ(pool.class_stats(pool.class_of(values.capacity() * 8, 8)).blocks_in_use, 1u);
+  }
+  EXPECT_EQ(pool.virtual_calls, 0u);
+  std::pmr::vector<std::uint64_t> control{&pool};
+  control.push_back(1);
+  EXPECT_EQ(pool.virtual_calls, 1u) << "the counter sees a call through memory_resource";
+}
+
+// Issue 18 defect 4: class_stats(class_of(n)) for an oversize n indexed the
+// class array with no_class (the header's own example pattern).
+TEST(multipool_resource, class_stats_of_an_oversize_request_is_empty) {
+  multipool_resource pool{std::pmr::new_delete_resource(), multipool_options{256}};
+  const std::size_t oversize = pool.class_of(4096, 8);
+  ASSERT_EQ(oversize, multipool_resource::no_class);
+  void* p = pool.allocate(4096, 8);
+  for (const std::size_t index : {oversize, pool.class_count(), pool.class_count() + 1}) {
+    const multipool_class_stats stats = pool.class_stats(index);
+    EXPECT_EQ(stats.block_size, 0u) << index;
+    EXPECT_EQ(stats.blocks_in_use, 0u) << index;
+    EXPECT_EQ(stats.blocks_free, 0u) << index;
+    EXPECT_EQ(stats.chunks, 0u) << index;
+  }
+  EXPECT_EQ(pool.class_stats(pool.class_count() - 1).block_size, 256u);
+  pool.deallocate(p, 4096, 8);
 }
 
 }  // namespace

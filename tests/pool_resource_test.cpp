@@ -2,15 +2,17 @@
 //
 // Test plan (public member -> test case):
 //   pool_resource(block_size, upstream, options) -> pool_resource.takes_geometrically_larger_chunks_and_returns_them_on_release
-//   pool_resource(block_size, buffer, size, options, oversize_upstream)
+//   pool_resource(block_size, fixed_buffer, options, oversize_upstream)
 //                                       -> pool_resource.fixed_buffer_has_a_hard_capacity,
 //                                          pool_resource.fixed_buffer_oversize_uses_the_given_upstream
+//   braced options                      -> pool_resource.braced_options_never_select_a_fixed_buffer
 //   refused block sizes                 -> pool_resource.refuses_a_block_size_that_cannot_be_laid_out
 //   default arguments                   -> pool_resource.default_arguments_use_the_default_resource
 //   allocate/deallocate (free list)     -> pool_resource.reuses_the_most_recently_freed_block
 //   the alignment rule, block_size(), block_alignment(), pool_options::block_alignment
 //                                       -> pool_resource.block_size_and_alignment_are_normalised,
 //                                          pool_alignment.default_alignment_requests_are_served_from_blocks,
+//                                          pool_alignment.small_pools_serve_default_aligned_requests,
 //                                          pool_alignment.honours_every_alignment_its_layout_can,
 //                                          pool_alignment.gcc_bug_118681_grid_is_always_aligned
 //   oversize_policy, oversize_allocations() -> pool_resource.oversize_requests_are_forwarded_and_counted,
@@ -32,6 +34,7 @@
 #include <cstdio>
 #include <memory_resource>
 #include <stdexcept>
+#include <type_traits>
 
 namespace {
 
@@ -48,7 +51,7 @@ TEST(pool_resource, reuses_the_most_recently_freed_block) {
 }
 
 TEST(pool_resource, block_size_and_alignment_are_normalised) {
-  EXPECT_EQ(pool_resource{1}.block_size(), sizeof(void*));
+  EXPECT_EQ(pool_resource{1}.block_size(), alignof(std::max_align_t)) << "serves allocate(1)";
   EXPECT_EQ(pool_resource{20}.block_size(), 32u) << "rounded to the default alignment, 16";
   EXPECT_EQ(pool_resource{24}.block_alignment(), 32u);
   EXPECT_EQ(pool_resource{48}.block_size(), 48u);
@@ -59,6 +62,8 @@ TEST(pool_resource, block_size_and_alignment_are_normalised) {
   dense.block_alignment = 8;
   EXPECT_EQ((pool_resource{20, std::pmr::get_default_resource(), dense}.block_size()), 24u);
   EXPECT_EQ((pool_resource{24, std::pmr::get_default_resource(), dense}.block_alignment()), 8u);
+  EXPECT_EQ((pool_resource{1, std::pmr::get_default_resource(), dense}.block_size()),
+            sizeof(void*));
 }
 
 TEST(pool_resource, takes_geometrically_larger_chunks_and_returns_them_on_release) {
@@ -106,9 +111,23 @@ TEST(pool_resource, oversize_requests_can_be_refused) {
   EXPECT_EQ(upstream.blocks().total, 0u);
 }
 
+// Issue 18 defect 5: {48, &upstream, {}} chose the fixed-buffer constructor
+// (a pool of capacity 0); clang rejected it.
+TEST(pool_resource, braced_options_never_select_a_fixed_buffer) {
+  tracking_resource upstream;
+  pool_resource pool{48, &upstream, {}};
+  EXPECT_FALSE(pool.fixed_capacity());
+  EXPECT_EQ(pool.upstream(), &upstream);
+  void* p = pool.allocate(48);
+  EXPECT_EQ(upstream.blocks().current, 1u);
+  pool.deallocate(p, 48);
+  static_assert(!std::is_constructible_v<pool_resource, std::size_t, void*, std::size_t>,
+                "a buffer must be named: pool_resource{48, alloclab::fixed_buffer{p, n}}");
+}
+
 TEST(pool_resource, fixed_buffer_has_a_hard_capacity) {
   alignas(32) std::byte buffer[32 * 10];  // aligned to the blocks: no padding lost
-  pool_resource pool{32, buffer, sizeof buffer};
+  pool_resource pool{32, fixed_buffer{buffer}};
   EXPECT_EQ(pool.capacity(), 10u);
   void* blocks[10];
   for (void*& b : blocks) {
@@ -125,10 +144,10 @@ TEST(pool_resource, fixed_buffer_has_a_hard_capacity) {
 
 TEST(pool_resource, fixed_buffer_oversize_uses_the_given_upstream) {
   alignas(std::max_align_t) std::byte buffer[256];
-  pool_resource refusing{32, buffer, sizeof buffer};
+  pool_resource refusing{32, fixed_buffer{buffer}};
   EXPECT_THROW((void)refusing.allocate(100, 8), std::bad_alloc);
   tracking_resource upstream;
-  pool_resource forwarding{32, buffer, sizeof buffer, pool_options{}, &upstream};
+  pool_resource forwarding{32, fixed_buffer{buffer}, pool_options{}, &upstream};
   void* p = forwarding.allocate(100, 8);
   EXPECT_EQ(upstream.blocks().current, 1u);
   forwarding.deallocate(p, 100, 8);
@@ -162,6 +181,24 @@ TEST(pool_alignment, default_alignment_requests_are_served_from_blocks) {
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b) % alignof(std::max_align_t), 0u);
   generic.deallocate(b, 8);
   pool.deallocate(a, 24);
+}
+
+// Issue 18 defect 13: pool_resource{1|4|8} had 8-aligned blocks, so every
+// allocate(n) (which asks alignof(max_align_t)) went upstream as oversize.
+TEST(pool_alignment, small_pools_serve_default_aligned_requests) {
+  for (const std::size_t size : {1, 4, 8}) {
+    tracking_resource upstream;
+    pool_resource pool{size, &upstream};
+    void* a = pool.allocate(size);
+    std::pmr::memory_resource& generic = pool;
+    void* b = generic.allocate(size);
+    EXPECT_EQ(pool.oversize_allocations(), 0u) << "pool_resource{" << size << "}";
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % alignof(std::max_align_t), 0u);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b) % alignof(std::max_align_t), 0u);
+    EXPECT_NE(a, b);
+    generic.deallocate(b, size);
+    pool.deallocate(a, size);
+  }
 }
 
 TEST(pool_alignment, honours_every_alignment_its_layout_can) {
@@ -226,8 +263,8 @@ TEST(pool_alignment, gcc_bug_118681_grid_on_the_standard_pool_is_reported) {
 TEST(pool_resource, refuses_a_block_size_that_cannot_be_laid_out) {
   EXPECT_THROW(pool_resource{SIZE_MAX}, std::length_error);
   alignas(std::max_align_t) std::byte buffer[256];
-  EXPECT_THROW((pool_resource{SIZE_MAX, buffer, sizeof buffer}), std::length_error);
-  EXPECT_THROW((pool_resource{SIZE_MAX - 3, buffer, sizeof buffer}), std::length_error);
+  EXPECT_THROW((pool_resource{SIZE_MAX, fixed_buffer{buffer}}), std::length_error);
+  EXPECT_THROW((pool_resource{SIZE_MAX - 3, fixed_buffer{buffer}}), std::length_error);
 }
 
 // Review defect 6: capacity() counts the blocks of every chunk taken, carved
@@ -248,7 +285,7 @@ TEST(pool_resource, default_arguments_use_the_default_resource) {
   pool.deallocate(pool.allocate(16), 16);
   EXPECT_EQ(pool.oversize_allocations(), 0u);
   alignas(std::max_align_t) std::byte buffer[256];
-  pool_resource fixed{32, buffer, sizeof buffer};
+  pool_resource fixed{32, fixed_buffer{buffer}};
   EXPECT_EQ(fixed.upstream(), std::pmr::null_memory_resource());
 }
 

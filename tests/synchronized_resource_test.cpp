@@ -23,6 +23,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "test_resources.hpp"
+
 namespace {
 
 using namespace alloclab;
@@ -110,16 +112,25 @@ TEST(synchronized_resource, with_lock_runs_under_the_same_mutex) {
   EXPECT_EQ(shared.with_lock([](tracking_resource& t) { return t.blocks().current; }), 0u);
 }
 
+// Issue 18: this test used to pass unchanged through polymorphic_allocator.
+// Both layers now count virtual calls; the control shows the counters work.
 TEST(synchronized_resource, serves_alloclab_allocator_through_a_concrete_type) {
   alignas(std::max_align_t) std::byte buffer[4096];
-  arena_resource arena{buffer, sizeof buffer, std::pmr::null_memory_resource()};
-  synchronized_resource<arena_resource> shared{&arena};
+  alloclab::testing::counts_virtual_calls<arena_resource> arena{buffer, sizeof buffer,
+                                                                std::pmr::null_memory_resource()};
+  alloclab::testing::counts_virtual_calls<synchronized_resource<arena_resource>> shared{&arena};
   using alloc = allocator<int, synchronized_resource<arena_resource>>;
   std::vector<int, alloc> values{alloc{&shared}};
   values.reserve(100);
   for (int i = 0; i < 100; ++i) values.push_back(i);
   EXPECT_EQ(values[99], 99);
   EXPECT_GE(arena.used(), 400u);
+  EXPECT_EQ(shared.virtual_calls, 0u);
+  EXPECT_EQ(arena.virtual_calls, 0u) << "synchronized_resource calls its upstream non-virtually";
+  std::pmr::vector<int> control{&shared};
+  control.push_back(1);
+  EXPECT_EQ(shared.virtual_calls, 1u) << "the counter sees a call through memory_resource";
+  EXPECT_EQ(arena.virtual_calls, 0u);
 }
 
 TEST(synchronized_resource, upstream_failure_reaches_the_caller) {

@@ -15,8 +15,11 @@
 // | `r.deallocate(p, n, a)`    | returns a block with the same `n` and `a`; does not throw (alloclab's never do) |
 //
 // It follows polymorphic_allocator's model: a container keeps the resource
-// it was built with for life, so memory from a scratch arena never escapes
-// into a long-lived container. Allocator traits, and why:
+// it was built with for life, so assignment and swap never move memory from
+// a scratch arena into a long-lived container. A copy over memory_resource
+// goes to the default resource, as polymorphic_allocator's does; over a
+// concrete Resource it stays on the source's resource (copy such a container
+// out of a scope with an explicit allocator). Allocator traits, and why:
 //
 // | trait                                      | value | reason                                   |
 // |--------------------------------------------|-------|------------------------------------------|
@@ -24,7 +27,7 @@
 // | `propagate_on_container_copy_assignment`   | false | a container keeps the resource it was built with |
 // | `propagate_on_container_move_assignment`   | false | same: between unequal resources the elements are moved one by one into the target's memory; between equal ones the buffer is stolen |
 // | `propagate_on_container_swap`              | false | same: swapping containers on unequal resources is undefined, as for std::pmr |
-// | `select_on_container_copy_construction`    | same resource | a copy lives where its source lives (polymorphic_allocator picks the default resource; a concrete Resource has none) |
+// | `select_on_container_copy_construction`    | default resource over memory_resource; else the same resource | over memory_resource as polymorphic_allocator: a copy of a scratch container does not inherit the scratch arena; a concrete Resource has no default, so a copy lives where its source lives |
 //
 // `construct` does uses-allocator construction, as polymorphic_allocator
 // does: an element that takes an allocator (`std::pmr::string`, a nested
@@ -156,7 +159,14 @@ class allocator {
     return std::numeric_limits<std::size_t>::max() / sizeof(T);
   }
 
-  allocator select_on_container_copy_construction() const noexcept { return *this; }
+  // See the traits table at the top of this file.
+  allocator select_on_container_copy_construction() const noexcept {
+    if constexpr (std::is_same_v<Resource, std::pmr::memory_resource>) {
+      return allocator(std::pmr::get_default_resource());
+    } else {
+      return *this;
+    }
+  }
   Resource* resource() const noexcept { return resource_; }
 
  private:

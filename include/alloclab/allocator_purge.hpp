@@ -13,6 +13,15 @@
 // | oneTBB's malloc proxy | `__TBB_malloc_proxy` | `scalable_allocation_command(TBBMALLOC_CLEAN_ALL_BUFFERS, nullptr)` (in libtbbmalloc) |
 // | glibc | `malloc_trim` | `malloc_trim(0)` |
 //
+// Scope of each purge: jemalloc's `arena.4096.purge`, mimalloc's
+// `mi_collect(true)`, tcmalloc's and tbbmalloc's calls and `malloc_trim` act on
+// the whole process's free memory. jemalloc's `thread.tcache.flush` flushes
+// only the calling thread's cache (the watcher thread's, under
+// budget_watcher): objects other threads hold in their caches stay there, and
+// the purge cannot return their pages, until those threads flush them
+// (jemalloc's cache GC does so as they keep allocating). jemalloc offers no
+// call that flushes another thread's cache.
+//
 // Anything else (a sanitizer's malloc in the executable, a static allocator)
 // gives kind `none` and says so in `reason()`; run() then does nothing.
 // Nothing is linked at build time; the process needs the dynamic linker's
@@ -112,7 +121,8 @@ class allocator_purge {
       case purge_kind::jemalloc_mallctl: {
         using mallctl_fn = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
         const auto mallctl = reinterpret_cast<mallctl_fn>(entry_);
-        (void)mallctl("thread.tcache.flush", nullptr, nullptr, nullptr, 0);  // off: ENOENT
+        // The calling thread's cache only (see the top of this file); ENOENT when off.
+        (void)mallctl("thread.tcache.flush", nullptr, nullptr, nullptr, 0);
         return mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0) == 0;
       }
       case purge_kind::mimalloc_collect:

@@ -11,10 +11,14 @@
 //
 // `inline_arena<N>` carries N bytes of storage inside the object (put it on
 // the stack). `arena_scope` rewinds an arena when it leaves scope. A mark
-// also records the growth state, so a scope loop takes the same upstream
-// blocks pass after pass instead of ever larger ones. A mark made stale by
-// `release()` or by a rewind past it is detected (`stale_rewinds()`) and
-// ignored instead of pointing the arena into freed memory.
+// also records the growth state, and a rewind keeps the upstream blocks it
+// passes back for the next overflows, so a scope loop takes its blocks from
+// the upstream once, not every pass. Kept blocks are bounded: one too small
+// for the next overflow goes back upstream, so the arena never holds more
+// than at its peak. `shrink_to_fit()` returns the kept blocks; `release()`
+// and the destructor return every block. A mark made stale by `release()`
+// or by a rewind past it is detected (`stale_rewinds()`) and ignored instead
+// of pointing the arena into a block it no longer uses.
 //
 // Example:
 //   #include <alloclab/arena_resource.hpp>
@@ -102,7 +106,7 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
 
   arena_resource(const arena_resource&) = delete;
   arena_resource& operator=(const arena_resource&) = delete;
-  ~arena_resource() override { free_blocks_until(nullptr); }
+  ~arena_resource() override { release_blocks(); }
 
   // Non-virtual fast path; hides memory_resource::allocate on purpose.
   // allocate_after_overflow is cold, so GCC moves it out of line and the hit
@@ -125,21 +129,25 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   // Individual deallocation is a no-op: memory returns on release()/rewind().
   void deallocate(void*, std::size_t, std::size_t = alignof(std::max_align_t)) noexcept {}
 
-  // Returns every upstream block and restarts at the front of the buffer and
-  // of the growth sequence. Every mark taken before becomes stale.
+  // Returns every upstream block (kept ones too) and restarts at the front of
+  // the buffer and of the growth sequence. Every mark taken before becomes stale.
   void release() noexcept {
-    free_blocks_until(nullptr);
+    release_blocks();
     reset_to_initial_buffer();
     ++generation_;
   }
+
+  // Returns the blocks rewinds kept for reuse to the upstream; the blocks in
+  // use stay.
+  void shrink_to_fit() noexcept { free_chain(kept_); }
 
   arena_mark mark() const noexcept {
     return {head_,          cursor_,          limit_,           begin_,
             retired_bytes_, next_block_size_, current_serial(), generation_};
   }
 
-  // Frees what was allocated after `m` and restores the growth state `m`
-  // saw. A stale mark (taken before release(), or rewound past: its block is
+  // Frees what was allocated after `m` (keeping its upstream blocks for the
+  // next overflows) and restores the growth state `m` saw. A stale mark (taken before release(), or rewound past: its block is
   // gone or its position is behind the cursor's) changes nothing and is
   // counted in stale_rewinds(). `m` must come from this arena.
   void rewind(const arena_mark& m) noexcept {
@@ -147,7 +155,7 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
       ++stale_rewinds_;
       return;
     }
-    free_blocks_until(static_cast<block_header*>(m.block));
+    keep_blocks_until(static_cast<block_header*>(m.block));
     cursor_ = m.cursor;
     limit_ = m.limit;
     begin_ = m.begin;
@@ -176,7 +184,7 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   struct block_header {
     block_header* previous;
     std::size_t size;
-    std::size_t serial;  // upstream_allocations_ when it was taken: unique
+    std::size_t serial;  // blocks_started_ when it became current: unique per use
   };
   static constexpr std::size_t header_size =
       (sizeof(block_header) + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
@@ -214,10 +222,26 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
     return block != head_ || m.cursor <= cursor_;
   }
 
-  void free_blocks_until(block_header* keep) noexcept {
-    while (head_ != nullptr && head_ != keep) {
+  void free_chain(block_header*& chain) noexcept {
+    while (chain != nullptr) {
+      block_header* previous = chain->previous;
+      upstream_->deallocate(chain, chain->size, alignof(std::max_align_t));
+      chain = previous;
+    }
+  }
+
+  void release_blocks() noexcept {
+    free_chain(head_);
+    free_chain(kept_);
+  }
+
+  // Moves the blocks after `last` onto kept_, the newest first, so the oldest
+  // (the first the growth sequence asks for again) ends on top.
+  void keep_blocks_until(block_header* last) noexcept {
+    while (head_ != nullptr && head_ != last) {
       block_header* previous = head_->previous;
-      upstream_->deallocate(head_, head_->size, alignof(std::max_align_t));
+      head_->previous = kept_;
+      kept_ = head_;
       head_ = previous;
     }
   }
@@ -231,6 +255,21 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
     std::byte* result = cursor_ + padding;
     cursor_ = result + bytes;
     return result;
+  }
+
+  // The kept block on top if it holds `minimum` bytes (its size in `size`),
+  // else nullptr. Kept blocks too small for it go back upstream.
+  block_header* take_kept_block(std::size_t minimum, std::size_t& size) noexcept {
+    while (kept_ != nullptr) {
+      block_header* block = kept_;
+      kept_ = block->previous;
+      if (block->size >= minimum) {
+        size = block->size;
+        return block;
+      }
+      upstream_->deallocate(block, block->size, alignof(std::max_align_t));
+    }
+    return nullptr;
   }
 
   [[gnu::noinline, gnu::cold]] void* allocate_after_overflow(std::size_t bytes,
@@ -249,11 +288,14 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   }
 
   void start_new_block(std::size_t minimum) {
-    const std::size_t size = std::max(next_block_size_, minimum);
-    void* raw = upstream_->allocate(size, alignof(std::max_align_t));
-    ++upstream_allocations_;
-    auto* header = ::new (raw) block_header{head_, size, upstream_allocations_};
-    upstream_bytes_ += size;
+    std::size_t size = std::max(next_block_size_, minimum);
+    void* raw = take_kept_block(minimum, size);
+    if (raw == nullptr) {
+      raw = upstream_->allocate(size, alignof(std::max_align_t));
+      ++upstream_allocations_;
+      upstream_bytes_ += size;
+    }
+    auto* header = ::new (raw) block_header{head_, size, ++blocks_started_};
     retired_bytes_ += static_cast<std::size_t>(cursor_ - begin_);
     head_ = header;
     begin_ = cursor_ = static_cast<std::byte*>(raw) + header_size;
@@ -272,6 +314,7 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   std::byte* begin_ = nullptr;
   std::size_t retired_bytes_ = 0;
   block_header* head_ = nullptr;
+  block_header* kept_ = nullptr;  // blocks a rewind passed back, for reuse
   std::byte* initial_;
   std::size_t initial_size_;
   std::pmr::memory_resource* upstream_;
@@ -282,6 +325,7 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   std::size_t upstream_bytes_ = 0;
   std::size_t stale_rewinds_ = 0;
   std::size_t generation_ = 0;
+  std::size_t blocks_started_ = 0;
 };
 
 namespace detail {

@@ -11,11 +11,13 @@
 //
 // Lifecycle:
 // - start() takes the first sample at once on a new thread, then one per
-//   period; it returns false if already running, and throws std::logic_error
-//   from a callback. Call start() and stop() from one controlling thread.
+//   period (a period too long for the clock waits forever); it returns false
+//   if already running, and throws std::logic_error from a callback. Call
+//   start() and stop() from one controlling thread.
 // - stop() wakes the thread and joins it. From a callback (on the watcher
-//   thread) it only asks the thread to finish; the join happens in the next
-//   start(), stop() or the destructor. The destructor calls stop().
+//   thread, or in sample_once() on any thread) it only asks the thread to
+//   finish; the join happens in the next start(), stop() or the destructor.
+//   The destructor calls stop().
 // - sample_once() takes one sample on the caller's thread (tests drive the
 //   levels with it and an injected usage_source); callbacks run under the
 //   sampling lock, so they must not call sample_once().
@@ -24,6 +26,9 @@
 //   destruction frees none of the thread, mutexes and condition variable the
 //   fork copied (the parent's thread may have held them; destroying them
 //   could block forever). A child that wants a watcher constructs a new one.
+// - options() returns the options as given: an empty usage_source or purge
+//   stays empty (the defaults live in the watcher), so the options can build
+//   another watcher that outlives this one.
 //
 // Example:
 //   #include <alloclab/budget_watcher.hpp>
@@ -131,10 +136,7 @@ class budget_watcher {
   explicit budget_watcher(memory_budget budget, budget_watcher_options options = {})
       : budget_(std::move(budget)), options_(std::move(options)) {
     require_valid();
-    if (!options_.usage_source) options_.usage_source = [this] { return budget_.usage(); };
-    if (!options_.purge) {
-      options_.purge = [purge = allocator_purge::find()] { return purge.run(); };
-    }
+    if (!options_.purge) default_purge_ = allocator_purge::find();
   }
 
   budget_watcher(const budget_watcher&) = delete;
@@ -173,7 +175,7 @@ class budget_watcher {
       state_->stop_requested = true;
     }
     state_->wake.notify_all();
-    if (on_watcher_thread()) return;
+    if (on_watcher_thread() || in_callback()) return;  // joined later: see "Lifecycle"
     if (state_->thread.joinable()) state_->thread.join();
   }
 
@@ -184,7 +186,8 @@ class budget_watcher {
   budget_level sample_once() {
     require_owner("sample_once");
     std::lock_guard<std::mutex> lock(state_->sample_mutex);
-    const std::optional<std::uint64_t> usage = options_.usage_source();
+    const std::optional<std::uint64_t> usage =
+        options_.usage_source ? options_.usage_source() : budget_.usage();
     if (!usage) {
       failed_samples_.fetch_add(1);
       return level_.load();
@@ -200,8 +203,10 @@ class budget_watcher {
     budget_event event{
         from, to, *usage, budget_.limit(), fraction, index, std::chrono::steady_clock::now(),
         false};
+    callback_thread_.store(std::this_thread::get_id());
     if (to > from && options_.purge_at && to >= *options_.purge_at) event.purged = run_purge();
     notify(event);
+    callback_thread_.store(std::thread::id());
     return to;
   }
 
@@ -251,6 +256,20 @@ class budget_watcher {
   bool on_watcher_thread() const noexcept {
     return watcher_thread_id_.load() == std::this_thread::get_id();
   }
+  // True on the thread running a purge or on_crossing (under sample_mutex).
+  bool in_callback() const noexcept {
+    return callback_thread_.load() == std::this_thread::get_id();
+  }
+
+  // now + period, or the clock's last instant when that does not fit.
+  static std::chrono::steady_clock::time_point deadline_after(
+      std::chrono::milliseconds period) noexcept {
+    using clock = std::chrono::steady_clock;
+    const clock::time_point now = clock::now();
+    const auto room =
+        std::chrono::duration_cast<std::chrono::milliseconds>(clock::time_point::max() - now);
+    return period < room ? now + period : clock::time_point::max();
+  }
 
   void run() {
     watcher_thread_id_.store(std::this_thread::get_id());
@@ -259,7 +278,8 @@ class budget_watcher {
       lock.unlock();
       sample_safely();
       lock.lock();
-      state_->wake.wait_for(lock, options_.period, [this] { return state_->stop_requested; });
+      state_->wake.wait_until(lock, deadline_after(options_.period),
+                              [this] { return state_->stop_requested; });
     } while (!state_->stop_requested);
     watcher_thread_id_.store(std::thread::id());
     running_.store(false);
@@ -276,7 +296,7 @@ class budget_watcher {
   bool run_purge() noexcept {
     bool purged = false;
     try {
-      purged = options_.purge();
+      purged = options_.purge ? options_.purge() : default_purge_.run();
     } catch (...) {
       callback_errors_.fetch_add(1);
     }
@@ -295,10 +315,12 @@ class budget_watcher {
 
   memory_budget budget_;
   budget_watcher_options options_;
+  allocator_purge default_purge_;  // used when options_.purge is empty
   const pid_t owner_pid_ = ::getpid();
   std::unique_ptr<shared_state> state_ = std::make_unique<shared_state>();
   std::atomic<bool> running_{false};
   std::atomic<std::thread::id> watcher_thread_id_{};
+  std::atomic<std::thread::id> callback_thread_{};
   std::atomic<budget_level> level_{budget_level::normal};
   std::atomic<std::uint64_t> samples_{0};
   std::atomic<std::uint64_t> failed_samples_{0};

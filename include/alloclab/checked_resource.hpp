@@ -14,12 +14,14 @@
 // | `alignment_mismatch`  | deallocate names another alignment                   |
 // | `underrun`, `overrun` | the guard bytes before or after a block were written (at its free, or by `check_all_guards`) |
 // | `write_after_free`    | a quarantined block was written (when it leaves quarantine, or by `check_all_guards`) |
-// | `reissued_live_block` | the upstream handed out an address that is still live (e.g. an arena rewound under live blocks) |
+// | `reissued_live_block` | the upstream handed out memory overlapping a live or quarantined block (e.g. an arena rewound under live blocks) |
 //
 // Bookkeeping lives in memory the checker owns: each block's record sits in
 // the block itself, in front of the guard, and the index of live blocks is a
-// fixed bucket array inside the object chained through those records. No
-// call allocates anything besides the block itself, so a failing global heap
+// search tree (a treap ordered by address) linked through those records, so
+// memory the upstream hands out is checked for overlap with every live block
+// before its record is written. No call allocates anything besides the block
+// itself, so a failing global heap
 // cannot break it and `deallocate` never throws. Freed blocks stay in a
 // quarantine of the last `quarantine_blocks` frees (default 16) before they
 // go back upstream, so a stale double free is caught even when the upstream
@@ -125,13 +127,8 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
       if (!quiet_) report_leaks(stderr);
       if (reaction_ == misuse_reaction::abort) std::abort();
     }
-    for (block_header*& bucket : buckets_) {
-      while (bucket != nullptr) {
-        block_header* next = bucket->next;
-        release_raw(bucket);
-        bucket = next;
-      }
-    }
+    for_each_live([this](block_header* block) { release_raw(block); });
+    live_ = nullptr;
     release_quarantine();
   }
 
@@ -148,8 +145,9 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
     auto* raw =
         static_cast<unsigned char*>(upstream_->allocate(shape.raw_size, shape.raw_alignment));
     unsigned char* user = raw + shape.front;
-    forget_reissued(user, bytes);
-    auto* header = ::new (raw) block_header{nullptr, user, bytes, alignment, shape, call_site};
+    forget_reissued(raw, shape.raw_size, user, bytes);
+    auto* header =
+        ::new (raw) block_header{nullptr, nullptr, user, bytes, alignment, shape, call_site};
     std::memset(raw + sizeof(block_header), guard_byte, shape.front - sizeof(block_header));
     std::memset(user, fresh_byte, bytes);
     std::memset(user + bytes, guard_byte, guard_size);
@@ -184,15 +182,13 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
   // recorded and not yet reported.
   bool check_all_guards() {
     bool intact = true;
-    for (block_header* bucket : buckets_) {
-      for (block_header* block = bucket; block != nullptr; block = block->next) {
-        if (!block->damage_reported && guards_damaged(block)) {
-          block->damage_reported = true;
-          intact = false;
-          note_guards(block);
-        }
+    for_each_live([&](block_header* block) {
+      if (!block->damage_reported && guards_damaged(block)) {
+        block->damage_reported = true;
+        intact = false;
+        note_guards(block);
       }
-    }
+    });
     for (std::size_t i = 0; i < quarantined_; ++i) {
       block_header* block = quarantine_[i];
       if (!block->damage_reported && !filled_with(block->user, block->bytes, freed_byte)) {
@@ -253,7 +249,8 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
   };
   // Lives at the start of the raw block; the front guard follows it.
   struct block_header {
-    block_header* next;  // in its bucket's chain
+    block_header* left;  // live blocks at lower addresses (treap links)
+    block_header* right;
     unsigned char* user;
     std::size_t bytes;
     std::size_t alignment;
@@ -261,7 +258,6 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
     const char* call_site;
     bool damage_reported = false;
   };
-  static constexpr std::size_t bucket_count = 1024;
   static constexpr std::size_t npos = SIZE_MAX;
 
   static layout layout_for(std::size_t bytes, std::size_t alignment) {
@@ -274,46 +270,124 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
     return {front, raw_size, raw_alignment};
   }
 
-  static std::size_t bucket_of(const void* user) noexcept {
-    const auto key = static_cast<std::uint64_t>(detail::address_of(user) >> 4);
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 54);  // top 10 bits
+  // The live blocks form a treap: a search tree by address whose priorities
+  // (a hash of the address) keep it balanced in expectation. Live blocks never
+  // overlap, so ordering by record address and by user pointer agree.
+  static std::uintptr_t key(const block_header* block) noexcept {
+    return detail::address_of(block);
+  }
+  static std::uint64_t priority(const block_header* block) noexcept {
+    return static_cast<std::uint64_t>(key(block) >> 4) * 0x9E3779B97F4A7C15ull;
+  }
+  // Splits `tree` into the blocks below `at` and the rest.
+  static void split(block_header* tree, std::uintptr_t at, block_header*& below,
+                    block_header*& rest) noexcept {
+    if (tree == nullptr) {
+      below = rest = nullptr;
+    } else if (key(tree) < at) {
+      split(tree->right, at, tree->right, rest);
+      below = tree;
+    } else {
+      split(tree->left, at, below, tree->left);
+      rest = tree;
+    }
+  }
+  // Joins two trees, every block of `low` below every block of `high`.
+  static block_header* merge(block_header* low, block_header* high) noexcept {
+    if (low == nullptr) return high;
+    if (high == nullptr) return low;
+    if (priority(low) > priority(high)) {
+      low->right = merge(low->right, high);
+      return low;
+    }
+    high->left = merge(low, high->left);
+    return high;
+  }
+  // In address order; `visit` may free the block it is given.
+  template <class Visit>
+  static void for_each_in(block_header* tree, Visit& visit) {
+    if (tree == nullptr) return;
+    block_header* right = tree->right;
+    for_each_in(tree->left, visit);
+    visit(tree);
+    for_each_in(right, visit);
+  }
+  template <class Visit>
+  void for_each_live(Visit visit) const {
+    for_each_in(live_, visit);
   }
 
   void link(block_header* block) noexcept {
-    block_header*& bucket = buckets_[bucket_of(block->user)];
-    block->next = bucket;
-    bucket = block;
+    block->left = block->right = nullptr;
+    block_header* below = nullptr;
+    block_header* rest = nullptr;
+    split(live_, key(block), below, rest);
+    live_ = merge(merge(below, block), rest);
     ++live_blocks_;
+  }
+
+  void remove(const block_header* block) noexcept {
+    block_header* below = nullptr;
+    block_header* rest = nullptr;
+    block_header* itself = nullptr;
+    block_header* above = nullptr;
+    split(live_, key(block), below, rest);
+    split(rest, key(block) + 1, itself, above);
+    live_ = merge(below, above);
+    --live_blocks_;
   }
 
   // Removes and returns the live block at `user`, or nullptr. Reads only
   // records of live blocks, never memory at an unknown address.
   block_header* unlink(const unsigned char* user) noexcept {
-    for (block_header** link = &buckets_[bucket_of(user)]; *link != nullptr;
-         link = &(*link)->next) {
-      block_header* block = *link;
-      if (block->user != user) continue;
-      *link = block->next;
-      --live_blocks_;
-      return block;
-    }
-    return nullptr;
+    const std::uintptr_t address = detail::address_of(user);
+    block_header* block = live_;
+    while (block != nullptr && block->user != user)
+      block = address < detail::address_of(block->user) ? block->left : block->right;
+    if (block != nullptr) remove(block);
+    return block;
   }
 
-  // The upstream handed out `user` again while the checker still holds it:
-  // flag it and drop the old record (its memory now belongs to the new block).
-  void forget_reissued(unsigned char* user, std::size_t bytes) noexcept {
-    const char* old_site = nullptr;
-    if (block_header* old = unlink(user)) {
-      bytes_in_use_ -= old->bytes;
-      old_site = old->call_site;
-    } else if (const std::size_t index = quarantine_index(user); index != npos) {
-      old_site = quarantine_[index]->call_site;
-      remove_from_quarantine(index);
-    } else {
-      return;
+  static bool overlaps(const block_header* block, const unsigned char* begin,
+                       const unsigned char* end) noexcept {
+    return key(block) < detail::address_of(end) &&
+           detail::address_of(begin) < key(block) + block->shape.raw_size;
+  }
+
+  // The live block overlapping [begin, end), or nullptr: only the last block
+  // starting below `end` can, since live blocks do not overlap each other.
+  block_header* live_block_overlapping(const unsigned char* begin,
+                                       const unsigned char* end) const noexcept {
+    block_header* last_below = nullptr;
+    for (block_header* block = live_; block != nullptr;) {
+      if (key(block) < detail::address_of(end)) {
+        last_below = block;
+        block = block->right;
+      } else {
+        block = block->left;
+      }
     }
-    react(misuse_kind::reissued_live_block, user, bytes, old_site);
+    return last_below != nullptr && overlaps(last_below, begin, end) ? last_below : nullptr;
+  }
+
+  // The upstream handed out [raw, raw + size) while the checker still holds
+  // memory in it (a live or quarantined block): flag each such block and drop
+  // its record (its memory now belongs to the new block). Runs before the new
+  // record is written, so no old record is overwritten first.
+  void forget_reissued(unsigned char* raw, std::size_t size, unsigned char* user,
+                       std::size_t bytes) noexcept {
+    const unsigned char* end = raw + size;
+    while (block_header* old = live_block_overlapping(raw, end)) {
+      remove(old);
+      bytes_in_use_ -= old->bytes;
+      react(misuse_kind::reissued_live_block, user, bytes, old->call_site);
+    }
+    for (std::size_t i = quarantined_; i-- > 0;) {
+      if (!overlaps(quarantine_[i], raw, end)) continue;
+      const char* old_site = quarantine_[i]->call_site;
+      remove_from_quarantine(i);
+      react(misuse_kind::reissued_live_block, user, bytes, old_site);
+    }
   }
 
   static bool filled_with(const unsigned char* begin, std::size_t length,
@@ -399,14 +473,12 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
     std::fprintf(out, "alloclab::checked_resource: %zu block(s), %zu byte(s) leaked\n",
                  live_blocks_, bytes_in_use_);
     std::size_t shown = 0;
-    for (const block_header* bucket : buckets_) {
-      for (const block_header* block = bucket; block != nullptr && shown < 8;
-           block = block->next, ++shown) {
-        std::fprintf(out, "  %zu byte(s) at %p, allocated at %s\n", block->bytes,
-                     static_cast<const void*>(block->user),
-                     block->call_site ? block->call_site : "(no call site)");
-      }
-    }
+    for_each_live([&](const block_header* block) {
+      if (shown++ >= 8) return;
+      std::fprintf(out, "  %zu byte(s) at %p, allocated at %s\n", block->bytes,
+                   static_cast<const void*>(block->user),
+                   block->call_site ? block->call_site : "(no call site)");
+    });
   }
 
   void record(misuse_kind kind, const void* p, std::size_t bytes, const char* call_site) noexcept {
@@ -443,7 +515,7 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
   bool quiet_ = false;
   bool pending_ = false;
   const char* call_site_ = nullptr;
-  std::array<block_header*, bucket_count> buckets_{};
+  block_header* live_ = nullptr;  // the treap's root
   std::array<block_header*, max_quarantine_blocks> quarantine_{};
   std::size_t quarantined_ = 0;
   std::array<std::size_t, misuse_kind_count> misuse_counts_{};

@@ -101,9 +101,10 @@ class limit_resource final : public detail::pmr_bridge<limit_resource> {
   // Replaces the limits; counts so far are kept.
   void set_limits(allocation_limits limits) noexcept { limits_ = limits; }
   // Makes the request `n` requests from now fail; n == 0 clears the injected
-  // failure.
+  // failure. A count past SIZE_MAX requests saturates (it never comes).
   void fail_after(std::size_t n, bool keep_failing = true) noexcept {
-    limits_.fail_at_allocation = n == 0 ? 0 : requests_ + n;
+    const std::size_t room = SIZE_MAX - requests_;
+    limits_.fail_at_allocation = n == 0 ? 0 : n > room ? SIZE_MAX : requests_ + n;
     limits_.keep_failing = keep_failing;
   }
 

@@ -11,6 +11,10 @@
 // internal waste (alignment <= 8): 7 bytes for requests up to 64 bytes, under
 // 20% of the block (< 25% of the request) above that.
 // class_stats() walks a free list: it is for diagnostics, not hot paths.
+// class_of() says no_class for a request no class serves, and class_stats()
+// of an index past the last class (no_class included) is all zeros, so
+// class_stats(class_of(n)) is safe for any n (Boost's pool_index() says
+// pool_count() instead).
 //
 // Alignment rule: a request (bytes, alignment) is served by the class of
 // bytes rounded up to `alignment`, whose blocks are all aligned to
@@ -18,7 +22,8 @@
 // `max_block_size` stays in the pools (GCC bug 118681 is the opposite case).
 //
 // Chunks come from the upstream, or from a caller's buffer with a hard
-// capacity (`multipool_exhausted` when it is full). A request beyond the
+// capacity (`multipool_exhausted` when it is full), passed as a named
+// `fixed_buffer` (pool_resource.hpp) so braced options never select it. A request beyond the
 // largest class follows `oversize_policy`: forwarded to the upstream and
 // counted, or thrown.
 //
@@ -100,12 +105,12 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
 
   // Chunks carved from `buffer` only: capacity is fixed. Oversize requests go
   // to `oversize_upstream` (by default none: they throw).
-  multipool_resource(
-      void* buffer, std::size_t size, multipool_options options = {},
+  explicit multipool_resource(
+      fixed_buffer buffer, multipool_options options = {},
       std::pmr::memory_resource* oversize_upstream = std::pmr::null_memory_resource())
       : multipool_resource(oversize_upstream, options) {
-    buffer_begin_ = buffer_cursor_ = static_cast<std::byte*>(buffer);
-    buffer_end_ = buffer ? buffer_begin_ + size : nullptr;
+    buffer_begin_ = buffer_cursor_ = static_cast<std::byte*>(buffer.data);
+    buffer_end_ = buffer.data ? buffer_begin_ + buffer.size : nullptr;
     fixed_capacity_ = true;
   }
 
@@ -144,8 +149,10 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
     return detail::pooled_class_of(bytes, alignment, max_block_size_);
   }
   std::size_t class_count() const noexcept { return class_count_; }
-  // Walks the class's free list: O(free blocks), meant for diagnostics and tests.
+  // Walks the class's free list: O(free blocks), meant for diagnostics and
+  // tests. All zeros for index >= class_count() (no_class included).
   multipool_class_stats class_stats(std::size_t index) const noexcept {
+    if (index >= class_count_) return {};
     const size_class& c = classes_[index];
     std::size_t free = static_cast<std::size_t>(c.end - c.cursor) / c.block_size;
     for (const free_node* node = free_lists_[index]; node != nullptr; node = node->next) ++free;

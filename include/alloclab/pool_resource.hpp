@@ -5,7 +5,8 @@
 // the next block from the current chunk) and deallocate pushes onto it: no
 // search, no coalescing, no per-block header. Chunks come from the upstream
 // with geometrically more blocks each time, or from a caller's buffer with a
-// hard capacity (`pool_exhausted` when it is full). A request the pool cannot
+// hard capacity (`pool_exhausted` when it is full), passed as a named
+// `fixed_buffer` so no braced argument list can pick that constructor. A request the pool cannot
 // serve (larger than the block, or more aligned than the block guarantees)
 // follows `oversize_policy`: forwarded to the upstream and counted, or thrown.
 // A fixed-buffer pool forwards to its `oversize_upstream` constructor
@@ -15,13 +16,16 @@
 // `alignment <= block_alignment()`. `block_alignment()` is the largest power
 // of two dividing `block_size()` (at most `max_block_alignment`); chunks and
 // the fixed buffer's first block are aligned to it, so every block is.
-// `block_size()` is the requested size rounded up to a multiple of
-// `pool_options::block_alignment`; its default, 0, means the alignment
-// `memory_resource::allocate` asks by default for a request that size,
-// min(bit_ceil(size), alignof(max_align_t)). So `pool_resource{24}` has
-// 32-byte blocks and serves `allocate(24)`; ask for `block_alignment = 8` to
-// get dense 24-byte blocks for 8-aligned nodes. A block size that cannot be
-// laid out (rounding would pass SIZE_MAX) throws `std::length_error`.
+// `block_size()` is the requested size (at least a pointer) rounded up to a
+// multiple of `pool_options::block_alignment`; its default, 0, means
+// alignof(max_align_t), what `memory_resource::allocate(n)` asks by default,
+// so every default pool serves `allocate(n)` for n <= block_size():
+// `pool_resource{24}` has 32-byte blocks and `pool_resource{1}` 16-byte ones.
+// Ask for `block_alignment = 8` to get dense 24- or 8-byte blocks for
+// 8-aligned nodes (alloclab::allocator<T> asks alignof(T)); requests asking
+// more alignment than the blocks have then follow `oversize_policy`. A block
+// size that cannot be laid out (rounding would pass SIZE_MAX) throws
+// `std::length_error`.
 //
 // Example:
 //   #include <alloclab/pool_resource.hpp>
@@ -31,7 +35,7 @@
 //   int main() {
 //     // Node containers: one block per node, reused after erase.
 //     alignas(std::max_align_t) static std::byte storage[64 * 1024];
-//     alloclab::pool_resource pool{48, storage, sizeof storage};
+//     alloclab::pool_resource pool{48, alloclab::fixed_buffer{storage}};
 //     std::pmr::list<int> numbers{&pool};
 //     for (int i = 0; i < 1000; ++i) numbers.push_back(i);
 //     numbers.clear();
@@ -52,6 +56,19 @@
 #include "detail/pmr_bridge.hpp"
 
 namespace alloclab {
+
+// A caller's memory for a fixed-capacity pool. Its constructors are explicit,
+// so it is always named at the call site and no braced list such as
+// `multipool_resource{&upstream, {2048}}` or `pool_resource{48, &upstream, {}}`
+// can select a fixed-buffer constructor.
+struct fixed_buffer {
+  explicit fixed_buffer(void* memory, std::size_t bytes) noexcept : data(memory), size(bytes) {}
+  template <std::size_t N>
+  explicit fixed_buffer(std::byte (&bytes)[N]) noexcept : data(bytes), size(N) {}
+
+  void* data;
+  std::size_t size;
+};
 
 // What a pool does with a request larger or more aligned than its blocks.
 enum class oversize_policy {
@@ -91,11 +108,11 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
 
   // Blocks carved from `buffer` only: capacity is fixed. Oversize requests go
   // to `oversize_upstream` (by default none: they throw).
-  pool_resource(std::size_t block_size, void* buffer, std::size_t size, pool_options options = {},
+  pool_resource(std::size_t block_size, fixed_buffer buffer, pool_options options = {},
                 std::pmr::memory_resource* oversize_upstream = std::pmr::null_memory_resource())
       : pool_resource(block_size, oversize_upstream, options) {
     fixed_capacity_ = true;
-    adopt_buffer(buffer, size);
+    adopt_buffer(buffer.data, buffer.size);
   }
 
   pool_resource(const pool_resource&) = delete;
@@ -161,16 +178,11 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
     std::size_t alignment;
   };
 
-  static std::size_t bit_ceil(std::size_t value) noexcept {
-    std::size_t power = 1;
-    while (power < value && power < (SIZE_MAX >> 1) + 1) power <<= 1;
-    return power;
-  }
   // The requested size, at least a free-list node, rounded up to a multiple
   // of the block alignment (see the rule at the top of this file).
   static std::size_t normalized_block_size(std::size_t requested, std::size_t alignment) {
     const std::size_t size = std::max(requested, sizeof(free_node));
-    if (alignment == 0) alignment = std::min(bit_ceil(size), alignof(std::max_align_t));
+    if (alignment == 0) alignment = alignof(std::max_align_t);
     alignment = std::max(alignment, alignof(free_node));
     bool overflow = false;
     const std::size_t rounded = detail::align_up(size, alignment, overflow);

@@ -1,4 +1,5 @@
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -81,6 +82,54 @@ TEST_F(AtomicWrite, WritableDirectoryCheck) {
   EXPECT_TRUE(fs::is_directory(dir_ / "created" / "nested"));
   write_file_atomically(dir_ / "plain_file", "x");
   EXPECT_THROW(ensure_writable_directory(dir_ / "plain_file"), std::system_error);
+}
+
+// Output never destroys what it cannot replace atomically: a write through a symlink lands in
+// its target and the link stays; a fifo (like a device node, which a rename would replace with a
+// regular file) or a directory is refused and left as it was.
+TEST_F(AtomicWrite, WritesThroughSymlinksToTheirTarget) {
+  fs::create_directories(dir_ / "elsewhere");
+  write_file_atomically(dir_ / "elsewhere" / "report.md", "old");
+  fs::create_symlink("elsewhere/report.md", dir_ / "link.md");
+  fs::create_symlink("link.md", dir_ / "link-to-link.md");
+  write_file_atomically(dir_ / "link-to-link.md", "new");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "link.md")));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "link-to-link.md")));
+  EXPECT_EQ(read(dir_ / "elsewhere" / "report.md"), "new");
+  EXPECT_EQ(checked_output_file(dir_ / "link.md"), dir_ / "elsewhere/report.md");
+  // A dangling link is written through too: its target is created.
+  fs::create_symlink("elsewhere/fresh.md", dir_ / "dangling.md");
+  write_file_atomically(dir_ / "dangling.md", "fresh");
+  EXPECT_EQ(read(dir_ / "elsewhere" / "fresh.md"), "fresh");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "dangling.md")));
+}
+
+TEST_F(AtomicWrite, RefusesWhatARenameWouldDestroy) {
+  ASSERT_EQ(::mkfifo((dir_ / "pipe").c_str(), 0600), 0);
+  fs::create_symlink("pipe", dir_ / "link-to-pipe");
+  fs::create_directories(dir_ / "a_directory");
+  for (const char* name : {"pipe", "link-to-pipe", "a_directory"}) {
+    try {
+      write_file_atomically(dir_ / name, "x");
+      ADD_FAILURE() << name << " was written";
+    } catch (const std::system_error& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(dir_ / "pipe")));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "link-to-pipe")));
+  EXPECT_TRUE(fs::is_directory(dir_ / "a_directory"));
+  EXPECT_THROW(checked_output_file(dir_ / "no-such-dir" / "x"), std::system_error);
+  EXPECT_THROW(checked_output_file(""), std::system_error);
+  fs::create_symlink("loop-b", dir_ / "loop-a");
+  fs::create_symlink("loop-a", dir_ / "loop-b");
+  EXPECT_THROW(checked_output_file(dir_ / "loop-a"), std::system_error);
+}
+
+TEST_F(AtomicWrite, TheLatestLinkNeverReplacesAFile) {
+  write_file_atomically(dir_ / "latest", "a user's file");
+  EXPECT_THROW(replace_symlink_atomically(dir_ / "latest", "run1"), std::system_error);
+  EXPECT_EQ(read(dir_ / "latest"), "a user's file");
 }
 
 }  // namespace

@@ -6,6 +6,10 @@
 //   different machine/build/config: a warning  -> Compare.DifferentMachineIsAWarningAtTheTop
 //   -o OUT.md / OUT.html                        -> Compare.WritesMarkdownAndHtml
 //   bad input: exit 2, one line                 -> Compare.BadInputIsExitTwoWithOneLine
+//   a change inside the noise floor is no change, the floor is printed, a smoke test is a warning
+//                                               -> Compare.SmallShiftsAreNoiseUnlessTheFloorIsLowered
+//   NaN thresholds and unwritable -o are refused before any output
+//                                               -> Compare.NanThresholdAndBadOutputAreRefusedFirst
 // A and B are one small real run and copies of it edited by hand (medians scaled, a cell removed),
 // so every expectation follows from the edit, not from timing.
 #include <array>
@@ -124,7 +128,9 @@ TEST_F(Compare, SlowerCopyIsASignificantRegression) {
   const fs::path a = write("a.json", a_), bp = write("b.json", b);
   const outcome o = run("compare " + a.string() + " " + bp.string() + " --fail-on-regression 20");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
-  EXPECT_NE(o.err.find("1 cell(s) significantly slower"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("1 cell(s) slower than A by more than 20%, outside the noise"),
+            std::string::npos)
+      << o.err;
   const auto [ratio, low, high] = ratio_of(o.out, "vector_push / std @ glibc");
   EXPECT_EQ(ratio, 1.5) << o.out;
   EXPECT_GT(low, 1.0) << o.out;
@@ -210,6 +216,44 @@ TEST_F(Compare, BadInputIsExitTwoWithOneLine) {
   expect_bad(a.string() + " " + write("other.json", other).string(), "no cell");
   expect_bad(a.string(), "b is required");
   expect_bad(a.string() + " " + a.string() + " --fail-on-regression -5", "fail-on-regression");
+}
+
+TEST_F(Compare, SmallShiftsAreNoiseUnlessTheFloorIsLowered) {
+  // Tight repetitions (100.0 to 101.0 ns), so a 2 % shift separates the two sides completely.
+  for (auto& workload : a_["workloads"])
+    for (auto& c : workload["cells"])
+      if (workload["name"] == "vector_push" && c["strategy"] == "std") {
+        c["timing"]["repetition_medians_ns"] = {100.0, 100.2, 100.4, 100.6, 100.8, 101.0};
+        c["timing"]["p50_ns"] = 100.5;
+      }
+  json b = a_;
+  scale(b, "vector_push", "std", 1.02);  // every repetition 2 % slower: the U test alone flags it
+  b["smoke_test"] = true;
+  const fs::path a = write("a.json", a_), bp = write("b.json", b);
+  const outcome o = run("compare " + a.string() + " " + bp.string() + " --fail-on-regression 0");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("noise floor of 3 %"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("warning: B is a smoke test"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("not significant: inside the noise"), std::string::npos) << o.out;
+  const outcome strict =
+      run("compare " + a.string() + " " + bp.string() + " --fail-on-regression 0 --noise-floor 0");
+  EXPECT_EQ(strict.exit_code, 1) << strict.out << strict.err;
+  EXPECT_NE(strict.out.find("noise floor of 0 %"), std::string::npos) << strict.out;
+}
+
+TEST_F(Compare, NanThresholdAndBadOutputAreRefusedFirst) {
+  const fs::path a = write("a.json", a_);
+  for (const char* bad : {"nan", "inf", "-nan"}) {
+    const outcome o =
+        run("compare " + a.string() + " " + a.string() + " --fail-on-regression " + bad);
+    EXPECT_EQ(o.exit_code, 2) << bad << ": " << o.err;
+    EXPECT_NE(o.err.find("finite"), std::string::npos) << o.err;
+  }
+  const outcome missing_dir = run("compare " + a.string() + " " + a.string() + " -o " +
+                                  (dir_ / "nonexist" / "x.html").string());
+  EXPECT_EQ(missing_dir.exit_code, 2) << missing_dir.err;
+  EXPECT_EQ(missing_dir.out, "");  // checked before the table is printed
+  EXPECT_EQ(line_count(missing_dir.err), 1u) << missing_dir.err;
 }
 
 }  // namespace

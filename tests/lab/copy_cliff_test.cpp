@@ -16,6 +16,7 @@
 //   measure_copy_cliff_in_child       -> CopyCliff.ChildRunsUnderTheGivenTunables,
 //                                        CopyCliff.FailingChildIsReportedNotThrown
 //   describe_with_tunable             -> CopyCliff.TunableWordingFollowsTheMeasurement
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -173,11 +174,16 @@ TEST(CopyCliff, RealMeasurementHasOneCostPerPlacement) {
   c.copies_per_trial = 1;
   const copy_cliff_result r = measure_copy_cliff(c);
   ASSERT_EQ(r.costs.size(), 4u);
+  std::vector<unsigned> distances;
   for (const copy_cost& cost : r.costs) {
     EXPECT_EQ(cost.bytes, 4096u);
-    EXPECT_GE(cost.ns, 0.0);
+    EXPECT_GT(cost.ns, 0.0);  // a 4 KiB copy was timed, not skipped
+    distances.push_back(cost.delta_mod4096);
   }
-  EXPECT_GE(r.elapsed_ms, 0.0);
+  // Each distance once, a step apart: 0, 1024, 2048, 3072.
+  std::sort(distances.begin(), distances.end());
+  EXPECT_EQ(distances, (std::vector<unsigned>{0, 1024, 2048, 3072}));
+  EXPECT_GT(r.elapsed_ms, 0.0);
 }
 
 TEST(CopyCliff, ProbeMainRejectsBadConfig) {

@@ -12,6 +12,8 @@
 //     EventsAndHugePageCoverage).
 //   time over the soft threshold from a series (MemoryFrameBudget.TimeOverTheThresholdCounts
 //     EachPointUntilTheNext).
+//   huge pages advised under THP always and madvise, a fallback said under never or no THP, from
+//     fixtures whatever this host's THP mode (MemoryFrameHugeTable.BothBranchesOnAnyHost).
 //   bad input: --memory-budget 0 / garbage, --huge-table-bytes too small: exit 2 and one line
 //     (MemoryFrameRun.BadSizesAreOneLineAndExitTwo).
 #include <algorithm>
@@ -26,6 +28,7 @@
 
 #include "cli_support.hpp"
 #include "memory/budget_service.hpp"
+#include "memory/huge_table.hpp"
 #include "measure/build_guard.hpp"
 #include "memory/memory_workloads.hpp"
 #include "plan/plan.hpp"
@@ -40,7 +43,7 @@ run_request memory_request(std::vector<std::string> workloads, std::vector<std::
   run_request r;
   r.workloads = std::move(workloads);
   r.frames = std::move(frames);
-  r.placement_check = false;
+  r.placement_check = placement_check_mode::never;
   return r;
 }
 
@@ -90,14 +93,27 @@ TEST(MemoryFramePlan, BudgetComesFromTheOptionTheCgroupOrTheDefault) {
   EXPECT_EQ(with.memory_budget.source, "--memory-budget");
   EXPECT_FALSE(with.memory_budget.from_cgroup);
 
+  // Both sides of the cgroup branch, from fixtures, whatever cgroup this test runs in.
   run_request quick = memory_request({"budget_bursts"}, {});
   quick.quick = true;
-  const run_plan plan = make_plan(quick, false);
-  const memory_budget machine = memory_budget::detect();
-  const bool cgroup_limit =
-      machine.source() == budget_source::cgroup_v1 || machine.source() == budget_source::cgroup_v2;
-  EXPECT_EQ(plan.memory_budget.from_cgroup, cgroup_limit);
-  EXPECT_EQ(plan.memory_budget.bytes, cgroup_limit ? machine.limit() : quick_memory_budget_bytes);
+  const auto fixture = [](const char* name) {
+    const std::string root = std::string(ALLOCLAB_TEST_DATA) + "/cgroup/" + name;
+    host_view host;
+    host.cgroup.proc_self = root + "/proc_self";
+    host.cgroup.cgroup_root = root + "/sys_fs_cgroup";
+    return host;
+  };
+  const memory_budget limited = memory_budget::detect(fixture("v2").cgroup);
+  ASSERT_EQ(limited.source(), budget_source::cgroup_v2);
+  const run_plan in_cgroup = make_plan(quick, false, fixture("v2"));
+  EXPECT_TRUE(in_cgroup.memory_budget.from_cgroup);
+  EXPECT_EQ(in_cgroup.memory_budget.bytes, limited.limit());
+  for (const char* none : {"none", "v2_unlimited", "v1_unlimited"}) {
+    const run_plan unlimited = make_plan(quick, false, fixture(none));
+    EXPECT_FALSE(unlimited.memory_budget.from_cgroup) << none;
+    EXPECT_EQ(unlimited.memory_budget.bytes, quick_memory_budget_bytes) << none;
+  }
+  const run_plan plan = make_plan(quick, false, fixture("none"));
   EXPECT_EQ(plan.huge_table_bytes, quick_huge_table_bytes);
   EXPECT_EQ(plan.sizes.memory_repetitions, memory_quick_repetitions);
 
@@ -208,6 +224,27 @@ TEST_F(MemoryFrameRun, QuickRunRecordsBudgetEventsAndHugePageCoverage) {
   EXPECT_NE(report.find("## Memory frame"), std::string::npos);
   EXPECT_NE(report.find("What the watcher did"), std::string::npos);
   EXPECT_NE(report.find("dTLB load misses"), std::string::npos);
+}
+
+TEST(MemoryFrameHugeTable, BothBranchesOnAnyHost) {
+  memory_spec spec;
+  spec.workload = "huge_table";
+  spec.table_bytes = std::size_t{4} << 20;
+  for (const char* mode : {"always", "madvise", "never", "no_choice", "absent"}) {
+    huge_page_options host;
+    host.thp_enabled_path = std::string(ALLOCLAB_TEST_DATA) + "/thp/" + mode;
+    const bool thp = std::string(mode) == "always" || std::string(mode) == "madvise";
+    std::string how;
+    spec.strategy = "huge_pages";
+    const huge_page_buffer advised = make_huge_table(spec, how, host);
+    EXPECT_EQ(advised.advised(), thp) << mode;
+    EXPECT_EQ(how.rfind(thp ? "huge_page_buffer, MADV_HUGEPAGE" : "FELL BACK", 0), 0u)
+        << mode << ": " << how;
+    spec.strategy = "plain_pages";
+    const huge_page_buffer plain = make_huge_table(spec, how, host);
+    EXPECT_FALSE(plain.advised()) << mode;
+    EXPECT_EQ(how.rfind("plain pages", 0), 0u) << mode << ": " << how;
+  }
 }
 
 TEST_F(MemoryFrameRun, BadSizesAreOneLineAndExitTwo) {

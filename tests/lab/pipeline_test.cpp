@@ -70,7 +70,7 @@ run_request request_for(std::vector<std::string> workloads, std::vector<std::str
 
 TEST(Plan, PlanBuildsCellsForEveryFrame) {
   run_request r = request_for({"trade_batch", "fifo_lognormal"}, {"std", "pmr_monotonic"});
-  r.placement_check = false;
+  r.placement_check = placement_check_mode::never;
   const run_plan plan = make_plan(r, false);
   ASSERT_EQ(plan.cells.size(), 3u);  // 2 batch cells + 1 heap cell, under glibc
   EXPECT_EQ(plan.cells[0].frame, frame::batch);
@@ -118,7 +118,7 @@ TEST(Plan, PlacementTwinOnlyBesidePlainGlibc) {
   EXPECT_EQ(with.mallocs.size(), 1u);  // the twin is not one of the user's mallocs
 
   run_request off = request_for({"trade_batch"}, {"std"});
-  off.placement_check = false;
+  off.placement_check = placement_check_mode::never;
   EXPECT_TRUE(make_plan(off, false).placement_twin.empty());
   EXPECT_TRUE(make_plan(request_for({"trade_batch"}, {"std"}), true).placement_twin.empty());
   run_request other = request_for({"trade_batch"}, {"std"});
@@ -126,6 +126,29 @@ TEST(Plan, PlacementTwinOnlyBesidePlainGlibc) {
   EXPECT_TRUE(make_plan(other, false).placement_twin.empty());
   run_request heap_only = request_for({"fifo_lognormal"}, {});
   EXPECT_TRUE(make_plan(heap_only, false).placement_twin.empty());
+}
+
+// The run drops the twin after its placement probe; both outcomes, whatever this CPU's memmove.
+TEST(Plan, PlacementProbeDecidesTheTwinOnlyUnderAuto) {
+  EXPECT_TRUE(keep_placement_twin(placement_check_mode::automatic, true));
+  EXPECT_FALSE(keep_placement_twin(placement_check_mode::automatic, false));
+  EXPECT_TRUE(keep_placement_twin(placement_check_mode::always, false));
+  EXPECT_TRUE(keep_placement_twin(placement_check_mode::always, true));
+  EXPECT_FALSE(keep_placement_twin(placement_check_mode::never, true));
+  for (const char* word : {"auto", "always", "never"})
+    EXPECT_STREQ(to_string(parse_placement_check_mode(word)), word);
+  EXPECT_THROW(parse_placement_check_mode("sometimes"), usage_error);
+
+  run_plan plan =
+      make_plan(request_for({"trade_batch", "map_int"}, {"std", "pmr_monotonic"}), false);
+  ASSERT_EQ(plan.cells.size(), 8u);
+  const std::size_t tasks = plan.schedule.size();
+  drop_placement_twin(plan);  // what `run` does when the probe finds no cliff under auto
+  EXPECT_TRUE(plan.placement_twin.empty());
+  ASSERT_EQ(plan.cells.size(), 4u);
+  EXPECT_EQ(plan.schedule.size(), tasks / 2);
+  for (const auto& c : plan.cells) EXPECT_FALSE(c.copy_cliff_removed);
+  for (const auto& t : plan.schedule) EXPECT_LT(t.cell, plan.cells.size());
 }
 
 TEST(Plan, PlanRefusesBadInput) {

@@ -36,7 +36,8 @@ class ReportHtml : public binary_test {
         (alloclab::build::sanitized ? "" : ",fifo_uniform") + ",budget_bursts --memory-budget " +
         (alloclab::build::sanitized ? "192M" : "32M") +  // ASan's shadow: ~128 MiB RSS at start
         " --strategies "
-        "std,pmr_monotonic,alloclab_arena --iterations 50 --repetitions 5 --processes 1 --out " +
+        "std,pmr_monotonic,alloclab_arena --iterations 50 --repetitions 5 --processes 1 "
+        "--placement-check always --out " +
         root.string() + allow);
     EXPECT_EQ(o.exit_code, 0) << o.err;
     EXPECT_NE(o.out.find("report.html"), std::string::npos) << o.out;

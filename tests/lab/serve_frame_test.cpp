@@ -12,6 +12,7 @@
 //     load (ALLOCLAB_TEST_WORKER_FAULT=abort_later) or hangs before it announces its port is a
 //     failed row while the other variants still run, exit status 1
 //     (ServeFrame.CrashedOrHungServerIsAFailedRow).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <regex>
@@ -25,6 +26,7 @@
 #include "measure/build_guard.hpp"
 #include "plan/plan.hpp"
 #include "results/claims.hpp"
+#include "results/results_builder.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -124,7 +126,7 @@ json serve_claim_verdict(const json& results) {
 TEST(ServeClaim, ServeClaimVerdicts) {
   json v = serve_claim_verdict(serve_results(0.98, 0.95, 1.02, 5));
   EXPECT_EQ(v.at("verdict"), "reproduced") << v.dump();
-  EXPECT_EQ(v.at("measured"), "0.98x [0.95, 1.02]");
+  EXPECT_EQ(v.at("measured"), "0.98x [0.95–1.02]");
   EXPECT_NE(v.at("detail").get<std::string>().find("accepted 0.91-1.10"), std::string::npos);
 
   v = serve_claim_verdict(serve_results(1.05, 0.97, 1.18, 5));
@@ -231,7 +233,7 @@ TEST_F(ServeFrame, BatchAndServeEndToEnd) {
   EXPECT_GT(share, 0);
   const double s = beside.at("speedup_p50").at("value").get<double>();
   const double predicted = beside.at("predicted_serve_ratio").get<double>();
-  EXPECT_NEAR(predicted, 1 / ((1 - share) + share / s), 1e-9);
+  EXPECT_NEAR(predicted, amdahl_ratio(share, s), 1e-9);
   const double removed = beside.at("allocator_share_removed").get<double>();
   EXPECT_NEAR(removed, share * (1 - 1 / s), 1e-9);
   EXPECT_NEAR(predicted, 1 / (1 - removed), 1e-9);                          // Amdahl in one line
@@ -244,11 +246,11 @@ TEST_F(ServeFrame, BatchAndServeEndToEnd) {
   const auto amdahl = [&](double x) { return 1 / ((1 - share) + share / x); };
   EXPECT_NEAR(p_range.at("low").get<double>(), amdahl(s_range.at("low").get<double>()), 1e-9);
   EXPECT_NEAR(p_range.at("high").get<double>(), amdahl(s_range.at("high").get<double>()), 1e-9);
-  for (const auto& v : r.at("claims")) {
-    if (v.at("id") == "004-serve-indistinguishable") {
-      EXPECT_EQ(v.at("verdict"), "not judged: too few samples") << v.dump();
-    }
-  }
+  const auto claim = std::find_if(r.at("claims").begin(), r.at("claims").end(), [](const json& v) {
+    return v.at("id") == "004-serve-indistinguishable";
+  });
+  ASSERT_NE(claim, r.at("claims").end()) << "the serve claim was not judged at all";
+  EXPECT_EQ(claim->at("verdict"), "not judged: too few samples") << claim->dump();
 
   const std::string md = read_file(dir_ / "r" / "latest" / "report.md");
   for (const char* heading :
@@ -306,6 +308,15 @@ TEST_F(ServeFrame, CrashedOrHungServerIsAFailedRow) {
   EXPECT_EQ(serve_cell(r, "std").at("status"), "failed");
   EXPECT_NE(serve_cell(r, "std").at("reason").get<std::string>().find("did not announce"),
             std::string::npos);
+}
+
+// Amdahl's law itself, on figures worked by hand (the end-to-end test checks the run uses it).
+TEST(ServeAmdahl, PredictionFromShareAndSpeedup) {
+  EXPECT_NEAR(amdahl_ratio(0.5, 2.0), 4.0 / 3.0, 1e-12);
+  EXPECT_NEAR(amdahl_ratio(0.08, 1.21), 1.0 / (0.92 + 0.08 / 1.21), 1e-12);
+  EXPECT_DOUBLE_EQ(amdahl_ratio(0.0, 5.0), 1.0);
+  EXPECT_DOUBLE_EQ(amdahl_ratio(1.0, 5.0), 5.0);
+  EXPECT_LT(amdahl_ratio(0.3, 0.5), 1.0);  // a slower part slows the whole
 }
 
 }  // namespace

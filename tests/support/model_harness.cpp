@@ -89,7 +89,7 @@ struct pool_subject : subject {
   std::size_t block;
   std::size_t oversize_expected = 0;
   explicit pool_subject(bool fixed)
-      : pool(fixed ? pool_resource(fixed_block, buffer, sizeof buffer)
+      : pool(fixed ? pool_resource(fixed_block, fixed_buffer{buffer})
                    : pool_resource(growing_block, &upstream_checker)),
         block(fixed ? fixed_block : growing_block) {}
   std::pmr::memory_resource& resource() override { return pool; }
@@ -123,7 +123,7 @@ struct multipool_subject_of : subject {
   explicit multipool_subject_of(bool fixed) : pool(make(fixed)) {}
   Pool make(bool fixed) {
     if constexpr (std::is_same_v<Pool, multipool_resource>) {
-      if (fixed) return Pool(buffer, sizeof buffer, multipool_options{1024});
+      if (fixed) return Pool(fixed_buffer{buffer}, multipool_options{1024});
       return Pool(&upstream_checker, multipool_options{1024});
     } else {
       return Pool(&upstream_checker, concurrent_multipool_options{1024});

@@ -61,6 +61,26 @@ struct counting_heap {
 };
 static_assert(!std::is_polymorphic_v<counting_heap>);
 
+// An alloclab resource whose virtual entry points (do_allocate,
+// do_deallocate) count their calls: a test proves a path is non-virtual by
+// seeing the count stay at zero. Built with Resource's constructors.
+template <class Resource>
+class counts_virtual_calls final : public Resource {
+ public:
+  using Resource::Resource;
+  std::size_t virtual_calls = 0;
+
+ protected:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    ++virtual_calls;
+    return Resource::do_allocate(bytes, alignment);
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+    ++virtual_calls;
+    Resource::do_deallocate(p, bytes, alignment);
+  }
+};
+
 // Replaces the global operator new of the test binary (failing_global_new.cpp):
 // while a `global_new_failure` is alive, every global allocation throws.
 struct global_new_failure {

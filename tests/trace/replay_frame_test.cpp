@@ -152,7 +152,7 @@ TEST_F(ReplayCommand, BadInputIsOneLineAndExit2) {
   expect_refused("replay '" + (dir_ / "absent.trace").string() + "'", "cannot open");
   expect_refused("replay '" + python_trace + "' --strategies nope", "unknown replay strategy");
   expect_refused("advise '" + python_trace + "' --results '" + no_replay.string() + "'",
-                 "no replay of a trace");
+                 "not an alloclab results file");
   expect_refused("run --frames replay", "alloclab replay TRACE");
 
   const fs::path threaded = dir_ / "threads.trace";

@@ -63,7 +63,9 @@ inline constexpr std::size_t class_index_from_minus_one(std::size_t rounded_minu
   return computed_class_index(rounded_minus_one);
 }
 
+// The block size of class `index`; 0 past the largest class (no_class included).
 inline constexpr std::size_t class_size(std::size_t index) noexcept {
+  if (index >= max_class_count) return 0;
   if (index < 8) return (index + 1) * smallest_class_step;
   const std::size_t octave = 6 + (index - 8) / 4;
   const std::size_t quarter = (index - 8) % 4;
@@ -127,6 +129,7 @@ static_assert(class_size(class_index_from_minus_one(65 - 1)) == 80);
 static_assert(class_size(class_index_from_minus_one(129 - 1)) == 160);
 static_assert(class_size(class_index_from_minus_one(4096 - 1)) == 4096);
 static_assert(class_size(max_class_count - 1) == largest_class_limit);
+static_assert(class_size(max_class_count) == 0 && class_size(static_cast<std::size_t>(-1)) == 0);
 static_assert(class_index_from_minus_one(largest_class_limit - 1) == max_class_count - 1);
 
 }  // namespace alloclab::detail

@@ -8,6 +8,7 @@
 #include "plan/request.hpp"
 #include "render/html.hpp"
 #include "results/results_builder.hpp"
+#include "stats/decision.hpp"
 #include "stats/stats.hpp"
 
 namespace alloclab::lab {
@@ -73,13 +74,14 @@ std::vector<double> medians(const json& cell) {
   return cell.at("timing").at("repetition_medians_ns").get<std::vector<double>>();
 }
 
-json compare_cell(const cell_ref& a, const cell_ref& b) {
+json compare_cell(const cell_ref& a, const cell_ref& b, double noise_floor) {
   json row = identity(b);
   row["a_status"] = (*a.cell)["status"];
   row["ratio"] = nullptr;
   row["interval"] = nullptr;
   row["p_value"] = nullptr;
   row["significant"] = false;
+  row["decision"] = to_string(difference::too_few);
   row["mark"] = "";
   const json& ta = (*a.cell)["timing"];
   const json& tb = (*b.cell)["timing"];
@@ -100,8 +102,10 @@ json compare_cell(const cell_ref& a, const cell_ref& b) {
   if (!ma.empty() && !mb.empty()) {
     const mann_whitney_result u = mann_whitney_u(ma, mb);
     const bool power = mann_whitney_min_p(ma.size(), mb.size()) < significance_alpha;
+    const difference d = judge_difference(u.p_value, power, range, noise_floor);
     row["p_value"] = u.p_value;
-    row["significant"] = power && u.p_value < significance_alpha;
+    row["decision"] = to_string(d);
+    row["significant"] = d == difference::higher || d == difference::lower;
     row["mark"] = significance_mark(u.p_value, power);
   }
   return row;
@@ -125,13 +129,21 @@ std::string change_text(const json& row) {
   const double percent = (row["ratio"].get<double>() - 1) * 100;
   const std::string direction = percent > 0 ? "slower" : "faster";
   if (!row["significant"].get<bool>())
-    return fmt::format("{:+.1f}% (not significant{})", percent,
-                       row["mark"] == "?" ? ", too few repetitions" : "");
+    return fmt::format("{:+.1f}% (not significant: {})", percent,
+                       row.value("decision", std::string("inside the noise")));
   return fmt::format("{:+.1f}% {} {}", percent, direction, row["mark"].get<std::string>());
 }
 
 std::string ns_text(const json& v) {
   return v.is_number() ? fmt::format("{:.1f}", v.get<double>()) : "-";
+}
+
+// What counts as a change, with the threshold this comparison used.
+std::string decision_rule_text(const json& c) {
+  return fmt::format(
+      "a change counts when the U test over repetition medians gives p < {} and the 95 % interval "
+      "of B / A lies wholly beyond the noise floor of {} % (--noise-floor)",
+      significance_alpha, c.value("noise_floor_percent", 0.0));
 }
 
 std::string cell_name(const json& row) {
@@ -142,7 +154,7 @@ std::string cell_name(const json& row) {
 }  // namespace
 
 json compare_results(const json& a, const json& b, const std::string& a_name,
-                     const std::string& b_name) {
+                     const std::string& b_name, double noise_floor_percent) {
   const std::vector<cell_ref> cells_a = cells_of(a), cells_b = cells_of(b);
   json out = {{"a", a_name},
               {"b", b_name},
@@ -151,19 +163,24 @@ json compare_results(const json& a, const json& b, const std::string& a_name,
               {"warnings", json::array()},
               {"common", json::array()},
               {"only_a", json::array()},
-              {"only_b", json::array()}};
+              {"only_b", json::array()},
+              {"noise_floor_percent", noise_floor_percent}};
   warn_on_differences(out["warnings"], "machine", a.at("environment"), b.at("environment"),
                       machine_keys);
   warn_on_differences(out["warnings"], "build", a.at("environment"), b.at("environment"),
                       build_keys);
   warn_on_differences(out["warnings"], "config", a.at("config"), b.at("config"), config_keys);
+  for (const auto& [side, results] : {std::pair{"A", &a}, std::pair{"B", &b}})
+    if (results->value("smoke_test", false))
+      out["warnings"].push_back(fmt::format(
+          "{} is a smoke test (--quick): its few samples make small differences noise", side));
   if (a.value("debug_build", false) || b.value("debug_build", false))
     out["warnings"].push_back("a DEBUG build is involved: its numbers are meaningless");
   out["revisions"] = {a["environment"].value("git_revision", json()),
                       b["environment"].value("git_revision", json())};
   for (const auto& ca : cells_a) {
     if (const cell_ref* cb = find(cells_b, ca.key))
-      out["common"].push_back(compare_cell(ca, *cb));
+      out["common"].push_back(compare_cell(ca, *cb, noise_floor_percent / 100));
     else
       out["only_a"].push_back(identity(ca));
   }
@@ -178,7 +195,7 @@ json compare_results(const json& a, const json& b, const std::string& a_name,
 std::size_t regressions(const json& comparison, double percent) {
   return static_cast<std::size_t>(
       std::count_if(comparison["common"].begin(), comparison["common"].end(), [&](const json& row) {
-        return row["significant"].get<bool>() && !row["ratio"].is_null() &&
+        return row["decision"] == to_string(difference::higher) && !row["ratio"].is_null() &&
                row["ratio"].get<double>() > 1 + percent / 100;
       }));
 }
@@ -188,6 +205,7 @@ std::string render_comparison_text(const json& c) {
                                 c["a_created_utc"].get<std::string>(), c["b"].get<std::string>(),
                                 c["b_created_utc"].get<std::string>());
   for (const auto& w : c["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+  out += decision_rule_text(c) + "\n";
   std::size_t width = 4;
   for (const auto& row : c["common"]) width = std::max(width, cell_name(row).size());
   out += fmt::format("{:<{}}  {:>10}  {:>10}  {:>24}  {:>8}  {}\n", "cell", width, "A p50 ns",
@@ -214,6 +232,7 @@ std::string render_comparison_markdown(const json& c) {
     for (const auto& w : c["warnings"]) md += "- " + w.get<std::string>() + "\n";
     md += "\n";
   }
+  md += decision_rule_text(c) + "\n\n";
   md +=
       "## Cells in both\n\nB ÷ A at p50 (< 1: B is faster), with the 95 % bootstrap interval of "
       "median(B) ÷ median(A) over repetitions and the Mann-Whitney U p over the repetition "

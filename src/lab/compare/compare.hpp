@@ -5,7 +5,7 @@
 // Example:
 //   const nlohmann::json c = alloclab::lab::compare_results(a, b, "a.json", "b.json");
 //   std::cout << alloclab::lab::render_comparison_text(c);
-//   const bool fail = alloclab::lab::regressions(c, 5.0) > 0;  // significant and > 5 % slower
+//   const bool fail = alloclab::lab::regressions(c, 5.0) > 0;  // decided and > 5 % slower
 #pragma once
 
 #include <cstddef>
@@ -13,15 +13,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stats/decision.hpp"
+
 namespace alloclab::lab {
 
-// {a, b, warnings: [..], revisions, common: [{workload, strategy, malloc, a_p50_ns, b_p50_ns,
-//  ratio, interval {low, high} | null, p_value, significant, note}], only_a: [..], only_b: [..]}.
-// Throws usage_error when no cell is in both.
+// {a, b, warnings: [..], revisions, noise_floor_percent, common: [{workload, strategy, malloc,
+//  a_p50_ns, b_p50_ns, ratio, interval {low, high} | null, p_value, decision, significant,
+//  note}], only_a: [..], only_b: [..]}. A change is `significant` by the lab's one rule
+// (stats/decision.hpp) beyond the noise floor. Throws usage_error when no cell is in both.
 nlohmann::json compare_results(const nlohmann::json& a, const nlohmann::json& b,
-                               const std::string& a_name, const std::string& b_name);
+                               const std::string& a_name, const std::string& b_name,
+                               double noise_floor_percent = default_noise_floor_percent);
 
-// Significant slowdowns of more than `percent` % (ratio > 1 + percent / 100).
+// Decided slowdowns (beyond the noise floor) of more than `percent` % (ratio > 1 + percent/100).
 std::size_t regressions(const nlohmann::json& comparison, double percent);
 
 std::string render_comparison_text(const nlohmann::json& comparison);

@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <iostream>
@@ -10,7 +11,9 @@
 #include <fmt/format.h>
 
 #include "executors/interrupt.hpp"
+#include "compare/compare.hpp"
 #include "main/commands.hpp"
+#include "main/option_checks.hpp"
 #include "main/replay_commands.hpp"
 #include "plan/plan.hpp"
 #include "serve/serve_command.hpp"
@@ -48,8 +51,13 @@ const CLI::Validator unsigned_64_bit(
 
 // A first argument that names no command gets its own message, not "a subcommand is required".
 std::string unknown_command(int argc, char** argv, const std::vector<std::string>& commands) {
-  if (argc < 2 || argv[1][0] == '-') return {};
+  if (argc < 2) return {};
   const std::string first = argv[1];
+  if (first[0] == '-') {
+    for (const char* known : {"-h", "--help", "--version"})
+      if (first == known) return {};
+    return "unknown option '" + first + "' before the command; see `alloclab --help`";
+  }
   for (const auto& c : commands)
     if (c == first) return {};
   std::string valid;
@@ -90,8 +98,9 @@ void add_measurement_options(CLI::App& command, run_request& request) {
   command
       .add_option("--malloc", request.mallocs,
                   "Comma-separated process-wide mallocs: glibc (default), glibc_arena2, "
-                  "glibc_trim, jemalloc, "
-                  "mimalloc, tcmalloc, tbbmalloc, all, or a path to a malloc library (.so)")
+                  "glibc_trim, glibc_nocliff, jemalloc, mimalloc, tcmalloc, tbbmalloc, all (every "
+                  "one; `alloclab list` shows which are installed), or a path to a malloc "
+                  "library (.so)")
       ->expected(1);
 }
 
@@ -121,19 +130,25 @@ int run_cli(int argc, char** argv) {
 
   run_request request;
   request.command_line = joined_arguments(argc, argv);
+  std::string placement_check = "auto";
+  bool no_placement_check = false;
 
   CLI::App* run = app.add_subcommand(
-      "run", "Measure workloads x strategies; write results/<UTC time>/{results.json,report.md}");
+      "run",
+      "Measure workloads x strategies; write results/<UTC time>/{results.json,report.md,"
+      "report.html} and point results/latest at it");
   add_measurement_options(*run, request);
   run->add_option(
       "--out", request.out,
       "Results root directory (default: results); writes DIR/<UTC time>/ and DIR/latest");
   run->add_flag("--quick", request.quick,
                 "Small smoke-test suite: every cell, few samples (a few minutes)");
-  run->add_flag(
-      "--placement-check,!--no-placement-check", request.placement_check,
-      "Re-measure glibc cells under glibc_nocliff (memmove without its copy cliff) so the "
-      "report can tell placement-driven ratios apart (default on)");
+  run->add_option("--placement-check", placement_check,
+                  "Re-measure glibc cells under glibc_nocliff (memmove without its copy cliff) so "
+                  "the report can tell placement-driven ratios apart: auto (default: when this "
+                  "machine's probe finds a cliff), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  run->add_flag("--no-placement-check", no_placement_check, "The same as --placement-check never");
   run->add_flag(
       "--skip-missing", request.skip_missing,
       "A named --malloc that is not installed gives a 'not installed' row but no failure exit");
@@ -156,7 +171,9 @@ int run_cli(int argc, char** argv) {
                   "Memory frame: the huge_table workload's table size (default 256M, --quick 32M)");
 
   app.add_subcommand("list", "List workloads, strategies and mallocs");
-  CLI::App* help = app.add_subcommand("help", "Show this help");
+  CLI::App* help = app.add_subcommand("help", "Show this help, or a command's: help COMMAND");
+  std::string help_topic;
+  help->add_option("command", help_topic, "The command to explain");
 
   std::string results_path, output_path;
   CLI::App* report =
@@ -169,6 +186,7 @@ int run_cli(int argc, char** argv) {
 
   std::string compare_a, compare_b, compare_output;
   double fail_on_regression = -1;
+  double noise_floor = default_noise_floor_percent;
   CLI::App* compare = app.add_subcommand(
       "compare", "Compare two results files cell by cell: B / A at p50 with interval and U test");
   compare->add_option("a", compare_a, "results.json A (the reference)")->required();
@@ -177,8 +195,15 @@ int run_cli(int argc, char** argv) {
                       "Also write the comparison here: .html gets HTML, else Markdown");
   compare
       ->add_option("--fail-on-regression", fail_on_regression,
-                   "Exit 1 when a cell is significantly slower in B by more than PCT percent")
-      ->check(CLI::Range(0.0, 1e6));
+                   "Exit 1 when a cell is slower in B by more than PCT percent, outside the noise "
+                   "(U test p < 0.05 and the interval beyond --noise-floor)")
+      ->check(finite_in_range(0.0, 1e6));
+  compare
+      ->add_option("--noise-floor", noise_floor,
+                   fmt::format("Changes smaller than PCT percent are noise, whatever the U test "
+                               "says (default {})",
+                               default_noise_floor_percent))
+      ->check(finite_in_range(0.0, 100.0));
 
   CLI::App* validate =
       app.add_subcommand("validate", "Check a results.json against the documented schema");
@@ -199,22 +224,36 @@ int run_cli(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) {  // --help, --version: a failed write is still a failure
+      const int status = app.exit(e);
+      std::cout.flush();
+      return std::cout ? status : exit_failure;
+    }
     std::cerr << "alloclab: error: " << e.what() << " (see --help)\n";
     return exit_usage;
   }
 
   try {
     if (help->parsed()) {
-      print_or_throw(app.get_formatter()->make_help(&app, "", CLI::AppFormatMode::Normal));
+      const CLI::App* topic = &app;
+      if (!help_topic.empty()) {
+        if (std::find(commands.begin(), commands.end(), help_topic) == commands.end())
+          throw usage_error(fmt::format("help: no command '{}'; valid commands: {}", help_topic,
+                                        fmt::join(commands, ", ")));
+        topic = app.get_subcommand(help_topic);
+      }
+      print_or_throw(
+          app.get_formatter()->make_help(topic, topic->get_name(), CLI::AppFormatMode::Normal));
       return 0;
     }
     for (auto* list : {&request.workloads, &request.strategies, &request.frames, &request.mallocs})
       split_commas(*list);
+    request.placement_check = no_placement_check ? placement_check_mode::never
+                                                 : parse_placement_check_mode(placement_check);
     if (run->parsed()) return execute_run(request);
     if (report->parsed()) return execute_report(results_path, output_path, html_path);
     if (compare->parsed())
-      return execute_compare(compare_a, compare_b, compare_output, fail_on_regression);
+      return execute_compare(compare_a, compare_b, compare_output, fail_on_regression, noise_floor);
     if (validate->parsed()) return execute_validate(results_path);
     if (serve.parsed()) return serve.execute();
     if (trace_commands.parsed()) return trace_commands.execute();

@@ -4,11 +4,16 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "plan/request.hpp"
 
 namespace alloclab::lab {
 
 int execute_run(const run_request& request);
+
+// `line` cut to fewer than `columns` characters (UTF-8 aware), unchanged when `columns` is 0.
+std::string fit_to_width(const std::string& line, std::size_t columns);
 int execute_list();
 // `html_path`, when given, also gets report.html (render/html.hpp); the Markdown then goes to
 // `output_path` only when that was given too.
@@ -19,7 +24,12 @@ int execute_validate(const std::string& results_path);
 // `alloclab compare A B`: 0, or 1 when `fail_on_regression_percent` (>= 0) is exceeded by a
 // significant slowdown. `output_path` ending in .html gets HTML, anything else Markdown.
 int execute_compare(const std::string& a_path, const std::string& b_path,
-                    const std::string& output_path, double fail_on_regression_percent);
+                    const std::string& output_path, double fail_on_regression_percent,
+                    double noise_floor_percent);
+
+// A results file as `report` reads it: JSON, an alloclab results document of this schema version,
+// valid against the schema. Anything else is a usage_error naming the file in one line.
+nlohmann::json read_checked_results(const std::string& path);
 
 // Writes `text` to stdout and flushes; a failed write (e.g. /dev/full) throws output_error.
 void print_or_throw(const std::string& text);

@@ -63,20 +63,19 @@ std::vector<std::string> results_problems(const json& results) {
   return schema_violations(results, results_schema());
 }
 
-// Where a report may be written: not over its own input, not onto a directory, not into a
-// directory that does not exist.
-void check_report_destination(const std::string& input, const std::string& output) {
+// Where an output may be written: not over an input, and only where checked_output_file allows
+// (a regular file or a new one, symlinks followed). Checked before any work; one line if not.
+void check_destination(const std::string& output, const std::vector<std::string>& inputs) {
   std::error_code ec;
-  const fs::path out(output);
-  if (fs::exists(out, ec) && fs::equivalent(out, input, ec))
-    throw usage_error(
-        fmt::format("-o '{}' is the results file itself; refusing to overwrite it", output));
-  if (fs::is_directory(out, ec))
-    throw usage_error(fmt::format("-o '{}' is a directory; give a file name", output));
-  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  if (!fs::is_directory(parent, ec))
-    throw usage_error(
-        fmt::format("-o '{}': directory '{}' does not exist", output, parent.string()));
+  for (const auto& input : inputs)
+    if (fs::exists(output, ec) && fs::equivalent(output, input, ec))
+      throw usage_error(
+          fmt::format("-o '{}' is the results file itself; refusing to overwrite it", output));
+  try {
+    checked_output_file(output);
+  } catch (const std::system_error& e) {
+    throw usage_error(fmt::format("cannot write '{}': {}", output, e.what()));
+  }
 }
 
 void write_output(const std::string& path, const std::string& text) {
@@ -87,20 +86,19 @@ void write_output(const std::string& path, const std::string& text) {
   }
 }
 
-// A results file `compare` can read: bad input is one line naming the file.
-json read_comparable(const std::string& path) {
+}  // namespace
+
+json read_checked_results(const std::string& path) {
   json results = read_results_file(path);
   const json version = results.value("schema_version", json());
   if (version != results_schema_version)
-    throw usage_error(fmt::format("'{}' has schema_version {}, this alloclab compares version {}",
+    throw usage_error(fmt::format("'{}' has schema_version {}, this alloclab reads version {}",
                                   path, version.dump(), results_schema_version));
   if (auto problems = results_problems(results); !problems.empty())
     throw usage_error(
         fmt::format("'{}' does not match the results schema: {}", path, problems.front()));
   return results;
 }
-
-}  // namespace
 
 void print_or_throw(const std::string& text) {
   std::cout << text << std::flush;
@@ -142,23 +140,18 @@ int execute_list() {
 
 int execute_report(const std::string& results_path, const std::string& output_path,
                    const std::string& html_path) {
-  json results = read_results_file(results_path);
-  if (auto problems = results_problems(results); !problems.empty())
-    throw usage_error(
-        fmt::format("'{}' does not match the results schema: {}", results_path, problems.front()));
+  const bool markdown_to_stdout = output_path.empty() || output_path == "-";
+  if (!html_path.empty()) check_destination(html_path, {results_path});
+  if (!markdown_to_stdout) check_destination(output_path, {results_path});
+  json results = read_checked_results(results_path);
   results["claims"] = judge_claims(results, seed_claims());  // re-judged with today's claims
-  if (!html_path.empty()) {
-    check_report_destination(results_path, html_path);
-    write_output(html_path, render_html_report(results));
-    if (output_path.empty()) return 0;
-  }
   const std::string report = render_report(results);
-  if (output_path.empty() || output_path == "-") {
+  const std::string html = html_path.empty() ? std::string() : render_html_report(results);
+  if (!html_path.empty()) write_output(html_path, html);
+  if (markdown_to_stdout)
     print_or_throw(report);
-    return 0;
-  }
-  check_report_destination(results_path, output_path);
-  write_output(output_path, report);
+  else
+    write_output(output_path, report);
   return 0;
 }
 
@@ -182,13 +175,13 @@ int execute_validate(const std::string& results_path) {
 }
 
 int execute_compare(const std::string& a_path, const std::string& b_path,
-                    const std::string& output_path, double fail_on_regression_percent) {
-  const json a = read_comparable(a_path), b = read_comparable(b_path);
-  const json comparison = compare_results(a, b, a_path, b_path);
+                    const std::string& output_path, double fail_on_regression_percent,
+                    double noise_floor_percent) {
+  if (!output_path.empty()) check_destination(output_path, {a_path, b_path});
+  const json a = read_checked_results(a_path), b = read_checked_results(b_path);
+  const json comparison = compare_results(a, b, a_path, b_path, noise_floor_percent);
   print_or_throw(render_comparison_text(comparison));
   if (!output_path.empty()) {
-    check_report_destination(a_path, output_path);
-    check_report_destination(b_path, output_path);
     const bool html = fs::path(output_path).extension() == ".html";
     write_output(output_path, html ? render_comparison_html(comparison)
                                    : render_comparison_markdown(comparison));
@@ -196,8 +189,9 @@ int execute_compare(const std::string& a_path, const std::string& b_path,
   if (fail_on_regression_percent < 0) return 0;
   const std::size_t slower = regressions(comparison, fail_on_regression_percent);
   if (slower == 0) return 0;
-  std::cerr << fmt::format("alloclab: {} cell(s) significantly slower than A by more than {}%\n",
-                           slower, fail_on_regression_percent);
+  std::cerr << fmt::format(
+      "alloclab: {} cell(s) slower than A by more than {}%, outside the noise (noise floor {}%)\n",
+      slower, fail_on_regression_percent, noise_floor_percent);
   return 1;
 }
 

@@ -15,6 +15,8 @@
 #include "main/commands.hpp"
 #include "plan/malloc_choice.hpp"
 #include "plan/plan.hpp"
+#include "stats/decision.hpp"
+#include "stats/ratio_text.hpp"
 #include "strategies/replay_resources.hpp"
 #include "trace/trace_info.hpp"
 #include "trace/trace_reader.hpp"
@@ -71,14 +73,26 @@ struct cell_view {
   std::optional<double> ratio;  // baseline ns / this ns (> 1: faster)
   double low = 0, high = 0;     // its 95 % interval (0 when none)
   double peak_growth = 0, after_free = 0, after_purge = 0;
+  // The lab's one verdict rule (U test and interval, beyond the noise floor), as for peers.
+  difference decision = difference::too_few;
 
   bool interval() const { return high > 0; }
-  bool faster() const { return ratio && interval() && low > 1.0; }
-  bool slower() const { return ratio && interval() && high < 1.0; }
+  bool faster() const { return ratio && decision == difference::higher; }
+  bool slower() const { return ratio && decision == difference::lower; }
   std::string ratio_text() const {
     if (!ratio) return "no ratio";
-    return interval() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", *ratio, low, high)
-                      : fmt::format("{:.2f}x (no interval)", *ratio);
+    return interval() ? ratio_with_interval(*ratio, low, high, "x")
+                      : ratio_with_interval(*ratio, std::nullopt, std::nullopt, "x");
+  }
+  // Why a ratio is not a decision: "inside the noise" or too few replays for the U test.
+  std::string undecided_text() const {
+    return decision == difference::too_few
+               ? "too few replays per side for the U test to reach p < 0.05: replay with "
+                 "--repetitions 4 or more"
+               : fmt::format(
+                     "inside the noise: the U test and the interval do not both put it "
+                     "{} % or more from 1",
+                     default_noise_floor_percent);
   }
 };
 
@@ -102,6 +116,10 @@ cell_view view_of(const json& c) {
       v.low = range.at("low");
       v.high = range.at("high");
     }
+    const bool power = vs.value("mark", std::string("?")) != "?";
+    const double p = vs.value("p_value", json()).is_number() ? vs.at("p_value").get<double>() : 1.0;
+    v.decision =
+        judge_difference(p, power, interval{v.low, v.high}, default_noise_floor_percent / 100);
   }
   return v;
 }
@@ -137,9 +155,9 @@ void advise_malloc(std::string& out, const std::vector<cell_view>& mallocs, cons
         best->malloc, best->ratio_text(), base.malloc, best->ns_per_call, base.ns_per_call,
         rss_change(*best, base));
   } else {
-    out += fmt::format(
-        "   inconclusive: no malloc beats {} beyond the noise (the best, {}, is {}); keep {}\n",
-        base.malloc, best->malloc, best->ratio_text(), base.malloc);
+    out += fmt::format("   inconclusive: no malloc beats {} (the best, {}, is {}: {}); keep {}\n",
+                       base.malloc, best->malloc, best->ratio_text(), best->undecided_text(),
+                       base.malloc);
   }
   for (const auto& c : mallocs)
     if (&c != &base && c.slower())
@@ -163,7 +181,7 @@ void advise_tunables(std::string& out, const std::vector<cell_view>& mallocs,
         std::abs(freed_change) > std::max(1.0 * (1 << 20), 0.1 * base.peak_growth);
     std::string verdict = c.faster()   ? "matters: faster"
                           : c.slower() ? "matters: slower"
-                                       : "inconclusive for speed (interval includes 1)";
+                                       : "inconclusive for speed (" + c.undecided_text() + ")";
     out += fmt::format("   {} ({}): {}, {}; {}", setting.empty() ? c.malloc : setting, c.malloc,
                        verdict, c.ratio_text(), rss_change(c, base));
     if (memory_matters)
@@ -237,7 +255,7 @@ void advise_pools(std::string& out, const trace::trace_summary& s,
                          r->ratio_text(),
                          r->faster()   ? ""
                          : r->slower() ? " (slower)"
-                                       : " (inconclusive: interval includes 1)");
+                                       : " (inconclusive: " + r->undecided_text() + ")");
   }
 }
 
@@ -264,17 +282,21 @@ void advise_arena(std::string& out, const trace::trace_summary& s, const replay_
                        a->ratio_text(),
                        a->faster()   ? ""
                        : a->slower() ? " (slower)"
-                                     : " (inconclusive)");
+                                     : " (inconclusive: " + a->undecided_text() + ")");
 }
 
-json load_results(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw usage_error(fmt::format("cannot read '{}'", path.string()));
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw usage_error(fmt::format("'{}' is not JSON: {}", path.string(), e.what()));
-  }
+// The replay's trace must be this trace: same threads, allocations, and monotonic footprint
+// (a renamed copy is the same trace; a different one is refused, not advised on).
+void check_same_trace(const json& recorded, const read_trace& t, const std::string& trace_path) {
+  const auto differs = [&](const char* key, std::uint64_t here) {
+    return recorded.value(key, json()) != json(here);
+  };
+  if (differs("threads", t.file->threads().size()) ||
+      differs("monotonic_footprint", t.summary.monotonic_footprint))
+    throw usage_error(fmt::format(
+        "those results replayed '{}', a different trace from '{}' (threads or monotonic "
+        "footprint differ); replay this trace first",
+        recorded.value("path", std::string("?")), trace_path));
 }
 
 }  // namespace
@@ -323,15 +345,13 @@ std::string advise(const std::string& trace_path, const json& results) {
   if (base == mallocs.end())
     throw usage_error(fmt::format(
         "the replay has no measured baseline cell ({}): nothing to compare with", base_malloc));
-  const std::string recorded = w.at("trace").value("path", "");
+  check_same_trace(w.at("trace"), t, trace_path);
   std::string out = fmt::format(
       "alloclab advise: {} ({} threads, {} allocations, peak live {}), from the replay in the "
       "results of {}\n",
       trace_path, t.file->threads().size(), t.summary.allocations,
       bytes_text(static_cast<double>(t.summary.peak_live_bytes)),
       results.value("created_utc", std::string("?")));
-  if (fs::path(recorded).filename() != fs::path(trace_path).filename())
-    out += fmt::format("WARNING: those results replayed '{}', not this trace\n", recorded);
   if (results.value("smoke_test", false) || results.value("debug_build", false))
     out += "WARNING: the replay was a smoke test or a debug build: do not act on these figures\n";
   out += fmt::format(
@@ -407,7 +427,7 @@ int replay_commands::execute() const {
     status = execute_replay(run, q.trace);
     results_path = fs::path(run.out) / "latest" / "results.json";
   }
-  print_or_throw(advise(q.trace, load_results(results_path)));
+  print_or_throw(advise(q.trace, read_checked_results(results_path.string())));
   return status;
 }
 

@@ -1,4 +1,5 @@
 // `alloclab run`: the whole pipeline.
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -50,8 +51,15 @@ std::string clock_text(double seconds) {
   return fmt::format("{}:{:02}", s / 60, s % 60);
 }
 
+// The terminal's width in columns, or 0 when stderr is not a terminal that says.
+std::size_t terminal_columns() {
+  struct winsize size {};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0) return 0;
+  return size.ws_col;
+}
+
 // Progress on stderr: tasks done / total across every process, with an ETA; one rewritten line
-// on a terminal, plain lines otherwise.
+// on a terminal (cut to its width: a wrapped line cannot be rewritten), plain lines otherwise.
 schedule_progress_fn make_progress_printer() {
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   return [tty](const schedule_progress& p) {
@@ -61,7 +69,7 @@ schedule_progress_fn make_progress_printer() {
             ? fmt::format("[prepare] {}", p.what)
             : fmt::format("[{}/{} cell processes{}] {}", p.done, p.total, eta, p.what);
     if (tty)
-      std::cerr << "\r\033[K" << line << std::flush;
+      std::cerr << "\r\033[K" << fit_to_width(line, terminal_columns()) << std::flush;
     else
       std::cerr << line << '\n';
   };
@@ -100,11 +108,11 @@ void check_output_root(const fs::path& root) {
   }
   const fs::path latest = root / "latest";
   std::error_code ec;
-  if (fs::is_directory(fs::symlink_status(latest, ec)))
-    throw usage_error(
-        fmt::format("'{}' is a directory, not the link alloclab maintains; move it "
-                    "away first",
-                    latest.string()));
+  const fs::file_status existing = fs::symlink_status(latest, ec);
+  if (fs::exists(existing) && !fs::is_symlink(existing))
+    throw usage_error(fmt::format("'{}' is {}, not the link alloclab maintains; move it away first",
+                                  latest.string(),
+                                  fs::is_directory(existing) ? "a directory" : "not a symlink"));
 }
 
 // Exit status of a finished run: 1 when a cell that was asked for has no number for a reason
@@ -145,10 +153,13 @@ fs::path write_run(const fs::path& root, const json& results) {
     replace_symlink_atomically(root / "latest", directory.filename());
   } catch (const std::system_error& e) {
     std::error_code ignored;
-    if (!fs::exists(directory / "results.json", ignored)) fs::remove(directory, ignored);
+    const bool kept = fs::exists(directory / "results.json", ignored);
+    if (!kept) fs::remove(directory, ignored);
     throw output_error(fmt::format(
-        "could not write the results under '{}': {}{}", directory.string(), e.code().message(),
-        e.code().value() == EFBIG ? " (the file-size limit, ulimit -f)" : ""));
+        "{}{}{}", e.what(), e.code().value() == EFBIG ? " (the file-size limit, ulimit -f)" : "",
+        kept ? fmt::format("; {} is whole: `alloclab report` re-renders from it",
+                           (directory / "results.json").string())
+             : ""));
   }
   return directory;
 }
@@ -162,15 +173,31 @@ json probe_placement(run_plan& plan) {
   const std::optional<copy_cliff_result> tuned =
       measure_copy_cliff_in_child({"/proc/self/exe", "__copy-probe"}, rep_movsb_off_tunables,
                                   plain.config, std::chrono::seconds(30), &why);
-  if (!plain.has_cliff()) drop_placement_twin(plan);
+  if (!keep_placement_twin(plan.placement_check, plain.has_cliff())) drop_placement_twin(plan);
+  std::string summary = describe_with_tunable(plain, tuned);
+  if (plan.placement_check != placement_check_mode::automatic)
+    summary += fmt::format("; the placement twin {} (--placement-check {})",
+                           plan.placement_twin.empty() ? "was not measured" : "was measured",
+                           to_string(plan.placement_check));
   return {{"probe", plain.to_json()},
           {"with_tunable", tuned ? tuned->to_json() : json(nullptr)},
           {"tunable", rep_movsb_off_tunables},
           {"tunable_probe_error", why.empty() ? json(nullptr) : json(why)},
-          {"summary", describe_with_tunable(plain, tuned)}};
+          {"summary", summary},
+          {"check", to_string(plan.placement_check)}};
 }
 
 }  // namespace
+
+std::string fit_to_width(const std::string& line, std::size_t columns) {
+  if (columns == 0) return line;
+  std::size_t shown = 0, at = 0;
+  for (; at < line.size(); ++at) {
+    const bool starts_character = (static_cast<unsigned char>(line[at]) & 0xC0) != 0x80;
+    if (starts_character && ++shown == columns) break;  // the last column stays free
+  }
+  return at < line.size() ? line.substr(0, at) : line;
+}
 
 int execute_run(const run_request& request) {
   run_plan plan = make_plan(request, alloclab::build::sanitized);

@@ -72,15 +72,22 @@ class dtlb_counter {
   std::string why_;
 };
 
-huge_page_buffer make_table(const memory_spec& spec, std::string& how) {
+std::uint64_t accesses_per_repetition(const memory_spec& spec) {
+  return spec.quick ? std::uint64_t{1} << 18 : std::uint64_t{1} << 22;
+}
+
+}  // namespace
+
+huge_page_buffer make_huge_table(const memory_spec& spec, std::string& how,
+                                 const huge_page_options& host) {
   if (spec.strategy == huge_pages_strategy) {
-    huge_page_buffer buffer(spec.table_bytes);
+    huge_page_buffer buffer(spec.table_bytes, host);
     how = buffer.advised() ? "huge_page_buffer, MADV_HUGEPAGE (THP " +
                                  std::string(to_string(buffer.mode())) + ")"
                            : "FELL BACK to plain pages: " + buffer.fallback_reason();
     return buffer;
   }
-  huge_page_options no_thp;
+  huge_page_options no_thp = host;
   no_thp.thp_enabled_path.clear();  // unreadable: the buffer does not advise MADV_HUGEPAGE
   huge_page_buffer buffer(spec.table_bytes, no_thp);
   how = ::madvise(buffer.data(), buffer.size(), MADV_NOHUGEPAGE) == 0
@@ -90,18 +97,12 @@ huge_page_buffer make_table(const memory_spec& spec, std::string& how) {
   return buffer;
 }
 
-std::uint64_t accesses_per_repetition(const memory_spec& spec) {
-  return spec.quick ? std::uint64_t{1} << 18 : std::uint64_t{1} << 22;
-}
-
-}  // namespace
-
 json run_huge_table(const memory_spec& spec) {
   heap::rss_sampler sampler(heap::rss_sample_period, heap::rss_series_capacity,
                             memory_budget::cgroup_usage_file().value_or(""));
   sampler.start();
   std::string how;
-  huge_page_buffer buffer = make_table(spec, how);
+  huge_page_buffer buffer = make_huge_table(spec, how);
   auto* const words = static_cast<std::uint64_t*>(buffer.data());
   const std::size_t count = buffer.size() / sizeof(std::uint64_t);
 

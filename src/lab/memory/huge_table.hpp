@@ -6,7 +6,11 @@
 // otherwise). When THP is never or unavailable, huge_pages falls back to plain pages and says so.
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
+
+#include <alloclab/huge_page_buffer.hpp>
 
 #include "memory/memory_workloads.hpp"
 
@@ -14,6 +18,11 @@ namespace alloclab::lab {
 
 inline constexpr const char* plain_pages_strategy = "plain_pages";
 inline constexpr const char* huge_pages_strategy = "huge_pages";
+
+// The table of `spec`'s strategy and, in `how`, how it is backed. `host` says where the THP mode
+// is read from (tests point it at tests/data/thp fixtures to take both branches on any host).
+huge_page_buffer make_huge_table(const memory_spec& spec, std::string& how,
+                                 const huge_page_options& host = {});
 
 // The memory worker's result document (see memory_figures in records/measurement_record.hpp).
 nlohmann::json run_huge_table(const memory_spec& spec);

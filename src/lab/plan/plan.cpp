@@ -67,6 +67,8 @@ measurement_sizes resolve_sizes(const run_request& r) {
   s.replay_repetitions =
       r.repetitions.value_or(r.quick ? replay_quick_repetitions : replay_default_repetitions);
   s.processes = r.processes.value_or(r.quick ? quick_processes : default_processes);
+  // A cell's repetitions are shared out over its processes: never more processes than that.
+  if (r.repetitions) s.processes = std::min(s.processes, *r.repetitions);
   s.serve_repetitions =
       r.repetitions.value_or(r.quick ? quick_serve_repetitions : default_serve_repetitions);
   s.serve_duration_s = r.serve_duration_seconds.value_or(r.quick ? quick_serve_duration_seconds
@@ -92,7 +94,9 @@ std::size_t share(std::size_t total, std::size_t parts, std::size_t part) {
 
 // Plain glibc measured, the variant itself not asked for, and lab workloads to measure.
 bool wants_placement_twin(const run_plan& plan, bool sanitized) {
-  if (!plan.placement_check || sanitized || plan.lab_workloads.empty()) return false;
+  if (plan.placement_check == placement_check_mode::never || sanitized ||
+      plan.lab_workloads.empty())
+    return false;
   const bool glibc = std::any_of(plan.mallocs.begin(), plan.mallocs.end(),
                                  [](const malloc_choice& m) { return m.plain_glibc(); });
   const bool already = std::any_of(plan.mallocs.begin(), plan.mallocs.end(),
@@ -335,7 +339,7 @@ std::vector<task> interleaved_schedule(const std::vector<std::size_t>& repetitio
 namespace {
 
 // --memory-budget, else the cgroup's limit when one is set, else a default the workload crosses.
-memory_budget_choice resolve_memory_budget(const run_request& r) {
+memory_budget_choice resolve_memory_budget(const run_request& r, const host_view& host) {
   if (r.memory_budget) {
     const std::uint64_t bytes = parse_byte_count(*r.memory_budget, "--memory-budget");
     if (bytes < min_memory_budget_bytes)
@@ -343,7 +347,7 @@ memory_budget_choice resolve_memory_budget(const run_request& r) {
                                     *r.memory_budget, min_memory_budget_bytes >> 20));
     return {bytes, false, "--memory-budget"};
   }
-  const alloclab::memory_budget detected = alloclab::memory_budget::detect();
+  const alloclab::memory_budget detected = alloclab::memory_budget::detect(host.cgroup);
   if (detected.source() == alloclab::budget_source::cgroup_v1 ||
       detected.source() == alloclab::budget_source::cgroup_v2)
     return {detected.limit(), true, detected.reason()};
@@ -385,7 +389,7 @@ std::vector<std::string> select_replay_resources(const replay_request& replay) {
 
 }  // namespace
 
-run_plan make_plan(const run_request& request, bool sanitized) {
+run_plan make_plan(const run_request& request, bool sanitized, const host_view& host) {
   run_plan plan;
   plan.replay = request.replay;
   if (!plan.replay.trace.empty()) plan.replay.strategies = select_replay_resources(request.replay);
@@ -403,7 +407,7 @@ run_plan make_plan(const run_request& request, bool sanitized) {
   plan.skip_missing = request.skip_missing;
   plan.allow_debug = request.allow_debug;
   plan.placement_check = request.placement_check;
-  plan.memory_budget = resolve_memory_budget(request);
+  plan.memory_budget = resolve_memory_budget(request, host);
   plan.huge_table_bytes = resolve_table_bytes(request);
   if (sanitized && !plan.heap_workloads.empty())
     throw usage_error(
@@ -424,6 +428,37 @@ run_plan make_plan(const run_request& request, bool sanitized) {
     repetitions.push_back(plan.sizes.*entry_of(c.frame).repetitions);
   plan.schedule = interleaved_schedule(repetitions, plan.sizes.processes, request.seed);
   return plan;
+}
+
+bool keep_placement_twin(placement_check_mode mode, bool probe_found_cliff) {
+  switch (mode) {
+    case placement_check_mode::always:
+      return true;
+    case placement_check_mode::never:
+      return false;
+    case placement_check_mode::automatic:
+      return probe_found_cliff;
+  }
+  return probe_found_cliff;
+}
+
+const char* to_string(placement_check_mode mode) {
+  switch (mode) {
+    case placement_check_mode::always:
+      return "always";
+    case placement_check_mode::never:
+      return "never";
+    case placement_check_mode::automatic:
+      return "auto";
+  }
+  return "auto";
+}
+
+placement_check_mode parse_placement_check_mode(const std::string& word) {
+  for (const auto mode :
+       {placement_check_mode::automatic, placement_check_mode::always, placement_check_mode::never})
+    if (word == to_string(mode)) return mode;
+  throw usage_error(fmt::format("--placement-check '{}' is not one of auto, always, never", word));
 }
 
 void drop_placement_twin(run_plan& plan) {

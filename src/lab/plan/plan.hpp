@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <alloclab/memory_budget.hpp>
+
 #include "plan/malloc_choice.hpp"
 #include "plan/request.hpp"
 
@@ -80,7 +82,7 @@ struct run_plan {
   std::chrono::milliseconds cell_timeout{};
   bool skip_missing = false;
   bool allow_debug = false;
-  bool placement_check = true;
+  placement_check_mode placement_check = placement_check_mode::automatic;
   // The glibc variant without memmove's copy cliff, measured beside plain glibc for every lab
   // cell so the report can tell placement-driven ratios apart (empty: not measured).
   std::string placement_twin;
@@ -125,9 +127,15 @@ workload_selection split_workloads(const std::vector<std::string>& requested);
 // True when the plan measures frame `f`.
 bool has_frame(const run_plan& plan, frame f);
 
+// What the plan reads of the machine it runs on; tests point it at fixtures (tests/data/cgroup)
+// so both sides of each branch are tested on any host.
+struct host_view {
+  alloclab::memory_budget_options cgroup;  // where the memory frame looks for a cgroup limit
+};
+
 // Validates everything and builds the cells and the schedule; throws usage_error.
 // `sanitized`: this binary runs under AddressSanitizer (only plain glibc, no heap frame).
-run_plan make_plan(const run_request& request, bool sanitized);
+run_plan make_plan(const run_request& request, bool sanitized, const host_view& host = {});
 
 // A byte count as --memory-budget and --huge-table-bytes take it: digits with an optional K, M, G
 // or T suffix (powers of 1024, "MiB" also accepted). Throws usage_error naming `option`.
@@ -135,6 +143,14 @@ std::uint64_t parse_byte_count(const std::string& text, const char* option);
 
 // Removes the placement twin's cells and tasks (e.g. when the machine has no copy cliff).
 void drop_placement_twin(run_plan& plan);
+
+// Whether the twin stays after this machine's placement probe: under `automatic`, only when the
+// probe found a cliff. Pure, so both branches are tested on any CPU.
+bool keep_placement_twin(placement_check_mode mode, bool probe_found_cliff);
+
+// "auto", "always", "never" (the option's words) and back; throws usage_error on another word.
+const char* to_string(placement_check_mode mode);
+placement_check_mode parse_placement_check_mode(const std::string& word);
 
 // The schedule alone: `processes` rounds, each a shuffled pass over every cell; cell i's
 // `repetitions[i]` are shared out over min(processes, repetitions[i]) of the rounds. Pure.

@@ -26,6 +26,11 @@ struct replay_request {
   std::vector<std::string> strategies;  // --strategies of `replay`: replay_resources() names, "all"
 };
 
+// --placement-check: re-measure glibc cells under the variant without memmove's copy cliff.
+// auto: only when this machine's probe finds a cliff; always: whatever the probe finds (tests
+// force both branches with always/never); never: not at all.
+enum class placement_check_mode { automatic, always, never };
+
 struct run_request {
   std::vector<std::string> workloads;   // empty: all lab workloads
   std::vector<std::string> strategies;  // empty: all
@@ -40,7 +45,7 @@ struct run_request {
   bool skip_missing = false;         // a named malloc that is not installed does not fail the run
   std::optional<double> cell_timeout_seconds;  // per measuring process (one cell, one part)
   std::optional<std::size_t> processes;        // --processes: fresh processes per cell
-  bool placement_check = true;  // --no-placement-check turns off the copy-cliff re-measurement
+  placement_check_mode placement_check = placement_check_mode::automatic;
   std::optional<std::string> memory_budget;     // --memory-budget BYTES (memory frame)
   std::optional<std::string> huge_table_bytes;  // --huge-table-bytes BYTES (memory frame)
   std::string command_line;

@@ -31,9 +31,56 @@ void write_all(int fd, std::string_view content, const fs::path& path) {
   }
 }
 
+// The final target of a chain of symlinks (at most 40 links, as the kernel allows).
+fs::path follow_symlinks(fs::path path) {
+  for (int links = 0; links < 40; ++links) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(path, ec))) return path;
+    const fs::path target = fs::read_symlink(path, ec);
+    if (ec) fail("cannot read the link " + path.string(), ec.value());
+    path = target.is_absolute() ? target : path.parent_path() / target;
+  }
+  fail("too many levels of symbolic links at " + path.string(), ELOOP);
+}
+
+const char* kind_of(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::directory:
+      return "a directory";
+    case fs::file_type::character:
+      return "a character device";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::fifo:
+      return "a fifo";
+    case fs::file_type::socket:
+      return "a socket";
+    default:
+      return "not a regular file";
+  }
+}
+
 }  // namespace
 
-void write_file_atomically(const fs::path& path, std::string_view content) {
+fs::path checked_output_file(const fs::path& path) {
+  if (path.empty()) fail("an empty output path", ENOENT);
+  const fs::path target = follow_symlinks(path);
+  std::error_code ec;
+  const fs::file_status status = fs::status(target, ec);
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    fail(path.string() + " is " + kind_of(status.type()) +
+             "; only a regular file (or a new one) can be written atomically",
+         fs::is_directory(status) ? EISDIR : EINVAL);
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec))
+    fail("directory " + parent.string() + " does not exist", ENOENT);
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    fail("cannot create files in " + parent.string(), errno);
+  return target;
+}
+
+void write_file_atomically(const fs::path& requested, std::string_view content) {
+  const fs::path path = checked_output_file(requested);
   const fs::path temporary = temporary_beside(path);
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("cannot create " + temporary.string(), errno);
@@ -58,6 +105,14 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
 }
 
 void replace_symlink_atomically(const fs::path& link, const fs::path& target) {
+  std::error_code ec;
+  const fs::file_status existing = fs::symlink_status(link, ec);
+  if (fs::exists(existing) && !fs::is_symlink(existing))
+    fail(link.string() + " is " +
+             (fs::is_regular_file(existing) ? std::string("a regular file")
+                                            : std::string(kind_of(existing.type()))) +
+             ", not the link alloclab maintains; move it away first",
+         EEXIST);
   const fs::path temporary = temporary_beside(link);
   ::unlink(temporary.c_str());
   if (::symlink(target.c_str(), temporary.c_str()) != 0)

@@ -6,11 +6,18 @@
 
 namespace alloclab::lab {
 
-// Writes `content` to a temporary file beside `path`, flushes it to disk, then renames it
-// over `path`. Throws std::system_error on failure; the temporary is removed.
+// Where a write to `path` lands: symlinks are followed to their final target, and that target
+// must be a regular file or not exist yet, in an existing writable directory. Anything else (a
+// device such as /dev/full, a fifo, a directory, a socket) would be destroyed by the rename that
+// makes a write atomic, so it is refused: std::system_error naming the path and the reason.
+std::filesystem::path checked_output_file(const std::filesystem::path& path);
+
+// Writes `content` to a temporary file beside checked_output_file(path), flushes it to disk,
+// then renames it over that file. Throws std::system_error on failure; the temporary is removed.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 // Points the symlink `link` at `target` (relative), replacing any previous link atomically.
+// Refuses (std::system_error) when something other than a symlink is at `link`.
 void replace_symlink_atomically(const std::filesystem::path& link,
                                 const std::filesystem::path& target);
 

@@ -49,6 +49,49 @@ std::string script_safe_json(const json& data) {
 constexpr const char* content_policy =
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
 
+// report.md's verdict marks as inline SVG: the emoji draw as empty boxes on a machine without an
+// emoji font (a headless CI browser, a server), and the page may load no font.
+struct verdict_mark {
+  const char* emoji;
+  const char* svg;
+};
+constexpr verdict_mark verdict_marks[] = {
+    {"✅",
+     "<svg class=\"mark good\" role=\"img\" aria-label=\"yes\" viewBox=\"0 0 16 16\" width=\"14\" "
+     "height=\"14\"><circle cx=\"8\" cy=\"8\" r=\"7\"/><path d=\"M4.5 8.5l2.2 2.2 4.8-5\" "
+     "fill=\"none\" stroke=\"#fff\" stroke-width=\"2\"/></svg>"},
+    {"❌",
+     "<svg class=\"mark bad\" role=\"img\" aria-label=\"no\" viewBox=\"0 0 16 16\" width=\"14\" "
+     "height=\"14\"><circle cx=\"8\" cy=\"8\" r=\"7\"/><path d=\"M5 5l6 6M11 5l-6 6\" "
+     "stroke=\"#fff\" stroke-width=\"2\"/></svg>"},
+    {"❔",
+     "<svg class=\"mark neutral\" role=\"img\" aria-label=\"open\" viewBox=\"0 0 16 16\" "
+     "width=\"14\" height=\"14\"><circle cx=\"8\" cy=\"8\" r=\"7\"/><path d=\"M6 6.2a2 2 0 1 1 "
+     "2.6 1.9c-.5.2-.6.6-.6 1.2M8 11.2v.6\" fill=\"none\" stroke=\"#fff\" "
+     "stroke-width=\"1.6\"/></svg>"},
+    {"➖",
+     "<svg class=\"mark neutral\" role=\"img\" aria-label=\"not judged\" viewBox=\"0 0 16 16\" "
+     "width=\"14\" height=\"14\"><circle cx=\"8\" cy=\"8\" r=\"7\"/><path d=\"M4.5 8h7\" "
+     "stroke=\"#fff\" stroke-width=\"2\"/></svg>"},
+    {"⚠",
+     "<svg class=\"mark warn\" role=\"img\" aria-label=\"warning\" viewBox=\"0 0 16 16\" "
+     "width=\"14\" height=\"14\"><path d=\"M8 1l7.5 14h-15z\"/><path d=\"M8 6v4.5M8 12v1.2\" "
+     "stroke=\"#fff\" stroke-width=\"1.6\"/></svg>"},
+};
+
+std::string with_svg_marks(std::string html) {
+  for (const auto& mark : verdict_marks) {
+    const std::string emoji = mark.emoji;
+    for (std::size_t at = html.find(emoji); at != std::string::npos;
+         at = html.find(emoji, at + std::char_traits<char>::length(mark.svg))) {
+      std::size_t length = emoji.size();
+      if (html.compare(at + length, 3, "\xEF\xB8\x8F") == 0) length += 3;  // emoji presentation
+      html.replace(at, length, mark.svg);
+    }
+  }
+  return html;
+}
+
 }  // namespace
 
 std::string markdown_to_html(const std::string& markdown) {
@@ -59,7 +102,7 @@ std::string markdown_to_html(const std::string& markdown) {
   if (md_html(markdown.data(), static_cast<MD_SIZE>(markdown.size()), append, &html,
               MD_DIALECT_GITHUB, 0) != 0)
     throw std::runtime_error("md4c could not render the Markdown report");
-  return html;
+  return with_svg_marks(std::move(html));
 }
 
 std::string html_page(const std::string& title, const std::string& body_html, const json& data,

@@ -49,8 +49,14 @@
   };
   const logTicks = { autoSkip: false, maxRotation: 0,
                      callback: (v, i, ticks) => labelled(Number(v), ticks) ? tickNs(Number(v)) : '' };
-  const ratioTicks = { autoSkip: false, maxRotation: 0,
-                       callback: (v, i, ticks) => labelled(Number(v), ticks) ? compact(Number(v)) + '×' : '' };
+  // Within a narrow range (less than half a decade) every tick is labelled.
+  const narrow = (ticks) => {
+    const values = ticks.map((t) => t.value).filter((t) => t > 0);
+    return Math.log10(Math.max(...values) / Math.min(...values)) < 0.5;
+  };
+  const ratioTicks = { autoSkip: true, maxRotation: 0,
+                       callback: (v, i, ticks) => narrow(ticks) || labelled(Number(v), ticks)
+                         ? compact(Number(v)) + '×' : '' };
 
   let rendered = 0;
   // A titled figure with a canvas of `height` px; draws `config` in it.
@@ -175,7 +181,7 @@
       const medians = [];
       cells.forEach((c) => c.timing.repetition_medians_ns.forEach((m) => medians.push({ x: m, y: label(c) })));
       add('latency-' + w.name, `${w.name}: latency per ${w.batched ? 'batch mean' : 'iteration'}`,
-          'Thin bar: min to max; thick bar: p50 to p99 (its length is the absolute jitter, named on ' +
+          'Thin bar: min to max; thick bar, one colour per strategy: p50 to p99 (its length is the absolute jitter, named on ' +
           'the left); diamonds: p90 and p99.9; dots: the median of each repetition. Log time axis.' +
           (w.batched ? ` Timed in batches of ${w.batch_size}: figures are batch means.` : ''),
           70 + cells.length * 34,
@@ -196,7 +202,12 @@
             ] },
             options: {
               indexAxis: 'y',
-              plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } },
+              // The jitter bars are coloured per strategy (named on the axis): no one swatch
+              // stands for them, so the legend lists the other marks only.
+              plugins: { legend: { position: 'bottom',
+                                   labels: { boxWidth: 12,
+                                             filter: (item, chartData) => !Array.isArray(
+                                               chartData.datasets[item.datasetIndex].backgroundColor) } },
                          tooltip: { callbacks: { label: (ctx) => {
                            const v = ctx.raw;
                            return Array.isArray(v) ? `${ctx.dataset.label}: ${formatNs(v[0])} – ${formatNs(v[1])}`
@@ -276,15 +287,27 @@
   }
 
   // Horizontal interval chart: per row, floating bars [low, high] and points at values.
+  // Ratios with their intervals: dots over bars, later bars over earlier (a lower order is on top),
+  // and the axis spans the data, not fixed decades, so 0.87–1.06 is not a sliver.
   function intervalChart(id, title, caption, rows, sets, axisTitle) {
+    const values = [];
+    sets.forEach((set) => set.data.forEach((d) => {
+      (Array.isArray(d) ? d : [d && typeof d === 'object' ? d.x : d]).forEach((v) => {
+        if (typeof v === 'number' && v > 0) values.push(v);
+      });
+    }));
+    values.push(1);  // the line that matters is always in view
+    const low = Math.min(...values), high = Math.max(...values);
+    const pad = Math.pow(high / low, 0.06) * 1.01;
+    sets.forEach((set, i) => { set.order = set.type === 'scatter' ? 0 : sets.length - i; });
     add(id, title, caption, 80 + rows.length * 36, {
       type: 'bar',
       data: { labels: rows, datasets: sets },
       options: {
         indexAxis: 'y',
         plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
-        scales: { x: { type: 'logarithmic', title: { display: true, text: axisTitle },
-                       ticks: ratioTicks },
+        scales: { x: { type: 'logarithmic', min: low / pad, max: high * pad,
+                       title: { display: true, text: axisTitle }, ticks: ratioTicks },
                   y: { type: 'category', labels: rows } },
       },
     });

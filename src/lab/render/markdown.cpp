@@ -438,6 +438,25 @@ std::string render_report(const json& r) {
   return md;
 }
 
+// "seed claims: 3 reproduced, 1 inconclusive, ...": every verdict the run gave, each counted under
+// its own name, in the schema's order.
+std::string claims_tally(const json& claims) {
+  static constexpr const char* verdicts[] = {"reproduced",
+                                             "refuted",
+                                             "inconclusive",
+                                             "not judged: too few samples",
+                                             "not measured in this run",
+                                             "not measurable here"};
+  std::vector<std::string> parts;
+  for (const char* verdict : verdicts) {
+    const auto n = std::count_if(claims.begin(), claims.end(),
+                                 [&](const json& c) { return c.value("verdict", "") == verdict; });
+    if (n > 0) parts.push_back(fmt::format("{} {}", n, verdict));
+  }
+  return fmt::format("seed claims: {}\n",
+                     parts.empty() ? "none judged" : fmt::format("{}", fmt::join(parts, ", ")));
+}
+
 std::string render_headline(const json& r) {
   const bool with_malloc = several_mallocs(r);
   std::string out = is_debug(r) ? "DEBUG BUILD — numbers are meaningless\n" : "";
@@ -539,18 +558,7 @@ std::string render_headline(const json& r) {
         baseline_malloc(*first), met, judged,
         missed.empty() ? "" : "; missed: " + missed + " (reasons in report.md)");
   }
-  std::size_t reproduced = 0, refuted = 0, not_run = 0, unmeasurable = 0;
-  for (const auto& c : r["claims"]) {
-    const std::string v = c["verdict"];
-    (v == "reproduced"                 ? reproduced
-     : v == "refuted"                  ? refuted
-     : v == "not measured in this run" ? not_run
-                                       : unmeasurable)++;
-  }
-  out += fmt::format(
-      "seed claims: {} reproduced, {} refuted, {} not measured in this run, {} not measurable "
-      "here\n",
-      reproduced, refuted, not_run, unmeasurable);
+  out += claims_tally(r["claims"]);
   return out;
 }
 

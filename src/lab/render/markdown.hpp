@@ -13,4 +13,7 @@ std::string render_report(const nlohmann::json& results);
 // Plain-text matrix for the terminal: p50 per workload for std, and each strategy's speedup.
 std::string render_headline(const nlohmann::json& results);
 
+// The headline's last line: how many claims got each verdict, every verdict under its own name.
+std::string claims_tally(const nlohmann::json& claims);
+
 }  // namespace alloclab::lab

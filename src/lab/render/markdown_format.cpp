@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "stats/ratio_text.hpp"
+
 namespace alloclab::lab::markdown {
 
 std::string table_head(const std::vector<column>& columns) {
@@ -38,13 +40,18 @@ std::string interval_text(const json& range) {
   return fmt::format(" [{:.2f}–{:.2f}]", range["low"].get<double>(), range["high"].get<double>());
 }
 
+std::string ratio_text(double value, const json& range) {
+  if (!range.is_object()) return ratio_with_interval(value, std::nullopt, std::nullopt);
+  return ratio_with_interval(value, range["low"].get<double>(), range["high"].get<double>());
+}
+
 std::string speedup_text(const json& cell) {
   const json& vs = cell["vs_std"];
   if (vs.is_null() || vs["speedup_p50"].is_null()) return "";
   const json& intervals = vs.value("intervals", json::object());
-  return fmt::format("{:.2f}×{} {}", vs["speedup_p50"].get<double>(),
-                     interval_text(intervals.value("speedup_p50", json())),
-                     vs["mark"].get<std::string>());
+  return fmt::format(
+      "{} {}", ratio_text(vs["speedup_p50"].get<double>(), intervals.value("speedup_p50", json())),
+      vs["mark"].get<std::string>());
 }
 
 bool is_twin(const json& cell) {
@@ -135,7 +142,7 @@ std::string ms_or_dash(const json& value) {
 
 std::string estimate_or_dash(const json& e) {
   if (!e.is_object()) return "-";
-  return fmt::format("{:.2f}×{}", e["value"].get<double>(), interval_text(e["interval"]));
+  return ratio_text(e["value"].get<double>(), e["interval"]);
 }
 
 std::string percent_or_dash(const json& share) {
@@ -148,8 +155,7 @@ std::string spread_text(const json& spread) {
 }
 
 std::string estimate_text(const json& e) {
-  if (!e.is_object()) return "-";
-  return fmt::format("{:.2f}×{}", e["value"].get<double>(), interval_text(e["interval"]));
+  return estimate_or_dash(e);
 }
 
 std::string failed_cell_item(const std::string& what, const json& cell, const char* process) {
@@ -192,9 +198,7 @@ std::optional<double> pair_speedup(const json& cell) {
 std::string pair_speedup_text(const json& cell) {
   const auto x = pair_speedup(cell);
   if (!x) return "";
-  return fmt::format(
-      "{:.2f}×{}", *x,
-      interval_text(cell["vs_std"]["intervals"].value("speedup_ns_per_pair", json())));
+  return ratio_text(*x, cell["vs_std"]["intervals"].value("speedup_ns_per_pair", json()));
 }
 
 std::string replay_cell_label(const json& cell) {

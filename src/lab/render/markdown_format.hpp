@@ -30,6 +30,8 @@ std::string format_ns(double ns);
 std::string format_rate(double per_second);
 std::string format_count(double value);
 std::string interval_text(const json& range);
+// "1.07× [1.05–1.10]" with the digits the interval supports (stats/ratio_text.hpp).
+std::string ratio_text(double value, const json& range);
 std::string speedup_text(const json& cell);
 
 // Cells of the placement twin (glibc without the copy cliff) are shown in the placement

@@ -14,7 +14,7 @@ std::string throughput_vs_first(const json& frame) {
   const json& vs = frame["vs_first_strategy"];
   if (vs.is_null() || vs["throughput_ratio"].is_null()) return "baseline";
   const json& e = vs["throughput_ratio"];
-  return fmt::format("{:.2f}×{}", e["value"].get<double>(), interval_text(e["interval"]));
+  return ratio_text(e["value"].get<double>(), e["interval"]);
 }
 
 void budget_events(std::string& md, const json& cell) {

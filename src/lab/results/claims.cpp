@@ -10,6 +10,7 @@
 
 #include "embedded_files.hpp"
 #include "results/ratio_intervals.hpp"
+#include "stats/ratio_text.hpp"
 #include "stats/stats.hpp"
 
 namespace alloclab::lab {
@@ -156,9 +157,8 @@ json estimate_json(const ratio_estimate& r, const std::string& malloc) {
 }
 
 std::string estimate_text(const ratio_estimate& r) {
-  return r.range.valid()
-             ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r.value, r.range.low, r.range.high)
-             : fmt::format("{:.2f}x [no interval]", r.value);
+  return r.range.valid() ? ratio_with_interval(r.value, r.range.low, r.range.high, "x")
+                         : ratio_with_interval(r.value, std::nullopt, std::nullopt, "x");
 }
 
 outcome judge_ratio(const json& results, const json& claim) {

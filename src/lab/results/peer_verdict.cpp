@@ -8,6 +8,7 @@
 
 #include "results/ratio_intervals.hpp"
 #include "results/results_builder.hpp"
+#include "stats/decision.hpp"
 #include "stats/stats.hpp"
 
 namespace alloclab::lab {
@@ -87,9 +88,9 @@ json verdict_for(const json& workload, const std::string& malloc, bool power) {
          {"interval", bounded ? json{{"low", estimate->range.low}, {"high", estimate->range.high}}
                               : json(nullptr)},
          {"p_value", test.p_value},
-         // Beaten only outside the noise: significant, and the whole interval above 1.
-         {"beaten", ratio > 1.0 && power && test.p_value < significance_alpha && bounded &&
-                        estimate->range.low > 1.0}});
+         // Beaten only outside the noise, by the lab's one rule (U test and interval).
+         {"beaten", bounded && judge_difference(test.p_value, power, estimate->range) ==
+                                   difference::higher}});
   }
   json verdict = {{"malloc", malloc},
                   {"best_alloclab", best == nullptr ? json(nullptr)

@@ -20,6 +20,10 @@
 #include "workloads/workload.hpp"
 
 namespace alloclab::lab {
+
+double amdahl_ratio(double share, double speedup) {
+  return 1.0 / ((1.0 - share) + share / speedup);
+}
 namespace {
 
 using json = nlohmann::json;
@@ -952,7 +956,7 @@ json batch_beside(const json& serve_base, const json& cell, const json* batch_wo
     const double s = vs["speedup_p50"].get<double>();
     // The share of the baseline's request time the variant's allocation strategy takes away
     // (negative: adds): what is left of a batch speedup once a request does everything else too.
-    const auto amdahl = [f](double speedup) { return 1.0 / ((1.0 - f) + f / speedup); };
+    const auto amdahl = [f](double speedup) { return amdahl_ratio(f, speedup); };
     out["allocator_share_removed"] = f * (1.0 - 1.0 / s);
     out["predicted_serve_ratio"] = amdahl(s);
     // Amdahl rises with s, so the batch interval's ends bound the prediction (f held fixed).

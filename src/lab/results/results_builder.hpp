@@ -16,7 +16,6 @@
 namespace alloclab::lab {
 
 inline constexpr int results_schema_version = 5;
-inline constexpr double significance_alpha = 0.05;
 
 struct results_context {
   build_facts build;
@@ -24,6 +23,9 @@ struct results_context {
   std::string created_utc;             // ISO 8601, e.g. 2026-04-01T12:00:00Z
   nlohmann::json placement = nullptr;  // the copy-cost probe of this machine (environment)
 };
+
+// Amdahl's law: the whole's speedup when a part taking `share` of the time gets `speedup` faster.
+double amdahl_ratio(double share, double speedup);
 
 nlohmann::json build_results(const run_plan& plan, const run_records& run,
                              const results_context& context);

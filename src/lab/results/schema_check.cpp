@@ -27,9 +27,24 @@ bool matches_type(const json& value, const json& type) {
   return false;
 }
 
-void check(const json& value, const json& schema, const std::string& where,
+// "#/$defs/interval" -> the schema it names in `root`, or null when it names nothing.
+const json* resolve(const json& root, const std::string& ref) {
+  if (ref.rfind("#/", 0) != 0) return nullptr;
+  const json::json_pointer pointer(ref.substr(1));
+  return root.contains(pointer) ? &root[pointer] : nullptr;
+}
+
+void check(const json& value, const json& schema, const json& root, const std::string& where,
            std::vector<std::string>& out) {
   const std::string here = where.empty() ? "/" : where;
+  if (schema.contains("$ref")) {
+    const json* target = resolve(root, schema["$ref"].get<std::string>());
+    if (target == nullptr) {
+      out.push_back(fmt::format("{}: the schema's {} names nothing", here, schema["$ref"].dump()));
+      return;
+    }
+    check(value, *target, root, where, out);
+  }
   if (schema.contains("type") && !matches_type(value, schema["type"])) {
     out.push_back(fmt::format("{}: expected type {}, found {}", here, schema["type"].dump(),
                               value.type_name()));
@@ -59,18 +74,22 @@ void check(const json& value, const json& schema, const std::string& where,
         out.push_back(fmt::format("{}: missing required key \"{}\"", here, key.get<std::string>()));
     const json properties = schema.value("properties", json::object());
     for (const auto& [key, sub] : properties.items())
-      if (value.contains(key)) check(value[key], sub, where + "/" + key, out);
+      if (value.contains(key)) check(value[key], sub, root, where + "/" + key, out);
+    if (schema.contains("additionalProperties") && schema["additionalProperties"].is_object())
+      for (const auto& [key, sub] : value.items())
+        if (!properties.contains(key))
+          check(sub, schema["additionalProperties"], root, where + "/" + key, out);
   }
   if (value.is_array() && schema.contains("items"))
     for (std::size_t i = 0; i < value.size(); ++i)
-      check(value[i], schema["items"], fmt::format("{}/{}", where, i), out);
+      check(value[i], schema["items"], root, fmt::format("{}/{}", where, i), out);
 }
 
 }  // namespace
 
 std::vector<std::string> schema_violations(const json& document, const json& schema) {
   std::vector<std::string> out;
-  check(document, schema, "", out);
+  check(document, schema, schema, "", out);
   return out;
 }
 

@@ -23,6 +23,7 @@
 #include "load.hpp"
 #include "plan/request.hpp"
 #include "plan/malloc_choice.hpp"
+#include "main/option_checks.hpp"
 #include "measure/build_guard.hpp"
 #include "pinning.hpp"
 
@@ -188,7 +189,7 @@ void add_serve(CLI::App& app, serve_request& r, CLI::App*& command) {
   command
       ->add_option("--read-timeout", r.read_timeout_s,
                    "Seconds a half-sent request may stay silent before it is dropped (2)")
-      ->check(CLI::Range(0.05, 600.0));
+      ->check(finite_in_range(0.05, 600.0));
   command
       ->add_option("--keep-alive", r.keep_alive_s,
                    "Whole seconds an idle keep-alive connection stays open (5)")
@@ -207,9 +208,9 @@ void add_load(CLI::App& app, load_request& r, CLI::App*& command) {
   command->add_option("--connections", r.connections, "Concurrent connections (50)")
       ->check(CLI::Range(1u, 10000u));
   command->add_option("--duration", r.duration_s, "Seconds of load (10)")
-      ->check(CLI::Range(0.5, 3600.0));
+      ->check(finite_in_range(0.5, 3600.0));
   command->add_option("--rate", r.rate, "open: target requests per second")
-      ->check(CLI::Range(1.0, 10'000'000.0));
+      ->check(finite_in_range(1.0, 10'000'000.0));
   command->add_option("--cpu", r.cpu, "Pin the load generator to this CPU")
       ->check(CLI::Range(0, 1023));
 }

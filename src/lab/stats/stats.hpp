@@ -7,6 +7,9 @@
 
 namespace alloclab::lab {
 
+// The significance level of every test the lab makes.
+inline constexpr double significance_alpha = 0.05;
+
 // Linear-interpolation percentile (Hyndman-Fan type 7, numpy's default); q in [0, 1].
 // `sorted` must be sorted ascending and non-empty.
 double percentile_sorted(const std::vector<double>& sorted, double q);

@@ -1,0 +1,241 @@
+// Test plan: what a new user met trying every command, one test each (each failed before its fix).
+//   output never replaces a fifo, a directory or a symlink  -> NewUser.OutputsNeverReplaceSpecialFiles
+//   every output path is checked before any work            -> NewUser.OutputPathsAreCheckedFirst
+//   a file named `latest` is refused, not replaced          -> NewUser.LatestThatIsAFileIsRefused
+//   the process count is the one that ran                   -> NewUser.ProcessCountIsWhatRan
+//   report --html still prints the Markdown ("Also write")  -> NewUser.ReportHtmlAlsoPrintsMarkdown
+//   the terminal's claim tally names every verdict          -> ClaimsTally.CountsEveryVerdictByName
+//   ratios print the digits their interval supports         -> RatioText.DigitsFollowTheInterval
+//   one rule decides a difference (U test and interval)     -> Decision.NeedsTheTestAndTheInterval
+//   the placement twin is forced or refused by the option   -> NewUser.PlacementCheckNeverMeasuresNoTwin
+//   whatever validate accepts, report renders (mutations)   -> NewUser.ValidatedMutantsRender
+//   help, unknown options, stdout errors                    -> NewUser.HelpAndUnknownOptions
+//   progress lines are cut to the terminal's width          -> Progress.LinesFitTheTerminal
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <alloclab/build_info.hpp>
+
+#include "cli_support.hpp"
+#include "main/commands.hpp"
+#include "measure/build_guard.hpp"
+#include "render/markdown.hpp"
+#include "stats/decision.hpp"
+#include "stats/ratio_text.hpp"
+
+namespace alloclab::lab {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace cli_support;
+
+std::string allow_debug() {
+  return current_build().benchmark_ready() ? "" : " --allow-debug";
+}
+
+class NewUser : public binary_test {
+ protected:
+  // One small run shared by the suite: trade_batch x std, pmr_monotonic, 2 processes.
+  static void SetUpTestSuite() {
+    shared_ = fs::temp_directory_path() / ("alloclab_new_user_" + std::to_string(::getpid()));
+    fs::remove_all(shared_);
+    fs::create_directories(shared_);
+    const std::string command =
+        "env -u LD_PRELOAD '" + std::string(ALLOCLAB_BINARY) +
+        "' run --workloads trade_batch,vector_push --strategies std,pmr_monotonic --iterations 30 "
+        "--repetitions 2 --processes 3 --placement-check never --out '" +
+        (shared_ / "r").string() + "'" + allow_debug() + " >/dev/null 2>&1";
+    run_status_ = std::system(command.c_str());
+  }
+  static void TearDownTestSuite() { fs::remove_all(shared_); }
+  void SetUp() override {
+    binary_test::SetUp();
+    ASSERT_EQ(run_status_, 0) << "the shared small run failed";
+  }
+  static fs::path results() { return shared_ / "r" / "latest" / "results.json"; }
+  static std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+  void expect_refused(const outcome& o, const std::string& text) const {
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_EQ(line_count(o.err), 1u) << o.err;
+    EXPECT_NE(o.err.find(text), std::string::npos) << o.err;
+  }
+
+  static inline fs::path shared_;
+  static inline int run_status_ = -1;
+};
+
+TEST_F(NewUser, OutputsNeverReplaceSpecialFiles) {
+  const fs::path pipe = dir_ / "pipe";
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  fs::create_directories(dir_ / "target");
+  std::ofstream(dir_ / "target" / "report.md") << "old";
+  fs::create_symlink("target/report.md", dir_ / "link.md");
+
+  expect_refused(run("report " + quoted(results()) + " -o " + quoted(pipe)), "fifo");
+  expect_refused(run("report " + quoted(results()) + " --html " + quoted(pipe)), "fifo");
+  expect_refused(
+      run("compare " + quoted(results()) + " " + quoted(results()) + " -o " + quoted(pipe)),
+      "fifo");
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(pipe)));
+
+  const outcome through_link =
+      run("report " + quoted(results()) + " -o " + quoted(dir_ / "link.md"));
+  ASSERT_EQ(through_link.exit_code, 0) << through_link.err;
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "link.md")));
+  EXPECT_NE(read_file(dir_ / "target" / "report.md").find("# alloclab"), std::string::npos);
+}
+
+TEST_F(NewUser, OutputPathsAreCheckedFirst) {
+  const fs::path html = dir_ / "h2.html";
+  expect_refused(run("report " + quoted(results()) + " --html " + quoted(html) + " -o " +
+                     quoted(dir_ / "nonexist" / "x.md")),
+                 "does not exist");
+  EXPECT_FALSE(fs::exists(html));
+  const outcome compared = run("compare " + quoted(results()) + " " + quoted(results()) + " -o " +
+                               quoted(dir_ / "nonexist" / "x.html"));
+  expect_refused(compared, "does not exist");
+  EXPECT_EQ(compared.out, "");
+}
+
+TEST_F(NewUser, LatestThatIsAFileIsRefused) {
+  fs::create_directories(dir_ / "out");
+  std::ofstream(dir_ / "out" / "latest") << "mine";
+  const outcome o =
+      run("run --workloads trade_batch --strategies std --iterations 5 "
+          "--repetitions 1 --placement-check never --out " +
+          quoted(dir_ / "out") + allow_debug());
+  expect_refused(o, "not the link alloclab maintains");
+  EXPECT_EQ(read_file(dir_ / "out" / "latest"), "mine");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "out"), fs::directory_iterator()), 1);
+}
+
+TEST_F(NewUser, ProcessCountIsWhatRan) {
+  const json r = json::parse(read_file(results()));
+  EXPECT_EQ(r.at("config").at("processes"), 2);  // asked for 3, but 2 repetitions fill 2
+  const std::string report = read_file(shared_ / "r" / "latest" / "report.md");
+  EXPECT_EQ(report.find("3 fresh processes"), std::string::npos);
+  EXPECT_EQ(report.find("3 process(es)"), std::string::npos);
+}
+
+TEST_F(NewUser, ReportHtmlAlsoPrintsMarkdown) {
+  const outcome o = run("report " + quoted(results()) + " --html " + quoted(dir_ / "r.html"));
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, read_file(shared_ / "r" / "latest" / "report.md"));
+  EXPECT_TRUE(fs::exists(dir_ / "r.html"));
+}
+
+TEST_F(NewUser, PlacementCheckNeverMeasuresNoTwin) {
+  const json r = json::parse(read_file(results()));
+  EXPECT_TRUE(r.at("config").at("placement_twin").is_null());
+  EXPECT_EQ(r.at("environment").at("placement").at("check"), "never");
+  for (const auto& w : r.at("workloads")) {
+    EXPECT_EQ(w.at("cells").size(), 2u) << w.at("name");
+    EXPECT_TRUE(w.at("placement").is_null()) << w.at("name");
+  }
+  EXPECT_EQ(read_file(shared_ / "r" / "latest" / "report.md").find("## Placement"),
+            std::string::npos);
+  const outcome bad = run("run --placement-check sometimes");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
+// Random edits of a real results file (a value replaced by another type, a key removed): any
+// mutant validate accepts must render with report, or be refused in one line, never crash.
+TEST_F(NewUser, ValidatedMutantsRender) {
+  const json original = json::parse(read_file(results()));
+  std::vector<json::json_pointer> pointers;
+  const json flat = original.flatten();
+  for (const auto& [key, value] : flat.items()) pointers.emplace_back(key);
+  std::mt19937_64 random(17);
+  const json replacements[] = {json::array(), json(nullptr), json("x"),  json::object(),
+                               json(-1),      json(""),      json(1e300)};
+  int accepted = 0;
+  for (int i = 0; i < 120; ++i) {
+    json mutant = original;
+    json::json_pointer at = pointers[random() % pointers.size()];
+    // Mutate the leaf or one of its parents, so objects and arrays are replaced too.
+    for (std::uint64_t up = random() % 4; up > 0 && !at.empty(); --up) at = at.parent_pointer();
+    if (at.empty()) continue;
+    if (random() % 3 == 0) {
+      const std::string last = at.back();
+      json& parent = mutant[at.parent_pointer()];
+      if (parent.is_object()) parent.erase(last);
+    } else {
+      mutant[at] = replacements[random() % std::size(replacements)];
+    }
+    const fs::path file = dir_ / "mutant.json";
+    std::ofstream(file) << mutant.dump();
+    if (run("validate " + quoted(file)).exit_code != 0) continue;
+    ++accepted;
+    const outcome rendered = run("report " + quoted(file) + " -o " + quoted(dir_ / "m.md"));
+    EXPECT_EQ(rendered.exit_code, 0) << at.to_string() << ": " << rendered.err;
+  }
+  EXPECT_GT(accepted, 0);  // some edits are legal (a number in range), so the check ran
+}
+
+TEST_F(NewUser, HelpAndUnknownOptions) {
+  const outcome help_run = run("help run");
+  EXPECT_EQ(help_run.exit_code, 0) << help_run.err;
+  EXPECT_NE(help_run.out.find("--placement-check"), std::string::npos) << help_run.out;
+  EXPECT_NE(help_run.out.find("report.html"), std::string::npos) << help_run.out;
+  const outcome bogus = run("--bogus");
+  EXPECT_EQ(bogus.exit_code, 2);
+  EXPECT_NE(bogus.err.find("--bogus"), std::string::npos) << bogus.err;
+  EXPECT_EQ(bogus.err.find("A subcommand is required"), std::string::npos) << bogus.err;
+  if (fs::exists("/dev/full")) {  // a failed write to stdout is a failure, --help included
+    for (const char* args : {"--help", "list", "help run"}) {
+      const std::string command =
+          "env -u LD_PRELOAD '" + binary() + "' " + args + " >/dev/full 2>/dev/null";
+      const int status = std::system(command.c_str());
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << args;
+    }
+  }
+  EXPECT_NE(run("help nope").exit_code, 0);
+}
+
+TEST(ClaimsTally, CountsEveryVerdictByName) {
+  const json claims = json::array({{{"verdict", "reproduced"}},
+                                   {{"verdict", "inconclusive"}},
+                                   {{"verdict", "not measurable here"}},
+                                   {{"verdict", "not judged: too few samples"}},
+                                   {{"verdict", "reproduced"}}});
+  EXPECT_EQ(claims_tally(claims),
+            "seed claims: 2 reproduced, 1 inconclusive, 1 not judged: too few samples, 1 not "
+            "measurable here\n");
+  EXPECT_EQ(claims_tally(json::array()), "seed claims: none judged\n");
+}
+
+TEST(RatioText, DigitsFollowTheInterval) {
+  EXPECT_EQ(ratio_with_interval(22.34, 1.45, 46.95), "22× [1.4–47]");
+  EXPECT_EQ(ratio_with_interval(1.071, 1.049, 1.102), "1.07× [1.05–1.10]");
+  EXPECT_EQ(ratio_with_interval(1.0312, 1.0301, 1.0339, "x"), "1.031x [1.030–1.034]");
+  EXPECT_EQ(ratio_with_interval(1.07, 1.07, 1.07), "1.07× (one repetition per side: no interval)");
+  EXPECT_EQ(ratio_with_interval(1.07, std::nullopt, std::nullopt), "1.07× (no interval)");
+}
+
+TEST(Progress, LinesFitTheTerminal) {
+  EXPECT_EQ(fit_to_width("[3/10 cell processes] vector_push x std", 10), "[3/10 cel");
+  EXPECT_EQ(fit_to_width("short", 80), "short");
+  EXPECT_EQ(fit_to_width("short", 0), "short");
+  EXPECT_EQ(fit_to_width("µs µs µs", 4), "µs ");  // characters, not bytes
+}
+
+TEST(Decision, NeedsTheTestAndTheInterval) {
+  EXPECT_EQ(judge_difference(0.001, true, {1.1, 1.3}), difference::higher);
+  EXPECT_EQ(judge_difference(0.001, true, {0.7, 0.9}), difference::lower);
+  EXPECT_EQ(judge_difference(0.001, true, {0.95, 1.3}), difference::inside_noise);
+  EXPECT_EQ(judge_difference(0.2, true, {1.1, 1.3}), difference::inside_noise);
+  EXPECT_EQ(judge_difference(0.001, false, {1.1, 1.3}), difference::too_few);  // 3 vs 3 replays
+  EXPECT_EQ(judge_difference(0.001, true, {1.01, 1.02}, 0.03), difference::inside_noise);
+  EXPECT_EQ(judge_difference(0.001, true, {0.98, 0.99}, 0.03), difference::inside_noise);
+  EXPECT_EQ(judge_difference(0.001, true, {}), difference::inside_noise);
+}
+
+}  // namespace
+}  // namespace alloclab::lab
