@@ -23,6 +23,12 @@ BENCHMARK_ALWAYS_INLINE inline void escape(void* const p) {
   benchmark::DoNotOptimize(p);
 }
 
+// The pointer escapes into an empty asm statement that reads it and clobbers no memory: the
+// compiler may keep any other state in registers across it (escape() may not).
+BENCHMARK_ALWAYS_INLINE inline void sink(void* const p) {
+  asm volatile("" : : "r"(p));
+}
+
 // Returns `p` after hiding its value from the optimiser: the dynamic type behind it is unknown,
 // so calls through it stay virtual (no devirtualisation of a local resource).
 template <class T>

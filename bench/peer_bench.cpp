@@ -20,7 +20,8 @@
 // memory_pool, memory_pool_collection (identity and log2 buckets) and memory_stack (Debian's
 // build: debug checks off, see docs/benchmarks.md); boost::container::pmr monotonic, unsynchronized and synchronized pools;
 // libstdc++'s unsynchronized and synchronized pools; glibc malloc; and a do-nothing resource
-// through std::pmr::memory_resource* (the cost of the virtual call alone).
+// through std::pmr::memory_resource* (the cost of the virtual call alone) and inlined (the cost
+// of the workload's loop alone).
 #include <alloclab/allocator.hpp>
 #include <alloclab/concurrent_multipool_resource.hpp>
 #include <alloclab/multipool_resource.hpp>
@@ -140,6 +141,15 @@ struct multipool_allocator_peer {
   void free(void* p, std::size_t n, std::size_t) {
     allocator.deallocate(static_cast<T*>(p), n / sizeof(T));
   }
+  void reset() {}
+};
+
+// The same static block without a virtual call, inlined: what the workload's own loop costs
+// (the floor under every row that calls its allocator directly).
+struct do_nothing_inline_peer {
+  alignas(64) static inline std::byte block[largest_random_size];
+  void* alloc(std::size_t, std::size_t) { return block; }
+  void free(void*, std::size_t, std::size_t) {}
   void reset() {}
 };
 
@@ -392,6 +402,7 @@ void register_random() {
   add("boost_unsync_pool_pmr", random_live64<boost_unsync_pool>);
   add("std_unsync_pool_pmr", random_live64<std_unsync_pool>);
   add("do_nothing_pmr", random_live64<do_nothing_pmr>);
+  add("do_nothing_inline", random_live64<do_nothing_inline_peer>);
   add("alloclab_concurrent_multipool_pmr", random_live64<concurrent_multipool_pmr>);
   add("mi_malloc", random_live64<mimalloc_peer>);
   add("malloc", random_live64<malloc_peer>);

@@ -3,7 +3,7 @@
 #   1. Release build (g++): unit tests, lab tests, usage examples, lab smoke run;
 #   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. clang++ as C++20 with -Werror, plus a short libFuzzer run of the model;
-#   4. the threaded tests (concurrent_multipool, synchronized) under ThreadSanitizer;
+#   4. the threaded tests (concurrent_multipool, synchronized, scratch_stack) under ThreadSanitizer;
 #   5. install + find_package(alloclab) from a separate consumer project.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -394,3 +394,69 @@ TEST(arena_resource, default_arguments_use_the_default_resource_and_max_align) {
 }
 
 }  // namespace
+
+// The fast path's single compare (issue 18): requests at the edges of size_t
+// take the exact slow path and never wrap into a bogus "fits".
+namespace {
+
+TEST(arena_fast_path, huge_requests_and_alignments_throw_instead_of_wrapping) {
+  alignas(64) std::byte storage[256];
+  alloclab::arena_resource arena{storage, sizeof storage, std::pmr::null_memory_resource()};
+  (void)arena.allocate(3, 1);  // the cursor is now misaligned for everything above 1
+  const std::size_t used = arena.used();
+  for (const std::size_t bytes :
+       {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX / 2, SIZE_MAX / 4, SIZE_MAX - 62})
+    EXPECT_THROW((void)arena.allocate(bytes, 64), std::bad_alloc) << bytes;
+  for (const std::size_t alignment : {std::size_t{1} << 62, std::size_t{1} << 63})
+    EXPECT_THROW((void)arena.allocate(8, alignment), std::bad_alloc) << alignment;
+  EXPECT_EQ(arena.used(), used);  // nothing was handed out
+}
+
+TEST(arena_fast_path, the_last_byte_fits_and_the_one_after_does_not) {
+  alignas(64) std::byte storage[256];
+  alloclab::arena_resource arena{storage, sizeof storage, std::pmr::null_memory_resource()};
+  (void)arena.allocate(1, 1);
+  void* last = arena.allocate(256 - 64, 64);  // padding 63, ends exactly at the limit
+  EXPECT_EQ(static_cast<std::byte*>(last), storage + 64);
+  EXPECT_EQ(arena.remaining(), 0u);
+  EXPECT_THROW((void)arena.allocate(1, 1), std::bad_alloc);
+  EXPECT_THROW((void)arena.allocate(0, 1), std::bad_alloc);  // served as 1 byte
+}
+
+TEST(arena_fast_path, zero_bytes_at_the_limit_grow_once_and_stay_distinct) {
+  alloclab::tracking_resource upstream;
+  alignas(16) std::byte storage[16];
+  alloclab::arena_resource arena{storage, sizeof storage, &upstream};
+  (void)arena.allocate(16, 1);
+  void* a = arena.allocate(0, 8);
+  void* b = arena.allocate(0, 8);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(arena.upstream_allocations(), 1u);
+  EXPECT_TRUE(alloclab::detail::is_aligned(a, 8) && alloclab::detail::is_aligned(b, 8));
+}
+
+TEST(arena_fast_path, runtime_sizes_and_alignments_match_a_model) {
+  alignas(64) std::byte storage[4096];
+  alloclab::arena_resource arena{storage, sizeof storage, std::pmr::null_memory_resource()};
+  std::uintptr_t cursor = reinterpret_cast<std::uintptr_t>(storage);
+  const std::uintptr_t limit = cursor + sizeof storage;
+  std::uint32_t state = 12345;
+  for (int i = 0; i < 2000; ++i) {
+    state = state * 1664525u + 1013904223u;
+    const std::size_t bytes = (state >> 8) % 97;                          // 0..96
+    const std::size_t alignment = std::size_t{1} << ((state >> 20) % 8);  // 1..128
+    const std::uintptr_t aligned = (cursor + alignment - 1) & ~(alignment - 1);
+    const std::size_t served = bytes == 0 ? 1 : bytes;
+    if (aligned + served > limit) {
+      EXPECT_THROW((void)arena.allocate(bytes, alignment), std::bad_alloc);
+      arena.release();
+      cursor = reinterpret_cast<std::uintptr_t>(storage);
+      continue;
+    }
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(arena.allocate(bytes, alignment)), aligned);
+    cursor = aligned + served;
+    ASSERT_EQ(arena.remaining(), limit - cursor);
+  }
+}
+
+}  // namespace

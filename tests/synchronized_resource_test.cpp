@@ -16,7 +16,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <mutex>
+#include <shared_mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "test_resources.hpp"
@@ -133,6 +137,95 @@ TEST(synchronized_resource, upstream_failure_reaches_the_caller) {
   synchronized_resource<std::pmr::memory_resource> shared{std::pmr::null_memory_resource()};
   EXPECT_THROW((void)shared.allocate(8, 8), std::bad_alloc);
   EXPECT_THROW((void)shared.allocate(8, 8), std::bad_alloc);  // the mutex was released
+}
+
+}  // namespace
+
+// The lock policy (issue 18): any Lockable, a spin lock, std::shared_mutex.
+namespace {
+
+using namespace alloclab;
+
+static_assert(std::is_same_v<synchronized_resource<tracking_resource>,
+                             synchronized_resource<tracking_resource, std::mutex>>,
+              "synchronized_resource<R> keeps meaning a std::mutex");
+
+TEST(synchronized_resource_lock_policy, a_spin_lock_never_lets_two_threads_in) {
+  overlap_detector detector;
+  synchronized_resource<std::pmr::memory_resource, spin_lock> shared{&detector};
+  hammer(shared, 4, 500);
+  EXPECT_EQ(detector.calls.load(), 4 * 500 * 2);
+  EXPECT_EQ(detector.overlaps.load(), 0);
+}
+
+TEST(synchronized_resource_lock_policy, spin_lock_try_lock_fails_while_held) {
+  spin_lock lock;
+  EXPECT_TRUE(lock.try_lock());
+  EXPECT_FALSE(lock.try_lock());
+  bool other_thread_got_it = true;
+  std::thread other{[&] { other_thread_got_it = lock.try_lock(); }};
+  other.join();
+  EXPECT_FALSE(other_thread_got_it);
+  lock.unlock();
+  EXPECT_TRUE(lock.try_lock());
+  lock.unlock();
+}
+
+TEST(synchronized_resource_lock_policy, a_shared_mutex_serialises_writers) {
+  overlap_detector detector;
+  synchronized_resource<std::pmr::memory_resource, std::shared_mutex> shared{&detector};
+  hammer(shared, 4, 500);
+  EXPECT_EQ(detector.overlaps.load(), 0);
+}
+
+TEST(synchronized_resource_lock_policy, shared_readers_run_side_by_side) {
+  // Each reader waits inside with_shared_lock until the other is inside too:
+  // that ends only if both hold the lock at once (an exclusive lock would keep
+  // the second out until the 10 s escape hatch).
+  tracking_resource tracker;
+  synchronized_resource<tracking_resource, std::shared_mutex> shared{&tracker};
+  shared.deallocate(shared.allocate(64), 64);
+  std::atomic<int> inside{0};
+  std::atomic<int> met{0};
+  auto reader = [&] {
+    shared.with_shared_lock([&](const tracking_resource& t) {
+      ++inside;
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (inside.load() < 2 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::yield();
+      if (inside.load() == 2) ++met;
+      return t.blocks().total;
+    });
+  };
+  std::thread a{reader}, b{reader};
+  a.join();
+  b.join();
+  EXPECT_EQ(met.load(), 2);
+}
+
+// Lockable and nothing more, counting its acquisitions.
+struct counting_lock {
+  static inline int locks = 0;
+  std::mutex m;
+  void lock() {
+    m.lock();
+    ++locks;
+  }
+  bool try_lock() {
+    if (!m.try_lock()) return false;
+    ++locks;
+    return true;
+  }
+  void unlock() { m.unlock(); }
+};
+
+TEST(synchronized_resource_lock_policy, any_lockable_guards_every_call) {
+  tracking_resource tracker;
+  synchronized_resource<tracking_resource, counting_lock> shared{&tracker};
+  shared.deallocate(shared.allocate(16), 16);
+  const std::size_t total = shared.with_lock([](tracking_resource& t) { return t.blocks().total; });
+  EXPECT_EQ(total, 1u);
+  EXPECT_EQ(counting_lock::locks, 3);  // allocate, deallocate, with_lock
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "allocator.hpp"
+#include "allocator_resource.hpp"
 #include "arena_resource.hpp"
 #include "build_info.hpp"
 #include "checked_resource.hpp"
@@ -10,5 +11,8 @@
 #include "limit_resource.hpp"
 #include "multipool_resource.hpp"
 #include "pool_resource.hpp"
+#include "scratch_stack.hpp"
+#include "segregator_resource.hpp"
 #include "synchronized_resource.hpp"
 #include "tracking_resource.hpp"
+#include "unique_ptr.hpp"

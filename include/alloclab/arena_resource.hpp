@@ -112,11 +112,14 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   // allocate_after_overflow is cold, so GCC moves it out of line and the hit
   // path falls through (docs/benchmarks.md, arena_in_memory_64B).
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
-    bytes += static_cast<std::size_t>(bytes == 0);
-    const auto available = static_cast<std::size_t>(limit_ - cursor_);
-    const std::size_t padding = detail::padding_for(cursor_, alignment);
-    if (detail::is_power_of_two(alignment) && bytes <= available && padding <= available - bytes) {
-      std::byte* result = cursor_ + padding;
+    const std::uintptr_t cursor = detail::address_of(cursor_);
+    const std::uintptr_t aligned = (cursor + alignment - 1) & ~(alignment - 1);
+    // One compare: padding + bytes <= limit - cursor, with bytes >= 1 (0 wraps and fails).
+    if (is_plain_request(bytes, alignment) &&
+        (aligned - cursor) + (bytes - 1) < static_cast<std::size_t>(limit_ - cursor_)) {
+      // From the aligned address, not cursor_ + padding: one add less on the
+      // cursor's dependency chain, which bounds a loop of allocations.
+      auto* result = reinterpret_cast<std::byte*>(aligned);
       cursor_ = result + bytes;
       return result;
     }
@@ -195,6 +198,14 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
                                                  : std::max(initial_size_, min_first_block);
   }
 
+  // 1 <= bytes and alignment < SIZE_MAX / 4, alignment a power of two: then
+  // padding + bytes - 1 cannot wrap. Folds away for constant requests.
+  static constexpr bool is_plain_request(std::size_t bytes, std::size_t alignment) noexcept {
+    constexpr std::size_t quarter = SIZE_MAX / 4;
+    return ((bytes - 1) | alignment) < quarter && (alignment & (alignment - 1)) == 0 &&
+           alignment != 0;
+  }
+
   std::size_t current_serial() const noexcept { return head_ ? head_->serial : 0; }
 
   // True when `m` points into a block the arena still holds, at or before
@@ -235,6 +246,17 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
     }
   }
 
+  // Takes `bytes` at `alignment` from the current block, or returns nullptr;
+  // exact for any request (the fast path's check covers plain ones only).
+  void* carve(std::size_t bytes, std::size_t alignment) noexcept {
+    const std::size_t padding = detail::padding_for(cursor_, alignment);
+    const auto available = static_cast<std::size_t>(limit_ - cursor_);
+    if (padding > available || bytes > available - padding) return nullptr;
+    std::byte* result = cursor_ + padding;
+    cursor_ = result + bytes;
+    return result;
+  }
+
   // The kept block on top if it holds `minimum` bytes (its size in `size`),
   // else nullptr. Kept blocks too small for it go back upstream.
   block_header* take_kept_block(std::size_t minimum, std::size_t& size) noexcept {
@@ -253,6 +275,8 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   [[gnu::noinline, gnu::cold]] void* allocate_after_overflow(std::size_t bytes,
                                                              std::size_t alignment) {
     detail::require_valid_alignment(alignment);
+    bytes += static_cast<std::size_t>(bytes == 0);  // distinct pointers for 0 bytes
+    if (void* p = carve(bytes, alignment)) return p;
     ++overflows_;
     if (options_.policy == overflow_policy::throw_bad_alloc)
       throw arena_exhausted(bytes, alignment);
@@ -260,7 +284,7 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
       options_.on_overflow(bytes, alignment);
     }
     start_new_block(detail::checked_add(detail::checked_add(bytes, alignment), header_size));
-    return allocate(bytes, alignment);
+    return carve(bytes, alignment);  // fits: the block has room for any padding
   }
 
   void start_new_block(std::size_t minimum) {

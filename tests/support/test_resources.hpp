@@ -6,6 +6,7 @@
 #include <memory_resource>
 #include <new>
 #include <stdexcept>
+#include <type_traits>
 
 namespace alloclab::testing {
 
@@ -43,6 +44,22 @@ class address_only_resource final : public std::pmr::memory_resource {
   }
   std::uintptr_t next_ = std::uintptr_t{1} << 40;
 };
+
+// The Resource concept and nothing more (no memory_resource base, nothing
+// virtual), counting its live blocks: proves an adaptor calls it directly.
+struct counting_heap {
+  std::size_t live = 0;
+  void* allocate(std::size_t bytes, std::size_t alignment) {
+    void* p = ::operator new (bytes, std::align_val_t{alignment});
+    ++live;
+    return p;
+  }
+  void deallocate(void* p, std::size_t, std::size_t alignment) noexcept {
+    --live;
+    ::operator delete (p, std::align_val_t{alignment});  // clang: no sized delete by default
+  }
+};
+static_assert(!std::is_polymorphic_v<counting_heap>);
 
 // An alloclab resource whose virtual entry points (do_allocate,
 // do_deallocate) count their calls: a test proves a path is non-virtual by
