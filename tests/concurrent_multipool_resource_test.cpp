@@ -482,4 +482,24 @@ TEST(concurrent_multipool_resource, stress_with_cross_thread_frees_matches_the_m
   EXPECT_EQ(checker.total_misuses(), 0u) << checker.last_misuse();
 }
 
+// The same contract as multipool_resource: class_stats of no_class (an oversize request's
+// class_of) or of any index past class_count() is all zeros, never a read out of bounds.
+TEST(concurrent_multipool_resource, class_stats_of_an_oversize_request_is_empty) {
+  alloclab::concurrent_multipool_options options;
+  options.max_block_size = 256;
+  alloclab::concurrent_multipool_resource pool{std::pmr::new_delete_resource(), options};
+  const std::size_t oversize = pool.class_of(4096, 8);
+  ASSERT_EQ(oversize, alloclab::concurrent_multipool_resource::no_class);
+  void* p = pool.allocate(4096, 8);
+  for (const std::size_t index : {oversize, pool.class_count(), pool.class_count() + 1}) {
+    const alloclab::multipool_class_stats stats = pool.class_stats(index);
+    EXPECT_EQ(stats.block_size, 0u) << index;
+    EXPECT_EQ(stats.blocks_in_use, 0u) << index;
+    EXPECT_EQ(stats.blocks_free, 0u) << index;
+    EXPECT_EQ(stats.chunks, 0u) << index;
+  }
+  EXPECT_EQ(pool.class_stats(pool.class_count() - 1).block_size, 256u);
+  pool.deallocate(p, 4096, 8);
+}
+
 }  // namespace

@@ -148,8 +148,10 @@ class concurrent_multipool_resource final
     return detail::pooled_class_of(bytes, alignment, max_block_size_);
   }
   std::size_t class_count() const noexcept { return class_count_; }
-  // Summed over every thread's cache; chunks are segments.
+  // Summed over every thread's cache; chunks are segments. All zeros for an index past
+  // class_count(), no_class included (as multipool_resource).
   multipool_class_stats class_stats(std::size_t index) const {
+    if (index >= class_count_) return {};
     const std::lock_guard<std::mutex> lock{cache_mutex_};
     multipool_class_stats stats{detail::class_size(index), 0, 0, 0};
     std::size_t capacity = 0;
