@@ -16,11 +16,16 @@
 //   measure_copy_cliff_in_child       -> CopyCliff.ChildRunsUnderTheGivenTunables,
 //                                        CopyCliff.FailingChildIsReportedNotThrown
 //   describe_with_tunable             -> CopyCliff.TunableWordingFollowsTheMeasurement
+//   the tunable is one glibc applies  -> CopyCliff.TheTunableIsOneGlibcApplies
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
 #include <gtest/gtest.h>
 
-#include <sstream>
-
+#include "heap/malloc_registry.hpp"
 #include "measure/copy_cliff.hpp"
 
 namespace alloclab::lab {
@@ -193,6 +198,38 @@ TEST(CopyCliff, ProbeMainRejectsBadConfig) {
   EXPECT_TRUE(out.str().empty());
   EXPECT_NE(err.str().find("bad config"), std::string::npos);
   EXPECT_EQ(copy_probe_main("[1,2", out, err), 2);
+}
+
+// The child only echoing GLIBC_TUNABLES proves nothing: glibc ignores a misspelt tunable or an
+// out-of-range value in silence. Its own loader says what it applied.
+TEST(CopyCliff, TheTunableIsOneGlibcApplies) {
+#if defined(__x86_64__)
+  const char* loader = "/lib64/ld-linux-x86-64.so.2";
+  ASSERT_TRUE(std::filesystem::exists(loader));
+  const std::string command = std::string("env GLIBC_TUNABLES='") + rep_movsb_off_tunables + "' " +
+                              loader + " --list-tunables";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string listing;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    listing.append(buffer, n);
+  ASSERT_EQ(::pclose(pipe), 0) << listing;
+  const std::string name = "glibc.cpu.x86_rep_movsb_threshold: ";
+  const std::size_t at = listing.find(name);
+  ASSERT_NE(at, std::string::npos) << listing;
+  const std::string wanted = rep_movsb_off_tunables;
+  const unsigned long long expected = std::stoull(wanted.substr(wanted.find('=') + 1));
+  EXPECT_EQ(std::stoull(listing.substr(at + name.size()), nullptr, 16), expected) << listing;
+  // The registry's glibc_nocliff runs under the same string.
+  const auto* entry = alloclab::heap::find_malloc("glibc_nocliff");
+  ASSERT_NE(entry, nullptr);
+  ASSERT_EQ(entry->env.size(), 1u);
+  EXPECT_EQ(entry->env[0].name, "GLIBC_TUNABLES");
+  EXPECT_EQ(entry->env[0].value, wanted);
+#else
+  GTEST_SKIP() << "the rep movsb tunable is x86-64 only";
+#endif
 }
 
 TEST(CopyCliff, ChildRunsUnderTheGivenTunables) {
