@@ -181,7 +181,9 @@ TEST_F(NewUser, ValidatedMutantsRender) {
   const json replacements[] = {json::array(), json(nullptr), json("x"),   json::object(),
                                json(-1),      json(""),      json(1e300), json(true)};
   int accepted = 0;
-  for (int i = 0; i < 1500; ++i) {
+  // Fewer under the sanitizers, where rendering is ten times slower.
+  const int mutants = alloclab::build::sanitized ? 300 : 1500;
+  for (int i = 0; i < mutants; ++i) {
     json mutant = original;
     const auto& group = *groups[random() % groups.size()];
     json::json_pointer at = group[random() % group.size()];
@@ -204,7 +206,7 @@ TEST_F(NewUser, ValidatedMutantsRender) {
       ADD_FAILURE() << at.to_string() << " <- " << mutant[at].dump() << ": " << e.what();
     }
   }
-  EXPECT_GT(accepted, 100);  // many edits are legal, so rendering them was really tried
+  EXPECT_GT(accepted, mutants / 15);  // many edits are legal, so rendering them was really tried
 }
 
 TEST_F(NewUser, HelpAndUnknownOptions) {
