@@ -3,7 +3,10 @@
 //
 // Environment (set by `alloclab record`):
 //   ALLOCLAB_RECORD_FILE  the trace to write; unset = record nothing
-//   ALLOCLAB_RECORD_PID   record only in the process with this pid (not in exec'd descendants)
+//   ALLOCLAB_RECORD_PID   the recorded process: its first image writes ALLOCLAB_RECORD_FILE
+//   ALLOCLAB_RECORD_FOLLOW_EXEC=1  every other image (exec'd by the recorded process or by any
+//                         descendant) writes its own trace, ALLOCLAB_RECORD_FILE.N, N = 1, 2...
+//                         in order of start; unset = other images record nothing
 //   ALLOCLAB_RECORD_TIMESTAMPS=0  no timestamp or RSS events
 //   ALLOCLAB_RECORD_ZSTD  zstd level for chunks (default 1; 0 = stored raw)
 //   ALLOCLAB_RECORD_STATUS_FD  a pipe to `alloclab record`; every process image that loads the
@@ -17,8 +20,9 @@
 // raised again; and before the process kills itself (kill, raise) with a signal that ends it.
 //
 // Status lines (one write each):
-//   recording PID        this image records (the first of the recorded pid)
-//   image PID            an image that records nothing (an exec'd descendant or successor)
+//   recording PID        this image records
+//   image PID            an image that records nothing (an exec'd descendant or successor,
+//                        without ALLOCLAB_RECORD_FOLLOW_EXEC)
 //   exec PID             the recorded process called execve (execv, execvp, execvpe): the
 //                        trace ends there
 //   write-failed ERRNO   a chunk could not be written: the trace is damaged
@@ -568,6 +572,26 @@ int open_trace(const char* path) noexcept {
   return fd;
 }
 
+// "PATH.N" for the first N from 1 that no other image took (O_EXCL decides races); -1 when none.
+int open_image_trace(const char* path) noexcept {
+  char name[4096];
+  std::size_t length = std::strlen(path);
+  if (length + 12 > sizeof name) return -1;
+  std::memcpy(name, path, length);
+  name[length++] = '.';
+  for (unsigned n = 1; n < 1000000; ++n) {
+    char digits[12];
+    std::size_t d = 0;
+    for (unsigned v = n; v != 0; v /= 10) digits[d++] = static_cast<char>('0' + v % 10);
+    std::size_t end = length;
+    while (d > 0) name[end++] = digits[--d];
+    name[end] = '\0';
+    const int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;
+}
+
 void start_recording() noexcept {
   if (!ready()) return;
   const char* path = getenv("ALLOCLAB_RECORD_FILE");
@@ -575,14 +599,16 @@ void start_recording() noexcept {
   if (const char* fd = getenv("ALLOCLAB_RECORD_STATUS_FD"); fd != nullptr)
     status_fd = static_cast<int>(std::strtol(fd, nullptr, 10));
   const long pid = static_cast<long>(getpid());
-  if (const char* wanted = getenv("ALLOCLAB_RECORD_PID"); wanted != nullptr) {
-    if (std::strtol(wanted, nullptr, 10) != pid) return report("image", pid);
-  }
+  const char* wanted = getenv("ALLOCLAB_RECORD_PID");
+  const bool first_process = wanted == nullptr || std::strtol(wanted, nullptr, 10) == pid;
+  const char* follow = getenv("ALLOCLAB_RECORD_FOLLOW_EXEC");
+  const bool follow_exec = follow != nullptr && *follow == '1';
   if (const char* t = getenv("ALLOCLAB_RECORD_TIMESTAMPS"); t != nullptr) timestamps = *t != '0';
   if (const char* z = getenv("ALLOCLAB_RECORD_ZSTD"); z != nullptr) {
     zstd_level = static_cast<int>(std::strtol(z, nullptr, 10));
   }
-  trace_fd = open_trace(path);
+  trace_fd = first_process ? open_trace(path) : -1;
+  if (trace_fd < 0 && follow_exec) trace_fd = open_image_trace(path);
   if (trace_fd < 0) return report("image", pid);
   membarrier_ready = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
   if (!membarrier_ready) blocks.set_shared();
