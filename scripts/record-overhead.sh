@@ -40,7 +40,7 @@ c++ -O2 -pthread "$workloads/cross_thread_frees.cpp" -o "$work/cross_thread_free
 # The command of program $1, one word a line.
 command_of() {
   case $1 in
-    python3) printf '%s\n' env PYTHONMALLOC=malloc "$python" "$workloads/alloc_heavy.py" ;;
+    python3) printf '%s\n' "$python" "$workloads/alloc_heavy.py" ;;
     cc1plus) printf '%s\n' "$cc1plus" -quiet -imultiarch x86_64-linux-gnu -D_GNU_SOURCE \
       "$workloads/header_heavy.cpp" -std=c++17 -O0 -o /dev/null ;;
     threads) printf '%s\n' "$work/cross_thread_frees" 2000000 ;;
@@ -58,7 +58,9 @@ measure() {
     record) prefix=("$alloclab" record -o "$work/out/t" --) ;;
     heaptrack) prefix=(heaptrack -o "$work/out/heaptrack") ;;
   esac
-  (cd "$work/out" && /usr/bin/time -f "%U %S" -o "$work/time" "${prefix[@]}" "${cmd[@]}" \
+  # PYTHONMALLOC=malloc (python's objects reach malloc) is in the environment, not an `env`
+  # command: heaptrack records only the image it starts.
+  (cd "$work/out" && export PYTHONMALLOC=malloc && /usr/bin/time -f "%U %S" -o "$work/time" "${prefix[@]}" "${cmd[@]}" \
     >/dev/null 2>"$work/stderr") || { echo "$program $mode failed:" >&2; cat "$work/stderr" >&2; exit 1; }
   local cpu bytes calls
   cpu=$(awk '{print $1 + $2}' "$work/time")

@@ -68,6 +68,14 @@ class block_table {
     return true;
   }
 
+  /// Starts loading `key`'s home slot into the cache (no effect on the contents). Only while the
+  /// table is not shared: it reads a shard without its lock.
+  __attribute__((always_inline)) void prefetch(std::uintptr_t key) const noexcept {
+    if (shared()) return;
+    const shard& s = shards_[hash(key >> region_shift) >> (64 - shard_bits)];
+    if (s.slots != nullptr) __builtin_prefetch(&s.slots[start(key, s.mask)], 1);
+  }
+
   /// The longest distance, in slots, from a live key's home slot to where it sits: what the worst
   /// lookup walks. Not locked: for tests and diagnostics of an idle table.
   std::size_t longest_probe() const noexcept {

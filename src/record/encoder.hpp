@@ -59,9 +59,10 @@ ALLOCLAB_HOT void record_malloc(thread_state& st, void* p, size_t size) noexcept
     put(st, fmt::malloc_kind);
     put(st, size);
   } else {
-    new_block(st, p);
+    blocks().prefetch(reinterpret_cast<std::uintptr_t>(p));  // encoding overlaps the miss
     put(st, (fmt::zigzag(size, st.previous_size) << 2) | 1);
     st.previous_size = size;
+    new_block(st, p);
   }
   event_done(st);
 }

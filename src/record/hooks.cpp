@@ -63,7 +63,17 @@ ALLOCLAB_EXPORT void free(void* p) noexcept {
   if (p == nullptr || in_bootstrap(p)) return;
   if (!ready()) return;
   event_scope scope;
-  if (thread_state* st = scope.state()) record_free(*st, p);
+  thread_state* st = scope.state();
+  if (st != nullptr && !blocks().shared()) {
+    // One recording thread: nobody can get `p` back before its entry goes, so the table's
+    // (likely cache-missing) slot is fetched while the real free runs.
+    blocks().prefetch(reinterpret_cast<std::uintptr_t>(p));
+    next.free(p);
+    record_free(*st, p);
+    return;
+  }
+  // Shared: the entry goes first, since once freed another thread may get `p` from malloc.
+  if (st != nullptr) record_free(*st, p);
   next.free(p);
 }
 

@@ -274,6 +274,7 @@ TEST_F(Recorder, ExecedDescendantsAreNotRecorded) {
 TEST_F(Recorder, ExecedDescendantsGetTheirOwnTraces) {
   // The shell forks and execs the loop twice: three images, three traces, in order of start.
   const std::string loop = "'" + std::string(TRACE_MALLOC_LOOP) + "'";
+  std::ofstream(trace_path().string() + ".3") << "an image of an older run";
   const outcome o = record("/bin/sh -c \"" + loop + " 1000; " + loop + " 2000; true\"");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const trace_file shell(trace_path().string());
@@ -285,7 +286,7 @@ TEST_F(Recorder, ExecedDescendantsGetTheirOwnTraces) {
     EXPECT_EQ(loop_trace.header().command.at(1), std::to_string(pairs)) << suffix;
     EXPECT_GE(calls_in(loop_trace), 2u * pairs) << suffix;
   }
-  EXPECT_FALSE(fs::exists(trace_path().string() + ".3"));
+  EXPECT_FALSE(fs::exists(trace_path().string() + ".3")) << "an older run's image is left";
   for (const auto& entry : fs::directory_iterator(dir_))
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
 

@@ -439,6 +439,7 @@ int execute_record(const record_request& request) {
 
   recorder_news news;
   const int status = run_recorded(*program, request, *interposer, output.partial, news);
+  if (request.follow_exec) news.exec = false;  // the exec'd image has a trace of its own
   std::error_code ec;
   const bool empty = fs::file_size(output.partial, ec) == 0 || ec;
   const std::string untouched =
