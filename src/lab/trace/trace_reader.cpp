@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <map>
 
-#include "heap/enum_names.hpp"
+#include "process/enum_names.hpp"
 
 namespace alloclab::trace {
 
