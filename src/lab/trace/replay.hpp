@@ -1,7 +1,8 @@
 // Replaying a trace in this process against the live malloc (whatever LD_PRELOAD made it).
 //
 // Each recorded thread is replayed on its own thread, reading its own chunks as it goes (memory:
-// one chunk per thread plus a pointer per block). A free of a block another thread allocated waits
+// one chunk per thread plus a table of the blocks live at the moment, 32-64 bytes each, so a
+// replay's memory follows the trace's live set, not its length). A free of a block another thread allocated waits
 // until that thread has allocated it; nothing else is ordered across threads. Every block is
 // written once when allocated (memset), so the replay pays first-touch costs; realloc's copy is
 // the allocator's own and only the grown tail is written. Calls on pointers the recorder never
@@ -54,9 +55,11 @@ struct replay_result {
   std::uint64_t final_live_bytes = 0;
   /// Blocks the trace never freed, freed by the engine after the replay (not timed).
   std::uint64_t released_at_end = 0;
-  /// The engine's own slot table for the blocks (24 bytes per block id, touched as ids grow):
-  /// resident in the replaying process besides the blocks.
+  /// The engine's own tables of live blocks at their largest, summed over threads: resident in
+  /// the replaying process besides the blocks.
   std::uint64_t bookkeeping_bytes = 0;
+  /// Block slots the engine held at once, summed over threads.
+  std::uint64_t peak_slots = 0;
   std::vector<std::uint64_t> live_curve;
   std::vector<replay_thread_result> threads;
 
