@@ -70,3 +70,56 @@ TEST(ReplayMemory, DoubleFreeIsRefused) {
 
 }  // namespace
 }  // namespace alloclab::trace
+
+namespace alloclab::trace {
+namespace {
+
+// ---- the program-work model ----
+
+TEST(ReplayProgramWork, TouchesLiveBlocksInProportionToTheirLifetime) {
+  synthetic_trace w("program_work");
+  for (int i = 0; i < 20000; ++i) {
+    w.thread(0).malloc(128);
+    w.thread(0).free_youngest();
+  }
+  replay_options options;
+  options.program_work = true;
+  options.touches_per_call = 2;
+  const replay_result r = replay_trace(w.finish(), options);
+  // One block is live after each malloc, none after each free: two touches per malloc.
+  EXPECT_EQ(r.touches, 2u * 20000);
+  EXPECT_EQ(r.touched_bytes, 2u * 20000 * 128);
+  EXPECT_GT(r.program_seconds, 0.0);
+  EXPECT_EQ(r.call_seconds, 0.0) << "with program work, time is the program's, not the calls'";
+
+  const replay_result calls_only = replay_trace(w.finish());
+  EXPECT_EQ(calls_only.touches, 0u);
+  EXPECT_EQ(calls_only.program_seconds, 0.0);
+}
+
+TEST(ReplayProgramWork, RecordedGapsSetHowMuchWorkFallsBetweenCalls) {
+  // A block lives throughout, so every touch finds one. Three windows of 1000 calls took 100,
+  // 1900 and 1000 us; with a mean of 1 us per call, each window's rate applies from the next
+  // window on (the first runs at the base rate): 1001 x 1 + 1000 x 0.1 + 1000 x 1.9 touches.
+  synthetic_trace w("gaps");
+  w.thread(0).malloc(64);
+  const auto window = [&](std::uint64_t us) {
+    for (int i = 0; i < 500; ++i) {
+      w.thread(0).malloc(64);
+      w.thread(0).free_youngest();
+    }
+    w.thread(0).timestamp(us);
+  };
+  window(100);
+  window(1900);
+  window(1000);
+  replay_options options;
+  options.program_work = true;
+  options.touches_per_call = 1;
+  options.mean_us_per_call = 1.0;
+  const replay_result r = replay_trace(w.finish(), options);
+  EXPECT_NEAR(static_cast<double>(r.touches), 1001 + 100 + 1900, 3.0);
+}
+
+}  // namespace
+}  // namespace alloclab::trace

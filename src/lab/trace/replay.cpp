@@ -99,7 +99,25 @@ class block_slots {
     if (i == npos) return false;
     out = unpack(entries_[i]);
     erase_at(i);
+    if (capacity_ > initial_capacity && 8 * count_ < capacity_) resize(capacity_ / 2);
     return true;
+  }
+  /// Program work: touches a live block near position `seed` (the first of the next few
+  /// entries with a pointer; the table is 1/8 full or has at most 16 entries): reads a byte per 64-byte line of
+  /// its first `cap` bytes and writes its first byte. False when it found none.
+  bool touch_any(std::uint64_t seed, std::uint64_t cap, std::uint64_t& touched,
+                 std::uint64_t& sink) {
+    const guard g(*this);
+    for (std::size_t n = 0, i = seed & (capacity_ - 1); n < touch_probes; ++n, i = next(i)) {
+      if (entries_[i].key == 0 || entries_[i].pointer == nullptr) continue;
+      const std::uint64_t bytes = std::min(unpack(entries_[i]).size, cap);
+      auto* p = static_cast<volatile unsigned char*>(entries_[i].pointer);
+      for (std::uint64_t b = 0; b < bytes; b += 64) sink += p[b];
+      if (bytes != 0) p[0] = static_cast<unsigned char>(sink);
+      touched += bytes;
+      return true;
+    }
+    return false;
   }
   /// A copy of live block `id`'s slot; false when it is not live.
   bool find(std::uint64_t id, block_slot& out) const {
@@ -125,19 +143,10 @@ class block_slots {
   }
   std::uint64_t peak_bytes() const noexcept { return peak_capacity_ * sizeof(entry); }
   std::uint64_t peak_count() const noexcept { return peak_count_; }
-  /// The owner's pick of a live block from position `seed`: the next occupied entry (false
-  /// when there is none). Not for a shared table.
-  bool any_from(std::uint64_t seed, block_slot& out) const noexcept {
-    for (std::size_t n = 0, i = seed & (capacity_ - 1); n < capacity_; ++n, i = next(i))
-      if (entries_[i].key != 0 && entries_[i].pointer != nullptr) {
-        out = unpack(entries_[i]);
-        return true;
-      }
-    return false;
-  }
 
  private:
-  static constexpr std::size_t initial_capacity = 1024;
+  static constexpr std::size_t initial_capacity = 16;
+  static constexpr std::size_t touch_probes = 64;
   static constexpr std::size_t npos = ~std::size_t{0};
   struct entry {
     std::uint64_t key;  ///< id + 1; 0: empty
@@ -231,10 +240,30 @@ class block_slots {
   std::atomic<std::uint64_t> created_{0};
 };
 
+// What the program work did on one thread (sink: what it read, kept so the reads stay).
+struct replay_result_counts {
+  std::uint64_t touches = 0;
+  std::uint64_t touched_bytes = 0;
+  std::uint64_t sink = 0;
+};
+
+volatile std::uint64_t work_sink = 0;
+
+// The trace's recorded microseconds per event, from its footer (0 when it has none).
+double recorded_us_per_event(const trace_file& trace) {
+  const auto& f = trace.footer();
+  if (!f || !trace.header().timestamps || f->events == 0) return 0;
+  return static_cast<double>(f->end_us) / static_cast<double>(f->events);
+}
+
 class replayer {
  public:
   replayer(const trace_file& trace, const replay_options& options)
-      : trace_(trace), options_(options), source_(options.resource) {
+      : trace_(trace),
+        options_(options),
+        source_(options.resource),
+        mean_us_per_call_(options.mean_us_per_call > 0 ? options.mean_us_per_call
+                                                       : recorded_us_per_event(trace)) {
     const auto& ids = trace.threads();
     const std::size_t count = ids.empty() ? 0 : ids.back() + 1;
     blocks_.resize(count);
@@ -249,12 +278,13 @@ class replayer {
     result.threads.resize(ids.size());
     std::vector<std::array<std::uint64_t, event_kind_count>> kinds(ids.size());
     std::vector<std::uint64_t> skipped(ids.size(), 0);
+    std::vector<replay_result_counts> counts(ids.size());
     std::vector<std::thread> workers;
     const auto start = clock_type::now();
     for (std::size_t i = 0; i < ids.size(); ++i) {
       workers.emplace_back([&, i] {
         try {
-          replay_thread(ids[i], result.threads[i], kinds[i], skipped[i]);
+          replay_thread(ids[i], result.threads[i], kinds[i], skipped[i], counts[i]);
         } catch (...) {
           std::lock_guard<std::mutex> g(mutex_);
           if (!error_) error_ = std::current_exception();
@@ -269,6 +299,10 @@ class replayer {
       for (std::size_t k = 0; k < event_kind_count; ++k) result.calls_by_kind[k] += kinds[i][k];
       result.calls += result.threads[i].calls;
       result.call_seconds += result.threads[i].call_seconds;
+      result.program_seconds += result.threads[i].program_seconds;
+      result.touches += counts[i].touches;
+      result.touched_bytes += counts[i].touched_bytes;
+      work_sink = work_sink + counts[i].sink;
       result.skipped += skipped[i];
     }
     result.peak_live_bytes = peak_.load();
@@ -283,15 +317,60 @@ class replayer {
   }
 
  private:
+  // Program work's pace: touches per call from the latest window's recorded time per call.
+  struct work_pace {
+    double rate = 0;    ///< touches per call
+    double credit = 0;  ///< touches owed
+    bool started = false;
+    std::uint64_t window_start_us = 0;
+    std::uint64_t window_calls = 0;
+    std::uint64_t random = 0x9E3779B97F4A7C15ull;
+  };
+
+  void end_window(work_pace& pace, const event& e) const {
+    if (pace.started && pace.window_calls != 0 && mean_us_per_call_ > 0) {
+      const double us_per_call = static_cast<double>(e.time_us - pace.window_start_us) /
+                                 static_cast<double>(pace.window_calls);
+      pace.rate = std::min(options_.touches_per_call * us_per_call / mean_us_per_call_,
+                           max_pace * options_.touches_per_call);
+    }
+    pace.started = true;
+    pace.window_start_us = e.time_us;
+    pace.window_calls = 0;
+  }
+
+  void work(std::uint32_t thread, work_pace& pace, replay_result_counts& counts) {
+    ++pace.window_calls;
+    pace.credit += pace.rate;
+    for (; pace.credit >= 1; pace.credit -= 1) {
+      pace.random ^= pace.random << 13;
+      pace.random ^= pace.random >> 7;
+      pace.random ^= pace.random << 17;
+      if (blocks_[thread]->touch_any(pace.random, options_.touch_cap, counts.touched_bytes,
+                                     counts.sink))
+        ++counts.touches;
+    }
+  }
+
   void replay_thread(std::uint32_t thread, replay_thread_result& r,
-                     std::array<std::uint64_t, event_kind_count>& kinds, std::uint64_t& skipped) {
+                     std::array<std::uint64_t, event_kind_count>& kinds, std::uint64_t& skipped,
+                     replay_result_counts& counts) {
     r.thread = thread;
+    work_pace pace;
+    pace.rate = options_.touches_per_call;
     trace_.for_each_chunk_of(thread, [&](const std::vector<event>& events) {
       double waited = 0;
       const auto begin = clock_type::now();
       for (const event& e : events) {
-        if (e.kind >= event_kind::thread_start) continue;
-        if (!execute(e, waited)) {
+        if (e.kind >= event_kind::thread_start) {
+          if (options_.program_work && (e.kind == event_kind::timestamp || !pace.started))
+            end_window(pace, e);
+          continue;
+        }
+        if (options_.program_work && !pace.started) end_window(pace, e);
+        const bool done = execute(e, waited);
+        if (options_.program_work) work(thread, pace, counts);
+        if (!done) {
           ++skipped;
           // The trace's block exists without a pointer: its free is skipped too.
           if (creates_block(e.kind)) blocks_[e.thread]->insert(block_index(e.block), {});
@@ -300,7 +379,8 @@ class replayer {
         ++kinds[static_cast<std::size_t>(e.kind)];
         ++r.calls;
       }
-      r.call_seconds += seconds_between(begin, clock_type::now()) - waited;
+      const double span = seconds_between(begin, clock_type::now()) - waited;
+      (options_.program_work ? r.program_seconds : r.call_seconds) += span;
       r.wait_seconds += waited;
     });
   }
@@ -458,9 +538,13 @@ class replayer {
     }
   }
 
+  // A window's work is at most this many times the base rate.
+  static constexpr double max_pace = 16;
+
   const trace_file& trace_;
   replay_options options_;
   block_source source_;
+  double mean_us_per_call_;
   std::vector<std::unique_ptr<block_slots>> blocks_;
   std::unique_ptr<std::atomic<bool>[]> done_;
   std::atomic<std::int64_t> live_{0};
