@@ -11,15 +11,18 @@ import sys
 
 def main():
     tsv, program, command = sys.argv[1], sys.argv[2], sys.argv[3:]
-    runs = {}
+    runs, names = [], []
     for line in open(tsv):
-        p, malloc, _, ms = line.split()
-        if p == program:
-            runs.setdefault(malloc, []).append(float(ms))
-    cells = [{"malloc": m, "status": "ok", "program": {"cpu_ms": {"per_repetition": v}}}
-             for m, v in runs.items()]
-    json.dump({"workloads": [{"kind": "program", "command": command,
-                              "baseline": {"malloc": "glibc"}, "cells": cells}]},
+        p, malloc, round_, ms = line.split()
+        if p != program:
+            continue
+        if malloc not in names:
+            names.append(malloc)
+        runs.append({"combination": malloc, "round": int(round_), "ok": True,
+                     "cpu_seconds": float(ms) / 1000})
+    json.dump({"program": {"command": command, "baseline": "glibc",
+                           "combinations": [{"name": m, "malloc": m, "knobs": {}} for m in names],
+                           "runs": runs}},
               sys.stdout, indent=1)
 
 
