@@ -1,11 +1,12 @@
 // Replaying a trace in this process against the live malloc (whatever LD_PRELOAD made it).
 //
 // Each recorded thread is replayed on its own thread, reading its own chunks as it goes (memory:
-// one chunk per thread plus a table of the blocks live at the moment, 32-64 bytes each, so a
-// replay's memory follows the trace's live set, not its length). A free of a block another thread allocated waits
-// until that thread has allocated it; nothing else is ordered across threads. Every block is
-// written once when allocated (memset), so the replay pays first-touch costs; realloc's copy is
-// the allocator's own and only the grown tail is written. Calls on pointers the recorder never
+// one chunk per thread plus a table of the blocks live at the moment, at most 64 bytes per block
+// live at the peak, so a replay's memory follows the live set, not the trace's length). A free
+// of a block another thread allocated waits until that thread has allocated it; nothing else is
+// ordered across threads. Every block is written once when allocated (memset), so the replay
+// pays first-touch costs; realloc's copy is the allocator's own and only the grown tail is
+// written. Calls on pointers the recorder never
 // saw allocated, and allocations that failed when recorded, are skipped and counted. Blocks the
 // trace leaves allocated are freed after the replay, so replaying leaks nothing.
 //
@@ -25,9 +26,12 @@
 // live blocks. The timed span is then the "replayed program time" (program_seconds); a replay
 // without work times the "malloc call time" (call_seconds).
 //
-// Timing covers the calls and the writes, not the decoding or the waits (those are reported
-// apart). The engine's own bookkeeping (block table, chunk buffers) comes from mmap and from the
-// reader's buffers; the chunk buffers go through the live malloc too, one per 64 KiB of trace.
+// Call and program times are the replaying threads' CPU time (CLOCK_THREAD_CPUTIME_ID, user +
+// sys, page faults included), so other work on a shared machine does not enter them; wall time
+// is reported apart. Timing covers the calls and the writes, not the decoding or the waits
+// (those are reported apart). The engine's own bookkeeping (live-block tables, chunk buffers)
+// comes from mmap and from the reader's buffers; the chunk buffers go through the live malloc
+// too, one per 64 KiB of trace.
 #pragma once
 
 #include <array>
