@@ -8,7 +8,7 @@
 #include "advise/agreement.hpp"
 #include "advise/malloc_advice.hpp"
 #include "advise/program_runs.hpp"
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 #include "plan/plan.hpp"
 #include "plan/request.hpp"
 #include "stats/stats.hpp"

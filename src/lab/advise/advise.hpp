@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stats/decision.hpp"
-#include "strategies/replay_resources.hpp"
+#include "frames/replay/replay_resources.hpp"
 #include "trace/trace_info.hpp"
 #include "trace/trace_reader.hpp"
 
