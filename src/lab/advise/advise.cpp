@@ -131,10 +131,11 @@ const replayed* find_malloc_cell(const replay_cells& cells, const std::string& m
   return nullptr;
 }
 
-std::string runs_text(const std::vector<malloc_costs>& costs, const malloc_costs& base) {
-  std::size_t fewest = base.samples.size();
-  for (const auto& c : costs) fewest = std::min(fewest, c.samples.size());
-  return fmt::format("{} or more per malloc", fewest);
+// The fewest repetitions of any side.
+std::size_t fewest(const std::vector<malloc_costs>& costs, const malloc_costs& base) {
+  std::size_t n = base.samples.size();
+  for (const auto& c : costs) n = std::min(n, c.samples.size());
+  return n;
 }
 
 void advise_malloc_section(std::string& out, const replay_cells& cells,
@@ -143,9 +144,10 @@ void advise_malloc_section(std::string& out, const replay_cells& cells,
   const std::vector<malloc_costs> replay_costs = cells.figures();
   const malloc_advice replay =
       advise_malloc(cells.figure(cells.baseline), replay_costs, options.noise_floor_percent);
-  const std::string replay_source =
-      fmt::format("the replay's {} per call ({} whole replays, each in a fresh process)",
-                  cells.figure_name(), runs_text(replay_costs, cells.figure(cells.baseline)));
+  const std::string replay_source = fmt::format(
+      "the replay's {} per call ({} whole replays or more per malloc, each in a "
+      "fresh process)",
+      cells.figure_name(), fewest(replay_costs, cells.figure(cells.baseline)));
   const malloc_advice* chosen = &replay;
   malloc_advice real;
   if (options.real != nullptr) {
@@ -157,8 +159,9 @@ void advise_malloc_section(std::string& out, const replay_cells& cells,
                       command.empty() ? "?" : command.front()));
     real = advise_malloc(runs.baseline, runs.others, options.noise_floor_percent);
     out += render_malloc_advice(
-        real, fmt::format("real runs of the program (CPU time, user + sys; {} runs)",
-                          runs_text(runs.others, runs.baseline)));
+        real,
+        fmt::format("real runs of the program (CPU time, user + sys; {} runs or more per malloc)",
+                    fewest(runs.others, runs.baseline)));
     for (const char* figure : {"program", "calls"}) {
       const bool program = std::string(figure) == "program";
       if (program && !cells.program_time) continue;
