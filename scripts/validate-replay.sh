@@ -6,20 +6,32 @@
 # all`. Prints the real and replay ratios side by side with the rankings and Spearman's rank
 # correlation (Markdown), and keeps everything under the output directory.
 #
-# usage: scripts/validate-replay.sh [--rounds N] [--repetitions N] [--out DIR]
+# The replay is judged twice: by its malloc call time alone, and by its replayed program time
+# (calls plus the modelled program work over the live blocks, trace/replay.hpp); for each, the
+# Spearman rank correlation with the real runs and every malloc whose decided real direction
+# (faster or slower than glibc) the replay reverses.
+#
+# usage: scripts/validate-replay.sh [--rounds N] [--repetitions N] [--mallocs LIST] [--out DIR]
+#                                   [--stage all|real|replay]
+#   --stage real: record and run for real only; --stage replay: replay and compare what an
+#   earlier run left in --out (traces, real.tsv). Each stage skips what --out already holds.
 #   ALLOCLAB=path/to/alloclab overrides the binary (default build/release/alloclab).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 rounds=7
 repetitions=7
+stage=all
+wanted_mallocs=glibc,jemalloc,mimalloc,tcmalloc,tbbmalloc
 out="$root/validation-results/$(date -u +%Y%m%dT%H%M%SZ)"
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --repetitions) repetitions=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    *) echo "usage: $0 [--rounds N] [--repetitions N] [--out DIR]" >&2; exit 2 ;;
+    --mallocs) wanted_mallocs=$2; shift 2 ;;
+    --stage) stage=$2; shift 2 ;;
+    *) echo "usage: $0 [--rounds N] [--repetitions N] [--mallocs LIST] [--out DIR] [--stage all|real|replay]" >&2; exit 2 ;;
   esac
 done
 # shellcheck source=deps.sh
@@ -41,9 +53,9 @@ command[sqlite3]="/usr/bin/sqlite3 :memory: .read\\ $inputs/batch.sql"
 environment[sqlite3]=""
 programs=(python3 cc1plus sqlite3)
 
-# The mallocs installed here.
+# The wanted mallocs installed here.
 mallocs=()
-for m in glibc glibc_arena2 glibc_trim glibc_nocliff jemalloc mimalloc tcmalloc tbbmalloc; do
+for m in ${wanted_mallocs//,/ }; do
   "$alloclab" __malloc-env "$m" >/dev/null 2>&1 && mallocs+=("$m")
 done
 echo "mallocs: ${mallocs[*]}; $rounds real rounds, $repetitions replays per malloc; output $out" >&2
@@ -51,13 +63,16 @@ echo "mallocs: ${mallocs[*]}; $rounds real rounds, $repetitions replays per mall
 argv_of() { eval "printf '%s\n' ${command[$1]}"; }
 
 for p in "${programs[@]}"; do
+  [ "$stage" != replay ] && [ ! -s "$out/$p.trace" ] || continue
   mapfile -t argv < <(argv_of "$p")
   echo "recording $p" >&2
   env ${environment[$p]} "$alloclab" record -o "$out/$p.trace" -- "${argv[@]}" >/dev/null
 done
 
-: >"$out/real.tsv"
-for round in $(seq "$rounds"); do
+real_rounds=$rounds
+[ "$stage" != replay ] && [ ! -s "$out/real.tsv" ] || real_rounds=0
+[ "$real_rounds" = 0 ] || : >"$out/real.tsv"
+for round in $(seq "$real_rounds"); do
   for m in $(printf '%s\n' "${mallocs[@]}" | shuf); do
     mapfile -t menv < <("$alloclab" __malloc-env "$m")
     for p in $(printf '%s\n' "${programs[@]}" | shuf); do
@@ -72,11 +87,21 @@ for round in $(seq "$rounds"); do
   echo "real round $round of $rounds done" >&2
 done
 
+[ "$stage" != real ] || exit 0
 pairs=()
 for p in "${programs[@]}"; do
+  pairs+=("$p=$out/replay-$p/latest/results.json")
+  [ ! -s "$out/replay-$p/latest/results.json" ] || continue
   echo "replaying $p" >&2
   "$alloclab" replay "$out/$p.trace" --malloc "$(IFS=,; echo "${mallocs[*]}")" \
     --repetitions "$repetitions" --out "$out/replay-$p" >/dev/null
-  pairs+=("$p=$out/replay-$p/latest/results.json")
 done
 python3 "$inputs/compare.py" "$out/real.tsv" "${pairs[@]}" | tee "$out/validation.md"
+# advise on each program from its replay and its real runs (the shape `alloclab try` writes).
+for p in "${programs[@]}"; do
+  mapfile -t argv < <(argv_of "$p")
+  python3 "$inputs/real_runs_json.py" "$out/real.tsv" "$p" "${argv[@]}" >"$out/real-$p.json"
+  "$alloclab" advise "$out/$p.trace" --results "$out/replay-$p/latest/results.json" \
+    --real "$out/real-$p.json" >"$out/advise-$p.txt"
+done
+echo "advice on real runs: $out/advise-*.txt" >&2

@@ -1,15 +1,27 @@
 #!/usr/bin/env python3
 """Real runs vs replays (scripts/validate-replay.sh): per program, each malloc's ratio to glibc
 measured for real (median CPU time, user + sys, of the whole program over interleaved rounds)
-beside the replay's ratio (results.json of `alloclab replay`, ns per call), both rankings and Spearman's
-rank correlation. Prints Markdown. Standard library only.
+beside the replay's two ratios (results.json of `alloclab replay`): malloc call time (ns per call)
+and replayed program time (program ns per call: calls plus the modelled program work). For each
+replay figure: Spearman's rank correlation with the real ratios, and every malloc whose decided
+real direction (faster or slower than glibc) the replay reverses. Prints Markdown. Standard
+library only.
+
+A difference is decided as the lab decides (src/lab/stats/decision.hpp): the two-sided
+Mann-Whitney U test gives p < 0.05 (normal approximation with tie correction) and the 95 %
+bootstrap interval of the ratio of medians lies wholly beyond the 3 % noise floor.
 
 usage: compare.py REAL_TSV PROGRAM=RESULTS_JSON ...
 REAL_TSV lines: program malloc round cpu_milliseconds
 """
 import json
+import math
+import random
 import statistics
 import sys
+
+NOISE_FLOOR = 0.03
+ALPHA = 0.05
 
 
 def ranks(values):
@@ -36,22 +48,72 @@ def spearman(a, b):
     return cov / (va * vb) ** 0.5 if va > 0 and vb > 0 else float("nan")
 
 
-def replay_ratios(path):
+def mann_whitney_p(x, y):
+    """Two-sided p of the U test, normal approximation with tie correction."""
+    n1, n2 = len(x), len(y)
+    if n1 < 2 or n2 < 2:
+        return 1.0
+    pooled = x + y
+    r = [0.0] * len(pooled)
+    asc = ranks([-v for v in pooled])  # 1 = smallest
+    r = asc
+    u = sum(r[:n1]) - n1 * (n1 + 1) / 2
+    counts = {}
+    for v in pooled:
+        counts[v] = counts.get(v, 0) + 1
+    n = n1 + n2
+    ties = sum(t ** 3 - t for t in counts.values())
+    var = n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1)))
+    if var <= 0:
+        return 1.0
+    z = (abs(u - n1 * n2 / 2) - 0.5) / math.sqrt(var)
+    return math.erfc(max(z, 0) / math.sqrt(2))
+
+
+def ratio_interval(base, other, resamples=2000):
+    """95 % bootstrap interval of median(base) / median(other)."""
+    rng = random.Random(12345)
+    values = sorted(statistics.median(rng.choices(base, k=len(base))) /
+                    statistics.median(rng.choices(other, k=len(other)))
+                    for _ in range(resamples))
+    return values[int(0.025 * resamples)], values[int(0.975 * resamples) - 1]
+
+
+def judge(base, other):
+    """(ratio, low, high, direction): base / other, +1 faster than base, -1 slower, 0 undecided."""
+    ratio = statistics.median(base) / statistics.median(other)
+    low, high = ratio_interval(base, other)
+    decided = mann_whitney_p(base, other) < ALPHA
+    direction = 0
+    if decided and low > 1 + NOISE_FLOOR:
+        direction = 1
+    elif decided and high < 1 / (1 + NOISE_FLOOR):
+        direction = -1
+    return ratio, low, high, direction
+
+
+def replay_samples(path):
+    """malloc -> {"calls": [ns per call], "program": [program ns per call]}"""
     results = json.load(open(path))
-    ratios, ns = {}, {}
+    out = {}
     for w in results["workloads"]:
         if w.get("kind") != "trace":
             continue
         for c in w["cells"]:
             if c["strategy"] != "malloc" or c["status"] != "ok":
                 continue
-            ns[c["malloc"]] = c["replay"]["ns_per_call"]["median"]
-            vs = c["vs_std"]
-            ratios[c["malloc"]] = 1.0 if vs is None else vs["speedup_p50"]
-            if vs is not None and vs["intervals"]["speedup_p50"]:
-                i = vs["intervals"]["speedup_p50"]
-                ratios[c["malloc"]] = (vs["speedup_p50"], i["low"], i["high"])
-    return ratios, ns
+            rp = c["replay"]
+            out[c["malloc"]] = {"calls": rp["ns_per_call"]["per_repetition"],
+                                "program": rp.get("program_ns_per_call", {}).get("per_repetition", [])}
+    return out
+
+
+def mark(direction):
+    return {1: "faster", -1: "slower", 0: "undecided"}[direction]
+
+
+def text(j):
+    return f"{j[0]:.2f} [{j[1]:.2f}–{j[2]:.2f}] {mark(j[3])}"
 
 
 def main():
@@ -59,42 +121,52 @@ def main():
     for line in open(sys.argv[1]):
         program, malloc, _, ms = line.split()
         real.setdefault(program, {}).setdefault(malloc, []).append(float(ms))
-    print("Ratios are glibc / malloc (> 1: faster than glibc). Real: median CPU time (user + sys) of "
-          "the whole program over the rounds (min-max of the per-round ratios in brackets). Replay: ns per "
-          "allocator call, 95 % bootstrap interval over replays in fresh processes.\n")
+    print("Ratios are glibc / malloc (> 1: faster than glibc), each with its 95 % bootstrap "
+          "interval and the lab's verdict (U test p < 0.05 and the interval beyond a 3 % noise "
+          "floor). Real: CPU time (user + sys) of the whole program per round. Replay: malloc "
+          "call time (ns per call) and replayed program time (program ns per call), one per "
+          "whole replay in a fresh process.\n")
     summary = []
     for arg in sys.argv[2:]:
         program, path = arg.split("=", 1)
-        replay, ns = replay_ratios(path)
+        replay = replay_samples(path)
         times = real[program]
-        base = statistics.median(times["glibc"])
-        mallocs = [m for m in times if m in replay]
+        mallocs = [m for m in times if m in replay and m != "glibc"]
         print(f"### {program}\n")
-        print(f"glibc: {base:.0f} ms of CPU a real run, {ns.get('glibc', 0):.1f} ns per replayed call\n")
-        print("| malloc | real CPU ms | real ratio | replay ns/call | replay ratio | real rank | "
-              "replay rank |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
-        real_ratio = {m: base / statistics.median(times[m]) for m in mallocs}
-        replay_value = {m: replay[m][0] if isinstance(replay[m], tuple) else replay[m]
-                        for m in mallocs}
-        rr = ranks([real_ratio[m] for m in mallocs])
-        pr = ranks([replay_value[m] for m in mallocs])
-        for k, m in enumerate(sorted(mallocs, key=lambda m: -real_ratio[m])):
-            i = mallocs.index(m)
-            per_round = [b / t for b, t in zip(times["glibc"], times[m])]
-            rp = replay[m]
-            replay_text = (f"{rp[0]:.2f} [{rp[1]:.2f}–{rp[2]:.2f}]" if isinstance(rp, tuple)
-                           else f"{rp:.2f}")
-            print(f"| {m} | {statistics.median(times[m]):.0f} | {real_ratio[m]:.3f} "
-                  f"[{min(per_round):.2f}–{max(per_round):.2f}] | {ns[m]:.1f} | {replay_text} | "
-                  f"{rr[i]:g} | {pr[i]:g} |")
-        rho = spearman([real_ratio[m] for m in mallocs], [replay_value[m] for m in mallocs])
-        summary.append((program, len(mallocs), rho))
-        print(f"\nSpearman rank correlation (real vs replay), {len(mallocs)} mallocs: "
-              f"**{rho:.2f}**\n")
-    print("| program | mallocs | Spearman ρ |\n|---|---:|---:|")
-    for program, n, rho in summary:
-        print(f"| {program} | {n} | {rho:.2f} |")
+        print(f"glibc: {statistics.median(times['glibc']):.0f} ms of CPU a real run, "
+              f"{statistics.median(replay['glibc']['calls']):.1f} ns per replayed call, "
+              f"{statistics.median(replay['glibc']['program'] or [0]):.1f} replayed program ns "
+              "per call\n")
+        print("| malloc | real CPU ms | real ratio | replay: call time | replay: program time |")
+        print("|---|---:|---:|---:|---:|")
+        judged = {}
+        for m in mallocs:
+            judged[m] = {"real": judge(times["glibc"], times[m]),
+                         "calls": judge(replay["glibc"]["calls"], replay[m]["calls"])}
+            if replay[m]["program"] and replay["glibc"]["program"]:
+                judged[m]["program"] = judge(replay["glibc"]["program"], replay[m]["program"])
+        for m in sorted(mallocs, key=lambda m: -judged[m]["real"][0]):
+            j = judged[m]
+            print(f"| {m} | {statistics.median(times[m]):.0f} | {text(j['real'])} | "
+                  f"{text(j['calls'])} | {text(j['program']) if 'program' in j else '–'} |")
+        print()
+        everyone = ["glibc"] + mallocs
+        real_ratio = [1.0] + [judged[m]["real"][0] for m in mallocs]
+        decided_real = sum(1 for m in mallocs if judged[m]["real"][3] != 0)
+        for figure in ("calls", "program"):
+            if any(figure not in judged[m] for m in mallocs):
+                continue
+            rho = spearman(real_ratio, [1.0] + [judged[m][figure][0] for m in mallocs])
+            reversed_ = [m for m in mallocs if judged[m]["real"][3] * judged[m][figure][3] < 0]
+            summary.append((program, figure, len(everyone), decided_real, rho, reversed_))
+            print(f"- replay {figure} time: Spearman ρ over {len(everyone)} mallocs **{rho:.2f}**; "
+                  f"reverses a decided real direction: {', '.join(reversed_) or 'none'}")
+        print()
+    print("| program | replay figure | mallocs | real differences decided | Spearman ρ | "
+          "reversed |\n|---|---|---:|---:|---:|---|")
+    for program, figure, n, decided, rho, reversed_ in summary:
+        print(f"| {program} | {figure} time | {n} | {decided} | {rho:.2f} | "
+              f"{', '.join(reversed_) or 'none'} |")
 
 
 if __name__ == "__main__":

@@ -128,7 +128,7 @@ TEST_F(ReplayCommand, AdviseCitesTheReplaysFigures) {
   const double arena_ratio = cell_of(w, "arena")->at("vs_std").at("speedup_p50");
   for (const std::string& text :
        {fmt::format("baseline: glibc at {:.1f} ns per call", glibc_ns),
-        std::string("only glibc was replayed"), std::string("size classes (log2) cover"),
+        std::string("only glibc was measured"), std::string("size classes (log2) cover"),
         std::string("multipool_options{.max_block_size = "),
         std::string("replayed through alloclab_multipool: "),
         std::string("replayed through that arena: "),
@@ -139,6 +139,46 @@ TEST_F(ReplayCommand, AdviseCitesTheReplaysFigures) {
   ASSERT_NE(at, std::string::npos) << o.out;
   const double printed = std::stod(o.out.substr(at + 29));
   EXPECT_NEAR(printed, arena_ratio, 0.006) << o.out;
+}
+
+// With --real (a program-frame results.json of the same program: the shape
+// src/lab/advise/program_runs.hpp reads), the malloc advice follows the real runs, names the
+// malloc to avoid, and reports the replay's agreement; real runs of another program are refused.
+TEST_F(ReplayCommand, AdviseFollowsTheRealRuns) {
+  if (alloclab::build::sanitized)
+    GTEST_SKIP() << "AddressSanitizer owns malloc: a replay worker cannot prove glibc live";
+  const outcome replayed = replay("");
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
+  const fs::path results = dir_ / "out" / "latest" / "results.json";
+  const auto real_runs = [&](const std::string& program) {
+    json runs = json::array(), combinations = json::array();
+    for (const auto& [malloc, seconds] :
+         {std::pair{"glibc", 1.0}, std::pair{"mimalloc", 0.8}, std::pair{"tbbmalloc", 1.15}}) {
+      combinations.push_back({{"name", malloc}, {"malloc", malloc}});
+      for (const double d : {0.0, 0.01, -0.01, 0.005, -0.002})
+        runs.push_back({{"combination", malloc}, {"ok", true}, {"cpu_seconds", seconds * (1 + d)}});
+    }
+    const fs::path p = dir_ / (fs::path(program).filename().string() + ".json");
+    std::ofstream(p) << json{
+        {"program",
+         {{"command", {program, "-c", "pass"}},
+          {"baseline", "glibc"},
+          {"combinations", combinations},
+          {"runs", runs}}}}.dump();
+    return p.string();
+  };
+  const outcome o = run("advise '" + python_trace + "' --results '" + results.string() +
+                        "' --real '" + real_runs("/usr/bin/python3") + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  for (const char* text :
+       {"from real runs of the program (CPU time, user + sys; 5 runs or more per malloc)",
+        "beyond the 3 % noise floor", "use mimalloc: faster than glibc: 1.25x",
+        "avoid tbbmalloc: slower than glibc", "against the real runs: Spearman rho",
+        "the replay alone (replayed program time) would say: keep glibc"})
+    EXPECT_NE(o.out.find(text), std::string::npos) << text << "\n" << o.out;
+  expect_refused("advise '" + python_trace + "' --results '" + results.string() + "' --real '" +
+                     real_runs("/usr/bin/sqlite3") + "'",
+                 "not the same program");
 }
 
 TEST_F(ReplayCommand, BadInputIsOneLineAndExit2) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/request.hpp"
+#include "stats/decision.hpp"
 
 namespace CLI {
 class App;
@@ -20,7 +21,9 @@ namespace alloclab::lab {
 struct replay_command_request {
   std::string trace;
   std::string results;  // advise --results
-  run_request run;      // mallocs, out, repetitions, processes, quick, ...
+  std::string real;     // advise --real: a program-frame results.json
+  double noise_floor_percent = default_noise_floor_percent;  // advise --noise-floor
+  run_request run;  // mallocs, out, repetitions, processes, quick, ...
 };
 
 class replay_commands {
@@ -47,8 +50,11 @@ int execute_replay(run_request request, const std::string& trace_path);
 // under each malloc (scripts/validate-replay.sh). Exit 2 when it is unknown or not installed.
 int print_malloc_env(const char* name);
 
-// The recommendations for `trace_path` from `results` (a results.json with a replay frame).
-// Throws usage_error when the results have no replay of a trace.
-std::string advise(const std::string& trace_path, const nlohmann::json& results);
+// The recommendations for `trace_path` from `results` (a results.json with a replay frame) and,
+// when `real` is given, real runs of the program (advise/advise.hpp). Throws usage_error when
+// the results have no replay of a trace.
+std::string advise(const std::string& trace_path, const nlohmann::json& results,
+                   double noise_floor_percent = default_noise_floor_percent,
+                   const nlohmann::json* real = nullptr);
 
 }  // namespace alloclab::lab

@@ -67,7 +67,9 @@ struct serve_figures {
 
 // Replay frame: whole replays of a recorded trace, in one process (see executors/replay_executor).
 struct replay_figures {
-  std::vector<double> ns_per_call;   // per repetition: call time / calls (waits excluded)
+  std::vector<double> ns_per_call;  // per repetition: call time / calls (waits excluded)
+  // per repetition: replayed program time (calls and modelled program work) / calls
+  std::vector<double> program_ns_per_call;
   std::vector<double> call_seconds;  // per repetition, summed over the replay's threads
   std::vector<double> wall_seconds;  // per repetition
   std::uint64_t calls = 0;           // per repetition
@@ -120,8 +122,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(memory_figures, repetition_seconds, samples_n
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(serve_repetition, hey, wrk, ladder, saturation_rps, stats)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(serve_figures, pinning, duration_s, connections, repetitions)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_figures, ns_per_call, call_seconds, wall_seconds, calls,
-                                   skipped, threads, peak_live_bytes, memory)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_figures, ns_per_call, program_ns_per_call, call_seconds,
+                                   wall_seconds, calls, skipped, threads, peak_live_bytes, memory)
 
 // Worker -> parent transport (not results JSON). Throws nlohmann::json::exception on a
 // document that is not a record.

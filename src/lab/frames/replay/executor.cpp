@@ -86,8 +86,22 @@ std::uint64_t rss_now() {
   return heap::read_proc_status().vm_rss_bytes.value_or(0);
 }
 
-// `repetitions` whole replays; the first one's RSS readings. Each replay gets a fresh resource
-// (destroyed, with the malloc purged, after it), so every replay starts from the same state.
+// One replay with the program-work model (trace/replay.hpp): its replayed program time per call.
+double program_ns_per_call(const trace::trace_file& file, const replay_resource_entry* entry,
+                           const replay_spec& s) {
+  std::unique_ptr<replay_resource> holder = entry ? entry->make(s.facts) : nullptr;
+  trace::replay_options options;
+  options.resource = holder ? holder->resource() : nullptr;
+  options.program_work = true;
+  const double ns = trace::replay_trace(file, options).program_ns_per_call();
+  holder.reset();
+  heap::purge_live_malloc();
+  return ns;
+}
+
+// `repetitions` whole replays timing the calls, each followed by one with program work; the
+// first one's RSS readings. Each replay gets a fresh resource (destroyed, with the malloc
+// purged, after it), so every replay starts from the same state.
 replay_figures measure(const replay_spec& s) {
   const trace::trace_file file(s.trace);
   const replay_resource_entry* entry = find_replay_resource(s.strategy);
@@ -122,6 +136,7 @@ replay_figures measure(const replay_spec& s) {
       f.peak_live_bytes = r.peak_live_bytes;
     }
     f.ns_per_call.push_back(r.ns_per_call());
+    f.program_ns_per_call.push_back(program_ns_per_call(file, entry, s));
     f.call_seconds.push_back(r.call_seconds);
     f.wall_seconds.push_back(r.wall_seconds);
   }

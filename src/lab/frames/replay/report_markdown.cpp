@@ -15,6 +15,9 @@ void replay_table(std::string& md, const json& w) {
   md += fmt::format("### Replay of `{}`\n\n", w["name"].get<std::string>());
   md += fmt::format(
       "Trace {} · {} thread(s) · monotonic footprint {} · arena for the arena resource {}. "
+      "ns per call: malloc call time; program ns per call: replayed program time, the calls and "
+      "the modelled program work over the live blocks (touches in proportion to size, lifetime "
+      "and the recorded time between calls; `alloclab advise` compares it). "
       "Ratios: {} ns per call ÷ the cell's, 95 % bootstrap interval over whole replays in fresh "
       "processes. Peak RSS growth excludes the replay engine's own block table; ideal = the "
       "trace's peak live bytes; fragmentation = growth ÷ ideal; resident after the last free and "
@@ -23,22 +26,27 @@ void replay_table(std::string& md, const json& w) {
       format_bytes(t["monotonic_footprint"].get<double>()),
       format_bytes(t["arena_bytes"].get<double>()), baseline_name(w));
   md += table_head({text_column("malloc / resource"), figure_column("ns per call"),
-                    figure_column("vs baseline"), figure_column("total (ms)"),
-                    figure_column("peak RSS growth"), figure_column("ideal RSS"),
-                    figure_column("fragmentation"), figure_column("after free"),
-                    figure_column("after purge"), figure_column("calls (skipped)")});
+                    figure_column("vs baseline"), figure_column("program ns per call"),
+                    figure_column("total (ms)"), figure_column("peak RSS growth"),
+                    figure_column("ideal RSS"), figure_column("fragmentation"),
+                    figure_column("after free"), figure_column("after purge"),
+                    figure_column("calls (skipped)")});
   for (const auto& c : w["cells"]) {
     const json& rp = c["replay"];
     if (c["status"] != "ok" || rp.is_null()) {
-      md += fmt::format("| {} | {} | | | | | | | | |\n", replay_cell_label(c), unmeasured_text(c));
+      md +=
+          fmt::format("| {} | {} | | | | | | | | | |\n", replay_cell_label(c), unmeasured_text(c));
       continue;
     }
     const json& m = rp["memory"];
     const std::string ratio = is_baseline(w, c) ? "baseline" : speedup_text(c);
     md += fmt::format(
-        "| {} | {:.1f} | {} | {:.1f} | {} | {} | {} | {} | {} | {} ({}) |\n", replay_cell_label(c),
-        rp["ns_per_call"]["median"].get<double>(), ratio, rp["total_ms"]["median"].get<double>(),
-        spread_text(m["peak_rss_growth_bytes"]), format_bytes(m["ideal_rss_bytes"].get<double>()),
+        "| {} | {:.1f} | {} | {} | {:.1f} | {} | {} | {} | {} | {} | {} ({}) |\n",
+        replay_cell_label(c), rp["ns_per_call"]["median"].get<double>(), ratio,
+        format_number_or_dash(
+            rp.value("program_ns_per_call", json::object()).value("median", json()), "{:.1f}"),
+        rp["total_ms"]["median"].get<double>(), spread_text(m["peak_rss_growth_bytes"]),
+        format_bytes(m["ideal_rss_bytes"].get<double>()),
         format_number_or_dash(m["fragmentation"], "{:.2f}"), spread_text(m["rss_after_free_bytes"]),
         spread_text(m["rss_after_purge_bytes"]), rp["calls"].get<std::uint64_t>(),
         rp["skipped_calls"].get<std::uint64_t>());

@@ -69,10 +69,11 @@ json replay_cell(const cell_spec& spec, const cell_records& rs) {
   if (rs.broken() != nullptr) return cell;
   cell_measurement timing;
   std::vector<const replay_figures*> parts;
-  std::vector<double> totals, walls;
+  std::vector<double> totals, walls, program;
   for (const auto* r : rs.parts) {
     const replay_figures& f = *r->replay;
     parts.push_back(&f);
+    append(program, f.program_ns_per_call);
     append(timing.samples_ns, f.ns_per_call);
     append(timing.repetition_medians_ns, f.ns_per_call);
     append(timing.repetition_p99_ns, f.ns_per_call);
@@ -90,6 +91,7 @@ json replay_cell(const cell_spec& spec, const cell_records& rs) {
       {"threads", first.threads},
       {"ns_per_call",
        {{"median", median_of(timing.samples_ns)}, {"per_repetition", timing.samples_ns}}},
+      {"program_ns_per_call", {{"median", median_of(program)}, {"per_repetition", program}}},
       {"total_ms", {{"median", median_of(totals)}, {"per_repetition", totals}}},
       {"wall_ms", {{"median", median_of(walls)}, {"per_repetition", walls}}},
       {"memory", replay_memory(parts)}};

@@ -1,0 +1,163 @@
+// Tests of advise/: the malloc advice under the lab's one verdict rule, the replay's agreement
+// with real runs, and what advise reads from a program-frame results.json (a hand-written
+// fixture of the shape advise/program_runs.hpp documents).
+//
+// Test plan (public member -> test):
+//   advise_malloc: a switch only for a decided gain beyond the noise floor
+//                                      -> AdviseMalloc.SwitchesOnlyForADecidedGainBeyondTheFloor
+//   advise_malloc: every decided-slower malloc is named to avoid
+//                                      -> AdviseMalloc.NamesEveryMallocToAvoid
+//   advise_malloc: too few repetitions never switch -> AdviseMalloc.TooFewRepetitionsNeverSwitch
+//   render_malloc_advice: names its noise floor and source -> AdviseMalloc.TextNamesTheFloor
+//   spearman_rho / agree: rho, ratio errors, reversals -> Agreement.*
+//   read_program_runs / same_program: the fixture's shape, refusals -> ProgramRuns.*
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "advise/agreement.hpp"
+#include "advise/malloc_advice.hpp"
+#include "advise/program_runs.hpp"
+#include "plan/request.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+using json = nlohmann::json;
+
+// Seven repetitions around `center` (spread +-1 %).
+malloc_costs around(const std::string& name, double center) {
+  malloc_costs c{name, {}};
+  for (const double d : {-1.0, -0.5, 0.0, 0.3, 0.6, 1.0, -0.2})
+    c.samples.push_back(center * (1 + d / 100));
+  return c;
+}
+
+TEST(AdviseMalloc, SwitchesOnlyForADecidedGainBeyondTheFloor) {
+  const malloc_costs glibc = around("glibc", 100);
+  // 2 % faster: the U test decides it, but it is inside the 3 % floor.
+  const malloc_advice small = advise_malloc(glibc, {around("jemalloc", 98)});
+  EXPECT_FALSE(small.switch_to.has_value());
+  EXPECT_EQ(small.others.at(0).verdict, difference::inside_noise);
+  // Beyond the floor: switch to the larger of two decided gains.
+  const malloc_advice big =
+      advise_malloc(glibc, {around("jemalloc", 90), around("mimalloc", 80)}, 3);
+  ASSERT_TRUE(big.switch_to.has_value());
+  EXPECT_EQ(big.others.at(*big.switch_to).malloc, "mimalloc");
+  EXPECT_NEAR(big.others.at(*big.switch_to).ratio, 1.25, 1e-9);
+  // A wider floor turns the same gain into noise.
+  EXPECT_FALSE(advise_malloc(glibc, {around("jemalloc", 90)}, 15).switch_to.has_value());
+}
+
+TEST(AdviseMalloc, NamesEveryMallocToAvoid) {
+  const malloc_advice a =
+      advise_malloc(around("glibc", 100),
+                    {around("tbbmalloc", 112), around("mimalloc", 80), around("tcmalloc", 120)});
+  ASSERT_EQ(a.avoid.size(), 2u);
+  EXPECT_EQ(a.others.at(a.avoid[0]).malloc, "tbbmalloc");
+  EXPECT_EQ(a.others.at(a.avoid[1]).malloc, "tcmalloc");
+  const std::string text = render_malloc_advice(a, "real runs");
+  EXPECT_NE(text.find("avoid tbbmalloc: slower than glibc"), std::string::npos) << text;
+  EXPECT_NE(text.find("avoid tcmalloc: slower than glibc"), std::string::npos) << text;
+  EXPECT_NE(text.find("use mimalloc: faster than glibc"), std::string::npos) << text;
+}
+
+TEST(AdviseMalloc, TooFewRepetitionsNeverSwitch) {
+  const malloc_advice a = advise_malloc({"glibc", {100, 101}}, {{"mimalloc", {50, 51}}});
+  EXPECT_FALSE(a.switch_to.has_value());
+  EXPECT_EQ(a.others.at(0).verdict, difference::too_few);
+  EXPECT_NE(render_malloc_advice(a, "x").find("keep glibc"), std::string::npos);
+}
+
+TEST(AdviseMalloc, TextNamesTheFloor) {
+  const malloc_advice a = advise_malloc(around("glibc", 100), {around("jemalloc", 98)}, 3);
+  const std::string text = render_malloc_advice(a, "the replay's program time");
+  EXPECT_NE(text.find("from the replay's program time"), std::string::npos) << text;
+  EXPECT_NE(text.find("beyond the 3 % noise floor"), std::string::npos) << text;
+  EXPECT_NE(text.find("jemalloc: 1.02x"), std::string::npos) << text;
+  EXPECT_NE(text.find("inside the noise"), std::string::npos) << text;
+}
+
+TEST(Agreement, SpearmanOfKnownRankings) {
+  EXPECT_DOUBLE_EQ(spearman_rho({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
+  EXPECT_DOUBLE_EQ(spearman_rho({1, 2, 3, 4}, {40, 30, 20, 10}), -1.0);
+  EXPECT_NEAR(spearman_rho({1, 2, 3, 4, 5}, {2, 1, 3, 4, 5}), 0.9, 1e-12);
+  EXPECT_TRUE(std::isnan(spearman_rho({1, 1, 1}, {1, 2, 3})));
+}
+
+TEST(Agreement, ErrorsAndReversalsAgainstTheRealRuns) {
+  const malloc_costs glibc = around("glibc", 100);
+  // Real: mimalloc faster, tbbmalloc slower, jemalloc faster. Replay: tbbmalloc faster.
+  const malloc_advice real = advise_malloc(
+      glibc, {around("jemalloc", 85), around("mimalloc", 75), around("tbbmalloc", 110)});
+  const malloc_advice replay = advise_malloc(
+      glibc, {around("jemalloc", 70), around("mimalloc", 80), around("tbbmalloc", 90)});
+  const replay_agreement a = agree(replay, real);
+  EXPECT_EQ(a.mallocs, 4u);
+  ASSERT_EQ(a.reversed.size(), 1u);
+  EXPECT_EQ(a.reversed[0], "tbbmalloc");
+  ASSERT_EQ(a.errors.size(), 3u);
+  EXPECT_EQ(a.errors[0].malloc, "jemalloc");
+  EXPECT_NEAR(a.errors[0].error(), (100.0 / 70) / (100.0 / 85) - 1, 1e-9);
+  // Real order mimalloc > jemalloc > glibc > tbbmalloc; replay jemalloc > mimalloc > tbb > glibc.
+  EXPECT_NEAR(a.spearman,
+              spearman_rho({1, 100.0 / 85, 100.0 / 75, 100.0 / 110},
+                           {1, 100.0 / 70, 100.0 / 80, 100.0 / 90}),
+              1e-12);
+  const std::string text = render_agreement(a, "replayed program time");
+  EXPECT_NE(text.find("reverses the decided real direction of: tbbmalloc"), std::string::npos)
+      << text;
+}
+
+// The shape advise reads from `alloclab try` results (advise/program_runs.hpp).
+json try_fixture() {
+  json runs = json::array();
+  const auto run = [&](const char* combination, double seconds, bool ok) {
+    runs.push_back({{"combination", combination}, {"ok", ok}, {"cpu_seconds", seconds}});
+  };
+  for (const double d : {0.0, 0.01, -0.01, 0.005, -0.002}) {
+    run("glibc", 1.32 + d, true);
+    run("mimalloc", 0.96 + d, true);
+    run("tbbmalloc", 1.2 + d, false);  // failed runs have no numbers
+  }
+  return {{"program",
+           {{"command", {"/usr/bin/python3", "workload.py"}},
+            {"baseline", "glibc"},
+            {"combinations",
+             {{{"name", "glibc"}, {"malloc", "glibc"}},
+              {{"name", "mimalloc"}, {"malloc", "mimalloc"}},
+              {{"name", "tbbmalloc"}, {"malloc", "tbbmalloc"}}}},
+            {"runs", runs}}}};
+}
+
+TEST(ProgramRuns, ReadsTheProgramFramesShape) {
+  const program_runs runs = read_program_runs(try_fixture());
+  EXPECT_EQ(runs.command.at(0), "/usr/bin/python3");
+  EXPECT_EQ(runs.baseline.malloc, "glibc");
+  ASSERT_EQ(runs.baseline.samples.size(), 5u);
+  EXPECT_NEAR(runs.baseline.samples[0], 1320, 1e-9);
+  ASSERT_EQ(runs.others.size(), 1u) << "tbbmalloc's runs all failed";
+  EXPECT_EQ(runs.others[0].malloc, "mimalloc");
+  const malloc_advice a = advise_malloc(runs.baseline, runs.others);
+  ASSERT_TRUE(a.switch_to.has_value());
+  EXPECT_EQ(a.others.at(*a.switch_to).malloc, "mimalloc");
+}
+
+TEST(ProgramRuns, RefusesResultsWithoutRealRunsOrBaseline) {
+  EXPECT_THROW(read_program_runs(json::parse(R"({"workloads": []})")), usage_error);
+  json no_base = try_fixture();
+  no_base["program"]["baseline"] = "jemalloc";
+  EXPECT_THROW(read_program_runs(no_base), usage_error);
+}
+
+TEST(ProgramRuns, SameProgramByExecutableName) {
+  EXPECT_TRUE(same_program({"/usr/bin/python3.11", "x.py"}, {"python3.11", "-c", "1"}));
+  EXPECT_FALSE(same_program({"/usr/bin/python3.11"}, {"/usr/bin/sqlite3"}));
+  EXPECT_FALSE(same_program({}, {"/usr/bin/sqlite3"}));
+}
+
+}  // namespace
+}  // namespace alloclab::lab

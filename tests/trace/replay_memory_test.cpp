@@ -1,0 +1,125 @@
+// The replay engine's own memory: its block bookkeeping follows the live set, not the trace's
+// length, on synthetic traces written event by event (tests/trace/synthetic_trace.hpp).
+//
+// Test plan (public member -> test):
+//   replay_trace: bookkeeping of a trace of many short-lived blocks stays bounded
+//                                                 -> ReplayMemory.ShortLivedBlocksKeepBookkeepingBounded
+//   replay_trace: long-lived blocks among short ones are freed at the end, counts hold
+//                                                 -> ReplayMemory.LongLivedBlocksSurviveSlotReuse
+//   replay_trace: cross-thread frees find the other thread's blocks
+//                                                 -> ReplayMemory.CrossThreadFreesFindTheirBlocks
+//   replay_trace: a double free is still refused  -> ReplayMemory.DoubleFreeIsRefused
+#include <gtest/gtest.h>
+
+#include "trace/replay.hpp"
+#include "trace/synthetic_trace.hpp"
+
+namespace alloclab::trace {
+namespace {
+
+TEST(ReplayMemory, ShortLivedBlocksKeepBookkeepingBounded) {
+  synthetic_trace w("short_lived");
+  constexpr int pairs = 300000;
+  for (int i = 0; i < pairs; ++i) {
+    w.thread(0).malloc(48);
+    w.thread(0).free_youngest();
+  }
+  const replay_result r = replay_trace(w.finish());
+  EXPECT_EQ(r.calls, 2u * pairs);
+  EXPECT_EQ(r.peak_live_bytes, 48u);
+  // Before: 24 bytes per block id ever created (7.2 MB here).
+  EXPECT_LE(r.bookkeeping_bytes, 64u * 1024) << "bookkeeping grows with the trace's length";
+  EXPECT_LE(r.peak_slots, 64u);
+}
+
+TEST(ReplayMemory, LongLivedBlocksSurviveSlotReuse) {
+  synthetic_trace w("long_lived");
+  constexpr int rounds = 2000;
+  std::uint64_t kept = 0;
+  for (int i = 0; i < rounds; ++i) {
+    for (int k = 0; k < 50; ++k) w.thread(0).malloc(16);
+    for (int k = 0; k < 49; ++k) w.thread(0).free_age(static_cast<std::uint64_t>(k) + 1);
+    ++kept;  // the first of each round (age 49 before the frees) stays
+  }
+  const replay_result r = replay_trace(w.finish());
+  EXPECT_EQ(r.released_at_end, kept);
+  EXPECT_EQ(r.final_live_bytes, 16u * kept);
+  EXPECT_EQ(r.skipped, 0u);
+  EXPECT_LE(r.peak_slots, 4 * kept + 256);
+}
+
+TEST(ReplayMemory, CrossThreadFreesFindTheirBlocks) {
+  synthetic_trace w("cross_thread");
+  constexpr std::uint64_t blocks = 5000;
+  for (std::uint64_t i = 0; i < blocks; ++i) w.thread(1).malloc(64 + i % 8);
+  for (std::uint64_t i = 0; i < blocks; ++i) w.thread(0).free_of(1, i);
+  const replay_result r = replay_trace(w.finish());
+  EXPECT_EQ(r.calls, 2 * blocks);
+  EXPECT_EQ(r.skipped, 0u);
+  EXPECT_EQ(r.final_live_bytes, 0u);
+  EXPECT_EQ(r.released_at_end, 0u);
+}
+
+TEST(ReplayMemory, DoubleFreeIsRefused) {
+  synthetic_trace w("double_free");
+  w.thread(1).malloc(32);
+  w.thread(0).free_of(1, 0);
+  w.thread(0).free_of(1, 0);
+  EXPECT_THROW(replay_trace(w.finish()), trace_error);
+}
+
+}  // namespace
+}  // namespace alloclab::trace
+
+namespace alloclab::trace {
+namespace {
+
+// ---- the program-work model ----
+
+TEST(ReplayProgramWork, TouchesLiveBlocksInProportionToTheirLifetime) {
+  synthetic_trace w("program_work");
+  for (int i = 0; i < 20000; ++i) {
+    w.thread(0).malloc(128);
+    w.thread(0).free_youngest();
+  }
+  replay_options options;
+  options.program_work = true;
+  options.touches_per_call = 2;
+  const replay_result r = replay_trace(w.finish(), options);
+  // One block is live after each malloc, none after each free: two touches per malloc.
+  EXPECT_EQ(r.touches, 2u * 20000);
+  EXPECT_EQ(r.touched_bytes, 2u * 20000 * 128);
+  EXPECT_GT(r.program_seconds, 0.0);
+  EXPECT_EQ(r.call_seconds, 0.0) << "with program work, time is the program's, not the calls'";
+
+  const replay_result calls_only = replay_trace(w.finish());
+  EXPECT_EQ(calls_only.touches, 0u);
+  EXPECT_EQ(calls_only.program_seconds, 0.0);
+}
+
+TEST(ReplayProgramWork, RecordedGapsSetHowMuchWorkFallsBetweenCalls) {
+  // A block lives throughout, so every touch finds one. Three windows of 1000 calls took 100,
+  // 1900 and 1000 us; with a mean of 1 us per call, each window's rate applies from the next
+  // window on (the first runs at the base rate): 1001 x 1 + 1000 x 0.1 + 1000 x 1.9 touches.
+  synthetic_trace w("gaps");
+  w.thread(0).malloc(64);
+  const auto window = [&](std::uint64_t us) {
+    for (int i = 0; i < 500; ++i) {
+      w.thread(0).malloc(64);
+      w.thread(0).free_youngest();
+    }
+    w.thread(0).timestamp(us);
+  };
+  window(100);
+  window(1900);
+  window(1000);
+  replay_options options;
+  options.program_work = true;
+  options.touches_per_call = 1;
+  options.mean_us_per_call = 1.0;
+  const replay_result r = replay_trace(w.finish(), options);
+  EXPECT_NEAR(static_cast<double>(r.touches), 1001 + 100 + 1900, 3.0);
+}
+
+}  // namespace
+}  // namespace alloclab::trace
