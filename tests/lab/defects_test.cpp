@@ -90,7 +90,7 @@ TEST_F(Defects, InterruptLeavesNoWorkerAndNoEmptyDirectory) {
       ::setenv("ALLOCLAB_TEST_WORKER_FAULT", "hang:*", 1);
       ::unsetenv("LD_PRELOAD");
       const std::string out_arg = out.string();
-      const std::string bin = binary();
+      const std::string bin = hooked_binary();
       ::execl(bin.c_str(), bin.c_str(), "run", "--workloads", "trade_batch", "--strategies", "std",
               "--out", out_arg.c_str(), "--allow-debug", static_cast<char*>(nullptr));
       ::_exit(127);

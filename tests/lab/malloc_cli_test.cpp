@@ -1,7 +1,8 @@
-// The process-wide malloc axis through the built `alloclab` binary (issue 4): preload validation,
+// The process-wide malloc axis through the built `alloclab` binary: preload validation,
 // isolation of crashing and hanging workers, missing allocators, and the results document with
-// memory figures. Test-only hooks: ALLOCLAB_TEST_WORKER_FAULT (a worker aborts or hangs) and
-// ALLOCLAB_TEST_HIDE_MALLOC (an installed allocator looks missing). No test asserts a timing.
+// memory figures. Faults and hidden mallocs come from the test-only `alloclab_hooked` binary
+// (ALLOCLAB_TEST_WORKER_FAULT, ALLOCLAB_TEST_HIDE_MALLOC; cli_support picks it). No test asserts a
+// timing.
 #include <sys/wait.h>
 #include <unistd.h>
 

@@ -41,11 +41,4 @@ int run_heap_worker(const char* spec_json);
 int run_memory_worker(const char* spec_json);
 int run_replay_worker(const char* spec_json);
 
-// Test hook, called by workers before they measure: ALLOCLAB_TEST_WORKER_FAULT=<action>:<cell>
-// with <action> abort or hang and <cell> "<workload>/<strategy>@<malloc>" (or "*": every cell).
-void inject_test_fault(const std::string& cell_id);
-// The action ALLOCLAB_TEST_WORKER_FAULT names for this cell (empty: none). `alloclab serve` also
-// takes "abort_later": it aborts 1.5 s after start-up, while it is under load.
-std::string test_fault_for(const std::string& cell_id);
-
 }  // namespace alloclab::lab

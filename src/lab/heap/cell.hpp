@@ -126,11 +126,4 @@ struct cell_outcome {
 /// exit worker_exit_refused when it could not prove its allocator. Never throws.
 cell_outcome run_measuring_worker(const worker_request& request);
 
-/// Parent side. Starts `worker_argv_prefix + [to_json(spec).dump()]` (e.g.
-/// {"/proc/self/exe", "__heap-worker"}) under the allocator's environment and classifies the
-/// result. Never throws.
-cell_outcome run_cell_in_worker(const cell_spec& spec,
-                                const std::vector<std::string>& worker_argv_prefix,
-                                std::chrono::milliseconds timeout);
-
 }  // namespace alloclab::heap
