@@ -112,7 +112,7 @@ TEST_F(MallocCli, HeapRunCarriesProvenAllocatorsAndMemoryFigures) {
   if (sanitized()) GTEST_SKIP() << "AddressSanitizer owns malloc";
   const json r = heap_run("--malloc all --workloads fifo_lognormal,lifo_exponential", "", 0);
   ASSERT_TRUE(r.contains("workloads"));
-  EXPECT_EQ(r.at("schema_version"), 5);
+  EXPECT_EQ(r.at("schema_version"), 6);
   std::size_t measured = 0;
   for (const auto& w : r.at("workloads")) {
     EXPECT_EQ(w.at("kind"), "heap");

@@ -15,6 +15,7 @@
 #include "main/commands.hpp"
 #include "plan/malloc_choice.hpp"
 #include "plan/plan.hpp"
+#include "render/units.hpp"
 #include "stats/decision.hpp"
 #include "stats/ratio_text.hpp"
 #include "strategies/replay_resources.hpp"
@@ -52,16 +53,6 @@ replay_trace_facts facts_of(const read_trace& t) {
   for (const k kind : {k::memalign, k::posix_memalign, k::aligned_alloc, k::valloc, k::pvalloc})
     f.aligned_allocations += t.summary.by_kind[static_cast<std::size_t>(kind)];
   return f;
-}
-
-std::string mib(double bytes) {
-  return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024.0));
-}
-
-std::string bytes_text(double bytes) {
-  if (bytes < 10 * 1024.0) return fmt::format("{:.0f} B", bytes);
-  if (bytes < 10 * 1024.0 * 1024.0) return fmt::format("{:.1f} KiB", bytes / 1024.0);
-  return mib(bytes);
 }
 
 // ---- advise: reading the replay's results ----
@@ -134,8 +125,8 @@ std::string rss_change(const cell_view& c, const cell_view& base) {
   const double change =
       base.peak_growth > 0 ? 100.0 * (c.peak_growth - base.peak_growth) / base.peak_growth : 0.0;
   return fmt::format("peak RSS growth {} vs {} ({:+.0f} %), {} vs {} resident after the last free",
-                     mib(c.peak_growth), mib(base.peak_growth), change, mib(c.after_free),
-                     mib(base.after_free));
+                     format_bytes(c.peak_growth), format_bytes(base.peak_growth), change,
+                     format_bytes(c.after_free), format_bytes(base.after_free));
 }
 
 void advise_malloc(std::string& out, const std::vector<cell_view>& mallocs, const cell_view& base) {
@@ -186,7 +177,7 @@ void advise_tunables(std::string& out, const std::vector<cell_view>& mallocs,
                        verdict, c.ratio_text(), rss_change(c, base));
     if (memory_matters)
       out += fmt::format("; it changes what stays resident after the last free by {}",
-                         mib(freed_change));
+                         format_bytes(freed_change));
     out += "\n";
   }
   if (!any)
@@ -270,8 +261,9 @@ void advise_arena(std::string& out, const trace::trace_summary& s, const replay_
       "   a bump arena would consume the monotonic footprint, {} ({:.1f}x the peak live bytes, "
       "{}); size it {} (footprint + aligned padding + 25 % margin) for a phase that frees "
       "everything together\n",
-      bytes_text(static_cast<double>(s.monotonic_footprint)), times_peak,
-      bytes_text(static_cast<double>(s.peak_live_bytes)), bytes_text(static_cast<double>(bytes)));
+      format_bytes(static_cast<double>(s.monotonic_footprint)), times_peak,
+      format_bytes(static_cast<double>(s.peak_live_bytes)),
+      format_bytes(static_cast<double>(bytes)));
   if (times_peak > 4)
     out += fmt::format(
         "   over the whole run the arena holds {:.1f}x what is live at the peak: use one only for "
@@ -350,15 +342,15 @@ std::string advise(const std::string& trace_path, const json& results) {
       "alloclab advise: {} ({} threads, {} allocations, peak live {}), from the replay in the "
       "results of {}\n",
       trace_path, t.file->threads().size(), t.summary.allocations,
-      bytes_text(static_cast<double>(t.summary.peak_live_bytes)),
+      format_bytes(static_cast<double>(t.summary.peak_live_bytes)),
       results.value("created_utc", std::string("?")));
   if (results.value("smoke_test", false) || results.value("debug_build", false))
     out += "WARNING: the replay was a smoke test or a debug build: do not act on these figures\n";
   out += fmt::format(
       "baseline: {} at {:.1f} ns per call, peak RSS growth {} for {} live at the "
       "peak (fragmentation {:.2f})\n",
-      base->malloc, base->ns_per_call, mib(base->peak_growth),
-      mib(static_cast<double>(t.summary.peak_live_bytes)),
+      base->malloc, base->ns_per_call, format_bytes(base->peak_growth),
+      format_bytes(static_cast<double>(t.summary.peak_live_bytes)),
       t.summary.peak_live_bytes == 0
           ? 0.0
           : base->peak_growth / static_cast<double>(t.summary.peak_live_bytes));

@@ -12,6 +12,7 @@
 #include "memory/memory_workloads.hpp"
 #include "results/claims.hpp"
 #include "results/environment.hpp"
+#include "results/heap_retention.hpp"
 #include "results/peer_verdict.hpp"
 #include "results/ratio_intervals.hpp"
 #include "stats/stats.hpp"
@@ -1168,6 +1169,8 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
   results["serve"] = serve_results(plan, by_cell, results["workloads"]);
   results["warnings"] = collect_warnings(results);
   results["claims"] = judge_claims(results, seed_claims());
+  results["published_tables"] = seed_claims().at("published_tables");
+  results["heap_retention"] = heap_retention_summary(results["workloads"]);
   return results;
 }
 
