@@ -1,4 +1,4 @@
-#include "heap/cell.hpp"
+#include "frames/heap/cell.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "../support/heap_cell_worker.hpp"
 #include "child.hpp"
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 
 using namespace alloclab::heap;
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "heap/cell.hpp"
-#include "heap/malloc_registry.hpp"
+#include "frames/heap/cell.hpp"
+#include "process/malloc_registry.hpp"
 
 namespace alloclab::heap {
 

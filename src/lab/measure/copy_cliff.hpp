@@ -30,7 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 
 namespace alloclab::lab {
 
