@@ -141,7 +141,7 @@ TEST(allocator, copy_keeps_the_source_resource_and_copy_assignment_keeps_the_tar
   EXPECT_EQ(second.blocks().current, 1u);
 }
 
-// Issue 18 defect 10: over memory_resource a copy used to stay on its
+// Regression: over memory_resource a copy used to stay on its
 // source's resource, so a copy taken out of a scoped arena dangled.
 TEST(allocator_model, copy_over_memory_resource_goes_to_the_default_resource) {
   tracking_resource fallback;

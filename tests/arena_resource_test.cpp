@@ -218,7 +218,7 @@ TEST(arena_scope_loop, upstream_bytes_per_pass_stay_bounded) {
   EXPECT_EQ(arena.used(), 0u);
 }
 
-// Issue 18 defect 12: every pass used to free its upstream blocks and take
+// Regression: every pass used to free its upstream blocks and take
 // them again (100 passes: 400 upstream allocations and 400 frees).
 TEST(arena_scope_loop, scope_passes_reuse_the_upstream_blocks) {
   tracking_resource upstream{alloclab::testing::test_heap()};
@@ -395,7 +395,7 @@ TEST(arena_resource, default_arguments_use_the_default_resource_and_max_align) {
 
 }  // namespace
 
-// The fast path's single compare (issue 18): requests at the edges of size_t
+// The fast path's single compare: requests at the edges of size_t
 // take the exact slow path and never wrap into a bogus "fits".
 namespace {
 

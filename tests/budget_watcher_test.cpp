@@ -319,7 +319,7 @@ TEST(budget_watcher, rejects_budgets_without_a_limit_and_bad_thresholds) {
   EXPECT_THROW(budget_watcher(fixed_budget(), zero_period), std::invalid_argument);
 }
 
-// Issue 18: the end of this test read samples() twice back to back, so a
+// Regression: the end of this test read samples() twice back to back, so a
 // thread still sampling after stop() went unseen. Now stop() must have joined
 // the thread, and no sample may start after it returned.
 TEST(budget_watcher, thread_samples_until_stopped) {
@@ -415,7 +415,7 @@ TEST(budget_watcher, start_from_a_callback_throws) {
   EXPECT_EQ(watcher.callback_errors(), 0u);
 }
 
-// Issue 18: this test ended with `seen >= 3` right after looping until
+// This test ended with `seen >= 3` right after looping until
 // `seen >= 3`. Now it checks what the destructor promises: the thread ended.
 TEST(budget_watcher, destructor_stops_a_running_watcher) {
   scripted_usage usage;
@@ -437,7 +437,7 @@ TEST(budget_watcher, destructor_stops_a_running_watcher) {
   EXPECT_EQ(samples_seen.use_count(), 1) << "the watcher's copy of the source is gone";
 }
 
-// Issue 18 defect 6: options() handed out the default usage source, a lambda
+// Regression: options() handed out the default usage source, a lambda
 // capturing the watcher; a second watcher built from it sampled the first
 // (and read freed memory once the first was gone).
 TEST(budget_watcher, options_build_an_independent_watcher) {
@@ -455,7 +455,7 @@ TEST(budget_watcher, options_build_an_independent_watcher) {
   EXPECT_EQ(second.samples(), 2u);
 }
 
-// Issue 18 defect 7: stop() from a callback of sample_once() on the
+// Regression: stop() from a callback of sample_once() on the
 // controlling thread joined the watcher thread while holding the sampling
 // lock that thread was waiting for.
 TEST(budget_watcher, stop_from_a_callback_of_sample_once_does_not_deadlock) {
@@ -492,7 +492,7 @@ TEST(budget_watcher, stop_from_a_callback_of_sample_once_does_not_deadlock) {
   EXPECT_FALSE(watcher.running());
 }
 
-// Issue 18 defect 8: a huge period overflowed the wait's deadline (UBSan:
+// Regression: a huge period overflowed the wait's deadline (UBSan:
 // signed overflow) and the thread then sampled in a busy loop.
 TEST(budget_watcher, huge_periods_wait_instead_of_overflowing) {
   using std::chrono::milliseconds;

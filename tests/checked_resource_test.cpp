@@ -257,7 +257,7 @@ TEST(checked_resource_review, an_upstream_reissuing_a_live_address_is_flagged) {
   EXPECT_EQ(checker.blocks_in_use(), 0u);
 }
 
-// Issue 18 defect 9: a rewound arena handing out memory that overlaps a live
+// Regression: a rewound arena handing out memory that overlaps a live
 // block at another address (another alignment) overwrote the live block's
 // record; freeing the new block then reported unknown_pointer.
 TEST(checked_resource_review, an_upstream_reissuing_memory_overlapping_a_live_block_is_flagged) {

@@ -1,5 +1,5 @@
-// Test plan: concurrent_multipool_resource across shared libraries (issue 18,
-// defect 1). Two plugins built with -fvisibility=hidden (plugin/pool_plugin.cpp)
+// Test plan: concurrent_multipool_resource across shared libraries (a regression
+// test). Two plugins built with -fvisibility=hidden (plugin/pool_plugin.cpp)
 // each hold their own copy of every static in the header, and the executable a
 // third: a pool made, used and destroyed through different copies must behave
 // as if there were one.

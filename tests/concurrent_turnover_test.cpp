@@ -1,5 +1,5 @@
-// Test plan: concurrent_multipool_resource under thread turnover (issue 18,
-// defects 2 and 3, and the turnover stress). Runs under ASan and TSan (the
+// Test plan: concurrent_multipool_resource under thread turnover (regression
+// tests and the turnover stress). Runs under ASan and TSan (the
 // `sanitize` and `tsan` presets).
 //
 // | property                                              | test case                                   |
@@ -109,7 +109,7 @@ void use_once(concurrent_multipool_resource& pool, std::size_t bytes) {
   pool.deallocate(pool.allocate(bytes, 8), bytes, 8);
 }
 
-// Issue 18, defect 2. `refiller` refills `pool` (its upstream is another
+// Regression: `refiller` refills `pool` (its upstream is another
 // concurrent pool, `lower`, reached through slow_upstream) while `exiting`,
 // which used `pool`, exits and hands its cache back. The refiller's registry
 // has 8+ entries, so its first use of `lower` tidies the registry.

@@ -79,7 +79,7 @@ TEST(limit_resource, fail_after_counts_from_now) {
   limit.deallocate(a, 8, 8);
 }
 
-// Issue 18 defect 14: requests() + n used to wrap, so fail_after(SIZE_MAX)
+// Regression: requests() + n used to wrap, so fail_after(SIZE_MAX)
 // after three requests meant "fail at request 2" (and every one after it).
 TEST(limit_resource, fail_after_a_huge_count_never_wraps) {
   limit_resource limit{std::pmr::new_delete_resource(), {}};

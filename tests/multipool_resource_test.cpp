@@ -119,7 +119,7 @@ TEST(multipool_resource, fixed_buffer_throws_when_full_and_release_resets_it) {
   EXPECT_TRUE(pool.fixed_capacity());
 }
 
-// Issue 18 defect 5: {&upstream, {2048}} chose the fixed-buffer constructor
+// Regression: {&upstream, {2048}} chose the fixed-buffer constructor
 // (a buffer of capacity 1 inside the upstream object); clang rejected it.
 TEST(multipool_resource, braced_options_never_select_a_fixed_buffer) {
   tracking_resource upstream;
@@ -200,7 +200,7 @@ TEST(multipool_resource, upstream_failure_leaves_the_pool_usable) {
   EXPECT_EQ(pool.allocate(16, 8), first);
 }
 
-// Issue 18: this test used to pass unchanged through polymorphic_allocator.
+// This test used to pass unchanged through polymorphic_allocator.
 // Now a virtual call is counted, and the control shows the counter works.
 TEST(multipool_resource, serves_alloclab_allocator_without_virtual_calls) {
   alloclab::testing::counts_virtual_calls<multipool_resource> pool{std::pmr::new_delete_resource()};
@@ -217,7 +217,7 @@ TEST(multipool_resource, serves_alloclab_allocator_without_virtual_calls) {
   EXPECT_EQ(pool.virtual_calls, 1u) << "the counter sees a call through memory_resource";
 }
 
-// Issue 18 defect 4: class_stats(class_of(n)) for an oversize n indexed the
+// Regression: class_stats(class_of(n)) for an oversize n indexed the
 // class array with no_class (the header's own example pattern).
 TEST(multipool_resource, class_stats_of_an_oversize_request_is_empty) {
   multipool_resource pool{std::pmr::new_delete_resource(), multipool_options{256}};

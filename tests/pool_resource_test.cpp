@@ -111,7 +111,7 @@ TEST(pool_resource, oversize_requests_can_be_refused) {
   EXPECT_EQ(upstream.blocks().total, 0u);
 }
 
-// Issue 18 defect 5: {48, &upstream, {}} chose the fixed-buffer constructor
+// Regression: {48, &upstream, {}} chose the fixed-buffer constructor
 // (a pool of capacity 0); clang rejected it.
 TEST(pool_resource, braced_options_never_select_a_fixed_buffer) {
   tracking_resource upstream;
@@ -183,7 +183,7 @@ TEST(pool_alignment, default_alignment_requests_are_served_from_blocks) {
   pool.deallocate(a, 24);
 }
 
-// Issue 18 defect 13: pool_resource{1|4|8} had 8-aligned blocks, so every
+// Regression: pool_resource{1|4|8} had 8-aligned blocks, so every
 // allocate(n) (which asks alignof(max_align_t)) went upstream as oversize.
 TEST(pool_alignment, small_pools_serve_default_aligned_requests) {
   for (const std::size_t size : {1, 4, 8}) {

@@ -1,5 +1,5 @@
-// Tests of alloclab/detail/size_classes.hpp's class index (issue 18: the
-// table now covers 4 KiB and is the expected path) and of multipool's free
+// Tests of alloclab/detail/size_classes.hpp's class index (the
+// table covers 4 KiB and is the expected path) and of multipool's free
 // lists kept apart from the class records.
 //
 // | property                                         | test case                                    |

@@ -112,7 +112,7 @@ TEST(synchronized_resource, with_lock_runs_under_the_same_mutex) {
   EXPECT_EQ(shared.with_lock([](tracking_resource& t) { return t.blocks().current; }), 0u);
 }
 
-// Issue 18: this test used to pass unchanged through polymorphic_allocator.
+// This test used to pass unchanged through polymorphic_allocator.
 // Both layers now count virtual calls; the control shows the counters work.
 TEST(synchronized_resource, serves_alloclab_allocator_through_a_concrete_type) {
   alignas(std::max_align_t) std::byte buffer[4096];
@@ -141,7 +141,7 @@ TEST(synchronized_resource, upstream_failure_reaches_the_caller) {
 
 }  // namespace
 
-// The lock policy (issue 18): any Lockable, a spin lock, std::shared_mutex.
+// The lock policy: any Lockable, a spin lock, std::shared_mutex.
 namespace {
 
 using namespace alloclab;

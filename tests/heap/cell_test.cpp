@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "../support/heap_cell_worker.hpp"
 #include "child.hpp"
 #include "process/malloc_registry.hpp"
 

@@ -42,6 +42,19 @@ inline std::string binary() {
   return other != nullptr ? other : ALLOCLAB_BINARY;
 }
 
+// `alloclab` with test hooks (tests/support/hooked_alloclab.cpp): reads ALLOCLAB_TEST_WORKER_FAULT
+// and ALLOCLAB_TEST_HIDE_MALLOC, which the production binary ignores.
+inline std::string hooked_binary() {
+  return ALLOCLAB_HOOKED_BINARY;
+}
+
+// The hooked binary when `environment` sets a test hook, else the binary under test.
+inline std::string binary_for(const std::string& environment) {
+  const bool hooked = environment.find("ALLOCLAB_TEST_WORKER_FAULT=") != std::string::npos ||
+                      environment.find("ALLOCLAB_TEST_HIDE_MALLOC=") != std::string::npos;
+  return hooked ? hooked_binary() : binary();
+}
+
 // A fresh directory per test (dir_), removed afterwards even if a test took its permissions.
 class binary_test : public ::testing::Test {
  protected:
@@ -59,11 +72,12 @@ class binary_test : public ::testing::Test {
   }
 
   // Runs the binary with `args` (shell words, no quoting needed) and `environment` (NAME=value
-  // words), never under an inherited LD_PRELOAD.
+  // words; the hooked binary when they set a test hook), never under an inherited LD_PRELOAD.
   outcome run(const std::string& args, const std::string& environment = "") const {
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string command = "env -u LD_PRELOAD " + environment + " '" + binary() + "' " + args +
-                                " >'" + out.string() + "' 2>'" + err.string() + "'";
+    const std::string command = "env -u LD_PRELOAD " + environment + " '" +
+                                binary_for(environment) + "' " + args + " >'" + out.string() +
+                                "' 2>'" + err.string() + "'";
     const int status = std::system(command.c_str());
     outcome o;
     o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -177,7 +177,7 @@ TEST_F(Cli, RepetitionsSpreadOverProcessesAreAllReported) {
 }
 
 TEST_F(Cli, ValidateRejectsABrokenResultsFile) {
-  std::ofstream(dir_ / "broken.json") << R"({"schema": "alloclab-results", "schema_version": 5})";
+  std::ofstream(dir_ / "broken.json") << R"({"schema": "alloclab-results", "schema_version": 6})";
   const outcome o = run("validate " + (dir_ / "broken.json").string());
   EXPECT_EQ(o.exit_code, 2);  // bad input, as for `report` given the same file
   EXPECT_EQ(line_count(o.err), 1u) << o.err;

@@ -93,7 +93,9 @@ class Compare : public binary_test {
 
   // {ratio, low, high} of the terminal table's row for `cell`; NaNs when it is absent.
   static std::array<double, 3> ratio_of(const std::string& out, const std::string& cell) {
-    const std::regex row(cell + R"( +[0-9.]+ +[0-9.]+ +([0-9.]+) \[([0-9.]+), ([0-9.]+)\])");
+    // "cell  3868 ns  3.9 µs  1.000 [0.973, 1.027]": the two p50s carry their unit.
+    const std::regex row(cell +
+                         R"( +[0-9.]+ \S+ +[0-9.]+ \S+ +([0-9.]+) \[([0-9.]+), ([0-9.]+)\])");
     std::smatch m;
     if (!std::regex_search(out, m, row)) return {std::nan(""), std::nan(""), std::nan("")};
     return {std::stod(m[1]), std::stod(m[2]), std::stod(m[3])};

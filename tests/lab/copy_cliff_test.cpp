@@ -8,14 +8,16 @@
 //   copy_cost::delta_mod64            -> CopyCliff.DeltaMod64
 //   copy_cliff_result::on_cliff       -> CopyCliff.OnCliffUsesTheLargestMeasuredSizeBelow
 //   copy_cliff_result::worst_ratio    -> CopyCliff.FindsTheInjectedCliff, FlatTableHasNoCliff
-//   copy_cliff_result::describe       -> CopyCliff.FindsTheInjectedCliff, FlatTableHasNoCliff
+//   cliff_description (render/)       -> CopyCliff.FindsTheInjectedCliff, FlatTableHasNoCliff,
+//                                        CopyCliff.CliffIsJudgedPerSize
 //   copy_cliff_result::to_json / from_json -> CopyCliff.JsonShapeAndRoundTrip
 //   measure_copy_cliff                -> CopyCliff.RealMeasurementHasOneCostPerPlacement
 //   copy_probe_main                   -> CopyCliff.ProbeMainRejectsBadConfig,
 //                                        CopyCliff.ChildRunsUnderTheGivenTunables
 //   measure_copy_cliff_in_child       -> CopyCliff.ChildRunsUnderTheGivenTunables,
 //                                        CopyCliff.FailingChildIsReportedNotThrown
-//   describe_with_tunable             -> CopyCliff.TunableWordingFollowsTheMeasurement
+//   tunable_description (render/)     -> CopyCliff.TunableWordingFollowsTheMeasurement
+//   placement_summary (render/)       -> CopyCliff.PlacementSummarySaysWhetherTheTwinWasMeasured
 //   the tunable is one glibc applies  -> CopyCliff.TheTunableIsOneGlibcApplies
 #include <algorithm>
 #include <cstdio>
@@ -27,6 +29,7 @@
 
 #include "process/malloc_registry.hpp"
 #include "measure/copy_cliff.hpp"
+#include "render/placement_text.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -62,9 +65,9 @@ TEST(CopyCliff, FindsTheInjectedCliff) {
   }
   EXPECT_EQ(r.cliffs.front().cost.delta_mod4096, 16u);  // worst first
   EXPECT_DOUBLE_EQ(r.worst_ratio(), 16.0);
-  EXPECT_EQ(r.describe(),
-            "memmove of 32 KiB is 16.0x slower when dst - src = 16 (mod 4096) (700 ns vs 11 200 "
-            "ns); slow (over 3x) at dst - src = 8..24 (mod 4096)");
+  EXPECT_EQ(cliff_description(r.to_json()),
+            "memmove of 32 KiB is 16.0x slower when dst - src = 16 (mod 4096) (700 ns vs 11.2 "
+            "µs); slow (over 3x) at dst - src = 8..24 (mod 4096)");
 }
 
 TEST(CopyCliff, FlatTableHasNoCliff) {
@@ -72,7 +75,8 @@ TEST(CopyCliff, FlatTableHasNoCliff) {
   EXPECT_FALSE(r.has_cliff());
   EXPECT_LT(r.worst_ratio(), 1.01);
   EXPECT_GE(r.worst_ratio(), 1.0);
-  EXPECT_EQ(r.describe().rfind("no memmove cliff by placement", 0), 0u) << r.describe();
+  EXPECT_EQ(cliff_description(r.to_json()).rfind("no memmove cliff by placement", 0), 0u)
+      << cliff_description(r.to_json());
 }
 
 TEST(CopyCliff, CliffIsJudgedPerSize) {
@@ -88,10 +92,12 @@ TEST(CopyCliff, CliffIsJudgedPerSize) {
   const copy_cliff_result r = find_copy_cliffs(c, at_4k(400.0));
   ASSERT_EQ(r.cliffs.size(), 4u);
   for (const copy_cliff& cl : r.cliffs) EXPECT_EQ(cl.cost.bytes, 4096u);
-  EXPECT_NE(r.describe().find("memmove of 4 KiB is 6.7x slower"), std::string::npos)
-      << r.describe();
-  EXPECT_NE(r.describe().find("at dst - src = 48..64, 4088 (mod 4096)"), std::string::npos)
-      << r.describe();
+  EXPECT_NE(cliff_description(r.to_json()).find("memmove of 4096 B is 6.7x slower"),
+            std::string::npos)
+      << cliff_description(r.to_json());
+  EXPECT_NE(cliff_description(r.to_json()).find("at dst - src = 48..64, 4088 (mod 4096)"),
+            std::string::npos)
+      << cliff_description(r.to_json());
   // A ratio just under the threshold is not a cliff.
   c.cliff_ratio = 7.0;
   EXPECT_FALSE(find_copy_cliffs(c, at_4k(419.0)).has_cliff());
@@ -123,8 +129,8 @@ TEST(CopyCliff, JsonShapeAndRoundTrip) {
   copy_cliff_result r = find_copy_cliffs(small_config(), cliff_at_16);
   r.glibc_tunables = "glibc.cpu.x86_rep_movsb_threshold=4000000";
   const nlohmann::json j = r.to_json();
-  for (const char* key : {"config", "glibc_tunables", "elapsed_ms", "has_cliff", "worst_ratio",
-                          "description", "cliffs", "costs"})
+  for (const char* key :
+       {"config", "glibc_tunables", "elapsed_ms", "has_cliff", "worst_ratio", "cliffs", "costs"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j.at("config").at("sizes"), nlohmann::json::array({4096, 32768}));
   EXPECT_EQ(j.at("config").at("step"), 8);
@@ -139,7 +145,7 @@ TEST(CopyCliff, JsonShapeAndRoundTrip) {
     EXPECT_TRUE(worst.contains(key)) << key;
   EXPECT_EQ(worst.at("delta_mod4096"), 16);
   EXPECT_EQ(worst.at("ratio"), 16.0);
-  EXPECT_EQ(j.at("description"), r.describe());
+  EXPECT_FALSE(j.contains("description"));  // figures only: render/placement_text.hpp words them
 
   const copy_cliff_result back = copy_cliff_result::from_json(j);
   EXPECT_EQ(back.to_json(), j);
@@ -267,17 +273,37 @@ TEST(CopyCliff, TunableWordingFollowsTheMeasurement) {
   copy_cliff_result remains = find_copy_cliffs(small_config(), cliff_at_16);
   remains.glibc_tunables = rep_movsb_off_tunables;
 
-  EXPECT_EQ(describe_with_tunable(plain, std::nullopt), plain.describe());  // not measured
-  const std::string gone = describe_with_tunable(plain, removed);
+  const nlohmann::json plain_json = plain.to_json();
+  EXPECT_EQ(tunable_description(plain_json, nullptr),
+            cliff_description(plain_json));  // not measured
+  const std::string gone = tunable_description(plain_json, removed.to_json());
   EXPECT_NE(gone.find("; GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4000000 removes it"),
             std::string::npos)
       << gone;
-  const std::string still = describe_with_tunable(plain, remains);
+  const std::string still = tunable_description(plain_json, remains.to_json());
   EXPECT_NE(still.find("it remains (16.0x)"), std::string::npos) << still;
   EXPECT_EQ(still.find("removes"), std::string::npos);
   // No cliff to remove: the tunable is not mentioned.
-  const copy_cliff_result none = find_copy_cliffs(small_config(), flat);
-  EXPECT_EQ(describe_with_tunable(none, removed), none.describe());
+  const nlohmann::json none = find_copy_cliffs(small_config(), flat).to_json();
+  EXPECT_EQ(tunable_description(none, removed.to_json()), cliff_description(none));
+}
+
+TEST(CopyCliff, PlacementSummarySaysWhetherTheTwinWasMeasured) {
+  const placement_probe probe{find_copy_cliffs(small_config(), cliff_at_16), std::nullopt, "x"};
+  nlohmann::json placement = probe.to_json();
+  placement["check"] = "auto";
+  const nlohmann::json twin = {{"placement_twin", "glibc_nocliff"}};
+  const nlohmann::json no_twin = {{"placement_twin", nullptr}};
+  EXPECT_EQ(placement_summary(placement, twin), cliff_description(placement["probe"]));
+  placement["check"] = "always";
+  EXPECT_EQ(placement_summary(placement, twin),
+            cliff_description(placement["probe"]) +
+                "; the placement twin was measured (--placement-check always)");
+  placement["check"] = "never";
+  EXPECT_EQ(placement_summary(placement, no_twin),
+            cliff_description(placement["probe"]) +
+                "; the placement twin was not measured (--placement-check never)");
+  EXPECT_EQ(placement_summary(nullptr, twin), "-");
 }
 
 }  // namespace

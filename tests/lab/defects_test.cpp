@@ -1,4 +1,4 @@
-// Test plan: the defects issue 7 found by using the lab as a new user would, one test each.
+// Test plan: the defects found by using the lab as a new user would, one test each.
 //   1 SIGINT/SIGTERM leave no worker behind and no empty directory (InterruptLeavesNoWorker...)
 //   2 --cell-timeout applies per cell (CellTimeoutIsPerCell)
 //   3 --cell-timeout nan is bad input (NonNumericTimeoutIsBadInput)
@@ -90,7 +90,7 @@ TEST_F(Defects, InterruptLeavesNoWorkerAndNoEmptyDirectory) {
       ::setenv("ALLOCLAB_TEST_WORKER_FAULT", "hang:*", 1);
       ::unsetenv("LD_PRELOAD");
       const std::string out_arg = out.string();
-      const std::string bin = binary();
+      const std::string bin = hooked_binary();
       ::execl(bin.c_str(), bin.c_str(), "run", "--workloads", "trade_batch", "--strategies", "std",
               "--out", out_arg.c_str(), "--allow-debug", static_cast<char*>(nullptr));
       ::_exit(127);
@@ -159,6 +159,31 @@ TEST_F(Defects, RetentionAboveOneIsValid) {
   const outcome valid = run("validate " + (dir_ / "edited.json").string());
   EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
   EXPECT_EQ(run("report " + (dir_ / "edited.json").string()).exit_code, 0);
+}
+
+// `report` renders the verdicts the run judged; only `--rejudge` judges again, and says so.
+TEST_F(Defects, ReportRendersTheStoredVerdictsUnlessAskedToRejudge) {
+  const outcome o = run("run --workloads trade_batch --strategies std" + tiny +
+                        " --no-placement-check --out " + (dir_ / "r").string() + allow_debug());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  json r = json::parse(read_file(dir_ / "r" / "latest" / "results.json"));
+  ASSERT_FALSE(r["claims"].empty());
+  // What this run could never judge so: a refuted verdict with its own detail.
+  r["claims"][0]["verdict"] = "refuted";
+  r["claims"][0]["detail"] = "the verdict stored in the file";
+  const std::string edited = (dir_ / "edited.json").string();
+  std::ofstream(edited) << r.dump();
+
+  const outcome stored = run("report " + edited);
+  ASSERT_EQ(stored.exit_code, 0) << stored.err;
+  EXPECT_NE(stored.out.find("the verdict stored in the file"), std::string::npos) << stored.out;
+  EXPECT_EQ(stored.out.find("Re-judged"), std::string::npos);
+
+  const outcome rejudged = run("report --rejudge " + edited);
+  ASSERT_EQ(rejudged.exit_code, 0) << rejudged.err;
+  EXPECT_EQ(rejudged.out.find("the verdict stored in the file"), std::string::npos);
+  EXPECT_NE(rejudged.out.find("> **Re-judged** by `alloclab report --rejudge`"), std::string::npos)
+      << rejudged.out;
 }
 
 TEST_F(Defects, LabelsNameTheBaselineMalloc) {

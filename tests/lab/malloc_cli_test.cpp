@@ -1,7 +1,8 @@
-// The process-wide malloc axis through the built `alloclab` binary (issue 4): preload validation,
+// The process-wide malloc axis through the built `alloclab` binary: preload validation,
 // isolation of crashing and hanging workers, missing allocators, and the results document with
-// memory figures. Test-only hooks: ALLOCLAB_TEST_WORKER_FAULT (a worker aborts or hangs) and
-// ALLOCLAB_TEST_HIDE_MALLOC (an installed allocator looks missing). No test asserts a timing.
+// memory figures. Faults and hidden mallocs come from the test-only `alloclab_hooked` binary
+// (ALLOCLAB_TEST_WORKER_FAULT, ALLOCLAB_TEST_HIDE_MALLOC; cli_support picks it). No test asserts a
+// timing.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,7 +112,7 @@ TEST_F(MallocCli, HeapRunCarriesProvenAllocatorsAndMemoryFigures) {
   if (sanitized()) GTEST_SKIP() << "AddressSanitizer owns malloc";
   const json r = heap_run("--malloc all --workloads fifo_lognormal,lifo_exponential", "", 0);
   ASSERT_TRUE(r.contains("workloads"));
-  EXPECT_EQ(r.at("schema_version"), 5);
+  EXPECT_EQ(r.at("schema_version"), 6);
   std::size_t measured = 0;
   for (const auto& w : r.at("workloads")) {
     EXPECT_EQ(w.at("kind"), "heap");

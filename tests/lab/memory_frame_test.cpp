@@ -1,4 +1,4 @@
-// Test plan: the memory frame (issue 12), from plan rows to the report.
+// Test plan: the memory frame, from plan rows to the report.
 //   plan rows: --frames memory with no memory workload named runs them all; budget_bursts under
 //     every malloc x {no_watcher, budget_trim}, huge_table under the first malloc only; a memory
 //     workload implies the frame; one no chosen frame measures is refused

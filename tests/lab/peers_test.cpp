@@ -1,4 +1,4 @@
-// Test plan: the peer strategies, the multithreaded workloads and the peer verdict (issue 9).
+// Test plan: the peer strategies, the multithreaded workloads and the peer verdict.
 //
 // | component                                   | test                                                   |
 // |---------------------------------------------|--------------------------------------------------------|

@@ -1,4 +1,4 @@
-// Test plan: the plan stage and the independence of cells (issue 7, parts 1 and 2).
+// Test plan: the plan stage and the independence of cells .
 //   interleaved_schedule: every cell once per round, repetitions shared out, rounds shuffled
 //     (ScheduleGivesEveryCellItsProcessesInRounds, FewRepetitionsUseFewerProcesses).
 //   heap workloads: seed 003's method and the page-touching variant by name

@@ -1,4 +1,4 @@
-// Test plan: the serve frame on the pipeline (issue 11).
+// Test plan: the serve frame on the pipeline.
 //   plan: `--frames serve` adds one cell per lab workload x strategy x malloc, no placement twin,
 //     serve repetitions (default 5, --quick 2, --repetitions), never by default; a bad
 //     --serve-duration is a usage error (ServePlanRows, ServeIsNeverADefaultFrame,

@@ -378,7 +378,8 @@ TEST(Lifecycle, MallocIsPreloadedAndProvenLive) {
 
 TEST(Lifecycle, MallocNotInstalledIsExit2) {
   const std::string command =
-      std::string("env -u LD_PRELOAD ALLOCLAB_TEST_HIDE_MALLOC=mimalloc '") + binary() +
+      std::string("env -u LD_PRELOAD ALLOCLAB_TEST_HIDE_MALLOC=mimalloc '") +
+      ALLOCLAB_HOOKED_BINARY +
       "' serve --allow-debug --workload request_mix --strategy std "
       "--port 0 --malloc mimalloc >/dev/null 2>&1";
   EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 2);

@@ -7,6 +7,7 @@
 
 #include "plan/request.hpp"
 #include "render/html.hpp"
+#include "render/units.hpp"
 #include "results/results_builder.hpp"
 #include "stats/decision.hpp"
 #include "stats/stats.hpp"
@@ -134,10 +135,6 @@ std::string change_text(const json& row) {
   return fmt::format("{:+.1f}% {} {}", percent, direction, row["mark"].get<std::string>());
 }
 
-std::string ns_text(const json& v) {
-  return v.is_number() ? fmt::format("{:.1f}", v.get<double>()) : "-";
-}
-
 // What counts as a change, with the threshold this comparison used.
 std::string decision_rule_text(const json& c) {
   return fmt::format(
@@ -208,13 +205,13 @@ std::string render_comparison_text(const json& c) {
   out += decision_rule_text(c) + "\n";
   std::size_t width = 4;
   for (const auto& row : c["common"]) width = std::max(width, cell_name(row).size());
-  out += fmt::format("{:<{}}  {:>10}  {:>10}  {:>24}  {:>8}  {}\n", "cell", width, "A p50 ns",
-                     "B p50 ns", "B/A [95% interval]", "U p", "change");
+  out += fmt::format("{:<{}}  {:>10}  {:>10}  {:>24}  {:>8}  {}\n", "cell", width, "A p50", "B p50",
+                     "B/A [95% interval]", "U p", "change");
   for (const auto& row : c["common"])
-    out +=
-        fmt::format("{:<{}}  {:>10}  {:>10}  {:>24}  {:>8}  {}\n", cell_name(row), width,
-                    ns_text(row.value("a_p50_ns", json())), ns_text(row.value("b_p50_ns", json())),
-                    ratio_text(row), p_text(row), change_text(row));
+    out += fmt::format("{:<{}}  {:>10}  {:>10}  {:>24}  {:>8}  {}\n", cell_name(row), width,
+                       format_ns_or_dash(row.value("a_p50_ns", json())),
+                       format_ns_or_dash(row.value("b_p50_ns", json())), ratio_text(row),
+                       p_text(row), change_text(row));
   for (const char* side : {"only_a", "only_b"})
     for (const auto& row : c[side])
       out += fmt::format("only in {}: {} ({})\n", side == std::string("only_a") ? "A" : "B",
@@ -237,12 +234,13 @@ std::string render_comparison_markdown(const json& c) {
       "## Cells in both\n\nB ÷ A at p50 (< 1: B is faster), with the 95 % bootstrap interval of "
       "median(B) ÷ median(A) over repetitions and the Mann-Whitney U p over the repetition "
       "medians (two-sided; `**` p < 0.01, `*` p < 0.05, `?` too few repetitions to reach "
-      "significance).\n\n| cell | A p50 ns | B p50 ns | B ÷ A [95 % interval] | U p | change "
+      "significance).\n\n| cell | A p50 | B p50 | B ÷ A [95 % interval] | U p | change "
       "|\n|---|---:|---:|---:|---:|---|\n";
   for (const auto& row : c["common"])
-    md += fmt::format(
-        "| {} | {} | {} | {} | {} | {} |\n", cell_name(row), ns_text(row.value("a_p50_ns", json())),
-        ns_text(row.value("b_p50_ns", json())), ratio_text(row), p_text(row), change_text(row));
+    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", cell_name(row),
+                      format_ns_or_dash(row.value("a_p50_ns", json())),
+                      format_ns_or_dash(row.value("b_p50_ns", json())), ratio_text(row),
+                      p_text(row), change_text(row));
   for (const char* side : {"only_a", "only_b"}) {
     if (c[side].empty()) continue;
     md += fmt::format("\n## Cells only in {}\n\n| cell | status |\n|---|---|\n",

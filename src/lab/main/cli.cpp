@@ -1,7 +1,6 @@
 #include "cli.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <iostream>
 #include <string>
@@ -34,20 +33,6 @@ std::string joined_arguments(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
   return line;
 }
-
-// CLI11 2.1 wraps "-3" and out-of-range values into an unsigned 64-bit option; refuse them first.
-const CLI::Validator unsigned_64_bit(
-    [](std::string& text) -> std::string {
-      std::uint64_t value = 0;
-      const char* end = text.data() + text.size();
-      auto [ptr, error] = std::from_chars(text.data(), end, value);
-      if (error == std::errc::result_out_of_range)
-        return "value " + text + " does not fit in 64 bits";
-      if (error != std::errc() || ptr != end)
-        return "value " + text + " is not an unsigned integer";
-      return {};
-    },
-    "UINT64");
 
 // A first argument that names no command gets its own message, not "a subcommand is required".
 std::string unknown_command(int argc, char** argv, const std::vector<std::string>& commands) {
@@ -83,16 +68,16 @@ void add_measurement_options(CLI::App& command, run_request& request) {
   command
       .add_option("--iterations", request.iterations,
                   "Timed samples per cell per repetition (1-10000000)")
-      ->check(unsigned_64_bit)
+      ->check(unsigned_64_bit_integer())
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
   command
       .add_option("--repetitions", request.repetitions,
                   "Repetitions of each cell, shared out over its --processes (1-1000)")
-      ->check(unsigned_64_bit)
+      ->check(unsigned_64_bit_integer())
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
   command
       .add_option("--seed", request.seed, "Seed for workload data and run order (unsigned 64-bit)")
-      ->check(unsigned_64_bit);
+      ->check(unsigned_64_bit_integer());
   command.add_flag("--allow-debug", request.allow_debug,
                    "Run an unoptimised build anyway; outputs are stamped DEBUG");
   command
@@ -161,7 +146,7 @@ int run_cli(int argc, char** argv) {
   run->add_option("--processes", request.processes,
                   "Fresh processes per cell; its repetitions are shared out over them, so the "
                   "spread includes address-layout and heap-state effects (default 3, --quick 2)")
-      ->check(unsigned_64_bit)
+      ->check(unsigned_64_bit_integer())
       ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
 
   run->add_option("--memory-budget", request.memory_budget,
@@ -176,11 +161,14 @@ int run_cli(int argc, char** argv) {
   help->add_option("command", help_topic, "The command to explain");
 
   std::string results_path, output_path;
-  CLI::App* report =
-      app.add_subcommand("report", "Re-render report.md from a results.json (claims re-judged)");
+  CLI::App* report = app.add_subcommand(
+      "report", "Re-render report.md from a results.json, as the run judged its claims");
   report->add_option("results", results_path, "results.json to render")->required();
   report->add_option("-o,--output", output_path, "Write the report here (default: stdout)");
   std::string html_path;
+  bool rejudge = false;
+  report->add_flag("--rejudge", rejudge,
+                   "Re-judge the seed claims with this binary's claims file (the report says so)");
   report->add_option("--html", html_path,
                      "Also write the self-contained HTML report (charts inline) here");
 
@@ -251,7 +239,7 @@ int run_cli(int argc, char** argv) {
     request.placement_check = no_placement_check ? placement_check_mode::never
                                                  : parse_placement_check_mode(placement_check);
     if (run->parsed()) return execute_run(request);
-    if (report->parsed()) return execute_report(results_path, output_path, html_path);
+    if (report->parsed()) return execute_report(results_path, output_path, html_path, rejudge);
     if (compare->parsed())
       return execute_compare(compare_a, compare_b, compare_output, fail_on_regression, noise_floor);
     if (validate->parsed()) return execute_validate(results_path);

@@ -13,4 +13,9 @@ void split_commas(std::vector<std::string>& values);
 // --malloc not installed without --skip-missing: results are still written); 2 bad input.
 int run_cli(int argc, char** argv);
 
+// The whole binary: a worker entry point when argv names one (the lab re-executes itself as
+// "/proc/self/exe __<kind>-worker <spec>"), else run_cli. main() is only this call, so a test
+// binary can install hooks (process/hooks.hpp) and then behave as `alloclab`.
+int alloclab_main(int argc, char** argv);
+
 }  // namespace alloclab::lab

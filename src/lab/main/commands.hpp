@@ -18,7 +18,7 @@ int execute_list();
 // `html_path`, when given, also gets report.html (render/html.hpp); the Markdown then goes to
 // `output_path` only when that was given too.
 int execute_report(const std::string& results_path, const std::string& output_path,
-                   const std::string& html_path = "");
+                   const std::string& html_path = "", bool rejudge = false);
 int execute_validate(const std::string& results_path);
 
 // `alloclab compare A B`: 0, or 1 when `fail_on_regression_percent` (>= 0) is exceeded by a

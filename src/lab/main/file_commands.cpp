@@ -139,14 +139,15 @@ int execute_list() {
 }
 
 int execute_report(const std::string& results_path, const std::string& output_path,
-                   const std::string& html_path) {
+                   const std::string& html_path, bool rejudge) {
   const bool markdown_to_stdout = output_path.empty() || output_path == "-";
   if (!html_path.empty()) check_destination(html_path, {results_path});
   if (!markdown_to_stdout) check_destination(output_path, {results_path});
   json results = read_checked_results(results_path);
-  results["claims"] = judge_claims(results, seed_claims());  // re-judged with today's claims
-  const std::string report = render_report(results);
-  const std::string html = html_path.empty() ? std::string() : render_html_report(results);
+  if (rejudge) results["claims"] = judge_claims(results, seed_claims());
+  const report_options options{rejudge};
+  const std::string report = render_report(results, options);
+  const std::string html = html_path.empty() ? std::string() : render_html_report(results, options);
   if (!html_path.empty()) write_output(html_path, html);
   if (markdown_to_stdout)
     print_or_throw(report);

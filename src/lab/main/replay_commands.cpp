@@ -16,6 +16,7 @@
 #include "main/commands.hpp"
 #include "plan/malloc_choice.hpp"
 #include "plan/plan.hpp"
+#include "render/units.hpp"
 #include "stats/decision.hpp"
 #include "stats/ratio_text.hpp"
 #include "frames/replay/replay_resources.hpp"

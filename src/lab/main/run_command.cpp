@@ -164,29 +164,6 @@ fs::path write_run(const fs::path& root, const json& results) {
   return directory;
 }
 
-// This machine's memmove cost by relative placement, plain and under the tunable that removes
-// the cliff (a child process: glibc reads tunables at exec). Without a cliff the placement twin
-// would measure nothing new, so its cells are dropped.
-json probe_placement(run_plan& plan) {
-  const copy_cliff_result plain = measure_copy_cliff();
-  std::string why;
-  const std::optional<copy_cliff_result> tuned =
-      measure_copy_cliff_in_child({"/proc/self/exe", "__copy-probe"}, rep_movsb_off_tunables,
-                                  plain.config, std::chrono::seconds(30), &why);
-  if (!keep_placement_twin(plan.placement_check, plain.has_cliff())) drop_placement_twin(plan);
-  std::string summary = describe_with_tunable(plain, tuned);
-  if (plan.placement_check != placement_check_mode::automatic)
-    summary += fmt::format("; the placement twin {} (--placement-check {})",
-                           plan.placement_twin.empty() ? "was not measured" : "was measured",
-                           to_string(plan.placement_check));
-  return {{"probe", plain.to_json()},
-          {"with_tunable", tuned ? tuned->to_json() : json(nullptr)},
-          {"tunable", rep_movsb_off_tunables},
-          {"tunable_probe_error", why.empty() ? json(nullptr) : json(why)},
-          {"summary", summary},
-          {"check", to_string(plan.placement_check)}};
-}
-
 }  // namespace
 
 std::string fit_to_width(const std::string& line, std::size_t columns) {
@@ -208,7 +185,11 @@ int execute_run(const run_request& request) {
 
   results_context context{current_build(), request.command_line, utc_now("%Y-%m-%dT%H:%M:%SZ"),
                           nullptr};
-  context.placement = probe_placement(plan);
+  // The memmove probe (typed figures); without a cliff the placement twin measures nothing new.
+  const placement_probe probe = probe_placement();
+  settle_placement_twin(plan, probe.plain.has_cliff());
+  context.placement = probe.to_json();
+  context.placement["check"] = to_string(plan.placement_check);
   const run_records records = run_schedule(plan, make_progress_printer());
   end_progress_line();
   const json results = build_results(plan, records, context);

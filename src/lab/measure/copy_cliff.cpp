@@ -58,19 +58,6 @@ std::vector<copy_cliff> cliffs_in(const copy_cliff_config& config,
   return cliffs;
 }
 
-std::string bytes_text(std::size_t bytes) {
-  if (bytes >= 1024 && bytes % 1024 == 0) return fmt::format("{} KiB", bytes / 1024);
-  return fmt::format("{} B", bytes);
-}
-
-/// 10740.2 -> "10 740" (the grouping the issue uses).
-std::string ns_text(double ns) {
-  std::string digits = fmt::format("{:.0f}", ns);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
-    digits.insert(static_cast<std::size_t>(i), " ");
-  return digits;
-}
-
 /// Two page-aligned buffers, touched, for copies of up to `max_bytes` starting anywhere in
 /// their first page.
 class copy_buffers {
@@ -158,14 +145,10 @@ json copy_cliff_result::to_json() const {
                               {"ns", c.cost.ns},
                               {"median_ns", c.median_ns},
                               {"ratio", c.ratio}});
-  return json{{"config", config},
-              {"glibc_tunables", glibc_tunables},
-              {"elapsed_ms", elapsed_ms},
-              {"has_cliff", has_cliff()},
-              {"worst_ratio", worst_ratio()},
-              {"description", describe()},
-              {"cliffs", cliff_rows},
-              {"costs", cost_rows}};
+  return json{
+      {"config", config},         {"glibc_tunables", glibc_tunables}, {"elapsed_ms", elapsed_ms},
+      {"has_cliff", has_cliff()}, {"worst_ratio", worst_ratio()},     {"cliffs", cliff_rows},
+      {"costs", cost_rows}};
 }
 
 copy_cliff_result copy_cliff_result::from_json(const json& j) {
@@ -179,39 +162,6 @@ copy_cliff_result copy_cliff_result::from_json(const json& j) {
                                 c.at("delta_mod4096").get<unsigned>(), c.at("ns").get<double>()});
   r.cliffs = cliffs_in(r.config, r.costs);
   return r;
-}
-
-std::string copy_cliff_result::describe() const {
-  if (cliffs.empty()) {
-    return fmt::format(
-        "no memmove cliff by placement: every distance within {:g}x of the median"
-        " (worst {:.1f}x)",
-        config.cliff_ratio, worst_ratio());
-  }
-  // The largest size with a cliff: its worst distance, and the ranges of its slow distances.
-  std::size_t bytes = 0;
-  for (const copy_cliff& c : cliffs) bytes = std::max(bytes, c.cost.bytes);
-  std::vector<unsigned> slow;
-  const copy_cliff* worst = nullptr;
-  for (const copy_cliff& c : cliffs) {
-    if (c.cost.bytes != bytes) continue;
-    slow.push_back(c.cost.delta_mod4096);
-    if (worst == nullptr || c.ratio > worst->ratio) worst = &c;
-  }
-  std::sort(slow.begin(), slow.end());
-  std::string ranges;
-  for (std::size_t i = 0; i < slow.size();) {
-    std::size_t j = i;
-    while (j + 1 < slow.size() && slow[j + 1] == slow[j] + config.step) ++j;
-    ranges += (ranges.empty() ? "" : ", ") +
-              (i == j ? fmt::format("{}", slow[i]) : fmt::format("{}..{}", slow[i], slow[j]));
-    i = j + 1;
-  }
-  return fmt::format(
-      "memmove of {} is {:.1f}x slower when dst - src = {} (mod 4096) ({} ns vs {} ns); slow "
-      "(over {:g}x) at dst - src = {} (mod 4096)",
-      bytes_text(bytes), worst->ratio, worst->cost.delta_mod4096, ns_text(worst->median_ns),
-      ns_text(worst->cost.ns), config.cliff_ratio, ranges);
 }
 
 copy_cliff_result find_copy_cliffs(const copy_cliff_config& config, const copy_timer& timer) {
@@ -276,16 +226,20 @@ std::optional<copy_cliff_result> measure_copy_cliff_in_child(
   }
 }
 
-std::string describe_with_tunable(const copy_cliff_result& plain,
-                                  const std::optional<copy_cliff_result>& tuned) {
-  std::string line = plain.describe();
-  if (!plain.has_cliff() || !tuned) return line;
-  if (tuned->has_cliff()) {
-    return line + fmt::format("; under GLIBC_TUNABLES={} it remains ({:.1f}x)",
-                              tuned->glibc_tunables, tuned->worst_ratio());
-  }
-  return line + fmt::format("; GLIBC_TUNABLES={} removes it (worst {:.1f}x)", tuned->glibc_tunables,
-                            tuned->worst_ratio());
+placement_probe probe_placement(const std::string& self) {
+  placement_probe p;
+  p.plain = measure_copy_cliff();
+  p.with_tunable =
+      measure_copy_cliff_in_child({self, "__copy-probe"}, rep_movsb_off_tunables, p.plain.config,
+                                  std::chrono::seconds(30), &p.tunable_error);
+  return p;
+}
+
+json placement_probe::to_json() const {
+  return {{"probe", plain.to_json()},
+          {"with_tunable", with_tunable ? with_tunable->to_json() : json(nullptr)},
+          {"tunable", rep_movsb_off_tunables},
+          {"tunable_probe_error", tunable_error.empty() ? json(nullptr) : json(tunable_error)}};
 }
 
 }  // namespace alloclab::lab

@@ -8,14 +8,14 @@
 //
 // Usage:
 //   copy_cliff_result r = measure_copy_cliff();            // ~10-40 ms, in this process
-//   std::cout << r.describe() << '\n';                     // one line for the console
 //   json env = r.to_json();                                // environment block of results.json
+//   std::cout << cliff_description(env) << '\n';           // render/placement_text.hpp
 //   // Re-measure with rep movsb switched off, in a child process (glibc reads tunables at exec).
 //   // The child is any program whose last argument goes to copy_probe_main(): the
 //   // alloclab_copy_probe binary, or `alloclab __copy-probe` once main() dispatches it.
 //   auto off = measure_copy_cliff_in_child({probe_path}, rep_movsb_off_tunables, {},
 //                                          std::chrono::seconds(10));
-//   std::cout << describe_with_tunable(r, off) << '\n';
+//   placement_probe both = probe_placement();              // the two, as a run takes them
 #pragma once
 
 #include <chrono>
@@ -30,10 +30,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "process/malloc_registry.hpp"
+
 namespace alloclab::lab {
 
-/// GLIBC_TUNABLES value that moves glibc's rep-movsb threshold above any copy the lab makes.
-inline constexpr const char* rep_movsb_off_tunables = "glibc.cpu.x86_rep_movsb_threshold=4000000";
+using alloclab::heap::rep_movsb_off_tunables;
 
 struct copy_cliff_config {
   std::vector<std::size_t> sizes{4096, 32768};  ///< bytes per copy; above rep movsb's threshold
@@ -74,11 +75,8 @@ struct copy_cliff_result {
   bool on_cliff(std::size_t bytes, unsigned delta_mod4096) const;
   /// Worst ratio of a placement's cost to its size's median (1 when nothing was measured).
   double worst_ratio() const;
-  nlohmann::json to_json() const;
+  nlohmann::json to_json() const;  ///< figures only; render/placement_text.hpp words them
   static copy_cliff_result from_json(const nlohmann::json& j);  ///< throws nlohmann exceptions
-  /// One line, e.g. "memmove of 32 KiB is 17.2x slower when dst - src = 16 (mod 4096)
-  /// (696 ns vs 11 970 ns); slow at dst - src = 8..24 (mod 4096)".
-  std::string describe() const;
 };
 
 /// Returns the cost of one placement (ns per copy, already a median). Injected by tests.
@@ -105,10 +103,15 @@ std::optional<copy_cliff_result> measure_copy_cliff_in_child(
     const std::vector<std::string>& argv_prefix, const std::string& glibc_tunables,
     const copy_cliff_config& config, std::chrono::milliseconds timeout, std::string* why = nullptr);
 
-/// `plain`'s description, plus whether `tuned` (measured under a tunable) removes the cliff:
-/// "...; GLIBC_TUNABLES=<t> removes it (worst 1.1x)" or "...; under GLIBC_TUNABLES=<t> it
-/// remains (12.0x)". Says nothing about a tunable that was not measured.
-std::string describe_with_tunable(const copy_cliff_result& plain,
-                                  const std::optional<copy_cliff_result>& tuned);
+/// The placement probe of a run: this process's memmove by placement, and the same re-measured
+/// in a child (`self __copy-probe`, normally /proc/self/exe) under rep_movsb_off_tunables.
+struct placement_probe {
+  copy_cliff_result plain;
+  std::optional<copy_cliff_result> with_tunable;  ///< empty when the child failed
+  std::string tunable_error;                      ///< why it failed ("" when it did not)
+  /// {probe, with_tunable, tunable, tunable_probe_error}: results' environment.placement.
+  nlohmann::json to_json() const;
+};
+placement_probe probe_placement(const std::string& self = "/proc/self/exe");
 
 }  // namespace alloclab::lab

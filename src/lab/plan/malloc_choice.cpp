@@ -8,6 +8,7 @@
 
 #include "process/preload_check.hpp"
 #include "plan/request.hpp"
+#include "process/hooks.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -24,9 +25,8 @@ std::string file_name(const std::string& path) {
 }
 
 std::string missing_reason(const heap::malloc_entry& e) {
-  if (malloc_hidden_by_test_hook(e.name))
-    return fmt::format("{}: not installed (hidden by ALLOCLAB_TEST_HIDE_MALLOC, a test hook)",
-                       e.name);
+  if (malloc_hidden(e.name))
+    return fmt::format("{}: not installed (hidden by a test hook)", e.name);
   return heap::installed(e) ? std::string() : heap::not_installed_reason(e);
 }
 
@@ -41,20 +41,6 @@ malloc_choice registry_choice(const heap::malloc_entry& e, bool named) {
 }
 
 }  // namespace
-
-// Test hook: entries named in ALLOCLAB_TEST_HIDE_MALLOC look not installed.
-bool malloc_hidden_by_test_hook(std::string_view name) {
-  const char* hidden = std::getenv("ALLOCLAB_TEST_HIDE_MALLOC");
-  if (hidden == nullptr) return false;
-  std::string_view rest(hidden);
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    if (rest.substr(0, comma) == name) return true;
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return false;
-}
 
 bool malloc_choice::plain_glibc() const {
   return entry != nullptr && entry->name == native_malloc;

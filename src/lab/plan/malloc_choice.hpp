@@ -33,12 +33,9 @@ inline constexpr const char* native_malloc = "glibc";
 // shared library (validated: a bogus path or a library that does not define malloc and free is
 // a usage_error). Empty means glibc. Registry order, then custom libraries in the given order.
 // In a sanitized build anything but plain glibc is a usage_error: AddressSanitizer owns malloc.
-// Test hook: ALLOCLAB_TEST_HIDE_MALLOC=name[,name] makes those entries look not installed.
+// A malloc a test hook hides (process/hooks.hpp) looks not installed.
 std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& requested,
                                            bool sanitized);
-
-// The test hook above: whether ALLOCLAB_TEST_HIDE_MALLOC names `name` (a registry name).
-bool malloc_hidden_by_test_hook(std::string_view name);
 
 // The worker's environment for a choice (LD_PRELOAD, tuning variables set or removed).
 alloclab::heap::worker_env environment_for(const malloc_choice& choice);

@@ -354,6 +354,10 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
   return plan;
 }
 
+void settle_placement_twin(run_plan& plan, bool probe_found_cliff) {
+  if (!keep_placement_twin(plan.placement_check, probe_found_cliff)) drop_placement_twin(plan);
+}
+
 bool keep_placement_twin(placement_check_mode mode, bool probe_found_cliff) {
   switch (mode) {
     case placement_check_mode::always:

@@ -147,6 +147,8 @@ void drop_placement_twin(run_plan& plan);
 // Whether the twin stays after this machine's placement probe: under `automatic`, only when the
 // probe found a cliff. Pure, so both branches are tested on any CPU.
 bool keep_placement_twin(placement_check_mode mode, bool probe_found_cliff);
+// The plan's placement step, once the probe has run: drops the twin unless keep_placement_twin.
+void settle_placement_twin(run_plan& plan, bool probe_found_cliff);
 
 // "auto", "always", "never" (the option's words) and back; throws usage_error on another word.
 const char* to_string(placement_check_mode mode);

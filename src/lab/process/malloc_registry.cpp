@@ -46,7 +46,7 @@ const std::vector<malloc_entry>& malloc_registry() {
      {}, {{"MALLOC_TRIM_THRESHOLD_", "131072"}}, "libc.so.6", {{"mallinfo2", "libc.so.6"}}},
     {"glibc_nocliff", "glibc with memmove's rep-movsb threshold raised (no relative-alignment "
      "copy cliff; see docs/placement.md)", "libc6",
-     {}, {{"GLIBC_TUNABLES", "glibc.cpu.x86_rep_movsb_threshold=4000000"}}, "libc.so.6",
+     {}, {{"GLIBC_TUNABLES", rep_movsb_off_tunables}}, "libc.so.6",
      {{"mallinfo2", "libc.so.6"}}},
     {"jemalloc", "jemalloc 5 (LD_PRELOAD)", "libjemalloc2",
      {"libjemalloc.so.2"}, {}, "libjemalloc.so.2", {{"mallctl", "libjemalloc.so.2"}}},

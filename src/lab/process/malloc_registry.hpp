@@ -13,6 +13,10 @@
 
 namespace alloclab::heap {
 
+/// GLIBC_TUNABLES value that moves glibc's rep-movsb threshold above any copy the lab makes
+/// (glibc_nocliff's environment, and the placement probe's twin).
+inline constexpr const char* rep_movsb_off_tunables = "glibc.cpu.x86_rep_movsb_threshold=4000000";
+
 /// A symbol that must resolve (dlsym(RTLD_DEFAULT)) inside a specific shared object.
 struct symbol_proof {
   std::string_view symbol;

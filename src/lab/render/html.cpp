@@ -128,12 +128,12 @@ std::string html_page(const std::string& title, const std::string& body_html, co
   return page;
 }
 
-std::string render_html_report(const json& results) {
+std::string render_html_report(const json& results, const report_options& options) {
   const bool debug = results.value("debug_build", false);
   const std::string title = fmt::format("{}alloclab report {}", debug ? "DEBUG " : "",
                                         results.value("created_utc", std::string()));
   // The title, run line and banners of report.md first, then the charts, then its sections.
-  const std::string tables = markdown_to_html(render_report(results));
+  const std::string tables = markdown_to_html(render_report(results, options));
   std::size_t first_section = tables.find("<h2");
   if (first_section == std::string::npos) first_section = tables.size();
   std::string body = "<main>\n" + tables.substr(0, first_section);

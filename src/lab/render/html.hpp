@@ -11,9 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "render/markdown.hpp"
+
 namespace alloclab::lab {
 
-std::string render_html_report(const nlohmann::json& results);
+std::string render_html_report(const nlohmann::json& results, const report_options& options = {});
 
 // GitHub-flavoured Markdown (tables included) to HTML, via md4c.
 std::string markdown_to_html(const std::string& markdown);

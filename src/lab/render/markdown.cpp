@@ -10,10 +10,9 @@
 #include <fmt/format.h>
 
 #include "frames/frame_table.hpp"
-#include "results/claims.hpp"
-#include "stats/stats.hpp"
 
 #include "markdown_format.hpp"
+#include "render/placement_text.hpp"
 #include "markdown_sections.hpp"
 
 namespace alloclab::lab {
@@ -95,7 +94,7 @@ void headline_section(std::string& md, const json& r) {
   md += "\n";
 }
 
-// Issue 9's check, per workload and malloc: the best alloclab strategy against every peer.
+// The peer check, per workload and malloc: the best alloclab strategy against every peer.
 void peers_section(std::string& md, const json& r) {
   if (!any_peer_verdict(r)) return;
   md +=
@@ -143,8 +142,12 @@ void warnings_section(std::string& md, const json& r) {
   md += "\n";
 }
 
-void claims_section(std::string& md, const json& r) {
+void claims_section(std::string& md, const json& r, const report_options& options) {
   md += "## Seed claims\n\n";
+  if (options.claims_rejudged)
+    md +=
+        "> **Re-judged** by `alloclab report --rejudge` with this binary's claims file: these "
+        "verdicts are not the run's own (those are in its results.json).\n\n";
   md +=
       "Each quantitative claim from the seeds (data: `src/lab/claims/seed_claims.json`), checked "
       "against this run. "
@@ -339,8 +342,8 @@ void environment_section(std::string& md, const json& r) {
   md += "## Environment\n\n" + table_head({text_column("key"), text_column("value")});
   for (const auto& [key, value] : r["environment"].items()) {
     if (key == "placement") {  // the probe's figures are in results.json; its summary here
-      md += fmt::format("| memmove placement probe | {} |\n",
-                        value.is_object() ? value.value("summary", std::string("-")) : "-");
+      md +=
+          fmt::format("| memmove placement probe | {} |\n", placement_summary(value, r["config"]));
       continue;
     }
     md += fmt::format("| {} | {} |\n", key,
@@ -359,13 +362,13 @@ void placement_section(std::string& md, const json& r) {
     if (!p.is_object()) continue;
     const std::string name = w["name"];
     const std::vector<std::string> driven = p["placement_driven"];
-    body += fmt::format("| {} | {} |", name, estimate_text(p["baseline_copy_cliff_cost"]));
+    body += fmt::format("| {} | {} |", name, estimate_or_dash(p["baseline_copy_cliff_cost"]));
     std::string rows;
     for (const auto& s : p["strategies"])
       if (s["placement_driven"].get<bool>())
         rows +=
             fmt::format("{}{}: {} → {}", rows.empty() ? "" : "; ", s["strategy"].get<std::string>(),
-                        estimate_text(s["with_cliff"]), estimate_text(s["without_cliff"]));
+                        estimate_or_dash(s["with_cliff"]), estimate_or_dash(s["without_cliff"]));
     body += fmt::format(" {} |\n", rows.empty() ? "none" : rows);
   }
   if (body.empty()) return;
@@ -399,7 +402,7 @@ void frames_section(std::string& md, const json& r) {
 
 using namespace markdown;  // the report's vocabulary and sections
 
-std::string render_report(const json& r) {
+std::string render_report(const json& r, const report_options& options) {
   std::string md;
   const bool debug = is_debug(r);
   md += debug ? "# DEBUG — alloclab report (unoptimised build: numbers are meaningless)\n\n"
@@ -419,7 +422,7 @@ std::string render_report(const json& r) {
   frames_section(md, r);
   placement_section(md, r);
   warnings_section(md, r);
-  claims_section(md, r);
+  claims_section(md, r, options);
   for (const auto& row : frame_table()) row.render_markdown(md, r);
   failures_section(md, r);
   bool any_lab = false;

@@ -8,7 +8,12 @@
 
 namespace alloclab::lab {
 
-std::string render_report(const nlohmann::json& results);
+// How a report is rendered: by default exactly what the results file holds.
+struct report_options {
+  bool claims_rejudged = false;  // the claims were re-judged by this binary (`report --rejudge`)
+};
+
+std::string render_report(const nlohmann::json& results, const report_options& options = {});
 
 // Plain-text matrix for the terminal: p50 per workload for std, and each strategy's speedup.
 std::string render_headline(const nlohmann::json& results);

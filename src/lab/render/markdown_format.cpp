@@ -17,12 +17,6 @@ std::string table_head(const std::vector<column>& columns) {
   return titles + "\n" + rule + "\n";
 }
 
-std::string format_ns(double ns) {
-  if (ns < 10'000) return fmt::format("{:.0f} ns", ns);
-  if (ns < 10'000'000) return fmt::format("{:.1f} µs", ns / 1e3);
-  return fmt::format("{:.1f} ms", ns / 1e6);
-}
-
 std::string format_rate(double per_second) {
   if (per_second >= 1e6) return fmt::format("{:.2f} M/s", per_second / 1e6);
   if (per_second >= 1e3) return fmt::format("{:.1f} k/s", per_second / 1e3);
@@ -102,12 +96,6 @@ std::string baseline_p50_text(const json& w) {
   return "-";
 }
 
-std::string format_bytes(double bytes) {
-  if (bytes < 10 * 1024) return fmt::format("{:.0f} B", bytes);
-  if (bytes < 10 * 1024 * 1024) return fmt::format("{:.0f} KiB", bytes / 1024);
-  return fmt::format("{:.1f} MiB", bytes / (1024 * 1024));
-}
-
 std::string format_number_or_dash(const json& value, const char* pattern) {
   return value.is_number() ? fmt::format(fmt::runtime(pattern), value.get<double>()) : "-";
 }
@@ -152,10 +140,6 @@ std::string percent_or_dash(const json& share) {
 std::string spread_text(const json& spread) {
   if (!spread.is_object()) return "-";
   return format_bytes(spread["median"].get<double>());
-}
-
-std::string estimate_text(const json& e) {
-  return estimate_or_dash(e);
 }
 
 std::string failed_cell_item(const std::string& what, const json& cell, const char* process) {

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "render/units.hpp"
+
 namespace alloclab::lab::markdown {
 
 using json = nlohmann::json;
@@ -26,7 +28,6 @@ inline column figure_column(std::string title) {
 // "| a | b |\n|---|---:|\n"
 std::string table_head(const std::vector<column>& columns);
 
-std::string format_ns(double ns);
 std::string format_rate(double per_second);
 std::string format_count(double value);
 std::string interval_text(const json& range);
@@ -48,7 +49,6 @@ bool several_mallocs(const json& r);
 std::string cell_label(const json& cell, bool with_malloc);
 bool is_baseline(const json& w, const json& cell);
 std::string baseline_p50_text(const json& w);
-std::string format_bytes(double bytes);
 std::string format_number_or_dash(const json& value, const char* pattern);
 
 // What a cell without a number shows.
@@ -60,7 +60,6 @@ std::string ms_or_dash(const json& value);
 std::string estimate_or_dash(const json& e);
 std::string percent_or_dash(const json& share);
 std::string spread_text(const json& spread);
-std::string estimate_text(const json& e);
 
 // One list item for a cell that failed or was refused: "- **what** (status): reason; label:
 // exit", then the last 600 characters of its process's stderr as a code block.

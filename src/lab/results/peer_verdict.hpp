@@ -1,4 +1,4 @@
-// The lab's peer check (issue 9): on every lab workload, under each malloc, does the best alloclab
+// The lab's peer check: on every lab workload, under each malloc, does the best alloclab
 // strategy beat every peer strategy at p50 with significance? Called by the results builder; the
 // verdicts are part of results.json (docs/results-schema.md, `peer_verdicts`).
 #pragma once

@@ -235,6 +235,7 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
   for (const auto& row : frame_table()) row.add_results(in, results);
   results["warnings"] = collect_warnings(results);
   results["claims"] = judge_claims(results, seed_claims());
+  results["published_tables"] = seed_claims().at("published_tables");
   return results;
 }
 

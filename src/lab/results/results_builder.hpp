@@ -15,7 +15,7 @@
 
 namespace alloclab::lab {
 
-inline constexpr int results_schema_version = 5;
+inline constexpr int results_schema_version = 6;
 
 struct results_context {
   build_facts build;

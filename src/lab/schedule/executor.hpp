@@ -32,11 +32,5 @@ inline constexpr const char* heap_worker_command = "__heap-worker";
 inline constexpr const char* memory_worker_command = "__memory-worker";
 inline constexpr const char* replay_worker_command = "__replay-worker";
 
-// Test hook, called by workers before they measure: ALLOCLAB_TEST_WORKER_FAULT=<action>:<cell>
-// with <action> abort or hang and <cell> "<workload>/<strategy>@<malloc>" (or "*": every cell).
-void inject_test_fault(const std::string& cell_id);
-// The action ALLOCLAB_TEST_WORKER_FAULT names for this cell (empty: none). `alloclab serve` also
-// takes "abort_later": it aborts 1.5 s after start-up, while it is under load.
-std::string test_fault_for(const std::string& cell_id);
 
 }  // namespace alloclab::lab

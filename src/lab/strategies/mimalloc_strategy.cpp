@@ -27,6 +27,7 @@
 #include "process/malloc_registry.hpp"
 #include "plan/malloc_choice.hpp"
 #include "strategy_table.hpp"
+#include "process/hooks.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -144,8 +145,7 @@ std::string always_applicable(const workload_footprint&) {
 }
 
 std::string mimalloc_missing() {
-  if (malloc_hidden_by_test_hook("mimalloc"))
-    return "libmimalloc.so.2 hidden by ALLOCLAB_TEST_HIDE_MALLOC (a test hook)";
+  if (malloc_hidden("mimalloc")) return "libmimalloc.so.2 hidden by a test hook";
   if (alloclab::heap::resolve_library(mimalloc_soname)) return {};
   return std::string(mimalloc_soname) +
          " not found (Debian package libmimalloc2.0; scripts/deps.sh installs it)";

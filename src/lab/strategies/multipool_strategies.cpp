@@ -1,4 +1,4 @@
-// Strategies on alloclab's size-class pools (issue 9): any workload, any request size.
+// Strategies on alloclab's size-class pools: any workload, any request size.
 
 #include <alloclab/concurrent_multipool_resource.hpp>
 #include <alloclab/multipool_resource.hpp>

@@ -1,4 +1,4 @@
-// The CLI's `record` and `trace info` commands (issue 10). cli.cpp registers them with one call
+// The CLI's `record` and `trace info` commands. cli.cpp registers them with one call
 // and dispatches to execute() when one of them was parsed.
 #pragma once
 

@@ -15,6 +15,7 @@
 #include "measure/build_guard.hpp"
 #include "frames/batch/runner.hpp"
 #include "workloads/workload.hpp"
+#include "process/hooks.hpp"
 
 namespace alloclab::lab {
 namespace heap = alloclab::heap;
@@ -194,7 +195,7 @@ int run_batch_worker(const char* task_json_text) {
     const std::vector<malloc_choice> mallocs =
         resolve_mallocs({malloc_argument}, alloclab::build::sanitized);
     const malloc_choice& malloc = mallocs.at(0);
-    inject_test_fault(
+    before_measuring(
         fmt::format("{}/{}@{}", workload, request.value("strategy", "-"), malloc.label));
     if (refuse_unoptimised(request.at("allow_debug"))) return 2;
     json live;

@@ -1,6 +1,5 @@
 #include "render/markdown_sections.hpp"
 
-#include "results/claims.hpp"
 
 namespace alloclab::lab::markdown {
 
@@ -8,7 +7,7 @@ namespace alloclab::lab::markdown {
 // per-workload tables close the report (render/markdown.cpp), after the failures.
 void batch_section(std::string& md, const nlohmann::json& r) {
   std::string seed_tables;
-  published_tables(seed_tables, r, seed_claims().at("published_tables"), "batch");
+  published_tables(seed_tables, r, r["published_tables"], "batch");
   if (!seed_tables.empty()) md += "## The seeds' published tables, batch frame\n\n" + seed_tables;
 }
 

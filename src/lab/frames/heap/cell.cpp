@@ -254,40 +254,4 @@ int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream
   return 0;
 }
 
-cell_outcome run_cell_in_worker(const cell_spec& spec,
-                                const std::vector<std::string>& worker_argv_prefix,
-                                std::chrono::milliseconds timeout) {
-  cell_outcome o;
-  try {
-    worker_env env;
-    if (spec.malloc_name == custom_malloc_name) {
-      env = custom_worker_environment(spec.preload);
-    } else {
-      const malloc_entry* entry = find_malloc(spec.malloc_name);
-      if (entry == nullptr) {
-        o.status = cell_status::failed;
-        o.detail = "unknown allocator '" + spec.malloc_name + "'";
-        return o;
-      }
-      if (!installed(*entry)) {
-        o.status = cell_status::not_installed;
-        o.detail = not_installed_reason(*entry);
-        return o;
-      }
-      env = worker_environment(*entry);
-    }
-    worker_request req;
-    req.argv = worker_argv_prefix;
-    req.argv.push_back(to_json(spec).dump());
-    req.env_set = env.set;
-    req.env_unset = env.unset;
-    req.timeout = timeout;
-    return run_measuring_worker(req);
-  } catch (const std::exception& e) {
-    o.status = cell_status::failed;
-    o.detail = e.what();
-  }
-  return o;
-}
-
 }  // namespace alloclab::heap

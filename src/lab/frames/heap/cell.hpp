@@ -90,11 +90,5 @@ nlohmann::json to_json(const cell_result& r);
 /// Returns 0, worker_exit_refused or worker_exit_bad_spec. Diagnostics go to `err`.
 int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream& err);
 
-/// Parent side. Starts `worker_argv_prefix + [to_json(spec).dump()]` (e.g.
-/// {"/proc/self/exe", "__heap-worker"}) under the allocator's environment and classifies the
-/// result. Never throws.
-cell_outcome run_cell_in_worker(const cell_spec& spec,
-                                const std::vector<std::string>& worker_argv_prefix,
-                                std::chrono::milliseconds timeout);
 
 }  // namespace alloclab::heap

@@ -9,6 +9,7 @@
 #include "process/worker_records.hpp"
 #include "frames/heap/cell.hpp"
 #include "frames/heap/heap_workloads.hpp"
+#include "process/hooks.hpp"
 
 namespace alloclab::lab {
 namespace heap = alloclab::heap;
@@ -73,8 +74,8 @@ int run_heap_worker(const char* spec_json) {
     std::string label = spec.malloc_name;
     if (spec.malloc_name == heap::custom_malloc_name)
       label += ":" + spec.preload.substr(spec.preload.rfind('/') + 1);
-    inject_test_fault(fmt::format("{}_{}/malloc@{}", heap::to_string(spec.kernel),
-                                  heap::to_string(spec.dist), label));
+    before_measuring(fmt::format("{}_{}/malloc@{}", heap::to_string(spec.kernel),
+                                 heap::to_string(spec.dist), label));
   } catch (const std::exception&) {
     // heap_worker_main reports a bad spec itself
   }

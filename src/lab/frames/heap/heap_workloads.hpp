@@ -1,4 +1,4 @@
-// The heap-study workloads (issue 4, seed 003): malloc-level kernels run through the process-wide
+// The heap-study workloads (seed 003): malloc-level kernels run through the process-wide
 // malloc, one isolated worker per (workload, malloc) cell. Unlike the lab workloads they take no
 // in-process strategy: their only strategy is "malloc" (the strategy axis is n/a for them).
 #pragma once

@@ -8,7 +8,6 @@
 
 #include "render/markdown_format.hpp"
 #include "render/markdown_sections.hpp"
-#include "stats/stats.hpp"
 
 namespace alloclab::lab::markdown {
 namespace {
@@ -137,26 +136,10 @@ void heap_memory_table(std::string& md, const std::vector<const json*>& heap) {
   md += "\n";
 }
 
-// Retention over time, one row per malloc: the median over the heap workloads of the share of the
-// RSS growth still resident at each settle time (memory.retention), with the range in brackets.
-void heap_retention_table(std::string& md, const std::vector<const json*>& heap) {
-  constexpr const char* figures[] = {"after_free_0ms", "after_free_100ms", "after_free_1s",
-                                     "after_purge"};
-  std::vector<std::string> mallocs;
-  std::map<std::string, std::array<std::vector<double>, 4>> kept;
-  std::map<std::string, std::string> purge_call;
-  for (const json* w : heap)
-    for (const auto& c : (*w)["cells"]) {
-      if (c["status"] != "ok" || !c["memory"].is_object() || !c["memory"].contains("retention"))
-        continue;
-      const std::string m = c.value("malloc", std::string("glibc"));
-      if (kept.find(m) == kept.end()) mallocs.push_back(m);
-      for (std::size_t i = 0; i < 4; ++i)
-        if (const json& v = c["memory"]["retention"][figures[i]]; v.is_number())
-          kept[m][i].push_back(v.get<double>());
-      purge_call[m] = c["memory"]["purge"]["method"].get<std::string>();
-    }
-  if (mallocs.empty()) return;
+// Retention over time, one row per malloc (results' heap_retention): the median over the heap
+// workloads of the share of the RSS growth still resident at each settle time, range in brackets.
+void heap_retention_table(std::string& md, const json& retention) {
+  if (retention.empty()) return;
   md +=
       "### Retention over time: how much of the RSS growth each malloc still holds\n\n"
       "Share of the cell's RSS growth (peak − baseline) still resident right after the last "
@@ -167,18 +150,18 @@ void heap_retention_table(std::string& md, const std::vector<const json*>& heap)
       table_head({text_column("malloc"), figure_column("workloads"), figure_column("0 ms"),
                   figure_column("100 ms"), figure_column("1 s"), figure_column("after purge"),
                   text_column("purge call")});
-  for (const std::string& m : mallocs) {
-    std::string row = fmt::format("| {} | {} |", m, kept[m][0].size());
-    for (auto& values : kept[m]) {
-      if (values.empty()) {
-        row += " - |";
-        continue;
-      }
-      std::sort(values.begin(), values.end());
-      row += fmt::format(" {:.0f}% [{:.0f}–{:.0f}%] |", 100 * percentile_sorted(values, 0.5),
-                         100 * values.front(), 100 * values.back());
+  for (const auto& row : retention) {
+    std::string line = fmt::format("| {} | {} |", row["malloc"].get<std::string>(),
+                                   row["workloads"].get<std::size_t>());
+    for (const char* figure :
+         {"after_free_0ms", "after_free_100ms", "after_free_1s", "after_purge"}) {
+      const json& kept = row[figure];
+      line += kept.is_null()
+                  ? std::string(" - |")
+                  : fmt::format(" {:.0f}% [{:.0f}–{:.0f}%] |", 100 * kept["median"].get<double>(),
+                                100 * kept["min"].get<double>(), 100 * kept["max"].get<double>());
     }
-    md += row + fmt::format(" `{}` |\n", purge_call[m]);
+    md += line + fmt::format(" `{}` |\n", row["purge_call"].get<std::string>());
   }
   md += "\n";
 }
@@ -208,7 +191,7 @@ void heap_section(std::string& md, const json& r) {
   heap_figure_table(md, r, page_touching, true);
   for (const json* w : heap) heap_distribution_table(md, *w);
   heap_memory_table(md, heap);
-  heap_retention_table(md, heap);
+  heap_retention_table(md, r["heap_retention"]);
 }
 
 }  // namespace alloclab::lab::markdown

@@ -7,6 +7,7 @@
 
 #include "frames/heap/cell.hpp"
 #include "frames/heap/frame.hpp"
+#include "frames/heap/heap_retention.hpp"
 #include "frames/heap/heap_workloads.hpp"
 #include "results/cell_parts.hpp"
 #include "results/results_builder.hpp"
@@ -209,6 +210,7 @@ void add_heap_results(const frame_results_input& in, json& results) {
     w["peer_verdicts"] = nullptr;
     results["workloads"].push_back(std::move(w));
   }
+  results["heap_retention"] = heap_retention_summary(results["workloads"]);
 }
 
 }  // namespace alloclab::lab

@@ -10,6 +10,7 @@
 #include "schedule/executor.hpp"
 #include "process/worker_records.hpp"
 #include "frames/memory/memory_workloads.hpp"
+#include "process/hooks.hpp"
 
 namespace alloclab::lab {
 namespace heap = alloclab::heap;
@@ -55,7 +56,7 @@ int run_memory_worker(const char* spec_json) {
   try {
     const memory_spec spec = memory_spec_from_json(json::parse(spec_json));
     const malloc_choice malloc = resolve_mallocs({spec.malloc}, alloclab::build::sanitized).at(0);
-    inject_test_fault(fmt::format("{}/{}@{}", spec.workload, spec.strategy, malloc.label));
+    before_measuring(fmt::format("{}/{}@{}", spec.workload, spec.strategy, malloc.label));
     json live;
     if (!prove_or_refuse(malloc, live)) return heap::worker_exit_refused;
     json document = {{"measured", true}, {"live_allocator", live}};

@@ -1,4 +1,4 @@
-// The memory-frame workloads (issue 12): what an allocator does with memory over time, not how
+// The memory-frame workloads: what an allocator does with memory over time, not how
 // fast it is. Each runs in a fresh worker (`alloclab __memory-worker <spec JSON>`) under the
 // cell's malloc:
 //   budget_bursts - a service loop whose live set grows in bursts towards a memory budget and

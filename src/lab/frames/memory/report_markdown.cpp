@@ -1,4 +1,4 @@
-// report.md: the memory frame (issue 12): budget compliance and huge-page coverage.
+// report.md: the memory frame: budget compliance and huge-page coverage.
 #include <string>
 
 #include <fmt/format.h>

@@ -12,6 +12,7 @@
 #include "process/proc_memory.hpp"
 #include "frames/replay/replay_resources.hpp"
 #include "trace/replay.hpp"
+#include "process/hooks.hpp"
 
 namespace alloclab::lab {
 namespace heap = alloclab::heap;
@@ -160,7 +161,7 @@ int run_replay_worker(const char* spec_json) {
   std::string label = spec.malloc_name;
   if (spec.malloc_name == heap::custom_malloc_name)
     label += ":" + spec.preload.substr(spec.preload.rfind('/') + 1);
-  inject_test_fault(fmt::format("{}/{}@{}", spec.name, spec.strategy, label));
+  before_measuring(fmt::format("{}/{}@{}", spec.name, spec.strategy, label));
   const heap::live_allocator live = prove(spec);
   if (!live.ok) {
     std::cout << json{{"measured", false}, {"live_allocator", heap::to_json(live)}}.dump() << '\n';

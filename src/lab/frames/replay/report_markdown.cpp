@@ -1,4 +1,4 @@
-// report.md: the replay frame (issue 10): a recorded trace under each malloc and resource.
+// report.md: the replay frame: a recorded trace under each malloc and resource.
 #include <string>
 
 #include <fmt/format.h>

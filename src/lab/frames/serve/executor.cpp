@@ -1,4 +1,4 @@
-// The serve frame (issue 11, seed 004's serve mode): a lab workload served over HTTP, one
+// The serve frame (seed 004's serve mode): a lab workload served over HTTP, one
 // iteration per request. A task starts one fresh `alloclab serve` process per repetition for the
 // cell's variant (strategy x malloc, the malloc preloaded and proven live by the server), waits
 // for /healthz, warms it up, drives it with hey (-c 50, seed 004's shape), then wrk, then the

@@ -26,6 +26,7 @@
 #include "main/option_checks.hpp"
 #include "measure/build_guard.hpp"
 #include "pinning.hpp"
+#include "process/hooks.hpp"
 
 namespace alloclab::lab::serve {
 
@@ -126,8 +127,8 @@ int execute_serve(const serve_request& r) {
   json facts = prove_malloc_or_reexec(r.malloc);
   const std::string cell_id =
       fmt::format("{}/{}@{}", r.workload, r.strategy, facts["malloc"].get<std::string>());
-  inject_test_fault(cell_id);
-  if (test_fault_for(cell_id) == "abort_later")
+  before_measuring(cell_id);
+  if (aborts_under_load(cell_id))
     std::thread([] {
       std::this_thread::sleep_for(std::chrono::milliseconds(1500));
       std::fprintf(stderr, "alloclab serve: test fault 'abort_later'\n");
