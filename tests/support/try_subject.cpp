@@ -21,6 +21,18 @@
 
 namespace {
 
+// Built without PIE (alloclab_try_subject_nopie), code that takes malloc's and free's addresses
+// gives the executable canonical PLT entries for them: dlsym(RTLD_DEFAULT, "malloc") then points
+// into the executable, as in Debian's python3.11 (malloc, free) and cc1plus (free).
+using malloc_type = void* (*)(std::size_t);
+using free_type = void (*)(void*);
+__attribute__((noinline)) malloc_type address_of_malloc() {
+  return &std::malloc;
+}
+__attribute__((noinline)) free_type address_of_free() {
+  return &std::free;
+}
+
 int allocate_a_little() {
   std::vector<void*> blocks;
   for (int i = 0; i < 1000; ++i) blocks.push_back(std::malloc(static_cast<std::size_t>(16 + i)));
@@ -40,6 +52,10 @@ std::string malloc_owner() {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
+  static volatile malloc_type taken_malloc = address_of_malloc();
+  static volatile free_type taken_free = address_of_free();
+  (void)taken_malloc;
+  (void)taken_free;
   if (mode == "alloc") {
     allocate_a_little();
     std::cout << "ok\n";

@@ -123,6 +123,16 @@ TEST_F(TryCommand, AProgramThatIgnoresThePreloadIsNotProvenLive) {
   }
 }
 
+// Debian's python3.11 and cc1plus are not PIE and take malloc's address: dlsym(RTLD_DEFAULT)
+// finds the executable's canonical PLT entry, not the malloc that serves it.
+TEST_F(TryCommand, ANonPieProgramThatTakesMallocsAddressIsProvenLive) {
+  const auto o = run("try --malloc glibc,jemalloc --rounds 2 -o '" + (dir_ / "out").string() +
+                     "' -- '" + std::string(ALLOCLAB_TRY_NOPIE_SUBJECT) + "' which-malloc");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  for (const json& r : results().at("program").at("runs"))
+    EXPECT_TRUE(r.at("malloc_live").get<bool>()) << r.dump();
+}
+
 bool gone(pid_t pid) {
   if (::kill(pid, 0) != 0) return true;
   const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
@@ -194,6 +204,32 @@ INSTANTIATE_TEST_SUITE_P(
         bad_arguments{"--rounds 1 -- SUBJECT alloc", "--rounds"},
         bad_arguments{"--timeout -1 -- SUBJECT alloc", "--timeout"},
         bad_arguments{"--output keep -- SUBJECT alloc", "--output"}));
+
+}  // namespace
+}  // namespace alloclab::program
+
+namespace alloclab::program {
+namespace {
+
+// report.html in headless Chromium: the CPU-versus-RSS scatter is drawn, without script errors
+// and without a request.
+TEST_F(TryCommand, ReportHtmlDrawsTheTradeOffInChromium) {
+  ASSERT_TRUE(fs::exists(ALLOCLAB_CHROMIUM)) << "apt-get install chromium (scripts/deps.sh does)";
+  ASSERT_EQ(run_try("--malloc glibc,jemalloc --rounds 2", "alloc").exit_code, 0);
+  const fs::path dom = dir_ / "dom.html";
+  const std::string command = std::string("timeout 120 '") + ALLOCLAB_CHROMIUM +
+                              "' --headless --no-sandbox --disable-gpu --no-first-run "
+                              "--disable-extensions --user-data-dir='" +
+                              (dir_ / "profile").string() + "' --dump-dom 'file://" +
+                              (dir_ / "out" / "report.html").string() + "' >'" + dom.string() +
+                              "' 2>/dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const std::string page = read_file(dom);
+  EXPECT_NE(page.find("id=\"chart-program-trade-off\""), std::string::npos);
+  EXPECT_NE(page.find("data-script-errors=\"0\""), std::string::npos);
+  EXPECT_NE(page.find("data-charts-rendered=\"1\""), std::string::npos);
+  EXPECT_NE(page.find("data-resource-requests=\"0\""), std::string::npos);
+}
 
 }  // namespace
 }  // namespace alloclab::program
