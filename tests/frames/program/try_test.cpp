@@ -70,6 +70,24 @@ TEST_F(TryCommand, EveryCombinationRunsEveryRoundWithItsMallocProvenLive) {
   EXPECT_NE(o.out.find("jemalloc"), std::string::npos) << o.out;
 }
 
+TEST_F(TryCommand, ResultsGoThroughTheLabsPipelineAndCompare) {
+  ASSERT_EQ(run_try("--malloc glibc,jemalloc --rounds 3", "alloc").exit_code, 0);
+  const fs::path first = dir_ / "first";
+  fs::rename(dir_ / "out", first);
+  ASSERT_EQ(run_try("--malloc glibc,jemalloc --rounds 3", "alloc").exit_code, 0);
+  const std::string a = (first / "results.json").string();
+  const std::string b = (dir_ / "out" / "results.json").string();
+  const auto valid = run("validate " + a);
+  EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
+  const auto report = run("report " + a);
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(report.out, read_file(first / "report.md"));
+  const auto compared = run("compare " + a + " " + b);
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  EXPECT_NE(compared.out.find("program `"), std::string::npos) << compared.out;
+  EXPECT_NE(compared.out.find("jemalloc @ jemalloc"), std::string::npos) << compared.out;
+}
+
 TEST_F(TryCommand, OutputThatDependsOnTheMallocIsAFindingNotACrash) {
   const auto o = run_try("--malloc glibc,jemalloc --rounds 2 --output check", "which-malloc");
   ASSERT_EQ(o.exit_code, 0) << o.err;

@@ -1,5 +1,7 @@
-// The results document of an `alloclab try` run (the program frame alone) and its three files:
-// results.json, report.md and report.html, the last two rendered from the first only.
+// The results document of an `alloclab try` run (the program frame alone: a lab results document
+// with no workloads and a `program` part) and its three files, written by the lab's renderers:
+// results.json, report.md and report.html, the last two rendered from the first only, so
+// `alloclab report`, `validate` and `compare` read it like any run's.
 //
 // Example:
 //   const auto results = alloclab::program::program_document(program, "alloclab try -- true",
@@ -16,8 +18,6 @@ namespace alloclab::program {
 
 nlohmann::json program_document(nlohmann::json program, const std::string& command_line,
                                 const std::string& created_utc, double duration_seconds);
-
-std::string render_program_report(const nlohmann::json& results);
 
 void write_program_outputs(const nlohmann::json& results, const std::filesystem::path& directory);
 
