@@ -25,7 +25,7 @@ const std::string subject = ALLOCLAB_TRY_SUBJECT;
 
 std::string fnv1a(const std::string& text) {
   std::uint64_t h = 14695981039346656037ULL;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
   return hex;

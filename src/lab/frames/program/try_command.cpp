@@ -133,9 +133,11 @@ try_plan plan_of(const try_request& r) {
 void print_progress(const run_row& row, const try_plan& plan) {
   const std::size_t total = plan.rounds * plan.combinations.size();
   const std::size_t done = row.round * plan.combinations.size() + row.position + 1;
-  std::cerr << fmt::format("\r[{}/{}] round {} {:<40}", done, total, row.round + 1,
-                           plan.combinations[row.combination].label())
-            << (row.record.ok ? "" : "\n  failed: " + row.record.reason + "\n") << std::flush;
+  static const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  std::cerr << fmt::format("{}[{}/{}] round {} {:<40}", terminal ? "\r" : "", done, total,
+                           row.round + 1, plan.combinations[row.combination].label())
+            << (row.record.ok ? (terminal ? "" : "\n") : "\n  failed: " + row.record.reason + "\n")
+            << std::flush;
 }
 
 }  // namespace
@@ -199,7 +201,7 @@ int execute_try(const try_request& request) {
   const std::string created = utc_now("%Y-%m-%dT%H:%M:%SZ");
   const auto start = std::chrono::steady_clock::now();
   const auto rows = run_rounds(plan, [&plan](const run_row& row) { print_progress(row, plan); });
-  std::cerr << '\n';
+  if (::isatty(STDERR_FILENO) != 0) std::cerr << '\n';
   const bool check = request.output == "check";
   const program_figures figures = compute_figures(plan.combinations, rows, check);
   const nlohmann::json results = program_document(
