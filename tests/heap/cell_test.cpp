@@ -1,11 +1,11 @@
-#include "heap/cell.hpp"
+#include "frames/heap/cell.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
 #include "child.hpp"
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 
 using namespace alloclab::heap;
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "heap/worker.hpp"
+#include "process/worker.hpp"
 
 namespace heap_test {
 

@@ -1,4 +1,4 @@
-#include "heap/kernels.hpp"
+#include "frames/heap/kernels.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <new>
 #include <numeric>
 
-#include "heap/size_distribution.hpp"
+#include "frames/heap/size_distribution.hpp"
 
 using namespace alloclab::heap;
 

@@ -1,12 +1,12 @@
-#include "heap/liveness.hpp"
+#include "process/liveness.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
 #include "child.hpp"
-#include "heap/cell.hpp"
-#include "heap/malloc_registry.hpp"
+#include "frames/heap/cell.hpp"
+#include "process/malloc_registry.hpp"
 
 using namespace alloclab::heap;
 using heap_test::run_child;

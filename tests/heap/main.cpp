@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "child.hpp"
-#include "heap/cell.hpp"
-#include "heap/liveness.hpp"
-#include "heap/malloc_registry.hpp"
+#include "frames/heap/cell.hpp"
+#include "process/liveness.hpp"
+#include "process/malloc_registry.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "heap/memory.hpp"
+#include "process/proc_memory.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "heap/preload_check.hpp"
+#include "process/preload_check.hpp"
 
 #include <gtest/gtest.h>
 
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 
 using namespace alloclab::heap;
 

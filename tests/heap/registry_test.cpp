@@ -1,4 +1,4 @@
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // | rss_sampler start/stop/series, cgroup file | RssSeries.SamplesUntilStoppedAndKeepsTimeOrder |
 // | rss_sampler thinning when full | RssSeries.ThinsOutWhenFullAndDoublesThePeriod |
 // | unreadable cgroup file | RssSeries.AnUnreadableCgroupFileIsLeftOut |
-#include "heap/rss_series.hpp"
+#include "process/rss_series.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "heap/size_distribution.hpp"
+#include "frames/heap/size_distribution.hpp"
 
 #include <gtest/gtest.h>
 

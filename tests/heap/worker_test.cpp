@@ -1,4 +1,4 @@
-#include "heap/worker.hpp"
+#include "process/worker.hpp"
 
 #include <gtest/gtest.h>
 

@@ -25,7 +25,7 @@
 
 #include <gtest/gtest.h>
 
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 #include "measure/copy_cliff.hpp"
 
 namespace alloclab::lab {

@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 #include "measure/build_guard.hpp"
 #include "results/schema_check.hpp"
 #include "cli_support.hpp"

@@ -27,10 +27,10 @@
 #include <alloclab/memory_budget.hpp>
 
 #include "cli_support.hpp"
-#include "memory/budget_service.hpp"
-#include "memory/huge_table.hpp"
+#include "frames/memory/budget_service.hpp"
+#include "frames/memory/huge_table.hpp"
 #include "measure/build_guard.hpp"
-#include "memory/memory_workloads.hpp"
+#include "frames/memory/memory_workloads.hpp"
 #include "plan/plan.hpp"
 
 namespace alloclab::lab {

@@ -30,10 +30,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
-#include "heap/liveness.hpp"
-#include "heap/malloc_registry.hpp"
+#include "process/liveness.hpp"
+#include "process/malloc_registry.hpp"
 #include "measure/build_guard.hpp"
-#include "measure/runner.hpp"
+#include "frames/batch/runner.hpp"
 #include "results/peer_verdict.hpp"
 #include "results/schema_check.hpp"
 #include "strategies/strategy.hpp"

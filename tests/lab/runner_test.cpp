@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "measure/runner.hpp"
+#include "frames/batch/runner.hpp"
 #include "workloads/workload.hpp"
 
 namespace alloclab::lab {

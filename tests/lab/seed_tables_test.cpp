@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 #include "render/markdown_sections.hpp"
 #include "results/claims.hpp"
 #include "strategies/strategy.hpp"

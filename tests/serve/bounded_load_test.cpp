@@ -21,8 +21,8 @@
 
 #include <gtest/gtest.h>
 
-#include "serve/load.hpp"
-#include "serve/pinning.hpp"
+#include "frames/serve/load.hpp"
+#include "frames/serve/pinning.hpp"
 #include "serve_support.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "serve/latency_histogram.hpp"
+#include "frames/serve/latency_histogram.hpp"
 
 namespace {
 

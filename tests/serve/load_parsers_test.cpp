@@ -9,8 +9,8 @@
 //   plan_pinning / allowed_cpus ............ Pinning.SeparateCoresWhenThereAreTwo
 #include <gtest/gtest.h>
 
-#include "serve/load.hpp"
-#include "serve/pinning.hpp"
+#include "frames/serve/load.hpp"
+#include "frames/serve/pinning.hpp"
 
 namespace {
 

@@ -34,7 +34,7 @@
 
 #include <alloclab/build_info.hpp>
 
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 #include "serve_support.hpp"
 
 namespace {

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "serve/server_process.hpp"
+#include "frames/serve/server_process.hpp"
 
 namespace serve_test {
 

@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "plan/request.hpp"
-#include "serve/http_server.hpp"
-#include "serve/served_variant.hpp"
+#include "frames/serve/http_server.hpp"
+#include "frames/serve/served_variant.hpp"
 #include "strategies/strategy.hpp"
 
 namespace {

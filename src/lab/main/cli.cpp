@@ -10,14 +10,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "executors/interrupt.hpp"
 #include "frames/program/try_command.hpp"
+#include "process/interrupt.hpp"
 #include "compare/compare.hpp"
 #include "main/commands.hpp"
 #include "main/option_checks.hpp"
 #include "main/replay_commands.hpp"
 #include "plan/plan.hpp"
-#include "serve/serve_command.hpp"
+#include "frames/serve/serve_command.hpp"
 #include "trace/trace_commands.hpp"
 
 #ifndef ALLOCLAB_LAB_VERSION

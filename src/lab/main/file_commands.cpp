@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 #include "compare/compare.hpp"
 #include "main/commands.hpp"
 #include "render/atomic_write.hpp"
@@ -18,8 +18,8 @@
 #include "results/results_builder.hpp"
 #include "results/schema_check.hpp"
 #include "strategies/strategy.hpp"
-#include "memory/memory_workloads.hpp"
-#include "workloads/heap_workloads.hpp"
+#include "frames/memory/memory_workloads.hpp"
+#include "frames/heap/heap_workloads.hpp"
 #include "workloads/workload.hpp"
 
 namespace alloclab::lab {

@@ -1,7 +1,7 @@
 #include <iostream>
 #include <string_view>
 
-#include "executors/executor.hpp"
+#include "schedule/executor.hpp"
 #include "main/cli.hpp"
 #include "main/replay_commands.hpp"
 #include "measure/copy_cliff.hpp"

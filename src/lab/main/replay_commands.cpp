@@ -10,14 +10,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 #include "main/cli.hpp"
 #include "main/commands.hpp"
 #include "plan/malloc_choice.hpp"
 #include "plan/plan.hpp"
 #include "stats/decision.hpp"
 #include "stats/ratio_text.hpp"
-#include "strategies/replay_resources.hpp"
+#include "frames/replay/replay_resources.hpp"
 #include "trace/trace_info.hpp"
 #include "trace/trace_reader.hpp"
 

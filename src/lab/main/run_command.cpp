@@ -12,8 +12,8 @@
 
 #include <alloclab/build_info.hpp>
 
-#include "executors/interrupt.hpp"
-#include "executors/scheduler.hpp"
+#include "process/interrupt.hpp"
+#include "schedule/scheduler.hpp"
 #include "main/commands.hpp"
 #include "measure/build_guard.hpp"
 #include "measure/copy_cliff.hpp"

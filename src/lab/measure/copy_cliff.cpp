@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "heap/worker.hpp"
+#include "process/worker.hpp"
 
 namespace alloclab::lab {
 

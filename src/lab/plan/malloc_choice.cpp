@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "heap/preload_check.hpp"
+#include "process/preload_check.hpp"
 #include "plan/request.hpp"
 
 namespace alloclab::lab {

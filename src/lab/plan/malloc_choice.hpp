@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "heap/liveness.hpp"
-#include "heap/malloc_registry.hpp"
+#include "process/liveness.hpp"
+#include "process/malloc_registry.hpp"
 
 namespace alloclab::lab {
 

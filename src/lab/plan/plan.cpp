@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "memory/memory_workloads.hpp"
+#include "frames/memory/memory_workloads.hpp"
 #include "strategies/strategy.hpp"
-#include "workloads/heap_workloads.hpp"
+#include "frames/heap/heap_workloads.hpp"
 #include "workloads/workload.hpp"
 
 namespace alloclab::lab {

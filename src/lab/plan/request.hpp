@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/replay_resources.hpp"
+#include "frames/replay/replay_resources.hpp"
 
 namespace alloclab::lab {
 

@@ -14,7 +14,7 @@
 #include <boost/version.hpp>
 #include <foonathan/memory/config.hpp>
 
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 
 #ifndef ALLOCLAB_LAB_SOURCE_DIR
 #define ALLOCLAB_LAB_SOURCE_DIR ""

@@ -8,15 +8,15 @@
 
 #include <fmt/format.h>
 
-#include "heap/cell.hpp"
-#include "memory/memory_workloads.hpp"
+#include "frames/heap/cell.hpp"
+#include "frames/memory/memory_workloads.hpp"
 #include "results/claims.hpp"
 #include "results/environment.hpp"
 #include "results/peer_verdict.hpp"
 #include "results/ratio_intervals.hpp"
 #include "stats/stats.hpp"
 #include "strategies/strategy.hpp"
-#include "workloads/heap_workloads.hpp"
+#include "frames/heap/heap_workloads.hpp"
 #include "workloads/workload.hpp"
 
 namespace alloclab::lab {

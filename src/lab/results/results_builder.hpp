@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "executors/scheduler.hpp"
+#include "schedule/scheduler.hpp"
 #include "measure/build_guard.hpp"
 #include "plan/plan.hpp"
 #include "results/ratio_intervals.hpp"

@@ -23,8 +23,8 @@
 #include <string>
 #include <thread>
 
-#include "heap/liveness.hpp"
-#include "heap/malloc_registry.hpp"
+#include "process/liveness.hpp"
+#include "process/malloc_registry.hpp"
 #include "plan/malloc_choice.hpp"
 #include "strategy_table.hpp"
 

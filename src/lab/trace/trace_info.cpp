@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "heap/size_distribution.hpp"
+#include "frames/heap/size_distribution.hpp"
 
 namespace alloclab::trace {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <map>
 
-#include "heap/enum_names.hpp"
+#include "process/enum_names.hpp"
 
 namespace alloclab::trace {
 

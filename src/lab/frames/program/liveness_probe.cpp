@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "heap/liveness.hpp"
-#include "heap/malloc_registry.hpp"
+#include "process/liveness.hpp"
+#include "process/malloc_registry.hpp"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "heap/malloc_registry.hpp"
-#include "heap/worker.hpp"
+#include "process/malloc_registry.hpp"
+#include "process/worker.hpp"
 
 namespace alloclab::program {
 namespace {

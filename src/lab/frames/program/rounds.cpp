@@ -4,7 +4,7 @@
 #include <numeric>
 #include <random>
 
-#include "executors/interrupt.hpp"
+#include "process/interrupt.hpp"
 
 namespace alloclab::program {
 

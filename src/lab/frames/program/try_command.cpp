@@ -15,7 +15,7 @@
 #include "frames/program/figures.hpp"
 #include "frames/program/program_results.hpp"
 #include "frames/program/program_document.hpp"
-#include "heap/malloc_registry.hpp"
+#include "process/malloc_registry.hpp"
 #include "main/cli.hpp"
 #include "main/option_checks.hpp"
 #include "plan/request.hpp"

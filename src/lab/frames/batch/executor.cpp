@@ -1,0 +1,217 @@
+// The batch frame: one lab workload x strategy cell per fresh worker process
+// (`alloclab __cell <task JSON>`), under the cell's malloc, proven live before it measures.
+// Before any cell, each workload is calibrated once in a fresh process of its own: batch size and
+// reference checksum, from the baseline strategy, whatever else the run measures.
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include <alloclab/build_info.hpp>
+
+#include "schedule/executor.hpp"
+#include "process/worker_records.hpp"
+#include "measure/build_guard.hpp"
+#include "frames/batch/runner.hpp"
+#include "workloads/workload.hpp"
+
+namespace alloclab::lab {
+namespace heap = alloclab::heap;
+using json = nlohmann::json;
+
+namespace {
+
+struct calibration_outcome {
+  bool ok = false;
+  std::string reason;
+  calibration result;
+};
+
+json calibration_json(const calibration& c) {
+  return {{"batch_size", c.batch_size},
+          {"checksum", c.checksum},
+          {"footprint", c.footprint},
+          {"clock", c.clock}};
+}
+
+json task_json(const cell_spec& cell, const task& t, const run_plan& plan, std::size_t batch) {
+  return {{"mode", "measure"},
+          {"workload", cell.workload},
+          {"strategy", cell.strategy},
+          {"malloc", cell.malloc.argument},
+          {"part", t.part},
+          {"samples", plan.sizes.samples_per_repetition},
+          {"repetitions", t.repetitions},
+          {"counted_iterations", plan.sizes.counted_iterations},
+          {"seed", plan.sizes.seed},
+          {"order_seed", t.order_seed},
+          {"batch_size", batch},
+          {"quick", plan.sizes.quick},
+          {"allow_debug", plan.allow_debug}};
+}
+
+// Why the library a strategy needs is absent (checked here, in the parent: nothing is loaded).
+std::string strategy_missing(const std::string& name) {
+  const strategy_entry* strategy = find_strategy(name);
+  return strategy != nullptr && strategy->not_installed != nullptr ? strategy->not_installed()
+                                                                   : std::string();
+}
+
+// Why a cell's strategy cannot serve its workload's threads, or empty.
+std::string thread_unsafe(const cell_spec& cell) {
+  const workload_entry* workload = find_workload(cell.workload);
+  const strategy_entry* strategy = find_strategy(cell.strategy);
+  if (workload == nullptr || strategy == nullptr) return {};
+  return thread_safety_reason(*strategy, workload->threads);
+}
+
+class batch_executor final : public executor {
+ public:
+  void prepare(const run_plan& plan, const progress_note& note) override {
+    const malloc_choice glibc = resolve_mallocs({}, false).front();
+    for (const std::string& workload : plan.lab_workloads) {
+      note("calibrating " + workload);
+      const cell_spec cell{workload, baseline_strategy, glibc, frame::batch, false};
+      json request = {{"mode", "calibrate"},
+                      {"workload", workload},
+                      {"malloc", glibc.argument},
+                      {"seed", plan.sizes.seed},
+                      {"allow_debug", plan.allow_debug}};
+      const heap::cell_outcome o =
+          run_cell_worker(cell, {"/proc/self/exe", batch_worker_command, request.dump()}, plan);
+      calibration_outcome& out = calibrations_[workload];
+      if (o.status != heap::cell_status::ok) {
+        out.reason = "calibration failed: " + o.detail;
+        continue;
+      }
+      try {
+        const json& c = o.document.at("calibration");
+        out.result.batch_size = c.at("batch_size");
+        out.result.checksum = c.at("checksum");
+        out.result.clock = c.at("clock").get<clock_profile>();
+        out.ok = true;
+        facts_[workload] = c;
+      } catch (const json::exception& e) {
+        out.reason = fmt::format("calibration printed an unexpected document: {}", e.what());
+      }
+    }
+  }
+
+  measurement_record execute(const run_plan& plan, const task& t) override {
+    const cell_spec& cell = plan.cells.at(t.cell);
+    if (!cell.malloc.missing.empty())
+      return unmeasured_record(cell, t, "not_installed", cell.malloc.missing);
+    if (const std::string missing = strategy_missing(cell.strategy); !missing.empty())
+      return unmeasured_record(cell, t, "not_installed", missing);
+    if (const std::string unsafe = thread_unsafe(cell); !unsafe.empty())
+      return unmeasured_record(cell, t, "not_applicable", unsafe);  // known without a worker
+    const calibration_outcome& calibrated = calibrations_.at(cell.workload);
+    if (!calibrated.ok) return unmeasured_record(cell, t, "failed", calibrated.reason);
+    const json request = task_json(cell, t, plan, calibrated.result.batch_size);
+    const heap::cell_outcome o =
+        run_cell_worker(cell, {"/proc/self/exe", batch_worker_command, request.dump()}, plan);
+    if (o.status != heap::cell_status::ok) return failed_record(cell, t, o);
+    try {
+      measurement_record r = record_from_json(o.document.at("record"));
+      r.malloc = cell.malloc.label;
+      r.live_allocator = o.document.at("live_allocator");
+      r.worker = worker_facts(o.worker, false);
+      return checked(std::move(r), calibrated.result.checksum);
+    } catch (const json::exception& e) {
+      heap::cell_outcome bad = o;
+      bad.detail = fmt::format("worker printed an unexpected document: {}", e.what());
+      return failed_record(cell, t, bad);
+    }
+  }
+
+  json run_facts() const override { return {{"calibrations", facts_}}; }
+
+ private:
+  // Same work or no number: a cell whose iteration built something else than the baseline's.
+  static measurement_record checked(measurement_record r, std::uint64_t reference) {
+    if (r.status != "ok" || !r.batch || r.batch->cell.checksum == reference) return r;
+    r.status = "failed";
+    r.reason = fmt::format("checksum mismatch: built {:#018x} where {} built {:#018x}",
+                           r.batch->cell.checksum, baseline_strategy, reference);
+    r.batch.reset();
+    return r;
+  }
+
+  std::map<std::string, calibration_outcome> calibrations_;
+  json facts_ = json::object();
+};
+
+// Worker side --------------------------------------------------------------------------------
+
+bool refuse_unoptimised(bool allow_debug) {
+  const build_facts facts = current_build();
+  if (judge_build(facts, allow_debug) != build_verdict::refuse) return false;
+  std::cerr << "alloclab worker: not benchmark-ready (" << facts.describe() << ")\n";
+  return true;
+}
+
+measurement_record measure_in_this_process(const json& request, const std::string& malloc) {
+  run_config config;
+  config.workloads = {request.at("workload").get<std::string>()};
+  config.strategies = {request.at("strategy").get<std::string>()};
+  config.samples_per_repetition = request.at("samples");
+  config.repetitions = request.at("repetitions");
+  config.counted_iterations = request.at("counted_iterations");
+  config.seed = request.at("seed");
+  config.order_seed = request.at("order_seed");
+  config.batch_size = request.at("batch_size");
+  config.quick = request.at("quick");
+  const run_measurement run = run_suite(config, [](const progress_event&) {});
+  const workload_measurement& w = run.workloads.at(0);
+  const cell_measurement& c = w.cells.at(0);
+  measurement_record r;
+  r.frame = to_string(frame::batch);
+  r.workload = w.name;
+  r.strategy = c.strategy;
+  r.malloc = malloc;
+  r.part = request.at("part");
+  r.status = c.status == cell_status::ok           ? "ok"
+             : c.status == cell_status::overflowed ? "overflowed"
+                                                   : "not_applicable";
+  r.reason = c.reason;
+  r.batch = batch_figures{w.batch_size, w.footprint, c};
+  return r;
+}
+
+}  // namespace
+
+std::unique_ptr<executor> make_batch_executor() {
+  return std::make_unique<batch_executor>();
+}
+
+int run_batch_worker(const char* task_json_text) {
+  try {
+    const json request = json::parse(task_json_text);
+    const std::string mode = request.at("mode");
+    const std::string workload = request.at("workload");
+    const std::string malloc_argument = request.at("malloc");
+    const std::vector<malloc_choice> mallocs =
+        resolve_mallocs({malloc_argument}, alloclab::build::sanitized);
+    const malloc_choice& malloc = mallocs.at(0);
+    inject_test_fault(
+        fmt::format("{}/{}@{}", workload, request.value("strategy", "-"), malloc.label));
+    if (refuse_unoptimised(request.at("allow_debug"))) return 2;
+    json live;
+    if (!prove_or_refuse(malloc, live)) return heap::worker_exit_refused;
+    json document = {{"measured", true}, {"live_allocator", live}};
+    if (!live.value("ok", false)) document["sanitizer_allocator"] = true;  // see prove_or_refuse
+    if (mode == "calibrate")
+      document["calibration"] = calibration_json(calibrate_workload(workload, request.at("seed")));
+    else
+      document["record"] = to_json(measure_in_this_process(request, malloc.label));
+    std::cout << document.dump() << '\n';
+    std::cout.flush();
+    return std::cout ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::cerr << "alloclab " << batch_worker_command << ": " << e.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace alloclab::lab

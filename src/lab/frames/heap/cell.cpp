@@ -1,0 +1,293 @@
+#include "frames/heap/cell.hpp"
+
+#include "process/enum_names.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <ostream>
+#include <stdexcept>
+#include <thread>
+
+#include <alloclab/memory_budget.hpp>
+
+#include "process/proc_memory.hpp"
+#include "stats/log2_histogram.hpp"
+
+namespace alloclab::heap {
+
+namespace {
+
+using nlohmann::json;
+
+/// Sizes precomputed per cell; longer runs wrap around this many sizes (64 MiB of uint32).
+constexpr std::size_t max_precomputed_sizes = std::size_t{1} << 24;
+
+json summary(const std::vector<double>& samples, std::size_t per_sample, bool keep) {
+  json j = json::object();
+  j["count"] = samples.size();
+  j["pairs_per_sample"] = per_sample;
+  if (samples.empty()) return j;
+  std::vector<double> s = samples;
+  std::sort(s.begin(), s.end());
+  auto pct = [&s](double p) {  // nearest rank
+    const double rank = std::ceil(p / 100.0 * static_cast<double>(s.size()));
+    const std::size_t idx = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
+    return s[std::min(idx, s.size() - 1)];
+  };
+  j["min"] = s.front();
+  j["p50"] = pct(50);
+  j["p90"] = pct(90);
+  j["p99"] = pct(99);
+  j["max"] = s.back();
+  j["mean"] = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
+  if (keep) j["samples"] = samples;
+  return j;
+}
+
+template <class T>
+T get_or(const json& j, const char* key, T fallback) {
+  if (!j.contains(key)) return fallback;
+  return j.at(key).get<T>();
+}
+
+}  // namespace
+
+json to_json(const cell_spec& s) {
+  return json{
+      {"malloc", s.malloc_name},
+      {"preload", s.preload},
+      {"kernel", std::string(to_string(s.kernel))},
+      {"dist", std::string(to_string(s.dist))},
+      {"iterations", s.iterations},
+      {"repetitions", s.repetitions},
+      {"seed", s.seed},
+      {"batch", s.config.batch},
+      {"capacity", s.config.capacity},
+      {"touch", std::string(to_string(s.config.touch))},
+      {"touch_stride", s.config.touch_stride},
+      {"exponential_mean", s.dist_params.exponential_mean},
+      {"lognormal_mode", s.dist_params.lognormal_mode},
+      {"lognormal_sigma", s.dist_params.lognormal_sigma},
+      {"keep_samples", s.keep_samples},
+  };
+}
+
+cell_spec cell_spec_from_json(const json& j) {
+  cell_spec s;
+  try {
+    if (!j.is_object()) throw std::invalid_argument("cell spec is not a JSON object");
+    s.malloc_name = j.at("malloc").get<std::string>();
+    s.preload = get_or<std::string>(j, "preload", s.preload);
+    const auto kernel = parse_kernel_kind(j.at("kernel").get<std::string>());
+    if (!kernel)
+      throw std::invalid_argument("unknown kernel '" + j.at("kernel").get<std::string>() + "'");
+    s.kernel = *kernel;
+    const auto dist = parse_size_dist(j.at("dist").get<std::string>());
+    if (!dist)
+      throw std::invalid_argument("unknown distribution '" + j.at("dist").get<std::string>() + "'");
+    s.dist = *dist;
+    s.iterations = get_or<std::size_t>(j, "iterations", s.iterations);
+    s.repetitions = get_or<std::size_t>(j, "repetitions", s.repetitions);
+    s.seed = get_or<std::uint64_t>(j, "seed", s.seed);
+    s.config.batch = get_or<std::size_t>(j, "batch", s.config.batch);
+    s.config.capacity = get_or<std::size_t>(j, "capacity", s.config.capacity);
+    const auto touch_name = get_or<std::string>(j, "touch", std::string(to_string(s.config.touch)));
+    const auto touch = parse_touch_mode(touch_name);
+    if (!touch) throw std::invalid_argument("unknown touch mode '" + touch_name + "'");
+    s.config.touch = *touch;
+    s.config.touch_stride = get_or<std::size_t>(j, "touch_stride", s.config.touch_stride);
+    s.dist_params.exponential_mean =
+        get_or<double>(j, "exponential_mean", s.dist_params.exponential_mean);
+    s.dist_params.lognormal_mode =
+        get_or<double>(j, "lognormal_mode", s.dist_params.lognormal_mode);
+    s.dist_params.lognormal_sigma =
+        get_or<double>(j, "lognormal_sigma", s.dist_params.lognormal_sigma);
+    s.keep_samples = get_or<bool>(j, "keep_samples", s.keep_samples);
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(std::string("invalid cell spec: ") + e.what());
+  }
+  if ((s.malloc_name == custom_malloc_name) == s.preload.empty()) {
+    throw std::invalid_argument("a preload path goes with malloc \"custom\", and only with it");
+  }
+  if (s.iterations == 0 || s.iterations > 100'000'000) {
+    throw std::invalid_argument("iterations must be in 1..100000000");
+  }
+  if (s.repetitions == 0 || s.repetitions > 1000) {
+    throw std::invalid_argument("repetitions must be in 1..1000");
+  }
+  if (s.config.batch == 0 || s.config.capacity < s.config.batch ||
+      s.config.capacity > 100'000'000 || s.config.touch_stride == 0) {
+    throw std::invalid_argument("need 1 <= batch <= capacity <= 100000000 and touch_stride >= 1");
+  }
+  return s;
+}
+
+json to_json(const cell_result& r) {
+  json j{{"schema", cell_schema},
+         {"spec", to_json(r.spec)},
+         {"live_allocator", to_json(r.live)},
+         {"measured", r.measured}};
+  if (!r.measured) {
+    j["error"] = "allocator '" + r.spec.malloc_name + "' not proven live: " + r.live.detail;
+    return j;
+  }
+  const memory_figures& m = r.memory;
+  auto finite_or_null = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  j["result"] = json{
+      {"ns_per_pair", r.ns_per_pair},
+      {"ns_per_pair_reps", r.ns_per_pair_reps},
+      {"pairs_per_rep", r.pairs_per_rep},
+      {"peak_live_bytes", r.peak_live_bytes},
+      {"total_bytes_per_rep", r.total_bytes_per_rep},
+      {"checksum", r.checksum},
+      {"size_histogram_log2", r.size_histogram_log2},
+      {"batch_ns", summary(r.batch_ns, r.spec.config.batch, r.spec.keep_samples)},
+      {"noop_batch_ns", summary(r.noop_batch_ns, r.spec.config.batch, r.spec.keep_samples)},
+      {"memory", json{{"baseline_rss_bytes", m.baseline_rss_bytes},
+                      {"peak_rss_bytes", m.peak_rss_bytes},
+                      {"peak_was_reset", m.peak_was_reset},
+                      {"rss_after_free_bytes", m.rss_after_free_bytes},
+                      {"rss_100ms_after_free_bytes", m.rss_100ms_after_free_bytes},
+                      {"rss_1s_after_free_bytes", m.rss_1s_after_free_bytes},
+                      {"last_free_ms", m.last_free_ms},
+                      {"purge_ms", m.purge_ms},
+                      {"rss_series", to_json(m.series)},
+                      {"rss_after_purge_bytes", m.rss_after_purge_bytes},
+                      {"purge", to_json(m.purge)},
+                      {"minor_faults", m.minor_faults},
+                      {"major_faults", m.major_faults},
+                      {"fragmentation", finite_or_null(m.fragmentation)},
+                      {"fragmentation_net", finite_or_null(m.fragmentation_net)}}},
+  };
+  return j;
+}
+
+cell_result run_cell(const cell_spec& spec) {
+  cell_result r;
+  r.spec = spec;
+  const bool custom = spec.malloc_name == custom_malloc_name;
+  const malloc_entry* entry = custom ? nullptr : find_malloc(spec.malloc_name);
+  if (!custom && entry == nullptr) {
+    r.live.expected = spec.malloc_name;
+    r.live.detail = "unknown allocator '" + spec.malloc_name + "'";
+    return r;
+  }
+  r.live = custom ? prove_live_custom(spec.preload) : prove_live(*entry);
+  if (!r.live.ok) return r;  // refuse: no numbers for an allocator that is not the live one
+
+  const std::size_t wanted = spec.iterations * spec.config.batch;
+  const std::vector<std::uint32_t> sizes =
+      make_sizes(spec.dist, std::min(wanted, max_precomputed_sizes), spec.seed, spec.dist_params);
+  validate_kernel_args(sizes, spec.config);
+  r.size_histogram_log2 = lab::trimmed_counts(lab::histogram_of(sizes));
+  r.batch_ns.reserve(spec.iterations * spec.repetitions);
+  r.noop_batch_ns.reserve(spec.iterations * spec.repetitions);
+  // Nothing this function keeps may be allocated between the runs: a small block left at the
+  // top of glibc's heap pins everything below it and would be charged to the allocator.
+  r.ns_per_pair_reps.reserve(spec.repetitions);
+
+  memory_figures& m = r.memory;
+  rss_sampler sampler(rss_sample_period, rss_series_capacity,
+                      alloclab::memory_budget::cgroup_usage_file().value_or(""));
+  sampler.start();
+  m.peak_was_reset = reset_peak_rss();
+  m.baseline_rss_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+  const fault_counts f0 = read_faults();
+  for (std::size_t rep = 0; rep < spec.repetitions; ++rep) {
+    const kernel_result noop =
+        run_kernel<noop_policy>(spec.kernel, sizes, spec.iterations, spec.config);
+    const kernel_result real =
+        run_kernel<malloc_policy>(spec.kernel, sizes, spec.iterations, spec.config);
+    if (rep == 0) {
+      r.checksum = real.checksum;
+      r.pairs_per_rep = real.pairs;
+      r.peak_live_bytes = real.peak_live_bytes;
+      r.total_bytes_per_rep = real.total_bytes;
+    } else if (real.checksum != r.checksum) {
+      throw std::runtime_error("heap cell: checksum differs between repetitions");
+    }
+    r.ns_per_pair_reps.push_back(ns_per_pair(real.total_ns, noop.total_ns, real.pairs));
+    r.batch_ns.insert(r.batch_ns.end(), real.batch_ns.begin(), real.batch_ns.end());
+    r.noop_batch_ns.insert(r.noop_batch_ns.end(), noop.batch_ns.begin(), noop.batch_ns.end());
+  }
+  const auto last_free = std::chrono::steady_clock::now();
+  m.last_free_ms = sampler.now_ms();
+  const fault_counts f1 = read_faults();
+  const proc_status after_free = read_proc_status();
+  m.minor_faults = f1.minor - f0.minor;
+  m.major_faults = f1.major - f0.major;
+  m.peak_rss_bytes = after_free.vm_hwm_bytes.value_or(0);
+  m.rss_after_free_bytes = after_free.vm_rss_bytes.value_or(0);
+  std::this_thread::sleep_until(last_free + retention_delays[0]);
+  m.rss_100ms_after_free_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+  std::this_thread::sleep_until(last_free + retention_delays[1]);
+  m.rss_1s_after_free_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+  m.purge_ms = sampler.now_ms();
+  m.purge = purge_live_malloc();  // a custom library without a known entry point: "none"
+  m.rss_after_purge_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+  sampler.stop();
+  m.series = sampler.series();
+  m.fragmentation = fragmentation(m.peak_rss_bytes, r.peak_live_bytes);
+  m.fragmentation_net = fragmentation(m.peak_rss_bytes, r.peak_live_bytes, m.baseline_rss_bytes);
+  r.ns_per_pair = std::accumulate(r.ns_per_pair_reps.begin(), r.ns_per_pair_reps.end(), 0.0) /
+                  static_cast<double>(r.ns_per_pair_reps.size());
+  r.measured = true;
+  return r;
+}
+
+int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream& err) {
+  cell_spec spec;
+  try {
+    spec = cell_spec_from_json(json::parse(spec_json));
+  } catch (const std::exception& e) {
+    err << "heap worker: bad spec: " << e.what() << '\n';
+    return worker_exit_bad_spec;
+  }
+  const cell_result r = run_cell(spec);
+  out << to_json(r).dump() << '\n';
+  out.flush();
+  if (!r.measured) {
+    err << "heap worker: refusing to measure: " << r.live.detail << '\n';
+    return worker_exit_refused;
+  }
+  return 0;
+}
+
+cell_outcome run_cell_in_worker(const cell_spec& spec,
+                                const std::vector<std::string>& worker_argv_prefix,
+                                std::chrono::milliseconds timeout) {
+  cell_outcome o;
+  try {
+    worker_env env;
+    if (spec.malloc_name == custom_malloc_name) {
+      env = custom_worker_environment(spec.preload);
+    } else {
+      const malloc_entry* entry = find_malloc(spec.malloc_name);
+      if (entry == nullptr) {
+        o.status = cell_status::failed;
+        o.detail = "unknown allocator '" + spec.malloc_name + "'";
+        return o;
+      }
+      if (!installed(*entry)) {
+        o.status = cell_status::not_installed;
+        o.detail = not_installed_reason(*entry);
+        return o;
+      }
+      env = worker_environment(*entry);
+    }
+    worker_request req;
+    req.argv = worker_argv_prefix;
+    req.argv.push_back(to_json(spec).dump());
+    req.env_set = env.set;
+    req.env_unset = env.unset;
+    req.timeout = timeout;
+    return run_measuring_worker(req);
+  } catch (const std::exception& e) {
+    o.status = cell_status::failed;
+    o.detail = e.what();
+  }
+  return o;
+}
+
+}  // namespace alloclab::heap

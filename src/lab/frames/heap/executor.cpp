@@ -1,0 +1,84 @@
+// The heap frame: one heap-study cell (kernel x size distribution, under one process-wide malloc)
+// per fresh worker process (`alloclab __heap-worker <cell spec JSON>`, see heap/cell.hpp).
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "schedule/executor.hpp"
+#include "process/worker_records.hpp"
+#include "frames/heap/cell.hpp"
+#include "frames/heap/heap_workloads.hpp"
+
+namespace alloclab::lab {
+namespace heap = alloclab::heap;
+using json = nlohmann::json;
+
+namespace {
+
+heap::cell_spec spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
+  const heap_workload& workload = *find_heap_workload(cell.workload);
+  heap::cell_spec spec;
+  spec.kernel = workload.kernel;
+  spec.dist = workload.dist;
+  spec.config.touch = workload.touch;
+  spec.iterations = plan.sizes.heap_iterations;
+  spec.repetitions = t.repetitions;
+  spec.seed = plan.sizes.seed;
+  spec.keep_samples = true;
+  spec.malloc_name = cell.malloc.custom() ? heap::custom_malloc_name : cell.malloc.label;
+  spec.preload = cell.malloc.preload_path;
+  return spec;
+}
+
+heap_figures figures_from(const json& result, std::size_t iterations) {
+  heap_figures f;
+  f.iterations_per_repetition = iterations;
+  f.batch_ns = result.at("batch_ns").at("samples").get<std::vector<double>>();
+  f.ns_per_pair_reps = result.at("ns_per_pair_reps").get<std::vector<double>>();
+  f.pairs_per_repetition = result.at("pairs_per_rep");
+  f.peak_live_bytes = result.at("peak_live_bytes");
+  f.total_bytes_per_repetition = result.at("total_bytes_per_rep");
+  f.checksum = result.at("checksum");
+  f.size_histogram_log2 = result.at("size_histogram_log2").get<std::vector<std::uint64_t>>();
+  f.noop_batch_p50_ns = result.at("noop_batch_ns").value("p50", 0.0);
+  f.memory = result.at("memory");
+  return f;
+}
+
+class heap_executor final : public executor {
+ public:
+  void prepare(const run_plan&, const progress_note&) override {}
+
+  measurement_record execute(const run_plan& plan, const task& t) override {
+    const heap::cell_spec spec = spec_for(plan.cells.at(t.cell), t, plan);
+    return run_worker_task(plan, t, heap_worker_command, heap::to_json(spec).dump(),
+                           [&](const json& result, measurement_record& r) {
+                             r.heap = figures_from(result, spec.iterations);
+                           });
+  }
+
+  json run_facts() const override { return json::object(); }
+};
+
+}  // namespace
+
+std::unique_ptr<executor> make_heap_executor() {
+  return std::make_unique<heap_executor>();
+}
+
+int run_heap_worker(const char* spec_json) {
+  try {
+    const heap::cell_spec spec = heap::cell_spec_from_json(json::parse(spec_json));
+    std::string label = spec.malloc_name;
+    if (spec.malloc_name == heap::custom_malloc_name)
+      label += ":" + spec.preload.substr(spec.preload.rfind('/') + 1);
+    inject_test_fault(fmt::format("{}_{}/malloc@{}", heap::to_string(spec.kernel),
+                                  heap::to_string(spec.dist), label));
+  } catch (const std::exception&) {
+    // heap_worker_main reports a bad spec itself
+  }
+  return heap::heap_worker_main(spec_json, std::cout, std::cerr);
+}
+
+}  // namespace alloclab::lab

@@ -1,0 +1,168 @@
+// The replay frame: a recorded trace (alloclab record) replayed with its thread structure in a
+// fresh worker process (`alloclab __replay-worker <spec JSON>`), under the cell's process-wide
+// malloc or through one in-process resource (strategies/replay_resources.hpp). The worker
+// proves its malloc live first (heap/liveness.hpp), as the heap frame's does.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "schedule/executor.hpp"
+#include "process/worker_records.hpp"
+#include "process/measuring_worker.hpp"
+#include "process/proc_memory.hpp"
+#include "frames/replay/replay_resources.hpp"
+#include "trace/replay.hpp"
+
+namespace alloclab::lab {
+namespace heap = alloclab::heap;
+using json = nlohmann::json;
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_trace_facts, threads, monotonic_footprint,
+                                   aligned_allocations)
+
+namespace {
+
+struct replay_spec {
+  std::string trace;
+  std::string name;
+  std::string strategy = replay_malloc_strategy;
+  std::size_t repetitions = 1;
+  std::string malloc_name = "glibc";  // registry name or heap::custom_malloc_name
+  std::string preload;                // custom only
+  replay_trace_facts facts;
+};
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_spec, trace, name, strategy, repetitions, malloc_name,
+                                   preload, facts)
+
+json to_json(const replay_spec& s) {
+  return json(s);
+}
+
+replay_spec spec_from_json(const json& j) {
+  const replay_spec s = j.get<replay_spec>();
+  if (s.repetitions == 0) throw std::invalid_argument("repetitions must be at least 1");
+  if (s.strategy != replay_malloc_strategy && find_replay_resource(s.strategy) == nullptr)
+    throw std::invalid_argument("unknown replay strategy '" + s.strategy + "'");
+  return s;
+}
+
+replay_spec spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
+  replay_spec s;
+  s.trace = plan.replay.trace;
+  s.name = plan.replay.name;
+  s.strategy = cell.strategy;
+  s.repetitions = t.repetitions;
+  s.malloc_name = cell.malloc.custom() ? heap::custom_malloc_name : cell.malloc.label;
+  s.preload = cell.malloc.preload_path;
+  s.facts = plan.replay.facts;
+  return s;
+}
+
+class replay_executor final : public executor {
+ public:
+  void prepare(const run_plan&, const progress_note&) override {}
+
+  measurement_record execute(const run_plan& plan, const task& t) override {
+    const std::string spec = to_json(spec_for(plan.cells.at(t.cell), t, plan)).dump();
+    return run_worker_task(
+        plan, t, replay_worker_command, spec,
+        [](const json& result, measurement_record& r) { r.replay = result.get<replay_figures>(); });
+  }
+
+  json run_facts() const override { return json::object(); }
+};
+
+heap::live_allocator prove(const replay_spec& s) {
+  if (s.malloc_name == heap::custom_malloc_name) return heap::prove_live_custom(s.preload);
+  if (const heap::malloc_entry* e = heap::find_malloc(s.malloc_name)) return heap::prove_live(*e);
+  heap::live_allocator unknown;
+  unknown.expected = s.malloc_name;
+  unknown.detail = "unknown allocator '" + s.malloc_name + "'";
+  return unknown;
+}
+
+std::uint64_t rss_now() {
+  return heap::read_proc_status().vm_rss_bytes.value_or(0);
+}
+
+// `repetitions` whole replays; the first one's RSS readings. Each replay gets a fresh resource
+// (destroyed, with the malloc purged, after it), so every replay starts from the same state.
+replay_figures measure(const replay_spec& s) {
+  const trace::trace_file file(s.trace);
+  const replay_resource_entry* entry = find_replay_resource(s.strategy);
+  replay_figures f;
+  f.threads = file.threads().size();
+  for (std::size_t rep = 0; rep < s.repetitions; ++rep) {
+    std::unique_ptr<replay_resource> holder = entry ? entry->make(s.facts) : nullptr;
+    trace::replay_options options;
+    options.resource = holder ? holder->resource() : nullptr;
+    json memory;
+    if (rep == 0) {
+      memory["peak_was_reset"] = heap::reset_peak_rss();
+      memory["baseline_rss_bytes"] = rss_now();
+    }
+    const heap::fault_counts faults = heap::read_faults();
+    const trace::replay_result r = trace::replay_trace(file, options);
+    if (rep == 0) {
+      const heap::proc_status after_free = heap::read_proc_status();
+      memory["peak_rss_bytes"] = after_free.vm_hwm_bytes.value_or(0);
+      memory["rss_after_free_bytes"] = after_free.vm_rss_bytes.value_or(0);
+      memory["minor_faults"] = heap::read_faults().minor - faults.minor;
+      memory["bookkeeping_bytes"] = r.bookkeeping_bytes;
+    }
+    holder.reset();
+    const heap::purge_result purge = heap::purge_live_malloc();
+    if (rep == 0) {
+      memory["rss_after_purge_bytes"] = rss_now();
+      memory["purge"] = heap::to_json(purge);
+      f.memory = memory;
+      f.calls = r.calls;
+      f.skipped = r.skipped;
+      f.peak_live_bytes = r.peak_live_bytes;
+    }
+    f.ns_per_call.push_back(r.ns_per_call());
+    f.call_seconds.push_back(r.call_seconds);
+    f.wall_seconds.push_back(r.wall_seconds);
+  }
+  return f;
+}
+
+}  // namespace
+
+std::unique_ptr<executor> make_replay_executor() {
+  return std::make_unique<replay_executor>();
+}
+
+int run_replay_worker(const char* spec_json) {
+  replay_spec spec;
+  try {
+    spec = spec_from_json(json::parse(spec_json));
+  } catch (const std::exception& e) {
+    std::cerr << "replay worker: bad spec: " << e.what() << '\n';
+    return heap::worker_exit_bad_spec;
+  }
+  std::string label = spec.malloc_name;
+  if (spec.malloc_name == heap::custom_malloc_name)
+    label += ":" + spec.preload.substr(spec.preload.rfind('/') + 1);
+  inject_test_fault(fmt::format("{}/{}@{}", spec.name, spec.strategy, label));
+  const heap::live_allocator live = prove(spec);
+  if (!live.ok) {
+    std::cout << json{{"measured", false}, {"live_allocator", heap::to_json(live)}}.dump() << '\n';
+    std::cerr << "replay worker: refusing to measure: " << live.detail << '\n';
+    return heap::worker_exit_refused;
+  }
+  try {
+    const replay_figures f = measure(spec);
+    std::cout
+        << json{{"measured", true}, {"live_allocator", heap::to_json(live)}, {"result", f}}.dump()
+        << '\n';
+    std::cout.flush();
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "replay worker: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace alloclab::lab
