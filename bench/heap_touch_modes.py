@@ -16,7 +16,7 @@ import statistics
 import subprocess
 import sys
 
-MALLOCS = {  # name -> LD_PRELOAD (see src/lab/heap/malloc_registry.cpp)
+MALLOCS = {  # name -> LD_PRELOAD (see src/lab/process/malloc_registry.cpp)
     "glibc": None,
     "jemalloc": "libjemalloc.so.2",
     "mimalloc": "libmimalloc.so.2",

@@ -1,10 +1,19 @@
 // The recorder's map from live pointer to block (thread index, id): 16 shards of open addressing
 // with linear probing and backward-shift deletion, each behind a spin lock that is only taken once
-// the table is shared (set_shared: a second thread records). One multiplicative (Fibonacci) hash
-// of the address gives the shard from its top bits and the home slot from the bits below them, so
-// the two never depend on the same address digits: a heap's consecutive blocks spread evenly over
-// shards and slots, and probes stay short at any size. Memory comes from mmap, never from
+// the table is shared (set_shared: a second thread records). Memory comes from mmap, never from
 // malloc, so the table can be used inside malloc.
+//
+// Where a key goes (keys are 16-byte-aligned addresses; `granule` = key >> 4):
+// | part       | from                                   | why                                     |
+// |------------|----------------------------------------|-----------------------------------------|
+// | shard      | hash of key >> 26 (a 64 MiB region)    | glibc gives each thread's arena its own |
+// |            |                                        | 64 MiB heap: threads rarely share locks |
+// |            |                                        | or cache lines                          |
+// | home slot  | hash of key >> 8 (a 256-byte window),  | blocks allocated together sit in one or |
+// |            | plus the granule within the window     | two cache lines of the table, not one   |
+// |            |                                        | cache miss each; windows spread evenly  |
+// The hashes are multiplicative (Fibonacci): their top bits mix every bit of the address, so a
+// heap's consecutive windows spread evenly over slots and probes stay short at any size.
 #pragma once
 
 #include <sched.h>
@@ -57,6 +66,14 @@ class block_table {
     value = s.slots[i].value;
     erase_at(s, i);
     return true;
+  }
+
+  /// Starts loading `key`'s home slot into the cache (no effect on the contents). Only while the
+  /// table is not shared: it reads a shard without its lock.
+  __attribute__((always_inline)) void prefetch(std::uintptr_t key) const noexcept {
+    if (shared()) return;
+    const shard& s = shards_[hash(key >> region_shift) >> (64 - shard_bits)];
+    if (s.slots != nullptr) __builtin_prefetch(&s.slots[start(key, s.mask)], 1);
   }
 
   /// The longest distance, in slots, from a live key's home slot to where it sits: what the worst
@@ -115,16 +132,24 @@ class block_table {
 
   static constexpr std::size_t shard_bits = 4;
   static constexpr std::size_t initial_slots = 256;
+  // A big table is read at random: huge pages (where THP allows them) save most TLB misses.
+  static constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 
-  // Blocks are 16-byte aligned: key >> 4 numbers them. The product's top bits mix every bit of
-  // the address; the shard takes the top `shard_bits`, the home slot the next ones.
-  static std::uint64_t hash(std::uintptr_t key) noexcept {
-    return static_cast<std::uint64_t>(key >> 4) * 0x9E3779B97F4A7C15ull;
+  static constexpr unsigned region_shift = 26;  // glibc's per-thread heaps: 64 MiB, aligned
+  static constexpr unsigned window_shift = 8;   // 16 granules of 16 bytes
+  static constexpr std::size_t window_granules = std::size_t{1} << (window_shift - 4);
+
+  static std::uint64_t hash(std::uint64_t n) noexcept { return n * 0x9E3779B97F4A7C15ull; }
+  shard& shard_of(std::uintptr_t key) noexcept {
+    return shards_[hash(key >> region_shift) >> (64 - shard_bits)];
   }
-  shard& shard_of(std::uintptr_t key) noexcept { return shards_[hash(key) >> (64 - shard_bits)]; }
+  // The window's hashed place plus the granule within the window. `mask` + 1 is a power of two
+  // of at least `initial_slots`, so the shift below is in 1..63.
   static std::size_t start(std::uintptr_t key, std::size_t mask) noexcept {
-    const int slot_bits = __builtin_popcountll(mask);
-    return static_cast<std::size_t>((hash(key) << shard_bits) >> (64 - slot_bits));
+    const auto slot_bits = static_cast<unsigned>(64 - __builtin_clzll(mask));
+    const std::size_t window =
+        static_cast<std::size_t>(hash(key >> window_shift) >> (64 - slot_bits));
+    return (window + ((key >> 4) & (window_granules - 1))) & mask;
   }
 
   static bool grow(shard& s) noexcept {
@@ -132,6 +157,8 @@ class block_table {
     void* memory = mmap(nullptr, slots * sizeof(slot), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) return false;
+    if (slots * sizeof(slot) >= huge_page_bytes)
+      madvise(memory, slots * sizeof(slot), MADV_HUGEPAGE);
     auto* fresh = static_cast<slot*>(memory);
     const std::size_t mask = slots - 1;
     for (std::size_t i = 0; i < s.capacity(); ++i) {

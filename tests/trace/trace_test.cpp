@@ -6,7 +6,11 @@
 //   record: exact events of known threads, realloc, memalign family, cross-thread frees
 //                                                   -> Recorder.KnownProgramGivesExactCounts
 //   record: fork child not recorded                 -> Recorder.ForkedChildIsNotRecorded
-//   record: exec'd descendants not recorded         -> Recorder.ExecedDescendantsAreNotRecorded
+//   record --no-follow-exec: exec'd descendants not recorded
+//                                                   -> Recorder.ExecedDescendantsAreNotRecorded
+//   record (follow-exec): one trace per image, listed by trace info
+//                                                   -> Recorder.ExecedDescendantsGetTheirOwnTraces,
+//                                                      Recorder.ExecReplacingTheProgramIsFollowed
 //   record: killed program -> readable, truncated   -> Recorder.KilledProgramLeavesTruncatedTrace
 //   record: missing / static program -> exit 2      -> Recorder.RefusesMissingAndStaticPrograms
 //   record -o: the program itself, a device, fifo or directory -> exit 2 before running it;
@@ -179,6 +183,12 @@ std::map<std::uint32_t, kind_counts> counts_by_thread(const trace_file& t) {
   return counts;
 }
 
+std::uint64_t calls_in(const trace_file& t) {
+  std::uint64_t calls = 0;
+  t.for_each_event([&](const event& e) { calls += e.kind < event_kind::thread_start; });
+  return calls;
+}
+
 TEST_F(Recorder, KnownProgramGivesExactCounts) {
   const outcome o = record(std::string(TRACE_RECORDED_PROGRAM) + " threads");
   ASSERT_EQ(o.exit_code, 0) << o.err;
@@ -251,14 +261,50 @@ TEST_F(Recorder, ForkedChildIsNotRecorded) {
 
 TEST_F(Recorder, ExecedDescendantsAreNotRecorded) {
   // `; true` makes the shell fork before exec'ing the loop; the loop's 2000 calls stay out.
-  const outcome o = record("/bin/sh -c \"'" + std::string(TRACE_MALLOC_LOOP) + "' 1000; true\"");
+  const outcome o = run("record --no-follow-exec -o '" + trace_path().string() +
+                        "' -- /bin/sh -c \"'" + std::string(TRACE_MALLOC_LOOP) + "' 1000; true\"");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const trace_file t(trace_path().string());
   EXPECT_FALSE(t.truncated());
-  std::uint64_t calls = 0;
-  t.for_each_event([&](const event& e) { calls += e.kind < event_kind::thread_start; });
-  EXPECT_LT(calls, 500u);
+  EXPECT_LT(calls_in(t), 500u);
   EXPECT_EQ(t.header().command.front(), "/bin/sh");
+  EXPECT_FALSE(fs::exists(trace_path().string() + ".1"));
+}
+
+TEST_F(Recorder, ExecedDescendantsGetTheirOwnTraces) {
+  // The shell forks and execs the loop twice: three images, three traces, in order of start.
+  const std::string loop = "'" + std::string(TRACE_MALLOC_LOOP) + "'";
+  std::ofstream(trace_path().string() + ".3") << "an image of an older run";
+  const outcome o = record("/bin/sh -c \"" + loop + " 1000; " + loop + " 2000; true\"");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const trace_file shell(trace_path().string());
+  EXPECT_EQ(shell.header().command.front(), "/bin/sh");
+  EXPECT_LT(calls_in(shell), 500u);
+  for (const auto& [suffix, pairs] : {std::pair{".1", 1000u}, std::pair{".2", 2000u}}) {
+    const trace_file loop_trace(trace_path().string() + suffix);
+    EXPECT_FALSE(loop_trace.truncated()) << suffix;
+    EXPECT_EQ(loop_trace.header().command.at(1), std::to_string(pairs)) << suffix;
+    EXPECT_GE(calls_in(loop_trace), 2u * pairs) << suffix;
+  }
+  EXPECT_FALSE(fs::exists(trace_path().string() + ".3")) << "an older run's image is left";
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << entry.path();
+
+  const outcome info = run("trace info '" + trace_path().string() + "'");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("t.trace.1"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("t.trace.2"), std::string::npos) << info.out;
+}
+
+TEST_F(Recorder, ExecReplacingTheProgramIsFollowed) {
+  const outcome o = record("/bin/sh -c \"exec '" + std::string(TRACE_MALLOC_LOOP) + "' 1000\"");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const trace_file shell(trace_path().string());
+  EXPECT_FALSE(shell.truncated());
+  const trace_file loop_trace(trace_path().string() + ".1");
+  EXPECT_FALSE(loop_trace.truncated());
+  EXPECT_EQ(loop_trace.header().pid, shell.header().pid);
+  EXPECT_GE(calls_in(loop_trace), 2000u);
 }
 
 TEST_F(Recorder, KilledProgramLeavesTruncatedTrace) {
@@ -400,7 +446,8 @@ TEST_F(Recorder, SigtermIsForwardedToTheProgram) {
 }
 
 TEST_F(Recorder, UnrecordedImagesAreTold) {
-  const outcome o = record("/bin/sh -c \"ls / >/dev/null; ls / >/dev/null\"");
+  const outcome o = run("record --no-follow-exec -o '" + trace_path().string() +
+                        "' -- /bin/sh -c \"ls / >/dev/null; ls / >/dev/null\"");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.err.find("process images"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("not recorded"), std::string::npos) << o.err;

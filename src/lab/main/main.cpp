@@ -1,21 +1,17 @@
 #include <iostream>
 #include <string_view>
 
-#include "schedule/executor.hpp"
+#include "frames/frame_table.hpp"
 #include "main/cli.hpp"
 #include "main/replay_commands.hpp"
 #include "measure/copy_cliff.hpp"
 
 int main(int argc, char** argv) {
   // Measuring workers: no argument parsing, no CLI set-up (VmHWM is measured in here).
-  if (argc == 3 && std::string_view(argv[1]) == alloclab::lab::heap_worker_command)
-    return alloclab::lab::run_heap_worker(argv[2]);
-  if (argc == 3 && std::string_view(argv[1]) == alloclab::lab::memory_worker_command)
-    return alloclab::lab::run_memory_worker(argv[2]);
-  if (argc == 3 && std::string_view(argv[1]) == alloclab::lab::replay_worker_command)
-    return alloclab::lab::run_replay_worker(argv[2]);
-  if (argc == 3 && std::string_view(argv[1]) == alloclab::lab::batch_worker_command)
-    return alloclab::lab::run_batch_worker(argv[2]);
+  if (argc == 3)
+    for (const auto& row : alloclab::lab::frame_table())
+      if (row.worker_command != nullptr && std::string_view(argv[1]) == row.worker_command)
+        return row.worker_main(argv[2]);
   if (argc == 3 && std::string_view(argv[1]) == "__malloc-env")
     return alloclab::lab::print_malloc_env(argv[2]);
   // The memmove placement probe, re-executed under GLIBC_TUNABLES (read only at exec).

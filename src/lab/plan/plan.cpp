@@ -1,5 +1,7 @@
 #include "plan/plan.hpp"
 
+#include "frames/frame_table.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -106,86 +108,8 @@ bool wants_placement_twin(const run_plan& plan, bool sanitized) {
 
 }  // namespace
 
-namespace {
-
-void add_batch_cells(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs) {
-  for (const auto& w : plan.lab_workloads)
-    for (const auto& m : lab_mallocs)
-      for (const auto& s : plan.strategies)
-        plan.cells.push_back({w, s, m, frame::batch, m.label == plan.placement_twin});
-}
-
-void add_heap_cells(run_plan& plan, const std::vector<malloc_choice>&) {
-  for (const auto& w : plan.heap_workloads)
-    for (const auto& m : plan.mallocs) plan.cells.push_back({w, "malloc", m, frame::heap, false});
-}
-
-// Memory workloads: each of its strategies under every malloc, or the first malloc only.
-void add_memory_cells(run_plan& plan, const std::vector<malloc_choice>&) {
-  for (const auto& name : plan.memory_workloads) {
-    const memory_workload& w = *find_memory_workload(name);
-    const std::size_t mallocs = w.every_malloc ? plan.mallocs.size() : 1;
-    for (std::size_t m = 0; m < mallocs; ++m)
-      for (const auto& s : w.strategies)
-        plan.cells.push_back({name, s, plan.mallocs[m], frame::memory, false});
-  }
-}
-
-// Serve frame: every variant (strategy x malloc) of each lab workload; no placement twin (one
-// iteration per request is not where the copy cliff shows).
-void add_serve_cells(run_plan& plan, const std::vector<malloc_choice>&) {
-  for (const auto& w : plan.lab_workloads)
-    for (const auto& m : plan.mallocs)
-      for (const auto& s : plan.strategies) plan.cells.push_back({w, s, m, frame::serve, false});
-}
-
-// Replay frame: the trace under every malloc, then through each resource under the first malloc.
-void add_replay_cells(run_plan& plan, const std::vector<malloc_choice>&) {
-  const std::string& name = plan.replay.name;
-  for (const auto& m : plan.mallocs)
-    plan.cells.push_back({name, replay_malloc_strategy, m, frame::replay, false});
-  for (const auto& s : plan.replay.strategies)
-    plan.cells.push_back({name, s, plan.mallocs.front(), frame::replay, false});
-}
-
-enum class workload_kind { lab, heap, memory, trace };
-
-// One row per frame: adding a frame adds a row here and an executor (executors/executor.cpp).
-struct frame_entry {
-  frame id;
-  const char* name;
-  workload_kind measures;  // which half of --workloads the frame's cells come from
-  // Adds the frame's cells; `lab_mallocs` is plan.mallocs plus the placement twin, if any.
-  void (*add_cells)(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs);
-  std::size_t measurement_sizes::*repetitions;  // repetitions of each of its cells
-  bool by_default = true;  // measured when --frames is not given (else only when named)
-};
-
-const std::vector<frame_entry>& frame_table() {
-  static const std::vector<frame_entry> table = {
-      {frame::batch, "batch", workload_kind::lab, add_batch_cells, &measurement_sizes::repetitions},
-      {frame::heap, "heap", workload_kind::heap, add_heap_cells,
-       &measurement_sizes::heap_repetitions},
-      {frame::memory, "memory", workload_kind::memory, add_memory_cells,
-       &measurement_sizes::memory_repetitions},
-      {frame::serve, "serve", workload_kind::lab, add_serve_cells,
-       &measurement_sizes::serve_repetitions, false},
-      {frame::replay, "replay", workload_kind::trace, add_replay_cells,
-       &measurement_sizes::replay_repetitions},
-  };
-  return table;
-}
-
-const frame_entry& entry_of(frame f) {
-  for (const auto& e : frame_table())
-    if (e.id == f) return e;
-  return frame_table().front();
-}
-
-}  // namespace
-
 const char* to_string(frame f) {
-  return entry_of(f).name;
+  return module_of(f).name;
 }
 
 std::vector<std::string> frame_names() {
@@ -209,7 +133,7 @@ namespace {
 
 bool measured_by_frames(const run_plan& plan, workload_kind kind) {
   return std::any_of(plan.frames.begin(), plan.frames.end(),
-                     [&](frame f) { return entry_of(f).measures == kind; });
+                     [&](frame f) { return module_of(f).measures == kind; });
 }
 
 // The plan's workloads of one kind (a trace is not a named workload: see choose_frames).
@@ -421,11 +345,11 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
     plan.placement_twin = twin.label;
     lab_mallocs.push_back(std::move(twin));
   }
-  for (const frame f : plan.frames) entry_of(f).add_cells(plan, lab_mallocs);
+  for (const frame f : plan.frames) module_of(f).add_cells(plan, lab_mallocs);
 
   std::vector<std::size_t> repetitions;
   for (const cell_spec& c : plan.cells)
-    repetitions.push_back(plan.sizes.*entry_of(c.frame).repetitions);
+    repetitions.push_back(plan.sizes.*module_of(c.frame).repetitions);
   plan.schedule = interleaved_schedule(repetitions, plan.sizes.processes, request.seed);
   return plan;
 }

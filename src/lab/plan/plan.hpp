@@ -16,8 +16,8 @@
 
 namespace alloclab::lab {
 
-// A frame is how a cell is measured; each frame has one executor (src/lab/executors/) and one
-// entry in plan.cpp's frame table (its name, and which cells it adds to a plan).
+// A frame is how a cell is measured: one folder frames/<name>/ and one row of the frame table
+// (frames/frame_table.hpp), which names its cells, executor, results and report section.
 enum class frame {
   batch,   // a lab workload's iterations in a loop, in a fresh worker process
   heap,    // a heap-study kernel (seed 003) under the process-wide malloc, in a fresh worker

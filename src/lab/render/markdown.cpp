@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "frames/frame_table.hpp"
 #include "frames/program/program_results.hpp"
 #include "results/claims.hpp"
 #include "stats/stats.hpp"
@@ -438,13 +439,7 @@ std::string render_report(const json& r) {
   placement_section(md, r);
   warnings_section(md, r);
   claims_section(md, r);
-  heap_section(md, r);
-  replay_section(md, r);
-  std::string seed_tables;
-  published_tables(seed_tables, r, seed_claims().at("published_tables"), "batch");
-  if (!seed_tables.empty()) md += "## The seeds' published tables, batch frame\n\n" + seed_tables;
-  memory_section(md, r);
-  serve_section(md, r);
+  for (const auto& row : frame_table()) row.render_markdown(md, r);
   failures_section(md, r);
   bool any_lab = false;
   for (const auto& w : r["workloads"]) any_lab = any_lab || is_lab(w);

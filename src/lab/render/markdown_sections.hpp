@@ -9,6 +9,7 @@
 
 namespace alloclab::lab::markdown {
 
+void batch_section(std::string& md, const nlohmann::json& r);
 void heap_section(std::string& md, const nlohmann::json& r);
 void replay_section(std::string& md, const nlohmann::json& r);
 void memory_section(std::string& md, const nlohmann::json& r);

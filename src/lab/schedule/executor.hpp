@@ -26,20 +26,11 @@ class executor {
   virtual nlohmann::json run_facts() const = 0;
 };
 
-// The executor of a frame (one table entry per frame in executor.cpp).
-std::unique_ptr<executor> make_executor(frame f);
-
 // argv[1] of the worker processes, dispatched in main() before any argument parsing.
 inline constexpr const char* batch_worker_command = "__cell";
 inline constexpr const char* heap_worker_command = "__heap-worker";
 inline constexpr const char* memory_worker_command = "__memory-worker";
 inline constexpr const char* replay_worker_command = "__replay-worker";
-
-// Worker-side entry points: print one JSON document on stdout.
-int run_batch_worker(const char* task_json);
-int run_heap_worker(const char* spec_json);
-int run_memory_worker(const char* spec_json);
-int run_replay_worker(const char* spec_json);
 
 // Test hook, called by workers before they measure: ALLOCLAB_TEST_WORKER_FAULT=<action>:<cell>
 // with <action> abort or hang and <cell> "<workload>/<strategy>@<malloc>" (or "*": every cell).

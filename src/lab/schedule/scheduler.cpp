@@ -1,5 +1,7 @@
 #include "schedule/scheduler.hpp"
 
+#include "frames/frame_table.hpp"
+
 #include <chrono>
 #include <map>
 #include <memory>
@@ -32,7 +34,7 @@ run_records run_schedule(const run_plan& plan, const schedule_progress_fn& progr
   run_records out;
   std::map<frame, std::unique_ptr<executor>> executors;
   for (const cell_spec& c : plan.cells)
-    if (executors.count(c.frame) == 0) executors[c.frame] = make_executor(c.frame);
+    if (executors.count(c.frame) == 0) executors[c.frame] = module_of(c.frame).make_executor();
 
   const std::size_t total = plan.schedule.size();
   for (auto& [f, e] : executors) {

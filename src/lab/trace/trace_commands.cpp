@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -245,6 +246,10 @@ int run_recorded(const fs::path& program, const record_request& r, const fs::pat
     ::setenv("ALLOCLAB_RECORD_STATUS_FD", std::to_string(status_pipe[1]).c_str(), 1);
     ::setenv("ALLOCLAB_RECORD_TIMESTAMPS", r.no_timestamps ? "0" : "1", 1);
     ::setenv("ALLOCLAB_RECORD_ZSTD", level.c_str(), 1);
+    if (r.follow_exec)
+      ::setenv("ALLOCLAB_RECORD_FOLLOW_EXEC", "1", 1);
+    else
+      ::unsetenv("ALLOCLAB_RECORD_FOLLOW_EXEC");
     ::execv(program.c_str(), argv.data());
     std::fprintf(stderr, "alloclab: error: cannot execute '%s': %s\n", program.c_str(),
                  std::strerror(errno));
@@ -287,6 +292,56 @@ void print_recorded(const trace_file& trace, const fs::path& output) {
             << '\n';
 }
 
+/// Renames each image's trace PARTIAL.N to TARGET.N and prints what it holds; removes older
+/// traces TARGET.N past the last one. False (errno set) when a rename failed.
+bool publish_image_traces(const output_target& output) {
+  const std::vector<std::string> images = image_traces(output.partial.string());
+  for (std::size_t n = 1; n <= images.size(); ++n) {
+    const fs::path target = output.path.string() + "." + std::to_string(n);
+    try {
+      print_recorded(trace_file(images[n - 1]), target);
+    } catch (const trace_error& e) {
+      std::cerr << "alloclab: note: the trace of image " << n << " is damaged (" << e.what()
+                << ")\n";
+    }
+    if (::rename(images[n - 1].c_str(), target.c_str()) != 0) return false;
+  }
+  std::error_code ec;
+  for (std::size_t n = images.size() + 1;; ++n) {
+    const fs::path stale = output.path.string() + "." + std::to_string(n);
+    if (!fs::is_regular_file(stale, ec) || !fs::remove(stale, ec)) break;
+  }
+  return true;
+}
+
+/// `trace info`'s list of the other images' traces (none: empty).
+std::string render_images(const std::string& trace) {
+  const std::vector<std::string> images = image_traces(trace);
+  if (images.empty()) return {};
+  std::ostringstream out;
+  out << "\nprocess images (record --follow-exec: one trace each, in order of start)\n"
+      << "  trace                      pid        calls  command\n";
+  const auto line = [&](const std::string& path) {
+    out << "  " << std::left << std::setw(24) << fs::path(path).filename().string() << std::right
+        << std::setw(8);
+    try {
+      const trace_file t(path);
+      std::string command;
+      for (const std::string& word : t.header().command)
+        command += (command.empty() ? "" : " ") + word;
+      out << t.header().pid << std::setw(13)
+          << (t.footer() ? std::to_string(t.footer()->events) : std::string("truncated")) << "  "
+          << command.substr(0, 60) << '\n';
+    } catch (const trace_error& e) {
+      out << "-" << std::setw(13) << "damaged"
+          << "  " << e.what() << '\n';
+    }
+  };
+  line(trace);
+  for (const std::string& image : images) line(image);
+  return out.str();
+}
+
 /// The console's account of the program's end; returns record's exit code.
 int report_program_end(int status, const recorder_news& news) {
   if (WIFSIGNALED(status)) {
@@ -309,7 +364,7 @@ int report_program_end(int status, const recorder_news& news) {
 }
 
 void report_unrecorded_images(const recorder_news& news, const std::string& program) {
-  if (news.exec)
+  if (news.exec && news.unrecorded > 0)
     std::cerr << "alloclab: note: " << program
               << " called execve: the trace ends there (the new program was not recorded)\n";
   if (news.unrecorded > 0)
@@ -333,6 +388,9 @@ trace_commands::trace_commands(CLI::App& app) {
       ->add_option("--zstd-level", request_->zstd_level,
                    "zstd level of each 64 KiB chunk (default 1; 0 = store raw)")
       ->check(CLI::Range(0, 19));
+  record_->add_flag("--follow-exec,!--no-follow-exec", request_->follow_exec,
+                    "Record every process image the program starts (exec), each into its own "
+                    "trace OUTPUT.1, OUTPUT.2... in order of start (default on)");
   record_->add_option("command", request_->command, "PROGRAM and its arguments (after --)")
       ->required();
 
@@ -370,16 +428,18 @@ int execute_record(const record_request& request) {
   auto prepared = prepare_output(request.output, *program);
   if (const auto* reason = std::get_if<std::string>(&prepared)) return bad_input(*reason);
   const output_target output = std::get<output_target>(std::move(prepared));
-  struct partial_file {  // removed unless renamed over the target
+  struct partial_files {  // removed unless renamed over the targets
     const fs::path& path;
-    ~partial_file() {
+    ~partial_files() {
       std::error_code ignored;
       fs::remove(path, ignored);
+      for (const std::string& image : image_traces(path.string())) fs::remove(image, ignored);
     }
   } cleanup{output.partial};
 
   recorder_news news;
   const int status = run_recorded(*program, request, *interposer, output.partial, news);
+  if (request.follow_exec) news.exec = false;  // the exec'd image has a trace of its own
   std::error_code ec;
   const bool empty = fs::file_size(output.partial, ec) == 0 || ec;
   const std::string untouched =
@@ -401,7 +461,8 @@ int execute_record(const record_request& request) {
   try {
     const trace_file trace(output.partial.string());
     print_recorded(trace, output.path);
-    if (::rename(output.partial.c_str(), output.path.c_str()) != 0) {
+    if (::rename(output.partial.c_str(), output.path.c_str()) != 0 ||
+        !publish_image_traces(output)) {
       std::cerr << "alloclab: error: cannot write '" << request.output
                 << "': " << std::strerror(errno) << '\n';
       return exit_program_failed;
@@ -422,7 +483,7 @@ int execute_trace_info(const std::string& path) {
     return bad_input("'" + path + "' is a directory, not a trace written by `alloclab record`");
   try {
     const trace_file trace(path);
-    std::cout << render_summary(trace, summarize(trace)) << std::flush;
+    std::cout << render_summary(trace, summarize(trace)) << render_images(path) << std::flush;
   } catch (const trace_error& e) {
     return bad_input(e.what());
   }

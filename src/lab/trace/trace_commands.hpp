@@ -17,6 +17,9 @@ struct record_request {
   std::vector<std::string> command;  ///< PROGRAM ARGS...
   bool no_timestamps = false;
   int zstd_level = 1;
+  /// Every other process image the program starts (exec, in it or in any descendant) is
+  /// recorded too, each into its own trace: OUTPUT.1, OUTPUT.2... in order of start.
+  bool follow_exec = true;
 };
 
 class trace_commands {
@@ -32,7 +35,9 @@ class trace_commands {
   /// SIGINT, SIGHUP and SIGQUIT sent to `record` are passed on to it); 2 bad input, refused
   /// before the program runs (one line on stderr). `record -o` writes a temporary file beside
   /// the target and renames a readable trace over it: only a regular file (or nothing) is
-  /// replaced, symlinks are followed, and the program itself is refused.
+  /// replaced, symlinks are followed, and the program itself is refused. The traces of other
+  /// images (follow_exec) are renamed to OUTPUT.N beside it; older OUTPUT.N traces past the last
+  /// one are removed, so that `trace info OUTPUT` lists this run's images only.
   int execute() const;
 
  private:

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <map>
 
 #include "process/enum_names.hpp"
@@ -336,6 +337,16 @@ void trace_file::for_each_chunk_of(
       throw trace_error("corrupt trace: " + std::string(e.what()) + " in the " + where(c));
     }
     visit(events);
+  }
+}
+
+std::vector<std::string> image_traces(const std::string& trace) {
+  std::vector<std::string> images;
+  std::error_code ec;
+  for (std::size_t n = 1;; ++n) {
+    std::string image = trace + "." + std::to_string(n);
+    if (!std::filesystem::is_regular_file(image, ec)) return images;
+    images.push_back(std::move(image));
   }
 }
 

@@ -152,4 +152,8 @@ class trace_file {
   std::vector<std::uint32_t> threads_;
 };
 
+/// The traces of the other process images recorded with `trace` (record --follow-exec): the
+/// existing files TRACE.1, TRACE.2... up to the first missing number.
+std::vector<std::string> image_traces(const std::string& trace);
+
 }  // namespace alloclab::trace

@@ -23,7 +23,6 @@ namespace alloclab::heap {
 
 inline constexpr const char* cell_schema = "alloclab.heap.cell/1";
 
-
 struct cell_spec {
   std::string malloc_name =
       "glibc";          ///< registry name, or custom_malloc_name; must be the live allocator
@@ -90,7 +89,6 @@ nlohmann::json to_json(const cell_result& r);
 /// The worker side: parses `spec_json`, runs the cell, prints one JSON document on `out`.
 /// Returns 0, worker_exit_refused or worker_exit_bad_spec. Diagnostics go to `err`.
 int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream& err);
-
 
 /// Parent side. Starts `worker_argv_prefix + [to_json(spec).dump()]` (e.g.
 /// {"/proc/self/exe", "__heap-worker"}) under the allocator's environment and classifies the

@@ -1,0 +1,26 @@
+// The batch frame's row of the frame table (frames/frame_table.hpp) and the functions it names.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "frames/frame_table.hpp"
+#include "results/cell_parts.hpp"
+#include "render/markdown_sections.hpp"
+#include "schedule/executor.hpp"
+
+namespace alloclab::lab {
+
+frame_module batch_frame();
+
+void add_batch_cells(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs);
+std::unique_ptr<executor> make_batch_executor();
+int run_batch_worker(const char* spec_json);
+void add_batch_results(const frame_results_input& in, nlohmann::json& results);
+// What the frame's numbers include, for the report's reader.
+std::string describe_batch_frame(const run_plan& plan);
+
+}  // namespace alloclab::lab

@@ -1,0 +1,24 @@
+#include "frames/frame_table.hpp"
+
+namespace alloclab::lab {
+
+// Each frame's row, from its folder's frame.cpp.
+frame_module batch_frame();
+frame_module heap_frame();
+frame_module memory_frame();
+frame_module serve_frame();
+frame_module replay_frame();
+
+const std::vector<frame_module>& frame_table() {
+  static const std::vector<frame_module> table = {batch_frame(), heap_frame(), memory_frame(),
+                                                  serve_frame(), replay_frame()};
+  return table;
+}
+
+const frame_module& module_of(frame f) {
+  for (const auto& m : frame_table())
+    if (m.id == f) return m;
+  return frame_table().front();
+}
+
+}  // namespace alloclab::lab

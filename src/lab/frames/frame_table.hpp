@@ -1,0 +1,55 @@
+// The frame table: one row per frame, and the only road from the stages every frame shares (plan,
+// schedule, results, render, the CLI's worker dispatch) into a frame's own code. A frame is one
+// folder, frames/<name>/, whose frame.cpp fills its row; adding a frame adds that folder, a row in
+// frame_table.cpp and a value of `frame` (plan/plan.hpp).
+//
+// | member            | called by                  | does                                         |
+// |-------------------|----------------------------|----------------------------------------------|
+// | add_cells         | plan (make_plan)           | adds the frame's cells to the plan           |
+// | repetitions       | plan, results              | repetitions of each of its cells             |
+// | worker_command    | main (before parsing)      | argv[1] of its worker processes, or nullptr  |
+// | worker_main       | main                       | the worker: one JSON document on stdout      |
+// | make_executor     | schedule (run_schedule)    | turns a task into a measurement_record       |
+// | add_results       | results (build_results)    | adds the frame's figures to results.json     |
+// | describe          | results (build_results)    | what the frame's numbers include             |
+// | render_markdown   | render (render_report)     | the frame's report.md section, from results  |
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plan/plan.hpp"
+
+namespace alloclab::lab {
+
+class executor;
+struct frame_results_input;
+
+// Which names of --workloads a frame's cells come from (a trace is named by `alloclab replay`).
+enum class workload_kind { lab, heap, memory, trace };
+
+struct frame_module {
+  frame id;
+  const char* name;  // as --frames and results.json spell it
+  workload_kind measures;
+  // Adds the frame's cells; `lab_mallocs` is plan.mallocs plus the placement twin, if any.
+  void (*add_cells)(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs);
+  std::size_t measurement_sizes::*repetitions;
+  bool by_default;             // measured when --frames is not given (else only when named)
+  const char* worker_command;  // nullptr: the frame starts no worker of its own
+  int (*worker_main)(const char* spec_json);
+  std::unique_ptr<executor> (*make_executor)();
+  void (*add_results)(const frame_results_input& in, nlohmann::json& results);
+  std::string (*describe)(const run_plan& plan);  // what its numbers include
+  void (*render_markdown)(std::string& md, const nlohmann::json& results);
+};
+
+// Every frame, in the order plans, results and reports list them.
+const std::vector<frame_module>& frame_table();
+const frame_module& module_of(frame f);
+
+}  // namespace alloclab::lab

@@ -1,0 +1,214 @@
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "frames/heap/cell.hpp"
+#include "frames/heap/frame.hpp"
+#include "frames/heap/heap_workloads.hpp"
+#include "results/cell_parts.hpp"
+#include "results/results_builder.hpp"
+#include "stats/stats.hpp"
+
+// The heap frame's part of results.json: its cells, workloads and comparisons.
+namespace alloclab::lab {
+namespace {
+
+using json = nlohmann::json;
+
+// Share of the RSS growth (peak - baseline) still resident, per settle time: medians over the
+// processes of the bytes, then the ratio. Old worker documents lack the timed readings: null.
+json retention(const std::vector<const heap_figures*>& parts, double baseline, double peak) {
+  json out = json::object();
+  for (const auto& [name, key] : {std::pair{"after_free_0ms", "rss_after_free_bytes"},
+                                  std::pair{"after_free_100ms", "rss_100ms_after_free_bytes"},
+                                  std::pair{"after_free_1s", "rss_1s_after_free_bytes"},
+                                  std::pair{"after_purge", "rss_after_purge_bytes"}}) {
+    std::vector<double> values;
+    for (const auto* p : parts)
+      if (p->memory.contains(key)) values.push_back(p->memory.at(key).get<double>());
+    out[name] = values.size() == parts.size()
+                    ? fraction_or_null(std::max(0.0, median_of(values) - baseline), peak - baseline)
+                    : json(nullptr);
+  }
+  return out;
+}
+
+// The first process's RSS series, with the times of its last free and purge.
+json rss_series_of(const heap_figures& first) {
+  const json& m = first.memory;
+  if (!m.contains("rss_series")) return nullptr;
+  json s = m.at("rss_series");
+  s["process"] = 0;
+  s["last_free_ms"] = m.at("last_free_ms");
+  s["purge_ms"] = m.at("purge_ms");
+  return s;
+}
+
+// Heap frame memory: each figure is the median over the cell's processes.
+json heap_memory(const std::vector<const heap_figures*>& parts) {
+  auto median_field = [&](const char* key) {
+    std::vector<double> values;
+    for (const auto* p : parts) values.push_back(p->memory.at(key).get<double>());
+    return median_of(values);
+  };
+  const double baseline = median_field("baseline_rss_bytes");
+  const double peak = median_field("peak_rss_bytes");
+  const double after_free = median_field("rss_after_free_bytes");
+  const double after_purge = median_field("rss_after_purge_bytes");
+  std::vector<double> live;
+  for (const auto* p : parts) live.push_back(static_cast<double>(p->peak_live_bytes));
+  auto whole = [](double v) { return static_cast<std::uint64_t>(std::llround(v)); };
+  return {{"baseline_rss_bytes", whole(baseline)},
+          {"peak_rss_bytes", whole(peak)},
+          {"peak_was_reset", parts.front()->memory.at("peak_was_reset")},
+          {"rss_after_free_bytes", whole(after_free)},
+          {"rss_after_purge_bytes", whole(after_purge)},
+          {"peak_live_bytes", whole(median_of(live))},
+          {"fragmentation", median_field("fragmentation")},
+          {"fragmentation_net", median_field("fragmentation_net")},
+          {"retained_after_free",
+           fraction_or_null(std::max(0.0, after_free - baseline), peak - baseline)},
+          {"retained_after_purge",
+           fraction_or_null(std::max(0.0, after_purge - baseline), peak - baseline)},
+          {"retention", retention(parts, baseline, peak)},
+          {"rss_series", rss_series_of(*parts.front())},
+          {"purge", parts.front()->memory.at("purge")},
+          {"minor_faults", whole(median_field("minor_faults"))},
+          {"major_faults", whole(median_field("major_faults"))},
+          {"processes", parts.size()}};
+}
+
+// Heap frame: per-batch times summarised like a lab cell, ns per pair per repetition.
+json heap_cell(const cell_spec& spec, const cell_records& rs) {
+  json cell = cell_head(spec, rs);
+  if (rs.broken() != nullptr) return cell;
+  cell_measurement timing;
+  std::vector<const heap_figures*> parts;
+  std::vector<double> pair_reps;
+  double faults = 0, batches = 0;
+  for (const auto* r : rs.parts) {
+    const heap_figures& h = *r->heap;
+    parts.push_back(&h);
+    append(timing.samples_ns, h.batch_ns);
+    append(pair_reps, h.ns_per_pair_reps);
+    const std::size_t n = h.iterations_per_repetition;
+    for (std::size_t start = 0; n > 0 && start + n <= h.batch_ns.size(); start += n) {
+      std::vector<double> rep(h.batch_ns.begin() + static_cast<std::ptrdiff_t>(start),
+                              h.batch_ns.begin() + static_cast<std::ptrdiff_t>(start + n));
+      std::sort(rep.begin(), rep.end());
+      timing.repetition_medians_ns.push_back(percentile_sorted(rep, 0.5));
+      timing.repetition_p99_ns.push_back(percentile_sorted(rep, 0.99));
+      const summary s = summarize(rep);
+      timing.repetition_means_ns.push_back(s.mean);
+      timing.repetition_cv.push_back(s.cv);
+    }
+    faults += h.memory.at("minor_faults").get<double>();
+    batches += static_cast<double>(h.batch_ns.size());
+  }
+  timing.timed_iterations = timing.samples_ns.size();
+  cell["timing"] = timing_json(timing, 1);
+  cell["memory"] = heap_memory(parts);
+  cell["os"] = {{"minor_faults_per_1000_iterations", batches > 0 ? 1000.0 * faults / batches : 0.0},
+                {"peak_rss_growth_kib",
+                 static_cast<std::int64_t>(
+                     std::max(0.0, cell["memory"]["peak_rss_bytes"].get<double>() -
+                                       cell["memory"]["baseline_rss_bytes"].get<double>()) /
+                     1024)}};
+  const double mean = pair_reps.empty() ? 0.0
+                                        : std::accumulate(pair_reps.begin(), pair_reps.end(), 0.0) /
+                                              static_cast<double>(pair_reps.size());
+  cell["ns_per_pair"] = {{"mean", mean},
+                         {"per_repetition", pair_reps},
+                         {"pairs_per_repetition", parts.front()->pairs_per_repetition},
+                         {"noop_batch_p50_ns", parts.front()->noop_batch_p50_ns},
+                         {"total_bytes_per_repetition", parts.front()->total_bytes_per_repetition}};
+  return cell;
+}
+
+// Same work or no number: heap cells whose kernels built a different checksum than the first.
+std::string heap_checksum(const std::vector<const cell_records*>& cells, json& out_cells) {
+  std::string reference;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (cells[i]->broken() != nullptr) continue;
+    const std::string sum = checksum_text(cells[i]->parts.front()->heap->checksum);
+    for (const auto* r : cells[i]->parts)
+      if (checksum_text(r->heap->checksum) != sum) {
+        out_cells[i]["status"] = "failed";
+        out_cells[i]["reason"] = "checksum differs between processes";
+      }
+    if (reference.empty()) reference = sum;
+    if (sum != reference) {
+      const json cell = out_cells[i];
+      out_cells[i] = unmeasured_cell(cell["strategy"], cell["malloc"], "failed",
+                                     fmt::format("checksum mismatch: built {} where the first "
+                                                 "allocator built {}",
+                                                 sum, reference));
+    }
+  }
+  return reference;
+}
+
+// The kernel's parameters as the heap worker reads them, less the per-cell malloc fields.
+json heap_spec_json(const heap_workload& w, const run_plan& plan) {
+  alloclab::heap::cell_spec spec;
+  spec.kernel = w.kernel;
+  spec.dist = w.dist;
+  spec.config.touch = w.touch;
+  spec.iterations = plan.sizes.heap_iterations;
+  spec.repetitions = plan.sizes.heap_repetitions;
+  spec.seed = plan.sizes.seed;
+  json j = alloclab::heap::to_json(spec);
+  for (const char* key : {"malloc", "preload", "keep_samples"}) j.erase(key);
+  return j;
+}
+
+// The sizes every cell of a heap workload drew (the same seed): from its first measured process.
+std::vector<std::uint64_t> heap_sizes(const std::vector<const cell_records*>& cells) {
+  for (const auto* c : cells)
+    if (c->broken() == nullptr) return c->parts.front()->heap->size_histogram_log2;
+  return {};
+}
+
+json heap_workload_entry(const std::string& name, const run_plan& plan, json cells,
+                         const std::string& checksum, const std::vector<std::uint64_t>& sizes) {
+  const heap_workload& w = *find_heap_workload(name);
+  return {{"name", name},
+          {"description", w.description},
+          {"kind", "heap"},
+          {"frame", "heap"},
+          {"checksum", checksum},
+          {"batch_size", 1},
+          {"batched", false},
+          {"footprint", nullptr},
+          {"size_histogram", size_histogram_json(sizes, "the kernel's precomputed request sizes")},
+          {"heap_spec", heap_spec_json(w, plan)},
+          {"baseline", {{"strategy", "malloc"}, {"malloc", plan.mallocs.front().label}}},
+          {"cells", std::move(cells)}};
+}
+
+}  // namespace
+
+std::string describe_heap_frame(const run_plan& plan) {
+  return fmt::format(
+      "each cell (kernel x sizes x malloc) runs alone in up to {} fresh processes; ns per pair "
+      "has the NOOP loop subtracted; memory figures are medians over the processes",
+      plan.sizes.processes);
+}
+
+void add_heap_results(const frame_results_input& in, json& results) {
+  for (const std::string& name : in.plan.heap_workloads) {
+    std::vector<const cell_records*> records;
+    json cells = cells_of(in, name, frame::heap, heap_cell, &records);
+    const std::string checksum = heap_checksum(records, cells);
+    json w = heap_workload_entry(name, in.plan, std::move(cells), checksum, heap_sizes(records));
+    add_comparisons(w, in.power);
+    w["placement"] = nullptr;
+    w["peer_verdicts"] = nullptr;
+    results["workloads"].push_back(std::move(w));
+  }
+}
+
+}  // namespace alloclab::lab

@@ -1,0 +1,31 @@
+#include "frames/replay/frame.hpp"
+
+#include "frames/replay/replay_resources.hpp"
+
+namespace alloclab::lab {
+
+// Replay frame: the trace under every malloc, then through each resource under the first malloc.
+void add_replay_cells(run_plan& plan, const std::vector<malloc_choice>&) {
+  const std::string& name = plan.replay.name;
+  for (const auto& m : plan.mallocs)
+    plan.cells.push_back({name, replay_malloc_strategy, m, frame::replay, false});
+  for (const auto& s : plan.replay.strategies)
+    plan.cells.push_back({name, s, plan.mallocs.front(), frame::replay, false});
+}
+
+frame_module replay_frame() {
+  return {frame::replay,
+          "replay",
+          workload_kind::trace,
+          add_replay_cells,
+          &measurement_sizes::replay_repetitions,
+          true,
+          replay_worker_command,
+          run_replay_worker,
+          make_replay_executor,
+          add_replay_results,
+          describe_replay_frame,
+          markdown::replay_section};
+}
+
+}  // namespace alloclab::lab

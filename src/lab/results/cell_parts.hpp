@@ -1,0 +1,66 @@
+// What every frame's results cell is made of. The results builder groups a run's records by cell
+// and hands each frame (frames/<frame>/results_cell.cpp, through the frame table) a
+// frame_results_input; the frame adds its workloads to results.json from it, using these parts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plan/plan.hpp"
+#include "records/measurement_record.hpp"
+#include "results/ratio_intervals.hpp"
+#include "schedule/scheduler.hpp"
+
+namespace alloclab::lab {
+
+// The records of one cell, in part order, and the first one that has no number (if any).
+struct cell_records {
+  std::vector<const measurement_record*> parts;
+  const measurement_record* broken() const {
+    for (const auto* r : parts)
+      if (r->status != "ok") return r;
+    return nullptr;
+  }
+};
+
+struct frame_results_input {
+  const run_plan& plan;
+  const run_records& run;
+  const std::map<std::size_t, cell_records>& by_cell;  // plan cell index -> its records
+  bool power;  // whether the U test over this frame's repetitions can reach alpha
+};
+
+using cell_builder = nlohmann::json (*)(const cell_spec&, const cell_records&);
+
+// The results cells of workload `name` in frame `f`, in plan order; `records`, when given,
+// receives each cell's records in the same order.
+nlohmann::json cells_of(const frame_results_input& in, const std::string& name, frame f,
+                        cell_builder build, std::vector<const cell_records*>* records = nullptr);
+
+nlohmann::json or_null(const std::string& text);
+// A cell with every key of the schema and no figures.
+nlohmann::json unmeasured_cell(const std::string& strategy, const std::string& malloc,
+                               const std::string& status, const std::string& reason);
+// What every frame's cell starts from: its identity, its processes, the first process's proof
+// and exit facts, or those of the first process that has no number (whose status it takes).
+nlohmann::json cell_head(const cell_spec& spec, const cell_records& rs);
+nlohmann::json timing_json(const cell_measurement& c, std::size_t batch);
+double median_of(std::vector<double> values);
+void append(std::vector<double>& to, const std::vector<double>& from);
+nlohmann::json fraction_or_null(double part, double whole);
+std::string checksum_text(std::uint64_t sum);
+// Seed 003's figure for a workload: requests per log2 size band, or null.
+nlohmann::json size_histogram_json(const std::vector<std::uint64_t>& bands, const char* source);
+nlohmann::json interval_json(const interval& i);
+nlohmann::json estimate_json(const std::optional<ratio_estimate>& r);
+// The cell of `workload` with this strategy and malloc label, or nullptr.
+const nlohmann::json* find_cell(const nlohmann::json& workload, const std::string& strategy,
+                                const std::string& malloc);
+
+}  // namespace alloclab::lab

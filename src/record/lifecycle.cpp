@@ -1,0 +1,212 @@
+#include "lifecycle.hpp"
+
+#include <fcntl.h>
+#include <linux/membarrier.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "bootstrap_allocator.hpp"
+#include "chunk_writer.hpp"
+#include "encoder.hpp"
+#include "next_malloc.hpp"
+#include "threads.hpp"
+
+namespace alloclab::record {
+
+namespace {
+
+void on_fatal_signal(int signal) noexcept;
+
+// Fatal signals left at their default action get a handler that finishes the trace first. Not
+// SIGINT: a program may look at its disposition (python raises KeyboardInterrupt only when it
+// finds SIG_DFL); kill and raise below cover a program that ends itself with it.
+void finish_at_fatal_signals() noexcept {
+  for (const int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM, SIGHUP, SIGQUIT}) {
+    struct sigaction existing {};
+    if (sigaction(signal, nullptr, &existing) != 0 || existing.sa_handler != SIG_DFL) continue;
+    struct sigaction handler {};
+    handler.sa_handler = on_fatal_signal;
+    handler.sa_flags = static_cast<int>(SA_RESETHAND | SA_ONSTACK);
+    sigfillset(&handler.sa_mask);
+    sigaction(signal, &handler, nullptr);
+  }
+}
+
+void start_recording() noexcept {
+  if (!ready()) return;
+  const char* path = getenv("ALLOCLAB_RECORD_FILE");
+  if (path == nullptr || *path == '\0') return;
+  if (const char* fd = getenv("ALLOCLAB_RECORD_STATUS_FD"); fd != nullptr)
+    status_fd = static_cast<int>(std::strtol(fd, nullptr, 10));
+  const long pid = static_cast<long>(getpid());
+  const char* wanted = getenv("ALLOCLAB_RECORD_PID");
+  const bool first_process = wanted == nullptr || std::strtol(wanted, nullptr, 10) == pid;
+  const char* follow = getenv("ALLOCLAB_RECORD_FOLLOW_EXEC");
+  const bool follow_exec = follow != nullptr && *follow == '1';
+  if (const char* t = getenv("ALLOCLAB_RECORD_TIMESTAMPS"); t != nullptr) timestamps = *t != '0';
+  if (const char* z = getenv("ALLOCLAB_RECORD_ZSTD"); z != nullptr) {
+    zstd_level = static_cast<int>(std::strtol(z, nullptr, 10));
+  }
+  trace_fd = first_process ? open_trace(path) : -1;
+  if (trace_fd < 0 && follow_exec) trace_fd = open_image_trace(path);
+  if (trace_fd < 0) return report("image", pid);
+  membarrier_ready = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+  if (!membarrier_ready) blocks().set_shared();
+
+  fmt::file_header h{};
+  std::memcpy(h.magic, fmt::file_magic, sizeof h.magic);
+  h.version = fmt::current_version;
+  h.flags = timestamps ? fmt::flag_timestamps : 0;
+  h.start_realtime_ns = monotonic_ns(CLOCK_REALTIME);
+  h.start_monotonic_ns = start_monotonic_ns = monotonic_ns(CLOCK_MONOTONIC);
+  h.pid = static_cast<std::uint32_t>(getpid());
+  static char command[4096];
+  std::size_t command_bytes = 0;
+  if (const int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC); fd >= 0) {
+    const ssize_t n = read(fd, command, sizeof command);
+    command_bytes = n > 0 ? static_cast<std::size_t>(n) : 0;
+    close(fd);
+  }
+  h.command_bytes = static_cast<std::uint32_t>(command_bytes);
+  const iovec parts[2] = {{&h, sizeof h}, {command, command_bytes}};
+  if (!write_all(parts, 2)) return report("write-failed", errno);
+
+  inside = true;
+  const bool keyed = pthread_key_create(&thread_key, on_thread_exit) == 0;
+  pthread_atfork(nullptr, nullptr, on_fork_child);
+  inside = false;
+  if (!keyed) return;
+  recorded_pid = pid;
+  report("recording", pid);
+  finish_at_fatal_signals();
+  recording.store(true, std::memory_order_release);
+}
+
+}  // namespace
+
+void finish_recording() noexcept {
+  if (!recording.load(std::memory_order_acquire)) return;
+  recording.store(false, std::memory_order_seq_cst);
+  if (membarrier_ready) syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+  inside = true;
+  pthread_mutex_lock(&write_lock);
+  thread_state* states = all_states;
+  pthread_mutex_unlock(&write_lock);
+  std::uint64_t events = 0, threads = 0, alive = 0, busy = 0;
+  for (thread_state* st = states; st != nullptr; st = st->next_state) {
+    ++threads;
+    const bool quiet = st == current || (membarrier_ready && st->busy.load() == 0);
+    if (!st->ended && quiet) {
+      if (st != current) ++alive;
+      st->cursor = st->committed;  // a signal may have come in the middle of an event
+      end_thread(*st);
+    } else if (!st->ended) {
+      ++busy;
+    }
+    events += st->events;
+  }
+  std::uint8_t footer[8 * 10];
+  std::uint8_t* p = footer;
+  p = fmt::put_varint(p, events);
+  p = fmt::put_varint(p, threads);
+  p = fmt::put_varint(p, alive);
+  p = fmt::put_varint(p, busy);
+  p = fmt::put_varint(p, unknown_frees.load());
+  p = fmt::put_varint(p, elapsed_us(CLOCK_MONOTONIC));
+  p = fmt::put_varint(p, bootstrap_allocations.load());
+  pthread_mutex_lock(&write_lock);
+  write_chunk(0, 0, fmt::chunk_kind::footer, footer, static_cast<std::size_t>(p - footer));
+  if (trace_fd >= 0) close(trace_fd);
+  trace_fd = -1;
+  pthread_mutex_unlock(&write_lock);
+  inside = false;
+}
+
+namespace {
+
+// A fatal signal: finish the trace unless the recorder itself was interrupted (it may hold the
+// write lock), then die of the signal (SA_RESETHAND restored the default action).
+void on_fatal_signal(int signal) noexcept {
+  const int saved = errno;
+  if (is_recorded_process() && recording.load(std::memory_order_acquire)) {
+    if (inside) {
+      report("signal-lost", signal);
+    } else {
+      zstd_level = 0;  // stored raw: compressing could allocate inside a broken malloc
+      finish_recording();
+      report("signal-flushed", signal);
+    }
+  }
+  errno = saved;
+  raise(signal);
+}
+
+// Whether `signal`, sent to this process now, ends it without running any handler.
+bool ends_process(int signal) noexcept {
+  switch (signal) {
+    case SIGHUP:
+    case SIGINT:
+    case SIGQUIT:
+    case SIGILL:
+    case SIGTRAP:
+    case SIGABRT:
+    case SIGBUS:
+    case SIGFPE:
+    case SIGKILL:
+    case SIGUSR1:
+    case SIGSEGV:
+    case SIGUSR2:
+    case SIGPIPE:
+    case SIGALRM:
+    case SIGTERM:
+    case SIGXCPU:
+    case SIGXFSZ:
+    case SIGSYS:
+      break;
+    default:
+      return false;
+  }
+  struct sigaction action {};
+  sigset_t blocked;
+  if (sigaction(signal, nullptr, &action) != 0 ||
+      pthread_sigmask(SIG_BLOCK, nullptr, &blocked) != 0)
+    return false;
+  return signal == SIGKILL || (action.sa_handler == SIG_DFL && !sigismember(&blocked, signal));
+}
+
+}  // namespace
+
+// A program that kills itself (python re-raises SIGINT so after KeyboardInterrupt, with SIG_DFL):
+// the trace is finished first.
+void finish_before_own_signal(int signal) noexcept {
+  if (!is_recorded_process() || !recording.load(std::memory_order_acquire) || inside ||
+      !ends_process(signal))
+    return;
+  finish_recording();
+  report("signal-flushed", signal);
+}
+
+// Before an exec: the new image replaces this one without running its destructors.
+void finish_before_exec() noexcept {
+  if (!is_recorded_process() || !recording.load(std::memory_order_acquire)) return;
+  finish_recording();
+  report("exec", recorded_pid);
+}
+
+namespace {
+
+__attribute__((constructor(101))) void on_load() noexcept {
+  start_recording();
+}
+__attribute__((destructor(101))) void on_unload() noexcept {
+  finish_recording();
+}
+
+}  // namespace
+
+}  // namespace alloclab::record
