@@ -17,6 +17,8 @@
 
 namespace alloclab::lab {
 
+// A program-frame run's combinations are cells of a workload "program `COMMAND` CPU", timed by
+// the CPU time of each run.
 // {a, b, warnings: [..], revisions, noise_floor_percent, common: [{workload, strategy, malloc,
 //  a_p50_ns, b_p50_ns, ratio, interval {low, high} | null, p_value, decision, significant,
 //  note}], only_a: [..], only_b: [..]}. A change is `significant` by the lab's one rule

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "frames/program/try_command.hpp"
 #include "process/interrupt.hpp"
 #include "compare/compare.hpp"
 #include "main/commands.hpp"
@@ -200,9 +201,10 @@ int run_cli(int argc, char** argv) {
   const serve::serve_commands serve = serve::add_serve_commands(app);
   const trace::trace_commands trace_commands(app);
   const replay_commands replay(app, request.command_line);
+  const program::try_command try_command(app, request.command_line);
 
-  std::vector<std::string> commands = {"run",     "list", "report", "validate",
-                                       "compare", "help", "serve",  "load"};
+  std::vector<std::string> commands = {"run",  "list",  "report", "validate", "compare",
+                                       "help", "serve", "load",   "try"};
   for (const auto& name : trace::trace_commands::names()) commands.push_back(name);
   for (const auto& name : replay_commands::names()) commands.push_back(name);
   if (std::string unknown = unknown_command(argc, argv, commands); !unknown.empty()) {
@@ -246,6 +248,7 @@ int run_cli(int argc, char** argv) {
     if (serve.parsed()) return serve.execute();
     if (trace_commands.parsed()) return trace_commands.execute();
     if (replay.parsed()) return replay.execute();
+    if (try_command.parsed()) return try_command.execute();
     return execute_list();
   } catch (const usage_error& e) {
     std::cerr << "alloclab: error: " << e.what() << '\n';

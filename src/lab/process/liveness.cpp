@@ -2,9 +2,12 @@
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <link.h>
 #include <stdlib.h>
 
 #include <cstdlib>
+
+#include "process/preload_check.hpp"
 
 namespace alloclab::heap {
 
@@ -48,17 +51,42 @@ live_allocator check_owner(std::string expected_name, std::string_view expected_
   return r;
 }
 
+// The loaded object whose own code holds `address`, or null.
+const link_map* object_of(const void* address, Dl_info& info) {
+  void* extra = nullptr;
+  if (dladdr1(address, &info, &extra, RTLD_DL_LINKMAP) == 0) return nullptr;
+  return static_cast<const link_map*>(extra);
+}
+
+// The first object after the main program, in lookup order, that defines `symbol` itself: the
+// one a canonical PLT entry of the main program jumps to.
+std::string first_definer_after(const link_map* main_program, const char* symbol) {
+  for (const link_map* m = main_program->l_next; m != nullptr; m = m->l_next) {
+    if (m->l_name == nullptr || m->l_name[0] == '\0') continue;
+    void* handle = dlopen(m->l_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr) continue;
+    void* found = dlsym(handle, symbol);
+    dlclose(handle);
+    Dl_info info{};
+    if (found != nullptr && object_of(found, info) == m) return m->l_name;
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string symbol_owner(const char* symbol) {
   void* sym = dlsym(RTLD_DEFAULT, symbol);
   if (sym == nullptr) return {};
   Dl_info info{};
-  if (dladdr(sym, &info) == 0 || info.dli_fname == nullptr) return {};
-  std::string name = info.dli_fname;
-  // The main program is reported with an empty name by some loaders.
-  if (name.empty()) name = canonical("/proc/self/exe");
-  return name;
+  const link_map* owner = object_of(sym, info);
+  if (owner == nullptr || info.dli_fname == nullptr) return {};
+  if (owner->l_prev != nullptr) return info.dli_fname;
+  // The main program: a definition of its own, or (non-PIE code that takes the function's
+  // address) a canonical PLT entry that jumps to the library that really serves it.
+  const std::string program = canonical("/proc/self/exe");
+  if (elf_defines_function(program, symbol)) return program;
+  return first_definer_after(owner, symbol);
 }
 
 bool library_matches(std::string_view owner_path, std::string_view expected) {

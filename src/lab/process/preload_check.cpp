@@ -81,8 +81,11 @@ struct exported {
   bool free = false;
 };
 
-/// Scans SHT_DYNSYM for defined, global/weak function symbols named malloc and free.
-bool scan_dynsym(const mapped_file& f, const Elf64_Ehdr& eh, exported& out, std::string& error) {
+/// Calls `visit(name)` for every defined, global/weak, default-visibility function symbol of
+/// SHT_DYNSYM; false with `error` set when there is no readable dynamic symbol table.
+template <class Visit>
+bool for_each_defined_function(const mapped_file& f, const Elf64_Ehdr& eh, Visit&& visit,
+                               std::string& error) {
   if (eh.e_shoff == 0 || eh.e_shnum == 0 || eh.e_shentsize != sizeof(Elf64_Shdr)) {
     error = "has no section headers, cannot read its dynamic symbol table";
     return false;
@@ -112,10 +115,7 @@ bool scan_dynsym(const mapped_file& f, const Elf64_Ehdr& eh, exported& out, std:
       if (ELF64_ST_VISIBILITY(sym.st_other) != STV_DEFAULT) continue;
       const char* name = f.chars(strsh.sh_offset + sym.st_name);
       const std::size_t max_len = strsh.sh_size - sym.st_name;
-      const std::size_t len = strnlen(name, max_len);
-      const std::string_view n(name, len);
-      if (n == "malloc") out.malloc = true;
-      if (n == "free") out.free = true;
+      visit(std::string_view(name, strnlen(name, max_len)));
     }
   }
   if (!saw_dynsym) {
@@ -123,6 +123,24 @@ bool scan_dynsym(const mapped_file& f, const Elf64_Ehdr& eh, exported& out, std:
     return false;
   }
   return true;
+}
+
+/// Scans SHT_DYNSYM for defined, global/weak function symbols named malloc and free.
+bool scan_dynsym(const mapped_file& f, const Elf64_Ehdr& eh, exported& out, std::string& error) {
+  return for_each_defined_function(
+      f, eh,
+      [&out](std::string_view n) {
+        if (n == "malloc") out.malloc = true;
+        if (n == "free") out.free = true;
+      },
+      error);
+}
+
+/// The ELF header of a 64-bit ELF file, or false.
+bool read_elf64_header(const mapped_file& f, Elf64_Ehdr& eh) {
+  unsigned char ident[EI_NIDENT] = {};
+  return f.error().empty() && f.size() >= EI_NIDENT && f.read(0, ident) &&
+         std::memcmp(ident, ELFMAG, SELFMAG) == 0 && ident[EI_CLASS] == ELFCLASS64 && f.read(0, eh);
 }
 
 }  // namespace
@@ -194,6 +212,17 @@ preload_check validate_preload(std::string_view path_or_soname) {
   }
   r.ok = true;
   return r;
+}
+
+bool elf_defines_function(const std::string& path, std::string_view symbol) {
+  const mapped_file f(path);
+  Elf64_Ehdr eh{};
+  if (!read_elf64_header(f, eh)) return false;
+  bool defined = false;
+  std::string ignored;
+  for_each_defined_function(
+      f, eh, [&](std::string_view n) { defined = defined || n == symbol; }, ignored);
+  return defined;
 }
 
 }  // namespace alloclab::heap

@@ -21,4 +21,10 @@ struct preload_check {
 /// machine's architecture whose dynamic symbol table defines both `malloc` and `free`.
 preload_check validate_preload(std::string_view path_or_soname);
 
+/// Whether the 64-bit ELF file at `path` (a shared library or an executable) defines the function
+/// `symbol` in its dynamic symbol table. An executable's canonical PLT entry (an undefined symbol
+/// with an address, made when non-PIE code takes a library function's address) is not a
+/// definition. false when the file cannot be read.
+bool elf_defines_function(const std::string& path, std::string_view symbol);
+
 }  // namespace alloclab::heap

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,13 +71,27 @@ std::vector<char*> c_array(std::vector<std::string>& strings) {
   return out;
 }
 
+/// FNV-1a 64 over a stream of bytes.
+struct stream_hash {
+  std::uint64_t value = 14695981039346656037ULL;
+  std::uint64_t bytes = 0;
+  void add(const char* data, std::size_t size) noexcept {
+    for (std::size_t i = 0; i < size; ++i) {
+      value = (value ^ static_cast<unsigned char>(data[i])) * 1099511628211ULL;
+    }
+    bytes += size;
+  }
+};
+
 /// Reads what is available; returns false on EOF or a hard error.
-bool pump(int fd, std::string& sink, std::size_t limit, bool keep_tail, bool& truncated) {
+bool pump(int fd, std::string& sink, std::size_t limit, bool keep_tail, bool& truncated,
+          stream_hash* hash = nullptr) {
   char buf[65536];
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n > 0) {
       const auto got = static_cast<std::size_t>(n);
+      if (hash != nullptr) hash->add(buf, got);
       if (keep_tail) {
         sink.append(buf, got);
         if (sink.size() > 2 * limit + sizeof buf) sink.erase(0, sink.size() - limit);
@@ -142,7 +157,10 @@ worker_outcome run_worker(const worker_request& req) noexcept {
 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    const std::string stdin_path = req.stdin_path.empty() ? "/dev/null" : req.stdin_path;
+    posix_spawn_file_actions_addopen(&actions, 0, stdin_path.c_str(), O_RDONLY, 0);
+    if (!req.working_directory.empty())
+      posix_spawn_file_actions_addchdir_np(&actions, req.working_directory.c_str());
     posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
     posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
 
@@ -177,7 +195,9 @@ worker_outcome run_worker(const worker_request& req) noexcept {
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
     ::pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
-    const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+    const int rc = req.search_path
+                       ? ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data())
+                       : ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
     if (rc == 0) active_worker.store(pid);
     if (rc == 0 && stopping.load()) ::kill(-pid, SIGKILL);  // the signal came before the spawn
     ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
@@ -198,9 +218,10 @@ worker_outcome run_worker(const worker_request& req) noexcept {
     bool reaped = false;
     clock::time_point reaped_at{};
     bool ignored = false;
+    stream_hash stdout_hash;
     for (;;) {
       if (!reaped) {
-        const pid_t w = ::waitpid(pid, &status, WNOHANG);
+        const pid_t w = ::wait4(pid, &status, WNOHANG, &out.usage);
         if (w == pid) {
           reaped = true;
           reaped_at = clock::now();
@@ -212,7 +233,7 @@ worker_outcome run_worker(const worker_request& req) noexcept {
       if (!reaped && now >= deadline) {
         out.timed_out = true;
         ::kill(-pid, SIGKILL);
-        ::waitpid(pid, &status, 0);
+        ::wait4(pid, &status, 0, &out.usage);
         reaped = true;
         reaped_at = clock::now();
       }
@@ -220,7 +241,8 @@ worker_outcome run_worker(const worker_request& req) noexcept {
         // A grandchild still holds the pipes: collect what we have and stop it.
         ::kill(-pid, SIGKILL);
         if (out_r.fd >= 0)
-          pump(out_r.fd, out.stdout_text, req.stdout_max_bytes, false, out.stdout_truncated);
+          pump(out_r.fd, out.stdout_text, req.stdout_max_bytes, false, out.stdout_truncated,
+               &stdout_hash);
         if (err_r.fd >= 0) pump(err_r.fd, out.stderr_tail, req.stderr_tail_bytes, true, ignored);
         break;
       }
@@ -236,14 +258,16 @@ worker_outcome run_worker(const worker_request& req) noexcept {
       if (pr < 0 && errno != EINTR) {
         out.error = std::string("poll: ") + std::strerror(errno);
         ::kill(-pid, SIGKILL);
-        if (!reaped) ::waitpid(pid, &status, 0);
+        if (!reaped) ::wait4(pid, &status, 0, &out.usage);
         reaped = true;
+        reaped_at = clock::now();
         break;
       }
       for (nfds_t i = 0; i < nfds; ++i) {
         if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
         if (fds[i].fd == out_r.fd) {
-          if (!pump(out_r.fd, out.stdout_text, req.stdout_max_bytes, false, out.stdout_truncated)) {
+          if (!pump(out_r.fd, out.stdout_text, req.stdout_max_bytes, false, out.stdout_truncated,
+                    &stdout_hash)) {
             out_r.reset();
           }
         } else if (fds[i].fd == err_r.fd) {
@@ -252,7 +276,10 @@ worker_outcome run_worker(const worker_request& req) noexcept {
       }
     }
     active_worker.store(0);
-    out.wall_seconds = std::chrono::duration<double>(clock::now() - start).count();
+    out.has_usage = reaped;
+    out.stdout_hash = stdout_hash.value;
+    out.stdout_bytes = stdout_hash.bytes;
+    out.wall_seconds = std::chrono::duration<double>(reaped_at - start).count();
     if (out.stderr_tail.size() > req.stderr_tail_bytes) {
       out.stderr_tail.erase(0, out.stderr_tail.size() - req.stderr_tail_bytes);
     }

@@ -1,13 +1,17 @@
 // Running a measurement in an isolated child process.
 //
-// The child is started with posix_spawn in its own process group, with stdin from /dev/null, its
-// stdout captured whole (it is expected to print one JSON document) and the tail of its stderr
-// kept. A child that crashes, is killed or outlives its timeout is reported, never thrown: the
+// The child is started with posix_spawn in its own process group, with stdin from /dev/null (or a
+// file), its stdout captured whole (it is expected to print one JSON document) and hashed, and the
+// tail of its stderr kept. Its resource usage comes from wait4: its own plus that of every
+// descendant it waited for. A child that crashes, is killed or outlives its timeout is reported, never thrown: the
 // caller turns it into a "failed" row and keeps every other result.
 #pragma once
 
 #include <chrono>
+#include <sys/resource.h>
+
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +22,12 @@ struct worker_request {
   /// argv[0] is the program to execute (no PATH search); "/proc/self/exe" re-executes the
   /// calling binary.
   std::vector<std::string> argv;
+  /// argv[0] without a '/' is looked up in PATH (posix_spawnp).
+  bool search_path = false;
+  /// stdin is this file (opened before the chdir below); empty: /dev/null.
+  std::string stdin_path;
+  /// The child's working directory; empty: the parent's.
+  std::string working_directory;
   /// Added to (or replacing in) the parent's environment.
   std::vector<std::pair<std::string, std::string>> env_set;
   /// Removed from the parent's environment.
@@ -39,6 +49,10 @@ struct worker_outcome {
   std::string stderr_tail;  ///< the last stderr_tail_bytes of stderr
   std::string error;        ///< why it could not be started / supervised
   double wall_seconds = 0;
+  std::uint64_t stdout_hash = 0;   ///< FNV-1a 64 of every byte on stdout, truncated or not
+  std::uint64_t stdout_bytes = 0;  ///< every byte on stdout
+  bool has_usage = false;          ///< `usage` is wait4's (the child was reaped)
+  struct rusage usage {};          ///< the child's and its waited-for descendants'
 
   bool succeeded() const noexcept { return started && exited && exit_code == 0 && !timed_out; }
   /// "exit status 0", "killed by signal 6 (SIGABRT)", "timed out after 2.0 s (killed)",

@@ -11,6 +11,7 @@
   body.setAttribute('data-script-errors', '0');
 
   const data = JSON.parse(document.getElementById('alloclab-data').textContent);
+  if (!data.workloads) data.workloads = [];  // a program-frame run (`alloclab try`) has none
   const list = document.getElementById('chart-list');
   if (!list || typeof Chart === 'undefined') return;
 
@@ -494,8 +495,37 @@
     });
   }
 
+  // The program frame (`alloclab try`): each combination's median CPU time against its median
+  // peak RSS; the Pareto front (nothing else has less of both) is joined by a line.
+  function programTradeOff() {
+    if (!data.program) return;
+    const measured = data.program.combinations.filter((c) => c.runs_ok > 0);
+    if (!measured.length) return;
+    const point = (c) => ({ x: c.median.cpu_seconds, y: c.median.peak_rss_bytes / 1048576, name: c.name });
+    const front = measured.filter((c) => c.pareto_front).map(point).sort((a, b) => a.x - b.x);
+    const sets = measured.map((c, i) => ({
+      label: c.name + (c.pareto_front ? ' (front)' : ''), data: [point(c)],
+      pointRadius: c.pareto_front ? 6 : 4.5, pointStyle: c.pareto_front ? 'circle' : 'crossRot',
+      backgroundColor: palette[i % palette.length], borderColor: palette[i % palette.length] }));
+    sets.unshift({ type: 'line', label: 'Pareto front', data: front, borderColor: css('--good'),
+                   backgroundColor: css('--good'), pointRadius: 0, borderWidth: 1.5, borderDash: [6, 3] });
+    add('program-trade-off', 'Your program: CPU time against peak RSS, per malloc and knob variant',
+        'Medians over the successful runs of each combination. CPU time is user + sys of the whole ' +
+        'process tree (wait4); peak RSS is the largest process\'s. Points on the dashed line form the ' +
+        'Pareto front: no other combination uses both less CPU and less memory. Pick a point on it.',
+        360, {
+          type: 'scatter',
+          data: { datasets: sets },
+          options: { plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } },
+                                tooltip: { callbacks: { label: (ctx) => `${ctx.raw.name}: ` +
+                                  `${ctx.raw.x.toFixed(3)} s CPU, ${ctx.raw.y.toFixed(1)} MiB peak RSS` } } },
+                     scales: { x: { type: 'linear', title: { display: true, text: 'median CPU time, user + sys (s)' } },
+                               y: { type: 'linear', title: { display: true, text: 'median peak RSS (MiB)' } } } },
+        });
+  }
+
   const charts = [headlineHeatMap, peers, latencyDistributions, heapStudy, sizeHistograms,
-                  memoryOverTime, batchVsServe, placement, seedClaims, comparison];
+                  memoryOverTime, batchVsServe, placement, seedClaims, comparison, programTradeOff];
   charts.forEach((chart) => chart());
   body.setAttribute('data-charts-total', String(list.querySelectorAll('figure.chart').length));
   body.setAttribute('data-resource-requests', String(performance.getEntriesByType('resource').length));

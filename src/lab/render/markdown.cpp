@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "frames/frame_table.hpp"
+#include "frames/program/program_results.hpp"
 
 #include "markdown_format.hpp"
 #include "render/placement_text.hpp"
@@ -402,7 +403,25 @@ void frames_section(std::string& md, const json& r) {
 
 using namespace markdown;  // the report's vocabulary and sections
 
+// A run of the program frame alone (`alloclab try`): its title and run line, the warnings, the
+// frame's section and the machine.
+std::string program_report(const json& r) {
+  std::string md = is_debug(r) ? "# DEBUG — alloclab report: your program\n\n"
+                               : "# alloclab report: your program under each malloc\n\n";
+  md += fmt::format("Run {} · {} combination(s) × {} rounds · revision {}\n\n",
+                    r["created_utc"].get<std::string>(), r["program"]["combinations"].size(),
+                    r["program"]["rounds"].get<std::size_t>(),
+                    r["environment"]["git_revision"].is_null()
+                        ? "unknown"
+                        : r["environment"]["git_revision"].get<std::string>());
+  warnings_section(md, r);
+  md += program::render_program_markdown(r["program"]) + "\n";
+  environment_section(md, r);
+  return md;
+}
+
 std::string render_report(const json& r, const report_options& options) {
+  if (r.contains("program") && r["workloads"].empty()) return program_report(r);
   std::string md;
   const bool debug = is_debug(r);
   md += debug ? "# DEBUG — alloclab report (unoptimised build: numbers are meaningless)\n\n"

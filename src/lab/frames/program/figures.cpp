@@ -1,0 +1,196 @@
+#include "frames/program/figures.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace alloclab::program {
+namespace {
+
+struct samples {
+  std::vector<double> cpu, rss, user, sys, wall, minor, major, voluntary, involuntary;
+};
+
+samples collect(const std::vector<run_row>& rows, std::size_t combination) {
+  samples s;
+  for (const run_row& row : rows) {
+    if (row.combination != combination || !row.record.ok) continue;
+    const run_figures& f = row.record.figures;
+    s.cpu.push_back(f.cpu_seconds());
+    s.rss.push_back(static_cast<double>(f.peak_rss_bytes));
+    s.user.push_back(f.user_seconds);
+    s.sys.push_back(f.sys_seconds);
+    s.wall.push_back(f.wall_seconds);
+    s.minor.push_back(static_cast<double>(f.minor_faults));
+    s.major.push_back(static_cast<double>(f.major_faults));
+    s.voluntary.push_back(static_cast<double>(f.voluntary_switches));
+    s.involuntary.push_back(static_cast<double>(f.involuntary_switches));
+  }
+  return s;
+}
+
+double median(const std::vector<double>& v) {
+  return v.empty() ? 0 : lab::percentile(v, 0.5);
+}
+
+std::uint64_t median_count(const std::vector<double>& v) {
+  return static_cast<std::uint64_t>(median(v) + 0.5);
+}
+
+run_figures medians(const samples& s) {
+  run_figures m;
+  m.user_seconds = median(s.user);
+  m.sys_seconds = median(s.sys);
+  m.wall_seconds = median(s.wall);
+  m.peak_rss_bytes = median_count(s.rss);
+  m.minor_faults = median_count(s.minor);
+  m.major_faults = median_count(s.major);
+  m.voluntary_switches = median_count(s.voluntary);
+  m.involuntary_switches = median_count(s.involuntary);
+  return m;
+}
+
+ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& base,
+                      double noise_floor) {
+  ratio_figure r;
+  const double base_median = median(base);
+  r.value = base_median > 0 ? median(b) / base_median : 0;
+  r.range = lab::bootstrap_ratio_of_medians(b, base);
+  r.p_value = lab::mann_whitney_u(b, base).p_value;
+  r.has_power = !b.empty() && !base.empty() &&
+                lab::mann_whitney_min_p(b.size(), base.size()) < lab::significance_alpha;
+  r.verdict = lab::judge_difference(r.p_value, r.has_power, r.range, noise_floor);
+  return r;
+}
+
+std::size_t baseline_of(const std::vector<variant>& combinations) {
+  for (std::size_t i = 0; i < combinations.size(); ++i)
+    if (combinations[i].malloc == "glibc" && combinations[i].settings.empty()) return i;
+  return 0;
+}
+
+void mark_pareto_front(std::vector<combination_figures>& all) {
+  auto dominates = [](const run_figures& a, const run_figures& b) {
+    const bool no_worse =
+        a.cpu_seconds() <= b.cpu_seconds() && a.peak_rss_bytes <= b.peak_rss_bytes;
+    const bool better = a.cpu_seconds() < b.cpu_seconds() || a.peak_rss_bytes < b.peak_rss_bytes;
+    return no_worse && better;
+  };
+  for (combination_figures& c : all) {
+    if (c.runs_ok == 0) continue;
+    c.on_pareto_front = std::none_of(all.begin(), all.end(), [&](const combination_figures& o) {
+      return o.runs_ok > 0 && dominates(o.median, c.median);
+    });
+  }
+}
+
+std::vector<std::uint64_t> distinct_hashes(const std::vector<run_row>& rows, std::size_t index) {
+  std::vector<std::uint64_t> hashes;
+  for (const run_row& row : rows) {
+    if (row.combination != index || !row.record.ok) continue;
+    if (std::find(hashes.begin(), hashes.end(), row.record.stdout_hash) == hashes.end())
+      hashes.push_back(row.record.stdout_hash);
+  }
+  return hashes;
+}
+
+std::vector<std::string> distinct_failures(const std::vector<run_row>& rows, std::size_t index) {
+  std::vector<std::string> reasons;
+  for (const run_row& row : rows) {
+    if (row.combination != index || row.record.ok) continue;
+    if (std::find(reasons.begin(), reasons.end(), row.record.reason) == reasons.end())
+      reasons.push_back(row.record.reason);
+  }
+  return reasons;
+}
+
+// "stdout differs: glibc printed 1 version (a1b2…), jemalloc 2 versions (…)". A combination
+// whose own runs differ makes the program nondeterministic, not malloc-dependent: said apart.
+output_check check_output(const std::vector<combination_figures>& all) {
+  output_check check;
+  check.checked = true;
+  std::vector<std::uint64_t> every;
+  bool varies_within = false;
+  for (const combination_figures& c : all) {
+    varies_within = varies_within || c.stdout_hashes.size() > 1;
+    for (std::uint64_t h : c.stdout_hashes)
+      if (std::find(every.begin(), every.end(), h) == every.end()) every.push_back(h);
+  }
+  check.consistent = every.size() <= 1;
+  if (check.consistent) return check;
+  std::string parts;
+  for (const combination_figures& c : all) {
+    if (c.stdout_hashes.empty()) continue;
+    std::string versions;
+    for (std::uint64_t h : c.stdout_hashes)
+      versions += (versions.empty() ? "" : ", ") + fmt::format("{:016x}", h);
+    parts += (parts.empty() ? "" : "; ") + c.label + ": " + versions;
+  }
+  check.finding = std::string(varies_within ? "stdout differs from run to run (the program is not "
+                                              "deterministic, or depends on its malloc)"
+                                            : "stdout differs by malloc") +
+                  " — " + std::to_string(every.size()) + " distinct outputs; " + parts;
+  return check;
+}
+
+}  // namespace
+
+program_figures compute_figures(const std::vector<variant>& combinations,
+                                const std::vector<run_row>& rows, bool check, double noise_floor) {
+  program_figures out;
+  out.baseline = baseline_of(combinations);
+  out.noise_floor = noise_floor;
+  const samples base = collect(rows, out.baseline);
+  for (std::size_t i = 0; i < combinations.size(); ++i) {
+    combination_figures c;
+    c.label = combinations[i].label();
+    c.malloc = combinations[i].malloc;
+    const samples s = collect(rows, i);
+    c.runs_ok = s.cpu.size();
+    c.runs_failed =
+        static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [i](const run_row& r) {
+          return r.combination == i && !r.record.ok;
+        }));
+    c.median = medians(s);
+    if (i != out.baseline && c.runs_ok > 0 && !base.cpu.empty()) {
+      c.cpu = ratio_of(s.cpu, base.cpu, noise_floor);
+      c.peak_rss = ratio_of(s.rss, base.rss, noise_floor);
+    }
+    c.stdout_hashes = distinct_hashes(rows, i);
+    c.failures = distinct_failures(rows, i);
+    out.combinations.push_back(std::move(c));
+  }
+  mark_pareto_front(out.combinations);
+  if (check) out.output = check_output(out.combinations);
+  return out;
+}
+
+const char* cpu_verdict(lab::difference d) {
+  switch (d) {
+    case lab::difference::lower:
+      return "faster";
+    case lab::difference::higher:
+      return "slower";
+    case lab::difference::inside_noise:
+      return "inside the noise";
+    case lab::difference::too_few:
+      return "too few runs";
+  }
+  return "inside the noise";
+}
+
+const char* memory_verdict(lab::difference d) {
+  switch (d) {
+    case lab::difference::lower:
+      return "smaller";
+    case lab::difference::higher:
+      return "larger";
+    case lab::difference::inside_noise:
+      return "inside the noise";
+    case lab::difference::too_few:
+      return "too few runs";
+  }
+  return "inside the noise";
+}
+
+}  // namespace alloclab::program

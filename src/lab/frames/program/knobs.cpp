@@ -1,0 +1,225 @@
+#include "frames/program/knobs.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+
+namespace alloclab::program {
+namespace {
+
+enum class value_kind { count_from_1, count, decay_ms, boolean, eager_commit, rate };
+
+// How one malloc's knobs become environment: GLIBC_TUNABLES and MALLOC_CONF collect all of a
+// variant's knobs in one variable; mimalloc and tcmalloc have one variable per knob.
+enum class env_style { glibc_tunables, malloc_conf, one_variable_each };
+
+struct knob_spec {
+  std::string_view malloc;
+  std::string_view name;
+  value_kind kind;
+  std::vector<std::string_view> variables;  // one_variable_each: every name gets the value
+};
+
+struct malloc_style {
+  std::string_view malloc;
+  env_style style;
+};
+
+const std::vector<knob_spec>& knob_table() {
+  // clang-format off
+  static const std::vector<knob_spec> table{
+    {"glibc", "arena_max", value_kind::count_from_1, {}},
+    {"glibc", "trim_threshold", value_kind::count, {}},
+    {"glibc", "mmap_threshold", value_kind::count, {}},
+    {"glibc", "top_pad", value_kind::count, {}},
+    {"jemalloc", "dirty_decay_ms", value_kind::decay_ms, {}},
+    {"jemalloc", "muzzy_decay_ms", value_kind::decay_ms, {}},
+    {"jemalloc", "background_thread", value_kind::boolean, {}},
+    // mimalloc 2.1 renamed decommit_delay to purge_delay; Debian 12 ships 2.0.9, so set both.
+    {"mimalloc", "purge_delay", value_kind::decay_ms,
+     {"MIMALLOC_PURGE_DELAY", "MIMALLOC_DECOMMIT_DELAY"}},
+    // arena_eager_commit is 2.1's; 2.0 commits segments eagerly under eager_commit.
+    {"mimalloc", "arena_eager_commit", value_kind::eager_commit,
+     {"MIMALLOC_ARENA_EAGER_COMMIT", "MIMALLOC_EAGER_COMMIT"}},
+    {"tcmalloc", "release_rate", value_kind::rate, {"TCMALLOC_RELEASE_RATE"}},
+  };
+  // clang-format on
+  return table;
+}
+
+const std::vector<malloc_style>& styles() {
+  static const std::vector<malloc_style> table{{"glibc", env_style::glibc_tunables},
+                                               {"jemalloc", env_style::malloc_conf},
+                                               {"mimalloc", env_style::one_variable_each},
+                                               {"tcmalloc", env_style::one_variable_each}};
+  return table;
+}
+
+const malloc_style* find_style(std::string_view malloc) {
+  for (const malloc_style& s : styles())
+    if (s.malloc == malloc) return &s;
+  return nullptr;
+}
+
+const knob_spec* find_knob(std::string_view malloc, std::string_view name) {
+  for (const knob_spec& k : knob_table())
+    if (k.malloc == malloc && k.name == name) return &k;
+  return nullptr;
+}
+
+std::string knob_names(std::string_view malloc) {
+  std::string names;
+  for (const knob_spec& k : knob_table()) {
+    if (k.malloc != malloc) continue;
+    if (!names.empty()) names += ", ";
+    names += k.name;
+  }
+  return names;
+}
+
+template <class T>
+bool parse_number(std::string_view text, T& value) {
+  const char* end = text.data() + text.size();
+  auto [ptr, error] = std::from_chars(text.data(), end, value);
+  return error == std::errc() && ptr == end && !text.empty();
+}
+
+bool parse_rate(std::string_view text, double& value) {
+  const std::string s(text);
+  char* end = nullptr;
+  value = std::strtod(s.c_str(), &end);
+  return !s.empty() && end == s.c_str() + s.size() && std::isfinite(value) && value >= 0;
+}
+
+// "" when `value` is acceptable for `kind`, else what was expected.
+std::string value_problem(value_kind kind, std::string_view value) {
+  std::uint64_t count = 0;
+  std::int64_t signed_value = 0;
+  double rate = 0;
+  switch (kind) {
+    case value_kind::count_from_1:
+      return parse_number(value, count) && count >= 1 ? "" : "an integer >= 1";
+    case value_kind::count:
+      return parse_number(value, count) ? "" : "an integer >= 0";
+    case value_kind::decay_ms:
+      return parse_number(value, signed_value) && signed_value >= -1 ? "" : "an integer >= -1";
+    case value_kind::boolean:
+      return value == "true" || value == "false" ? "" : "true or false";
+    case value_kind::eager_commit:
+      return value == "0" || value == "1" || value == "2" ? "" : "0, 1 or 2";
+    case value_kind::rate:
+      return parse_rate(value, rate) ? "" : "a number >= 0";
+  }
+  return "a value";
+}
+
+knob_setting parse_setting(std::string_view malloc, std::string_view text, std::string_view whole) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string_view::npos || equals == 0 || equals + 1 == text.size())
+    throw variant_error("--variants: '" + std::string(whole) + "': '" + std::string(text) +
+                        "' is not KNOB=VALUE");
+  const std::string_view name = text.substr(0, equals);
+  const std::string_view value = text.substr(equals + 1);
+  const knob_spec* spec = find_knob(malloc, name);
+  if (spec == nullptr)
+    throw variant_error("--variants: " + std::string(malloc) + " has no knob '" +
+                        std::string(name) + "'; its knobs: " + knob_names(malloc));
+  if (std::string expected = value_problem(spec->kind, value); !expected.empty())
+    throw variant_error("--variants: " + std::string(malloc) + " " + std::string(name) + "=" +
+                        std::string(value) + ": expected " + expected);
+  return {std::string(name), std::string(value)};
+}
+
+variant parse_one(std::string_view text) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size())
+    throw variant_error("--variants: '" + std::string(text) +
+                        "' is not MALLOC:KNOB=VALUE[+KNOB=VALUE...]");
+  variant v;
+  v.malloc = std::string(text.substr(0, colon));
+  if (find_style(v.malloc) == nullptr)
+    throw variant_error("--variants: '" + v.malloc + "' has no knobs here; " + knob_summary());
+  std::string_view rest = text.substr(colon + 1);
+  for (;;) {
+    const std::size_t plus = rest.find('+');
+    knob_setting s = parse_setting(v.malloc, rest.substr(0, plus), text);
+    const bool repeated = std::any_of(v.settings.begin(), v.settings.end(),
+                                      [&s](const knob_setting& o) { return o.knob == s.knob; });
+    if (repeated)
+      throw variant_error("--variants: '" + std::string(text) + "' sets " + s.knob + " twice");
+    v.settings.push_back(std::move(s));
+    if (plus == std::string_view::npos) break;
+    rest.remove_prefix(plus + 1);
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string variant::label() const {
+  std::string text = malloc;
+  for (const knob_setting& s : settings) text += " " + s.knob + "=" + s.value;
+  return text;
+}
+
+std::vector<variant> parse_variants(std::string_view text) {
+  if (text.empty()) throw variant_error("--variants: empty; " + knob_summary());
+  std::vector<variant> out;
+  for (;;) {
+    const std::size_t comma = text.find(',');
+    variant v = parse_one(text.substr(0, comma));
+    const std::string label = v.label();
+    if (std::any_of(out.begin(), out.end(),
+                    [&label](const variant& o) { return o.label() == label; }))
+      throw variant_error("--variants: '" + label + "' is given twice");
+    out.push_back(std::move(v));
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+environment knob_environment(const variant& v) {
+  environment env;
+  const malloc_style* style = find_style(v.malloc);
+  if (style == nullptr || v.settings.empty()) return env;
+  std::string joined;
+  for (const knob_setting& s : v.settings) {
+    const knob_spec* spec = find_knob(v.malloc, s.knob);
+    if (spec == nullptr) continue;
+    switch (style->style) {
+      case env_style::glibc_tunables:
+        joined +=
+            (joined.empty() ? "" : ":") + std::string("glibc.malloc.") + s.knob + "=" + s.value;
+        break;
+      case env_style::malloc_conf:
+        joined += (joined.empty() ? "" : ",") + s.knob + ":" + s.value;
+        break;
+      case env_style::one_variable_each:
+        for (std::string_view name : spec->variables) env.emplace_back(std::string(name), s.value);
+        break;
+    }
+  }
+  if (style->style == env_style::glibc_tunables) env.emplace_back("GLIBC_TUNABLES", joined);
+  if (style->style == env_style::malloc_conf) env.emplace_back("MALLOC_CONF", joined);
+  return env;
+}
+
+std::vector<std::string> knob_variables() {
+  std::vector<std::string> names{"GLIBC_TUNABLES", "MALLOC_CONF"};
+  for (const knob_spec& k : knob_table())
+    for (std::string_view name : k.variables) names.emplace_back(name);
+  return names;
+}
+
+std::string knob_summary() {
+  std::string text = "knobs:";
+  for (const malloc_style& s : styles())
+    text += std::string(text.back() == ':' ? " " : "; ") + std::string(s.malloc) + ": " +
+            knob_names(s.malloc);
+  return text;
+}
+
+}  // namespace alloclab::program

@@ -1,0 +1,31 @@
+// The program frame's part of results.json (built once, from the plan, the runs and the typed
+// figures) and its report sections, which read only that JSON: report.md's section, the console
+// summary. report.html draws the CPU-versus-peak-RSS scatter from the same JSON
+// (render/html_report.js, `programTradeOff`).
+//
+// Example:
+//   const nlohmann::json program = alloclab::program::program_json(plan, rows, figures, true);
+//   std::cout << alloclab::program::render_program_console(program);
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "frames/program/figures.hpp"
+#include "frames/program/rounds.hpp"
+
+namespace alloclab::program {
+
+/// results["program"]: see docs/results-schema.md, "program".
+nlohmann::json program_json(const try_plan& plan, const std::vector<run_row>& rows,
+                            const program_figures& figures, bool output_checked);
+
+/// report.md's "Your program under each malloc" section.
+std::string render_program_markdown(const nlohmann::json& program);
+
+/// The few lines `alloclab try` prints when it is done (plain text, "x" for ratios).
+std::string render_program_console(const nlohmann::json& program);
+
+}  // namespace alloclab::program

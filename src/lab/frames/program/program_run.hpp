@@ -1,0 +1,60 @@
+// One run of the user's program under one combination (a malloc and its knobs): spawned in its
+// own process group with the malloc and the liveness probe preloaded, measured from wait4's
+// rusage, its malloc proven live by the probe's line.
+//
+// CPU time and page faults are the program's own plus those of every descendant it waited for
+// (wait4 reports both); peak RSS (ru_maxrss) is the largest of those processes, not their sum.
+//
+// Example:
+//   alloclab::program::run_setup setup;
+//   setup.argv = {"true"};
+//   setup.probe_path = alloclab::program::default_probe_path();
+//   const auto record = alloclab::program::run_once(setup, {"glibc", {}}, "/tmp/proof");
+//   // record.ok: exited 0 and glibc's malloc proven live in it
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frames/program/knobs.hpp"
+
+namespace alloclab::program {
+
+struct run_setup {
+  std::vector<std::string> argv;  ///< argv[0] looked up in PATH when it has no '/'
+  std::string stdin_path;         ///< empty: /dev/null
+  std::string working_directory;  ///< empty: alloclab's
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  std::string probe_path;  ///< liballoclab_program_probe.so
+};
+
+/// What one run measured; figures are meaningful only when `ok`.
+struct run_figures {
+  double user_seconds = 0, sys_seconds = 0, wall_seconds = 0;
+  std::uint64_t peak_rss_bytes = 0;
+  std::uint64_t minor_faults = 0, major_faults = 0;
+  std::uint64_t voluntary_switches = 0, involuntary_switches = 0;
+  double cpu_seconds() const noexcept { return user_seconds + sys_seconds; }
+};
+
+struct run_record {
+  bool ok = false;
+  std::string reason;  ///< why not ok: exit status, timeout, malloc not proven live
+  bool live = false;   ///< every process that loaded the probe proved the malloc
+  int exit_code = -1;
+  run_figures figures;
+  std::uint64_t stdout_hash = 0;
+  std::uint64_t stdout_bytes = 0;
+};
+
+/// The probe next to the running binary, "" when it is not there.
+std::string default_probe_path();
+
+/// Never throws for a program that fails: that is a record with a reason. Throws
+/// std::runtime_error when the malloc is not installed.
+run_record run_once(const run_setup& setup, const variant& combination,
+                    const std::string& proof_file);
+
+}  // namespace alloclab::program

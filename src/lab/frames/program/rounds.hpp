@@ -1,0 +1,44 @@
+// The program frame's schedule: every combination once per round, each round in a fresh random
+// order (seeded, so a run can be repeated), rounds interleaved so that drift on a shared machine
+// spreads over all combinations instead of landing on one.
+//
+// Example:
+//   const auto orders = alloclab::program::round_orders(3, 2, 42);
+//   // orders.size() == 2, each a permutation of {0, 1, 2}
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "frames/program/program_run.hpp"
+
+namespace alloclab::program {
+
+struct run_row {
+  std::size_t round = 0;        ///< 0-based
+  std::size_t position = 0;     ///< place in its round's order
+  std::size_t combination = 0;  ///< index into the plan's combinations
+  run_record record;
+};
+
+struct try_plan {
+  run_setup setup;
+  std::vector<variant> combinations;
+  std::size_t rounds = 5;
+  std::uint64_t seed = 1;
+  std::string scratch_directory;  ///< where each run's proof file is written
+};
+
+/// `rounds` permutations of 0..count-1.
+std::vector<std::vector<std::size_t>> round_orders(std::size_t count, std::size_t rounds,
+                                                   std::uint64_t seed);
+
+/// Runs the plan; `progress` sees each row as it finishes. Throws run_interrupted on SIGINT or
+/// SIGTERM (the running program's process group is killed by the handler).
+std::vector<run_row> run_rounds(const try_plan& plan,
+                                const std::function<void(const run_row&)>& progress = {});
+
+}  // namespace alloclab::program

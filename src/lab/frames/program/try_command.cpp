@@ -1,0 +1,220 @@
+#include "frames/program/try_command.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <random>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "frames/program/figures.hpp"
+#include "frames/program/program_results.hpp"
+#include "frames/program/program_document.hpp"
+#include "process/malloc_registry.hpp"
+#include "main/cli.hpp"
+#include "main/option_checks.hpp"
+#include "plan/request.hpp"
+#include "render/atomic_write.hpp"
+
+namespace alloclab::program {
+namespace fs = std::filesystem;
+using lab::usage_error;
+
+namespace {
+
+const std::vector<std::string>& default_mallocs() {
+  static const std::vector<std::string> names{"glibc", "jemalloc", "mimalloc", "tcmalloc",
+                                              "tbbmalloc"};
+  return names;
+}
+
+std::string utc_now(const char* pattern) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[64];
+  std::strftime(text, sizeof text, pattern, &utc);
+  return text;
+}
+
+// Named mallocs must be known and installed; the default list keeps the installed ones.
+std::vector<std::string> checked_mallocs(const std::vector<std::string>& asked) {
+  const bool defaulted = asked.empty();
+  std::vector<std::string> out;
+  for (const std::string& name : defaulted ? default_mallocs() : asked) {
+    const heap::malloc_entry* e = heap::find_malloc(name);
+    if (e == nullptr)
+      throw usage_error(fmt::format("try: unknown --malloc '{}'; valid: {}", name,
+                                    fmt::join(heap::malloc_names(), ", ")));
+    if (!heap::installed(*e)) {
+      if (defaulted) continue;
+      throw usage_error("try: " + heap::not_installed_reason(*e));
+    }
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<variant> combinations_of(const std::vector<std::string>& mallocs,
+                                     const std::string& variants_text) {
+  std::vector<variant> combinations;
+  for (const std::string& m : mallocs) combinations.push_back({m, {}});
+  if (variants_text.empty()) return combinations;
+  try {
+    for (variant& v : parse_variants(variants_text)) {
+      if (std::find(mallocs.begin(), mallocs.end(), v.malloc) == mallocs.end())
+        throw usage_error("try: --variants '" + v.label() + "' names " + v.malloc +
+                          ", which --malloc does not include");
+      combinations.push_back(std::move(v));
+    }
+  } catch (const variant_error& e) {
+    throw usage_error(std::string("try: ") + e.what());
+  }
+  return combinations;
+}
+
+// The program must exist before any run: a missing one would be N failed runs.
+void check_program(const std::string& program) {
+  if (program.find('/') != std::string::npos) {
+    if (::access(program.c_str(), X_OK) != 0)
+      throw usage_error("try: '" + program + "' is not an executable file");
+    return;
+  }
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path == nullptr ? "" : path;
+  while (!rest.empty()) {
+    const std::size_t colon = rest.find(':');
+    const std::string dir(rest.substr(0, colon));
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0)
+      return;
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  throw usage_error("try: program '" + program + "' not found in PATH");
+}
+
+void check_request(const try_request& r) {
+  if (r.command.empty())
+    throw usage_error("try: no program given; usage: alloclab try [options] -- PROG ARGS");
+  check_program(r.command.front());
+  if (!r.stdin_path.empty() && ::access(r.stdin_path.c_str(), R_OK) != 0)
+    throw usage_error("try: --stdin '" + r.stdin_path + "' is not a readable file");
+  if (!r.working_directory.empty() && !fs::is_directory(r.working_directory))
+    throw usage_error("try: --cwd '" + r.working_directory + "' is not a directory");
+}
+
+try_plan plan_of(const try_request& r) {
+  try_plan plan;
+  plan.setup.argv = r.command;
+  // The program runs in --cwd; a relative stdin is opened before the chdir, from here.
+  plan.setup.stdin_path = r.stdin_path;
+  plan.setup.working_directory = r.working_directory;
+  plan.setup.timeout =
+      std::chrono::milliseconds(static_cast<std::int64_t>(r.timeout_seconds * 1000));
+  plan.setup.probe_path = default_probe_path();
+  if (plan.setup.probe_path.empty())
+    throw usage_error(
+        "try: the liveness probe liballoclab_program_probe.so is not next to the "
+        "alloclab binary (build the alloclab_cli target, which builds it)");
+  plan.combinations = combinations_of(checked_mallocs(r.mallocs), r.variants);
+  plan.rounds = r.rounds;
+  plan.seed = r.seed != 0 ? r.seed : std::random_device{}() | 1u;
+  return plan;
+}
+
+void print_progress(const run_row& row, const try_plan& plan) {
+  const std::size_t total = plan.rounds * plan.combinations.size();
+  const std::size_t done = row.round * plan.combinations.size() + row.position + 1;
+  static const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  std::cerr << fmt::format("{}[{}/{}] round {} {:<40}", terminal ? "\r" : "", done, total,
+                           row.round + 1, plan.combinations[row.combination].label())
+            << (row.record.ok ? (terminal ? "" : "\n") : "\n  failed: " + row.record.reason + "\n")
+            << std::flush;
+}
+
+}  // namespace
+
+try_command::try_command(CLI::App& app, const std::string& command_line) {
+  request_->command_line = command_line;
+  command_ = app.add_subcommand(
+      "try",
+      "Run YOUR program under each malloc and knob variant in shuffled rounds, each run's malloc "
+      "proven live: CPU time, wall time, peak RSS, faults from wait4. Usage: try [options] -- "
+      "PROG ARGS");
+  try_request& r = *request_;
+  command_
+      ->add_option("--malloc", r.mallocs,
+                   "Comma-separated mallocs (default: glibc,jemalloc,mimalloc,tcmalloc,"
+                   "tbbmalloc, those installed)")
+      ->expected(1);
+  command_->add_option("--variants", r.variants,
+                       "Knob variants, MALLOC:KNOB=VALUE[+KNOB=VALUE],...; " + knob_summary());
+  command_->add_option("--rounds", r.rounds, "Rounds; each runs every combination once (2-1000)")
+      ->check(CLI::Range(std::size_t{2}, std::size_t{1000}));
+  command_
+      ->add_option("--timeout", r.timeout_seconds,
+                   "Seconds per run; a run over it is killed with its process group and is a "
+                   "failed run (default 600)")
+      ->check(lab::finite_in_range(0.001, 1e6));
+  command_->add_option("--stdin", r.stdin_path, "The program's stdin (default /dev/null)");
+  command_->add_option("--cwd", r.working_directory, "The program's working directory");
+  command_
+      ->add_option("--output", r.output,
+                   "discard (default) or check: the program's stdout must be identical in "
+                   "every run; a difference is reported as a finding")
+      ->check(CLI::IsMember({"discard", "check"}));
+  command_->add_option("-o,--out", r.out_directory,
+                       "Write results.json, report.md, report.html here (default "
+                       "results/try-<UTC time>)");
+  command_->add_option("--seed", r.seed, "Seed of the run order (default: random, recorded)")
+      ->check(lab::unsigned_64_bit_integer());
+  command_->add_option("command", r.command, "-- PROG ARGS: the program and its arguments");
+}
+
+bool try_command::parsed() const {
+  return command_->parsed();
+}
+
+int try_command::execute() const {
+  try_request r = *request_;
+  lab::split_commas(r.mallocs);
+  return execute_try(r);
+}
+
+int execute_try(const try_request& request) {
+  check_request(request);
+  try_plan plan = plan_of(request);
+  const fs::path directory = request.out_directory.empty()
+                                 ? fs::path("results") / ("try-" + utc_now("%Y%m%dT%H%M%SZ"))
+                                 : fs::path(request.out_directory);
+  fs::create_directories(directory);
+  lab::ensure_writable_directory(directory);
+  plan.scratch_directory = fs::absolute(directory).string();
+  const std::string created = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  const auto start = std::chrono::steady_clock::now();
+  const auto rows = run_rounds(plan, [&plan](const run_row& row) { print_progress(row, plan); });
+  if (::isatty(STDERR_FILENO) != 0) std::cerr << '\n';
+  const bool check = request.output == "check";
+  const program_figures figures = compute_figures(plan.combinations, rows, check);
+  const nlohmann::json results = program_document(
+      program_json(plan, rows, figures, check), request.command_line, created,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  write_program_outputs(results, directory);
+  std::cout << render_program_console(results.at("program"))
+            << "results: " << (directory / "results.json").string() << ", "
+            << (directory / "report.md").string() << ", " << (directory / "report.html").string()
+            << '\n';
+  const bool any_failed =
+      std::any_of(rows.begin(), rows.end(), [](const run_row& row) { return !row.record.ok; });
+  return any_failed ? 1 : 0;
+}
+
+}  // namespace alloclab::program

@@ -1,0 +1,253 @@
+// `alloclab try` end to end on tests/support/try_subject.cpp under glibc and jemalloc: a row for
+// every run, each run's malloc proven live, the output check, timeouts, stdin and cwd, SIGINT,
+// and exit 2 on bad arguments. No test asserts a timing.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+
+namespace alloclab::program {
+namespace {
+
+using json = nlohmann::json;
+using lab::cli_support::read_file;
+namespace fs = std::filesystem;
+
+const std::string subject = ALLOCLAB_TRY_SUBJECT;
+
+std::string fnv1a(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+class TryCommand : public lab::cli_support::binary_test {
+ protected:
+  // `alloclab try ARGS -o DIR/out -- SUBJECT MODE`, and results.json when it was written.
+  lab::cli_support::outcome run_try(const std::string& options, const std::string& mode) {
+    return run("try " + options + " -o '" + (dir_ / "out").string() + "' -- '" + subject + "' " +
+               mode);
+  }
+  json results() const { return json::parse(read_file(dir_ / "out" / "results.json")); }
+};
+
+TEST_F(TryCommand, EveryCombinationRunsEveryRoundWithItsMallocProvenLive) {
+  const auto o = run_try("--malloc glibc,jemalloc --variants glibc:arena_max=1 --rounds 2", "fork");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json p = results().at("program");
+  ASSERT_EQ(p.at("combinations").size(), 3u);
+  EXPECT_EQ(p.at("combinations")[2].at("name"), "glibc arena_max=1");
+  EXPECT_EQ(p.at("combinations")[2].at("knob_environment").at("GLIBC_TUNABLES"),
+            "glibc.malloc.arena_max=1");
+  ASSERT_EQ(p.at("runs").size(), 6u);
+  for (const json& r : p.at("runs")) {
+    EXPECT_TRUE(r.at("ok").get<bool>()) << r.dump();
+    EXPECT_TRUE(r.at("malloc_live").get<bool>()) << r.dump();
+    EXPECT_GT(r.at("peak_rss_bytes").get<double>(), 0) << r.dump();
+  }
+  for (std::size_t round = 0; round < 2; ++round) {
+    std::set<std::string> seen;
+    for (const json& r : p.at("runs"))
+      if (r.at("round") == round) seen.insert(r.at("combination").get<std::string>());
+    EXPECT_EQ(seen.size(), 3u) << "round " << round;
+  }
+  EXPECT_EQ(p.at("baseline"), "glibc");
+  EXPECT_TRUE(p.at("combinations")[0].at("cpu_vs_baseline").is_null());
+  EXPECT_FALSE(p.at("combinations")[1].at("cpu_vs_baseline").is_null());
+  EXPECT_NE(read_file(dir_ / "out" / "report.md").find("## Your program under each malloc"),
+            std::string::npos);
+  EXPECT_NE(read_file(dir_ / "out" / "report.html").find("\"program\""), std::string::npos);
+  EXPECT_NE(o.out.find("jemalloc"), std::string::npos) << o.out;
+}
+
+TEST_F(TryCommand, ResultsGoThroughTheLabsPipelineAndCompare) {
+  ASSERT_EQ(run_try("--malloc glibc,jemalloc --rounds 3", "alloc").exit_code, 0);
+  const fs::path first = dir_ / "first";
+  fs::rename(dir_ / "out", first);
+  ASSERT_EQ(run_try("--malloc glibc,jemalloc --rounds 3", "alloc").exit_code, 0);
+  const std::string a = (first / "results.json").string();
+  const std::string b = (dir_ / "out" / "results.json").string();
+  const auto valid = run("validate " + a);
+  EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
+  const auto report = run("report " + a);
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(report.out, read_file(first / "report.md"));
+  const auto compared = run("compare " + a + " " + b);
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  EXPECT_NE(compared.out.find("program `"), std::string::npos) << compared.out;
+  EXPECT_NE(compared.out.find("jemalloc @ jemalloc"), std::string::npos) << compared.out;
+}
+
+TEST_F(TryCommand, OutputThatDependsOnTheMallocIsAFindingNotACrash) {
+  const auto o = run_try("--malloc glibc,jemalloc --rounds 2 --output check", "which-malloc");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json p = results().at("program");
+  EXPECT_FALSE(p.at("output").at("consistent").get<bool>());
+  EXPECT_NE(p.at("output").at("finding").get<std::string>().find("differs by malloc"),
+            std::string::npos);
+  EXPECT_NE(o.out.find("FINDING"), std::string::npos) << o.out;
+  EXPECT_NE(read_file(dir_ / "out" / "report.md").find("output differs"), std::string::npos);
+}
+
+TEST_F(TryCommand, IdenticalOutputPassesTheCheck) {
+  const auto o = run_try("--malloc glibc,jemalloc --rounds 2 --output check", "alloc");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(results().at("program").at("output").at("consistent").get<bool>());
+}
+
+TEST_F(TryCommand, ARunOverItsTimeoutIsAFailedRow) {
+  const auto o = run_try("--malloc glibc --rounds 2 --timeout 0.3", "sleep 30");
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  const json p = results().at("program");
+  ASSERT_EQ(p.at("runs").size(), 2u);
+  for (const json& r : p.at("runs")) {
+    EXPECT_FALSE(r.at("ok").get<bool>());
+    EXPECT_NE(r.at("reason").get<std::string>().find("timed out"), std::string::npos) << r.dump();
+  }
+  EXPECT_EQ(p.at("combinations")[0].at("runs_ok"), 0);
+}
+
+TEST_F(TryCommand, StdinAndWorkingDirectoryAreThePrograms) {
+  std::ofstream(dir_ / "input.txt") << "hello from stdin\n";
+  fs::create_directories(dir_ / "work");
+  auto o =
+      run_try("--malloc glibc --rounds 2 --stdin '" + (dir_ / "input.txt").string() + "'", "cat");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(results().at("program").at("runs")[0].at("stdout_hash"), fnv1a("hello from stdin\n"));
+  o = run_try("--malloc glibc --rounds 2 --cwd '" + (dir_ / "work").string() + "'", "pwd");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(results().at("program").at("runs")[0].at("stdout_hash"),
+            fnv1a(fs::canonical(dir_ / "work").string() + "\n"));
+}
+
+TEST_F(TryCommand, AProgramThatIgnoresThePreloadIsNotProvenLive) {
+  const auto o = run("try --malloc jemalloc --rounds 2 -o '" + (dir_ / "out").string() + "' -- '" +
+                     std::string(ALLOCLAB_TRY_STATIC_SUBJECT) + "'");
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  for (const json& r : results().at("program").at("runs")) {
+    EXPECT_FALSE(r.at("malloc_live").get<bool>());
+    EXPECT_NE(r.at("reason").get<std::string>().find("not proven live"), std::string::npos)
+        << r.dump();
+  }
+}
+
+// Debian's python3.11 and cc1plus are not PIE and take malloc's address: dlsym(RTLD_DEFAULT)
+// finds the executable's canonical PLT entry, not the malloc that serves it.
+TEST_F(TryCommand, ANonPieProgramThatTakesMallocsAddressIsProvenLive) {
+  const auto o = run("try --malloc glibc,jemalloc --rounds 2 -o '" + (dir_ / "out").string() +
+                     "' -- '" + std::string(ALLOCLAB_TRY_NOPIE_SUBJECT) + "' which-malloc");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  for (const json& r : results().at("program").at("runs"))
+    EXPECT_TRUE(r.at("malloc_live").get<bool>()) << r.dump();
+}
+
+bool gone(pid_t pid) {
+  if (::kill(pid, 0) != 0) return true;
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  const std::size_t paren = stat.rfind(')');
+  return paren != std::string::npos && stat.size() > paren + 2 && stat[paren + 2] == 'Z';
+}
+
+TEST_F(TryCommand, InterruptLeavesNoProcessBehind) {
+  const fs::path pids = dir_ / "pids.txt";
+  const std::string binary = lab::cli_support::binary();
+  const std::string out = (dir_ / "out").string();
+  const pid_t lab = ::fork();
+  if (lab == 0) {
+    ::unsetenv("LD_PRELOAD");
+    ::execl(binary.c_str(), binary.c_str(), "try", "--malloc", "glibc", "--rounds", "2", "-o",
+            out.c_str(), "--", subject.c_str(), "linger", pids.c_str(),
+            static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 200 && read_file(pids).find('\n') == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::istringstream in(read_file(pids));
+  pid_t program = 0, grandchild = 0;
+  in >> program >> grandchild;
+  ASSERT_GT(program, 0);
+  ASSERT_GT(grandchild, 0);
+  ::kill(lab, SIGINT);
+  int status = 0;
+  ::waitpid(lab, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
+  for (int i = 0; i < 100 && !(gone(program) && gone(grandchild)); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(gone(program));
+  EXPECT_TRUE(gone(grandchild));
+}
+
+struct bad_arguments {
+  const char* arguments;
+  const char* says;
+};
+
+class TryRefuses : public lab::cli_support::binary_test,
+                   public ::testing::WithParamInterface<bad_arguments> {};
+
+TEST_P(TryRefuses, WithExitTwoAndOneLine) {
+  std::string args = GetParam().arguments;
+  for (std::size_t at = args.find("SUBJECT"); at != std::string::npos; at = args.find("SUBJECT"))
+    args.replace(at, 7, subject);
+  const auto o = run("try -o '" + (dir_ / "out").string() + "' " + args);
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(lab::cli_support::line_count(o.err), 1u) << o.err;
+  EXPECT_NE(o.err.find(GetParam().says), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "results.json"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInput, TryRefuses,
+    ::testing::Values(
+        bad_arguments{"--malloc nosuch -- SUBJECT alloc", "unknown --malloc 'nosuch'"},
+        bad_arguments{"--variants glibc:arena=1 -- SUBJECT alloc", "glibc has no knob 'arena'"},
+        bad_arguments{"--variants glibc:arena_max=zero -- SUBJECT alloc", "expected an integer"},
+        bad_arguments{"--malloc jemalloc --variants glibc:arena_max=1 -- SUBJECT alloc",
+                      "which --malloc does not include"},
+        bad_arguments{"--", "no program given"},
+        bad_arguments{"-- no-such-program-here", "not found in PATH"},
+        bad_arguments{"--stdin /no/such/file -- SUBJECT cat", "--stdin"},
+        bad_arguments{"--cwd /no/such/dir -- SUBJECT pwd", "--cwd"},
+        bad_arguments{"--rounds 1 -- SUBJECT alloc", "--rounds"},
+        bad_arguments{"--timeout -1 -- SUBJECT alloc", "--timeout"},
+        bad_arguments{"--output keep -- SUBJECT alloc", "--output"}));
+
+}  // namespace
+}  // namespace alloclab::program
+
+namespace alloclab::program {
+namespace {
+
+// report.html in headless Chromium: the CPU-versus-RSS scatter is drawn, without script errors
+// and without a request.
+TEST_F(TryCommand, ReportHtmlDrawsTheTradeOffInChromium) {
+  ASSERT_TRUE(fs::exists(ALLOCLAB_CHROMIUM)) << "apt-get install chromium (scripts/deps.sh does)";
+  ASSERT_EQ(run_try("--malloc glibc,jemalloc --rounds 2", "alloc").exit_code, 0);
+  const fs::path dom = dir_ / "dom.html";
+  const std::string command = std::string("timeout 120 '") + ALLOCLAB_CHROMIUM +
+                              "' --headless --no-sandbox --disable-gpu --no-first-run "
+                              "--disable-extensions --user-data-dir='" +
+                              (dir_ / "profile").string() + "' --dump-dom 'file://" +
+                              (dir_ / "out" / "report.html").string() + "' >'" + dom.string() +
+                              "' 2>/dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const std::string page = read_file(dom);
+  EXPECT_NE(page.find("id=\"chart-program-trade-off\""), std::string::npos);
+  EXPECT_NE(page.find("data-script-errors=\"0\""), std::string::npos);
+  EXPECT_NE(page.find("data-charts-rendered=\"1\""), std::string::npos);
+  EXPECT_NE(page.find("data-resource-requests=\"0\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace alloclab::program
