@@ -1,0 +1,105 @@
+// Test plan: the frame table (src/lab/frames/frame_table.hpp), the one road from the shared
+// stages into a frame. Its invariants, whatever frames it holds:
+//   every value of `frame` has exactly one row, rows have unique ids and names, and
+//     frame_from_string(to_string(f)) == f (EveryFrameHasExactlyOneRow, NamesRoundTrip); the
+//     list of values below is kept complete by -Wswitch (listed_frame);
+//   a row's worker_command, when set, is unique and starts with "__" (it is argv[1] of a worker,
+//     never a user command), and worker_main is set exactly when worker_command is
+//     (WorkerCommandsAreUniqueHiddenAndHaveAnEntryPoint);
+//   every other function a stage calls is set (EveryStageHasItsFunction);
+//   every frame says what its numbers include for a tiny plan (EveryFrameDescribesItsNumbers).
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "frames/frame_table.hpp"
+#include "plan/plan.hpp"
+#include "schedule/executor.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+// Compiles to a warning (-Wswitch; an error under -Werror) when `frame` gains a value this test
+// does not list.
+constexpr bool listed_frame(frame f) {
+  switch (f) {
+    case frame::batch:
+    case frame::heap:
+    case frame::memory:
+    case frame::serve:
+    case frame::replay:
+      return true;
+  }
+  return false;
+}
+
+const std::vector<frame> every_frame = {frame::batch, frame::heap, frame::memory, frame::serve,
+                                        frame::replay};
+
+TEST(FrameTable, EveryFrameHasExactlyOneRow) {
+  for (const frame f : every_frame) {
+    ASSERT_TRUE(listed_frame(f));
+    std::size_t rows = 0;
+    for (const auto& m : frame_table()) rows += m.id == f ? 1 : 0;
+    EXPECT_EQ(rows, 1u) << to_string(f);
+    EXPECT_EQ(module_of(f).id, f);
+  }
+  EXPECT_EQ(frame_table().size(), every_frame.size());
+  std::set<frame> ids;
+  std::set<std::string> names;
+  for (const auto& m : frame_table()) {
+    ASSERT_NE(m.name, nullptr);
+    EXPECT_FALSE(std::string(m.name).empty());
+    EXPECT_TRUE(ids.insert(m.id).second) << m.name;
+    EXPECT_TRUE(names.insert(m.name).second) << m.name;
+  }
+}
+
+TEST(FrameTable, NamesRoundTrip) {
+  for (const frame f : every_frame) {
+    EXPECT_EQ(frame_from_string(to_string(f)), f);
+    EXPECT_STREQ(to_string(f), module_of(f).name);
+  }
+  EXPECT_EQ(frame_names().size(), frame_table().size());
+  EXPECT_THROW(frame_from_string("no_such_frame"), usage_error);
+}
+
+TEST(FrameTable, WorkerCommandsAreUniqueHiddenAndHaveAnEntryPoint) {
+  std::set<std::string> commands;
+  for (const auto& m : frame_table()) {
+    EXPECT_EQ(m.worker_command != nullptr, m.worker_main != nullptr) << m.name;
+    if (m.worker_command == nullptr) continue;
+    const std::string command = m.worker_command;
+    EXPECT_EQ(command.rfind("__", 0), 0u) << m.name << ": " << command;
+    EXPECT_GT(command.size(), 2u) << m.name;
+    EXPECT_TRUE(commands.insert(command).second) << m.name << ": " << command;
+  }
+}
+
+TEST(FrameTable, EveryStageHasItsFunction) {
+  for (const auto& m : frame_table()) {
+    EXPECT_NE(m.add_cells, nullptr) << m.name;
+    EXPECT_NE(m.repetitions, nullptr) << m.name;
+    EXPECT_NE(m.make_executor, nullptr) << m.name;
+    EXPECT_NE(m.add_results, nullptr) << m.name;
+    EXPECT_NE(m.describe, nullptr) << m.name;
+    EXPECT_NE(m.render_markdown, nullptr) << m.name;
+    if (m.make_executor != nullptr) EXPECT_NE(m.make_executor(), nullptr) << m.name;
+  }
+}
+
+TEST(FrameTable, EveryFrameDescribesItsNumbers) {
+  run_request tiny;
+  tiny.quick = true;
+  tiny.workloads = {"trade_batch"};
+  tiny.strategies = {"std"};
+  const run_plan plan = make_plan(tiny, false);
+  ASSERT_FALSE(plan.mallocs.empty());
+  for (const auto& m : frame_table())
+    if (m.describe != nullptr) EXPECT_FALSE(m.describe(plan).empty()) << m.name;
+}
+
+}  // namespace
+}  // namespace alloclab::lab
