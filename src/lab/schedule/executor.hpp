@@ -32,5 +32,4 @@ inline constexpr const char* heap_worker_command = "__heap-worker";
 inline constexpr const char* memory_worker_command = "__memory-worker";
 inline constexpr const char* replay_worker_command = "__replay-worker";
 
-
 }  // namespace alloclab::lab

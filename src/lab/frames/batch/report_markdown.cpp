@@ -1,6 +1,5 @@
 #include "render/markdown_sections.hpp"
 
-
 namespace alloclab::lab::markdown {
 
 // The batch frame's section: the seeds' published tables beside this run's cells. The

@@ -90,5 +90,4 @@ nlohmann::json to_json(const cell_result& r);
 /// Returns 0, worker_exit_refused or worker_exit_bad_spec. Diagnostics go to `err`.
 int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream& err);
 
-
 }  // namespace alloclab::heap
