@@ -1,6 +1,6 @@
 // Seams where a test changes what the lab's processes do. The production `alloclab` installs no
 // hook, so each seam below is a no-op there and the binary reads no test setting. A test binary
-// (tests/lab/hooked_alloclab.cpp) installs hooks and then runs the same entry point
+// (tests/support/hooked_alloclab.cpp) installs hooks and then runs the same entry point
 // (`alloclab_main`); the workers it spawns are itself re-executed (/proc/self/exe), so they
 // carry the same hooks.
 //
