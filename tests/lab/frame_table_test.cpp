@@ -7,7 +7,8 @@
 //     never a user command), and worker_main is set exactly when worker_command is
 //     (WorkerCommandsAreUniqueHiddenAndHaveAnEntryPoint);
 //   every other function a stage calls is set (EveryStageHasItsFunction);
-//   every frame says what its numbers include for a tiny plan (EveryFrameDescribesItsNumbers).
+//   every frame says what its numbers include for a tiny plan (EveryFrameDescribesItsNumbers);
+//   the report order lists every row exactly once (ReportOrderHoldsEveryFrameOnce).
 #include <set>
 #include <string>
 #include <vector>
@@ -86,7 +87,9 @@ TEST(FrameTable, EveryStageHasItsFunction) {
     EXPECT_NE(m.add_results, nullptr) << m.name;
     EXPECT_NE(m.describe, nullptr) << m.name;
     EXPECT_NE(m.render_markdown, nullptr) << m.name;
-    if (m.make_executor != nullptr) EXPECT_NE(m.make_executor(), nullptr) << m.name;
+    if (m.make_executor != nullptr) {
+      EXPECT_NE(m.make_executor(), nullptr) << m.name;
+    }
   }
 }
 
@@ -98,7 +101,16 @@ TEST(FrameTable, EveryFrameDescribesItsNumbers) {
   const run_plan plan = make_plan(tiny, false);
   ASSERT_FALSE(plan.mallocs.empty());
   for (const auto& m : frame_table())
-    if (m.describe != nullptr) EXPECT_FALSE(m.describe(plan).empty()) << m.name;
+    if (m.describe != nullptr) {
+      EXPECT_FALSE(m.describe(plan).empty()) << m.name;
+    }
+}
+
+TEST(FrameTable, ReportOrderHoldsEveryFrameOnce) {
+  std::set<const frame_module*> seen;
+  for (const frame_module* row : report_order()) EXPECT_TRUE(seen.insert(row).second) << row->name;
+  EXPECT_EQ(seen.size(), frame_table().size());
+  for (const auto& row : frame_table()) EXPECT_EQ(seen.count(&row), 1u) << row.name;
 }
 
 }  // namespace

@@ -15,6 +15,13 @@ const std::vector<frame_module>& frame_table() {
   return table;
 }
 
+std::vector<const frame_module*> report_order() {
+  std::vector<const frame_module*> rows;
+  for (const frame f : {frame::heap, frame::replay, frame::batch, frame::memory, frame::serve})
+    rows.push_back(&module_of(f));
+  return rows;
+}
+
 const frame_module& module_of(frame f) {
   for (const auto& m : frame_table())
     if (m.id == f) return m;

@@ -48,8 +48,11 @@ struct frame_module {
   void (*render_markdown)(std::string& md, const nlohmann::json& results);
 };
 
-// Every frame, in the order plans, results and reports list them.
+// Every frame, in the order plans and results list them.
 const std::vector<frame_module>& frame_table();
+// Every frame, in the order report.md shows their sections: the heap study's and a replay's
+// findings first, then the seeds' published tables, memory over time and serving.
+std::vector<const frame_module*> report_order();
 const frame_module& module_of(frame f);
 
 }  // namespace alloclab::lab

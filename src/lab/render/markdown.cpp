@@ -442,7 +442,7 @@ std::string render_report(const json& r, const report_options& options) {
   placement_section(md, r);
   warnings_section(md, r);
   claims_section(md, r, options);
-  for (const auto& row : frame_table()) row.render_markdown(md, r);
+  for (const frame_module* row : report_order()) row->render_markdown(md, r);
   failures_section(md, r);
   bool any_lab = false;
   for (const auto& w : r["workloads"]) any_lab = any_lab || is_lab(w);

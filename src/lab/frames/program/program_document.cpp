@@ -83,6 +83,8 @@ json program_document(json program, const std::string& command_line, const std::
       {"warnings", warnings_of(program)},
       {"workloads", json::array()},
       {"claims", json::array()},
+      {"published_tables", json::array()},  // no seed published a table of the user's program
+      {"heap_retention", json::array()},    // no heap-study cell runs here
   };
   results["environment"]["placement"] = nullptr;
   results["program"] = std::move(program);
