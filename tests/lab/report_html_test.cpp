@@ -34,7 +34,7 @@ class ReportHtml : public binary_test {
     const outcome o = run(
         std::string("run --workloads vector_push,trade_batch") +
         (alloclab::build::sanitized ? "" : ",fifo_uniform") + ",budget_bursts --memory-budget " +
-        (alloclab::build::sanitized ? "192M" : "32M") +  // ASan's shadow: ~128 MiB RSS at start
+        (alloclab::build::sanitized ? "384M" : "32M") +  // ASan's shadow: ~200 MiB RSS at start
         " --strategies "
         "std,pmr_monotonic,alloclab_arena --iterations 50 --repetitions 5 --processes 1 "
         "--placement-check always --out " +
