@@ -70,7 +70,8 @@ std::string tunable_description(const json& probe, const json& with_tunable) {
 
 std::string placement_summary(const json& placement, const json& config) {
   if (!placement.is_object() || !placement.value("probe", json()).is_object()) return "-";
-  std::string summary = tunable_description(placement["probe"], placement["with_tunable"]);
+  std::string summary =
+      tunable_description(placement.at("probe"), placement.value("with_tunable", json()));
   const std::string check = placement.at("check");
   if (check != "auto")
     summary += fmt::format(

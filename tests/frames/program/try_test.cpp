@@ -134,7 +134,8 @@ TEST_F(TryCommand, AProgramThatIgnoresThePreloadIsNotProvenLive) {
   const auto o = run("try --malloc jemalloc --rounds 2 -o '" + (dir_ / "out").string() + "' -- '" +
                      std::string(ALLOCLAB_TRY_STATIC_SUBJECT) + "'");
   EXPECT_EQ(o.exit_code, 1) << o.err;
-  for (const json& r : results().at("program").at("runs")) {
+  const json document = results();
+  for (const json& r : document.at("program").at("runs")) {
     EXPECT_FALSE(r.at("malloc_live").get<bool>());
     EXPECT_NE(r.at("reason").get<std::string>().find("not proven live"), std::string::npos)
         << r.dump();
@@ -147,7 +148,8 @@ TEST_F(TryCommand, ANonPieProgramThatTakesMallocsAddressIsProvenLive) {
   const auto o = run("try --malloc glibc,jemalloc --rounds 2 -o '" + (dir_ / "out").string() +
                      "' -- '" + std::string(ALLOCLAB_TRY_NOPIE_SUBJECT) + "' which-malloc");
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
-  for (const json& r : results().at("program").at("runs"))
+  const json document = results();
+  for (const json& r : document.at("program").at("runs"))
     EXPECT_TRUE(r.at("malloc_live").get<bool>()) << r.dump();
 }
 
