@@ -198,13 +198,20 @@ int run_cli(int argc, char** argv) {
       app.add_subcommand("validate", "Check a results.json against the documented schema");
   validate->add_option("results", results_path, "results.json to check")->required();
 
+  std::string export_format;
+  CLI::App* export_command = app.add_subcommand(
+      "export", "Write a results.json in another tool's format (gbench: Google Benchmark JSON)");
+  export_command->add_option("results", results_path, "results.json to export")->required();
+  export_command->add_option("--format", export_format, "The format: gbench")->required();
+  export_command->add_option("-o,--output", output_path, "Write here (default: stdout)");
+
   const serve::serve_commands serve = serve::add_serve_commands(app);
   const trace::trace_commands trace_commands(app);
   const replay_commands replay(app, request.command_line);
   const program::try_command try_command(app, request.command_line);
 
   std::vector<std::string> commands = {"run",  "list",  "report", "validate", "compare",
-                                       "help", "serve", "load",   "try"};
+                                       "help", "serve", "load",   "try",      "export"};
   for (const auto& name : trace::trace_commands::names()) commands.push_back(name);
   for (const auto& name : replay_commands::names()) commands.push_back(name);
   if (std::string unknown = unknown_command(argc, argv, commands); !unknown.empty()) {
@@ -245,6 +252,7 @@ int run_cli(int argc, char** argv) {
     if (compare->parsed())
       return execute_compare(compare_a, compare_b, compare_output, fail_on_regression, noise_floor);
     if (validate->parsed()) return execute_validate(results_path);
+    if (export_command->parsed()) return execute_export(results_path, export_format, output_path);
     if (serve.parsed()) return serve.execute();
     if (trace_commands.parsed()) return trace_commands.execute();
     if (replay.parsed()) return replay.execute();

@@ -20,6 +20,10 @@ int execute_list();
 int execute_report(const std::string& results_path, const std::string& output_path,
                    const std::string& html_path = "", bool rejudge = false);
 int execute_validate(const std::string& results_path);
+// `alloclab export --format gbench`: the results file as Google Benchmark JSON (export/), to
+// `output_path` or stdout.
+int execute_export(const std::string& results_path, const std::string& format,
+                   const std::string& output_path);
 
 // `alloclab compare A B`: 0, or 1 when `fail_on_regression_percent` (>= 0) is exceeded by a
 // significant slowdown. `output_path` ending in .html gets HTML, anything else Markdown.

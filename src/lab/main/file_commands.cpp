@@ -1,4 +1,5 @@
-// `alloclab list`, `report` and `validate`: the commands that read tables or results files.
+// `alloclab list`, `report`, `validate` and `export`: the commands that read tables or results
+// files.
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -10,6 +11,7 @@
 
 #include "process/malloc_registry.hpp"
 #include "compare/compare.hpp"
+#include "export/gbench_export.hpp"
 #include "main/commands.hpp"
 #include "render/atomic_write.hpp"
 #include "render/html.hpp"
@@ -153,6 +155,20 @@ int execute_report(const std::string& results_path, const std::string& output_pa
     print_or_throw(report);
   else
     write_output(output_path, report);
+  return 0;
+}
+
+int execute_export(const std::string& results_path, const std::string& format,
+                   const std::string& output_path) {
+  if (format != "gbench")
+    throw usage_error(fmt::format("export: unknown --format '{}'; valid formats: gbench", format));
+  const bool to_stdout = output_path.empty() || output_path == "-";
+  if (!to_stdout) check_destination(output_path, {results_path});
+  const std::string text = to_gbench_json(read_checked_results(results_path)).dump(2) + "\n";
+  if (to_stdout)
+    print_or_throw(text);
+  else
+    write_output(output_path, text);
   return 0;
 }
 
