@@ -45,8 +45,8 @@ class block_table {
   __attribute__((always_inline)) bool insert(std::uintptr_t key, std::uint64_t value) noexcept {
     shard& s = shard_of(key);
     lock_guard g(s, shared());
-    if ((s.count + 1) * 4 > s.capacity() * 3 && !grow(s)) return false;
-    std::size_t i = start(key, s.mask);
+    if (s.count >= s.grow_at && !grow(s)) return false;
+    std::size_t i = start(key, s);
     while (s.slots[i].key != 0 && s.slots[i].key != key) i = (i + 1) & s.mask;
     if (s.slots[i].key == 0) ++s.count;
     s.slots[i] = {key, value};
@@ -58,7 +58,7 @@ class block_table {
     shard& s = shard_of(key);
     lock_guard g(s, shared());
     if (s.slots == nullptr) return false;
-    std::size_t i = start(key, s.mask);
+    std::size_t i = start(key, s);
     while (s.slots[i].key != key) {
       if (s.slots[i].key == 0) return false;
       i = (i + 1) & s.mask;
@@ -72,8 +72,8 @@ class block_table {
   /// table is not shared: it reads a shard without its lock.
   __attribute__((always_inline)) void prefetch(std::uintptr_t key) const noexcept {
     if (shared()) return;
-    const shard& s = shards_[hash(key >> region_shift) >> (64 - shard_bits)];
-    if (s.slots != nullptr) __builtin_prefetch(&s.slots[start(key, s.mask)], 1);
+    const shard& s = shard_of(key);
+    if (s.mask >= prefetched_slots) __builtin_prefetch(&s.slots[start(key, s)], 1);
   }
 
   /// The longest distance, in slots, from a live key's home slot to where it sits: what the worst
@@ -83,7 +83,7 @@ class block_table {
     for (const shard& s : shards_)
       for (std::size_t i = 0; i < s.capacity(); ++i)
         if (s.slots[i].key != 0)
-          longest = std::max(longest, (i - start(s.slots[i].key, s.mask)) & s.mask);
+          longest = std::max(longest, (i - start(s.slots[i].key, s)) & s.mask);
     return longest;
   }
 
@@ -91,7 +91,7 @@ class block_table {
     shard& s = shard_of(key);
     lock_guard g(s, shared());
     if (s.slots == nullptr) return false;
-    for (std::size_t i = start(key, s.mask); s.slots[i].key != 0; i = (i + 1) & s.mask) {
+    for (std::size_t i = start(key, s); s.slots[i].key != 0; i = (i + 1) & s.mask) {
       if (s.slots[i].key == key) {
         value = s.slots[i].value;
         return true;
@@ -110,6 +110,8 @@ class block_table {
     slot* slots = nullptr;
     std::size_t mask = 0;
     std::size_t count = 0;
+    std::size_t grow_at = 0;    ///< count that makes the next insert grow (3/4 full)
+    unsigned window_shift = 0;  ///< 64 - log2(slots): a window hash's top bits index a slot
     std::size_t capacity() const noexcept { return slots == nullptr ? 0 : mask + 1; }
   };
   class lock_guard {
@@ -132,24 +134,26 @@ class block_table {
 
   static constexpr std::size_t shard_bits = 4;
   static constexpr std::size_t initial_slots = 256;
+  // Smaller shards stay in the cache: computing their slot twice would cost more than it saves.
+  static constexpr std::size_t prefetched_slots = std::size_t{1} << 14;
   // A big table is read at random: huge pages (where THP allows them) save most TLB misses.
   static constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 
   static constexpr unsigned region_shift = 26;  // glibc's per-thread heaps: 64 MiB, aligned
-  static constexpr unsigned window_shift = 8;   // 16 granules of 16 bytes
-  static constexpr std::size_t window_granules = std::size_t{1} << (window_shift - 4);
+  static constexpr unsigned window_bits = 8;    // 16 granules of 16 bytes
+  static constexpr std::size_t window_granules = std::size_t{1} << (window_bits - 4);
 
   static std::uint64_t hash(std::uint64_t n) noexcept { return n * 0x9E3779B97F4A7C15ull; }
   shard& shard_of(std::uintptr_t key) noexcept {
     return shards_[hash(key >> region_shift) >> (64 - shard_bits)];
   }
-  // The window's hashed place plus the granule within the window. `mask` + 1 is a power of two
-  // of at least `initial_slots`, so the shift below is in 1..63.
-  static std::size_t start(std::uintptr_t key, std::size_t mask) noexcept {
-    const auto slot_bits = static_cast<unsigned>(64 - __builtin_clzll(mask));
-    const std::size_t window =
-        static_cast<std::size_t>(hash(key >> window_shift) >> (64 - slot_bits));
-    return (window + ((key >> 4) & (window_granules - 1))) & mask;
+  const shard& shard_of(std::uintptr_t key) const noexcept {
+    return shards_[hash(key >> region_shift) >> (64 - shard_bits)];
+  }
+  // The window's hashed place plus the granule within the window.
+  static std::size_t start(std::uintptr_t key, const shard& s) noexcept {
+    const auto window = static_cast<std::size_t>(hash(key >> window_bits) >> s.window_shift);
+    return (window + ((key >> 4) & (window_granules - 1))) & s.mask;
   }
 
   static bool grow(shard& s) noexcept {
@@ -159,24 +163,28 @@ class block_table {
     if (memory == MAP_FAILED) return false;
     if (slots * sizeof(slot) >= huge_page_bytes)
       madvise(memory, slots * sizeof(slot), MADV_HUGEPAGE);
-    auto* fresh = static_cast<slot*>(memory);
-    const std::size_t mask = slots - 1;
+    shard bigger;
+    bigger.slots = static_cast<slot*>(memory);
+    bigger.mask = slots - 1;
+    bigger.window_shift = static_cast<unsigned>(__builtin_clzll(slots - 1));
     for (std::size_t i = 0; i < s.capacity(); ++i) {
       if (s.slots[i].key == 0) continue;
-      std::size_t j = start(s.slots[i].key, mask);
-      while (fresh[j].key != 0) j = (j + 1) & mask;
-      fresh[j] = s.slots[i];
+      std::size_t j = start(s.slots[i].key, bigger);
+      while (bigger.slots[j].key != 0) j = (j + 1) & bigger.mask;
+      bigger.slots[j] = s.slots[i];
     }
     if (s.slots != nullptr) munmap(s.slots, s.capacity() * sizeof(slot));
-    s.slots = fresh;
-    s.mask = mask;
+    s.slots = bigger.slots;
+    s.mask = bigger.mask;
+    s.window_shift = bigger.window_shift;
+    s.grow_at = slots / 4 * 3;
     return true;
   }
 
   // Backward-shift deletion keeps every probe sequence unbroken without tombstones.
   static void erase_at(shard& s, std::size_t hole) noexcept {
     for (std::size_t j = (hole + 1) & s.mask; s.slots[j].key != 0; j = (j + 1) & s.mask) {
-      const std::size_t home = start(s.slots[j].key, s.mask);
+      const std::size_t home = start(s.slots[j].key, s);
       // Move j into the hole when its home is not cyclically within (hole, j].
       const bool home_after_hole = ((j - home) & s.mask) >= ((j - hole) & s.mask);
       if (home_after_hole) {

@@ -75,9 +75,10 @@ ALLOCLAB_HOT void put_free(thread_state& st, bool known, std::uint64_t key) noex
   } else if ((key >> id_bits) == st.index) {
     put(st, (st.next_id - 1 - (key & id_mask)) << 1);
   } else {
+    const auto owner = static_cast<std::uint32_t>(key >> id_bits);
     put_op(st, fmt::op::free_cross);
-    put(st, key >> id_bits);
-    put(st, key & id_mask);
+    put(st, owner);
+    put(st, fmt::zigzag(key & id_mask, st.cross_ids.exchange(owner, key & id_mask)));
   }
 }
 

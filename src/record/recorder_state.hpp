@@ -32,6 +32,7 @@ struct thread_state {
   thread_state* next_state = nullptr;
   std::uint8_t* cursor = nullptr;
   std::uint8_t* committed = nullptr;  ///< end of the last whole event (a signal may cut one)
+  fmt::cross_free_ids cross_ids;      ///< the bases of this thread's cross-thread free ids
   std::uint8_t buffer[fmt::max_chunk_raw_bytes];
 };
 

@@ -10,6 +10,12 @@
 //                                         with SIGINT as python does after KeyboardInterrupt
 //        trace_recorded_program wait      allocates 5000 blocks of 4321 bytes, prints
 //                                         "ready PID", then sleeps (up to 120 s) until a signal
+//        trace_recorded_program random-threads SEED
+//                                         four workers in a ring run a random mix of malloc,
+//                                         realloc, free and frees of blocks the previous worker
+//                                         handed over; each prints "worker TID LIVE_BLOCKS
+//                                         LIVE_BYTES CROSS_FREES": what it allocated and left
+//                                         alive (wherever it went), and its cross-thread frees
 //
 // threads: T1 malloc 100, realloc 55 (5 of them through reallocarray), memalign 10,
 //             posix_memalign 10, aligned_alloc 10, calloc 5, malloc_usable_size 7, free 95;
@@ -25,6 +31,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -109,6 +116,113 @@ int threads() {
   return 0;
 }
 
+// random-threads: a block remembers its allocating worker and requested size in a side table
+// (the workers allocate nothing else, so the trace's worker calls are exactly these).
+constexpr int ring_workers = 4;
+constexpr int ring_slots = 64;
+constexpr int own_slots = 32;
+constexpr int ring_rounds = 20000;
+
+struct handed_block {
+  void* pointer = nullptr;
+  int owner = 0;
+  std::size_t size = 0;
+};
+struct ring_worker {
+  std::uint64_t random = 0;
+  long tid = 0;
+  long live_blocks = 0;  // allocated by this worker and not freed (by anyone)
+  long live_bytes = 0;
+  long cross_frees = 0;
+  std::atomic<handed_block*> inbox[ring_slots] = {};
+};
+ring_worker ring[ring_workers];
+std::atomic<long> freed_blocks[ring_workers];
+std::atomic<long> freed_bytes[ring_workers];
+
+std::uint64_t next_random(std::uint64_t& state) {
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return state;
+}
+
+void forget(const handed_block& b) {
+  freed_blocks[b.owner].fetch_add(1, std::memory_order_relaxed);
+  freed_bytes[b.owner].fetch_add(static_cast<long>(b.size), std::memory_order_relaxed);
+}
+
+void* ring_worker_body(void* self_pointer) {
+  const int self = static_cast<int>(reinterpret_cast<std::intptr_t>(self_pointer));
+  ring_worker& me = ring[self];
+  ring_worker& next = ring[(self + 1) % ring_workers];
+  me.tid = self_tid();
+  handed_block own[own_slots];
+  // Handed-over records live in static storage: the workers call malloc only for their blocks.
+  static handed_block records[ring_workers][ring_rounds];
+  for (int round = 0; round < ring_rounds; ++round) {
+    const std::uint64_t r = next_random(me.random);
+    handed_block& b = own[r % own_slots];
+    const auto size = static_cast<std::size_t>(1 + (r >> 8) % 700);
+    switch ((r >> 20) % 4) {
+      case 0:  // free (a no-op on an empty slot is not recorded) and allocate anew
+        if (b.pointer != nullptr) forget(b);
+        std::free(b.pointer);
+        b = {std::malloc(size), self, size};
+        if (b.pointer == nullptr) std::abort();
+        me.live_blocks += 1;
+        me.live_bytes += static_cast<long>(size);
+        break;
+      case 1:  // realloc: the old block ends, a new one (of this worker) starts
+        if (b.pointer != nullptr) forget(b);
+        b = {std::realloc(b.pointer, size), self, size};
+        if (b.pointer == nullptr) std::abort();
+        me.live_blocks += 1;
+        me.live_bytes += static_cast<long>(size);
+        break;
+      case 2: {  // hand a fresh block to the next worker; free what it had not taken
+        handed_block& h = records[self][round];
+        h = {std::malloc(size), self, size};
+        me.live_blocks += 1;
+        me.live_bytes += static_cast<long>(size);
+        handed_block* old = next.inbox[(r >> 32) % ring_slots].exchange(&h);
+        if (old != nullptr) {
+          forget(*old);
+          std::free(old->pointer);
+          me.cross_frees += old->owner != self;
+        }
+        break;
+      }
+      default: {  // free a block the previous worker handed over
+        handed_block* in = me.inbox[(r >> 32) % ring_slots].exchange(nullptr);
+        if (in != nullptr) {
+          forget(*in);
+          std::free(in->pointer);
+          me.cross_frees += in->owner != self;
+        }
+      }
+    }
+  }
+  return nullptr;
+}
+
+int random_threads(const char* seed) {
+  const auto base = static_cast<std::uint64_t>(std::strtoull(seed, nullptr, 10));
+  for (int w = 0; w < ring_workers; ++w)
+    ring[w].random = (base + 1) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(w);
+  pthread_t t[ring_workers];
+  for (int w = 0; w < ring_workers; ++w)
+    if (pthread_create(&t[w], nullptr, ring_worker_body,
+                       reinterpret_cast<void*>(static_cast<std::intptr_t>(w))) != 0)
+      std::abort();
+  for (pthread_t& thread : t) pthread_join(thread, nullptr);
+  for (int w = 0; w < ring_workers; ++w)
+    std::printf("worker %ld %ld %ld %ld\n", ring[w].tid,
+                ring[w].live_blocks - freed_blocks[w].load(),
+                ring[w].live_bytes - freed_bytes[w].load(), ring[w].cross_frees);
+  return 0;
+}
+
 int killed() {
   for (int i = 0; i < 200000; ++i) static_cast<volatile char*>(std::malloc(16))[0] = 1;
   std::fflush(stdout);
@@ -167,6 +281,8 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "abort") == 0) return aborted();
   if (std::strcmp(mode, "interrupt") == 0) return interrupted();
   if (std::strcmp(mode, "wait") == 0) return waiting();
-  std::fprintf(stderr, "usage: %s threads|kill|fork|abort|interrupt|wait\n", argv[0]);
+  if (std::strcmp(mode, "random-threads") == 0 && argc > 2) return random_threads(argv[2]);
+  std::fprintf(stderr, "usage: %s threads|kill|fork|abort|interrupt|wait|random-threads SEED\n",
+               argv[0]);
   return 2;
 }

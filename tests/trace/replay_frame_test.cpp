@@ -29,6 +29,7 @@
 #include <alloclab/build_info.hpp>
 
 #include "lab/cli_support.hpp"
+#include "trace/format.hpp"
 #include "trace/replay.hpp"
 #include "trace/trace_info.hpp"
 #include "trace/trace_reader.hpp"
@@ -186,7 +187,7 @@ TEST_F(ReplayCommand, BadInputIsOneLineAndExit2) {
   const fs::path cut = dir_ / "cut.trace", newer = dir_ / "newer.trace";
   std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   std::string newer_bytes = bytes;
-  newer_bytes[8] = static_cast<char>(newer_bytes[8] + 1);
+  newer_bytes[8] = static_cast<char>(trace_format::current_version + 1);
   std::ofstream(newer, std::ios::binary) << newer_bytes;
   const fs::path no_replay = dir_ / "no_replay.json";
   std::ofstream(no_replay) << R"({"workloads": []})";

@@ -11,6 +11,10 @@
 //   replay_trace: a double free is still refused  -> ReplayMemory.DoubleFreeIsRefused
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "trace/replay.hpp"
 #include "trace/synthetic_trace.hpp"
 
@@ -58,6 +62,27 @@ TEST(ReplayMemory, CrossThreadFreesFindTheirBlocks) {
   EXPECT_EQ(r.skipped, 0u);
   EXPECT_EQ(r.final_live_bytes, 0u);
   EXPECT_EQ(r.released_at_end, 0u);
+}
+
+// Version 2 codes a cross-thread free's id as a delta from the same owner's previous one (two
+// owners sharing a slot of the table of bases included); version 1 traces, absolute ids, still read.
+TEST(ReplayMemory, CrossThreadFreeIdsReadInEveryVersion) {
+  for (const std::uint32_t version : {1u, trace_format::current_version}) {
+    SCOPED_TRACE("version " + std::to_string(version));
+    synthetic_trace w("cross_ids_v" + std::to_string(version), version);
+    const std::uint32_t owners[] = {1, 1 + trace_format::cross_free_ids::slots, 2};
+    for (const std::uint32_t owner : owners)
+      for (int i = 0; i < 300; ++i) w.thread(owner).malloc(16);
+    const std::vector<std::pair<std::uint32_t, std::uint64_t>> frees = {
+        {1, 5}, {1, 200}, {65, 7}, {1, 6}, {2, 299}, {65, 0}, {1, 0}, {2, 1}};
+    for (const auto& [owner, id] : frees) w.thread(0).free_of(owner, id);
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> read;
+    w.finish().for_each_event([&](const event& e) {
+      if (e.kind == event_kind::free)
+        read.emplace_back(block_thread(e.block), block_index(e.block));
+    });
+    EXPECT_EQ(read, frees);
+  }
 }
 
 TEST(ReplayMemory, DoubleFreeIsRefused) {

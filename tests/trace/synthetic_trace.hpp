@@ -43,7 +43,9 @@ class synthetic_trace {
     void free_of(std::uint32_t owner, std::uint64_t id) {
       begin((static_cast<std::uint64_t>(trace_format::op::free_cross) << 2) | 3);
       put(owner);
-      put(id);
+      put(version_ >= trace_format::first_version_with_cross_deltas
+              ? trace_format::zigzag(id, cross_ids_.exchange(owner, id))
+              : id);
     }
     /// Advances this thread's clock by `us` microseconds.
     void timestamp(std::uint64_t us) {
@@ -54,6 +56,7 @@ class synthetic_trace {
     const std::vector<std::size_t>& event_starts() const noexcept { return starts_; }
 
    private:
+    friend class synthetic_trace;
     // The opcode of an event: where a chunk may start.
     void begin(std::uint64_t v) {
       starts_.push_back(raw_.size());
@@ -66,11 +69,16 @@ class synthetic_trace {
     std::vector<std::uint8_t> raw_;
     std::vector<std::size_t> starts_;
     std::uint64_t previous_size_ = 0;
+    trace_format::cross_free_ids cross_ids_;
+    std::uint32_t version_ = trace_format::current_version;
     std::uint64_t next_id_ = 0;
   };
 
-  explicit synthetic_trace(const std::string& name)
-      : path_(std::filesystem::temp_directory_path() /
+  /// A trace of format `version` (older versions: as their recorder wrote them).
+  explicit synthetic_trace(const std::string& name,
+                           std::uint32_t version = trace_format::current_version)
+      : version_(version),
+        path_(std::filesystem::temp_directory_path() /
               ("alloclab_synthetic_" + name + "_" + std::to_string(::getpid()) + ".trace")) {}
   ~synthetic_trace() {
     file_.reset();
@@ -80,14 +88,18 @@ class synthetic_trace {
   synthetic_trace(const synthetic_trace&) = delete;
   synthetic_trace& operator=(const synthetic_trace&) = delete;
 
-  writer& thread(std::uint32_t index) { return threads_[index]; }
+  writer& thread(std::uint32_t index) {
+    writer& w = threads_[index];
+    w.version_ = version_;
+    return w;
+  }
 
   /// Writes the file (events only, no footer: it reads as truncated) and opens it.
   const trace_file& finish() {
     std::ofstream out(path_, std::ios::binary | std::ios::trunc);
     trace_format::file_header h{};
     std::memcpy(h.magic, trace_format::file_magic, sizeof h.magic);
-    h.version = trace_format::current_version;
+    h.version = version_;
     out.write(reinterpret_cast<const char*>(&h), sizeof h);
     for (const auto& [index, w] : threads_) write_chunks(out, index, w);
     out.close();
@@ -119,6 +131,7 @@ class synthetic_trace {
     }
   }
 
+  std::uint32_t version_;
   std::filesystem::path path_;
   std::map<std::uint32_t, writer> threads_;
   std::unique_ptr<trace_file> file_;

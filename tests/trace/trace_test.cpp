@@ -5,6 +5,8 @@
 //   record::block_table insert / remove / find / set_shared -> BlockTable.*
 //   record: exact events of known threads, realloc, memalign family, cross-thread frees
 //                                                   -> Recorder.KnownProgramGivesExactCounts
+//   record: random cross-thread frees end with the program's live set
+//                                                   -> Recorder.RandomCrossThreadProgramEndsWithItsLiveSet
 //   record: fork child not recorded                 -> Recorder.ForkedChildIsNotRecorded
 //   record --no-follow-exec: exec'd descendants not recorded
 //                                                   -> Recorder.ExecedDescendantsAreNotRecorded
@@ -40,6 +42,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <memory>
 #include <random>
 #include <unordered_map>
@@ -243,6 +246,68 @@ TEST_F(Recorder, KnownProgramGivesExactCounts) {
   EXPECT_GE(r.calls_by_kind[static_cast<std::size_t>(k::free)], 1145u);
   EXPECT_EQ(r.final_live_bytes, s.final_live_bytes);
   EXPECT_GE(s.cross_thread_frees, 1040u);  // the main thread's C-library frees may add some
+}
+
+// Four threads in a ring run random mallocs, reallocs, frees and frees of each other's blocks,
+// with the table shared and cross-thread frees racing the owners' own calls: the trace must end
+// with exactly the blocks each worker left alive, and name every cross-thread free.
+TEST_F(Recorder, RandomCrossThreadProgramEndsWithItsLiveSet) {
+  for (const char* seed : {"1", "2", "3"}) {
+    SCOPED_TRACE(std::string("seed ") + seed);
+    const outcome o = record(std::string(TRACE_RECORDED_PROGRAM) + " random-threads " + seed);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    struct worker_live {
+      std::uint64_t blocks = 0, bytes = 0, cross_frees = 0;
+      bool operator==(const worker_live& w) const {
+        return blocks == w.blocks && bytes == w.bytes && cross_frees == w.cross_frees;
+      }
+    };
+    std::map<std::uint64_t, worker_live> program;  // by OS tid
+    std::istringstream lines(o.out);
+    std::string word;
+    std::uint64_t tid = 0;
+    worker_live w;
+    while (lines >> word >> tid >> w.blocks >> w.bytes >> w.cross_frees) program[tid] = w;
+    ASSERT_EQ(program.size(), 4u) << o.out;
+
+    const trace_file t(trace_path().string());
+    ASSERT_FALSE(t.truncated());
+    std::map<std::uint32_t, std::uint64_t> tid_of;
+    // Block keys are never reused, and in file order a cross-thread free may come before the
+    // allocation: the live blocks are those created and never ended, in any order.
+    std::map<block_key, std::uint64_t> live;  // block -> size
+    std::set<block_key> ended;
+    std::map<std::uint32_t, std::uint64_t> cross_frees;
+    t.for_each_event([&](const event& e) {
+      if (e.kind == event_kind::thread_start) tid_of[e.thread] = e.value;
+      if (e.kind == event_kind::realloc && e.old_block != no_block) ended.insert(e.old_block);
+      if (e.kind == event_kind::free && !e.unknown_pointer) {
+        ended.insert(e.block);
+        cross_frees[e.thread] += block_thread(e.block) != e.thread;
+      }
+      if (creates_block(e.kind)) live[e.block] = e.value;
+    });
+    for (const block_key b : ended)
+      EXPECT_EQ(live.erase(b), 1u) << "a block ended twice or never began";
+    std::map<std::uint64_t, worker_live> traced;
+    for (const auto& [block, size] : live) {
+      const std::uint64_t owner = tid_of[block_thread(block)];
+      if (program.count(owner) == 0) continue;  // the main thread's C-library blocks
+      ++traced[owner].blocks;
+      traced[owner].bytes += size;
+    }
+    for (const auto& [thread, n] : cross_frees)
+      if (program.count(tid_of[thread]) != 0) traced[tid_of[thread]].cross_frees = n;
+    for (const auto& [worker, expected] : program) {
+      EXPECT_TRUE(traced[worker] == expected)
+          << "worker " << worker << ": trace " << traced[worker].blocks << " blocks, "
+          << traced[worker].bytes << " B, " << traced[worker].cross_frees
+          << " cross-thread frees; program " << expected.blocks << ", " << expected.bytes << ", "
+          << expected.cross_frees;
+    }
+    const replay_result r = replay_trace(t);
+    EXPECT_EQ(r.final_live_bytes, summarize(t).final_live_bytes);
+  }
 }
 
 TEST_F(Recorder, ForkedChildIsNotRecorded) {

@@ -1,4 +1,4 @@
-// The alloclab trace format, version 1 (docs/trace-format.md): the file and chunk headers and the
+// The alloclab trace format, version 2 (docs/trace-format.md): the file and chunk headers and the
 // event codec. Shared by the recorder (src/record, which must not allocate) and the reader, so
 // this header uses nothing that allocates.
 #pragma once
@@ -10,7 +10,9 @@
 namespace alloclab::trace_format {
 
 inline constexpr char file_magic[8] = {'A', 'L', 'C', 'T', 'R', 'A', 'C', 'E'};
-inline constexpr std::uint32_t current_version = 1;
+inline constexpr std::uint32_t current_version = 2;
+/// From this version on, a cross-thread free's id is a delta (cross_free_ids below).
+inline constexpr std::uint32_t first_version_with_cross_deltas = 2;
 inline constexpr std::uint32_t chunk_magic = 0x4b434c41;  // "ALCK" little-endian
 /// Raw (uncompressed) event bytes per chunk; a thread flushes its buffer when it is this full.
 inline constexpr std::uint32_t chunk_capacity = 64 * 1024;
@@ -64,7 +66,7 @@ enum class op : std::uint8_t {
   aligned_alloc = 4,   ///< same
   valloc = 5,          ///< zigzag size delta
   pvalloc = 6,         ///< zigzag size delta
-  free_cross = 7,      ///< allocating thread, id: a free of another thread's block
+  free_cross = 7,      ///< allocating thread, zigzag id delta (v1: id): another thread's block
   free_unknown = 8,    ///< a free of a pointer the recorder never saw allocated
   usable_size = 9,     ///< block ref
   failed = 10,         ///< kind (op or 255 for malloc), size: an allocation returned null
@@ -109,6 +111,36 @@ inline std::uint64_t zigzag(std::uint64_t value, std::uint64_t previous) noexcep
 inline std::uint64_t unzigzag(std::uint64_t z, std::uint64_t previous) noexcept {
   return previous + ((z >> 1) ^ (~(z & 1) + 1));
 }
+
+/// Version 2: a free_cross event codes its id as zigzag(id - base), base = the id of the previous
+/// free_cross this thread wrote for the same allocating thread, remembered in a direct-mapped
+/// table of `slots` (slot = allocating thread mod slots); an empty slot or one holding another
+/// thread gives base 0. Writer and reader keep one each per thread, updated by every free_cross.
+class cross_free_ids {
+ public:
+  static constexpr std::uint32_t slots = 64;
+  /// The base for `owner`'s next id, which becomes `id`.
+  std::uint64_t exchange(std::uint32_t owner, std::uint64_t id) noexcept {
+    entry& e = entries_[owner % slots];
+    const std::uint64_t base = e.owner_plus_one == owner + std::uint64_t{1} ? e.id : 0;
+    e = {owner + std::uint64_t{1}, id};
+    return base;
+  }
+  /// The id whose delta from this owner's base is `zigzagged` (a reader's side of exchange).
+  std::uint64_t decode(std::uint32_t owner, std::uint64_t zigzagged) noexcept {
+    entry& e = entries_[owner % slots];
+    const std::uint64_t base = e.owner_plus_one == owner + std::uint64_t{1} ? e.id : 0;
+    e = {owner + std::uint64_t{1}, unzigzag(zigzagged, base)};
+    return e.id;
+  }
+
+ private:
+  struct entry {
+    std::uint64_t owner_plus_one;  ///< 0: empty
+    std::uint64_t id;
+  };
+  entry entries_[slots] = {};
+};
 
 /// The chunk checksum: a multiply-xorshift hash over 8-byte words, then the tail bytes.
 inline std::uint32_t checksum(const std::uint8_t* data, std::size_t n) noexcept {

@@ -77,9 +77,8 @@ void thread_decoder::decode(const std::uint8_t* raw, std::size_t bytes, std::vec
     e.value = previous_size_ = fmt::unzigzag(size_delta, previous_size_);
     e.block = make_block(thread_, next_id_++);
   };
-  // Another thread's block: its thread (already read) and its id.
-  const auto other_block = [&](std::uint64_t thread) {
-    const std::uint64_t id = in.next();
+  // Another thread's block: its thread and its id.
+  const auto other_block = [&](std::uint64_t thread, std::uint64_t id) {
     if (thread >= (1u << 20) || thread == thread_ || id >= (block_key{1} << block_id_bits))
       throw trace_error("a cross-thread reference is out of range");
     return make_block(static_cast<std::uint32_t>(thread), id);
@@ -94,7 +93,7 @@ void thread_decoder::decode(const std::uint8_t* raw, std::size_t bytes, std::vec
     } else if ((ref & 3) == 2) {
       target = own_block(ref >> 2);
     } else if ((ref & 3) == 3) {
-      target = other_block(ref >> 2);
+      target = other_block(ref >> 2, in.next());
     } else {
       throw trace_error("a block reference has an invalid tag");
     }
@@ -136,10 +135,15 @@ void thread_decoder::decode(const std::uint8_t* raw, std::size_t bytes, std::vec
           reference(e, e.old_block);
           new_block(e, in.next());
           break;
-        case fmt::op::free_cross:
+        case fmt::op::free_cross: {
           e.kind = event_kind::free;
-          e.block = other_block(in.next());
+          const std::uint64_t owner = in.next();
+          if (owner >= (1u << 20)) throw trace_error("a cross-thread reference is out of range");
+          const std::uint64_t id = in.next();
+          e.block = other_block(
+              owner, cross_deltas_ ? cross_ids_.decode(static_cast<std::uint32_t>(owner), id) : id);
           break;
+        }
         case fmt::op::free_unknown:
           e.kind = event_kind::free;
           e.unknown_pointer = true;
@@ -312,7 +316,8 @@ void trace_file::for_each_event(const std::function<void(const event&)>& visit) 
   for (const chunk_ref& c : chunks_) {
     const std::vector<std::uint8_t> raw = payload(in, c);
     events.clear();
-    auto& decoder = decoders.try_emplace(c.header.thread, c.header.thread).first->second;
+    auto& decoder =
+        decoders.try_emplace(c.header.thread, c.header.thread, header_.version).first->second;
     try {
       decoder.decode(raw.data(), raw.size(), events);
     } catch (const trace_error& e) {
@@ -325,7 +330,7 @@ void trace_file::for_each_event(const std::function<void(const event&)>& visit) 
 void trace_file::for_each_chunk_of(
     std::uint32_t thread, const std::function<void(const std::vector<event>&)>& visit) const {
   std::ifstream in(path_, std::ios::binary);
-  thread_decoder decoder(thread);
+  thread_decoder decoder(thread, header_.version);
   std::vector<event> events;
   for (const chunk_ref& c : chunks_) {
     if (c.header.thread != thread) continue;

@@ -105,12 +105,15 @@ struct chunk_ref {
 /// Turns one thread's chunk payloads, in sequence, into events.
 class thread_decoder {
  public:
-  explicit thread_decoder(std::uint32_t thread) : thread_(thread) {}
+  thread_decoder(std::uint32_t thread, std::uint32_t version)
+      : thread_(thread), cross_deltas_(version >= trace_format::first_version_with_cross_deltas) {}
   /// Appends the events of `raw` to `out`. Throws trace_error (the message names no chunk).
   void decode(const std::uint8_t* raw, std::size_t bytes, std::vector<event>& out);
 
  private:
   std::uint32_t thread_;
+  bool cross_deltas_;
+  trace_format::cross_free_ids cross_ids_;
   std::uint64_t next_id_ = 0;
   std::uint64_t previous_size_ = 0;
   std::uint64_t time_us_ = 0;
