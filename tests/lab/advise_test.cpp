@@ -10,7 +10,8 @@
 //   advise_malloc: too few repetitions never switch -> AdviseMalloc.TooFewRepetitionsNeverSwitch
 //   render_malloc_advice: names its noise floor and source -> AdviseMalloc.TextNamesTheFloor
 //   spearman_rho / agree: rho, ratio errors, reversals -> Agreement.*
-//   read_program_runs / same_program: the fixture's shape, refusals -> ProgramRuns.*
+//   read_program_runs / same_program: the fixture's shape, the replay's baseline, refusals
+//                                      -> ProgramRuns.*
 #include <cmath>
 #include <string>
 #include <vector>
@@ -144,6 +145,15 @@ TEST(ProgramRuns, ReadsTheProgramFramesShape) {
   const malloc_advice a = advise_malloc(runs.baseline, runs.others);
   ASSERT_TRUE(a.switch_to.has_value());
   EXPECT_EQ(a.others.at(*a.switch_to).malloc, "mimalloc");
+}
+
+// A replay's baseline divides the real runs too, so both sides' ratios share it.
+TEST(ProgramRuns, TheReplaysBaselineDividesTheRealRuns) {
+  const program_runs runs = read_program_runs(try_fixture(), "mimalloc");
+  EXPECT_EQ(runs.baseline.malloc, "mimalloc");
+  ASSERT_EQ(runs.others.size(), 1u);
+  EXPECT_EQ(runs.others[0].malloc, "glibc");
+  EXPECT_THROW(read_program_runs(try_fixture(), "jemalloc"), usage_error);
 }
 
 TEST(ProgramRuns, RefusesResultsWithoutRealRunsOrBaseline) {

@@ -151,7 +151,7 @@ void advise_malloc_section(std::string& out, const replay_cells& cells,
   const malloc_advice* chosen = &replay;
   malloc_advice real;
   if (options.real != nullptr) {
-    const program_runs runs = read_program_runs(*options.real);
+    const program_runs runs = read_program_runs(*options.real, cells.baseline.malloc);
     if (!same_program(command, runs.command))
       throw usage_error(
           fmt::format("--real: those runs ran '{}', the trace recorded '{}': not the same program",

@@ -34,11 +34,12 @@ std::string file_name(const std::string& path) {
 
 }  // namespace
 
-program_runs read_program_runs(const json& results) {
+program_runs read_program_runs(const json& results, const std::string& baseline) {
   const json& program = program_of(results);
   program_runs runs;
   runs.command = program.value("command", std::vector<std::string>{});
-  const std::string base = program.value("baseline", json()).is_string()
+  const std::string base = !baseline.empty() ? baseline
+                           : program.value("baseline", json()).is_string()
                                ? program.at("baseline").get<std::string>()
                                : std::string();
   bool have_base = false;
@@ -53,6 +54,11 @@ program_runs read_program_runs(const json& results) {
       runs.others.push_back(std::move(costs));
     }
   }
+  if (!have_base && !baseline.empty())
+    throw usage_error(fmt::format(
+        "--real: the real runs have no measured '{}' (the replay's baseline): their ratios cannot "
+        "be set beside the replay's; run `alloclab try` with {} in --malloc",
+        base, base));
   if (!have_base)
     throw usage_error(fmt::format(
         "--real: the real runs have no measured baseline ('{}'): nothing to compare with", base));

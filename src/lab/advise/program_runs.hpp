@@ -31,7 +31,9 @@ struct program_runs {
 };
 
 /// Throws usage_error when `results` holds no program workload or no measured baseline.
-program_runs read_program_runs(const nlohmann::json& results);
+/// `baseline` names the combination to divide by (a replay's baseline, so that both sides'
+/// ratios share it); empty: the program frame's own baseline.
+program_runs read_program_runs(const nlohmann::json& results, const std::string& baseline = {});
 
 /// Whether `trace_command` (a trace's recorded command) ran the same program: the same file
 /// name of the executable.

@@ -1,9 +1,14 @@
-// --variants parsing: what each knob sets, and one clear line for each kind of bad text.
+// --variants parsing: what each knob sets, and one clear line for each kind of bad text; how a
+// knob read back by the probe compares with its setting and travels in the probe's line.
 #include "frames/program/knobs.hpp"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include "process/knob_readback.hpp"
 
 namespace alloclab::program {
 namespace {
@@ -46,6 +51,48 @@ TEST(ProgramKnobs, EveryKnobVariableIsKnownForRemoval) {
        {"GLIBC_TUNABLES", "MALLOC_CONF", "MIMALLOC_PURGE_DELAY", "MIMALLOC_DECOMMIT_DELAY",
         "MIMALLOC_ARENA_EAGER_COMMIT", "TCMALLOC_RELEASE_RATE"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+}
+
+TEST(ProgramKnobs, ReadBackValuesCompareAsTheKnobsKind) {
+  EXPECT_EQ(knobs_of("jemalloc"),
+            (std::vector<std::string>{"dirty_decay_ms", "muzzy_decay_ms", "background_thread"}));
+  EXPECT_TRUE(knobs_of("tbbmalloc").empty());
+  EXPECT_TRUE(same_knob_value("jemalloc", "dirty_decay_ms", "0", "0"));
+  EXPECT_FALSE(same_knob_value("jemalloc", "dirty_decay_ms", "99999999999999", "10000"));
+  EXPECT_TRUE(same_knob_value("jemalloc", "background_thread", "true", "1"));
+  EXPECT_FALSE(same_knob_value("jemalloc", "background_thread", "true", "false"));
+  EXPECT_TRUE(same_knob_value("tcmalloc", "release_rate", "3.5", "3.5000000000000000"));
+  EXPECT_FALSE(same_knob_value("tcmalloc", "release_rate", "3.5", "0"));
+  EXPECT_FALSE(same_knob_value("glibc", "mmap_threshold", "65536", "not-65536"));
+}
+
+TEST(ProgramKnobs, AReadingSurvivesTheProbesLine) {
+  const heap::knob_reading read{"dirty_decay_ms", "0", "mallctl(\"opt.dirty_decay_ms\")"};
+  const auto back = heap::parse_reading_line(heap::reading_line(read));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->knob, read.knob);
+  EXPECT_EQ(back->value, read.value);
+  EXPECT_EQ(back->how, read.how);
+  const heap::knob_reading unread{"arena_max", std::nullopt, "glibc offers no read-back"};
+  const auto none = heap::parse_reading_line(heap::reading_line(unread));
+  ASSERT_TRUE(none.has_value());
+  EXPECT_FALSE(none->value.has_value());
+  EXPECT_EQ(none->how, unread.how);
+  EXPECT_FALSE(heap::parse_reading_line("ok").has_value());
+  EXPECT_FALSE(heap::parse_reading_line("failed malloc is served by x").has_value());
+}
+
+// In this (unpreloaded) process: glibc's knobs say there is no read-back, another malloc's
+// entry points do not resolve, and neither crashes.
+TEST(ProgramKnobs, ReadingWithoutTheMallocSaysWhyNot) {
+  const auto glibc = heap::read_knobs("glibc", {"arena_max"});
+  ASSERT_EQ(glibc.size(), 1u);
+  EXPECT_FALSE(glibc[0].value.has_value());
+  EXPECT_NE(glibc[0].how.find("glibc offers no read-back"), std::string::npos) << glibc[0].how;
+  const auto tcmalloc = heap::read_knobs("tcmalloc", {"release_rate"});
+  ASSERT_EQ(tcmalloc.size(), 1u);
+  EXPECT_FALSE(tcmalloc[0].value.has_value());
+  EXPECT_NE(tcmalloc[0].how.find("do not resolve"), std::string::npos) << tcmalloc[0].how;
 }
 
 struct bad_case {

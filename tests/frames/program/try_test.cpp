@@ -1,12 +1,15 @@
-// `alloclab try` end to end on tests/support/try_subject.cpp under glibc and jemalloc: a row for
-// every run, each run's malloc proven live, the output check, timeouts, stdin and cwd, SIGINT,
-// and exit 2 on bad arguments. No test asserts a timing.
+// `alloclab try` end to end on tests/support/try_subject.cpp under glibc and jemalloc (and
+// mimalloc, tcmalloc for the knob read-back): a row for every run, each run's malloc proven live
+// and its knobs read back, the output check, timeouts, stdin and cwd, SIGINT, and exit 2 on bad
+// arguments. No test asserts a timing.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -151,6 +154,94 @@ TEST_F(TryCommand, ANonPieProgramThatTakesMallocsAddressIsProvenLive) {
   const json document = results();
   for (const json& r : document.at("program").at("runs"))
     EXPECT_TRUE(r.at("malloc_live").get<bool>()) << r.dump();
+}
+
+const json& combination_named(const json& program, const std::string& name) {
+  for (const json& c : program.at("combinations"))
+    if (c.at("name") == name) return c;
+  throw std::out_of_range("no combination " + name);
+}
+
+// jemalloc refuses a decay beyond its range (it prints "Invalid conf value" and keeps its
+// default): the variant's runs would measure the defaults under the variant's name.
+TEST_F(TryCommand, AKnobTheMallocDidNotTakeFailsItsRunsWithTheValueReadBack) {
+  const auto o = run_try(
+      "--malloc jemalloc --variants jemalloc:dirty_decay_ms=99999999999999 --rounds 2", "alloc");
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  const json document = results();
+  const json& p = document.at("program");
+  for (const json& r : p.at("runs")) {
+    if (r.at("combination") == "jemalloc") {
+      EXPECT_TRUE(r.at("ok").get<bool>()) << r.dump();
+      continue;
+    }
+    EXPECT_FALSE(r.at("ok").get<bool>()) << r.dump();
+    EXPECT_TRUE(r.at("malloc_live").get<bool>()) << r.dump();
+    EXPECT_NE(r.at("reason").get<std::string>().find(
+                  "knob dirty_decay_ms not applied: set 99999999999999, jemalloc uses "),
+              std::string::npos)
+        << r.dump();
+    EXPECT_EQ(r.at("knobs_read_back").at("dirty_decay_ms").at("applied"), false) << r.dump();
+  }
+  const json& variant = combination_named(p, "jemalloc dirty_decay_ms=99999999999999");
+  EXPECT_EQ(variant.at("runs_ok"), 0);
+  EXPECT_EQ(variant.at("knob_check").at("status"), "not applied");
+  const std::string report = read_file(dir_ / "out" / "report.md");
+  EXPECT_NE(report.find("not applied — dirty_decay_ms = "), std::string::npos) << report;
+  EXPECT_EQ(run("validate '" + (dir_ / "out" / "results.json").string() + "'").exit_code, 0);
+}
+
+// Each knob as the malloc itself reports it inside the program; glibc's tunables have no
+// read-back: mmap_threshold is observed through mallinfo2, arena_max is said to be unverifiable.
+TEST_F(TryCommand, KnobsThatTookShowTheValuesTheMallocReadsBack) {
+  const auto o = run_try(
+      "--malloc glibc,jemalloc,mimalloc,tcmalloc --rounds 2 --variants "
+      "'jemalloc:dirty_decay_ms=0+background_thread=true,mimalloc:purge_delay=7,"
+      "tcmalloc:release_rate=3.5,glibc:mmap_threshold=1048576+arena_max=1'",
+      "alloc");
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  const json document = results();
+  const json& p = document.at("program");
+  const auto read_back = [&p](const std::string& combination, const std::string& knob) {
+    return combination_named(p, combination).at("knob_check").at("read_back").at(knob);
+  };
+  const auto status = [&p](const std::string& combination) {
+    return combination_named(p, combination).at("knob_check").at("status").get<std::string>();
+  };
+  EXPECT_EQ(status("jemalloc dirty_decay_ms=0 background_thread=true"), "applied");
+  EXPECT_EQ(
+      read_back("jemalloc dirty_decay_ms=0 background_thread=true", "dirty_decay_ms").at("value"),
+      "0");
+  EXPECT_EQ(read_back("jemalloc dirty_decay_ms=0 background_thread=true", "background_thread")
+                .at("value"),
+            "true");
+  EXPECT_EQ(status("mimalloc purge_delay=7"), "applied");
+  EXPECT_EQ(read_back("mimalloc purge_delay=7", "purge_delay").at("value"), "7");
+  EXPECT_EQ(status("tcmalloc release_rate=3.5"), "applied");
+  EXPECT_EQ(read_back("tcmalloc release_rate=3.5", "release_rate").at("value"), "3.5");
+  EXPECT_EQ(status("jemalloc"), "no knobs set");
+  EXPECT_FALSE(read_back("jemalloc", "dirty_decay_ms").at("value").is_null());
+  const std::string glibc = "glibc mmap_threshold=1048576 arena_max=1";
+  EXPECT_EQ(status(glibc), "unverifiable");
+  EXPECT_EQ(read_back(glibc, "mmap_threshold").at("value"), "1048576");
+  EXPECT_NE(read_back(glibc, "mmap_threshold").at("how").get<std::string>().find("observed"),
+            std::string::npos);
+  EXPECT_TRUE(read_back(glibc, "arena_max").at("value").is_null());
+  EXPECT_NE(read_back(glibc, "arena_max")
+                .at("how")
+                .get<std::string>()
+                .find("set via GLIBC_TUNABLES (glibc.malloc.arena_max=1 in this process's "
+                      "environment), glibc offers no read-back"),
+            std::string::npos);
+  for (const json& r : p.at("runs")) EXPECT_TRUE(r.at("ok").get<bool>()) << r.dump();
+  const std::string report = read_file(dir_ / "out" / "report.md");
+  EXPECT_NE(report.find("**Knobs read back**"), std::string::npos) << report;
+  EXPECT_NE(report.find("⚠ unverifiable — arena_max not readable (set 1)"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("mmap_threshold = 1048576 (set 1048576): observed"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("release_rate = 3.5 (set 3.5)"), std::string::npos) << report;
+  EXPECT_EQ(run("validate '" + (dir_ / "out" / "results.json").string() + "'").exit_code, 0);
 }
 
 bool gone(pid_t pid) {

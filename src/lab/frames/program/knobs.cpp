@@ -214,6 +214,30 @@ std::vector<std::string> knob_variables() {
   return names;
 }
 
+std::vector<std::string> knobs_of(std::string_view malloc) {
+  std::vector<std::string> names;
+  for (const knob_spec& k : knob_table())
+    if (k.malloc == malloc) names.emplace_back(k.name);
+  return names;
+}
+
+bool same_knob_value(std::string_view malloc, std::string_view knob, std::string_view set,
+                     std::string_view read) {
+  const knob_spec* spec = find_knob(malloc, knob);
+  if (spec == nullptr) return set == read;
+  double a = 0, b = 0;
+  std::int64_t x = 0, y = 0;
+  switch (spec->kind) {
+    case value_kind::boolean:
+      return (set == "true" || set == "1") == (read == "true" || read == "1");
+    case value_kind::rate:
+      return parse_rate(set, a) && parse_rate(read, b) &&
+             std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(a));
+    default:
+      return parse_number(set, x) && parse_number(read, y) && x == y;
+  }
+}
+
 std::string knob_summary() {
   std::string text = "knobs:";
   for (const malloc_style& s : styles())

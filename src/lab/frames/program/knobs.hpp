@@ -59,6 +59,14 @@ environment knob_environment(const variant& v);
 /// Every variable any knob may set: removed from a run's inherited environment first.
 std::vector<std::string> knob_variables();
 
+/// Every knob `malloc` has (empty for a malloc without knobs): what the probe reads back.
+std::vector<std::string> knobs_of(std::string_view malloc);
+
+/// Whether `read`, what the malloc reports it uses, is the value `set` asked for (compared as
+/// the knob's kind: numbers as numbers, "1"/"0" as a boolean's true/false).
+bool same_knob_value(std::string_view malloc, std::string_view knob, std::string_view set,
+                     std::string_view read);
+
 /// "glibc: arena_max, trim_threshold, ..." per malloc that has knobs, for help and errors.
 std::string knob_summary();
 

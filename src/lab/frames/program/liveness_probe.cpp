@@ -1,15 +1,19 @@
 // liballoclab_program_probe.so: preloaded after the malloc under test into every process of a
 // program `alloclab try` runs. Its constructor proves which malloc serves the process with the
 // lab's own proof (heap::prove_live: dlsym/dladdr ownership of malloc and free plus the malloc's
-// proof symbols) and appends one line to the file ALLOCLAB_PROOF_FILE names:
+// proof symbols) and appends to the file ALLOCLAB_PROOF_FILE names, in one write:
 //   "<pid> ok" or "<pid> failed <why>"
+//   "<pid> knob NAME VALUE HOW" per knob ALLOCLAB_PROOF_KNOBS names (comma-separated): what the
+//   malloc itself reports it uses (process/knob_readback.hpp), "?" when it cannot say
 // ALLOCLAB_PROOF_MALLOC names the registry entry to prove. Without both variables it does nothing.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "process/knob_readback.hpp"
 #include "process/liveness.hpp"
 #include "process/malloc_registry.hpp"
 
@@ -25,10 +29,30 @@ std::string proof_line() {
   return line + (live.ok ? " ok\n" : " failed " + live.detail + "\n");
 }
 
+std::vector<std::string> knobs_to_read() {
+  const char* list = std::getenv("ALLOCLAB_PROOF_KNOBS");
+  std::vector<std::string> knobs;
+  std::string rest = list == nullptr ? "" : list;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    if (comma != 0) knobs.push_back(rest.substr(0, comma));
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+  }
+  return knobs;
+}
+
+std::string knob_lines() {
+  const char* name = std::getenv("ALLOCLAB_PROOF_MALLOC");
+  std::string lines;
+  for (const auto& r : alloclab::heap::read_knobs(name == nullptr ? "" : name, knobs_to_read()))
+    lines += std::to_string(::getpid()) + " " + alloclab::heap::reading_line(r) + "\n";
+  return lines;
+}
+
 __attribute__((constructor)) void prove_malloc_live() {
   const char* path = std::getenv("ALLOCLAB_PROOF_FILE");
   if (path == nullptr || *path == '\0') return;
-  const std::string line = proof_line();
+  const std::string line = proof_line() + knob_lines();
   const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return;
   const ssize_t written = ::write(fd, line.data(), line.size());

@@ -43,7 +43,54 @@ std::string hex(std::uint64_t h) {
   return fmt::format("{:016x}", h);
 }
 
-json combination_json(const variant& v, const combination_figures& c) {
+const knob_setting* setting_of(const variant& v, const std::string& knob) {
+  for (const knob_setting& s : v.settings)
+    if (s.knob == knob) return &s;
+  return nullptr;
+}
+
+// knob -> {set, value, how, applied}: what the malloc reported it uses for each of its knobs.
+json readings_json(const std::vector<heap::knob_reading>& readings, const variant& v) {
+  json out = json::object();
+  for (const heap::knob_reading& r : readings) {
+    const knob_setting* s = setting_of(v, r.knob);
+    out[r.knob] = {
+        {"set", s ? json(s->value) : json(nullptr)},
+        {"value", r.value ? json(*r.value) : json(nullptr)},
+        {"how", r.how},
+        {"applied", s && r.value ? json(same_knob_value(v.malloc, r.knob, s->value, *r.value))
+                                 : json(nullptr)}};
+  }
+  return out;
+}
+
+// The variant's knobs over its runs: "not applied" when a run read one back different,
+// "unverifiable" when the malloc cannot report one (glibc), "applied" when every run read each
+// back as set; "no knobs set" for defaults, "not read" when no run reached the probe.
+json knob_check_json(const variant& v, std::size_t index, const std::vector<run_row>& rows) {
+  json first = nullptr;
+  bool any_not_applied = false, any_unreadable = false;
+  for (const run_row& row : rows) {
+    if (row.combination != index || row.record.knobs.empty()) continue;
+    const json readings = readings_json(row.record.knobs, v);
+    if (first.is_null()) first = readings;
+    for (const knob_setting& s : v.settings) {
+      const json* r = readings.contains(s.knob) ? &readings.at(s.knob) : nullptr;
+      if (r == nullptr || r->at("value").is_null())
+        any_unreadable = true;
+      else if (!r->at("applied").get<bool>())
+        any_not_applied = true;
+    }
+  }
+  const char* status = first.is_null()      ? "not read"
+                       : v.settings.empty() ? "no knobs set"
+                       : any_not_applied    ? "not applied"
+                       : any_unreadable     ? "unverifiable"
+                                            : "applied";
+  return {{"status", status}, {"read_back", first}};
+}
+
+json combination_json(const variant& v, const combination_figures& c, json knob_check) {
   json knobs = json::object();
   for (const knob_setting& s : v.settings) knobs[s.knob] = s.value;
   json env = json::object();
@@ -54,6 +101,7 @@ json combination_json(const variant& v, const combination_figures& c) {
           {"malloc", c.malloc},
           {"knobs", knobs},
           {"knob_environment", env},
+          {"knob_check", std::move(knob_check)},
           {"runs_ok", c.runs_ok},
           {"runs_failed", c.runs_failed},
           {"failures", c.failures},
@@ -76,6 +124,7 @@ json run_json(const run_row& row, const std::vector<variant>& combinations) {
   r["exit_code"] = row.record.exit_code;
   r["stdout_hash"] = hex(row.record.stdout_hash);
   r["stdout_bytes"] = row.record.stdout_bytes;
+  r["knobs_read_back"] = readings_json(row.record.knobs, combinations[row.combination]);
   return r;
 }
 
@@ -146,6 +195,38 @@ std::string front_names(const json& program) {
   return names.empty() ? "none (no combination has a successful run)" : names;
 }
 
+std::string knob_values(const json& read_back, bool set_only) {
+  std::string text;
+  for (const auto& [knob, r] : read_back.items()) {
+    if (set_only ? r.at("set").is_null() : r.at("value").is_null()) continue;
+    text += (text.empty() ? "" : "; ") + knob + " " +
+            (r.at("value").is_null() ? std::string("not readable")
+                                     : "= " + r.at("value").get<std::string>()) +
+            (r.at("set").is_null() ? "" : " (set " + r.at("set").get<std::string>() + ")") + ": " +
+            r.at("how").get<std::string>();
+  }
+  return text;
+}
+
+// What each combination's malloc reported for its knobs, as read back inside the program.
+std::string knob_check_list(const json& program) {
+  std::string out;
+  for (const json& c : program["combinations"]) {
+    const json& check = c["knob_check"];
+    if (check["read_back"].is_null() || check["read_back"].empty()) continue;
+    const std::string status = check["status"].get<std::string>();
+    const bool defaults = status == "no knobs set";
+    const std::string values = knob_values(check["read_back"], !defaults);
+    if (values.empty()) continue;
+    out += "- **" + c["name"].get<std::string>() + "**: " +
+           (defaults              ? "defaults"
+            : status == "applied" ? "✅ applied"
+                                  : "⚠ " + status) +
+           " — " + values + "\n";
+  }
+  return out;
+}
+
 std::string failures_list(const json& program) {
   std::string out;
   for (const json& c : program["combinations"])
@@ -160,7 +241,8 @@ json program_json(const try_plan& plan, const std::vector<run_row>& rows,
                   const program_figures& figures, bool output_checked) {
   json combinations = json::array();
   for (std::size_t i = 0; i < plan.combinations.size(); ++i)
-    combinations.push_back(combination_json(plan.combinations[i], figures.combinations[i]));
+    combinations.push_back(combination_json(plan.combinations[i], figures.combinations[i],
+                                            knob_check_json(plan.combinations[i], i, rows)));
   json runs = json::array();
   for (const run_row& row : rows) runs.push_back(run_json(row, plan.combinations));
   const run_setup& s = plan.setup;
@@ -179,9 +261,15 @@ json program_json(const try_plan& plan, const std::vector<run_row>& rows,
       {"noise_floor_percent", figures.noise_floor * 100},
       {"measures", measures_note},
       {"liveness",
-       "each run preloads liballoclab_program_probe.so after the malloc; its constructor proves "
+       "each run preloads liballoclab_program_probe.so with the malloc; its constructor proves "
        "in every process that loads it that malloc and free are the malloc's (dlsym/dladdr) and "
-       "its proof symbols resolve; a run without that proof is a failed run"},
+       "its proof symbols resolve; a run without that proof is a failed run. The probe also reads "
+       "back each of the malloc's knobs from the malloc itself (jemalloc mallctl, mimalloc "
+       "mi_option_get, tcmalloc GetMemoryReleaseRate): a knob read back different from its "
+       "setting fails the run. glibc offers no read-back of its tunables: mmap_threshold is "
+       "observed (mallinfo2: a request at the threshold beyond the heap's free bytes is "
+       "mmapped, one below it is not), the others are reported as set via GLIBC_TUNABLES, "
+       "unverifiable"},
       {"output",
        {{"mode", output_checked ? "check" : "discard"},
         {"consistent", figures.output.consistent},
@@ -217,6 +305,11 @@ std::string render_program_markdown(const json& program) {
     out += output["consistent"].get<bool>()
                ? "**Output**: identical in every successful run.\n\n"
                : "**Finding — output differs**: ⚠ " + output["finding"].get<std::string>() + "\n\n";
+  if (const std::string knobs = knob_check_list(program); !knobs.empty())
+    out +=
+        "**Knobs read back** from the malloc inside the program (a knob the malloc reports a "
+        "different value for fails its runs):\n\n" +
+        knobs + "\n";
   if (const std::string failed = failures_list(program); !failed.empty())
     out += "**Failed runs** (no numbers):\n\n" + failed + "\n";
   out += "How it was measured: " + program["measures"].get<std::string>() +

@@ -33,7 +33,7 @@ const std::string* find_variable(const heap::worker_env& env, const std::string&
 }
 
 // The registry's environment for the malloc (its preload; other entries' tuning removed), every
-// knob variable removed, the variant's knobs set, and the probe preloaded after the malloc.
+// knob variable removed, the variant's knobs set, and the probe preloaded before the malloc.
 heap::worker_env run_environment(const variant& combination, const std::string& probe_path,
                                  const std::string& proof_file) {
   const heap::malloc_entry* entry = heap::find_malloc(combination.malloc);
@@ -42,30 +42,67 @@ heap::worker_env run_environment(const variant& combination, const std::string& 
   for (const std::string& name : knob_variables())
     if (find_variable(env, name) == nullptr) env.unset.push_back(name);
   for (const auto& [name, value] : knob_environment(combination)) set_variable(env, name, value);
+  // The probe goes first: ld.so runs preloaded objects' constructors in reverse order, so the
+  // malloc's own (tcmalloc reads TCMALLOC_RELEASE_RATE in one) have run when the probe reads its
+  // knobs back. The probe defines no allocation function, so the malloc still serves them all.
   const std::string* preload = find_variable(env, "LD_PRELOAD");
-  set_variable(env, "LD_PRELOAD", preload == nullptr ? probe_path : *preload + ":" + probe_path);
+  set_variable(env, "LD_PRELOAD", preload == nullptr ? probe_path : probe_path + ":" + *preload);
   set_variable(env, "ALLOCLAB_PROOF_FILE", proof_file);
   set_variable(env, "ALLOCLAB_PROOF_MALLOC", combination.malloc);
+  std::string knobs;
+  for (const std::string& k : knobs_of(combination.malloc)) knobs += (knobs.empty() ? "" : ",") + k;
+  set_variable(env, "ALLOCLAB_PROOF_KNOBS", knobs);
   return env;
 }
 
-// Every process that loaded the probe wrote "<pid> ok" or "<pid> failed <why>". "" when all are
-// ok and there is at least one, else why not.
-std::string proof_problem(const std::string& proof_file) {
+// What the probes wrote: each process that loaded one, "<pid> ok" or "<pid> failed <why>", then
+// "<pid> knob ..." per knob of the malloc.
+struct proof {
+  std::string problem;  ///< "" when every process is proven and there is at least one
+  std::vector<std::vector<heap::knob_reading>> knobs;  ///< per process, in the file's order
+};
+
+proof read_proof(const std::string& proof_file) {
   std::ifstream in(proof_file);
-  std::string line;
-  std::size_t lines = 0;
+  std::string line, last_pid;
+  std::size_t processes = 0;
+  proof p;
   while (std::getline(in, line)) {
-    ++lines;
     const std::size_t space = line.find(' ');
-    const std::string verdict = space == std::string::npos ? "" : line.substr(space + 1);
-    if (verdict != "ok")
-      return "malloc not proven live in process " + line.substr(0, space) + ": " +
-             (verdict.rfind("failed ", 0) == 0 ? verdict.substr(7) : verdict);
+    const std::string pid = line.substr(0, space);
+    const std::string rest = space == std::string::npos ? "" : line.substr(space + 1);
+    if (auto reading = heap::parse_reading_line(rest)) {
+      if (p.knobs.empty() || pid != last_pid) p.knobs.emplace_back();
+      last_pid = pid;
+      p.knobs.back().push_back(std::move(*reading));
+      continue;
+    }
+    ++processes;
+    if (rest != "ok" && p.problem.empty())
+      p.problem = "malloc not proven live in process " + pid + ": " +
+                  (rest.rfind("failed ", 0) == 0 ? rest.substr(7) : rest);
   }
-  if (lines == 0)
-    return "malloc not proven live: no process loaded the liveness probe (a static or setuid "
-           "program ignores LD_PRELOAD)";
+  if (processes == 0)
+    p.problem =
+        "malloc not proven live: no process loaded the liveness probe (a static or setuid "
+        "program ignores LD_PRELOAD)";
+  return p;
+}
+
+// "" when, in every probed process, each knob the variant sets reads back as set or cannot be
+// read; else the first knob the malloc did not take.
+std::string knob_problem(const variant& combination, const proof& p) {
+  for (const knob_setting& s : combination.settings) {
+    for (const auto& process : p.knobs) {
+      for (const heap::knob_reading& r : process) {
+        if (r.knob != s.knob || !r.value ||
+            same_knob_value(combination.malloc, s.knob, s.value, *r.value))
+          continue;
+        return "knob " + s.knob + " not applied: set " + s.value + ", " + combination.malloc +
+               " uses " + *r.value + " (read back with " + r.how + ")";
+      }
+    }
+  }
   return {};
 }
 
@@ -116,8 +153,9 @@ run_record run_once(const run_setup& setup, const variant& combination,
   r.stdout_hash = outcome.stdout_hash;
   r.stdout_bytes = outcome.stdout_bytes;
   r.figures = figures_of(outcome);
-  const std::string not_live = outcome.started ? proof_problem(proof_file) : "";
-  r.live = outcome.started && not_live.empty();
+  const proof probed = outcome.started ? read_proof(proof_file) : proof{};
+  r.live = outcome.started && probed.problem.empty();
+  if (!probed.knobs.empty()) r.knobs = probed.knobs.front();
   ::unlink(proof_file.c_str());
   if (!outcome.succeeded()) {
     r.reason = outcome.describe();
@@ -128,7 +166,9 @@ run_record run_once(const run_setup& setup, const variant& combination,
       r.reason += "; stderr: " + tail;
     }
   } else if (!r.live) {
-    r.reason = not_live;
+    r.reason = probed.problem;
+  } else {
+    r.reason = knob_problem(combination, probed);
   }
   r.ok = r.reason.empty();
   return r;

@@ -1,6 +1,9 @@
 // One run of the user's program under one combination (a malloc and its knobs): spawned in its
 // own process group with the malloc and the liveness probe preloaded, measured from wait4's
-// rusage, its malloc proven live by the probe's line.
+// rusage, its malloc proven live by the probe's line and its knobs read back by the probe from the
+// malloc itself: a knob the malloc reports a different value for fails the run (it would measure
+// the defaults under the variant's name); a knob the malloc cannot report (glibc's tunables) is
+// kept, with its reading saying so.
 //
 // CPU time and page faults are the program's own plus those of every descendant it waited for
 // (wait4 reports both); peak RSS (ru_maxrss) is the largest of those processes, not their sum.
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "frames/program/knobs.hpp"
+#include "process/knob_readback.hpp"
 
 namespace alloclab::program {
 
@@ -41,8 +45,11 @@ struct run_figures {
 
 struct run_record {
   bool ok = false;
-  std::string reason;  ///< why not ok: exit status, timeout, malloc not proven live
-  bool live = false;   ///< every process that loaded the probe proved the malloc
+  std::string
+      reason;  ///< why not ok: exit status, timeout, malloc not proven live, knob not applied
+  bool live = false;  ///< every process that loaded the probe proved the malloc
+  /// Every knob of the malloc as the first probed process read it back (knobs_of(malloc) order).
+  std::vector<heap::knob_reading> knobs;
   int exit_code = -1;
   run_figures figures;
   std::uint64_t stdout_hash = 0;

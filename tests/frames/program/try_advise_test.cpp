@@ -1,0 +1,89 @@
+// record -> try -> replay -> advise --real, end to end through the binary on one small subject
+// (tests/support/try_subject.cpp): advise reads the real runs `alloclab try` wrote (not a
+// hand-written fixture), matches them to the replay's mallocs by name, reports the replay's rank
+// correlation with them and bases its malloc advice on them. No test asserts a timing or which
+// malloc wins.
+#include <regex>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <alloclab/build_info.hpp>
+
+#include "cli_support.hpp"
+
+namespace alloclab::program {
+namespace {
+
+using json = nlohmann::json;
+using lab::cli_support::read_file;
+namespace fs = std::filesystem;
+
+const std::string subject = ALLOCLAB_TRY_SUBJECT;
+
+class TryThenAdvise : public lab::cli_support::binary_test {
+ protected:
+  std::string path(const char* name) const { return (dir_ / name).string(); }
+  // record, try MALLOCS, replay REPLAYED: the paths advise takes are path("subject.trace"),
+  // path("replay") + "/latest/results.json" and path("try") + "/results.json".
+  void record_try_and_replay(const std::string& tried_mallocs, const std::string& replayed) {
+    const std::string trace = path("subject.trace");
+    const auto recorded = run("record -o '" + trace + "' -- '" + subject + "' alloc");
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+    const auto tried = run("try --malloc " + tried_mallocs + " --rounds 5 -o '" + path("try") +
+                           "' -- '" + subject + "' alloc");
+    ASSERT_EQ(tried.exit_code, 0) << tried.out << tried.err;
+    const auto replay = run("replay '" + trace + "' --malloc " + replayed +
+                            " --repetitions 3 --out '" + path("replay") + "'");
+    ASSERT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  }
+  lab::cli_support::outcome advise() const {
+    return run("advise '" + path("subject.trace") + "' --results '" + path("replay") +
+               "/latest/results.json' --real '" + path("try") + "/results.json'");
+  }
+};
+
+TEST_F(TryThenAdvise, AdviseReconcilesTheReplayWithTheRealRunsOfTheSameProgram) {
+  if (alloclab::build::sanitized)
+    GTEST_SKIP() << "AddressSanitizer owns malloc: a replay worker cannot prove glibc live";
+  const std::string mallocs = "glibc,jemalloc,mimalloc";
+  record_try_and_replay(mallocs, mallocs);
+  if (HasFatalFailure()) return;
+  const auto advised = advise();
+  ASSERT_EQ(advised.exit_code, 0) << advised.out << advised.err;
+  const std::string& out = advised.out;
+  // The advice comes from the real runs, five of each malloc.
+  EXPECT_NE(out.find("from real runs of the program (CPU time, user + sys; 5 runs or more per "
+                     "malloc)"),
+            std::string::npos)
+      << out;
+  // Every malloc of the replay found its real runs by name: the baseline and both others.
+  EXPECT_NE(out.find("against the real runs: Spearman rho "), std::string::npos) << out;
+  EXPECT_NE(out.find("over 3 mallocs (the baseline included)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Spearman rho undefined"), std::string::npos) << out;
+  for (const char* malloc : {"jemalloc", "mimalloc"})
+    EXPECT_TRUE(std::regex_search(
+        out, std::regex(std::string(" ") + malloc + " [+-][0-9]+ % \\([0-9.]+x vs [0-9.]+x\\)")))
+        << malloc << " has no ratio error\n"
+        << out;
+  EXPECT_NE(out.find("the replay alone ("), std::string::npos) << out;
+}
+
+// Ratios are against each side's baseline: real runs without the replay's baseline (glibc) have
+// ratios against another malloc, which cannot be set beside the replay's.
+TEST_F(TryThenAdvise, RealRunsWithoutTheReplaysBaselineAreRefused) {
+  if (alloclab::build::sanitized)
+    GTEST_SKIP() << "AddressSanitizer owns malloc: a replay worker cannot prove glibc live";
+  record_try_and_replay("jemalloc,mimalloc", "glibc,jemalloc,mimalloc");
+  if (HasFatalFailure()) return;
+  const auto advised = advise();
+  EXPECT_EQ(advised.exit_code, 2) << advised.out << advised.err;
+  EXPECT_EQ(lab::cli_support::line_count(advised.err), 1u) << advised.err;
+  EXPECT_NE(advised.err.find("the real runs have no measured 'glibc' (the replay's baseline)"),
+            std::string::npos)
+      << advised.err;
+}
+
+}  // namespace
+}  // namespace alloclab::program
