@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 
@@ -28,15 +27,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
-
-std::string utc_now(const char* pattern) {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[64];
-  std::strftime(text, sizeof text, pattern, &utc);
-  return text;
-}
 
 // results/<UTC timestamp>, with a suffix if a run in the same second already took the name.
 fs::path fresh_run_directory(const fs::path& root) {

@@ -145,4 +145,18 @@ live_allocator prove_live_custom(std::string_view preload) {
   return r;
 }
 
+live_allocator prove_named(const std::string& malloc_name, std::string_view preload) {
+  if (malloc_name == custom_malloc_name) return prove_live_custom(preload);
+  if (const malloc_entry* e = find_malloc(malloc_name)) return prove_live(*e);
+  live_allocator unknown;
+  unknown.expected = malloc_name;
+  unknown.detail = "unknown allocator '" + malloc_name + "'";
+  return unknown;
+}
+
+std::string named_malloc_label(const std::string& malloc_name, const std::string& preload) {
+  if (malloc_name != custom_malloc_name) return malloc_name;
+  return malloc_name + ":" + preload.substr(preload.rfind('/') + 1);
+}
+
 }  // namespace alloclab::heap

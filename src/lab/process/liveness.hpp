@@ -50,4 +50,10 @@ live_allocator prove_live(const malloc_entry& e);
 /// there is no proof symbol for an unknown library, so only ownership is checked.
 live_allocator prove_live_custom(std::string_view preload);
 
+/// Checks a registry name, or custom_malloc_name with its `preload`; an unknown name is not live.
+live_allocator prove_named(const std::string& malloc_name, std::string_view preload);
+
+/// The label of such a malloc in cell ids: the registry name, or "custom:<library file name>".
+std::string named_malloc_label(const std::string& malloc_name, const std::string& preload);
+
 }  // namespace alloclab::heap

@@ -6,6 +6,7 @@
 
 #include <alloclab/build_info.hpp>
 
+#include "process/hooks.hpp"
 #include "process/interrupt.hpp"
 
 namespace alloclab::lab {
@@ -59,34 +60,68 @@ measurement_record failed_record(const cell_spec& cell, const task& t,
   return r;
 }
 
-bool prove_or_refuse(const malloc_choice& malloc, json& live) {
-  const heap::live_allocator proof = prove_choice(malloc);
-  live = heap::to_json(proof);
-  // Under AddressSanitizer malloc is ASan's: plain glibc cells are measured anyway (DEBUG).
-  if (proof.ok || (alloclab::build::sanitized && malloc.plain_glibc())) return true;
-  std::cout << json{{"measured", false}, {"live_allocator", live}}.dump() << '\n';
-  std::cerr << "alloclab worker: refusing to measure: " << proof.detail << '\n';
-  return false;
+heap::worker_cell cell_under(const malloc_choice& malloc, std::string id) {
+  heap::worker_cell cell;
+  cell.id = std::move(id);
+  cell.prove = [malloc] { return prove_choice(malloc); };
+  cell.measure_unproven = alloclab::build::sanitized && malloc.plain_glibc();
+  return cell;
 }
 
+int run_frame_worker(const char* command, const char* spec_json,
+                     std::function<heap::worker_cell(const json&)> read) {
+  const heap::worker_entry entry{fmt::format("alloclab {}", command), std::move(read),
+                                 before_measuring};
+  return heap::run_worker_main(entry, spec_json, std::cout, std::cerr);
+}
+
+namespace {
+
 measurement_record run_worker_task(const run_plan& plan, const task& t, const char* command,
-                                   const std::string& spec_json, const figures_reader& read) {
+                                   const spec_writer& write, const figures_reader& read) {
   const cell_spec& cell = plan.cells.at(t.cell);
   if (!cell.malloc.missing.empty())
     return unmeasured_record(cell, t, "not_installed", cell.malloc.missing);
-  const heap::cell_outcome o = run_cell_worker(cell, {"/proc/self/exe", command, spec_json}, plan);
+  const heap::cell_outcome o =
+      run_cell_worker(cell, {"/proc/self/exe", command, write(cell, t, plan).dump()}, plan);
   if (o.status != heap::cell_status::ok) return failed_record(cell, t, o);
   try {
     measurement_record r = unmeasured_record(cell, t, "ok", "");
     r.live_allocator = o.document.at("live_allocator");
     r.worker = worker_facts(o.worker, false);
-    read(o.document.at("result"), r);
+    read(o.document.at("result"), plan, r);
     return r;
   } catch (const nlohmann::json::exception& e) {
     heap::cell_outcome bad = o;
     bad.detail = fmt::format("worker printed an unexpected document: {}", e.what());
     return failed_record(cell, t, bad);
   }
+}
+
+class worker_executor final : public executor {
+ public:
+  worker_executor(const char* command, spec_writer write, figures_reader read)
+      : command_(command), write_(std::move(write)), read_(std::move(read)) {}
+
+  void prepare(const run_plan&, const progress_note&) override {}
+
+  measurement_record execute(const run_plan& plan, const task& t) override {
+    return run_worker_task(plan, t, command_, write_, read_);
+  }
+
+  json run_facts() const override { return json::object(); }
+
+ private:
+  const char* command_;
+  spec_writer write_;
+  figures_reader read_;
+};
+
+}  // namespace
+
+std::unique_ptr<executor> make_worker_executor(const char* command, spec_writer write,
+                                               figures_reader read) {
+  return std::make_unique<worker_executor>(command, std::move(write), std::move(read));
 }
 
 }  // namespace alloclab::lab

@@ -3,12 +3,16 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "process/measuring_worker.hpp"
+#include "process/worker_main.hpp"
 #include "plan/plan.hpp"
 #include "records/measurement_record.hpp"
+#include "schedule/executor.hpp"
 
 namespace alloclab::lab {
 
@@ -25,22 +29,41 @@ alloclab::heap::cell_outcome run_cell_worker(const cell_spec& cell, std::vector<
 measurement_record failed_record(const cell_spec& cell, const task& t,
                                  const alloclab::heap::cell_outcome& outcome);
 
+// The spec a frame's worker gets for task `t` of `cell`.
+using spec_writer =
+    std::function<nlohmann::json(const cell_spec& cell, const task& t, const run_plan& plan)>;
+
 // Reads a worker's "result" document into the record's figures; throws nlohmann::json::exception
 // on a document that is not what the frame's worker prints.
-using figures_reader = std::function<void(const nlohmann::json& result, measurement_record& r)>;
+using figures_reader =
+    std::function<void(const nlohmann::json& result, const run_plan& plan, measurement_record& r)>;
 
-// One task of a frame whose worker is `alloclab <command> <spec_json>` under the cell's malloc:
-// a not-installed malloc, a worker that did not measure, or a document `read` rejects becomes a
-// record with a status and a reason; otherwise the record carries the worker's proof of its
-// malloc and the figures `read` took. Never throws.
-measurement_record run_worker_task(const run_plan& plan, const task& t, const char* command,
-                                   const std::string& spec_json, const figures_reader& read);
+// A figures_reader that converts the whole result into the record's `figures`
+// (e.g. &measurement_record::memory).
+template <class Figures>
+figures_reader read_into(std::optional<Figures> measurement_record::*figures) {
+  return [figures](const nlohmann::json& result, const run_plan&, measurement_record& r) {
+    r.*figures = result.get<Figures>();
+  };
+}
+
+// The executor of a frame whose every task is one worker `alloclab <command> <spec>` under the
+// cell's malloc, with nothing to prepare: a not-installed malloc, a worker that did not measure,
+// or a document `read` rejects becomes a record with a status and a reason; otherwise the record
+// carries the worker's proof of its malloc and the figures `read` took.
+std::unique_ptr<executor> make_worker_executor(const char* command, spec_writer write,
+                                               figures_reader read);
 
 // The worker block of a record: exit status, signal, timeout, wall time, stderr tail.
 nlohmann::json worker_facts(const alloclab::heap::worker_outcome& w, bool keep_stderr);
 
-// Worker side: proves the worker's malloc into `live`; prints the refusal document on stdout and
-// returns false when it cannot (under AddressSanitizer, plain glibc is measured anyway).
-bool prove_or_refuse(const malloc_choice& malloc, nlohmann::json& live);
+// Worker side: a cell `id` under `malloc`, proven with prove_choice (under AddressSanitizer,
+// plain glibc is measured anyway); the caller adds its measuring function.
+alloclab::heap::worker_cell cell_under(const malloc_choice& malloc, std::string id);
+
+// Worker side: `alloclab <command> <spec_json>` run by process/worker_main.hpp on stdout and
+// stderr, with the process hooks' before_measuring. Returns the exit status.
+int run_frame_worker(const char* command, const char* spec_json,
+                     std::function<alloclab::heap::worker_cell(const nlohmann::json&)> read);
 
 }  // namespace alloclab::lab

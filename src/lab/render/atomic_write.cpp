@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <string>
 #include <system_error>
 
@@ -131,6 +132,15 @@ void ensure_writable_directory(const fs::path& directory) {
   if (!fs::is_directory(directory)) fail(directory.string() + " is not a directory", ENOTDIR);
   write_file_atomically(directory / ".alloclab-write-probe", "probe\n");
   fs::remove(directory / ".alloclab-write-probe", error);
+}
+
+std::string utc_now(const char* pattern) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[64];
+  std::strftime(text, sizeof text, pattern, &utc);
+  return text;
 }
 
 }  // namespace alloclab::lab

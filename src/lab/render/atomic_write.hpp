@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace alloclab::lab {
@@ -23,5 +24,8 @@ void replace_symlink_atomically(const std::filesystem::path& link,
 
 // Creates `directory` if needed and proves a file can be created in it; throws otherwise.
 void ensure_writable_directory(const std::filesystem::path& directory);
+
+// The time now in UTC, formatted by strftime `pattern`: stamps that name run directories.
+std::string utc_now(const char* pattern);
 
 }  // namespace alloclab::lab

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "results/results_builder.hpp"
 #include "stats/stats.hpp"
 
 namespace alloclab::lab {
@@ -19,6 +20,22 @@ json cells_of(const frame_results_input& in, const std::string& name, frame f, c
     cells.push_back(build(spec, found->second));
   }
   return cells;
+}
+
+void add_workloads(const frame_results_input& in, const std::vector<std::string>& names,
+                   const workload_parts& parts, json& out) {
+  for (const std::string& name : names) {
+    std::vector<const cell_records*> records;
+    json w = parts.entry(name, cells_of(in, name, parts.f, parts.cell, &records), records);
+    if (parts.finish) {
+      parts.finish(w);
+    } else {
+      add_comparisons(w, in.power);
+      w["placement"] = nullptr;
+      w["peer_verdicts"] = nullptr;
+    }
+    out.push_back(std::move(w));
+  }
 }
 
 json or_null(const std::string& text) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +30,16 @@ struct cell_records {
   }
 };
 
+// The figures one frame put in each of a cell's records (`figures`: e.g. &measurement_record::heap),
+// in part order; call it on a cell whose records all measured.
+template <class Figures>
+std::vector<const Figures*> figures_of(const cell_records& rs,
+                                       std::optional<Figures> measurement_record::*figures) {
+  std::vector<const Figures*> out;
+  for (const auto* r : rs.parts) out.push_back(&*(r->*figures));
+  return out;
+}
+
 struct frame_results_input {
   const run_plan& plan;
   const run_records& run;
@@ -42,6 +53,24 @@ using cell_builder = nlohmann::json (*)(const cell_spec&, const cell_records&);
 // receives each cell's records in the same order.
 nlohmann::json cells_of(const frame_results_input& in, const std::string& name, frame f,
                         cell_builder build, std::vector<const cell_records*>* records = nullptr);
+
+// How a frame turns its cells into workloads of results.json.
+struct workload_parts {
+  frame f;
+  cell_builder cell;
+  // The workload entry around `cells` (with "baseline"); `records`: each cell's, same order.
+  std::function<nlohmann::json(const std::string& name, nlohmann::json cells,
+                               const std::vector<const cell_records*>& records)>
+      entry;
+  // Compares the entry's cells and judges it. Empty: add_comparisons to its baseline, with no
+  // placement analysis and no peer verdicts.
+  std::function<void(nlohmann::json& workload)> finish;
+};
+
+// Appends to the array `out` one workload per name: its cells in plan order, wrapped by
+// parts.entry, then finished.
+void add_workloads(const frame_results_input& in, const std::vector<std::string>& names,
+                   const workload_parts& parts, nlohmann::json& out);
 
 nlohmann::json or_null(const std::string& text);
 // A cell with every key of the schema and no figures.

@@ -145,11 +145,11 @@ class batch_executor final : public executor {
 
 // Worker side --------------------------------------------------------------------------------
 
-bool refuse_unoptimised(bool allow_debug) {
+// Why this build must not measure, or empty (an unoptimised build without --allow-debug).
+std::string not_benchmark_ready(bool allow_debug) {
   const build_facts facts = current_build();
-  if (judge_build(facts, allow_debug) != build_verdict::refuse) return false;
-  std::cerr << "alloclab worker: not benchmark-ready (" << facts.describe() << ")\n";
-  return true;
+  if (judge_build(facts, allow_debug) != build_verdict::refuse) return {};
+  return "not benchmark-ready (" + facts.describe() + ")";
 }
 
 measurement_record measure_in_this_process(const json& request, const std::string& malloc) {
@@ -180,6 +180,25 @@ measurement_record measure_in_this_process(const json& request, const std::strin
   return r;
 }
 
+// The worker's cell: calibrating a workload or measuring one cell of it, under the task's malloc.
+heap::worker_cell batch_worker_cell(const json& request) {
+  const std::string workload = request.at("workload");
+  const malloc_choice malloc =
+      resolve_mallocs({request.at("malloc").get<std::string>()}, alloclab::build::sanitized).at(0);
+  heap::worker_cell cell = cell_under(
+      malloc, fmt::format("{}/{}@{}", workload, request.value("strategy", "-"), malloc.label));
+  cell.not_ready = not_benchmark_ready(request.at("allow_debug"));
+  if (request.at("mode") == "calibrate")
+    cell.measure = [workload, seed = request.at("seed").get<std::uint64_t>()] {
+      return json{{"calibration", calibration_json(calibrate_workload(workload, seed))}};
+    };
+  else
+    cell.measure = [request, label = malloc.label] {
+      return json{{"record", to_json(measure_in_this_process(request, label))}};
+    };
+  return cell;
+}
+
 }  // namespace
 
 std::unique_ptr<executor> make_batch_executor() {
@@ -187,32 +206,7 @@ std::unique_ptr<executor> make_batch_executor() {
 }
 
 int run_batch_worker(const char* task_json_text) {
-  try {
-    const json request = json::parse(task_json_text);
-    const std::string mode = request.at("mode");
-    const std::string workload = request.at("workload");
-    const std::string malloc_argument = request.at("malloc");
-    const std::vector<malloc_choice> mallocs =
-        resolve_mallocs({malloc_argument}, alloclab::build::sanitized);
-    const malloc_choice& malloc = mallocs.at(0);
-    before_measuring(
-        fmt::format("{}/{}@{}", workload, request.value("strategy", "-"), malloc.label));
-    if (refuse_unoptimised(request.at("allow_debug"))) return 2;
-    json live;
-    if (!prove_or_refuse(malloc, live)) return heap::worker_exit_refused;
-    json document = {{"measured", true}, {"live_allocator", live}};
-    if (!live.value("ok", false)) document["sanitizer_allocator"] = true;  // see prove_or_refuse
-    if (mode == "calibrate")
-      document["calibration"] = calibration_json(calibrate_workload(workload, request.at("seed")));
-    else
-      document["record"] = to_json(measure_in_this_process(request, malloc.label));
-    std::cout << document.dump() << '\n';
-    std::cout.flush();
-    return std::cout ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::cerr << "alloclab " << batch_worker_command << ": " << e.what() << '\n';
-    return 1;
-  }
+  return run_frame_worker(batch_worker_command, task_json_text, batch_worker_cell);
 }
 
 }  // namespace alloclab::lab

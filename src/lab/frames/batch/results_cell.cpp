@@ -153,15 +153,18 @@ std::string describe_batch_frame(const run_plan& plan) {
 
 void add_batch_results(const frame_results_input& in, json& results) {
   if (!has_frame(in.plan, frame::batch)) return;
-  for (const std::string& name : in.plan.lab_workloads) {
-    json w = lab_workload(name, in.plan, in.run, cells_of(in, name, frame::batch, batch_cell));
+  const auto entry = [&in](const std::string& name, json cells, const auto&) {
+    return lab_workload(name, in.plan, in.run, std::move(cells));
+  };
+  const auto finish = [&in](json& w) {
     add_comparisons(w, in.power);
     w["placement"] = in.plan.placement_twin.empty()
                          ? json(nullptr)
                          : placement_analysis(w, native_malloc, in.plan.placement_twin);
     w["peer_verdicts"] = peer_verdicts(w, in.power);
-    results["workloads"].push_back(std::move(w));
-  }
+  };
+  add_workloads(in, in.plan.lab_workloads, {frame::batch, batch_cell, entry, finish},
+                results["workloads"]);
 }
 
 }  // namespace alloclab::lab

@@ -12,6 +12,7 @@
 #include <alloclab/memory_budget.hpp>
 
 #include "process/proc_memory.hpp"
+#include "process/worker_main.hpp"
 #include "stats/log2_histogram.hpp"
 
 namespace alloclab::heap {
@@ -123,18 +124,13 @@ cell_spec cell_spec_from_json(const json& j) {
   return s;
 }
 
-json to_json(const cell_result& r) {
-  json j{{"schema", cell_schema},
-         {"spec", to_json(r.spec)},
-         {"live_allocator", to_json(r.live)},
-         {"measured", r.measured}};
-  if (!r.measured) {
-    j["error"] = "allocator '" + r.spec.malloc_name + "' not proven live: " + r.live.detail;
-    return j;
-  }
+namespace {
+
+// The figures of a measured cell: the worker document's "result".
+json result_json(const cell_result& r) {
   const memory_figures& m = r.memory;
   auto finite_or_null = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
-  j["result"] = json{
+  return json{
       {"ns_per_pair", r.ns_per_pair},
       {"ns_per_pair_reps", r.ns_per_pair_reps},
       {"pairs_per_rep", r.pairs_per_rep},
@@ -160,22 +156,11 @@ json to_json(const cell_result& r) {
                       {"fragmentation", finite_or_null(m.fragmentation)},
                       {"fragmentation_net", finite_or_null(m.fragmentation_net)}}},
   };
-  return j;
 }
 
-cell_result run_cell(const cell_spec& spec) {
-  cell_result r;
-  r.spec = spec;
-  const bool custom = spec.malloc_name == custom_malloc_name;
-  const malloc_entry* entry = custom ? nullptr : find_malloc(spec.malloc_name);
-  if (!custom && entry == nullptr) {
-    r.live.expected = spec.malloc_name;
-    r.live.detail = "unknown allocator '" + spec.malloc_name + "'";
-    return r;
-  }
-  r.live = custom ? prove_live_custom(spec.preload) : prove_live(*entry);
-  if (!r.live.ok) return r;  // refuse: no numbers for an allocator that is not the live one
-
+// Measures the cell `r.spec` names into `r`, its malloc proven live.
+void measure_cell(cell_result& r) {
+  const cell_spec& spec = r.spec;
   const std::size_t wanted = spec.iterations * spec.config.batch;
   const std::vector<std::uint32_t> sizes =
       make_sizes(spec.dist, std::min(wanted, max_precomputed_sizes), spec.seed, spec.dist_params);
@@ -233,25 +218,56 @@ cell_result run_cell(const cell_spec& spec) {
   r.ns_per_pair = std::accumulate(r.ns_per_pair_reps.begin(), r.ns_per_pair_reps.end(), 0.0) /
                   static_cast<double>(r.ns_per_pair_reps.size());
   r.measured = true;
+}
+
+// The cell's name for the process hooks: "<kernel>_<dist>/malloc@<malloc label>".
+std::string cell_id(const cell_spec& spec) {
+  return std::string(to_string(spec.kernel)) + "_" + std::string(to_string(spec.dist)) +
+         "/malloc@" + named_malloc_label(spec.malloc_name, spec.preload);
+}
+
+worker_cell worker_cell_of(const cell_spec& spec) {
+  worker_cell cell;
+  cell.id = cell_id(spec);
+  cell.prove = [spec] { return prove_named(spec.malloc_name, spec.preload); };
+  cell.head = {{"schema", cell_schema}, {"spec", to_json(spec)}};
+  cell.measure = [spec] {
+    cell_result r;
+    r.spec = spec;
+    measure_cell(r);
+    return json{{"result", result_json(r)}};
+  };
+  return cell;
+}
+
+}  // namespace
+
+json to_json(const cell_result& r) {
+  json j{{"schema", cell_schema},
+         {"spec", to_json(r.spec)},
+         {"live_allocator", to_json(r.live)},
+         {"measured", r.measured}};
+  if (r.measured)
+    j["result"] = result_json(r);
+  else
+    j["error"] = "allocator '" + r.spec.malloc_name + "' not proven live: " + r.live.detail;
+  return j;
+}
+
+cell_result run_cell(const cell_spec& spec) {
+  cell_result r;
+  r.spec = spec;
+  r.live = prove_named(spec.malloc_name, spec.preload);
+  if (r.live.ok) measure_cell(r);  // else refuse: no numbers for an allocator not the live one
   return r;
 }
 
-int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream& err) {
-  cell_spec spec;
-  try {
-    spec = cell_spec_from_json(json::parse(spec_json));
-  } catch (const std::exception& e) {
-    err << "heap worker: bad spec: " << e.what() << '\n';
-    return worker_exit_bad_spec;
-  }
-  const cell_result r = run_cell(spec);
-  out << to_json(r).dump() << '\n';
-  out.flush();
-  if (!r.measured) {
-    err << "heap worker: refusing to measure: " << r.live.detail << '\n';
-    return worker_exit_refused;
-  }
-  return 0;
+int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream& err,
+                     const std::function<void(const std::string&)>& before_measuring) {
+  const worker_entry entry{
+      "heap worker", [](const json& spec) { return worker_cell_of(cell_spec_from_json(spec)); },
+      before_measuring};
+  return run_worker_main(entry, spec_json, out, err);
 }
 
 }  // namespace alloclab::heap

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -86,8 +87,11 @@ cell_result run_cell(const cell_spec& spec);
 
 nlohmann::json to_json(const cell_result& r);
 
-/// The worker side: parses `spec_json`, runs the cell, prints one JSON document on `out`.
-/// Returns 0, worker_exit_refused or worker_exit_bad_spec. Diagnostics go to `err`.
-int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream& err);
+/// The worker side (process/worker_main.hpp): parses `spec_json`, proves the malloc, runs the
+/// cell, prints one JSON document on `out`. Returns 0, worker_exit_refused or
+/// worker_exit_bad_spec. Diagnostics go to `err`; `before_measuring` (may be empty) is called
+/// with the cell's id before the proof.
+int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream& err,
+                     const std::function<void(const std::string&)>& before_measuring = {});
 
 }  // namespace alloclab::heap

@@ -1,6 +1,5 @@
 // The heap frame: one heap-study cell (kernel x size distribution, under one process-wide malloc)
 // per fresh worker process (`alloclab __heap-worker <cell spec JSON>`, see heap/cell.hpp).
-#include <cstdio>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -17,7 +16,8 @@ using json = nlohmann::json;
 
 namespace {
 
-heap::cell_spec spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
+// The worker's spec for task `t` of `cell`.
+json spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
   const heap_workload& workload = *find_heap_workload(cell.workload);
   heap::cell_spec spec;
   spec.kernel = workload.kernel;
@@ -29,7 +29,7 @@ heap::cell_spec spec_for(const cell_spec& cell, const task& t, const run_plan& p
   spec.keep_samples = true;
   spec.malloc_name = cell.malloc.custom() ? heap::custom_malloc_name : cell.malloc.label;
   spec.preload = cell.malloc.preload_path;
-  return spec;
+  return heap::to_json(spec);
 }
 
 heap_figures figures_from(const json& result, std::size_t iterations) {
@@ -47,39 +47,17 @@ heap_figures figures_from(const json& result, std::size_t iterations) {
   return f;
 }
 
-class heap_executor final : public executor {
- public:
-  void prepare(const run_plan&, const progress_note&) override {}
-
-  measurement_record execute(const run_plan& plan, const task& t) override {
-    const heap::cell_spec spec = spec_for(plan.cells.at(t.cell), t, plan);
-    return run_worker_task(plan, t, heap_worker_command, heap::to_json(spec).dump(),
-                           [&](const json& result, measurement_record& r) {
-                             r.heap = figures_from(result, spec.iterations);
-                           });
-  }
-
-  json run_facts() const override { return json::object(); }
-};
-
 }  // namespace
 
 std::unique_ptr<executor> make_heap_executor() {
-  return std::make_unique<heap_executor>();
+  return make_worker_executor(heap_worker_command, spec_for,
+                              [](const json& result, const run_plan& plan, measurement_record& r) {
+                                r.heap = figures_from(result, plan.sizes.heap_iterations);
+                              });
 }
 
 int run_heap_worker(const char* spec_json) {
-  try {
-    const heap::cell_spec spec = heap::cell_spec_from_json(json::parse(spec_json));
-    std::string label = spec.malloc_name;
-    if (spec.malloc_name == heap::custom_malloc_name)
-      label += ":" + spec.preload.substr(spec.preload.rfind('/') + 1);
-    before_measuring(fmt::format("{}_{}/malloc@{}", heap::to_string(spec.kernel),
-                                 heap::to_string(spec.dist), label));
-  } catch (const std::exception&) {
-    // heap_worker_main reports a bad spec itself
-  }
-  return heap::heap_worker_main(spec_json, std::cout, std::cerr);
+  return heap::heap_worker_main(spec_json, std::cout, std::cerr, before_measuring);
 }
 
 }  // namespace alloclab::lab

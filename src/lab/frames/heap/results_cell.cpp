@@ -86,13 +86,12 @@ json heap_memory(const std::vector<const heap_figures*>& parts) {
 json heap_cell(const cell_spec& spec, const cell_records& rs) {
   json cell = cell_head(spec, rs);
   if (rs.broken() != nullptr) return cell;
+  const std::vector<const heap_figures*> parts = figures_of(rs, &measurement_record::heap);
   cell_measurement timing;
-  std::vector<const heap_figures*> parts;
   std::vector<double> pair_reps;
   double faults = 0, batches = 0;
-  for (const auto* r : rs.parts) {
-    const heap_figures& h = *r->heap;
-    parts.push_back(&h);
+  for (const heap_figures* part : parts) {
+    const heap_figures& h = *part;
     append(timing.samples_ns, h.batch_ns);
     append(pair_reps, h.ns_per_pair_reps);
     const std::size_t n = h.iterations_per_repetition;
@@ -200,16 +199,13 @@ std::string describe_heap_frame(const run_plan& plan) {
 }
 
 void add_heap_results(const frame_results_input& in, json& results) {
-  for (const std::string& name : in.plan.heap_workloads) {
-    std::vector<const cell_records*> records;
-    json cells = cells_of(in, name, frame::heap, heap_cell, &records);
+  const auto entry = [&in](const std::string& name, json cells,
+                           const std::vector<const cell_records*>& records) {
     const std::string checksum = heap_checksum(records, cells);
-    json w = heap_workload_entry(name, in.plan, std::move(cells), checksum, heap_sizes(records));
-    add_comparisons(w, in.power);
-    w["placement"] = nullptr;
-    w["peer_verdicts"] = nullptr;
-    results["workloads"].push_back(std::move(w));
-  }
+    return heap_workload_entry(name, in.plan, std::move(cells), checksum, heap_sizes(records));
+  };
+  add_workloads(in, in.plan.heap_workloads, {frame::heap, heap_cell, entry, {}},
+                results["workloads"]);
   results["heap_retention"] = heap_retention_summary(results["workloads"]);
 }
 

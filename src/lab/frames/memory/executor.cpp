@@ -1,8 +1,6 @@
 // The memory frame: one memory-workload cell (budget bursts, huge table) per fresh worker process
 // (`alloclab __memory-worker <spec JSON>`, see memory/memory_workloads.hpp), started under the
 // cell's malloc by the same code as the other frames' workers (worker_records.hpp).
-#include <iostream>
-
 #include <fmt/format.h>
 
 #include <alloclab/build_info.hpp>
@@ -18,7 +16,8 @@ using json = nlohmann::json;
 
 namespace {
 
-memory_spec spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
+// The worker's spec for task `t` of `cell`.
+json spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
   memory_spec spec;
   spec.workload = cell.workload;
   spec.strategy = cell.strategy;
@@ -29,46 +28,25 @@ memory_spec spec_for(const cell_spec& cell, const task& t, const run_plan& plan)
   spec.budget_bytes = plan.memory_budget.bytes;
   spec.budget_from_cgroup = plan.memory_budget.from_cgroup;
   spec.table_bytes = plan.huge_table_bytes;
-  return spec;
+  return to_json(spec);
 }
-
-class memory_executor final : public executor {
- public:
-  void prepare(const run_plan&, const progress_note&) override {}
-
-  measurement_record execute(const run_plan& plan, const task& t) override {
-    const std::string spec = to_json(spec_for(plan.cells.at(t.cell), t, plan)).dump();
-    return run_worker_task(
-        plan, t, memory_worker_command, spec,
-        [](const json& result, measurement_record& r) { r.memory = result.get<memory_figures>(); });
-  }
-
-  json run_facts() const override { return json::object(); }
-};
 
 }  // namespace
 
 std::unique_ptr<executor> make_memory_executor() {
-  return std::make_unique<memory_executor>();
+  return make_worker_executor(memory_worker_command, spec_for,
+                              read_into(&measurement_record::memory));
 }
 
 int run_memory_worker(const char* spec_json) {
-  try {
-    const memory_spec spec = memory_spec_from_json(json::parse(spec_json));
+  return run_frame_worker(memory_worker_command, spec_json, [](const json& j) {
+    const memory_spec spec = memory_spec_from_json(j);
     const malloc_choice malloc = resolve_mallocs({spec.malloc}, alloclab::build::sanitized).at(0);
-    before_measuring(fmt::format("{}/{}@{}", spec.workload, spec.strategy, malloc.label));
-    json live;
-    if (!prove_or_refuse(malloc, live)) return heap::worker_exit_refused;
-    json document = {{"measured", true}, {"live_allocator", live}};
-    if (!live.value("ok", false)) document["sanitizer_allocator"] = true;  // see prove_or_refuse
-    document["result"] = run_memory_workload(spec);
-    std::cout << document.dump() << '\n';
-    std::cout.flush();
-    return std::cout ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::cerr << "alloclab " << memory_worker_command << ": " << e.what() << '\n';
-    return 1;
-  }
+    heap::worker_cell cell =
+        cell_under(malloc, fmt::format("{}/{}@{}", spec.workload, spec.strategy, malloc.label));
+    cell.measure = [spec] { return json{{"result", run_memory_workload(spec)}}; };
+    return cell;
+  });
 }
 
 }  // namespace alloclab::lab

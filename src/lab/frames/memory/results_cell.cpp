@@ -87,14 +87,13 @@ json huge_table_figures(const std::vector<const memory_figures*>& parts) {
 json memory_cell(const cell_spec& spec, const cell_records& rs) {
   json cell = cell_head(spec, rs);
   if (rs.broken() != nullptr) return cell;
+  const std::vector<const memory_figures*> parts = figures_of(rs, &measurement_record::memory);
   cell_measurement timing;
-  std::vector<const memory_figures*> parts;
   std::vector<double> seconds;
-  for (const auto* r : rs.parts) {
-    parts.push_back(&*r->memory);
-    append(timing.samples_ns, r->memory->samples_ns);
-    append(seconds, r->memory->repetition_seconds);
-    add_repetitions(timing, *r->memory);
+  for (const memory_figures* part : parts) {
+    append(timing.samples_ns, part->samples_ns);
+    append(seconds, part->repetition_seconds);
+    add_repetitions(timing, *part);
   }
   timing.timed_iterations = timing.samples_ns.size();
   cell["timing"] = timing_json(timing, parts.front()->operations_per_sample);
@@ -168,13 +167,11 @@ std::string describe_memory_frame(const run_plan& plan) {
 }
 
 void add_memory_results(const frame_results_input& in, json& results) {
-  for (const std::string& name : in.plan.memory_workloads) {
-    json w = memory_workload_entry(name, in.plan, cells_of(in, name, frame::memory, memory_cell));
-    add_comparisons(w, in.power);
-    w["placement"] = nullptr;
-    w["peer_verdicts"] = nullptr;
-    results["workloads"].push_back(std::move(w));
-  }
+  const auto entry = [&in](const std::string& name, json cells, const auto&) {
+    return memory_workload_entry(name, in.plan, std::move(cells));
+  };
+  add_workloads(in, in.plan.memory_workloads, {frame::memory, memory_cell, entry, {}},
+                results["workloads"]);
 }
 
 }  // namespace alloclab::lab

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <random>
@@ -31,15 +30,6 @@ const std::vector<std::string>& default_mallocs() {
   static const std::vector<std::string> names{"glibc", "jemalloc", "mimalloc", "tcmalloc",
                                               "tbbmalloc"};
   return names;
-}
-
-std::string utc_now(const char* pattern) {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[64];
-  std::strftime(text, sizeof text, pattern, &utc);
-  return text;
 }
 
 // Named mallocs must be known and installed; the default list keeps the installed ones.
@@ -193,12 +183,12 @@ int execute_try(const try_request& request) {
   check_request(request);
   try_plan plan = plan_of(request);
   const fs::path directory = request.out_directory.empty()
-                                 ? fs::path("results") / ("try-" + utc_now("%Y%m%dT%H%M%SZ"))
+                                 ? fs::path("results") / ("try-" + lab::utc_now("%Y%m%dT%H%M%SZ"))
                                  : fs::path(request.out_directory);
   fs::create_directories(directory);
   lab::ensure_writable_directory(directory);
   plan.scratch_directory = fs::absolute(directory).string();
-  const std::string created = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  const std::string created = lab::utc_now("%Y-%m-%dT%H:%M:%SZ");
   const auto start = std::chrono::steady_clock::now();
   const auto rows = run_rounds(plan, [&plan](const run_row& row) { print_progress(row, plan); });
   if (::isatty(STDERR_FILENO) != 0) std::cerr << '\n';

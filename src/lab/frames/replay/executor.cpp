@@ -2,8 +2,6 @@
 // fresh worker process (`alloclab __replay-worker <spec JSON>`), under the cell's process-wide
 // malloc or through one in-process resource (strategies/replay_resources.hpp). The worker
 // proves its malloc live first (heap/liveness.hpp), as the heap frame's does.
-#include <iostream>
-
 #include <fmt/format.h>
 
 #include "schedule/executor.hpp"
@@ -48,7 +46,8 @@ replay_spec spec_from_json(const json& j) {
   return s;
 }
 
-replay_spec spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
+// The worker's spec for task `t` of `cell`.
+json spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
   replay_spec s;
   s.trace = plan.replay.trace;
   s.name = plan.replay.name;
@@ -57,30 +56,7 @@ replay_spec spec_for(const cell_spec& cell, const task& t, const run_plan& plan)
   s.malloc_name = cell.malloc.custom() ? heap::custom_malloc_name : cell.malloc.label;
   s.preload = cell.malloc.preload_path;
   s.facts = plan.replay.facts;
-  return s;
-}
-
-class replay_executor final : public executor {
- public:
-  void prepare(const run_plan&, const progress_note&) override {}
-
-  measurement_record execute(const run_plan& plan, const task& t) override {
-    const std::string spec = to_json(spec_for(plan.cells.at(t.cell), t, plan)).dump();
-    return run_worker_task(
-        plan, t, replay_worker_command, spec,
-        [](const json& result, measurement_record& r) { r.replay = result.get<replay_figures>(); });
-  }
-
-  json run_facts() const override { return json::object(); }
-};
-
-heap::live_allocator prove(const replay_spec& s) {
-  if (s.malloc_name == heap::custom_malloc_name) return heap::prove_live_custom(s.preload);
-  if (const heap::malloc_entry* e = heap::find_malloc(s.malloc_name)) return heap::prove_live(*e);
-  heap::live_allocator unknown;
-  unknown.expected = s.malloc_name;
-  unknown.detail = "unknown allocator '" + s.malloc_name + "'";
-  return unknown;
+  return to_json(s);
 }
 
 std::uint64_t rss_now() {
@@ -147,38 +123,20 @@ replay_figures measure(const replay_spec& s) {
 }  // namespace
 
 std::unique_ptr<executor> make_replay_executor() {
-  return std::make_unique<replay_executor>();
+  return make_worker_executor(replay_worker_command, spec_for,
+                              read_into(&measurement_record::replay));
 }
 
 int run_replay_worker(const char* spec_json) {
-  replay_spec spec;
-  try {
-    spec = spec_from_json(json::parse(spec_json));
-  } catch (const std::exception& e) {
-    std::cerr << "replay worker: bad spec: " << e.what() << '\n';
-    return heap::worker_exit_bad_spec;
-  }
-  std::string label = spec.malloc_name;
-  if (spec.malloc_name == heap::custom_malloc_name)
-    label += ":" + spec.preload.substr(spec.preload.rfind('/') + 1);
-  before_measuring(fmt::format("{}/{}@{}", spec.name, spec.strategy, label));
-  const heap::live_allocator live = prove(spec);
-  if (!live.ok) {
-    std::cout << json{{"measured", false}, {"live_allocator", heap::to_json(live)}}.dump() << '\n';
-    std::cerr << "replay worker: refusing to measure: " << live.detail << '\n';
-    return heap::worker_exit_refused;
-  }
-  try {
-    const replay_figures f = measure(spec);
-    std::cout
-        << json{{"measured", true}, {"live_allocator", heap::to_json(live)}, {"result", f}}.dump()
-        << '\n';
-    std::cout.flush();
-    return 0;
-  } catch (const std::exception& e) {
-    std::cerr << "replay worker: " << e.what() << '\n';
-    return 1;
-  }
+  return run_frame_worker(replay_worker_command, spec_json, [](const json& j) {
+    const replay_spec spec = spec_from_json(j);
+    heap::worker_cell cell;
+    cell.id = fmt::format("{}/{}@{}", spec.name, spec.strategy,
+                          heap::named_malloc_label(spec.malloc_name, spec.preload));
+    cell.prove = [spec] { return heap::prove_named(spec.malloc_name, spec.preload); };
+    cell.measure = [spec] { return json{{"result", measure(spec)}}; };
+    return cell;
+  });
 }
 
 }  // namespace alloclab::lab

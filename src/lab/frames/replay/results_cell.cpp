@@ -67,12 +67,11 @@ json replay_memory(const std::vector<const replay_figures*>& parts) {
 json replay_cell(const cell_spec& spec, const cell_records& rs) {
   json cell = cell_head(spec, rs);
   if (rs.broken() != nullptr) return cell;
+  const std::vector<const replay_figures*> parts = figures_of(rs, &measurement_record::replay);
   cell_measurement timing;
-  std::vector<const replay_figures*> parts;
   std::vector<double> totals, walls, program;
-  for (const auto* r : rs.parts) {
-    const replay_figures& f = *r->replay;
-    parts.push_back(&f);
+  for (const replay_figures* part : parts) {
+    const replay_figures& f = *part;
     append(program, f.program_ns_per_call);
     append(timing.samples_ns, f.ns_per_call);
     append(timing.repetition_medians_ns, f.ns_per_call);
@@ -133,12 +132,11 @@ std::string describe_replay_frame(const run_plan& plan) {
 
 void add_replay_results(const frame_results_input& in, json& results) {
   if (in.plan.replay.trace.empty()) return;
-  json w =
-      replay_workload_entry(in.plan, cells_of(in, in.plan.replay.name, frame::replay, replay_cell));
-  add_comparisons(w, in.power);
-  w["placement"] = nullptr;
-  w["peer_verdicts"] = nullptr;
-  results["workloads"].push_back(std::move(w));
+  const auto entry = [&in](const std::string&, json cells, const auto&) {
+    return replay_workload_entry(in.plan, std::move(cells));
+  };
+  add_workloads(in, {in.plan.replay.name}, {frame::replay, replay_cell, entry, {}},
+                results["workloads"]);
 }
 
 }  // namespace alloclab::lab

@@ -193,24 +193,25 @@ json batch_beside(const json& serve_base, const json& cell, const json* batch_wo
 json serve_results(const frame_results_input& in, const json& workloads) {
   const run_plan& plan = in.plan;
   if (!has_frame(plan, frame::serve)) return nullptr;
-  json serve_workloads = json::array();
-  for (const std::string& name : plan.lab_workloads) {
-    const json cells = cells_of(in, name, frame::serve, serve_cell);
+  const auto entry = [&plan](const std::string& name, json cells, const auto&) {
     const json baseline = {{"strategy", baseline_strategy}, {"malloc", plan.mallocs.front().label}};
-    const json* base = nullptr;
-    for (const auto& c : cells)
-      if (c["strategy"] == baseline["strategy"] && c["malloc"] == baseline["malloc"]) base = &c;
+    return json{{"name", name}, {"baseline", baseline}, {"cells", std::move(cells)}};
+  };
+  // Each variant against the baseline variant, and beside the same variant in the batch frame.
+  const auto finish = [&workloads](json& w) {
+    const json built = w;  // the cells before any comparison is added to them
+    const json* base =
+        find_cell(built, baseline_strategy, built["baseline"]["malloc"].get<std::string>());
     const json* batch_workload = nullptr;
-    for (const auto& w : workloads)
-      if (w["name"] == name && w["kind"] == "lab") batch_workload = &w;
-    json compared = cells;
-    for (auto& c : compared) {
+    for (const auto& b : workloads)
+      if (b["name"] == built["name"] && b["kind"] == "lab") batch_workload = &b;
+    for (auto& c : w["cells"]) {
       c["vs_std"] = base != nullptr && c != *base ? serve_comparison(*base, c) : json(nullptr);
       if (base != nullptr) c["batch"] = batch_beside(*base, c, batch_workload);
     }
-    serve_workloads.push_back(
-        {{"name", name}, {"baseline", baseline}, {"cells", std::move(compared)}});
-  }
+  };
+  json serve_workloads = json::array();
+  add_workloads(in, plan.lab_workloads, {frame::serve, serve_cell, entry, finish}, serve_workloads);
   std::vector<double> fractions(std::begin(serve_ladder_fractions),
                                 std::end(serve_ladder_fractions));
   return {{"duration_s", plan.sizes.serve_duration_s},
