@@ -14,9 +14,9 @@ ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmallo
 ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format chromium)
 # Load generators of the serve frame (`alloclab load`, tests/serve).
 ALLOCLAB_LOAD_PACKAGES=(hey wrk)
-# The real programs scripts/validate-replay.sh records, runs and replays (an interpreter, a
+# The real programs scripts/validate-replay.sh records, runs and replays (interpreters, a
 # compiler from g++ above, a database).
-ALLOCLAB_VALIDATION_PACKAGES=(python3 sqlite3)
+ALLOCLAB_VALIDATION_PACKAGES=(python3 perl gawk sqlite3)
 
 alloclab_missing_packages() {
   local pkg

@@ -3,9 +3,9 @@
 measured for real (median CPU time, user + sys, of the whole program over interleaved rounds)
 beside the replay's two ratios (results.json of `alloclab replay`): malloc call time (ns per call)
 and replayed program time (program ns per call: calls plus the modelled program work). For each
-replay figure: Spearman's rank correlation with the real ratios, and every malloc whose decided
-real direction (faster or slower than glibc) the replay reverses. Prints Markdown. Standard
-library only.
+replay figure: Spearman's rank correlation with the real ratios, every malloc whose decided real
+direction (faster or slower than glibc) the replay reverses, and each malloc's ratio error (replay
+ratio ÷ real ratio − 1). Prints Markdown. Standard library only.
 
 A difference is decided as the lab decides (src/lab/stats/decision.hpp): the two-sided
 Mann-Whitney U test gives p < 0.05 (normal approximation with tie correction) and the 95 %
@@ -158,15 +158,20 @@ def main():
                 continue
             rho = spearman(real_ratio, [1.0] + [judged[m][figure][0] for m in mallocs])
             reversed_ = [m for m in mallocs if judged[m]["real"][3] * judged[m][figure][3] < 0]
-            summary.append((program, figure, len(everyone), decided_real, rho, reversed_))
+            errors = {m: judged[m][figure][0] / judged[m]["real"][0] - 1 for m in mallocs}
+            mean_error = statistics.mean(abs(e) for e in errors.values())
+            summary.append((program, figure, len(everyone), decided_real, rho, reversed_,
+                            mean_error))
             print(f"- replay {figure} time: Spearman ρ over {len(everyone)} mallocs **{rho:.2f}**; "
-                  f"reverses a decided real direction: {', '.join(reversed_) or 'none'}")
+                  f"reverses a decided real direction: {', '.join(reversed_) or 'none'}; "
+                  "ratio errors (replay ÷ real − 1): " +
+                  ", ".join(f"{m} {100 * e:+.0f} %" for m, e in errors.items()))
         print()
     print("| program | replay figure | mallocs | real differences decided | Spearman ρ | "
-          "reversed |\n|---|---|---:|---:|---:|---|")
-    for program, figure, n, decided, rho, reversed_ in summary:
+          "reversed | mean abs. ratio error |\n|---|---|---:|---:|---:|---|---:|")
+    for program, figure, n, decided, rho, reversed_, mean_error in summary:
         print(f"| {program} | {figure} time | {n} | {decided} | {rho:.2f} | "
-              f"{', '.join(reversed_) or 'none'} |")
+              f"{', '.join(reversed_) or 'none'} | {100 * mean_error:.0f} % |")
 
 
 if __name__ == "__main__":
