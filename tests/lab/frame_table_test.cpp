@@ -6,10 +6,15 @@
 //   a row's worker_command, when set, is unique and starts with "__" (it is argv[1] of a worker,
 //     never a user command), and worker_main is set exactly when worker_command is
 //     (WorkerCommandsAreUniqueHiddenAndHaveAnEntryPoint);
-//   every other function a stage calls is set (EveryStageHasItsFunction);
+//   a frame `run` plans has every function the plan, schedule and results call, and a frame
+//     measured by its own command instead (program) has its commands, its report heading and no
+//     plan function; every row renders its section (EveryStageHasItsFunction);
+//   the plan's workloads of a kind --workloads names are its list of that kind, and any other
+//     kind is a logic error, not some other frame's list (WorkloadsOfAnUnnamedKindIsAnError);
 //   every frame says what its numbers include for a tiny plan (EveryFrameDescribesItsNumbers);
 //   the report order lists every row exactly once (ReportOrderHoldsEveryFrameOnce).
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,13 +36,14 @@ constexpr bool listed_frame(frame f) {
     case frame::memory:
     case frame::serve:
     case frame::replay:
+    case frame::program:
       return true;
   }
   return false;
 }
 
-const std::vector<frame> every_frame = {frame::batch, frame::heap, frame::memory, frame::serve,
-                                        frame::replay};
+const std::vector<frame> every_frame = {frame::batch, frame::heap,   frame::memory,
+                                        frame::serve, frame::replay, frame::program};
 
 TEST(FrameTable, EveryFrameHasExactlyOneRow) {
   for (const frame f : every_frame) {
@@ -59,11 +65,17 @@ TEST(FrameTable, EveryFrameHasExactlyOneRow) {
 }
 
 TEST(FrameTable, NamesRoundTrip) {
+  std::size_t planned = 0;
   for (const frame f : every_frame) {
-    EXPECT_EQ(frame_from_string(to_string(f)), f);
     EXPECT_STREQ(to_string(f), module_of(f).name);
+    if (module_of(f).add_cells == nullptr) {  // not a --frames name: `alloclab try` measures it
+      EXPECT_THROW(frame_from_string(to_string(f)), usage_error);
+      continue;
+    }
+    EXPECT_EQ(frame_from_string(to_string(f)), f);
+    ++planned;
   }
-  EXPECT_EQ(frame_names().size(), frame_table().size());
+  EXPECT_EQ(frame_names().size(), planned);
   EXPECT_THROW(frame_from_string("no_such_frame"), usage_error);
 }
 
@@ -81,16 +93,36 @@ TEST(FrameTable, WorkerCommandsAreUniqueHiddenAndHaveAnEntryPoint) {
 
 TEST(FrameTable, EveryStageHasItsFunction) {
   for (const auto& m : frame_table()) {
+    EXPECT_NE(m.render_markdown, nullptr) << m.name;
+    if (m.measures == workload_kind::program) {  // measured by `alloclab try`, never planned
+      EXPECT_EQ(m.add_cells, nullptr) << m.name;
+      EXPECT_FALSE(m.by_default) << m.name;
+      EXPECT_NE(m.add_commands, nullptr) << m.name;
+      EXPECT_NE(m.report_heading, nullptr) << m.name;
+      continue;
+    }
     EXPECT_NE(m.add_cells, nullptr) << m.name;
     EXPECT_NE(m.repetitions, nullptr) << m.name;
     EXPECT_NE(m.make_executor, nullptr) << m.name;
     EXPECT_NE(m.add_results, nullptr) << m.name;
     EXPECT_NE(m.describe, nullptr) << m.name;
-    EXPECT_NE(m.render_markdown, nullptr) << m.name;
+    EXPECT_EQ(m.report_heading, nullptr) << m.name;
     if (m.make_executor != nullptr) {
       EXPECT_NE(m.make_executor(), nullptr) << m.name;
     }
   }
+}
+
+TEST(FrameTable, WorkloadsOfAnUnnamedKindIsAnError) {
+  run_plan plan;
+  plan.lab_workloads = {"lab"};
+  plan.heap_workloads = {"heap"};
+  plan.memory_workloads = {"memory"};
+  EXPECT_EQ(workloads_of(plan, workload_kind::lab), plan.lab_workloads);
+  EXPECT_EQ(workloads_of(plan, workload_kind::heap), plan.heap_workloads);
+  EXPECT_EQ(workloads_of(plan, workload_kind::memory), plan.memory_workloads);
+  EXPECT_THROW(workloads_of(plan, workload_kind::trace), std::logic_error);
+  EXPECT_THROW(workloads_of(plan, workload_kind::program), std::logic_error);
 }
 
 TEST(FrameTable, EveryFrameDescribesItsNumbers) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "frames/frame_table.hpp"
 #include "plan/request.hpp"
 #include "render/html.hpp"
 #include "render/units.hpp"
@@ -148,32 +149,11 @@ std::string cell_name(const json& row) {
                      row["strategy"].get<std::string>(), row["malloc"].get<std::string>());
 }
 
-// A program-frame run (`alloclab try`) compared like any run: its combinations become the cells
-// of one workload named after the program's command, each timed by its runs' CPU time (user + sys,
-// in ns), so the one rule (per-run figures, bootstrap interval, U test, noise floor) applies.
-json with_program_cells(json results) {
-  if (!results.contains("program")) return results;
-  const json& program = results["program"];
-  std::string command;
-  for (const json& word : program.at("command"))
-    command += (command.empty() ? "" : " ") + word.get<std::string>();
-  json cells = json::array();
-  for (const json& c : program.at("combinations")) {
-    std::vector<double> cpu_ns;
-    for (const json& run : program.at("runs"))
-      if (run.at("ok").get<bool>() && run.at("combination") == c.at("name"))
-        cpu_ns.push_back(run.at("cpu_seconds").get<double>() * 1e9);
-    const bool measured = !cpu_ns.empty();
-    cells.push_back(
-        {{"strategy", c.at("name")},
-         {"malloc", c.at("malloc")},
-         {"status", measured ? "ok" : "failed"},
-         {"timing", measured
-                        ? json{{"p50_ns", c.at("median").at("cpu_seconds").get<double>() * 1e9},
-                               {"repetition_medians_ns", cpu_ns}}
-                        : json(nullptr)}});
-  }
-  results["workloads"].push_back({{"name", "program `" + command + "` CPU"}, {"cells", cells}});
+// A run of a frame measured by its own command (`alloclab try`) is compared like any run: the
+// frame's row adds its figures as cells (frame_module::add_compare_cells).
+json with_frame_cells(json results) {
+  for (const auto& row : frame_table())
+    if (row.add_compare_cells != nullptr) row.add_compare_cells(results);
   return results;
 }
 
@@ -181,7 +161,7 @@ json with_program_cells(json results) {
 
 json compare_results(const json& a_document, const json& b_document, const std::string& a_name,
                      const std::string& b_name, double noise_floor_percent) {
-  const json a = with_program_cells(a_document), b = with_program_cells(b_document);
+  const json a = with_frame_cells(a_document), b = with_frame_cells(b_document);
   const std::vector<cell_ref> cells_a = cells_of(a), cells_b = cells_of(b);
   json out = {{"a", a_name},
               {"b", b_name},

@@ -8,16 +8,18 @@ frame_module heap_frame();
 frame_module memory_frame();
 frame_module serve_frame();
 frame_module replay_frame();
+frame_module program_frame();
 
 const std::vector<frame_module>& frame_table() {
-  static const std::vector<frame_module> table = {batch_frame(), heap_frame(), memory_frame(),
-                                                  serve_frame(), replay_frame()};
+  static const std::vector<frame_module> table = {batch_frame(), heap_frame(),   memory_frame(),
+                                                  serve_frame(), replay_frame(), program_frame()};
   return table;
 }
 
 std::vector<const frame_module*> report_order() {
   std::vector<const frame_module*> rows;
-  for (const frame f : {frame::heap, frame::replay, frame::batch, frame::memory, frame::serve})
+  for (const frame f :
+       {frame::heap, frame::replay, frame::batch, frame::memory, frame::serve, frame::program})
     rows.push_back(&module_of(f));
   return rows;
 }

@@ -1,7 +1,8 @@
 // The frame table: one row per frame, and the only road from the stages every frame shares (plan,
 // schedule, results, render, the CLI's worker dispatch) into a frame's own code. A frame is one
 // folder, frames/<name>/, whose frame.cpp fills its row; adding a frame adds that folder, a row in
-// frame_table.cpp and a value of `frame` (plan/plan.hpp).
+// frame_table.cpp and a value of `frame` (plan/plan.hpp). A frame measured by a command of its
+// own rather than by `run` (the program frame, `alloclab try`) leaves the plan's members null.
 //
 // | member            | called by                  | does                                         |
 // |-------------------|----------------------------|----------------------------------------------|
@@ -13,6 +14,11 @@
 // | add_results       | results (build_results)    | adds the frame's figures to results.json     |
 // | describe          | results (build_results)    | what the frame's numbers include             |
 // | render_markdown   | render (render_report)     | the frame's report.md section, from results  |
+// | add_commands      | main (run_cli)             | registers its own subcommands, or nullptr    |
+// | report_heading    | render (render_report)     | title and run line of a report of its own    |
+// |                   |                            | run (results[name], no workloads), or nullptr|
+// | add_compare_cells | compare (compare_results)  | its figures as cells of a workload, so the   |
+// |                   |                            | one comparison rule applies, or nullptr      |
 #pragma once
 
 #include <cstddef>
@@ -24,13 +30,23 @@
 
 #include "plan/plan.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace alloclab::lab {
 
 class executor;
 struct frame_results_input;
 
-// Which names of --workloads a frame's cells come from (a trace is named by `alloclab replay`).
-enum class workload_kind { lab, heap, memory, trace };
+// A frame's own subcommands (`alloclab serve` and `load`, `alloclab try`), once registered.
+class frame_commands {
+ public:
+  virtual ~frame_commands() = default;
+  virtual std::vector<std::string> names() const = 0;  // as typed after `alloclab`
+  virtual bool parsed() const = 0;                     // one of them was on the command line
+  virtual int execute() const = 0;                     // runs it; throws usage_error
+};
 
 struct frame_module {
   frame id;
@@ -46,12 +62,16 @@ struct frame_module {
   void (*add_results)(const frame_results_input& in, nlohmann::json& results);
   std::string (*describe)(const run_plan& plan);  // what its numbers include
   void (*render_markdown)(std::string& md, const nlohmann::json& results);
+  std::unique_ptr<frame_commands> (*add_commands)(CLI::App& app, const std::string& command_line);
+  std::string (*report_heading)(const nlohmann::json& results);
+  void (*add_compare_cells)(nlohmann::json& results);
 };
 
 // Every frame, in the order plans and results list them.
 const std::vector<frame_module>& frame_table();
 // Every frame, in the order report.md shows their sections: the heap study's and a replay's
-// findings first, then the seeds' published tables, memory over time and serving.
+// findings first, then the seeds' published tables, memory over time and serving, then your
+// program (whose runs `alloclab try` reports on their own: report_heading).
 std::vector<const frame_module*> report_order();
 const frame_module& module_of(frame f);
 

@@ -3,20 +3,20 @@
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "frames/program/try_command.hpp"
+#include "frames/frame_table.hpp"
 #include "process/interrupt.hpp"
 #include "compare/compare.hpp"
 #include "main/commands.hpp"
 #include "main/option_checks.hpp"
 #include "main/replay_commands.hpp"
 #include "plan/plan.hpp"
-#include "frames/serve/serve_command.hpp"
 #include "trace/trace_commands.hpp"
 
 #ifndef ALLOCLAB_LAB_VERSION
@@ -205,13 +205,17 @@ int run_cli(int argc, char** argv) {
   export_command->add_option("--format", export_format, "The format: gbench")->required();
   export_command->add_option("-o,--output", output_path, "Write here (default: stdout)");
 
-  const serve::serve_commands serve = serve::add_serve_commands(app);
+  std::vector<std::string> commands = {"run",     "list", "report", "validate",
+                                       "compare", "help", "export"};
+  std::vector<std::unique_ptr<frame_commands>> frame_command_sets;  // serve, load, try
+  for (const auto& row : frame_table())
+    if (row.add_commands != nullptr) {
+      frame_command_sets.push_back(row.add_commands(app, request.command_line));
+      for (const auto& name : frame_command_sets.back()->names()) commands.push_back(name);
+    }
   const trace::trace_commands trace_commands(app);
   const replay_commands replay(app, request.command_line);
-  const program::try_command try_command(app, request.command_line);
 
-  std::vector<std::string> commands = {"run",  "list",  "report", "validate", "compare",
-                                       "help", "serve", "load",   "try",      "export"};
   for (const auto& name : trace::trace_commands::names()) commands.push_back(name);
   for (const auto& name : replay_commands::names()) commands.push_back(name);
   if (std::string unknown = unknown_command(argc, argv, commands); !unknown.empty()) {
@@ -253,10 +257,10 @@ int run_cli(int argc, char** argv) {
       return execute_compare(compare_a, compare_b, compare_output, fail_on_regression, noise_floor);
     if (validate->parsed()) return execute_validate(results_path);
     if (export_command->parsed()) return execute_export(results_path, export_format, output_path);
-    if (serve.parsed()) return serve.execute();
+    for (const auto& set : frame_command_sets)
+      if (set->parsed()) return set->execute();
     if (trace_commands.parsed()) return trace_commands.execute();
     if (replay.parsed()) return replay.execute();
-    if (try_command.parsed()) return try_command.execute();
     return execute_list();
   } catch (const usage_error& e) {
     std::cerr << "alloclab: error: " << e.what() << '\n';

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 
 #include <alloclab/memory_budget.hpp>
 
@@ -94,18 +95,6 @@ std::size_t share(std::size_t total, std::size_t parts, std::size_t part) {
   return total / parts + (part < total % parts ? 1 : 0);
 }
 
-// Plain glibc measured, the variant itself not asked for, and lab workloads to measure.
-bool wants_placement_twin(const run_plan& plan, bool sanitized) {
-  if (plan.placement_check == placement_check_mode::never || sanitized ||
-      plan.lab_workloads.empty())
-    return false;
-  const bool glibc = std::any_of(plan.mallocs.begin(), plan.mallocs.end(),
-                                 [](const malloc_choice& m) { return m.plain_glibc(); });
-  const bool already = std::any_of(plan.mallocs.begin(), plan.mallocs.end(),
-                                   [](const auto& m) { return m.label == placement_twin_malloc; });
-  return glibc && !already;
-}
-
 }  // namespace
 
 const char* to_string(frame f) {
@@ -114,15 +103,32 @@ const char* to_string(frame f) {
 
 std::vector<std::string> frame_names() {
   std::vector<std::string> names;
-  for (const auto& e : frame_table()) names.push_back(e.name);
+  for (const auto& e : frame_table())
+    if (e.add_cells != nullptr) names.push_back(e.name);
   return names;
 }
 
 frame frame_from_string(const std::string& name) {
   for (const auto& e : frame_table())
-    if (name == e.name) return e.id;
+    if (name == e.name && e.add_cells != nullptr) return e.id;
   throw usage_error(
       fmt::format("unknown frame '{}'; valid frames: {}", name, join_names(frame_names())));
+}
+
+std::vector<std::string>& workloads_of(run_plan& plan, workload_kind kind) {
+  switch (kind) {
+    case workload_kind::lab:
+      return plan.lab_workloads;
+    case workload_kind::heap:
+      return plan.heap_workloads;
+    case workload_kind::memory:
+      return plan.memory_workloads;
+    case workload_kind::trace:    // named by `alloclab replay`
+    case workload_kind::program:  // named by `alloclab try`
+      break;
+  }
+  throw std::logic_error(
+      fmt::format("workload kind {} has no --workloads names", static_cast<int>(kind)));
 }
 
 bool has_frame(const run_plan& plan, frame f) {
@@ -134,12 +140,6 @@ namespace {
 bool measured_by_frames(const run_plan& plan, workload_kind kind) {
   return std::any_of(plan.frames.begin(), plan.frames.end(),
                      [&](frame f) { return module_of(f).measures == kind; });
-}
-
-// The plan's workloads of one kind (a trace is not a named workload: see choose_frames).
-std::vector<std::string>& names_of(run_plan& plan, workload_kind kind) {
-  if (kind == workload_kind::lab) return plan.lab_workloads;
-  return kind == workload_kind::heap ? plan.heap_workloads : plan.memory_workloads;
 }
 
 // --frames, or else the frames the requested workloads belong to. A chosen frame with no workload
@@ -157,11 +157,12 @@ void choose_frames(run_plan& plan, const run_request& request) {
     plan.memory_workloads.clear();
   }
   for (const auto& e : frame_table()) {
+    if (e.add_cells == nullptr) continue;      // measured by a command of its own (`alloclab try`)
     if (e.measures == workload_kind::trace) {  // a trace is named by `alloclab replay` alone
       if (!plan.replay.trace.empty()) plan.frames.push_back(e.id);
       continue;
     }
-    const auto& names = names_of(plan, e.measures);
+    const auto& names = workloads_of(plan, e.measures);
     const bool asked =
         std::find(request.frames.begin(), request.frames.end(), e.name) != request.frames.end();
     if (request.frames.empty() ? e.by_default && !names.empty() : asked)
@@ -170,7 +171,7 @@ void choose_frames(run_plan& plan, const run_request& request) {
   if (request.frames.empty()) return;
   for (const workload_kind kind :
        {workload_kind::lab, workload_kind::heap, workload_kind::memory}) {
-    auto& names = names_of(plan, kind);
+    auto& names = workloads_of(plan, kind);
     const bool measured = measured_by_frames(plan, kind);
     if (!measured && !request.workloads.empty() && !names.empty())
       throw usage_error(fmt::format("workload '{}' is not measured by any frame in --frames {}",
@@ -352,61 +353,6 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
     repetitions.push_back(plan.sizes.*module_of(c.frame).repetitions);
   plan.schedule = interleaved_schedule(repetitions, plan.sizes.processes, request.seed);
   return plan;
-}
-
-void settle_placement_twin(run_plan& plan, bool probe_found_cliff) {
-  if (!keep_placement_twin(plan.placement_check, probe_found_cliff)) drop_placement_twin(plan);
-}
-
-bool keep_placement_twin(placement_check_mode mode, bool probe_found_cliff) {
-  switch (mode) {
-    case placement_check_mode::always:
-      return true;
-    case placement_check_mode::never:
-      return false;
-    case placement_check_mode::automatic:
-      return probe_found_cliff;
-  }
-  return probe_found_cliff;
-}
-
-const char* to_string(placement_check_mode mode) {
-  switch (mode) {
-    case placement_check_mode::always:
-      return "always";
-    case placement_check_mode::never:
-      return "never";
-    case placement_check_mode::automatic:
-      return "auto";
-  }
-  return "auto";
-}
-
-placement_check_mode parse_placement_check_mode(const std::string& word) {
-  for (const auto mode :
-       {placement_check_mode::automatic, placement_check_mode::always, placement_check_mode::never})
-    if (word == to_string(mode)) return mode;
-  throw usage_error(fmt::format("--placement-check '{}' is not one of auto, always, never", word));
-}
-
-void drop_placement_twin(run_plan& plan) {
-  if (plan.placement_twin.empty()) return;
-  std::vector<std::size_t> new_index(plan.cells.size(), SIZE_MAX);
-  std::vector<cell_spec> kept;
-  for (std::size_t i = 0; i < plan.cells.size(); ++i)
-    if (!plan.cells[i].copy_cliff_removed) {
-      new_index[i] = kept.size();
-      kept.push_back(plan.cells[i]);
-    }
-  std::vector<task> schedule;
-  for (task t : plan.schedule)
-    if (new_index[t.cell] != SIZE_MAX) {
-      t.cell = new_index[t.cell];
-      schedule.push_back(t);
-    }
-  plan.cells = std::move(kept);
-  plan.schedule = std::move(schedule);
-  plan.placement_twin.clear();
 }
 
 }  // namespace alloclab::lab

@@ -23,13 +23,18 @@ enum class frame {
   heap,    // a heap-study kernel (seed 003) under the process-wide malloc, in a fresh worker
   memory,  // a memory workload over time (budget, huge pages) under the malloc, in a fresh worker
   serve,   // a lab workload served over HTTP, one iteration per request, in a fresh server process
-  replay   // a recorded trace replayed under a malloc or through a resource, in a fresh worker
+  replay,  // a recorded trace replayed under a malloc or through a resource, in a fresh worker
+  program  // the user's own program under each malloc (`alloclab try`), never planned by `run`
 };
 const char* to_string(frame f);
 // The frame named `name` (as --frames spells it); throws usage_error listing the valid names.
 frame frame_from_string(const std::string& name);
-// Every frame's name, in table order.
+// The name of every frame the plan can measure (`run`, `replay`), in table order.
 std::vector<std::string> frame_names();
+
+// Which names of --workloads a frame's cells come from: a trace is named by `alloclab replay`, the
+// user's program by `alloclab try`.
+enum class workload_kind { lab, heap, memory, trace, program };
 
 struct cell_spec {
   std::string workload;
@@ -124,6 +129,10 @@ struct workload_selection {
 };
 workload_selection split_workloads(const std::vector<std::string>& requested);
 
+// The plan's workloads of `kind` (lab, heap or memory); throws std::logic_error for a kind that
+// --workloads does not name.
+std::vector<std::string>& workloads_of(run_plan& plan, workload_kind kind);
+
 // True when the plan measures frame `f`.
 bool has_frame(const run_plan& plan, frame f);
 
@@ -141,6 +150,9 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
 // or T suffix (powers of 1024, "MiB" also accepted). Throws usage_error naming `option`.
 std::uint64_t parse_byte_count(const std::string& text, const char* option);
 
+// Plain glibc measured, the twin itself not asked for, lab workloads to measure, and not a
+// sanitizer build (placement_twin.cpp, like the functions below).
+bool wants_placement_twin(const run_plan& plan, bool sanitized);
 // Removes the placement twin's cells and tasks (e.g. when the machine has no copy cliff).
 void drop_placement_twin(run_plan& plan);
 

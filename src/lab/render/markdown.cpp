@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "frames/frame_table.hpp"
-#include "frames/program/program_results.hpp"
 
 #include "markdown_format.hpp"
 #include "render/placement_text.hpp"
@@ -20,25 +19,10 @@ namespace alloclab::lab {
 namespace markdown {
 namespace {
 
-// The workload's peer verdict under `malloc` (results builder: peer_verdicts), or null.
-const json* peer_verdict_of(const json& w, const std::string& malloc) {
-  if (!w.contains("peer_verdicts") || !w["peer_verdicts"].is_array()) return nullptr;
-  const json& all = w["peer_verdicts"];  // a reference into `w`: the result points into it
-  for (const auto& v : all)
-    if (v["malloc"] == malloc) return &v;
-  return nullptr;
-}
-
 std::string peer_verdict_badge(const json* v) {
   if (v == nullptr) return "-";
   const std::string verdict = (*v)["verdict"];
   return verdict == "met" ? "✅ met" : verdict == "missed" ? "❌ missed" : "➖ not judged";
-}
-
-bool any_peer_verdict(const json& r) {
-  for (const auto& w : r["workloads"])
-    if (w.value("peer_verdicts", json()).is_array() && !w["peer_verdicts"].empty()) return true;
-  return false;
 }
 
 void headline_section(std::string& md, const json& r) {
@@ -257,104 +241,6 @@ void failures_section(std::string& md, const json& r) {
       rows + "\n";
 }
 
-void method_section(std::string& md, const json& r) {
-  const auto& t = r["timer"];
-  const auto& cfg = r["config"];
-  md += "## Method\n\n";
-  md += fmt::format(
-      "- Timer: {} (clocksource {}), overhead {:.0f} ns per reading pair, resolution {:.0f} ns; "
-      "iterations faster than {:.0f} ns are timed in fixed batches.\n",
-      t["clock"].get<std::string>(),
-      r["environment"]["clocksource"].is_null()
-          ? "unknown"
-          : r["environment"]["clocksource"].get<std::string>(),
-      t["overhead_ns"].get<double>(), t["resolution_ns"].get<double>(),
-      t["batch_threshold_ns"].get<double>());
-  bool any_lab = false, any_heap = false;
-  for (const auto& w : r["workloads"]) {
-    any_lab = any_lab || is_lab(w);
-    any_heap = any_heap || is_heap(w);
-  }
-  if (any_heap) {
-    const json& heap = cfg["heap"];
-    md += fmt::format(
-        "- Heap study: every (workload, malloc) cell runs alone in fresh worker processes ({} "
-        "repetitions × {} batches, shared out over up to {} processes; each repetition a NOOP run "
-        "then a malloc run of the same loop); a process's first repetition pays the page faults, "
-        "later ones reuse what the allocator kept. Memory figures are medians over the "
-        "processes. Time limit per process {:.0f} s.\n",
-        heap.is_object() ? heap["repetitions"].get<std::size_t>() : 0,
-        heap.is_object() ? heap["iterations"].get<std::size_t>() : 0,
-        cfg.value("processes", std::size_t{1}), cfg.value("cell_timeout_seconds", 0.0));
-    md +=
-        "- Memory: `VmHWM` reset through `/proc/self/clear_refs` before the runs, `VmRSS` after "
-        "every block "
-        "was freed and again after the allocator's purge call (found with `dlsym` at run time); "
-        "faults from "
-        "`getrusage`. glibc_trim sets `MALLOC_TRIM_THRESHOLD_`, which also switches off glibc's "
-        "dynamic mmap "
-        "threshold.\n";
-  }
-  if (!any_lab) {
-    md += fmt::format(
-        "- Significance: {}; α = {}, smallest p reachable with these repetitions = {:.2g}.\n\n",
-        r["significance"]["test"].get<std::string>(), r["significance"]["alpha"].get<double>(),
-        r["significance"]["smallest_possible_p"].get<double>());
-    return;
-  }
-  md += fmt::format(
-      "- {} repetitions × {} timed samples per cell, after warm-up, spread over {} process(es) "
-      "per cell. Every cell (workload × strategy × malloc) runs alone in fresh processes that "
-      "prove their malloc live before measuring, so no heap history leaks in from another cell; "
-      "the cells' processes run one at a time in rounds, each round a freshly shuffled order "
-      "(seed {}), so machine drift hits all cells alike. Each workload's batch size and "
-      "reference checksum come from a calibration process of its own, with std, whatever else "
-      "the run measures. Ratios are against the baseline cell (std under the run's first "
-      "malloc).\n",
-      cfg["repetitions"].get<std::size_t>(), cfg["samples_per_repetition"].get<std::size_t>(),
-      cfg.value("processes", std::size_t{1}), cfg["seed"].get<std::uint64_t>());
-  md += fmt::format(
-      "- Heap allocations come from a separate untimed pass of {} iterations with the global "
-      "operator new counted; fallbacks are upstream allocations of the strategy's own buffer.\n",
-      cfg["counted_iterations"].get<std::size_t>());
-  md +=
-      "- Arena and monotonic buffers are sized by a tracking pass (alloclab::tracking_resource "
-      "monotonic "
-      "footprint + 25 %); an arena that still touches the heap has its numbers withheld.\n";
-  md += fmt::format(
-      "- Build: {} with flags `{}` (the lab aligns loops to 64 bytes: with default alignment the "
-      "same push_back loop ran 9 % apart under two allocators whose inner loops are identical).\n",
-      r["environment"]["compiler"].get<std::string>(),
-      r["environment"]["cxx_flags"].get<std::string>());
-  md +=
-      "- Every iteration returns a checksum of what it built; all strategies must agree or the run "
-      "fails.\n";
-  md += fmt::format(
-      "- Significance: {}; α = {}, smallest p reachable with these repetitions = {:.2g}.\n",
-      r["significance"]["test"].get<std::string>(), r["significance"]["alpha"].get<double>(),
-      r["significance"]["smallest_possible_p"].get<double>());
-  md +=
-      "- Jitter = p99 − p50 in ns is the determinism figure (seed 000, bug 3); CV is secondary. "
-      "Faults: minor "
-      "page faults during the timed passes.\n\n";
-}
-
-void environment_section(std::string& md, const json& r) {
-  md += "## Environment\n\n" + table_head({text_column("key"), text_column("value")});
-  for (const auto& [key, value] : r["environment"].items()) {
-    if (key == "placement") {  // the probe's figures are in results.json; its summary here
-      md +=
-          fmt::format("| memmove placement probe | {} |\n", placement_summary(value, r["config"]));
-      continue;
-    }
-    md += fmt::format("| {} | {} |\n", key,
-                      value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  md += fmt::format("| command | `{}` |\n| created (UTC) | {} |\n| duration | {:.1f} s |\n\n",
-                    r["command"].get<std::string>(), r["created_utc"].get<std::string>(),
-                    r["duration_seconds"].get<double>());
-}
-
 // Which ratios measure buffer placement and copying rather than the allocator.
 void placement_section(std::string& md, const json& r) {
   std::string body;
@@ -403,25 +289,25 @@ void frames_section(std::string& md, const json& r) {
 
 using namespace markdown;  // the report's vocabulary and sections
 
-// A run of the program frame alone (`alloclab try`): its title and run line, the warnings, the
-// frame's section and the machine.
-std::string program_report(const json& r) {
-  std::string md = is_debug(r) ? "# DEBUG — alloclab report: your program\n\n"
-                               : "# alloclab report: your program under each malloc\n\n";
-  md += fmt::format("Run {} · {} combination(s) × {} rounds · revision {}\n\n",
-                    r["created_utc"].get<std::string>(), r["program"]["combinations"].size(),
-                    r["program"]["rounds"].get<std::size_t>(),
-                    r["environment"]["git_revision"].is_null()
-                        ? "unknown"
-                        : r["environment"]["git_revision"].get<std::string>());
+// A frame measured by its own command (`alloclab try`) whose results hold that frame alone.
+const frame_module* frame_run_alone(const json& r) {
+  for (const auto& row : frame_table())
+    if (row.report_heading != nullptr && r.contains(row.name) && r["workloads"].empty())
+      return &row;
+  return nullptr;
+}
+
+// The report of such a run: the frame's heading, the warnings, its section and the machine.
+std::string frame_report(const json& r, const frame_module& row) {
+  std::string md = row.report_heading(r);
   warnings_section(md, r);
-  md += program::render_program_markdown(r["program"]) + "\n";
+  row.render_markdown(md, r);
   environment_section(md, r);
   return md;
 }
 
 std::string render_report(const json& r, const report_options& options) {
-  if (r.contains("program") && r["workloads"].empty()) return program_report(r);
+  if (const frame_module* alone = frame_run_alone(r)) return frame_report(r, *alone);
   std::string md;
   const bool debug = is_debug(r);
   md += debug ? "# DEBUG — alloclab report (unoptimised build: numbers are meaningless)\n\n"
@@ -432,10 +318,7 @@ std::string render_report(const json& r, const report_options& options) {
         "these numbers.\n\n";
   md += fmt::format("Run {} · {} workloads × {} strategies × {} malloc(s) · revision {}\n\n",
                     r["created_utc"].get<std::string>(), r["config"]["workloads"].size(),
-                    r["config"]["strategies"].size(), malloc_labels(r).size(),
-                    r["environment"]["git_revision"].is_null()
-                        ? "unknown"
-                        : r["environment"]["git_revision"].get<std::string>());
+                    r["config"]["strategies"].size(), malloc_labels(r).size(), revision_text(r));
   headline_section(md, r);
   peers_section(md, r);
   frames_section(md, r);
@@ -453,133 +336,6 @@ std::string render_report(const json& r, const report_options& options) {
   environment_section(md, r);
   if (debug) md += "**DEBUG build — do not publish these numbers.**\n";
   return md;
-}
-
-// "seed claims: 3 reproduced, 1 inconclusive, ...": every verdict the run gave, each counted under
-// its own name, in the schema's order.
-std::string claims_tally(const json& claims) {
-  static constexpr const char* verdicts[] = {"reproduced",
-                                             "refuted",
-                                             "inconclusive",
-                                             "not judged: too few samples",
-                                             "not measured in this run",
-                                             "not measurable here"};
-  std::vector<std::string> parts;
-  for (const char* verdict : verdicts) {
-    const auto n = std::count_if(claims.begin(), claims.end(),
-                                 [&](const json& c) { return c.value("verdict", "") == verdict; });
-    if (n > 0) parts.push_back(fmt::format("{} {}", n, verdict));
-  }
-  return fmt::format("seed claims: {}\n",
-                     parts.empty() ? "none judged" : fmt::format("{}", fmt::join(parts, ", ")));
-}
-
-std::string render_headline(const json& r) {
-  const bool with_malloc = several_mallocs(r);
-  std::string out = is_debug(r) ? "DEBUG BUILD — numbers are meaningless\n" : "";
-  if (r.value("smoke_test", false)) out += "SMOKE TEST (--quick) — do not quote these numbers\n";
-  const json* first = nullptr;
-  std::size_t name_width = 8;
-  for (const auto& w : r["workloads"]) {
-    name_width = std::max(name_width, w["name"].get<std::string>().size());
-    if (is_lab(w) && first == nullptr) first = &w;
-  }
-  const bool any_ratio =
-      std::any_of(r["workloads"].begin(), r["workloads"].end(), has_baseline_timing);
-  if (first != nullptr && !any_ratio)
-    out += fmt::format(
-        "no speed table: this run has no timed {} cell to divide by; add std to --strategies\n",
-        baseline_name(*first));
-  if (first != nullptr && any_ratio) {
-    std::vector<std::string> columns;
-    for (const auto& c : (*first)["cells"])
-      if (!is_baseline(*first, c) && !is_twin(c)) columns.push_back(cell_label(c, with_malloc));
-    out += fmt::format(
-        "speed vs {} at p50 (baseline p50 / cell p50, >1 = faster; ** p<0.01, * p<0.05, ! = the "
-        "cell has a warning, listed below; intervals in report.md)\n",
-        with_malloc ? baseline_name(*first) : "std");
-    out +=
-        fmt::format("{:<{}}  {:>9}", "workload", name_width, with_malloc ? "base p50" : "std p50");
-    for (std::size_t i = 0; i < columns.size(); ++i)
-      out += fmt::format("  {:>9}", fmt::format("[{}]", i + 1));
-    out += "\n";
-    for (const auto& w : r["workloads"]) {
-      if (!is_lab(w)) continue;
-      const std::string base_p50 = baseline_p50_text(w);
-      out += fmt::format("{:<{}}  {:>9}", w["name"].get<std::string>(), name_width, base_p50);
-      for (const auto& c : w["cells"]) {
-        if (is_baseline(w, c) || is_twin(c)) continue;
-        std::string text = cell_state(c);
-        if (text.empty() && !c["vs_std"].is_null() && !c["vs_std"]["speedup_p50"].is_null()) {
-          const std::string mark = c["vs_std"]["mark"];
-          text = fmt::format("{:.2f}{}", c["vs_std"]["speedup_p50"].get<double>(),
-                             mark == "n.s." ? "" : mark);
-        }
-        if (!c["warning"].is_null()) text += "!";
-        out += fmt::format("  {:>9}", text);
-      }
-      out += "\n";
-    }
-    for (std::size_t i = 0; i < columns.size(); ++i)
-      out += fmt::format("[{}] {}  ", i + 1, columns[i]);
-    out += "\n";
-  }
-  std::vector<const json*> heap;
-  for (const auto& w : r["workloads"])
-    if (is_heap(w)) heap.push_back(&w);
-  if (!heap.empty()) {
-    out +=
-        "heap study: mean ns per malloc+free pair, NOOP loop subtracted (lower is better; x = "
-        "glibc / this; intervals in report.md)\n";
-    out += fmt::format("{:<14}", "malloc");
-    for (const json* w : heap) out += fmt::format("  {:>20}", (*w)["name"].get<std::string>());
-    out += "\n";
-    for (const std::string& m : malloc_labels(r)) {
-      out += fmt::format("{:<14}", m);
-      for (const json* w : heap) {
-        const json* c = heap_cell(*w, m);
-        std::string text = c == nullptr             ? "-"
-                           : (*c)["status"] == "ok" ? fmt::format("{:.1f}", ns_per_pair(*c))
-                                                    : unmeasured_text(*c);
-        if (c != nullptr)
-          if (const auto x = pair_speedup(*c)) text += fmt::format(" ({:.2f}x)", *x);
-        out += fmt::format("  {:>20}", text);
-      }
-      out += "\n";
-    }
-  }
-  for (const auto& w : r["workloads"]) {
-    if (w.value("kind", "") != "trace") continue;
-    out += fmt::format("replay of {}: ns per call (x = {} / this, 95 % interval)\n",
-                       w["name"].get<std::string>(), baseline_name(w));
-    for (const auto& c : w["cells"]) {
-      const std::string what =
-          c["status"] == "ok" && !c["replay"].is_null()
-              ? fmt::format("{:.1f} ns  {}", c["replay"]["ns_per_call"]["median"].get<double>(),
-                            speedup_text(c))
-              : unmeasured_text(c);
-      out += fmt::format("  {:<40} {}\n", replay_cell_label(c), what);
-    }
-  }
-  if (first != nullptr && any_peer_verdict(r)) {
-    std::size_t met = 0, judged = 0;
-    std::string missed;
-    for (const auto& w : r["workloads"]) {
-      const json* v = peer_verdict_of(w, baseline_malloc(w));
-      if (v == nullptr || (*v)["verdict"] == "not_judged") continue;
-      ++judged;
-      if ((*v)["verdict"] == "met")
-        ++met;
-      else
-        missed += (missed.empty() ? "" : ", ") + w["name"].get<std::string>();
-    }
-    out += fmt::format(
-        "alloclab vs peers ({}): best alloclab beats every peer on {} of {} workloads{}\n",
-        baseline_malloc(*first), met, judged,
-        missed.empty() ? "" : "; missed: " + missed + " (reasons in report.md)");
-  }
-  out += claims_tally(r["claims"]);
-  return out;
 }
 
 }  // namespace alloclab::lab

@@ -62,6 +62,25 @@ bool is_debug(const json& r) {
   return r.value("debug_build", false);
 }
 
+const json* peer_verdict_of(const json& w, const std::string& malloc) {
+  if (!w.contains("peer_verdicts") || !w["peer_verdicts"].is_array()) return nullptr;
+  const json& all = w["peer_verdicts"];  // a reference into `w`: the result points into it
+  for (const auto& v : all)
+    if (v["malloc"] == malloc) return &v;
+  return nullptr;
+}
+
+bool any_peer_verdict(const json& r) {
+  for (const auto& w : r["workloads"])
+    if (w.value("peer_verdicts", json()).is_array() && !w["peer_verdicts"].empty()) return true;
+  return false;
+}
+
+std::string revision_text(const json& r) {
+  const json& revision = r["environment"]["git_revision"];
+  return revision.is_null() ? "unknown" : revision.get<std::string>();
+}
+
 bool is_heap(const json& w) {
   return w.value("kind", "lab") == "heap";
 }

@@ -40,6 +40,12 @@ std::string speedup_text(const json& cell);
 bool is_twin(const json& cell);
 std::string baseline_name(const json& w);
 bool is_debug(const json& r);
+// The workload's peer verdict under `malloc` (results builder: peer_verdicts), or null.
+const json* peer_verdict_of(const json& w, const std::string& malloc);
+// Some workload of the run has peer verdicts.
+bool any_peer_verdict(const json& r);
+// The run's git revision, or "unknown".
+std::string revision_text(const json& r);
 bool is_heap(const json& w);
 bool is_lab(const json& w);
 std::vector<std::string> malloc_labels(const json& r);

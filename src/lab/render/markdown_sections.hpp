@@ -1,6 +1,7 @@
-// report.md's frame sections, one file each (markdown_<frame>.cpp); markdown.cpp assembles them.
-// Each appends to `md` from the results document `r` alone, and writes nothing when its frame
-// has no data in `r`.
+// report.md's sections that markdown.cpp assembles: each frame's (frames/<frame>/
+// report_markdown.cpp, named by its frame-table row), the closing sections every report shares and
+// the seeds' published tables. Each appends to `md` from the results document `r` alone, and a
+// frame's section writes nothing when its frame has no data in `r`.
 #pragma once
 
 #include <string>
@@ -14,6 +15,10 @@ void heap_section(std::string& md, const nlohmann::json& r);
 void replay_section(std::string& md, const nlohmann::json& r);
 void memory_section(std::string& md, const nlohmann::json& r);
 void serve_section(std::string& md, const nlohmann::json& r);
+
+// Every report's closing sections (markdown_method.cpp): how the run measured, and the machine.
+void method_section(std::string& md, const nlohmann::json& r);
+void environment_section(std::string& md, const nlohmann::json& r);
 
 // The seeds' published tables of `frame` ("batch" or "serve"), from `tables` (the
 // "published_tables" of claims/seed_claims.json), each row beside this run's cell.

@@ -22,7 +22,10 @@ frame_module batch_frame() {
           make_batch_executor,
           add_batch_results,
           describe_batch_frame,
-          markdown::batch_section};
+          markdown::batch_section,
+          nullptr,
+          nullptr,
+          nullptr};
 }
 
 }  // namespace alloclab::lab

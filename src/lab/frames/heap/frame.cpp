@@ -20,7 +20,10 @@ frame_module heap_frame() {
           make_heap_executor,
           add_heap_results,
           describe_heap_frame,
-          markdown::heap_section};
+          markdown::heap_section,
+          nullptr,
+          nullptr,
+          nullptr};
 }
 
 }  // namespace alloclab::lab

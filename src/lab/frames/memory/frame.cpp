@@ -27,7 +27,10 @@ frame_module memory_frame() {
           make_memory_executor,
           add_memory_results,
           describe_memory_frame,
-          markdown::memory_section};
+          markdown::memory_section,
+          nullptr,
+          nullptr,
+          nullptr};
 }
 
 }  // namespace alloclab::lab

@@ -25,7 +25,10 @@ frame_module replay_frame() {
           make_replay_executor,
           add_replay_results,
           describe_replay_frame,
-          markdown::replay_section};
+          markdown::replay_section,
+          nullptr,
+          nullptr,
+          nullptr};
 }
 
 }  // namespace alloclab::lab

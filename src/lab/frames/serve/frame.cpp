@@ -1,5 +1,7 @@
 #include "frames/serve/frame.hpp"
 
+#include "frames/serve/serve_command.hpp"
+
 namespace alloclab::lab {
 
 // Serve frame: every variant (strategy x malloc) of each lab workload; no placement twin (one
@@ -9,6 +11,26 @@ void add_serve_cells(run_plan& plan, const std::vector<malloc_choice>&) {
     for (const auto& m : plan.mallocs)
       for (const auto& s : plan.strategies) plan.cells.push_back({w, s, m, frame::serve, false});
 }
+
+namespace {
+
+// `alloclab serve` and `alloclab load`, as the frame table hands them to the CLI.
+class serve_frame_commands final : public frame_commands {
+ public:
+  explicit serve_frame_commands(CLI::App& app) : commands_(serve::add_serve_commands(app)) {}
+  std::vector<std::string> names() const override { return {"serve", "load"}; }
+  bool parsed() const override { return commands_.parsed(); }
+  int execute() const override { return commands_.execute(); }
+
+ private:
+  serve::serve_commands commands_;
+};
+
+std::unique_ptr<frame_commands> add_serve_frame_commands(CLI::App& app, const std::string&) {
+  return std::make_unique<serve_frame_commands>(app);
+}
+
+}  // namespace
 
 frame_module serve_frame() {
   return {frame::serve,
@@ -22,7 +44,10 @@ frame_module serve_frame() {
           make_serve_executor,
           add_serve_results,
           describe_serve_frame,
-          markdown::serve_section};
+          markdown::serve_section,
+          add_serve_frame_commands,
+          nullptr,
+          nullptr};
 }
 
 }  // namespace alloclab::lab

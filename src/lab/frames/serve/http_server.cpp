@@ -28,6 +28,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include "connections.hpp"
 #include "latency_histogram.hpp"
 #include "plan/request.hpp"
 #include "measure/clock.hpp"
@@ -59,135 +60,6 @@ void reply_json(httplib::Response& res, int status, const json& body) {
 
 void reply_error(httplib::Response& res, int status, const std::string& message) {
   reply_json(res, status, json{{"error", message}});
-}
-
-// ---- connections: a thread each, up to a limit ----
-
-// Set while a thread serves a connection over the limit (read by the handlers).
-thread_local bool over_capacity = false;
-
-// httplib's task queue, given one task per accepted connection (it serves the connection until
-// it closes). Threads start on demand and stay for later connections. Connections over `limit`
-// run flagged over_capacity (answered 503 and closed) on up to `overflow` more threads; beyond
-// those they wait for a thread.
-class connection_threads : public httplib::TaskQueue {
- public:
-  connection_threads(std::size_t limit, std::size_t overflow)
-      : limit_(limit), max_threads_(limit + overflow) {}
-  connection_threads(const connection_threads&) = delete;
-  connection_threads& operator=(const connection_threads&) = delete;
-  ~connection_threads() override { shutdown(); }
-
-  void enqueue(std::function<void()> fn) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    tasks_.push_back({std::move(fn), open_ >= limit_});
-    ++open_;
-    if (tasks_.size() > idle_ && threads_.size() < max_threads_) {
-      try {
-        threads_.emplace_back([this] { work(); });
-        return;
-      } catch (const std::system_error&) {  // no thread to be had: it waits for one
-      }
-    }
-    ready_.notify_one();
-  }
-
-  // Runs what is queued (httplib has stopped listening: those connections close at once).
-  void shutdown() override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    ready_.notify_all();
-    for (std::thread& t : threads_)
-      if (t.joinable()) t.join();
-  }
-
- private:
-  struct task {
-    std::function<void()> serve;
-    bool over_limit = false;
-  };
-
-  void work() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      ++idle_;
-      ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
-      --idle_;
-      if (tasks_.empty()) return;
-      task t = std::move(tasks_.front());
-      tasks_.pop_front();
-      lock.unlock();
-      over_capacity = t.over_limit;
-      t.serve();
-      over_capacity = false;
-      lock.lock();
-      --open_;
-    }
-  }
-
-  const std::size_t limit_;
-  const std::size_t max_threads_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<task> tasks_;
-  std::vector<std::thread> threads_;
-  std::size_t idle_ = 0;
-  std::size_t open_ = 0;  // connections queued or being served
-  bool stopping_ = false;
-};
-
-// The socket of `req`'s connection (httplib does not hand it to handlers): the one whose local
-// and peer addresses are the request's. -1 when not found.
-int connection_socket(const httplib::Request& req) {
-  const auto same = [](const sockaddr_storage& a, const std::string& address, int port) {
-    char text[INET6_ADDRSTRLEN] = {};
-    int actual_port = -1;
-    if (a.ss_family == AF_INET) {
-      const auto* v4 = reinterpret_cast<const sockaddr_in*>(&a);
-      ::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
-      actual_port = ntohs(v4->sin_port);
-    } else if (a.ss_family == AF_INET6) {
-      const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&a);
-      ::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
-      actual_port = ntohs(v6->sin6_port);
-    }
-    return actual_port == port && address == text;
-  };
-  rlimit files{};
-  ::getrlimit(RLIMIT_NOFILE, &files);
-  const int last = static_cast<int>(std::min<rlim_t>(files.rlim_cur, 65536));
-  for (int fd = 3; fd < last; ++fd) {
-    sockaddr_storage local{}, peer{};
-    socklen_t local_length = sizeof local, peer_length = sizeof peer;
-    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_length) != 0) continue;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_length) != 0) continue;
-    if (same(peer, req.remote_addr, req.remote_port) && same(local, req.local_addr, req.local_port))
-      return fd;
-  }
-  return -1;
-}
-
-// Set by close_after_response until the response is written (the logger runs then).
-thread_local bool closing = false;
-
-// The response to `req` ends its connection: "Connection: close" (and no Keep-Alive) is written
-// because the request now asks for it; once written, the socket's read side is shut
-// (after_response), so httplib's next read finds the end and closes it: a refused request's
-// unread body is never parsed. (Shut before the write, httplib would find the socket dead.)
-void close_after_response(const httplib::Request& req) {
-  // httplib's Request object is not const (it is a local of the connection's loop).
-  auto& headers = const_cast<httplib::Headers&>(req.headers);
-  headers.erase("Connection");
-  headers.emplace("Connection", "close");
-  closing = true;
-}
-
-void after_response(const httplib::Request& req) {
-  if (!closing) return;
-  closing = false;
-  if (const int fd = connection_socket(req); fd >= 0) ::shutdown(fd, SHUT_RD);
 }
 
 httplib::Server::HandlerResponse refuse(const httplib::Request& req, httplib::Response& res,
@@ -268,7 +140,7 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
   const auto started = lab_clock::now();
   server.Get("/healthz", [](const httplib::Request& req, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
-    if (over_capacity) close_after_response(req);
+    if (connection_over_capacity()) close_after_response(req);
   });
   server.Get("/stats", [&, started](const httplib::Request&, httplib::Response& res) {
     reply_json(res, 200, stats_document(variant, options, c, started));
@@ -302,7 +174,7 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
         if (req.headers.size() > options.limits.max_header_count)
           return refuse(req, res, 431,
                         fmt::format("more than {} header fields", options.limits.max_header_count));
-        if (over_capacity && req.path != "/healthz") {
+        if (connection_over_capacity() && req.path != "/healthz") {
           c.busy.fetch_add(1, std::memory_order_relaxed);
           res.set_header("Retry-After", "1");
           return refuse(req, res, 503,

@@ -1,0 +1,28 @@
+// The program frame's row of the frame table (frames/frame_table.hpp): `alloclab try` measures the
+// user's own program, so the row has no plan, executor or results function of `run`; it brings
+// its command, its report.md section and heading, and its cells for `alloclab compare`.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "frames/frame_table.hpp"
+
+namespace alloclab::lab {
+
+frame_module program_frame();
+
+// `alloclab try`, registered on the CLI.
+std::unique_ptr<frame_commands> add_program_commands(CLI::App& app,
+                                                     const std::string& command_line);
+// report.md's "Your program under each malloc" section, when `results` hold a program run.
+void program_section(std::string& md, const nlohmann::json& results);
+// The title and run line of the report of a program run.
+std::string program_report_heading(const nlohmann::json& results);
+// A program run's combinations as the cells of one workload, "program `COMMAND` CPU", each timed
+// by its runs' CPU time (user + sys, in ns), so compare's one rule applies; no-op without one.
+void add_program_compare_cells(nlohmann::json& results);
+
+}  // namespace alloclab::lab

@@ -1,0 +1,93 @@
+// How a seed claim becomes a verdict (results/claims.cpp judges the claims; this is their
+// shared vocabulary): the verdict words, the smallest runs worth judging, the range a claim
+// accepts, and how an estimated ratio with its interval falls inside, outside or across it.
+// claims_ranking.cpp judges the claims that rank cells or classify mallocs.
+//
+// Example:
+//   using namespace alloclab::lab::claim_rules;
+//   const accepted_range range = accepted({{"claimed", 1.4}, {"tolerance", 0.2}});
+//   const bool inside = range.contains(1.5);  // accepts 1.17x to 1.68x
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "results/ratio_intervals.hpp"
+
+namespace alloclab::lab::claim_rules {
+
+using json = nlohmann::json;
+
+inline constexpr const char* reproduced = "reproduced";
+inline constexpr const char* refuted = "refuted";
+inline constexpr const char* not_measurable = "not measurable here";
+inline constexpr const char* not_measured = "not measured in this run";
+inline constexpr const char* inconclusive = "inconclusive";
+inline constexpr const char* too_few = "not judged: too few samples";
+
+// Below these a verdict would be noise: 5 heap iterations once refuted a claim 5000 reproduced.
+inline constexpr std::size_t min_repetitions = 5;
+inline constexpr std::size_t min_batch_samples = 100;
+inline constexpr std::size_t min_heap_iterations = 1000;
+
+// One claim's verdict, what was measured and why.
+struct outcome {
+  std::string verdict;
+  std::string measured;
+  std::string detail;
+  json accepted = nullptr;         // {low, high}: the ratio range the claim accepts
+  json estimates = json::array();  // {malloc, value, low, high}: what the run measured
+};
+
+struct accepted_range {
+  double low, high;
+  bool contains(double v) const { return v >= low && v <= high; }
+};
+
+// The cell's malloc ("glibc" when it names none).
+std::string malloc_of(const json& cell);
+// The cell of `workload` measured with `strategy` under `malloc`, or null.
+const json* find_cell(const json& results, const std::string& workload, const std::string& strategy,
+                      const std::string& malloc);
+// "workload x strategy", with " @ malloc" when not glibc.
+std::string cell_name(const std::string& workload, const std::string& strategy,
+                      const std::string& malloc);
+// How to measure a claim this run did not cover.
+std::string run_hint(const json& claim);
+// The cell with a number, or the outcome that explains why there is none: a cell this run did not
+// include is "not measured in this run"; one that ran but has no number is "not measurable here".
+std::optional<outcome> why_untimed(const json& results, const json& claim,
+                                   const std::string& workload, const std::string& strategy,
+                                   const std::string& malloc, const json*& cell);
+// The same factor above and below: "1.4x" with tolerance 0.2 accepts 1.17x to 1.68x.
+accepted_range accepted(const json& claim);
+// How a ratio outside the accepted range differs from the claim: ratios are
+// oriented so that > 1 favours the candidate, so compare effects in log space.
+std::string miss_direction(double measured, const accepted_range& range);
+// Why the run is too small to judge a claim on these cells, or empty.
+std::string too_small(const json& results, const ratio_estimate& r, const std::string& metric);
+// Reproduced when the whole interval lies inside the accepted range, refuted when none of it
+// does, inconclusive when it straddles a bound.
+std::string verdict_of(const ratio_estimate& r, const accepted_range& range);
+// The verdict's figures as results.json holds them, and the estimate as the claims table shows it.
+json range_json(const accepted_range& range);
+json estimate_json(const ratio_estimate& r, const std::string& malloc);
+std::string estimate_text(const ratio_estimate& r);
+
+// Claims that rank cells or classify mallocs (claims_ranking.cpp).
+// "Workload X costs the most per pair": under every malloc that measured all of `among_workloads`.
+outcome judge_highest(const json& results, const json& claim);
+// "These mallocs keep freed memory resident, those give it back": the share of a heap cell's RSS
+// growth still resident at `figure` (memory.retention.<figure>; default after_free_1s, the
+// settled figure before any explicit purge), median over `workloads`, against `threshold`.
+outcome judge_returns_memory(const json& results, const json& claim);
+// The candidate must have the lowest figure, and the gap to the nearest rival must hold over
+// repetitions (U test); otherwise the ranking is inside the noise.
+outcome judge_lowest(const json& results, const json& claim, const std::string& field);
+// Heap-study claims need the seed's scale of batches before any verdict.
+std::optional<outcome> heap_run_too_small(const json& results, const std::string& metric);
+
+}  // namespace alloclab::lab::claim_rules
