@@ -5,7 +5,8 @@
 //      (KeysAndTypesMatchTheInstalledGoogleBenchmark).
 //   2. Reader conventions hold: aggregate names are RUN_NAME_mean/_median/_stddev/_cv, cv is a
 //      percentage, iteration entries carry repetition_index 0..n-1 and the cell's repetition
-//      means; a cell that did not run is an error entry (EntriesCarryTheCellsRepetitions,
+//      means, and memory figures only where a per-iteration figure belongs (not on
+//      stddev or cv); a cell that did not run is an error entry (EntriesCarryTheCellsRepetitions,
 //      ACellThatDidNotRunIsAnErrorEntry).
 //   3. The command: writes -o atomically, refuses an unknown format, the results file as its
 //      own output and a missing file, each with exit 2 and one line (CommandWritesAndRefuses).
@@ -118,6 +119,16 @@ TEST(GbenchExport, EntriesCarryTheCellsRepetitions) {
                        summarize(means).p50);
       EXPECT_EQ(aggregates[name + "_mean"].at("repetitions"), means.size());
       EXPECT_EQ(aggregates[name + "_cv"].at("aggregate_unit"), "percentage");
+      // Memory figures are per iteration: they belong beside times, not beside a spread.
+      if (c.at("heap").is_object()) {
+        EXPECT_EQ(aggregates[name + "_mean"].at("allocs_per_iter"),
+                  c.at("heap").at("allocations_per_iteration"));
+      }
+      for (const char* spread : {"_stddev", "_cv"}) {
+        EXPECT_FALSE(aggregates[name + spread].contains("allocs_per_iter")) << name << spread;
+        EXPECT_FALSE(aggregates[name + spread].contains("alloclab_bytes_per_iter"))
+            << name << spread;
+      }
     }
   EXPECT_EQ(iterations.size(), cells);
   EXPECT_EQ(exported.at("context").at("library_build_type"), "release");

@@ -61,13 +61,14 @@ void add_memory(json& entry, const json& cell) {
     entry["alloclab_bytes_per_iter"] = heap.at("bytes_per_iteration");
 }
 
-json timed_entry(json entry, double ns, std::uint64_t iterations, const json& cell) {
+// `cell` given: the entry also carries the cell's per-iteration memory figures (not on a spread).
+json timed_entry(json entry, double ns, std::uint64_t iterations, const json* cell) {
   entry["threads"] = 1;
   entry["iterations"] = iterations;
   entry["real_time"] = ns;
   entry["cpu_time"] = ns;
   entry["time_unit"] = "ns";
-  add_memory(entry, cell);
+  if (cell != nullptr) add_memory(entry, *cell);
   return entry;
 }
 
@@ -80,25 +81,24 @@ void add_family(json& out, const json& workload, const json& cell, std::size_t f
   for (std::size_t i = 0; i < reps; ++i) {
     json head = entry_head(name, name, family, "iteration", reps);
     head["repetition_index"] = i;
-    out.push_back(timed_entry(std::move(head), means[i], per_rep, cell));
+    out.push_back(timed_entry(std::move(head), means[i], per_rep, &cell));
   }
   const summary s = summarize(means);
   const struct {
     const char* name;
     double value;
     const char* unit;
-  } aggregates[] = {{"mean", s.mean, "time"},
-                    {"median", s.p50, "time"},
-                    {"stddev", s.stddev, "time"},
-                    {"cv", s.cv, "percentage"}};
+    bool with_memory;
+  } aggregates[] = {{"mean", s.mean, "time", true},
+                    {"median", s.p50, "time", true},
+                    {"stddev", s.stddev, "time", false},
+                    {"cv", s.cv, "percentage", false}};
   for (const auto& a : aggregates) {
     json head = entry_head(name + "_" + a.name, name, family, "aggregate", reps);
     head["threads"] = 1;
     head["aggregate_name"] = a.name;
     head["aggregate_unit"] = a.unit;
-    json entry = timed_entry(std::move(head), a.value, reps, cell);
-    if (std::string(a.unit) == "percentage") entry.erase("allocs_per_iter");
-    out.push_back(std::move(entry));
+    out.push_back(timed_entry(std::move(head), a.value, reps, a.with_memory ? &cell : nullptr));
   }
 }
 
