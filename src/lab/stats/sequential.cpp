@@ -1,0 +1,138 @@
+#include "stats/sequential.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <boost/math/distributions/students_t.hpp>
+
+namespace alloclab::lab {
+namespace {
+
+constexpr double unbounded = std::numeric_limits<double>::infinity();
+
+double mean_of(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+}  // namespace
+
+process_spread spread_of(const figures_by_process& cell) {
+  process_spread s;
+  std::vector<double> means;
+  double squares = 0;
+  for (const auto& process : cell) {
+    if (process.empty()) continue;
+    std::vector<double> logs;
+    for (double figure : process) {
+      if (!(figure > 0) || !std::isfinite(figure)) return {};
+      logs.push_back(std::log(figure));
+    }
+    const double mean = mean_of(logs);
+    for (double v : logs) squares += (v - mean) * (v - mean);
+    s.within_df += static_cast<double>(logs.size() - 1);
+    s.repetitions += logs.size();
+    means.push_back(mean);
+  }
+  s.processes = means.size();
+  if (means.empty()) return s;
+  s.level = mean_of(means);
+  s.within = s.within_df > 0 ? squares / s.within_df : 0;
+  const double per_process = static_cast<double>(s.repetitions) / static_cast<double>(s.processes);
+  s.within_part = s.within / per_process;
+  if (s.processes > 1) {
+    double spread = 0;
+    for (double m : means) spread += (m - s.level) * (m - s.level);
+    s.process_variance = spread / static_cast<double>(s.processes - 1);
+    s.between = std::max(0.0, s.process_variance - s.within_part);
+  }
+  return s;
+}
+
+pooled_between pool_between(const std::vector<process_spread>& cells) {
+  pooled_between pool;
+  double weighted = 0;
+  for (const auto& c : cells) {
+    if (c.processes < 2) continue;
+    const double df = static_cast<double>(c.processes - 1);
+    weighted += df * c.between;
+    pool.df += df;
+  }
+  if (pool.df > 0) pool.variance = weighted / pool.df;
+  return pool;
+}
+
+moderated_variance moderate(const process_spread& cell, const pooled_between& pool,
+                            const stop_rule& rule) {
+  const double prior_df = std::min(rule.prior_df, pool.df);
+  const double prior = cell.within_part + pool.variance;
+  const double own_df = cell.processes > 1 ? static_cast<double>(cell.processes - 1) : 0;
+  moderated_variance m;
+  m.df = prior_df + own_df;
+  if (m.df <= 0) return m;
+  m.variance = (prior_df * prior + own_df * cell.process_variance) / m.df;
+  m.variance = std::max(m.variance, cell.within_part);  // a process mean varies at least that much
+  return m;
+}
+
+double stop_rule::alpha_at(std::size_t k) const {
+  if (!adjusted) return alpha;
+  const double weights = std::ldexp(1.0, static_cast<int>(looks)) - 1;  // 1 + 2 + ... + 2^(K-1)
+  const std::size_t at = std::clamp<std::size_t>(k, 1, looks);
+  return alpha * std::ldexp(1.0, static_cast<int>(at) - 1) / weights;
+}
+
+stop_rule rule_with_looks(std::size_t looks) {
+  stop_rule rule;
+  rule.looks = rule.look = std::max<std::size_t>(1, looks);
+  return rule;
+}
+
+double t_quantile(double confidence, double df) {
+  const boost::math::students_t distribution(df);
+  return boost::math::quantile(distribution, 1 - (1 - confidence) / 2);
+}
+
+sequential_ratio compare_levels(const process_spread& base, const pooled_between& base_pool,
+                                const process_spread& candidate,
+                                const pooled_between& candidate_pool, const stop_rule& rule) {
+  sequential_ratio r;
+  if (!base.valid() || !candidate.valid()) return r;
+  const double log_ratio = base.level - candidate.level;
+  r.value = std::exp(log_ratio);
+  r.high = unbounded;
+  const moderated_variance b = moderate(base, base_pool, rule);
+  const moderated_variance c = moderate(candidate, candidate_pool, rule);
+  if (b.df <= 0 || c.df <= 0) return r;
+  const double vb = b.variance / static_cast<double>(base.processes);
+  const double vc = c.variance / static_cast<double>(candidate.processes);
+  const double variance = vb + vc;
+  r.log_se = std::sqrt(variance);
+  // Welch-Satterthwaite: the df of a sum of two variance estimates.
+  r.df =
+      variance > 0 ? variance * variance / (vb * vb / b.df + vc * vc / c.df) : std::min(b.df, c.df);
+  const double half = t_quantile(rule.confidence(), std::max(r.df, 1e-3)) * r.log_se;
+  r.low = std::exp(log_ratio - half);
+  r.high = std::exp(log_ratio + half);
+  return r;
+}
+
+bool decided(const sequential_ratio& r, const std::vector<double>& boundaries) {
+  if (!r.bounded()) return false;
+  return std::none_of(boundaries.begin(), boundaries.end(),
+                      [&](double b) { return b >= r.low && b <= r.high; });
+}
+
+double shrink_needed(const sequential_ratio& r, const std::vector<double>& boundaries) {
+  if (!(r.value > 0) || boundaries.empty()) return unbounded;
+  double nearest = unbounded;
+  for (double b : boundaries) nearest = std::min(nearest, std::abs(std::log(r.value / b)));
+  if (nearest <= 0) return unbounded;
+  if (!r.bounded()) return unbounded;
+  const double half = std::log(r.high / r.value);
+  return half / nearest;
+}
+
+}  // namespace alloclab::lab

@@ -1,0 +1,113 @@
+// The stop rule of a budgeted run (`alloclab run --budget`): when a ratio between two cells is
+// decided, from figures grouped by the process that measured them, at any of a fixed number of
+// looks. docs/budget.md explains it; tests/lab/sequential_test.cpp checks its error rate by
+// simulation.
+//
+// The unit is the process: a fresh process lands its buffers, heap and code somewhere else, so
+// repetitions of one process share an offset that more repetitions cannot average away. On the
+// log scale (a difference of logs is a ratio) each cell's figure is split into
+//   between: the variance of a process's offset, and
+//   within:  the variance of a repetition around its process's mean.
+// A cell's level is the mean of its processes' means; its variance is (between + within / n) / P.
+// With few processes per cell the between part is moderated toward the one its group of cells
+// (a workload's) shares (Smyth's empirical-Bayes moderation, with a fixed prior weight), so one
+// process per cell can already decide a large ratio once other cells of its group have two.
+//
+// Repeated looks: a comparison is looked at after each round of processes, at most `looks`
+// times. Look k's interval is a Student-t interval at confidence 1 - alpha_k, the alphas summing
+// to alpha (Bonferroni with unequal weights, doubling at each look: the early looks, with two or
+// three processes, decide only large ratios and need little of it), so the chance that any
+// look's interval misses the true ratio, and hence that a decision is false, is at most alpha
+// whatever the stopping.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace alloclab::lab {
+
+// A cell's per-repetition figures (positive, e.g. repetition medians in ns), one vector per
+// process that measured it.
+using figures_by_process = std::vector<std::vector<double>>;
+
+// A cell's figure on the log scale, split into its variance components.
+struct process_spread {
+  std::size_t processes = 0;
+  std::size_t repetitions = 0;  // over all processes
+  double level = 0;             // mean over processes of each process's mean log figure
+  double process_variance = 0;  // sample variance of the process means (0 with one process)
+  double within = 0;            // pooled variance of a repetition around its process mean
+  double within_df = 0;
+  double within_part = 0;  // within / repetitions per process: its share of a process mean's var
+  double between = 0;      // max(0, process_variance - within_part); 0 with one process
+  bool valid() const { return processes > 0; }
+};
+
+// Empty processes are skipped; figures must be positive (a non-positive one makes it invalid).
+process_spread spread_of(const figures_by_process& cell);
+
+// The between-process variance a group of cells shares, pooled over those with two processes or
+// more (weighted by processes - 1), and its degrees of freedom (0: no cell had two).
+struct pooled_between {
+  double variance = 0;
+  double df = 0;
+};
+pooled_between pool_between(const std::vector<process_spread>& cells);
+
+struct stop_rule {
+  std::size_t looks = 4;  // at most this many looks decide
+  double alpha = 0.05;    // spent over the looks: look k gets alpha * 2^(k-1) / (2^looks - 1)
+  double prior_df = 4;    // the group's pooled between-process variance counts as this many df
+  std::size_t look = 4;   // the look an interval is for (1-based); the last one by default
+  // false: every look spends all of alpha (naive repeated looks; the simulation shows what that
+  // does to the false-verdict rate, tests/lab/budget_simulation_test.cpp).
+  bool adjusted = true;
+  double alpha_at(std::size_t k) const;
+  double confidence() const { return 1 - alpha_at(look); }
+  stop_rule at_look(std::size_t k) const {
+    stop_rule r = *this;
+    r.look = k;
+    return r;
+  }
+};
+// A rule with `looks` looks, for its last look.
+stop_rule rule_with_looks(std::size_t looks);
+
+inline constexpr const char* stop_rule_name =
+    "Bonferroni-adjusted repeated confidence intervals (alpha spent over the looks, doubling at "
+    "each): Student-t interval of the log ratio of process-level means, between-process variance "
+    "moderated toward the workload's pool";
+
+// The variance of one process mean of `cell`, moderated toward `pool`, with its df (0: unknown).
+struct moderated_variance {
+  double variance = 0;
+  double df = 0;
+};
+moderated_variance moderate(const process_spread& cell, const pooled_between& pool,
+                            const stop_rule& rule);
+
+// base level / candidate level (> 1: the candidate's figure is lower, i.e. faster), with its
+// interval at rule.confidence(). Unbounded (low 0, high infinity) when a variance is unknown.
+struct sequential_ratio {
+  double value = 0;
+  double low = 0;
+  double high = 0;
+  double df = 0;
+  double log_se = 0;  // standard error of the log ratio
+  bool bounded() const { return low > 0 && high < 1e300; }
+};
+sequential_ratio compare_levels(const process_spread& base, const pooled_between& base_pool,
+                                const process_spread& candidate,
+                                const pooled_between& candidate_pool, const stop_rule& rule);
+
+// Decided: no boundary lies inside [low, high] (and the interval is bounded).
+bool decided(const sequential_ratio& r, const std::vector<double>& boundaries);
+
+// The factor by which the log ratio's standard error must shrink for the interval to clear the
+// nearest boundary at this estimate (> 1: still open; infinity: the estimate sits on a boundary).
+double shrink_needed(const sequential_ratio& r, const std::vector<double>& boundaries);
+
+// Student-t quantile (two-sided interval at `confidence`) with `df` degrees of freedom.
+double t_quantile(double confidence, double df);
+
+}  // namespace alloclab::lab

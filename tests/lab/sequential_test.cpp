@@ -1,0 +1,125 @@
+// The stop rule (stats/sequential.hpp): variance components by hand, and the interval's pieces.
+// Its error rate under repeated looks is simulated in budget_simulation_test.cpp.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "stats/sequential.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+TEST(Spread, SplitsBetweenAndWithinProcessVarianceOnTheLogScale) {
+  // Two processes, two repetitions each: logs {0, 0.2} and {1, 1.2}.
+  const double e = std::exp(1.0);
+  const process_spread s = spread_of({{1.0, std::exp(0.2)}, {e, e * std::exp(0.2)}});
+  EXPECT_EQ(s.processes, 2u);
+  EXPECT_EQ(s.repetitions, 4u);
+  EXPECT_NEAR(s.level, 0.6, 1e-12);             // mean of the process means 0.1 and 1.1
+  EXPECT_NEAR(s.within, 0.02, 1e-12);           // (0.01 * 2 + 0.01 * 2) / 2 df
+  EXPECT_NEAR(s.within_part, 0.01, 1e-12);      // within / 2 repetitions per process
+  EXPECT_NEAR(s.process_variance, 0.5, 1e-12);  // (0.5^2 * 2) / 1
+  EXPECT_NEAR(s.between, 0.49, 1e-12);
+}
+
+TEST(Spread, OneProcessHasNoBetweenPartAndBadFiguresMakeItInvalid) {
+  const process_spread one = spread_of({{100, 110, 90}});
+  EXPECT_EQ(one.processes, 1u);
+  EXPECT_EQ(one.between, 0);
+  EXPECT_GT(one.within, 0);
+  EXPECT_FALSE(spread_of({{100, 0}}).valid());
+  EXPECT_FALSE(spread_of({{100, -1}}).valid());
+  EXPECT_FALSE(spread_of({}).valid());
+  EXPECT_EQ(spread_of({{}, {5}}).processes, 1u);  // an empty process is skipped
+}
+
+TEST(Pool, WeighsEachCellsBetweenPartByItsProcessesMinusOne) {
+  process_spread a, b, lone;
+  a.processes = 3;
+  a.between = 0.04;
+  b.processes = 2;
+  b.between = 0.01;
+  lone.processes = 1;
+  lone.between = 9;  // a single process says nothing about the spread between processes
+  const pooled_between p = pool_between({a, b, lone});
+  EXPECT_NEAR(p.df, 3, 1e-12);
+  EXPECT_NEAR(p.variance, (2 * 0.04 + 0.01) / 3, 1e-12);
+  EXPECT_EQ(pool_between({lone}).df, 0);
+}
+
+TEST(Moderate, OneProcessTakesThePoolAndUnknownStaysUnknown) {
+  const stop_rule rule;
+  process_spread one;
+  one.processes = 1;
+  one.within_part = 0.001;
+  const moderated_variance none = moderate(one, {}, rule);
+  EXPECT_EQ(none.df, 0);  // no cell of the group had two processes: nothing is known
+  const moderated_variance pooled = moderate(one, {0.004, 10}, rule);
+  EXPECT_NEAR(pooled.variance, 0.005, 1e-12);
+  EXPECT_EQ(pooled.df, rule.prior_df);  // the pool counts as prior_df, however large its own df
+  process_spread many = one;
+  many.processes = 5;
+  many.process_variance = 0.02;
+  const moderated_variance both = moderate(many, {0.004, 2}, rule);
+  EXPECT_NEAR(both.variance, (2 * 0.005 + 4 * 0.02) / 6, 1e-12);
+  EXPECT_EQ(both.df, 6);
+}
+
+TEST(StopRule, SpendsAlphaOverItsLooksDoublingAtEach) {
+  const stop_rule four = rule_with_looks(4);
+  double spent = 0;
+  for (std::size_t k = 1; k <= 4; ++k) spent += four.alpha_at(k);
+  EXPECT_NEAR(spent, 0.05, 1e-15);  // the union bound: at most 5 % over every look
+  EXPECT_NEAR(four.alpha_at(1), 0.05 / 15, 1e-15);
+  EXPECT_NEAR(four.alpha_at(4), 0.05 * 8 / 15, 1e-15);
+  EXPECT_NEAR(four.confidence(), 1 - 0.05 * 8 / 15, 1e-15);  // for its last look
+  EXPECT_NEAR(four.at_look(2).confidence(), 1 - 0.05 * 2 / 15, 1e-15);
+  EXPECT_NEAR(rule_with_looks(1).confidence(), 0.95, 1e-15);  // a fixed plan: one look
+  stop_rule naive = four;
+  naive.adjusted = false;
+  EXPECT_NEAR(naive.at_look(1).confidence(), 0.95, 1e-15);
+}
+
+TEST(CompareLevels, IsAStudentIntervalAtTheLooksConfidence) {
+  process_spread base, candidate;
+  base.processes = candidate.processes = 4;
+  base.level = std::log(200.0);
+  candidate.level = std::log(100.0);
+  base.process_variance = candidate.process_variance = 0.01;
+  stop_rule rule = rule_with_looks(5).at_look(4);  // alpha 0.05 * 8 / 31
+  rule.prior_df = 0;
+  ASSERT_NEAR(rule.confidence(), 1 - 0.4 / 31, 1e-15);
+  const sequential_ratio r = compare_levels(base, {}, candidate, {}, rule);
+  EXPECT_NEAR(r.value, 2.0, 1e-12);
+  EXPECT_NEAR(r.df, 6, 1e-9);  // Welch with equal variances: 3 + 3
+  EXPECT_NEAR(r.log_se, std::sqrt(0.005), 1e-12);
+  const double half = t_quantile(rule.confidence(), 6) * std::sqrt(0.005);
+  EXPECT_NEAR(t_quantile(0.99, 6), 3.707428, 1e-5);  // tables: t(0.995, 6)
+  EXPECT_NEAR(r.low, 2.0 * std::exp(-half), 1e-9);
+  EXPECT_NEAR(r.high, 2.0 * std::exp(half), 1e-9);
+  EXPECT_TRUE(decided(r, {1.0}));
+  EXPECT_FALSE(decided(r, {1.0, 2.1}));  // a claim's range whose bound lies inside
+  EXPECT_TRUE(r.low < 1.9 && r.high > 2.1);
+}
+
+TEST(CompareLevels, IsUnboundedWhileTheSpreadBetweenProcessesIsUnknown) {
+  const process_spread one = spread_of({{100, 101, 99}});
+  const sequential_ratio r = compare_levels(one, {}, one, {}, stop_rule{});
+  EXPECT_FALSE(r.bounded());
+  EXPECT_FALSE(decided(r, {1.0}));
+  EXPECT_TRUE(std::isinf(shrink_needed(r, {1.0})));
+}
+
+TEST(ShrinkNeeded, IsTheHalfWidthOverTheDistanceToTheNearestBoundary) {
+  sequential_ratio r;
+  r.value = 1.2;
+  r.low = 1.2 / 1.5;
+  r.high = 1.2 * 1.5;
+  EXPECT_NEAR(shrink_needed(r, {1.0}), std::log(1.5) / std::log(1.2), 1e-12);
+  EXPECT_TRUE(std::isinf(shrink_needed(r, {1.2})));  // sitting on a boundary
+}
+
+}  // namespace
+}  // namespace alloclab::lab
