@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -24,8 +25,21 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-std::atomic<pid_t> active_worker{0};  // process group of the supervised worker, 0 when none
-std::atomic<bool> stopping{false};    // kill_active_worker() was called: no new worker may live
+// Process groups of the supervised workers (0: a free slot). Workers run one at a time, except
+// the heap frame's retention timelines, which run side by side on threads (none is timed).
+constexpr std::size_t worker_slots = 64;
+std::array<std::atomic<pid_t>, worker_slots> active_workers{};
+std::atomic<bool> stopping{false};  // kill_active_worker() was called: no new worker may live
+
+// The slot `pid` now holds, or worker_slots when every slot is taken (it is then not killable by
+// kill_active_worker, which the callers' limit of concurrent workers keeps from happening).
+std::size_t register_worker(pid_t pid) {
+  for (std::size_t i = 0; i < worker_slots; ++i) {
+    pid_t free = 0;
+    if (active_workers[i].compare_exchange_strong(free, pid)) return i;
+  }
+  return worker_slots;
+}
 
 std::string signal_name(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
@@ -128,8 +142,10 @@ std::string worker_outcome::describe() const {
 
 void kill_active_worker() noexcept {
   stopping.store(true);
-  const pid_t pid = active_worker.load();
-  if (pid > 0) ::kill(-pid, SIGKILL);
+  for (const auto& slot : active_workers) {
+    const pid_t pid = slot.load();
+    if (pid > 0) ::kill(-pid, SIGKILL);
+  }
 }
 
 worker_outcome run_worker(const worker_request& req) noexcept {
@@ -198,7 +214,7 @@ worker_outcome run_worker(const worker_request& req) noexcept {
     const int rc = req.search_path
                        ? ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data())
                        : ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
-    if (rc == 0) active_worker.store(pid);
+    const std::size_t slot = rc == 0 ? register_worker(pid) : worker_slots;
     if (rc == 0 && stopping.load()) ::kill(-pid, SIGKILL);  // the signal came before the spawn
     ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     posix_spawn_file_actions_destroy(&actions);
@@ -275,7 +291,7 @@ worker_outcome run_worker(const worker_request& req) noexcept {
         }
       }
     }
-    active_worker.store(0);
+    if (slot < worker_slots) active_workers[slot].store(0);
     out.has_usage = reaped;
     out.stdout_hash = stdout_hash.value;
     out.stdout_bytes = stdout_hash.bytes;
