@@ -14,6 +14,9 @@
 #include <fmt/format.h>
 
 #include "frames/memory/memory_workloads.hpp"
+#include "plan/budget.hpp"
+#include "plan/seed_plan.hpp"
+#include "results/embedded_files.hpp"
 #include "strategies/strategy.hpp"
 #include "frames/heap/heap_workloads.hpp"
 #include "workloads/workload.hpp"
@@ -80,6 +83,16 @@ measurement_sizes resolve_sizes(const run_request& r) {
     throw usage_error(fmt::format("--serve-duration {} is not a number of seconds in [1, 3600]",
                                   s.serve_duration_s));
   return s;
+}
+
+// --retention-horizon, else the default for the default plan (its retention claim), else none.
+void resolve_retention(measurement_sizes& s, const run_request& r, bool seed_plan) {
+  s.retention_horizon_s =
+      r.retention_horizon_seconds.value_or(seed_plan ? default_retention_horizon_seconds : 0);
+  if (!std::isfinite(s.retention_horizon_s) || s.retention_horizon_s < 0 ||
+      s.retention_horizon_s > 600)
+    throw usage_error(fmt::format("--retention-horizon {} is not a number of seconds in [0, 600]",
+                                  s.retention_horizon_s));
 }
 
 std::chrono::milliseconds resolve_timeout(const run_request& r) {
@@ -347,7 +360,16 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
     lab_mallocs.push_back(std::move(twin));
   }
   for (const frame f : plan.frames) module_of(f).add_cells(plan, lab_mallocs);
+  const bool seed_plan = is_default_request(request) && !sanitized;
+  if (seed_plan) add_claim_cells(plan, nlohmann::json::parse(embedded::seed_claims_json));
+  resolve_retention(plan.sizes, request, seed_plan);
 
+  plan.sizes.budget_seconds = resolve_budget(request, plan.frames);
+  if (plan.sizes.budget_seconds > 0) {
+    apply_budget_sizes(plan.sizes, request);
+    plan.schedule = first_round(budget_cells(plan), request.seed);
+    return plan;
+  }
   std::vector<std::size_t> repetitions;
   for (const cell_spec& c : plan.cells)
     repetitions.push_back(plan.sizes.*module_of(c.frame).repetitions);

@@ -66,6 +66,13 @@ struct measurement_sizes {
   double serve_duration_s = 0;             // serve frame: seconds of each closed-loop generator
   std::uint64_t seed = 42;
   bool quick = false;
+  // A budgeted run (plan/budget.hpp): the schedule is only the first round; the scheduler adds
+  // processes where comparisons are still open until the budget is spent. 0: the fixed plan.
+  double budget_seconds = 0;
+  std::size_t max_processes = 0;   // per cell in a budgeted run
+  double repetition_ms = 0;        // batch frame: timed work per repetition (0: fixed samples)
+  bool serve_hey_only = false;     // serve frame: hey alone (the serve claim's generator)
+  double retention_horizon_s = 0;  // heap frame: retention timelines this long (0: none)
 };
 
 // The memory budget of the memory frame's budget workload, and where it came from.

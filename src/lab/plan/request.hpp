@@ -51,6 +51,12 @@ struct run_request {
   std::string command_line;
   std::optional<double> serve_duration_seconds;  // --serve-duration: hey's and wrk's seconds
   replay_request replay;
+  // --budget: wall time of the whole run ("5m", "300s", "0" = the fixed plan); --full = "0".
+  std::optional<std::string> budget;
+  bool full = false;
+  std::optional<double> repetition_ms;  // --repetition-time: timed work per repetition (budget)
+  std::optional<double> retention_horizon_seconds;  // --retention-horizon (heap frame)
+  bool wait_for_lock = false;                       // --wait: queue behind another lab run
 };
 
 }  // namespace alloclab::lab

@@ -1,0 +1,73 @@
+// A budgeted run (`alloclab run --budget 5m`, the default): every cell gets a first round of
+// processes, sized by time rather than by sample count, and the scheduler (schedule/budget_run)
+// spends what is left of the budget on the comparisons still open. `--budget 0` or `--full` is
+// the fixed plan (plan.hpp's sizes). docs/budget.md explains both.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "plan/plan.hpp"
+
+namespace alloclab::lab {
+
+inline constexpr double default_budget_seconds = 300;
+// Timed work per repetition of a batch cell (Google Benchmark's min time, per repetition).
+inline constexpr double default_repetition_ms = 20;
+// Samples per repetition: at least this many (a p99 needs them), unless a repetition would last
+// over `max_repetition_stretch` times its target; never more than the most.
+inline constexpr std::size_t min_samples_per_repetition = 100;
+inline constexpr std::size_t max_samples_per_repetition = 5000;
+inline constexpr double max_repetition_stretch = 5;
+inline constexpr std::size_t smallest_samples_per_repetition = 5;
+// Heap frame: the smallest run a heap claim is judged on (claim_rules::min_heap_iterations).
+inline constexpr std::size_t budget_heap_iterations = 1000;
+// Serve frame: hey alone, this long per server, five fresh servers per variant first (a claim
+// verdict needs five repetitions).
+inline constexpr double budget_serve_duration_seconds = 1.5;
+// Heap frame: how long retention is watched after the last free. jemalloc's default decay is
+// 10 s, and measured here it gave memory back 10 to 25 s after the last free (docs/budget.md).
+inline constexpr double default_retention_horizon_seconds = 30;
+
+// How a cell is measured in a budgeted run: its group (cells of one workload in one frame pool
+// their spread between processes), its first round of processes (one process cannot show that
+// spread), the most it may get, and the repetitions of each process.
+struct budget_cell {
+  std::size_t group = 0;
+  std::size_t first_processes = 2;
+  std::size_t max_processes = 8;
+  std::size_t repetitions = 3;       // per process while the spread between processes dominates
+  std::size_t max_repetitions = 12;  // per process when the spread within a process dominates
+};
+
+// The most processes a cell may get with `budget_seconds`: 8 for 5 minutes or less, growing
+// with the budget up to 32 (a longer budget buys more looks and processes, not just time).
+std::size_t max_processes_for(double budget_seconds);
+
+// "5m", "300s", "300" (seconds), "1h", "1m30s", "0"; throws usage_error naming --budget.
+double parse_budget(const std::string& text);
+
+// Seconds of the run's budget: --budget, 0 for --full, else the default when the request names no
+// sizes (--iterations, --repetitions, --processes, --quick) and measures only frames with a stop
+// rule (batch, heap, serve); 0 otherwise. Throws usage_error when --budget meets sizes or --full.
+double resolve_budget(const run_request& request, const std::vector<frame>& frames);
+
+// Sets a budgeted plan's sizes (first round per cell, time-sized samples, short serve, the most
+// processes a cell may get); sizes.budget_seconds must be set.
+void apply_budget_sizes(measurement_sizes& sizes, const run_request& request);
+
+// Each cell's budget setup, by frame.
+std::vector<budget_cell> budget_cells(const run_plan& plan);
+
+// The first round: `first_processes` shuffled passes over the cells (seeded), one process of a
+// cell per pass, so machine drift hits every cell alike.
+std::vector<task> first_round(const std::vector<budget_cell>& cells, std::uint64_t seed);
+
+// Samples of one repetition lasting `target_ns` when a sample takes `sample_ns`: the target's
+// worth, at least min_samples_per_repetition unless that stretches the repetition past
+// max_repetition_stretch targets (then that many, at least smallest_samples_per_repetition), at
+// most max_samples_per_repetition. Pure.
+std::size_t samples_for_time(double target_ns, double sample_ns);
+
+}  // namespace alloclab::lab

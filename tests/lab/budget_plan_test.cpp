@@ -1,0 +1,140 @@
+// A budgeted run's plan (plan/budget.hpp, plan/seed_plan.hpp): the --budget option, sizing by
+// time, the first round, and the default plan's cells for every measurable seed claim.
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "plan/budget.hpp"
+#include "plan/plan.hpp"
+#include "plan/seed_plan.hpp"
+#include "results/claims.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+TEST(Budget, ParsesDurationsAndRefusesTheRest) {
+  EXPECT_EQ(parse_budget("5m"), 300);
+  EXPECT_EQ(parse_budget("90s"), 90);
+  EXPECT_EQ(parse_budget("300"), 300);
+  EXPECT_EQ(parse_budget("1h30m"), 5400);
+  EXPECT_EQ(parse_budget("1.5m"), 90);
+  EXPECT_EQ(parse_budget("0"), 0);
+  for (const char* bad : {"", "5x", "-1", "m", "1m30", "0.5s", "8d", "5 m"})
+    EXPECT_THROW(parse_budget(bad), usage_error) << bad;
+}
+
+TEST(Budget, IsTheDefaultUnlessTheRunIsSizedOrHasAFrameWithoutAStopRule) {
+  const std::vector<frame> batch = {frame::batch};
+  run_request r;
+  EXPECT_EQ(resolve_budget(r, batch), default_budget_seconds);
+  EXPECT_EQ(resolve_budget(r, {frame::batch, frame::heap, frame::serve}), default_budget_seconds);
+  EXPECT_EQ(resolve_budget(r, {frame::memory}), 0);  // no stop rule: the fixed plan
+  r.full = true;
+  EXPECT_EQ(resolve_budget(r, batch), 0);
+  r.budget = "5m";
+  EXPECT_THROW(resolve_budget(r, batch), usage_error);  // --full --budget 5m
+  r.full = false;
+  EXPECT_EQ(resolve_budget(r, batch), 300);
+  EXPECT_THROW(resolve_budget(r, {frame::memory}), usage_error);
+  r.iterations = 100;  // sizes and a budget contradict each other
+  EXPECT_THROW(resolve_budget(r, batch), usage_error);
+  r.budget = "0";
+  EXPECT_EQ(resolve_budget(r, batch), 0);
+  r.budget.reset();
+  EXPECT_EQ(resolve_budget(r, batch), 0);  // sizes given: the fixed plan, as before
+  run_request quick;
+  quick.quick = true;
+  EXPECT_EQ(resolve_budget(quick, batch), 0);
+}
+
+TEST(Budget, SamplesAreSizedByTime) {
+  EXPECT_EQ(samples_for_time(20e6, 2e3), 5000u);   // 2 µs: 10 000 wanted, capped
+  EXPECT_EQ(samples_for_time(20e6, 10e3), 2000u);  // 10 µs: the target's worth
+  EXPECT_EQ(samples_for_time(20e6, 1e6), 100u);    // 1 ms: at least 100 (5x the target)
+  EXPECT_EQ(samples_for_time(20e6, 2e6), 50u);     // 2 ms: 100 would stretch it past 5x
+  EXPECT_EQ(samples_for_time(20e6, 100e6), 5u);    // 100 ms: never fewer than 5
+  EXPECT_EQ(samples_for_time(20e6, 0), min_samples_per_repetition);
+}
+
+TEST(Budget, TheFirstRoundGivesEveryCellItsFirstProcessesInShuffledPasses) {
+  std::vector<budget_cell> cells(4);
+  cells[3].first_processes = 5;  // a serve cell: five fresh servers
+  cells[3].repetitions = 1;
+  const std::vector<task> round = first_round(cells, 7);
+  ASSERT_EQ(round.size(), 2u * 3 + 5);
+  std::vector<std::size_t> per_cell(4, 0);
+  for (const task& t : round) {
+    EXPECT_EQ(t.part, per_cell[t.cell]++);  // parts in order, one per pass
+    EXPECT_EQ(t.repetitions, cells[t.cell].repetitions);
+  }
+  EXPECT_EQ(per_cell, (std::vector<std::size_t>{2, 2, 2, 5}));
+  EXPECT_EQ(first_round(cells, 7).front().cell, round.front().cell);  // seeded
+}
+
+TEST(SeedPlan, EveryMeasurableClaimGetsItsCells) {
+  const std::vector<claim_cell> cells = cells_for_claims(seed_claims());
+  const auto has = [&](const std::string& w, const std::string& s, const std::string& m, frame f) {
+    return std::any_of(cells.begin(), cells.end(), [&](const claim_cell& c) {
+      return c.workload == w && c.strategy == s && c.malloc == m && c.frame == f;
+    });
+  };
+  EXPECT_TRUE(has("request_mix", "std", "mimalloc", frame::batch));  // 004: batch under mimalloc
+  EXPECT_TRUE(has("request_mix", "pmr_monotonic_over_pool", "glibc", frame::serve));
+  EXPECT_TRUE(has("request_mix", "std", "glibc", frame::serve));
+  for (const char* m : {"glibc", "jemalloc", "mimalloc"})  // 004: retention
+    for (const char* w : {"fifo_uniform", "fifo_exponential", "fifo_lognormal"})
+      EXPECT_TRUE(has(w, "malloc", m, frame::heap)) << w << " @ " << m;
+  EXPECT_TRUE(has("fifo_lognormal", "malloc", "tbbmalloc", frame::heap));  // 003: any malloc
+  EXPECT_FALSE(std::any_of(cells.begin(), cells.end(), [](const claim_cell& c) {
+    return c.workload.empty();  // seed 000's Cortex-M claim is not measurable here
+  }));
+}
+
+TEST(SeedPlan, TheDefaultRunIsBudgetedAndMeasuresTheClaimsCells) {
+  const run_plan plan = make_plan(run_request{}, false);
+  EXPECT_EQ(plan.sizes.budget_seconds, default_budget_seconds);
+  EXPECT_TRUE(has_frame(plan, frame::heap));
+  EXPECT_TRUE(has_frame(plan, frame::serve));
+  EXPECT_EQ(plan.mallocs.front().label, "glibc");  // the baseline stays first
+  std::set<std::string> mallocs;
+  for (const auto& m : plan.mallocs) mallocs.insert(m.label);
+  EXPECT_EQ(mallocs.count("jemalloc") + mallocs.count("mimalloc"), 2u);
+  std::size_t serve = 0, lab_glibc = 0;
+  for (const cell_spec& c : plan.cells) {
+    serve += c.frame == frame::serve;
+    lab_glibc += c.frame == frame::batch && c.malloc.label == "glibc";
+  }
+  EXPECT_EQ(serve, 2u);
+  EXPECT_EQ(lab_glibc, plan.lab_workloads.size() * plan.strategies.size());
+  EXPECT_GT(plan.sizes.retention_horizon_s, 10);  // past jemalloc's 10 s decay
+  EXPECT_TRUE(plan.sizes.serve_hey_only);
+  // The schedule is the first round: two processes a cell, five servers a served variant.
+  std::size_t served = 0;
+  for (const task& t : plan.schedule) served += plan.cells[t.cell].frame == frame::serve;
+  EXPECT_EQ(plan.schedule.size(), 2 * (plan.cells.size() - serve) + 5 * serve);
+  EXPECT_EQ(served, 10u);
+}
+
+TEST(SeedPlan, SizesOrASelectionMeasureWhatWasAsked) {
+  run_request sized;
+  sized.iterations = 10;
+  const run_plan a = make_plan(sized, false);
+  EXPECT_FALSE(has_frame(a, frame::heap));
+  EXPECT_EQ(a.sizes.budget_seconds, 0);
+  run_request full;
+  full.full = true;
+  const run_plan b = make_plan(full, false);
+  EXPECT_TRUE(has_frame(b, frame::heap));  // --full: the same cells, the fixed plan's sizes
+  EXPECT_EQ(b.sizes.budget_seconds, 0);
+  run_request selected;
+  selected.workloads = {"trade_batch"};
+  const run_plan c = make_plan(selected, false);
+  EXPECT_EQ(c.mallocs.size(), 1u);
+  EXPECT_GT(c.sizes.budget_seconds, 0);  // a selection is budgeted too
+}
+
+}  // namespace
+}  // namespace alloclab::lab
