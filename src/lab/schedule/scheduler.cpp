@@ -3,13 +3,12 @@
 #include "frames/frame_table.hpp"
 
 #include <chrono>
-#include <map>
-#include <memory>
 
 #include <fmt/format.h>
 
-#include "schedule/executor.hpp"
 #include "process/interrupt.hpp"
+#include "schedule/budget_run.hpp"
+#include "schedule/executor.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -20,40 +19,57 @@ double seconds_since(steady::time_point start) {
   return std::chrono::duration<double>(steady::now() - start).count();
 }
 
-std::string describe(const run_plan& plan, const task& t) {
+}  // namespace
+
+std::string describe_task(const run_plan& plan, const task& t) {
   const cell_spec& c = plan.cells.at(t.cell);
   const std::string frame = c.frame == frame::batch ? "" : std::string(to_string(c.frame)) + " ";
   return fmt::format("{}{} / {} @ {} (process {})", frame, c.workload, c.strategy, c.malloc.label,
                      t.part + 1);
 }
 
-}  // namespace
+executor_set::executor_set(const run_plan& plan, const schedule_progress_fn& progress) {
+  for (const cell_spec& c : plan.cells)
+    if (executors_.count(c.frame) == 0) executors_[c.frame] = module_of(c.frame).make_executor();
+  const std::size_t total = plan.schedule.size();
+  for (auto& [f, e] : executors_) {
+    e->prepare(plan, [&](const std::string& what) { progress({0, total, -1, what}); });
+    throw_if_interrupted();
+  }
+}
+
+executor_set::~executor_set() = default;
+
+measurement_record executor_set::run(const run_plan& plan, const task& t) {
+  measurement_record r = executors_.at(plan.cells.at(t.cell).frame)->execute(plan, t);
+  throw_if_interrupted();
+  return r;
+}
+
+nlohmann::json executor_set::facts() const {
+  nlohmann::json facts = nlohmann::json::object();
+  for (const auto& [f, e] : executors_) facts[to_string(f)] = e->run_facts();
+  return facts;
+}
 
 run_records run_schedule(const run_plan& plan, const schedule_progress_fn& progress) {
   const auto started = steady::now();
   run_records out;
-  std::map<frame, std::unique_ptr<executor>> executors;
-  for (const cell_spec& c : plan.cells)
-    if (executors.count(c.frame) == 0) executors[c.frame] = module_of(c.frame).make_executor();
-
+  executor_set executors(plan, progress);
   const std::size_t total = plan.schedule.size();
-  for (auto& [f, e] : executors) {
-    e->prepare(plan, [&](const std::string& what) { progress({0, total, -1, what}); });
-    throw_if_interrupted();
-  }
   const auto measuring = steady::now();
   for (std::size_t i = 0; i < total; ++i) {
     const task& t = plan.schedule[i];
     const double eta =
         i == 0 ? -1
                : seconds_since(measuring) / static_cast<double>(i) * static_cast<double>(total - i);
-    progress({i, total, eta, describe(plan, t)});
-    out.records.push_back(executors.at(plan.cells.at(t.cell).frame)->execute(plan, t));
-    throw_if_interrupted();
+    progress({i, total, eta, describe_task(plan, t)});
+    out.records.push_back(executors.run(plan, t));
   }
   progress({total, total, 0, "done"});
-  for (auto& [f, e] : executors) out.frame_facts[to_string(f)] = e->run_facts();
+  out.frame_facts = executors.facts();
   out.duration_seconds = seconds_since(started);
+  out.budget = fixed_plan_account(plan, out.records, out.duration_seconds);
   return out;
 }
 

@@ -1,8 +1,11 @@
 // Runs a plan's schedule: each frame's executor is prepared once, then the tasks run one at a
-// time (measuring processes never overlap), in the plan's interleaved order.
+// time (measuring processes never overlap), in the plan's interleaved order. A budgeted plan's
+// rounds are run by schedule/budget_run.hpp on the same executors.
 #pragma once
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +15,8 @@
 #include "records/measurement_record.hpp"
 
 namespace alloclab::lab {
+
+class executor;
 
 struct schedule_progress {
   std::size_t done = 0;  // tasks finished
@@ -25,7 +30,24 @@ struct run_records {
   std::vector<measurement_record> records;                // one per task, in schedule order
   nlohmann::json frame_facts = nlohmann::json::object();  // frame name -> executor's run_facts
   double duration_seconds = 0;
+  // The stop rule's account of the run (results.json's `budget`, schedule/budget_run.hpp).
+  nlohmann::json budget = nullptr;
 };
+
+// Every frame's executor the plan's cells need, each prepared once (calibrations, pinning).
+class executor_set {
+ public:
+  executor_set(const run_plan& plan, const schedule_progress_fn& progress);
+  ~executor_set();
+  measurement_record run(const run_plan& plan, const task& t);
+  nlohmann::json facts() const;  // frame name -> executor's run_facts
+
+ private:
+  std::map<frame, std::unique_ptr<executor>> executors_;
+};
+
+// "vector_push / std @ glibc (process 2)", as progress lines name a task.
+std::string describe_task(const run_plan& plan, const task& t);
 
 // Throws run_interrupted on SIGINT/SIGTERM (after killing the running worker).
 run_records run_schedule(const run_plan& plan, const schedule_progress_fn& progress);

@@ -1,0 +1,186 @@
+#include "schedule/budget_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "plan/budget.hpp"
+#include "results/embedded_files.hpp"
+#include "schedule/budget_account.hpp"
+#include "schedule/budget_state.hpp"
+#include "schedule/tracked_comparisons.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+using json = nlohmann::json;
+using steady = std::chrono::steady_clock;
+
+// Seconds kept back for building and writing the results.
+constexpr double closing_seconds = 5;
+
+double seconds_since(steady::time_point start) {
+  return std::chrono::duration<double>(steady::now() - start).count();
+}
+
+std::string clock_text(double seconds) {
+  const auto s = static_cast<long>(std::max(0.0, seconds) + 0.5);
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+// Looks from `first` processes to `most`, growing by half each look.
+std::size_t looks_between(std::size_t first, std::size_t most) {
+  std::size_t looks = 1;
+  for (std::size_t p = first; p < most; p += (p + 1) / 2) ++looks;
+  return looks;
+}
+
+// The run's processes so far, its state of the stop rule, and the records in task order.
+class budget_runner {
+ public:
+  budget_runner(run_plan& plan, steady::time_point started, const schedule_progress_fn& progress)
+      : plan_(plan),
+        started_(started),
+        progress_(progress),
+        state_(budget_cells(plan), budget_rule(plan)),
+        attempts_(plan.cells.size(), 0),
+        planned_(planned_comparisons(plan, json::parse(embedded::seed_claims_json))) {}
+
+  void run(executor_set& executors, const task& t, std::size_t round) {
+    const double elapsed = seconds_since(started_);
+    progress_({ran_.size(), 0, -1,
+               fmt::format("round {}, {} of {} budget: {}", round, clock_text(elapsed),
+                           clock_text(plan_.sizes.budget_seconds), describe_task(plan_, t))});
+    const auto before = steady::now();
+    measurement_record r = executors.run(plan_, t);
+    const double seconds = seconds_since(before);
+    const auto processes = figures_of(r);
+    if (processes.empty()) state_.mark_unmeasurable(t.cell);
+    for (const auto& figures : processes)
+      state_.add_process(t.cell, figures, seconds / static_cast<double>(processes.size()));
+    records_.push_back(std::move(r));
+    ran_.push_back(t);
+    ++attempts_[t.cell];
+  }
+
+  std::vector<comparison_look> look(std::size_t look_number) {
+    comparisons_ = planned_;
+    for (auto& p : peer_comparisons(plan_, state_)) comparisons_.push_back(std::move(p));
+    std::vector<comparison_look> looks = state_.judge(comparisons_, look_number);
+    round_account a{look_number, ran_.size() - counted_, seconds_since(started_), 0, 0};
+    counted_ = ran_.size();
+    for (const auto& l : looks) {
+      a.decided += l.decided;
+      a.open += !l.decided && !l.unmeasurable;
+    }
+    rounds_.push_back(a);
+    return looks;
+  }
+
+  // One round: each cell's new processes, one per pass, most promising cells first. False when
+  // the budget ran out before the round's end.
+  bool grow(executor_set& executors, const std::vector<budget_state::growth>& round,
+            std::size_t round_number) {
+    for (;;) {  // passes
+      bool any = false;
+      for (const auto& g : round) {
+        if (attempts_[g.cell] >= g.target_processes || state_.unmeasurable(g.cell)) continue;
+        const double estimate = state_.seconds_per_process(g.cell) *
+                                static_cast<double>(g.repetitions) /
+                                static_cast<double>(state_.setup(g.cell).repetitions);
+        if (seconds_since(started_) + estimate + closing_seconds > plan_.sizes.budget_seconds)
+          return false;
+        const std::size_t part = attempts_[g.cell];
+        run(executors, {g.cell, part, g.repetitions, plan_.sizes.seed + part}, round_number);
+        any = true;
+      }
+      if (!any) return true;
+    }
+  }
+
+  run_records finish(executor_set& executors, const std::vector<comparison_look>& looks,
+                     const std::string& stopped) {
+    run_records out;
+    out.frame_facts = executors.facts();
+    out.duration_seconds = seconds_since(started_);
+    const account_input in{
+        plan_, state_, looks, rounds_, records_, ran_, "budget", stopped, out.duration_seconds};
+    out.budget = budget_account(in);
+    out.records = std::move(records_);
+    plan_.schedule = ran_;
+    return out;
+  }
+
+  const budget_state& state() const { return state_; }
+
+ private:
+  run_plan& plan_;
+  steady::time_point started_;
+  const schedule_progress_fn& progress_;
+  budget_state state_;
+  std::vector<std::size_t> attempts_;
+  std::vector<tracked_comparison> planned_;
+  std::vector<tracked_comparison> comparisons_;  // the last look's (looks point into it)
+  std::vector<measurement_record> records_;
+  std::vector<task> ran_;
+  std::vector<round_account> rounds_;
+  std::size_t counted_ = 0;
+};
+
+}  // namespace
+
+stop_rule budget_rule(const run_plan& plan) {
+  std::size_t looks = 1;
+  for (const budget_cell& c : budget_cells(plan))
+    looks = std::max(looks, looks_between(c.first_processes, c.max_processes));
+  return rule_with_looks(looks);
+}
+
+run_records run_budgeted(run_plan& plan, steady::time_point started,
+                         const schedule_progress_fn& progress) {
+  budget_runner runner(plan, started, progress);
+  executor_set executors(plan, progress);
+  const std::vector<task> first = plan.schedule;
+  for (const task& t : first) runner.run(executors, t, 1);
+  const std::size_t last_look = runner.state().rule().looks;
+  for (std::size_t look = 1;; ++look) {
+    const std::vector<comparison_look> looks = runner.look(look);
+    const bool open = std::any_of(looks.begin(), looks.end(),
+                                  [](const auto& l) { return !l.decided && !l.unmeasurable; });
+    if (!open) return runner.finish(executors, looks, "every comparison decided");
+    if (look >= last_look) return runner.finish(executors, looks, "the stop rule's last look");
+    const auto round = runner.state().plan_round(looks, look);
+    if (round.empty())
+      return runner.finish(executors, looks,
+                           "no open comparison would be decided within the processes a cell may "
+                           "have");
+    if (!runner.grow(executors, round, look + 1))
+      return runner.finish(executors, runner.look(look + 1), "budget spent");
+  }
+}
+
+json fixed_plan_account(const run_plan& plan, const std::vector<measurement_record>& records,
+                        double spent_seconds) {
+  std::vector<budget_cell> cells = budget_cells(plan);
+  budget_state state(cells, rule_with_looks(1));
+  for (std::size_t i = 0; i < records.size() && i < plan.schedule.size(); ++i) {
+    const auto processes = figures_of(records[i]);
+    const double seconds =
+        records[i].worker.is_object() ? records[i].worker.value("wall_seconds", 0.0) : 0.0;
+    if (processes.empty()) state.mark_unmeasurable(plan.schedule[i].cell);
+    for (const auto& f : processes)
+      state.add_process(plan.schedule[i].cell, f, seconds / static_cast<double>(processes.size()));
+  }
+  std::vector<tracked_comparison> comparisons =
+      planned_comparisons(plan, json::parse(embedded::seed_claims_json));
+  for (auto& p : peer_comparisons(plan, state)) comparisons.push_back(std::move(p));
+  const std::vector<comparison_look> looks = state.judge(comparisons, 1);
+  const std::vector<round_account> rounds;
+  const account_input in{plan,         state,         looks,   rounds,
+                         records,      plan.schedule, "fixed", "the fixed plan's processes all ran",
+                         spent_seconds};
+  return budget_account(in);
+}
+
+}  // namespace alloclab::lab

@@ -1,0 +1,95 @@
+// The budget scheduler's state, free of processes and clocks so a simulation can drive it
+// (tests/lab/budget_state_test.cpp): cells gather processes, each with per-repetition figures
+// by metric; tracked comparisons between two cells are judged by the stop rule
+// (stats/sequential.hpp) at each look; open comparisons ask for more processes of the cell whose
+// spread dominates, up to the next look's process count.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "plan/budget.hpp"
+#include "stats/sequential.hpp"
+
+namespace alloclab::lab {
+
+// One ratio the run wants decided: figure(base) / figure(candidate) of `metric` (lower figures
+// are better, so > 1 favours the candidate), decided when its interval holds no boundary.
+struct tracked_comparison {
+  std::string id;    // unique: "vs_std ...", a claim id, "peer ..."
+  std::string kind;  // "vs_std", "claim", "peer"
+  std::size_t base = 0;
+  std::size_t candidate = 0;
+  std::string metric;  // a key of the cells' figures ("p50", "ns_per_pair", ...)
+  std::vector<double> boundaries;
+};
+
+// A comparison at one look.
+struct comparison_look {
+  const tracked_comparison* comparison = nullptr;
+  sequential_ratio ratio;
+  bool decided = false;
+  // Processes per side the interval would need to clear its nearest boundary at this estimate
+  // and spread (0 when decided or not yet known; SIZE_MAX when no number of processes would: on
+  // a boundary, or a side has no number).
+  std::size_t processes_needed = 0;
+  bool unmeasurable = false;  // a side has no number
+};
+
+class budget_state {
+ public:
+  budget_state(std::vector<budget_cell> cells, stop_rule rule);
+
+  // One more process of `cell`: its figures by metric, and what it cost.
+  void add_process(std::size_t cell, const std::map<std::string, std::vector<double>>& figures,
+                   double seconds);
+  std::size_t processes(std::size_t cell) const { return cells_.at(cell).processes; }
+  // A cell whose process gave no number (failed, not applicable, not installed): it gets no more
+  // processes, and its comparisons are not open but unmeasurable.
+  void mark_unmeasurable(std::size_t cell) { cells_.at(cell).unmeasurable = true; }
+  bool unmeasurable(std::size_t cell) const { return cells_.at(cell).unmeasurable; }
+  // Mean wall seconds of the cell's processes (0 before the first).
+  double seconds_per_process(std::size_t cell) const;
+  process_spread spread(std::size_t cell, const std::string& metric) const;
+
+  // Judges every comparison on what has been measured, at look `look` (1-based) of the rule.
+  std::vector<comparison_look> judge(const std::vector<tracked_comparison>& comparisons,
+                                     std::size_t look) const;
+
+  struct growth {
+    std::size_t cell = 0;
+    std::size_t target_processes = 0;  // this cell's processes after the round
+    std::size_t repetitions = 0;       // of each new process
+  };
+  // The cells open comparisons need more of, for the round after look `look` (1-based), most
+  // promising first, each up to processes_after_look (the last round: up to the cell's most).
+  // Empty after the rule's last look.
+  std::vector<growth> plan_round(const std::vector<comparison_look>& looks, std::size_t look) const;
+  // Processes `cell` may have after look `look`: its first round grown by half at each look.
+  std::size_t processes_after_look(std::size_t cell, std::size_t look) const;
+
+  // Seconds more processes would take to decide `l` at its observed spread (infinity: never).
+  double seconds_to_decide(const comparison_look& l) const;
+
+  const stop_rule& rule() const { return rule_; }
+  const budget_cell& setup(std::size_t cell) const { return setup_.at(cell); }
+  std::size_t cell_count() const { return setup_.size(); }
+
+ private:
+  struct cell_state {
+    std::size_t processes = 0;
+    bool unmeasurable = false;
+    double seconds = 0;
+    std::map<std::string, figures_by_process> figures;
+  };
+  pooled_between pool(std::size_t cell, const std::string& metric) const;
+  std::size_t repetitions_for(std::size_t cell, const std::string& metric) const;
+
+  std::vector<budget_cell> setup_;
+  std::vector<cell_state> cells_;
+  stop_rule rule_;
+};
+
+}  // namespace alloclab::lab

@@ -1,0 +1,70 @@
+// `alloclab run --budget`, end to end, small: one workload, three strategies, 1 ms repetitions.
+// Needed because the budgeted run has its own driver (schedule/budget_run.cpp): rounds, looks,
+// the records it hands the results builder, and its account in results.json and report.md.
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+#include "measure/build_guard.hpp"
+#include "results/schema_check.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+using json = nlohmann::json;
+using namespace cli_support;
+
+class BudgetCli : public binary_test {};
+
+TEST_F(BudgetCli, ABudgetedRunAccountsForItsProcessesAndComparisons) {
+  const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
+  const outcome o =
+      run("run --workloads trade_batch --strategies std,pmr_monotonic,alloclab_arena --budget 30s "
+          "--repetition-time 1 --no-placement-check --out " +
+          (dir_ / "r").string() + allow);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("budget 0m30s: "), std::string::npos) << o.out;
+  const json r = json::parse(read_file(dir_ / "r" / "latest" / "results.json"));
+  const auto problems = schema_violations(r, results_schema());
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  const json& b = r.at("budget");
+  EXPECT_EQ(b.at("mode"), "budget");
+  EXPECT_EQ(b.at("budget_seconds"), 30);
+  EXPECT_LE(b.at("spent_seconds").get<double>(), 30);
+  EXPECT_FALSE(b.at("rounds").empty());
+  EXPECT_GE(b.at("rounds").size(), 1u);
+  std::size_t vs_std = 0;
+  for (const json& c : b.at("comparisons")) vs_std += c.at("kind") == "vs_std";
+  EXPECT_EQ(vs_std, 2u);  // pmr_monotonic and alloclab_arena against std
+  for (const json& cell : r.at("workloads").at(0).at("cells")) {
+    const std::size_t processes = cell.at("processes");
+    EXPECT_GE(processes, 2u) << cell.at("strategy");  // the first round: two each
+    const json& timing = cell.at("timing");
+    const std::size_t reps = timing.at("repetition_medians_ns").size();
+    EXPECT_GE(reps, 3 * processes);
+    const std::size_t per_rep = timing.at("samples").get<std::size_t>() / reps;
+    EXPECT_GE(per_rep, 5u);
+    EXPECT_LE(per_rep, 5000u);
+  }
+  for (const json& cell : b.at("cells")) {
+    EXPECT_TRUE(cell.at("samples_per_repetition").is_number()) << cell;
+    EXPECT_NE(cell.at("spread"), "unknown (one process)") << cell;
+  }
+  EXPECT_TRUE(r.at("noise").at("settings").is_object());
+  const std::string report = read_file(dir_ / "r" / "latest" / "report.md");
+  EXPECT_NE(report.find("## Budget: what the run's time bought"), std::string::npos);
+  EXPECT_NE(report.find("Where the spread is"), std::string::npos);
+}
+
+TEST_F(BudgetCli, ABudgetWithSizesIsBadInput) {
+  const outcome o = run("run --workloads trade_batch --budget 1m --iterations 5");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(line_count(o.err), 1u) << o.err;
+  EXPECT_NE(o.err.find("--budget"), std::string::npos) << o.err;
+  EXPECT_EQ(run("run --budget soon").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace alloclab::lab
