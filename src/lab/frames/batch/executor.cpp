@@ -48,6 +48,7 @@ json task_json(const cell_spec& cell, const task& t, const run_plan& plan, std::
           {"seed", plan.sizes.seed},
           {"order_seed", t.order_seed},
           {"batch_size", batch},
+          {"repetition_ms", plan.sizes.repetition_ms},
           {"quick", plan.sizes.quick},
           {"allow_debug", plan.allow_debug}};
 }
@@ -163,6 +164,7 @@ measurement_record measure_in_this_process(const json& request, const std::strin
   config.order_seed = request.at("order_seed");
   config.batch_size = request.at("batch_size");
   config.quick = request.at("quick");
+  config.repetition_target_ns = 1e6 * request.value("repetition_ms", 0.0);
   const run_measurement run = run_suite(config, [](const progress_event&) {});
   const workload_measurement& w = run.workloads.at(0);
   const cell_measurement& c = w.cells.at(0);

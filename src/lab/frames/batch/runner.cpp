@@ -12,6 +12,7 @@
 #include "measure/address_residues.hpp"
 #include "measure/heap_counter.hpp"
 #include "measure/os_stats.hpp"
+#include "plan/budget.hpp"
 #include "stats/stats.hpp"
 #include "strategies/sizing.hpp"
 #include "workloads/workload.hpp"
@@ -109,6 +110,23 @@ class cell {
     return times.empty() ? 0.0 : percentile(times, 0.5);
   }
 
+  // The samples of each repetition when they are sized by time: from a timed warm-up of at least
+  // two batches and a tenth of the target, once per process (0 when the warm-up overflowed).
+  std::size_t samples_for_target(double target_ns, std::size_t most, std::size_t batch) {
+    if (sized_samples_ > 0) return sized_samples_;
+    std::size_t batches = 0;
+    const auto start = lab_clock::now();
+    double elapsed = 0;
+    while (batches < 2 || (elapsed < target_ns / 10 && batches < 1000)) {
+      if (!run_guarded(batch)) return 0;
+      ++batches;
+      elapsed = static_cast<double>(elapsed_ns(start, lab_clock::now()));
+    }
+    sized_samples_ =
+        std::min(most, samples_for_time(target_ns, elapsed / static_cast<double>(batches)));
+    return sized_samples_;
+  }
+
   void timed_repetition(std::size_t samples, std::size_t batch) {
     const std::size_t warmup_batches = std::max<std::size_t>(2, samples / 20);
     for (std::size_t i = 0; i < warmup_batches; ++i)
@@ -197,6 +215,7 @@ class cell {
   const void* input_;
   cell_measurement& out_;
   std::unique_ptr<strategy_instance> instance_;
+  std::size_t sized_samples_ = 0;
 };
 
 struct workload_state {
@@ -300,9 +319,15 @@ run_measurement run_suite(const run_config& config, const progress_callback& pro
       for (auto& c : states[w].cells) order.push_back(c.get());
       std::shuffle(order.begin(), order.end(), shuffler);
       progress({rep, config.repetitions, done, cells_total, run.workloads[w].name});
-      for (cell* c : order)
-        if (c->active())
-          c->timed_repetition(config.samples_per_repetition, run.workloads[w].batch_size);
+      const std::size_t batch = run.workloads[w].batch_size;
+      for (cell* c : order) {
+        const std::size_t samples =
+            config.repetition_target_ns > 0 && c->active()
+                ? c->samples_for_target(config.repetition_target_ns, config.samples_per_repetition,
+                                        batch)
+                : config.samples_per_repetition;
+        if (c->active()) c->timed_repetition(samples, batch);
+      }
       done += order.size();
     }
   }

@@ -1,6 +1,7 @@
 #include "frames/heap/cell.hpp"
 
 #include "process/enum_names.hpp"
+#include "frames/heap/retention_timeline.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -71,6 +72,7 @@ json to_json(const cell_spec& s) {
       {"lognormal_mode", s.dist_params.lognormal_mode},
       {"lognormal_sigma", s.dist_params.lognormal_sigma},
       {"keep_samples", s.keep_samples},
+      {"settle", s.settle},
   };
 }
 
@@ -105,6 +107,7 @@ cell_spec cell_spec_from_json(const json& j) {
     s.dist_params.lognormal_sigma =
         get_or<double>(j, "lognormal_sigma", s.dist_params.lognormal_sigma);
     s.keep_samples = get_or<bool>(j, "keep_samples", s.keep_samples);
+    s.settle = get_or<bool>(j, "settle", s.settle);
   } catch (const json::exception& e) {
     throw std::invalid_argument(std::string("invalid cell spec: ") + e.what());
   }
@@ -130,7 +133,7 @@ namespace {
 json result_json(const cell_result& r) {
   const memory_figures& m = r.memory;
   auto finite_or_null = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
-  return json{
+  json result = json{
       {"ns_per_pair", r.ns_per_pair},
       {"ns_per_pair_reps", r.ns_per_pair_reps},
       {"pairs_per_rep", r.pairs_per_rep},
@@ -144,8 +147,6 @@ json result_json(const cell_result& r) {
                       {"peak_rss_bytes", m.peak_rss_bytes},
                       {"peak_was_reset", m.peak_was_reset},
                       {"rss_after_free_bytes", m.rss_after_free_bytes},
-                      {"rss_100ms_after_free_bytes", m.rss_100ms_after_free_bytes},
-                      {"rss_1s_after_free_bytes", m.rss_1s_after_free_bytes},
                       {"last_free_ms", m.last_free_ms},
                       {"purge_ms", m.purge_ms},
                       {"rss_series", to_json(m.series)},
@@ -156,6 +157,11 @@ json result_json(const cell_result& r) {
                       {"fragmentation", finite_or_null(m.fragmentation)},
                       {"fragmentation_net", finite_or_null(m.fragmentation_net)}}},
   };
+  if (m.settled) {  // a process that did not wait has no settled readings (not zeros)
+    result["memory"]["rss_100ms_after_free_bytes"] = m.rss_100ms_after_free_bytes;
+    result["memory"]["rss_1s_after_free_bytes"] = m.rss_1s_after_free_bytes;
+  }
+  return result;
 }
 
 // Measures the cell `r.spec` names into `r`, its malloc proven live.
@@ -204,10 +210,13 @@ void measure_cell(cell_result& r) {
   m.major_faults = f1.major - f0.major;
   m.peak_rss_bytes = after_free.vm_hwm_bytes.value_or(0);
   m.rss_after_free_bytes = after_free.vm_rss_bytes.value_or(0);
-  std::this_thread::sleep_until(last_free + retention_delays[0]);
-  m.rss_100ms_after_free_bytes = read_proc_status().vm_rss_bytes.value_or(0);
-  std::this_thread::sleep_until(last_free + retention_delays[1]);
-  m.rss_1s_after_free_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+  if (spec.settle) {
+    std::this_thread::sleep_until(last_free + retention_delays[0]);
+    m.rss_100ms_after_free_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+    std::this_thread::sleep_until(last_free + retention_delays[1]);
+    m.rss_1s_after_free_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+    m.settled = true;
+  }
   m.purge_ms = sampler.now_ms();
   m.purge = purge_live_malloc();  // a custom library without a known entry point: "none"
   m.rss_after_purge_bytes = read_proc_status().vm_rss_bytes.value_or(0);
@@ -240,6 +249,16 @@ worker_cell worker_cell_of(const cell_spec& spec) {
   return cell;
 }
 
+// A retention timeline (retention_timeline.hpp): "retention_<dist>/<malloc>".
+worker_cell retention_worker_cell(const retention_spec& spec) {
+  worker_cell cell;
+  cell.id = "retention_" + std::string(to_string(spec.dist)) + "/malloc@" + spec.malloc_name;
+  cell.prove = [spec] { return prove_named(spec.malloc_name, ""); };
+  cell.head = {{"schema", "alloclab.heap.retention/1"}, {"spec", to_json(spec)}};
+  cell.measure = [spec] { return measure_retention(spec); };
+  return cell;
+}
+
 }  // namespace
 
 json to_json(const cell_result& r) {
@@ -264,9 +283,13 @@ cell_result run_cell(const cell_spec& spec) {
 
 int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream& err,
                      const std::function<void(const std::string&)>& before_measuring) {
-  const worker_entry entry{
-      "heap worker", [](const json& spec) { return worker_cell_of(cell_spec_from_json(spec)); },
-      before_measuring};
+  const worker_entry entry{"heap worker",
+                           [](const json& spec) {
+                             return spec.is_object() && spec.value("mode", "") == "retention"
+                                        ? retention_worker_cell(retention_spec_from_json(spec))
+                                        : worker_cell_of(cell_spec_from_json(spec));
+                           },
+                           before_measuring};
   return run_worker_main(entry, spec_json, out, err);
 }
 

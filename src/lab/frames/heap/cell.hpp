@@ -36,6 +36,8 @@ struct cell_spec {
   kernel_config config{};  ///< JSON "touch": "once" (default, seed 003) or "every_page"
   size_dist_params dist_params{};
   bool keep_samples = true;  ///< include per-batch samples in the JSON
+  bool settle =
+      true;  ///< read RSS 100 ms and 1 s after the last free (a budgeted run: first process)
 };
 
 nlohmann::json to_json(const cell_spec& s);
@@ -50,6 +52,7 @@ struct memory_figures {
   std::uint64_t rss_100ms_after_free_bytes = 0;  ///< VmRSS 100 ms after the last free
   std::uint64_t rss_1s_after_free_bytes = 0;     ///< VmRSS 1 s after the last free (settled)
   std::uint64_t rss_after_purge_bytes = 0;       ///< VmRSS after the allocator's purge (after 1 s)
+  bool settled = false;                          ///< the 100 ms and 1 s readings were taken
   purge_result purge;
   std::uint64_t minor_faults = 0;  ///< during the runs (noop runs fault ~nothing)
   std::uint64_t major_faults = 0;

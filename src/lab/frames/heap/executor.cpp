@@ -8,6 +8,7 @@
 #include "process/worker_records.hpp"
 #include "frames/heap/cell.hpp"
 #include "frames/heap/heap_workloads.hpp"
+#include "frames/heap/retention_phase.hpp"
 #include "process/hooks.hpp"
 
 namespace alloclab::lab {
@@ -27,6 +28,7 @@ json spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
   spec.repetitions = t.repetitions;
   spec.seed = plan.sizes.seed;
   spec.keep_samples = true;
+  spec.settle = plan.sizes.budget_seconds <= 0 || t.part == 0;  // budgeted: the first process
   spec.malloc_name = cell.malloc.custom() ? heap::custom_malloc_name : cell.malloc.label;
   spec.preload = cell.malloc.preload_path;
   return heap::to_json(spec);
@@ -47,13 +49,34 @@ heap_figures figures_from(const json& result, std::size_t iterations) {
   return f;
 }
 
+// The worker executor, after the plan's retention timelines (run once, before the first cell).
+class heap_executor final : public executor {
+ public:
+  heap_executor()
+      : cells_(make_worker_executor(
+            heap_worker_command, spec_for,
+            [](const json& result, const run_plan& plan, measurement_record& r) {
+              r.heap = figures_from(result, plan.sizes.heap_iterations);
+            })) {}
+
+  void prepare(const run_plan& plan, const progress_note& note) override {
+    const auto specs = planned_timelines(plan);
+    if (!specs.empty()) timelines_ = run_retention_timelines(plan, specs, note);
+  }
+  measurement_record execute(const run_plan& plan, const task& t) override {
+    return cells_->execute(plan, t);
+  }
+  json run_facts() const override { return {{"retention_timelines", timelines_}}; }
+
+ private:
+  std::unique_ptr<executor> cells_;
+  json timelines_ = json::array();
+};
+
 }  // namespace
 
 std::unique_ptr<executor> make_heap_executor() {
-  return make_worker_executor(heap_worker_command, spec_for,
-                              [](const json& result, const run_plan& plan, measurement_record& r) {
-                                r.heap = figures_from(result, plan.sizes.heap_iterations);
-                              });
+  return std::make_unique<heap_executor>();
 }
 
 int run_heap_worker(const char* spec_json) {

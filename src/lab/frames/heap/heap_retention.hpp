@@ -19,4 +19,10 @@ namespace alloclab::lab {
 // null when no cell has that figure. Empty when no heap cell measured its memory.
 nlohmann::json heap_retention_summary(const nlohmann::json& workloads);
 
+// results.json's `retention_timelines` (null when none ran): per variant (malloc, jemalloc's
+// background thread, idle or light load), each FIFO workload's share of its growth still
+// resident at the horizon, RSS minus LazyFree (`kept_unreclaimable`) and RSS alone (`kept`), and
+// their medians over the workloads; then every timeline as the worker measured it.
+nlohmann::json retention_timelines_summary(const nlohmann::json& timelines, double horizon_s);
+
 }  // namespace alloclab::lab

@@ -20,7 +20,8 @@ namespace {
 using json = nlohmann::json;
 
 // Share of the RSS growth (peak - baseline) still resident, per settle time: medians over the
-// processes of the bytes, then the ratio. Old worker documents lack the timed readings: null.
+// processes that took the reading (a budgeted run's first process each), then the ratio; null
+// when none did.
 json retention(const std::vector<const heap_figures*>& parts, double baseline, double peak) {
   json out = json::object();
   for (const auto& [name, key] : {std::pair{"after_free_0ms", "rss_after_free_bytes"},
@@ -30,7 +31,7 @@ json retention(const std::vector<const heap_figures*>& parts, double baseline, d
     std::vector<double> values;
     for (const auto* p : parts)
       if (p->memory.contains(key)) values.push_back(p->memory.at(key).get<double>());
-    out[name] = values.size() == parts.size()
+    out[name] = !values.empty()
                     ? fraction_or_null(std::max(0.0, median_of(values) - baseline), peak - baseline)
                     : json(nullptr);
   }
@@ -207,6 +208,9 @@ void add_heap_results(const frame_results_input& in, json& results) {
   add_workloads(in, in.plan.heap_workloads, {frame::heap, heap_cell, entry, {}},
                 results["workloads"]);
   results["heap_retention"] = heap_retention_summary(results["workloads"]);
+  results["retention_timelines"] = retention_timelines_summary(
+      in.run.frame_facts.value("heap", json::object()).value("retention_timelines", json()),
+      in.plan.sizes.retention_horizon_s);
 }
 
 }  // namespace alloclab::lab

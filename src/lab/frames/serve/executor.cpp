@@ -114,6 +114,13 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
   const std::string url =
       fmt::format("{}/run?workload={}&strategy={}", server->origin(), cell.workload, cell.strategy);
   serve_repetition& f = out.figures;
+  const auto finish_with_stats = [&]() -> std::string {
+    const std::optional<json> stats = serve::fetch_stats(url);
+    if (!stats) return "the server did not answer /stats";
+    f.stats = *stats;
+    out.live_allocator = stats->value("live_allocator", json());
+    return {};
+  };
   const auto measure = [&]() -> std::string {
     if (!answers_healthz(server->origin(), std::chrono::seconds(5)))
       return "the server did not answer /healthz";
@@ -126,6 +133,11 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
     f.hey = serve::to_json(r);
     if (auto why = judge_load(r, *server, "hey"); !why.empty()) return why;
     const double hey_rps = r.throughput_rps;
+    if (plan.sizes.serve_hey_only) {  // a budgeted run: the serve claim's generator alone
+      f.saturation_rps = hey_rps;
+      f.ladder = json::array();
+      return finish_with_stats();
+    }
     r = serve::run_wrk(closed);
     f.wrk = serve::to_json(r);
     if (auto why = judge_load(r, *server, "wrk"); !why.empty()) return why;
@@ -137,11 +149,7 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
       f.ladder.push_back(serve::to_json(r));
       if (auto why = judge_load(r, *server, "the open-loop ladder"); !why.empty()) return why;
     }
-    const std::optional<json> stats = serve::fetch_stats(url);
-    if (!stats) return "the server did not answer /stats";
-    f.stats = *stats;
-    out.live_allocator = stats->value("live_allocator", json());
-    return {};
+    return finish_with_stats();
   };
   out.failure = measure();
   const serve::server_exit exit = server->stop(SIGTERM, std::chrono::seconds(10));

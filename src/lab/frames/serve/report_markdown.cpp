@@ -1,5 +1,6 @@
 // report.md: the serve frame: batch and serve side by side with Amdahl, the two
 // load generators, the open-loop ladder, and the servers that failed.
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -38,10 +39,12 @@ void serve_amdahl_table(std::string& md, const json& w) {
        figure_column("workload share of server CPU"),
        figure_column("allocator's part of request time"),
        figure_column("Amdahl: predicted serve ratio"),
-       figure_column("measured serve ratio (hey req/s)"), figure_column("measured (wrk req/s)")});
+       figure_column("measured serve ratio (hey req/s)"), figure_column("measured (wrk req/s)"),
+       figure_column("server CPU per request ratio")});
   for (const auto& c : w["cells"]) {
     if (c["status"] != "ok") {
-      md += fmt::format("| {} | **{}** | | | | | | | | |\n", serve_variant(c), unmeasured_text(c));
+      md +=
+          fmt::format("| {} | **{}** | | | | | | | | | |\n", serve_variant(c), unmeasured_text(c));
       continue;
     }
     const json& b = c["batch"];
@@ -49,7 +52,7 @@ void serve_amdahl_table(std::string& md, const json& w) {
     const bool base = vs.is_null();
     const json none;
     md +=
-        fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", serve_variant(c),
+        fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", serve_variant(c),
                     b.is_object() ? format_ns(b["p50_ns"].get<double>()) : "not in this run",
                     base            ? "baseline"
                     : b.is_object() ? estimate_or_dash(b["speedup_p50"])
@@ -63,7 +66,8 @@ void serve_amdahl_table(std::string& md, const json& w) {
                                           interval_text(b.value("predicted_serve_interval", none))
                                     : "-",
                     base ? "baseline" : estimate_or_dash(vs["throughput_ratio_hey"]),
-                    base ? "baseline" : estimate_or_dash(vs["throughput_ratio_wrk"]));
+                    base ? "baseline" : estimate_or_dash(vs["throughput_ratio_wrk"]),
+                    base ? "baseline" : estimate_or_dash(vs["cpu_per_request_ratio"]));
   }
   md += "\n";
 }
@@ -83,6 +87,7 @@ void serve_generator_table(std::string& md, const json& w, unsigned connections)
     if (c["status"] != "ok") continue;
     for (const char* g : {"hey", "wrk"}) {
       const json& s = c[g];
+      if (!s.is_object()) continue;  // a budgeted run serves with hey alone
       const json& vs = c["vs_std"];
       const std::string suffix = std::string("_") + g;
       md +=
@@ -100,6 +105,9 @@ void serve_generator_table(std::string& md, const json& w, unsigned connections)
 }
 
 void serve_ladder_table(std::string& md, const json& w) {
+  if (std::none_of(w["cells"].begin(), w["cells"].end(),
+                   [](const json& c) { return c["ladder"].is_array() && !c["ladder"].empty(); }))
+    return;  // hey alone: no ladder
   md += fmt::format(
       "### {}: open loop, constant rate\n\n"
       "Each request is due at t0 + i / rate; its latency runs from that due time (coordinated "
@@ -139,10 +147,12 @@ void serve_section(std::string& md, const json& r) {
   md += fmt::format(
       "## Batch and serve (seed 004's two frames)\n\n"
       "Served: one `alloclab serve` process per variant and repetition ({} each), one iteration "
-      "per `GET /run`; hey and wrk with {} connections for {} s each, then the open-loop ladder. "
+      "per `GET /run`; {} with {} connections for {} s each{}. "
       "{}.\n\n",
-      serve["repetitions"].get<std::size_t>(), serve["connections"].get<unsigned>(),
+      serve["repetitions"].get<std::size_t>(),
+      serve.value("generators", std::string("hey and wrk")), serve["connections"].get<unsigned>(),
       serve["duration_s"].get<double>(),
+      serve.value("generators", std::string()) == "hey" ? "" : ", then the open-loop ladder",
       serve["workloads"].empty() || serve["workloads"][0]["cells"].empty() ||
               !serve["workloads"][0]["cells"][0]["server"].is_object()
           ? std::string("Pinning: see each cell")

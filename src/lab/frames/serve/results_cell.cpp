@@ -90,7 +90,7 @@ json serve_cell(const cell_spec& spec, const cell_records& rs) {
   }
   cell["processes"] = reps.size();  // one fresh server per repetition
   cell["hey"] = generator_summary(hey);
-  cell["wrk"] = generator_summary(wrk);
+  cell["wrk"] = wrk.front()->is_object() ? generator_summary(wrk) : json(nullptr);  // hey alone
   json ladder = json::array();
   for (std::size_t step = 0; step < reps.front()->ladder.size(); ++step) {
     std::vector<const json*> runs;
@@ -117,6 +117,7 @@ json serve_cell(const cell_spec& spec, const cell_records& rs) {
 json serve_estimate(const json& base, const json& cell, const char* generator, const char* figure,
                     bool higher_is_better) {
   const auto series = [&](const json& c) {
+    if (!c.value(generator, json()).is_object()) return std::vector<double>{};
     const json& v = c.value(
         json::json_pointer(fmt::format("/{}/per_repetition/{}", generator, figure)), json());
     return v.is_array() ? v.get<std::vector<double>>() : std::vector<double>{};
@@ -210,11 +211,18 @@ json serve_results(const frame_results_input& in, const json& workloads) {
       if (base != nullptr) c["batch"] = batch_beside(*base, c, batch_workload);
     }
   };
+  std::vector<std::string> served;  // the lab workloads with a served variant
+  for (const std::string& name : plan.lab_workloads)
+    if (std::any_of(plan.cells.begin(), plan.cells.end(), [&](const cell_spec& c) {
+          return c.frame == frame::serve && c.workload == name;
+        }))
+      served.push_back(name);
   json serve_workloads = json::array();
-  add_workloads(in, plan.lab_workloads, {frame::serve, serve_cell, entry, finish}, serve_workloads);
+  add_workloads(in, served, {frame::serve, serve_cell, entry, finish}, serve_workloads);
   std::vector<double> fractions(std::begin(serve_ladder_fractions),
                                 std::end(serve_ladder_fractions));
   return {{"duration_s", plan.sizes.serve_duration_s},
+          {"generators", plan.sizes.serve_hey_only ? "hey" : "hey and wrk"},
           {"connections", serve_connections},
           {"repetitions", plan.sizes.serve_repetitions},
           {"ladder_fractions", fractions},

@@ -1,0 +1,142 @@
+#include "frames/heap/retention_phase.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "frames/heap/heap_workloads.hpp"
+#include "process/interrupt.hpp"
+#include "process/measuring_worker.hpp"
+#include "schedule/executor.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+namespace heap = alloclab::heap;
+using json = nlohmann::json;
+
+// The mallocs seed 004's retention claim is about; jemalloc twice (background thread off, on).
+struct variant {
+  const char* malloc;
+  bool background_thread;
+};
+constexpr variant variants[] = {
+    {"glibc", false}, {"jemalloc", false}, {"jemalloc", true}, {"mimalloc", false}};
+
+// The ring of 1000 blocks at the distribution's mean size, pages written.
+double growth_estimate(heap::size_dist dist) {
+  switch (dist) {
+    case heap::size_dist::uniform:
+      return 1000.0 * 262144;
+    case heap::size_dist::exponential:
+      return 1000.0 * 8192;
+    case heap::size_dist::lognormal:
+      return 1000.0 * 4096;
+  }
+  return 1000.0 * 262144;
+}
+
+double available_memory() {
+  std::ifstream in("/proc/meminfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("MemAvailable:", 0) == 0) return 1024.0 * std::stod(line.substr(13));
+  return 2e9;  // unknown: assume a small machine
+}
+
+const malloc_choice* measured_malloc(const run_plan& plan, const char* name) {
+  for (const malloc_choice& m : plan.mallocs)
+    if (m.label == name && m.missing.empty()) return &m;
+  return nullptr;
+}
+
+json run_one(const run_plan& plan, const heap::retention_spec& spec) {
+  const malloc_choice& m = *measured_malloc(plan, spec.malloc_name.c_str());
+  const heap::worker_env env = environment_for(m);
+  heap::worker_request request;
+  request.argv = {"/proc/self/exe", heap_worker_command, to_json(spec).dump()};
+  request.env_set = env.set;
+  request.env_unset = env.unset;
+  request.env_unset.push_back("MALLOC_CONF");  // the parent's must not reach the timeline
+  if (spec.background_thread) request.env_set.emplace_back("MALLOC_CONF", "background_thread:true");
+  request.timeout = std::chrono::milliseconds(static_cast<long>(1000 * (spec.horizon_s + 60)));
+  const heap::cell_outcome o = heap::run_measuring_worker(request);
+  json out = {{"spec", to_json(spec)},
+              {"status", std::string(to_string(o.status))},
+              {"reason", nullptr},
+              {"live_allocator", nullptr},
+              {"retention", nullptr}};
+  if (o.document.is_object()) out["live_allocator"] = o.document.value("live_allocator", json());
+  if (o.status != heap::cell_status::ok) {
+    out["reason"] = o.detail;
+    return out;
+  }
+  out["retention"] = o.document.value("retention", json());
+  if (spec.background_thread && out["retention"].value("background_thread", json()) != "true") {
+    out["status"] = "refused";  // the knob did not take: not the variant it claims to be
+    out["reason"] = "jemalloc did not report background_thread on";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<heap::retention_spec> planned_timelines(const run_plan& plan) {
+  std::vector<heap::retention_spec> specs;
+  if (!(plan.sizes.retention_horizon_s > 0)) return specs;
+  for (const std::string& name : plan.heap_workloads) {
+    const heap_workload* w = find_heap_workload(name);
+    if (w == nullptr || w->kernel != heap::kernel_kind::fifo || w->touch != heap::touch_mode::once)
+      continue;
+    for (const variant& v : variants) {
+      if (measured_malloc(plan, v.malloc) == nullptr) continue;
+      for (const bool light : {false, true}) {
+        heap::retention_spec s;
+        s.malloc_name = v.malloc;
+        s.dist = w->dist;
+        s.light_load = light;
+        s.background_thread = v.background_thread;
+        s.horizon_s = plan.sizes.retention_horizon_s;
+        s.seed = plan.sizes.seed;
+        specs.push_back(s);
+      }
+    }
+  }
+  return specs;
+}
+
+std::vector<std::vector<std::size_t>> retention_waves(
+    const std::vector<heap::retention_spec>& specs, double memory_bytes) {
+  std::vector<std::vector<std::size_t>> waves;
+  double used = 0;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const double need = growth_estimate(specs[i].dist);
+    if (waves.empty() || (used + need > memory_bytes && !waves.back().empty())) {
+      waves.emplace_back();
+      used = 0;
+    }
+    waves.back().push_back(i);
+    used += need;
+  }
+  return waves;
+}
+
+json run_retention_timelines(const run_plan& plan, const std::vector<heap::retention_spec>& specs,
+                             const progress_note& note) {
+  std::vector<json> done(specs.size());
+  const auto waves = retention_waves(specs, available_memory() / 2);
+  for (std::size_t w = 0; w < waves.size(); ++w) {
+    note(fmt::format("retention timelines: {} side by side, {:.0f} s each (wave {} of {})",
+                     waves[w].size(), plan.sizes.retention_horizon_s, w + 1, waves.size()));
+    std::vector<std::thread> threads;
+    for (const std::size_t i : waves[w])
+      threads.emplace_back([&, i] { done[i] = run_one(plan, specs[i]); });
+    for (auto& t : threads) t.join();
+    throw_if_interrupted();
+  }
+  return done;
+}
+
+}  // namespace alloclab::lab

@@ -1,0 +1,140 @@
+#include "frames/heap/retention_timeline.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "frames/heap/kernel_policies.hpp"
+#include "frames/heap/kernels.hpp"
+#include "process/knob_readback.hpp"
+#include "process/proc_memory.hpp"
+
+namespace alloclab::heap {
+namespace {
+
+using json = nlohmann::json;
+using steady = std::chrono::steady_clock;
+
+constexpr std::chrono::milliseconds light_period(10);  // light load: a few pairs every 10 ms
+constexpr std::size_t light_pairs = 10;                // 1000 malloc+free pairs a second
+
+std::string read_text(const char* path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+double rss_now() {
+  return static_cast<double>(read_proc_status().vm_rss_bytes.value_or(0));
+}
+
+// What a service keeps doing: short-lived blocks of the same sizes, first byte written.
+void light_work(const std::vector<std::uint32_t>& sizes, std::size_t& next) {
+  for (std::size_t i = 0; i < light_pairs; ++i) {
+    void* p = malloc_policy::allocate(sizes[next++ % sizes.size()]);
+    static_cast<volatile char*>(p)[0] = 1;
+    malloc_policy::deallocate(p, 0);
+  }
+}
+
+}  // namespace
+
+json to_json(const retention_spec& s) {
+  return {{"mode", "retention"},
+          {"malloc", s.malloc_name},
+          {"dist", std::string(to_string(s.dist))},
+          {"light_load", s.light_load},
+          {"background_thread", s.background_thread},
+          {"horizon_s", s.horizon_s},
+          {"iterations", s.iterations},
+          {"seed", s.seed}};
+}
+
+retention_spec retention_spec_from_json(const json& j) {
+  retention_spec s;
+  try {
+    s.malloc_name = j.at("malloc").get<std::string>();
+    const auto dist = parse_size_dist(j.at("dist").get<std::string>());
+    if (!dist) throw std::invalid_argument("unknown distribution " + j.at("dist").dump());
+    s.dist = *dist;
+    s.light_load = j.at("light_load").get<bool>();
+    s.background_thread = j.at("background_thread").get<bool>();
+    s.horizon_s = j.at("horizon_s").get<double>();
+    s.iterations = j.at("iterations").get<std::size_t>();
+    s.seed = j.at("seed").get<std::uint64_t>();
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(std::string("invalid retention spec: ") + e.what());
+  }
+  if (!(s.horizon_s > 0) || s.horizon_s > 600 || s.iterations == 0 || s.iterations > 100000)
+    throw std::invalid_argument("retention spec: need 0 < horizon_s <= 600, 1..100000 iterations");
+  return s;
+}
+
+std::vector<double> retention_sample_times(double horizon_s) {
+  std::vector<double> times;
+  for (double t : {0.0,  0.1,  0.25, 0.5,  1.0,  2.0,  3.0,   5.0,   7.5,   10.0,  12.0,
+                   15.0, 20.0, 30.0, 45.0, 60.0, 90.0, 120.0, 180.0, 300.0, 450.0, 600.0})
+    if (t < horizon_s) times.push_back(t);
+  times.push_back(horizon_s);
+  return times;
+}
+
+double parse_lazy_free(const std::string& smaps_rollup) {
+  std::istringstream in(smaps_rollup);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("LazyFree:", 0) == 0) return 1024.0 * std::strtod(line.c_str() + 9, nullptr);
+  return 0;
+}
+
+json kept_share(double rss, double lazy, double baseline, double peak) {
+  if (!(peak > baseline)) return nullptr;
+  return std::clamp((rss - lazy - baseline) / (peak - baseline), 0.0, 1.0);
+}
+
+json measure_retention(const retention_spec& spec) {
+  const std::vector<std::uint32_t> sizes = make_sizes(spec.dist, spec.iterations * 100, spec.seed);
+  kernel_config config;
+  config.touch = touch_mode::every_page;
+  reset_peak_rss();
+  const double baseline = rss_now();
+  run_kernel<malloc_policy>(kernel_kind::fifo, sizes, spec.iterations, config);  // drains it all
+  const auto last_free = steady::now();
+  const double peak = static_cast<double>(read_proc_status().vm_hwm_bytes.value_or(0));
+  json timeline = json::array();
+  std::size_t next = 0;
+  double rss = 0, lazy = 0;
+  for (const double t : retention_sample_times(spec.horizon_s)) {
+    const auto due =
+        last_free + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(t));
+    while (steady::now() < due) {
+      if (spec.light_load) light_work(sizes, next);
+      std::this_thread::sleep_until(std::min(due, steady::now() + light_period));
+    }
+    rss = rss_now();
+    lazy = parse_lazy_free(read_text("/proc/self/smaps_rollup"));
+    timeline.push_back({{"t_s", t},
+                        {"rss_bytes", rss},
+                        {"lazy_free_bytes", lazy},
+                        {"kept", kept_share(rss, 0, baseline, peak)},
+                        {"kept_unreclaimable", kept_share(rss, lazy, baseline, peak)}});
+  }
+  json knob = nullptr;
+  if (spec.malloc_name == "jemalloc") {
+    const auto readings = read_knobs("jemalloc", {"background_thread"});
+    if (!readings.empty() && readings.front().value) knob = *readings.front().value;
+  }
+  return {{"retention",
+           {{"timeline", timeline},
+            {"baseline_rss_bytes", baseline},
+            {"peak_rss_bytes", peak},
+            {"kept", kept_share(rss, 0, baseline, peak)},
+            {"kept_unreclaimable", kept_share(rss, lazy, baseline, peak)},
+            {"background_thread", knob}}}};
+}
+
+}  // namespace alloclab::heap

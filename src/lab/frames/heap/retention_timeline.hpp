@@ -1,0 +1,51 @@
+// Retention over an allocator's decay horizon (seed 004: "glibc rarely returns freed memory to
+// the OS; jemalloc and mimalloc do"). jemalloc and mimalloc return memory on a timer, and
+// jemalloc without its background thread only when the program calls into it: one reading 1 s
+// after the last free of an idle process cannot tell. A timeline worker grows the heap with seed
+// 003's FIFO kernel, every page written (a service writes the memory it asks for), frees it all,
+// then watches RSS for `horizon` seconds, either idle or under light continued allocation (a
+// service keeps serving), with jemalloc's background thread off or on.
+//
+// RSS counts pages freed with MADV_FREE (mimalloc's way) until the kernel needs them; those are
+// given back, lazily: /proc/self/smaps_rollup's LazyFree says how many, and `kept_unreclaimable`
+// leaves them out.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "frames/heap/size_distribution.hpp"
+
+namespace alloclab::heap {
+
+struct retention_spec {
+  std::string malloc_name = "glibc";  // registry name
+  size_dist dist = size_dist::uniform;
+  bool light_load = false;         // false: idle after the last free
+  bool background_thread = false;  // jemalloc: MALLOC_CONF=background_thread:true (read back)
+  double horizon_s = 12;
+  std::size_t iterations = 12;  // FIFO batches of 100 before the drain (10 fill the ring of 1000)
+  std::uint64_t seed = 42;
+};
+
+nlohmann::json to_json(const retention_spec& s);
+// Throws std::invalid_argument on a bad spec.
+retention_spec retention_spec_from_json(const nlohmann::json& j);
+
+// Seconds after the last free at which RSS is read, up to and including `horizon_s`.
+std::vector<double> retention_sample_times(double horizon_s);
+
+// The worker's measurement in this process (its malloc already proven): {"timeline": [...],
+// "baseline_rss_bytes", "peak_rss_bytes", "kept", "kept_unreclaimable", "background_thread"}.
+nlohmann::json measure_retention(const retention_spec& spec);
+
+// Share of the growth (peak - baseline) still resident: `rss - lazy - baseline` over it, clamped
+// to [0, 1]; null when there was no growth.
+nlohmann::json kept_share(double rss, double lazy, double baseline, double peak);
+
+// "LazyFree:  123 kB" in /proc/self/smaps_rollup, in bytes (0 when absent).
+double parse_lazy_free(const std::string& smaps_rollup);
+
+}  // namespace alloclab::heap
