@@ -271,6 +271,73 @@ TEST(Claims, ReturnsMemoryIsJudgedOnTheNamedRetentionFigure) {
   EXPECT_EQ(verdict_of(heap_results(), c), "not measurable here");
 }
 
+// The retention timelines (results.json's `retention_timelines`): judged under light load at
+// the horizon, RSS minus LazyFree, with the idle figures beside it.
+json timeline_results(double glibc_light, double jemalloc_light, double jemalloc_idle) {
+  const auto row = [](const char* malloc, bool background, const char* load, double kept) {
+    return json{{"malloc", malloc},
+                {"background_thread", background},
+                {"load", load},
+                {"median_kept_unreclaimable", kept}};
+  };
+  return {{"config", json::object()},
+          {"workloads", json::array()},
+          {"retention_timelines",
+           {{"horizon_s", 12.0},
+            {"variants", json::array({row("glibc", false, "light", glibc_light),
+                                      row("glibc", false, "idle", glibc_light),
+                                      row("jemalloc", false, "light", jemalloc_light),
+                                      row("jemalloc", false, "idle", jemalloc_idle),
+                                      row("jemalloc", true, "idle", 0.05)})}}}};
+}
+
+TEST(Claims, RetentionOverTimeIsJudgedUnderLightLoadAtTheHorizon) {
+  json c = {{"id", "m"},
+            {"metric", "returns_memory"},
+            {"workloads", {"fifo_uniform"}},
+            {"retains", {"glibc"}},
+            {"returns", {"jemalloc"}},
+            {"threshold", 0.5},
+            {"figure", "timeline_light"}};
+  // Idle, jemalloc keeps everything (it purges only when called); under light load it returns.
+  const json v =
+      judge_claims(timeline_results(0.9, 0.1, 1.0), json{{"claims", json::array({c})}}).at(0);
+  EXPECT_EQ(v.at("verdict"), "reproduced") << v.at("detail");
+  EXPECT_EQ(v.at("measured"), "glibc keeps 90%, jemalloc keeps 10%");
+  const std::string detail = v.at("detail");
+  EXPECT_NE(detail.find("12 s after the last free under light load"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("jemalloc idle 100%"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("background thread idle 5%"), std::string::npos) << detail;
+  c["figure"] = "timeline_idle";  // the idle frame: jemalloc kept it all
+  EXPECT_EQ(verdict_of(timeline_results(0.9, 0.1, 1.0), c), "refuted");
+  c["returns"] = {"jemalloc", "mimalloc"};  // no mimalloc timeline: not decided
+  c["figure"] = "timeline_light";
+  EXPECT_EQ(verdict_of(timeline_results(0.9, 0.1, 1.0), c), "inconclusive");
+  EXPECT_EQ(verdict_of(results, c), "not measured in this run");
+}
+
+TEST(Claims, ARatioClaimIsJudgedOnTheStopRulesIntervalWhenTheRunHasOne) {
+  json r = results;  // over repetitions: 2.0x [~1.98-2.02], inside 2.1 +- 25 %
+  const json c = claim("fast", "speedup_p50", 2.1);
+  EXPECT_EQ(verdict_of(r, c), "reproduced");
+  r["budget"] = {
+      {"stop_rule", {{"confidence", 0.9875}, {"looks", 4}}},
+      {"comparisons", json::array({{{"id", "c"}, {"value", 2.0}, {"low", 1.5}, {"high", 2.7}}})}};
+  const json v = judge_claims(r, json{{"claims", json::array({c})}}).at(0);
+  EXPECT_EQ(v.at("verdict"), "inconclusive") << v.at("detail");  // 1.5 is below 2.1 / 1.25
+  EXPECT_NE(v.at("detail").get<std::string>().find("98.75% stop-rule interval"), std::string::npos)
+      << v.at("detail");
+  EXPECT_EQ(v.at("estimates").at(0).at("low"), 1.5);
+}
+
+TEST(Claims, TimeSizedCellsAreJudgedOnTheirOwnSamples) {
+  json r = results;
+  r["config"]["samples_per_repetition"] = 5000;  // a budgeted run's most, not what each cell had
+  for (auto& cell : r["workloads"][0]["cells"])
+    if (cell["timing"].is_object()) cell["timing"]["samples"] = 5 * 40;  // 40 a repetition
+  EXPECT_EQ(verdict_of(r, claim("fast", "speedup_p50", 2.1)), "not judged: too few samples");
+}
+
 TEST(Claims, HeapClaimsNeedTheSeedsScale) {
   json small = heap_results();
   small["config"]["heap"]["iterations"] = 5;

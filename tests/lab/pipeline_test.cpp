@@ -71,6 +71,7 @@ run_request request_for(std::vector<std::string> workloads, std::vector<std::str
 TEST(Plan, PlanBuildsCellsForEveryFrame) {
   run_request r = request_for({"trade_batch", "fifo_lognormal"}, {"std", "pmr_monotonic"});
   r.placement_check = placement_check_mode::never;
+  r.full = true;  // the fixed plan: every cell its default processes (a budget: first two)
   const run_plan plan = make_plan(r, false);
   ASSERT_EQ(plan.cells.size(), 3u);  // 2 batch cells + 1 heap cell, under glibc
   EXPECT_EQ(plan.cells[0].frame, frame::batch);

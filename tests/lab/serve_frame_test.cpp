@@ -43,7 +43,11 @@ run_request serve_request(std::vector<std::string> frames) {
 }
 
 TEST(ServePlan, ServePlanRows) {
-  const run_plan plan = make_plan(serve_request({"batch", "serve"}), false);
+  run_request fixed = serve_request({"batch", "serve"});
+  fixed.full = true;  // the fixed plan's serve: hey, wrk and the ladder (a budget: hey alone)
+  const run_plan plan = make_plan(fixed, false);
+  EXPECT_FALSE(plan.sizes.serve_hey_only);
+  EXPECT_TRUE(make_plan(serve_request({"batch", "serve"}), false).sizes.serve_hey_only);
   EXPECT_EQ(plan.frames, (std::vector<frame>{frame::batch, frame::serve}));
   std::size_t serve_cells = 0, batch_cells = 0;
   for (const cell_spec& c : plan.cells) {
@@ -92,28 +96,35 @@ TEST(ServePlan, ServeDurationIsChecked) {
   }
 }
 
-// A results document with a serve section where the candidate's hey throughput ratio is `value`
-// with the interval [low, high] over `reps` repetitions.
+// A results document with a serve section where the candidate's server CPU per request ratio is
+// `value` with the interval [low, high] over `reps` repetitions, its hey throughput ratio 0.9x
+// with an interval four times as wide (in log space).
 json serve_results(double value, double low, double high, std::size_t reps) {
   const json estimate = {
       {"value", value}, {"interval", {{"low", low}, {"high", high}}}, {"repetitions", reps}};
+  const json throughput = {
+      {"value", 0.9},
+      {"interval",
+       {{"low", 0.9 * std::pow(low / value, 4)}, {"high", 0.9 * std::pow(high / value, 4)}}},
+      {"repetitions", reps}};
   return {
       {"config", {{"samples_per_repetition", 1000}}},
       {"workloads", json::array()},
       {"serve",
        {{"workloads",
-         json::array(
-             {{{"name", "request_mix"},
-               {"cells", json::array({{{"strategy", "std"},
-                                       {"malloc", "glibc"},
-                                       {"status", "ok"},
-                                       {"reason", nullptr},
-                                       {"vs_std", nullptr}},
-                                      {{"strategy", "pmr_monotonic_over_pool"},
-                                       {"malloc", "glibc"},
-                                       {"status", "ok"},
-                                       {"reason", nullptr},
-                                       {"vs_std", {{"throughput_ratio_hey", estimate}}}}})}}})}}}};
+         json::array({{{"name", "request_mix"},
+                       {"cells", json::array({{{"strategy", "std"},
+                                               {"malloc", "glibc"},
+                                               {"status", "ok"},
+                                               {"reason", nullptr},
+                                               {"vs_std", nullptr}},
+                                              {{"strategy", "pmr_monotonic_over_pool"},
+                                               {"malloc", "glibc"},
+                                               {"status", "ok"},
+                                               {"reason", nullptr},
+                                               {"vs_std",
+                                                {{"cpu_per_request_ratio", estimate},
+                                                 {"throughput_ratio_hey", throughput}}}}})}}})}}}};
 }
 
 json serve_claim_verdict(const json& results) {
@@ -128,6 +139,12 @@ TEST(ServeClaim, ServeClaimVerdicts) {
   EXPECT_EQ(v.at("verdict"), "reproduced") << v.dump();
   EXPECT_EQ(v.at("measured"), "0.98x [0.95–1.02]");
   EXPECT_NE(v.at("detail").get<std::string>().find("accepted 0.91-1.10"), std::string::npos);
+  // Judged on the server's CPU; the throughput beside it, and how much wider its interval is.
+  EXPECT_NE(v.at("detail").get<std::string>().find("throughput (hey req/s) beside it: 0.9"),
+            std::string::npos)
+      << v.at("detail");
+  EXPECT_NE(v.at("detail").get<std::string>().find("is 4.0x narrower"), std::string::npos)
+      << v.at("detail");
 
   v = serve_claim_verdict(serve_results(1.05, 0.97, 1.18, 5));
   EXPECT_EQ(v.at("verdict"), "inconclusive") << v.dump();
@@ -159,7 +176,7 @@ TEST(ServeClaim, TheSeedServeClaimIsMeasurable) {
   for (const auto& c : seed_claims().at("claims"))
     if (c.at("id") == "004-serve-indistinguishable") {
       EXPECT_TRUE(c.value("measurable", true));
-      EXPECT_EQ(c.at("metric"), "serve_throughput_ratio_hey");
+      EXPECT_EQ(c.at("metric"), "serve_cpu_per_request_ratio");
       return;
     }
   FAIL() << "claim missing";

@@ -128,7 +128,22 @@ int run_cli(int argc, char** argv) {
       "--out", request.out,
       "Results root directory (default: results); writes DIR/<UTC time>/ and DIR/latest");
   run->add_flag("--quick", request.quick,
-                "Small smoke-test suite: every cell, few samples (a few minutes)");
+                "Small smoke-test suite: every lab cell, few samples, a fixed plan (a few "
+                "minutes)");
+  run->add_option("--budget", request.budget,
+                  "Wall time of the whole run, e.g. 5m, 90s, 1h (default 5m unless sizes are "
+                  "given): every cell gets a first round of processes, the rest goes to "
+                  "comparisons still open (docs/budget.md); 0 = the fixed plan");
+  run->add_flag("--full", request.full,
+                "The fixed plan: every cell 3 processes x 5 repetitions x 2000 samples (the "
+                "same as --budget 0)");
+  run->add_option("--repetition-time", request.repetition_ms,
+                  "Budgeted runs: milliseconds of timed work per repetition (default 20)");
+  run->add_option("--retention-horizon", request.retention_horizon_seconds,
+                  "Heap frame: seconds retention is watched after the last free, idle and under "
+                  "light allocation (default 30 in the default plan, else 0: not watched)");
+  run->add_flag("--wait", request.wait_for_lock,
+                "Queue behind another lab run measuring on this machine instead of exiting 2");
   run->add_option("--placement-check", placement_check,
                   "Re-measure glibc cells under glibc_nocliff (memmove without its copy cliff) so "
                   "the report can tell placement-driven ratios apart: auto (default: when this "

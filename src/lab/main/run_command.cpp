@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,9 @@
 #include <alloclab/build_info.hpp>
 
 #include "process/interrupt.hpp"
+#include "process/noise_gate.hpp"
+#include "process/run_lock.hpp"
+#include "schedule/budget_run.hpp"
 #include "schedule/scheduler.hpp"
 #include "main/commands.hpp"
 #include "measure/build_guard.hpp"
@@ -24,6 +28,7 @@
 
 namespace alloclab::lab {
 namespace fs = std::filesystem;
+namespace heap = alloclab::heap;
 using json = nlohmann::json;
 
 namespace {
@@ -54,10 +59,12 @@ schedule_progress_fn make_progress_printer() {
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   return [tty](const schedule_progress& p) {
     const std::string eta = p.eta_seconds < 0 ? "" : " ETA " + clock_text(p.eta_seconds);
+    const bool preparing = p.done == 0 && p.eta_seconds < 0 && p.what.rfind("calibrating", 0) == 0;
+    // A budgeted run does not know its total: it says its round and the budget instead.
     const std::string line =
-        p.done == 0 && p.eta_seconds < 0 && p.what.rfind("calibrating", 0) == 0
-            ? fmt::format("[prepare] {}", p.what)
-            : fmt::format("[{}/{} cell processes{}] {}", p.done, p.total, eta, p.what);
+        preparing      ? fmt::format("[prepare] {}", p.what)
+        : p.total == 0 ? fmt::format("[{} cell processes] {}", p.done, p.what)
+                       : fmt::format("[{}/{} cell processes{}] {}", p.done, p.total, eta, p.what);
     if (tty)
       std::cerr << "\r\033[K" << fit_to_width(line, terminal_columns()) << std::flush;
     else
@@ -154,6 +161,24 @@ fs::path write_run(const fs::path& root, const json& results) {
   return directory;
 }
 
+// The machine's one lab run at a time (process/run_lock.hpp): busy is bad input, exit 2.
+std::unique_ptr<heap::run_lock> take_lab_lock(const run_request& request) {
+  const std::string holder = fmt::format("pid {}, started {}, `{}`", ::getpid(),
+                                         utc_now("%Y-%m-%dT%H:%M:%SZ"), request.command_line);
+  const std::string path = heap::lock_path_from_environment();
+  if (path.empty()) return nullptr;  // ALLOCLAB_LOCK_FILE=none
+  try {
+    return std::make_unique<heap::run_lock>(
+        path, holder, request.wait_for_lock, [](const std::string& who) {
+          std::cerr << "alloclab: waiting for the lab run already measuring (" << who << ")\n";
+        });
+  } catch (const heap::lock_busy& e) {
+    throw usage_error(e.what());
+  } catch (const std::runtime_error& e) {
+    throw usage_error(e.what());
+  }
+}
+
 }  // namespace
 
 std::string fit_to_width(const std::string& line, std::size_t columns) {
@@ -167,11 +192,14 @@ std::string fit_to_width(const std::string& line, std::size_t columns) {
 }
 
 int execute_run(const run_request& request) {
+  const auto started = std::chrono::steady_clock::now();
   run_plan plan = make_plan(request, alloclab::build::sanitized);
   const fs::path root = request.out;
   check_output_root(root);
   const bool debug = check_build_or_refuse(request.allow_debug);
-  install_interrupt_handlers();
+  const std::unique_ptr<heap::run_lock> lock = take_lab_lock(request);  // before the handlers:
+  install_interrupt_handlers();  // a Ctrl-C while waiting for the lock just ends the process
+  heap::periodic_noise_watch noise;
 
   results_context context{current_build(), request.command_line, utc_now("%Y-%m-%dT%H:%M:%SZ"),
                           nullptr};
@@ -180,8 +208,11 @@ int execute_run(const run_request& request) {
   settle_placement_twin(plan, probe.plain.has_cliff());
   context.placement = probe.to_json();
   context.placement["check"] = to_string(plan.placement_check);
-  const run_records records = run_schedule(plan, make_progress_printer());
+  const run_records records = plan.sizes.budget_seconds > 0
+                                  ? run_budgeted(plan, started, make_progress_printer())
+                                  : run_schedule(plan, make_progress_printer());
   end_progress_line();
+  context.noise = noise.finish();
   const json results = build_results(plan, records, context);
   const fs::path directory = write_run(root, results);
 

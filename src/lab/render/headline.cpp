@@ -8,6 +8,7 @@
 
 #include "markdown.hpp"
 #include "markdown_format.hpp"
+#include "markdown_sections.hpp"
 
 namespace alloclab::lab {
 
@@ -65,8 +66,13 @@ std::string render_headline(const json& r) {
       if (!is_lab(w)) continue;
       const std::string base_p50 = baseline_p50_text(w);
       out += fmt::format("{:<{}}  {:>9}", w["name"].get<std::string>(), name_width, base_p50);
-      for (const auto& c : w["cells"]) {
-        if (is_baseline(w, c) || is_twin(c)) continue;
+      for (const std::string& label : columns) {
+        const json* found = cell_labelled(w, label, with_malloc);
+        if (found == nullptr) {  // the first workload's columns: this one lacks the cell
+          out += fmt::format("  {:>9}", "-");
+          continue;
+        }
+        const json& c = *found;
         std::string text = cell_state(c);
         if (text.empty() && !c["vs_std"].is_null() && !c["vs_std"]["speedup_p50"].is_null()) {
           const std::string mark = c["vs_std"]["mark"];
@@ -136,6 +142,7 @@ std::string render_headline(const json& r) {
         baseline_malloc(*first), met, judged,
         missed.empty() ? "" : "; missed: " + missed + " (reasons in report.md)");
   }
+  out += budget_headline(r);
   out += claims_tally(r["claims"]);
   return out;
 }

@@ -65,8 +65,13 @@ void headline_section(std::string& md, const json& r) {
     if (!is_lab(w)) continue;
     const std::string base_p50 = baseline_p50_text(w);
     md += fmt::format("| {} | {} |", w["name"].get<std::string>(), base_p50);
-    for (const auto& c : w["cells"]) {
-      if (is_baseline(w, c) || is_twin(c)) continue;
+    for (std::size_t i = 2; i < columns.size() - (verdicts ? 1 : 0); ++i) {
+      const json* found = cell_labelled(w, columns[i].title, with_malloc);
+      if (found == nullptr) {  // the first workload's columns: this one lacks the cell
+        md += " - |";
+        continue;
+      }
+      const json& c = *found;
       std::string text = cell_state(c);
       if (text.empty()) text = speedup_text(c);
       if (!c["warning"].is_null()) text += " ⚠";
@@ -136,8 +141,10 @@ void claims_section(std::string& md, const json& r, const report_options& option
   md +=
       "Each quantitative claim from the seeds (data: `src/lab/claims/seed_claims.json`), checked "
       "against this run. "
-      "Ratios are oriented so that > 1 means the candidate beats std; each has its 95 % bootstrap "
-      "interval over repetitions. A claim is reproduced when the whole interval lies inside the "
+      "Ratios are oriented so that > 1 means the candidate beats std; each has its interval: the "
+      "stop rule's, process-level and adjusted for the run's looks (see Budget), or in files "
+      "from before it the 95 % bootstrap over repetitions. A claim is reproduced when the whole "
+      "interval lies inside the "
       "accepted range, refuted when none of it does, and inconclusive when it straddles a bound. "
       "Runs too small to judge (fewer than 5 repetitions, or too few samples in each) say so.\n\n";
   md += table_head({text_column("seed"), text_column("claim"), text_column("workload / candidate"),
@@ -213,11 +220,14 @@ void workload_table(std::string& md, const json& w, const json& r) {
                         c["reason"].is_null() ? "" : c["reason"].get<std::string>());
       continue;
     }
-    md += fmt::format("| {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {:.2f} | {} |\n", name,
-                      format_ns(t["p50_ns"]), format_ns(t["p99_ns"]), format_ns(t["jitter_ns"]),
-                      100 * t["cv"].get<double>(), format_rate(t["throughput_per_s"]), allocs,
-                      bytes, fallbacks, c["os"]["minor_faults_per_1000_iterations"].get<double>(),
-                      is_baseline(w, c) ? std::string("baseline") : speedup_text(c));
+    const json& os = c["os"];  // null in a hand-edited file: a dash, not a crash
+    md += fmt::format(
+        "| {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {} | {} |\n", name,
+        format_ns(t["p50_ns"]), format_ns(t["p99_ns"]), format_ns(t["jitter_ns"]),
+        100 * t["cv"].get<double>(), format_rate(t["throughput_per_s"]), allocs, bytes, fallbacks,
+        os.is_object() ? format_number_or_dash(os["minor_faults_per_1000_iterations"], "{:.2f}")
+                       : std::string("-"),
+        is_baseline(w, c) ? std::string("baseline") : speedup_text(c));
   }
   for (const auto& c : w["cells"])
     if (!c["warning"].is_null())
@@ -319,11 +329,13 @@ std::string render_report(const json& r, const report_options& options) {
   md += fmt::format("Run {} · {} workloads × {} strategies × {} malloc(s) · revision {}\n\n",
                     r["created_utc"].get<std::string>(), r["config"]["workloads"].size(),
                     r["config"]["strategies"].size(), malloc_labels(r).size(), revision_text(r));
+  noise_line(md, r);
   headline_section(md, r);
   peers_section(md, r);
   frames_section(md, r);
   placement_section(md, r);
   warnings_section(md, r);
+  budget_section(md, r);
   claims_section(md, r, options);
   for (const frame_module* row : report_order()) row->render_markdown(md, r);
   failures_section(md, r);

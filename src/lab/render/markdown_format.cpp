@@ -98,6 +98,12 @@ bool several_mallocs(const json& r) {
   return m.size() > 1 || (m.size() == 1 && m.front() != "glibc");
 }
 
+const json* cell_labelled(const json& w, const std::string& label, bool with_malloc) {
+  for (const auto& c : w["cells"])
+    if (!is_twin(c) && cell_label(c, with_malloc) == label) return &c;
+  return nullptr;
+}
+
 std::string cell_label(const json& cell, bool with_malloc) {
   const std::string strategy = cell["strategy"];
   return with_malloc ? strategy + " @ " + cell.value("malloc", std::string("glibc")) : strategy;

@@ -54,6 +54,8 @@ std::vector<std::string> malloc_labels(const json& r);
 bool several_mallocs(const json& r);
 std::string cell_label(const json& cell, bool with_malloc);
 bool is_baseline(const json& w, const json& cell);
+// The cell of `w` whose cell_label is `label`, or null (a headline column the workload lacks).
+const json* cell_labelled(const json& w, const std::string& label, bool with_malloc);
 std::string baseline_p50_text(const json& w);
 std::string format_number_or_dash(const json& value, const char* pattern);
 

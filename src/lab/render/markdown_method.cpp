@@ -55,17 +55,30 @@ void method_section(std::string& md, const json& r) {
         r["significance"]["smallest_possible_p"].get<double>());
     return;
   }
+  const json& budget = r.value("budget", json());
+  const bool budgeted = budget.is_object() && budget.value("mode", "") == "budget";
+  const std::string sizes =
+      budgeted
+          ? fmt::format(
+                "Repetitions of {:.0f} ms of timed work each (samples per repetition sized "
+                "by time, after warm-up), 3 per process; 2 to 8 processes per cell, as the "
+                "stop rule asked (Budget, above)",
+                budget["repetition_ms"].is_number() ? budget["repetition_ms"].get<double>() : 0.0)
+          : fmt::format(
+                "{} repetitions × {} timed samples per cell, after warm-up, spread "
+                "over {} process(es) per cell",
+                cfg["repetitions"].get<std::size_t>(),
+                cfg["samples_per_repetition"].get<std::size_t>(),
+                cfg.value("processes", std::size_t{1}));
   md += fmt::format(
-      "- {} repetitions × {} timed samples per cell, after warm-up, spread over {} process(es) "
-      "per cell. Every cell (workload × strategy × malloc) runs alone in fresh processes that "
+      "- {}. Every cell (workload × strategy × malloc) runs alone in fresh processes that "
       "prove their malloc live before measuring, so no heap history leaks in from another cell; "
       "the cells' processes run one at a time in rounds, each round a freshly shuffled order "
       "(seed {}), so machine drift hits all cells alike. Each workload's batch size and "
       "reference checksum come from a calibration process of its own, with std, whatever else "
       "the run measures. Ratios are against the baseline cell (std under the run's first "
       "malloc).\n",
-      cfg["repetitions"].get<std::size_t>(), cfg["samples_per_repetition"].get<std::size_t>(),
-      cfg.value("processes", std::size_t{1}), cfg["seed"].get<std::uint64_t>());
+      sizes, cfg["seed"].get<std::uint64_t>());
   md += fmt::format(
       "- Heap allocations come from a separate untimed pass of {} iterations with the global "
       "operator new counted; fallbacks are upstream allocations of the strategy's own buffer.\n",

@@ -16,6 +16,12 @@ void replay_section(std::string& md, const nlohmann::json& r);
 void memory_section(std::string& md, const nlohmann::json& r);
 void serve_section(std::string& md, const nlohmann::json& r);
 
+// The run's time account and the machine's noise (markdown_budget.cpp): the budget section, the
+// noise line under the title, and the console summary's budget line ("" when not budgeted).
+void budget_section(std::string& md, const nlohmann::json& r);
+void noise_line(std::string& md, const nlohmann::json& r);
+std::string budget_headline(const nlohmann::json& r);
+
 // Every report's closing sections (markdown_method.cpp): how the run measured, and the machine.
 void method_section(std::string& md, const nlohmann::json& r);
 void environment_section(std::string& md, const nlohmann::json& r);

@@ -74,7 +74,20 @@ std::string miss_direction(double measured, const accepted_range& range) {
                                                               : "a weaker effect than claimed";
 }
 
-std::string too_small(const json& results, const ratio_estimate& r, const std::string& metric) {
+namespace {
+
+// Timed samples per repetition of a cell, or 0 when it does not say.
+std::size_t samples_per_repetition(const json* cell) {
+  if (cell == nullptr || !cell->value("timing", json()).is_object()) return 0;
+  const json& t = cell->at("timing");
+  const std::size_t reps = t.value("repetition_medians_ns", json::array()).size();
+  return reps > 0 ? t.value("samples", std::size_t{0}) / reps : 0;
+}
+
+}  // namespace
+
+std::string too_small(const json& results, const ratio_estimate& r, const std::string& metric,
+                      const json* base, const json* candidate) {
   const std::size_t reps = std::min(r.base_repetitions, r.candidate_repetitions);
   if (reps < min_repetitions)
     return fmt::format("{} repetitions per side; a verdict needs at least {}", reps,
@@ -88,7 +101,9 @@ std::string too_small(const json& results, const ratio_estimate& r, const std::s
                          min_heap_iterations);
     return {};
   }
-  const std::size_t n = config.value("samples_per_repetition", std::size_t{0});
+  std::size_t n = config.value("samples_per_repetition", std::size_t{0});
+  if (samples_per_repetition(base) > 0 && samples_per_repetition(candidate) > 0)
+    n = std::min(samples_per_repetition(base), samples_per_repetition(candidate));
   if (n < min_batch_samples)
     return fmt::format("{} samples per repetition; a verdict needs at least {}", n,
                        min_batch_samples);
@@ -116,6 +131,24 @@ json estimate_json(const ratio_estimate& r, const std::string& malloc) {
 std::string estimate_text(const ratio_estimate& r) {
   return r.range.valid() ? ratio_with_interval(r.value, r.range.low, r.range.high, "x")
                          : ratio_with_interval(r.value, std::nullopt, std::nullopt, "x");
+}
+
+std::string use_stop_rule_interval(const json& results, const std::string& id, ratio_estimate& r) {
+  const json& budget = results.value("budget", json());
+  if (budget.is_object())
+    for (const json& c : budget.at("comparisons"))
+      if (c.at("id") == id && c.at("value").is_number()) {
+        r.value = c.at("value");
+        r.range = c.at("low").is_number() && c.at("high").is_number()
+                      ? interval{c.at("low"), c.at("high")}
+                      : interval{};
+        const json& rule = budget.at("stop_rule");
+        return fmt::format("{:.4g}% stop-rule interval (process-level, {} look{}; docs/budget.md)",
+                           100 * rule.at("confidence").get<double>(),
+                           rule.at("looks").get<std::size_t>(),
+                           rule.at("looks").get<std::size_t>() == 1 ? "" : "s");
+      }
+  return fmt::format("{:.0f}% interval over repetitions", 100 * interval_confidence);
 }
 
 }  // namespace alloclab::lab::claim_rules

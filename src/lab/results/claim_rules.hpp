@@ -67,8 +67,10 @@ accepted_range accepted(const json& claim);
 // How a ratio outside the accepted range differs from the claim: ratios are
 // oriented so that > 1 favours the candidate, so compare effects in log space.
 std::string miss_direction(double measured, const accepted_range& range);
-// Why the run is too small to judge a claim on these cells, or empty.
-std::string too_small(const json& results, const ratio_estimate& r, const std::string& metric);
+// Why the run is too small to judge a claim on these cells, or empty. Samples per repetition are
+// the cells' own when given (a budgeted run sizes them by time), else the run's configuration.
+std::string too_small(const json& results, const ratio_estimate& r, const std::string& metric,
+                      const json* base = nullptr, const json* candidate = nullptr);
 // Reproduced when the whole interval lies inside the accepted range, refuted when none of it
 // does, inconclusive when it straddles a bound.
 std::string verdict_of(const ratio_estimate& r, const accepted_range& range);
@@ -76,6 +78,12 @@ std::string verdict_of(const ratio_estimate& r, const accepted_range& range);
 json range_json(const accepted_range& range);
 json estimate_json(const ratio_estimate& r, const std::string& malloc);
 std::string estimate_text(const ratio_estimate& r);
+
+// The stop rule's interval of the comparison `id` (results.json's `budget`, which every run
+// since issue 20 has): process-level, adjusted for the run's looks (docs/budget.md). It replaces
+// the interval over repetitions of `r` when found; returns the words the verdict's detail uses
+// for the interval it judged ("95% interval over repetitions" when not found).
+std::string use_stop_rule_interval(const json& results, const std::string& id, ratio_estimate& r);
 
 // Claims that rank cells or classify mallocs (claims_ranking.cpp).
 // "Workload X costs the most per pair": under every malloc that measured all of `among_workloads`.

@@ -31,18 +31,19 @@ outcome judge_ratio(const json& results, const json& claim) {
                              claim.value("candidate_malloc", std::string("glibc")), cand))
     return *why;
 
-  const std::optional<ratio_estimate> measured = estimate_ratio(metric, *base, *cand);
+  std::optional<ratio_estimate> measured = estimate_ratio(metric, *base, *cand);
   if (!measured)
     return {not_measurable, "-",
             fmt::format("metric {} is undefined here (zero or negative figure)", metric)};
   const accepted_range range = accepted(claim);
-  std::string detail = fmt::format(
-      "claimed {}, accepted {:.2f}-{:.2f}; {:.0f}% interval over "
-      "repetitions",
-      claim.at("claimed").dump(), range.low, range.high, 100 * interval_confidence);
+  const std::string id =
+      claim.at("id").get<std::string>() + claim.value("comparison_suffix", std::string());
+  const std::string judged_on = use_stop_rule_interval(results, id, *measured);
+  std::string detail = fmt::format("claimed {}, accepted {:.2f}-{:.2f}; {}",
+                                   claim.at("claimed").dump(), range.low, range.high, judged_on);
   const json estimates = json::array(
       {estimate_json(*measured, claim.value("candidate_malloc", std::string("glibc")))});
-  if (const std::string small = too_small(results, *measured, metric); !small.empty())
+  if (const std::string small = too_small(results, *measured, metric, base, cand); !small.empty())
     return {too_few, estimate_text(*measured), detail + "; " + small, range_json(range), estimates};
   const std::string verdict = verdict_of(*measured, range);
   if (verdict == refuted) detail += "; measured " + miss_direction(measured->value, range);
@@ -61,6 +62,7 @@ outcome judge_any_malloc(const json& results, const json& claim) {
   for (const auto& m : claim.at("candidate_mallocs")) {
     json one = claim;
     one["candidate_malloc"] = m;
+    one["comparison_suffix"] = " @ " + m.get<std::string>();  // the stop rule's comparison id
     const outcome o = judge_ratio(results, one);
     if (o.verdict != reproduced && o.verdict != refuted && o.verdict != inconclusive) {
       missing.push_back(m.get<std::string>());
@@ -90,6 +92,29 @@ outcome judge_any_malloc(const json& results, const json& claim) {
           : undecided     ? inconclusive
                           : refuted,
           measured, detail, range_json(range), estimates};
+}
+
+// The served throughput beside the server's CPU per request, and how much narrower the CPU
+// figure's interval over servers is (both as ratios of the intervals' widths in log space).
+std::string serve_figure_beside(const json& vs, const std::string& judged) {
+  const std::string other = "throughput_ratio_hey";
+  if (judged == other || !vs.is_object()) return {};
+  const json& a = vs.value(judged, json());
+  const json& b = vs.value(other, json());
+  if (!a.is_object() || !b.is_object() || !a.at("interval").is_object() ||
+      !b.at("interval").is_object())
+    return {};
+  const auto width = [](const json& e) {
+    return std::log(e.at("interval").at("high").get<double>() /
+                    e.at("interval").at("low").get<double>());
+  };
+  const std::string throughput =
+      ratio_with_interval(b.at("value"), b.at("interval").at("low").get<double>(),
+                          b.at("interval").at("high").get<double>(), "x");
+  return fmt::format(
+      "; throughput (hey req/s) beside it: {}; over repetitions the {} interval "
+      "is {:.1f}x narrower than the throughput's",
+      throughput, judged, width(a) > 0 ? width(b) / width(a) : 0.0);
 }
 
 // A served variant against the baseline variant (results.serve, one fresh server per
@@ -124,9 +149,10 @@ outcome judge_serve(const json& results, const json& claim) {
     r.range = {e.at("interval").at("low"), e.at("interval").at("high")};
   r.base_repetitions = r.candidate_repetitions = e.at("repetitions");
   const accepted_range range = accepted(claim);
+  const std::string judged_on = use_stop_rule_interval(results, claim.at("id"), r);
   std::string detail = fmt::format(
-      "claimed {}, accepted {:.2f}-{:.2f}; {} over repetitions (fresh servers), {:.0f}% interval",
-      claim.at("claimed").dump(), range.low, range.high, estimate, 100 * interval_confidence);
+      "claimed {}, accepted {:.2f}-{:.2f}; {} over fresh servers, {}{}", claim.at("claimed").dump(),
+      range.low, range.high, estimate, judged_on, serve_figure_beside(vs, estimate));
   if (r.base_repetitions < min_repetitions)
     return {too_few, estimate_text(r),
             fmt::format("{}; {} repetitions per side; a verdict needs at least {}", detail,

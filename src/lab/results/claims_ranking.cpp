@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,73 @@ constexpr retention_figure retention_figures[] = {
 
 }  // namespace
 
+namespace {
+
+// The same claim on the retention timelines (results.json's `retention_timelines`): each malloc's
+// default settings under `load` ("light" or "idle") at the horizon, median over the workloads of
+// the share still resident minus LazyFree; the other frames beside it in the detail.
+outcome judge_returns_over_time(const json& results, const json& claim, const std::string& load) {
+  const json& summary = results.value("retention_timelines", json());
+  if (!summary.is_object())
+    return {not_measured, "-",
+            fmt::format("needs the retention timelines (use {})", run_hint(claim))};
+  const double threshold = claim.value("threshold", 0.5);
+  const auto figure = [&](const std::string& malloc, bool background, const std::string& l) {
+    for (const json& v : summary.at("variants"))
+      if (v.at("malloc") == malloc && v.at("background_thread") == background &&
+          v.at("load") == l && v.at("median_kept_unreclaimable").is_number())
+        return std::optional<double>(v.at("median_kept_unreclaimable").get<double>());
+    return std::optional<double>();
+  };
+  const auto percent = [](std::optional<double> v) {
+    return v ? fmt::format("{:.0f}%", 100 * *v) : std::string("-");
+  };
+  std::string measured, failures, missing, beside;
+  for (const char* side : {"retains", "returns"})
+    for (const auto& m : claim.at(side)) {
+      const std::string name = m;
+      const auto kept = figure(name, false, load);
+      if (!kept) {
+        missing += (missing.empty() ? "" : ", ") + name;
+        continue;
+      }
+      measured += fmt::format("{}{} keeps {}", measured.empty() ? "" : ", ", name, percent(kept));
+      const bool retains = *kept >= threshold;
+      if (retains != (std::string(side) == "retains"))
+        failures += fmt::format("{}{} {}", failures.empty() ? "" : "; ", name,
+                                retains ? "kept its memory" : "gave its memory back");
+      beside += fmt::format("{}{} idle {}", beside.empty() ? "" : ", ", name,
+                            percent(figure(name, false, load == "light" ? "idle" : "light")));
+      if (name == "jemalloc")
+        beside +=
+            fmt::format(", jemalloc with its background thread idle {} / light {}",
+                        percent(figure(name, true, "idle")), percent(figure(name, true, "light")));
+    }
+  if (measured.empty())
+    return {not_measured, "-",
+            fmt::format("no retention timeline of {} (use {})", missing, run_hint(claim))};
+  std::string detail = fmt::format(
+      "kept = share of the heap growth still resident {:.0f} s after the last free under {} "
+      "load, RSS minus LazyFree (MADV_FREE pages count as returned), median over {}; threshold "
+      "{:.0f}%; beside it: {}",
+      summary.at("horizon_s").get<double>(), load,
+      fmt::join(claim.at("workloads").get<std::vector<std::string>>(), ", "), 100 * threshold,
+      beside);
+  if (!failures.empty()) detail += "; against the claim: " + failures;
+  if (!missing.empty()) detail += "; not measured: " + missing;
+  if (claim.contains("note")) detail += "; " + claim.at("note").get<std::string>();
+  return {failures.empty() && missing.empty() ? reproduced
+          : failures.empty()                  ? inconclusive
+                                              : refuted,
+          measured, detail};
+}
+
+}  // namespace
+
 outcome judge_returns_memory(const json& results, const json& claim) {
+  const std::string timeline = claim.value("figure", std::string());
+  if (timeline.rfind("timeline_", 0) == 0)
+    return judge_returns_over_time(results, claim, timeline.substr(9));
   const std::vector<std::string> workloads = claim.at("workloads");
   const double threshold = claim.value("threshold", 0.5);
   const std::string figure = claim.value("figure", std::string("after_free_1s"));

@@ -131,6 +131,9 @@ std::vector<std::string> collect_warnings(const json& results) {
     warnings.push_back(
         "SMOKE TEST (--quick): small samples, for checking that the lab works; do not quote "
         "these numbers");
+  const json& noise = results.value("noise", json());
+  if (noise.is_object() && noise.value("warning", json()).is_string())
+    warnings.push_back(noise.at("warning").get<std::string>());
   const json& sig = results.at("significance");
   if (!sig.at("enough_repetitions").get<bool>())
     warnings.push_back(
@@ -230,6 +233,8 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
       {"warnings", json::array()},
       {"workloads", json::array()},
       {"claims", json::array()},
+      {"noise", context.noise},
+      {"budget", run.budget},  // the stop rule's account (schedule/budget_account.hpp)
   };
   const frame_results_input in{plan, run, by_cell, power};
   for (const auto& row : frame_table())
