@@ -73,6 +73,11 @@ std::vector<comparison_look> budget_state::judge(const std::vector<tracked_compa
     l.ratio =
         compare_levels(base, pool(c.base, c.metric), candidate, pool(c.candidate, c.metric), rule);
     l.decided = decided(l.ratio, c.boundaries);
+    // A cell whose processes gave a figure at or below zero (a NOOP-subtracted heap cost lost in
+    // the noise) has no log scale: more of them would not help.
+    const bool no_log_scale = (!base.valid() && processes(c.base) > 0) ||
+                              (!candidate.valid() && processes(c.candidate) > 0);
+    if (no_log_scale) l.processes_needed = never;
     if (!l.decided && base.valid() && candidate.valid()) {
       const moderated_variance b = moderate(base, pool(c.base, c.metric), rule);
       const moderated_variance v = moderate(candidate, pool(c.candidate, c.metric), rule);
