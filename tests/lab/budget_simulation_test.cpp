@@ -144,7 +144,7 @@ std::vector<int> run_fixed(const world& w, std::mt19937_64& rng, tally& t) {
   return verdict;
 }
 
-constexpr int simulated_runs = 300;
+constexpr int simulated_runs = 200;
 
 TEST(BudgetSimulation, FalseVerdictsStayUnderFivePercentDespiteRepeatedLooks) {
   std::mt19937_64 rng(20);
