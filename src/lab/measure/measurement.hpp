@@ -26,8 +26,10 @@ struct run_config {
   std::size_t batch_size = 0;           // iterations per timed sample; 0: calibrate in this process
   bool quick = false;
   // > 0: each repetition lasts about this much timed work; its samples are sized from a timed
-  // warm-up (plan/budget.hpp's samples_for_time), samples_per_repetition at most.
+  // warm-up (plan/budget.hpp's samples_for_time), min_samples at least, samples_per_repetition at
+  // most.
   double repetition_target_ns = 0;
+  std::size_t min_samples = 1;
 };
 
 enum class cell_status { ok, overflowed, not_applicable };

@@ -96,6 +96,8 @@ std::vector<budget_cell> budget_cells(const run_plan& plan) {
       b.first_processes = plan.sizes.serve_repetitions;
       b.max_processes = std::max(b.first_processes, plan.sizes.max_processes);
       b.repetitions = b.max_repetitions = 1;
+    } else if (c.copy_cliff_removed) {  // the placement twin: one process, for its analysis
+      b.first_processes = b.max_processes = 1;
     } else {
       b.max_processes = std::max(b.first_processes, plan.sizes.max_processes);
     }
@@ -120,14 +122,18 @@ std::vector<task> first_round(const std::vector<budget_cell>& cells, std::uint64
   return schedule;
 }
 
-std::size_t samples_for_time(double target_ns, double sample_ns) {
-  if (!(sample_ns > 0) || !(target_ns > 0)) return min_samples_per_repetition;
-  const double wanted = std::ceil(target_ns / sample_ns);
-  const double stretched = std::floor(max_repetition_stretch * target_ns / sample_ns);
-  const double floor_ = std::max<double>(smallest_samples_per_repetition,
-                                         std::min<double>(min_samples_per_repetition, stretched));
-  const double samples = std::clamp(wanted, floor_, double(max_samples_per_repetition));
-  return static_cast<std::size_t>(samples);
+std::size_t repetition_floor(double target_ns, double calibrated_sample_ns) {
+  if (!(calibrated_sample_ns > 0) || !(target_ns > 0)) return min_samples_per_repetition;
+  const double stretched = std::floor(max_repetition_stretch * target_ns / calibrated_sample_ns);
+  return static_cast<std::size_t>(std::max<double>(
+      smallest_samples_per_repetition, std::min<double>(min_samples_per_repetition, stretched)));
+}
+
+std::size_t samples_for_time(double target_ns, double sample_ns, std::size_t floor) {
+  const double most = double(max_samples_per_repetition);
+  const double least = std::min(double(floor), most);
+  if (!(sample_ns > 0) || !(target_ns > 0)) return static_cast<std::size_t>(least);
+  return static_cast<std::size_t>(std::clamp(std::ceil(target_ns / sample_ns), least, most));
 }
 
 }  // namespace alloclab::lab

@@ -64,10 +64,14 @@ std::vector<budget_cell> budget_cells(const run_plan& plan);
 // cell per pass, so machine drift hits every cell alike.
 std::vector<task> first_round(const std::vector<budget_cell>& cells, std::uint64_t seed);
 
+// The fewest samples a repetition of a workload gets, from its calibrated sample time (every
+// process of the workload the same, whatever a busy moment did to its warm-up):
+// min_samples_per_repetition, unless that stretches a repetition past max_repetition_stretch
+// targets (then that many, at least smallest_samples_per_repetition). Pure.
+std::size_t repetition_floor(double target_ns, double calibrated_sample_ns);
+
 // Samples of one repetition lasting `target_ns` when a sample takes `sample_ns`: the target's
-// worth, at least min_samples_per_repetition unless that stretches the repetition past
-// max_repetition_stretch targets (then that many, at least smallest_samples_per_repetition), at
-// most max_samples_per_repetition. Pure.
-std::size_t samples_for_time(double target_ns, double sample_ns);
+// worth, at least `floor`, at most max_samples_per_repetition. Pure.
+std::size_t samples_for_time(double target_ns, double sample_ns, std::size_t floor);
 
 }  // namespace alloclab::lab

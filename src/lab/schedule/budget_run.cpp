@@ -78,6 +78,14 @@ class budget_runner {
     return looks;
   }
 
+  // Whether one more process of `cell` with `repetitions` still fits in the budget, at the
+  // seconds its processes took so far.
+  bool fits(std::size_t cell, std::size_t repetitions) const {
+    const double estimate = state_.seconds_per_process(cell) * static_cast<double>(repetitions) /
+                            static_cast<double>(state_.setup(cell).repetitions);
+    return seconds_since(started_) + estimate + closing_seconds <= plan_.sizes.budget_seconds;
+  }
+
   // One round: each cell's new processes, one per pass, most promising cells first. False when
   // the budget ran out before the round's end.
   bool grow(executor_set& executors, const std::vector<budget_state::growth>& round,
@@ -86,11 +94,7 @@ class budget_runner {
       bool any = false;
       for (const auto& g : round) {
         if (attempts_[g.cell] >= g.target_processes || state_.unmeasurable(g.cell)) continue;
-        const double estimate = state_.seconds_per_process(g.cell) *
-                                static_cast<double>(g.repetitions) /
-                                static_cast<double>(state_.setup(g.cell).repetitions);
-        if (seconds_since(started_) + estimate + closing_seconds > plan_.sizes.budget_seconds)
-          return false;
+        if (!fits(g.cell, g.repetitions)) return false;
         const std::size_t part = attempts_[g.cell];
         run(executors, {g.cell, part, g.repetitions, plan_.sizes.seed + part}, round_number);
         any = true;
@@ -141,8 +145,15 @@ run_records run_budgeted(run_plan& plan, steady::time_point started,
                          const schedule_progress_fn& progress) {
   budget_runner runner(plan, started, progress);
   executor_set executors(plan, progress);
+  // Every cell's first process runs whatever the budget; its later first-round processes (a
+  // second one, a served variant's other servers) only while the budget lasts.
   const std::vector<task> first = plan.schedule;
-  for (const task& t : first) runner.run(executors, t, 1);
+  std::size_t cut = 0;
+  for (const task& t : first)
+    if (t.part == 0 || runner.fits(t.cell, t.repetitions))
+      runner.run(executors, t, 1);
+    else
+      ++cut;
   const std::size_t last_look = runner.state().rule().looks;
   for (std::size_t look = 1;; ++look) {
     const std::vector<comparison_look> looks = runner.look(look);
@@ -155,6 +166,10 @@ run_records run_budgeted(run_plan& plan, steady::time_point started,
       return runner.finish(executors, looks,
                            "no open comparison would be decided within the processes a cell may "
                            "have");
+    if (cut > 0)
+      return runner.finish(
+          executors, looks,
+          fmt::format("budget spent in the first round ({} first-round processes not run)", cut));
     if (!runner.grow(executors, round, look + 1))
       return runner.finish(executors, runner.look(look + 1), "budget spent");
   }

@@ -14,6 +14,7 @@
 #include "process/worker_records.hpp"
 #include "measure/build_guard.hpp"
 #include "frames/batch/runner.hpp"
+#include "plan/budget.hpp"
 #include "workloads/workload.hpp"
 #include "process/hooks.hpp"
 
@@ -31,12 +32,16 @@ struct calibration_outcome {
 
 json calibration_json(const calibration& c) {
   return {{"batch_size", c.batch_size},
+          {"iteration_ns", c.iteration_ns},
           {"checksum", c.checksum},
           {"footprint", c.footprint},
           {"clock", c.clock}};
 }
 
-json task_json(const cell_spec& cell, const task& t, const run_plan& plan, std::size_t batch) {
+json task_json(const cell_spec& cell, const task& t, const run_plan& plan, const calibration& c) {
+  const std::size_t batch = c.batch_size;
+  const double target_ns = 1e6 * plan.sizes.repetition_ms;
+  const double sample_ns = c.iteration_ns * static_cast<double>(batch);
   return {{"mode", "measure"},
           {"workload", cell.workload},
           {"strategy", cell.strategy},
@@ -49,6 +54,7 @@ json task_json(const cell_spec& cell, const task& t, const run_plan& plan, std::
           {"order_seed", t.order_seed},
           {"batch_size", batch},
           {"repetition_ms", plan.sizes.repetition_ms},
+          {"min_samples", target_ns > 0 ? repetition_floor(target_ns, sample_ns) : std::size_t{1}},
           {"quick", plan.sizes.quick},
           {"allow_debug", plan.allow_debug}};
 }
@@ -90,6 +96,7 @@ class batch_executor final : public executor {
       try {
         const json& c = o.document.at("calibration");
         out.result.batch_size = c.at("batch_size");
+        out.result.iteration_ns = c.value("iteration_ns", 0.0);
         out.result.checksum = c.at("checksum");
         out.result.clock = c.at("clock").get<clock_profile>();
         out.ok = true;
@@ -110,7 +117,7 @@ class batch_executor final : public executor {
       return unmeasured_record(cell, t, "not_applicable", unsafe);  // known without a worker
     const calibration_outcome& calibrated = calibrations_.at(cell.workload);
     if (!calibrated.ok) return unmeasured_record(cell, t, "failed", calibrated.reason);
-    const json request = task_json(cell, t, plan, calibrated.result.batch_size);
+    const json request = task_json(cell, t, plan, calibrated.result);
     const heap::cell_outcome o =
         run_cell_worker(cell, {"/proc/self/exe", batch_worker_command, request.dump()}, plan);
     if (o.status != heap::cell_status::ok) return failed_record(cell, t, o);
@@ -165,6 +172,7 @@ measurement_record measure_in_this_process(const json& request, const std::strin
   config.batch_size = request.at("batch_size");
   config.quick = request.at("quick");
   config.repetition_target_ns = 1e6 * request.value("repetition_ms", 0.0);
+  config.min_samples = request.value("min_samples", std::size_t{1});
   const run_measurement run = run_suite(config, [](const progress_event&) {});
   const workload_measurement& w = run.workloads.at(0);
   const cell_measurement& c = w.cells.at(0);

@@ -111,8 +111,11 @@ class cell {
   }
 
   // The samples of each repetition when they are sized by time: from a timed warm-up of at least
-  // two batches and a tenth of the target, once per process (0 when the warm-up overflowed).
-  std::size_t samples_for_target(double target_ns, std::size_t most, std::size_t batch) {
+  // two batches and a tenth of the target, once per process (0 when the warm-up overflowed), at
+  // least `least` (the workload's floor, from its calibration: not this process's warm-up, which
+  // a busy moment can slow), at most `most`.
+  std::size_t samples_for_target(double target_ns, std::size_t least, std::size_t most,
+                                 std::size_t batch) {
     if (sized_samples_ > 0) return sized_samples_;
     std::size_t batches = 0;
     const auto start = lab_clock::now();
@@ -122,8 +125,8 @@ class cell {
       ++batches;
       elapsed = static_cast<double>(elapsed_ns(start, lab_clock::now()));
     }
-    sized_samples_ =
-        std::min(most, samples_for_time(target_ns, elapsed / static_cast<double>(batches)));
+    const double sample_ns = elapsed / static_cast<double>(batches);
+    sized_samples_ = std::min(most, samples_for_time(target_ns, sample_ns, least));
     return sized_samples_;
   }
 
@@ -245,14 +248,18 @@ void check_checksums(workload_measurement& w) {
   }
 }
 
-std::size_t choose_batch_size(std::vector<std::unique_ptr<cell>>& cells,
-                              const clock_profile& clock) {
+// The fastest active cell's median single iteration, in ns (0 when none ran).
+double fastest_iteration_ns(std::vector<std::unique_ptr<cell>>& cells) {
   double fastest = 0;
   for (auto& c : cells) {
     if (!c->active()) continue;
     const double t = c->single_iteration_ns();
     if (t > 0 && (fastest == 0 || t < fastest)) fastest = t;
   }
+  return fastest;
+}
+
+std::size_t batch_size_for(double fastest, const clock_profile& clock) {
   if (fastest <= 0 || fastest >= clock.batch_threshold_ns()) return 1;
   return static_cast<std::size_t>(std::ceil(clock.batch_threshold_ns() / fastest));
 }
@@ -272,7 +279,8 @@ calibration calibrate_workload(const std::string& name, std::uint64_t seed) {
                                          result.footprint, measured));
   cells.front()->counted_pass(2);
   result.checksum = measured.checksum;
-  result.batch_size = choose_batch_size(cells, result.clock);
+  result.iteration_ns = fastest_iteration_ns(cells);
+  result.batch_size = batch_size_for(result.iteration_ns, result.clock);
   return result;
 }
 
@@ -304,8 +312,9 @@ run_measurement run_suite(const run_config& config, const progress_callback& pro
       if (state.cells.back()->active()) state.cells.back()->counted_pass(config.counted_iterations);
     }
     check_checksums(out);
-    out.batch_size =
-        config.batch_size > 0 ? config.batch_size : choose_batch_size(state.cells, run.clock);
+    out.batch_size = config.batch_size > 0
+                         ? config.batch_size
+                         : batch_size_for(fastest_iteration_ns(state.cells), run.clock);
   }
 
   std::mt19937_64 shuffler(config.order_seed);
@@ -323,8 +332,8 @@ run_measurement run_suite(const run_config& config, const progress_callback& pro
       for (cell* c : order) {
         const std::size_t samples =
             config.repetition_target_ns > 0 && c->active()
-                ? c->samples_for_target(config.repetition_target_ns, config.samples_per_repetition,
-                                        batch)
+                ? c->samples_for_target(config.repetition_target_ns, config.min_samples,
+                                        config.samples_per_repetition, batch)
                 : config.samples_per_repetition;
         if (c->active()) c->timed_repetition(samples, batch);
       }

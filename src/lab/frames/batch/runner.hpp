@@ -24,6 +24,7 @@ using progress_callback = std::function<void(const progress_event&)>;
 // single-iteration time, the checksum is the baseline's.
 struct calibration {
   std::size_t batch_size = 1;
+  double iteration_ns = 0;  // the baseline's median single iteration (what the batch came from)
   std::uint64_t checksum = 0;
   workload_footprint footprint;
   clock_profile clock;
