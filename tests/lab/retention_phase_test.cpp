@@ -29,6 +29,10 @@ TEST(RetentionPhase, TheDefaultPlanWatchesEachFifoDistributionUnderTheClaimsMall
   }
   EXPECT_EQ(specs.size(), 3 * 2 * installed);  // 3 distributions x idle/light x variants
   EXPECT_EQ(glibc, 6u);
+  bool jemalloc = false;
+  for (const auto& c : plan.mallocs)
+    jemalloc = jemalloc || (c.label == "jemalloc" && c.missing.empty());
+  EXPECT_EQ(background, jemalloc ? 6u : 0u);  // jemalloc's, 3 distributions x idle and light
   EXPECT_EQ(light * 2, specs.size());
   run_request none;
   none.workloads = {"fifo_uniform"};

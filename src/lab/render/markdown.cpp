@@ -169,6 +169,17 @@ void claims_section(std::string& md, const json& r, const report_options& option
   md += "\n";
 }
 
+// What a timed cell's figures stand on: "3 × 2000" (processes × samples per repetition).
+std::string stands_on(const json& c) {
+  const json& t = c["timing"];
+  const json& reps = t.value("repetition_medians_ns", json());
+  if (!reps.is_array() || reps.empty() || !t.value("samples", json()).is_number_unsigned() ||
+      !c.value("processes", json()).is_number_unsigned())
+    return "-";
+  return fmt::format("{} × {}", c["processes"].get<std::size_t>(),
+                     t["samples"].get<std::size_t>() / reps.size());
+}
+
 void workload_table(std::string& md, const json& w, const json& r) {
   const bool with_malloc = several_mallocs(r);
   md += fmt::format("### {}\n\n{}\n\n", w["name"].get<std::string>(),
@@ -192,14 +203,14 @@ void workload_table(std::string& md, const json& w, const json& r) {
         " **Note:** only {} allocation(s) per iteration; the rest is container and copy work, so "
         "differences of a few percent here are code generation and code layout, not the allocator.",
         f["allocations"].get<std::size_t>());
-  md +=
-      "\n\n" +
-      table_head(
-          {text_column(with_malloc ? "strategy @ malloc" : "strategy"), figure_column("p50"),
-           figure_column("p99"), figure_column("jitter (p99−p50)"), figure_column("CV"),
-           figure_column("throughput"), figure_column("heap allocs/it"), figure_column("heap B/it"),
-           figure_column("fallbacks/it"), figure_column("faults/1k it"),
-           figure_column(fmt::format("vs {} (p50)", with_malloc ? baseline_name(w) : "std"))});
+  md += "\n\n" +
+        table_head(
+            {text_column(with_malloc ? "strategy @ malloc" : "strategy"), figure_column("p50"),
+             figure_column("p99"), figure_column("jitter (p99−p50)"), figure_column("CV"),
+             figure_column("throughput"), figure_column("heap allocs/it"),
+             figure_column("heap B/it"), figure_column("fallbacks/it"),
+             figure_column("faults/1k it"), figure_column("processes × samples/rep"),
+             figure_column(fmt::format("vs {} (p50)", with_malloc ? baseline_name(w) : "std"))});
   for (const auto& c : w["cells"]) {
     if (is_twin(c)) continue;
     std::string name = cell_label(c, with_malloc);
@@ -212,7 +223,7 @@ void workload_table(std::string& md, const json& w, const json& r) {
     const std::string fallbacks = fb.is_null() ? "-" : format_count(fb.get<double>());
     if (t.is_null()) {
       const std::string status = c["status"];
-      md += fmt::format("| {} | {} | | | | | {} | {} | {} | | {} |\n", name,
+      md += fmt::format("| {} | {} | | | | | {} | {} | {} | | | {} |\n", name,
                         status == "not_applicable" ? "n/a"
                         : status == "overflowed"   ? "**withheld**"
                                                    : "**" + unmeasured_text(c) + "**",
@@ -222,12 +233,12 @@ void workload_table(std::string& md, const json& w, const json& r) {
     }
     const json& os = c["os"];  // null in a hand-edited file: a dash, not a crash
     md += fmt::format(
-        "| {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {} | {} |\n", name,
+        "| {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {} | {} | {} |\n", name,
         format_ns(t["p50_ns"]), format_ns(t["p99_ns"]), format_ns(t["jitter_ns"]),
         100 * t["cv"].get<double>(), format_rate(t["throughput_per_s"]), allocs, bytes, fallbacks,
         os.is_object() ? format_number_or_dash(os["minor_faults_per_1000_iterations"], "{:.2f}")
                        : std::string("-"),
-        is_baseline(w, c) ? std::string("baseline") : speedup_text(c));
+        stands_on(c), is_baseline(w, c) ? std::string("baseline") : speedup_text(c));
   }
   for (const auto& c : w["cells"])
     if (!c["warning"].is_null())
