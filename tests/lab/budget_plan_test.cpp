@@ -64,6 +64,21 @@ TEST(Budget, SamplesAreSizedByTimeAboveTheWorkloadsFloor) {
   EXPECT_EQ(samples_for_time(20e6, 0, 100), 100u);
 }
 
+TEST(Budget, ProcessesGrowByHalfAtEachLookUpToTheMostTheBudgetAllows) {
+  EXPECT_EQ(processes_after(2, 8, 0), 2u);
+  EXPECT_EQ(processes_after(2, 8, 1), 3u);
+  EXPECT_EQ(processes_after(2, 8, 2), 5u);
+  EXPECT_EQ(processes_after(2, 8, 3), 8u);
+  EXPECT_EQ(processes_after(2, 8, 9), 8u);
+  EXPECT_EQ(looks_to_reach(2, 8), 4u);  // a 5-minute budget: K = 4
+  EXPECT_EQ(looks_to_reach(5, 8), 2u);  // a served variant's five servers, then eight
+  EXPECT_EQ(looks_to_reach(1, 1), 1u);  // the placement twin: its first round only
+  EXPECT_EQ(max_processes_for(300), 8u);
+  EXPECT_EQ(max_processes_for(900), 24u);
+  EXPECT_EQ(max_processes_for(7200), 32u);
+  EXPECT_EQ(looks_to_reach(2, max_processes_for(900)), 7u);  // 2 3 5 8 12 18 24
+}
+
 TEST(Budget, TheFirstRoundGivesEveryCellItsFirstProcessesInShuffledPasses) {
   std::vector<budget_cell> cells(4);
   cells[3].first_processes = 5;  // a serve cell: five fresh servers

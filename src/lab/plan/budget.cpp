@@ -79,6 +79,18 @@ void apply_budget_sizes(measurement_sizes& s, const run_request& r) {
   s.max_processes = max_processes_for(s.budget_seconds);
 }
 
+std::size_t processes_after(std::size_t first, std::size_t most, std::size_t looks) {
+  std::size_t processes = first;
+  for (std::size_t k = 0; k < looks && processes < most; ++k) processes += (processes + 1) / 2;
+  return std::min(processes, most);
+}
+
+std::size_t looks_to_reach(std::size_t first, std::size_t most) {
+  std::size_t looks = 1;
+  while (processes_after(first, most, looks - 1) < most) ++looks;
+  return looks;
+}
+
 std::size_t max_processes_for(double budget_seconds) {
   const budget_cell cell;
   const double scaled =

@@ -45,6 +45,11 @@ struct budget_cell {
 // with the budget up to 32 (a longer budget buys more looks and processes, not just time).
 std::size_t max_processes_for(double budget_seconds);
 
+// A cell's processes after `looks` looks: its first round grown by half at each (2, 3, 5, 8,
+// 12, ...), at most `most`; and the looks it takes to reach `most` (the first one included).
+std::size_t processes_after(std::size_t first, std::size_t most, std::size_t looks);
+std::size_t looks_to_reach(std::size_t first, std::size_t most);
+
 // "5m", "300s", "300" (seconds), "1h", "1m30s", "0"; throws usage_error naming --budget.
 double parse_budget(const std::string& text);
 

@@ -29,13 +29,6 @@ std::string clock_text(double seconds) {
   return fmt::format("{}:{:02}", s / 60, s % 60);
 }
 
-// Looks from `first` processes to `most`, growing by half each look.
-std::size_t looks_between(std::size_t first, std::size_t most) {
-  std::size_t looks = 1;
-  for (std::size_t p = first; p < most; p += (p + 1) / 2) ++looks;
-  return looks;
-}
-
 // The run's processes so far, its state of the stop rule, and the records in task order.
 class budget_runner {
  public:
@@ -137,7 +130,7 @@ class budget_runner {
 stop_rule budget_rule(const run_plan& plan) {
   std::size_t looks = 1;
   for (const budget_cell& c : budget_cells(plan))
-    looks = std::max(looks, looks_between(c.first_processes, c.max_processes));
+    looks = std::max(looks, looks_to_reach(c.first_processes, c.max_processes));
   return rule_with_looks(looks);
 }
 

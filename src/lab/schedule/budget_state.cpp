@@ -92,9 +92,7 @@ std::vector<comparison_look> budget_state::judge(const std::vector<tracked_compa
 
 std::size_t budget_state::processes_after_look(std::size_t cell, std::size_t look) const {
   const budget_cell& s = setup_.at(cell);
-  std::size_t processes = s.first_processes;
-  for (std::size_t k = 0; k < look; ++k) processes += (processes + 1) / 2;
-  return std::min(processes, s.max_processes);
+  return processes_after(s.first_processes, s.max_processes, look);
 }
 
 std::size_t budget_state::repetitions_for(std::size_t cell, const std::string& metric) const {
