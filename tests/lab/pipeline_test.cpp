@@ -140,8 +140,9 @@ TEST(Plan, PlacementProbeDecidesTheTwinOnlyUnderAuto) {
     EXPECT_STREQ(to_string(parse_placement_check_mode(word)), word);
   EXPECT_THROW(parse_placement_check_mode("sometimes"), usage_error);
 
-  run_plan plan =
-      make_plan(request_for({"trade_batch", "map_int"}, {"std", "pmr_monotonic"}), false);
+  run_request fixed = request_for({"trade_batch", "map_int"}, {"std", "pmr_monotonic"});
+  fixed.full = true;  // every cell, the twin's too, the same processes (a budget gives it one)
+  run_plan plan = make_plan(fixed, false);
   ASSERT_EQ(plan.cells.size(), 8u);
   const std::size_t tasks = plan.schedule.size();
   drop_placement_twin(plan);  // what `run` does when the probe finds no cliff under auto
