@@ -1,6 +1,8 @@
 #include "process/noise_gate.hpp"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -248,12 +250,19 @@ struct periodic_noise_watch::impl {
 
 periodic_noise_watch::periodic_noise_watch(double period_seconds) : impl_(new impl) {
   impl_->look();
+  // The watch thread takes no SIGINT or SIGTERM: they go to the thread that runs the workers.
+  sigset_t stop_signals, previous;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
   impl_->thread = std::thread([this, period_seconds] {
     std::unique_lock<std::mutex> lock(impl_->mutex);
     while (!impl_->wake.wait_for(lock, std::chrono::duration<double>(period_seconds),
                                  [this] { return impl_->stopping; }))
       impl_->look();
   });
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 periodic_noise_watch::~periodic_noise_watch() {
