@@ -13,6 +13,7 @@
 
 #include "frames/heap/cell.hpp"
 #include "frames/memory/memory_workloads.hpp"
+#include "results/budget_section.hpp"
 #include "results/claims.hpp"
 #include "results/environment.hpp"
 #include "results/peer_verdict.hpp"
@@ -234,7 +235,7 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
       {"workloads", json::array()},
       {"claims", json::array()},
       {"noise", context.noise},
-      {"budget", run.budget},  // the stop rule's account (schedule/budget_account.hpp)
+      {"budget", run.budget ? budget_json(*run.budget, plan) : json(nullptr)},
   };
   const frame_results_input in{plan, run, by_cell, power};
   for (const auto& row : frame_table())

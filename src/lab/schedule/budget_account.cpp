@@ -10,15 +10,6 @@
 namespace alloclab::lab {
 namespace {
 
-using json = nlohmann::json;
-
-json cell_name(const cell_spec& c) {
-  return {{"frame", to_string(c.frame)},
-          {"workload", c.workload},
-          {"strategy", c.strategy},
-          {"malloc", c.malloc.label}};
-}
-
 // The figure a cell's spread is reported on: what its vs-baseline comparison is judged on.
 const char* headline_figure(const cell_spec& c) {
   switch (c.frame) {
@@ -32,7 +23,7 @@ const char* headline_figure(const cell_spec& c) {
 }
 
 // Per cell: processes, repetitions, samples per repetition, seconds, and its spread split.
-json cells_json(const account_input& in) {
+std::vector<cell_account> cell_accounts(const account_input& in) {
   std::vector<std::size_t> samples(in.plan.cells.size(), 0), repetitions(in.plan.cells.size(), 0);
   for (std::size_t i = 0; i < in.records.size(); ++i) {
     const measurement_record& r = in.records[i];
@@ -40,51 +31,39 @@ json cells_json(const account_input& in) {
     samples[in.ran[i].cell] += r.batch->cell.samples_ns.size();
     repetitions[in.ran[i].cell] += r.batch->cell.repetition_medians_ns.size();
   }
-  json cells = json::array();
+  std::vector<cell_account> cells;
   for (std::size_t i = 0; i < in.plan.cells.size(); ++i) {
     const cell_spec& c = in.plan.cells[i];
     const process_spread s = in.state.spread(i, headline_figure(c));
-    json cell = cell_name(c);
-    cell["placement_twin"] = c.copy_cliff_removed;
-    cell["processes"] = in.state.processes(i);
-    cell["repetitions"] = s.repetitions;
-    cell["samples_per_repetition"] =
-        repetitions[i] > 0 ? json(samples[i] / repetitions[i]) : json(nullptr);
-    cell["seconds"] = in.state.seconds_per_process(i) * static_cast<double>(in.state.processes(i));
-    cell["figure"] = headline_figure(c);
+    cell_account a;
+    a.cell = i;
+    a.processes = in.state.processes(i);
+    a.repetitions = s.repetitions;
+    if (repetitions[i] > 0) a.samples_per_repetition = samples[i] / repetitions[i];
+    a.seconds = in.state.seconds_per_process(i) * static_cast<double>(a.processes);
+    a.figure = headline_figure(c);
     const bool spread_known = s.processes > 1;
-    cell["between_cv"] = spread_known ? json(std::sqrt(s.between)) : json(nullptr);
-    cell["within_cv"] = s.valid() && s.within_df > 0 ? json(std::sqrt(s.within)) : json(nullptr);
-    cell["spread"] = !spread_known                ? "unknown (one process)"
-                     : s.between >= s.within_part ? "between processes"
-                                                  : "within processes";
-    cells.push_back(std::move(cell));
+    if (spread_known) a.between_cv = std::sqrt(s.between);
+    if (s.valid() && s.within_df > 0) a.within_cv = std::sqrt(s.within);
+    a.spread = !spread_known                ? "unknown (one process)"
+               : s.between >= s.within_part ? "between processes"
+                                            : "within processes";
+    cells.push_back(std::move(a));
   }
   return cells;
 }
 
-json comparison_json(const account_input& in, const comparison_look& l) {
-  const tracked_comparison& c = *l.comparison;
-  const sequential_ratio& r = l.ratio;
-  const char* state = l.unmeasurable ? "unmeasurable" : l.decided ? "decided" : "open";
-  return {
-      {"id", c.id},
-      {"kind", c.kind},
-      {"metric", c.metric},
-      {"base", cell_name(in.plan.cells.at(c.base))},
-      {"candidate", cell_name(in.plan.cells.at(c.candidate))},
-      {"boundaries", c.boundaries},
-      {"value", r.value > 0 ? json(r.value) : json(nullptr)},
-      {"low", r.bounded() ? json(r.low) : json(nullptr)},
-      {"high", r.bounded() ? json(r.high) : json(nullptr)},
-      {"df", r.bounded() ? json(r.df) : json(nullptr)},
-      {"processes", {in.state.processes(c.base), in.state.processes(c.candidate)}},
-      {"state", state},
-      {"processes_needed", l.decided || l.unmeasurable ||
-                                   l.processes_needed == std::numeric_limits<std::size_t>::max() ||
-                                   l.processes_needed == 0
-                               ? json(nullptr)
-                               : json(l.processes_needed)}};
+comparison_account comparison_of(const account_input& in, const comparison_look& l) {
+  comparison_account a;
+  a.comparison = *l.comparison;
+  a.ratio = l.ratio;
+  a.state = l.unmeasurable ? "unmeasurable" : l.decided ? "decided" : "open";
+  a.base_processes = in.state.processes(l.comparison->base);
+  a.candidate_processes = in.state.processes(l.comparison->candidate);
+  const bool known =
+      l.processes_needed != 0 && l.processes_needed != std::numeric_limits<std::size_t>::max();
+  if (!l.decided && !l.unmeasurable && known) a.processes_needed = l.processes_needed;
+  return a;
 }
 
 }  // namespace
@@ -108,56 +87,32 @@ std::size_t likely_decided_with(const budget_state& state,
   return decided;
 }
 
-json budget_account(const account_input& in) {
-  const stop_rule& rule = in.state.rule();
-  json comparisons = json::array();
-  std::size_t decided = 0, open = 0, unmeasurable = 0;
+budget_account make_account(const account_input& in) {
+  budget_account a;
+  a.mode = in.mode;
+  if (in.mode == "budget") a.budget_seconds = in.plan.sizes.budget_seconds;
+  a.spent_seconds = in.spent_seconds;
+  if (in.plan.sizes.repetition_ms > 0) a.repetition_ms = in.plan.sizes.repetition_ms;
+  a.rule = in.state.rule();
+  a.stopped = in.stopped;
+  a.processes = in.ran.size();
+  a.rounds = in.rounds;
   for (const comparison_look& l : in.looks) {
-    decided += l.decided;
-    open += !l.decided && !l.unmeasurable;
-    unmeasurable += l.unmeasurable;
-    comparisons.push_back(comparison_json(in, l));
+    a.decided += l.decided;
+    a.open += !l.decided && !l.unmeasurable;
+    a.unmeasurable += l.unmeasurable;
+    a.comparisons.push_back(comparison_of(in, l));
   }
-  json rounds = json::array();
-  for (const round_account& r : in.rounds)
-    rounds.push_back({{"look", r.look},
-                      {"processes", r.processes},
-                      {"elapsed_seconds", r.elapsed_seconds},
-                      {"decided", r.decided},
-                      {"open", r.open}});
-  const double budget = in.plan.sizes.budget_seconds;
-  json more = nullptr;
-  if (in.mode == "budget" && open > 0) {
-    const double bigger = 3 * budget;
-    more = {
-        {"budget_seconds", bigger},
-        {"would_likely_decide", likely_decided_with(in.state, in.looks, bigger - in.spent_seconds,
-                                                    max_processes_for(bigger))},
-        {"of_open", open}};
+  if (in.mode == "budget" && a.open > 0) {
+    const double bigger = 3 * in.plan.sizes.budget_seconds;
+    a.more_budget =
+        budget_account::more{bigger,
+                             likely_decided_with(in.state, in.looks, bigger - in.spent_seconds,
+                                                 max_processes_for(bigger)),
+                             a.open};
   }
-  return {{"mode", in.mode},
-          {"budget_seconds", in.mode == "budget" ? json(budget) : json(nullptr)},
-          {"spent_seconds", in.spent_seconds},
-          {"repetition_ms",
-           in.plan.sizes.repetition_ms > 0 ? json(in.plan.sizes.repetition_ms) : json(nullptr)},
-          {"stop_rule",
-           {{"name", stop_rule_name},
-            {"looks", rule.looks},
-            {"alpha", rule.alpha},
-            {"confidence", rule.confidence()},
-            {"prior_df", rule.prior_df},
-            {"simulation",
-             "false verdicts <= 5 % on synthetic cells with known ratios "
-             "(tests/lab/budget_simulation_test.cpp; docs/budget.md)"}}},
-          {"stopped", in.stopped},
-          {"processes", in.ran.size()},
-          {"rounds", rounds},
-          {"decided", decided},
-          {"open", open},
-          {"unmeasurable", unmeasurable},
-          {"more_budget", more},
-          {"cells", cells_json(in)},
-          {"comparisons", comparisons}};
+  a.cells = cell_accounts(in);
+  return a;
 }
 
 }  // namespace alloclab::lab

@@ -1,11 +1,11 @@
-// results.json's `budget`: what a run's processes bought, by the stop rule. Built by
-// schedule/budget_run.cpp, for a budgeted plan and (one look at the end) for a fixed one.
+// What a run's processes bought, by the stop rule: the account a budgeted run makes after its
+// last look, and a fixed plan once at the end (schedule/budget_run.cpp). Typed; the results
+// builder writes it as results.json's `budget` (results/budget_section.cpp).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "plan/plan.hpp"
 #include "records/measurement_record.hpp"
@@ -22,6 +22,49 @@ struct round_account {
   std::size_t open = 0;
 };
 
+// A cell: what its figures stand on, and where its spread is.
+struct cell_account {
+  std::size_t cell = 0;  // index into run_plan::cells
+  std::size_t processes = 0;
+  std::size_t repetitions = 0;
+  std::optional<std::size_t> samples_per_repetition;  // batch cells
+  double seconds = 0;
+  std::string figure;                // what the spread is of ("p50", "ns_per_pair", ...)
+  std::optional<double> between_cv;  // square root of the between-process variance (log scale)
+  std::optional<double> within_cv;
+  std::string spread;  // "between processes", "within processes", "unknown ..."
+};
+
+// A tracked comparison at the last look.
+struct comparison_account {
+  tracked_comparison comparison;
+  sequential_ratio ratio;
+  std::string state;  // "decided", "open", "unmeasurable"
+  std::size_t base_processes = 0;
+  std::size_t candidate_processes = 0;
+  std::optional<std::size_t> processes_needed;  // per side, to clear the nearest boundary
+};
+
+struct budget_account {
+  std::string mode;  // "budget" or "fixed"
+  std::optional<double> budget_seconds;
+  double spent_seconds = 0;
+  std::optional<double> repetition_ms;
+  stop_rule rule;
+  std::string stopped;  // why no more processes started
+  std::size_t processes = 0;
+  std::vector<round_account> rounds;
+  std::size_t decided = 0, open = 0, unmeasurable = 0;
+  struct more {
+    double budget_seconds = 0;
+    std::size_t would_likely_decide = 0;
+    std::size_t of_open = 0;
+  };
+  std::optional<more> more_budget;  // a budgeted run with comparisons still open
+  std::vector<cell_account> cells;
+  std::vector<comparison_account> comparisons;
+};
+
 struct account_input {
   const run_plan& plan;
   const budget_state& state;
@@ -30,12 +73,11 @@ struct account_input {
   const std::vector<measurement_record>& records;
   const std::vector<task>& ran;  // one per record
   std::string mode;              // "budget" or "fixed"
-  std::string stopped;           // why the run stopped adding processes
+  std::string stopped;
   double spent_seconds = 0;
 };
 
-// The whole section (docs/results-schema.md, `budget`).
-nlohmann::json budget_account(const account_input& in);
+budget_account make_account(const account_input& in);
 
 // How many of the open comparisons `extra_seconds` more would likely decide, at their observed
 // spread, if a cell could get up to `max_processes`: the cheapest first, each costing the

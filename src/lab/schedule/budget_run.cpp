@@ -104,7 +104,7 @@ class budget_runner {
     out.duration_seconds = seconds_since(started_);
     const account_input in{
         plan_, state_, looks, rounds_, records_, ran_, "budget", stopped, out.duration_seconds};
-    out.budget = budget_account(in);
+    out.budget = make_account(in);
     out.records = std::move(records_);
     plan_.schedule = ran_;
     return out;
@@ -169,8 +169,9 @@ run_records run_budgeted(run_plan& plan, steady::time_point started,
   }
 }
 
-json fixed_plan_account(const run_plan& plan, const std::vector<measurement_record>& records,
-                        double spent_seconds) {
+budget_account fixed_plan_account(const run_plan& plan,
+                                  const std::vector<measurement_record>& records,
+                                  double spent_seconds) {
   std::vector<budget_cell> cells = budget_cells(plan);
   budget_state state(cells, rule_with_looks(1));
   for (std::size_t i = 0; i < records.size() && i < plan.schedule.size(); ++i) {
@@ -189,7 +190,7 @@ json fixed_plan_account(const run_plan& plan, const std::vector<measurement_reco
   const account_input in{plan,         state,         looks,   rounds,
                          records,      plan.schedule, "fixed", "the fixed plan's processes all ran",
                          spent_seconds};
-  return budget_account(in);
+  return make_account(in);
 }
 
 }  // namespace alloclab::lab

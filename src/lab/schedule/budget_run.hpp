@@ -23,7 +23,7 @@ run_records run_budgeted(run_plan& plan, std::chrono::steady_clock::time_point s
                          const schedule_progress_fn& progress);
 
 // The same account for a fixed plan: its comparisons judged once, at the end (one look).
-nlohmann::json fixed_plan_account(const run_plan& plan,
+budget_account fixed_plan_account(const run_plan& plan,
                                   const std::vector<measurement_record>& records,
                                   double spent_seconds);
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 
 #include "plan/plan.hpp"
 #include "records/measurement_record.hpp"
+#include "schedule/budget_account.hpp"
 
 namespace alloclab::lab {
 
@@ -31,7 +33,7 @@ struct run_records {
   nlohmann::json frame_facts = nlohmann::json::object();  // frame name -> executor's run_facts
   double duration_seconds = 0;
   // The stop rule's account of the run (results.json's `budget`, schedule/budget_run.hpp).
-  nlohmann::json budget = nullptr;
+  std::optional<budget_account> budget;
 };
 
 // Every frame's executor the plan's cells need, each prepared once (calibrations, pinning).
