@@ -94,6 +94,17 @@ void write_chunk(std::uint32_t thread, std::uint32_t sequence, fmt::chunk_kind k
   }
 }
 
+void restart_writer_in_child() noexcept {
+  if (pthread_mutex_trylock(&write_lock) == 0) {
+    pthread_mutex_unlock(&write_lock);
+    return;
+  }
+  zstd_context = nullptr;
+  compressed = nullptr;
+  const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+  std::memcpy(&write_lock, &fresh, sizeof fresh);
+}
+
 int open_trace(const char* path) noexcept {
   const int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   struct stat st {};

@@ -20,6 +20,9 @@ bool write_all(const iovec* parts, int count) noexcept;
 /// trace. Caller holds write_lock and has set `inside` (zstd allocates through the recorder).
 void write_chunk(std::uint32_t thread, std::uint32_t sequence, trace_format::chunk_kind kind,
                  const std::uint8_t* raw, std::size_t raw_bytes) noexcept;
+/// In a forked child: the write lock free again, and the zstd context dropped if a thread of the
+/// parent was using it (left as it was: leaked).
+void restart_writer_in_child() noexcept;
 /// The trace file at `path`, opened for this image; -1 when another image wrote it already.
 int open_trace(const char* path) noexcept;
 /// "PATH.N" for the first N from 1 that no other image took (O_EXCL decides races); -1 if none.

@@ -2,7 +2,8 @@
 //
 // Test plan (public member -> test):
 //   format.hpp put_varint / get_varint / zigzag / unzigzag -> Codec.*
-//   record::block_table insert / remove / find / set_shared -> BlockTable.*
+//   record::block_table insert / take / find / take_foreign / find_foreign -> BlockTable.*
+//                                                   (threads: tests/record, BlockTableThreads.*)
 //   record: exact events of known threads, realloc, memalign family, cross-thread frees
 //                                                   -> Recorder.KnownProgramGivesExactCounts
 //   record: random cross-thread frees end with the program's live set
@@ -98,45 +99,47 @@ TEST(Codec, ZigzagKeepsSmallDeltasSmall) {
 // ---- the recorder's pointer table, against a model ----
 
 TEST(BlockTable, RandomOperationsMatchAModel) {
-  auto table = std::make_unique<record::block_table>();
+  using record::block_table;
+  auto table = std::make_unique<block_table>();
   std::unordered_map<std::uintptr_t, std::uint64_t> model;
   std::mt19937_64 random(10);
-  // Keys like a heap's: 16-byte aligned, clustered, plus page-aligned ones (shared slots).
+  // Keys like a heap's: 16-byte aligned, clustered, plus page-aligned ones (shared home slots).
+  // Phases of growth and of decline make the table grow, shrink and reuse its tombstones.
   const auto key = [&] {
     return random() % 4 == 0 ? (1 + random() % 4096) << 12 : (1 + random() % 20000) << 4;
   };
   for (int step = 0; step < 400000; ++step) {
-    if (step == 200000) table->set_shared();
+    const bool growing = (step / 50000) % 2 == 0;
     const std::uintptr_t k = key();
-    std::uint64_t value = 0;
-    switch (random() % 3) {
+    const auto expected = [&] {
+      const auto it = model.find(k);
+      return it == model.end() ? block_table::absent : it->second;
+    }();
+    switch (random() % 6) {
       case 0:
-        ASSERT_TRUE(table->insert(k, step));
+      case 1:
+        if (!growing && random() % 2 == 0) break;
+        ASSERT_TRUE(table->insert(k, static_cast<std::uint64_t>(step)));
         model[k] = static_cast<std::uint64_t>(step);
         break;
-      case 1: {
-        const bool found = table->remove(k, value);
-        ASSERT_EQ(found, model.count(k) == 1) << step;
-        if (found) {
-          EXPECT_EQ(value, model[k]);
-        }
+      case 2:  // the owner frees
+        ASSERT_EQ(table->take(k), expected) << step;
         model.erase(k);
         break;
-      }
-      default: {
-        const bool found = table->find(k, value);
-        ASSERT_EQ(found, model.count(k) == 1) << step;
-        if (found) {
-          EXPECT_EQ(value, model[k]);
-        }
-      }
+      case 3:  // another thread frees
+        ASSERT_EQ(table->take_foreign(k), expected) << step;
+        model.erase(k);
+        break;
+      case 4:
+        ASSERT_EQ(table->find(k), expected) << step;
+        break;
+      default:
+        ASSERT_EQ(table->find_foreign(k), expected) << step;
     }
+    if (step % 10000 == 0) ASSERT_EQ(table->size(), model.size()) << step;
   }
-  for (const auto& [k, v] : model) {
-    std::uint64_t value = 0;
-    ASSERT_TRUE(table->remove(k, value));
-    EXPECT_EQ(value, v);
-  }
+  for (const auto& [k, v] : model) ASSERT_EQ(table->take(k), v);
+  EXPECT_EQ(table->size(), 0u);
 }
 
 // Heap-like key sets must not cluster: a shard index and a home slot drawn from the same address
