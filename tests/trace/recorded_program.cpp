@@ -4,7 +4,9 @@
 //
 // Usage: trace_recorded_program threads   four workers (below); prints "tids T1 T2 T3 T4"
 //        trace_recorded_program kill      allocates 200000 blocks, then SIGKILLs itself
-//        trace_recorded_program fork      a forked child allocates 1000 blocks of 7777 bytes
+//        trace_recorded_program fork      while a second thread allocates, a forked child frees a
+//                                         block it inherited, allocates 1000 blocks of 7777 bytes
+//                                         and forks a grandchild that allocates 500 of 5555
 //        trace_recorded_program abort     allocates 5000 blocks of 4321 bytes, then abort()s
 //        trace_recorded_program interrupt allocates 5000 blocks of 4321 bytes, then ends itself
 //                                         with SIGINT as python does after KeyboardInterrupt
@@ -230,21 +232,52 @@ int killed() {
   return 0;
 }
 
-int forked() {
-  // volatile: the compiler may not elide a malloc/free pair it can see.
-  void* volatile mine = std::malloc(1234);
-  const pid_t child = fork();
-  if (child == 0) {
-    for (int i = 0; i < 1000; ++i) {
-      void* volatile p = std::malloc(7777);
-      std::free(p);
-    }
-    std::exit(0);
+std::atomic<bool> stop_allocating{false};
+std::atomic<long> busy_calls{0};
+
+void* allocate_until_stopped(void*) {
+  while (!stop_allocating.load()) {
+    void* volatile p = std::malloc(99);
+    std::free(p);
+    busy_calls.fetch_add(1);
   }
+  return nullptr;
+}
+
+// Forks, runs `body` in the child and returns whether the child exited with 0.
+template <class Body>
+bool in_child(Body body) {
+  const pid_t child = fork();
+  if (child == 0) std::exit(body() ? 0 : 1);
   int status = 0;
   waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void allocate_and_free(int count, std::size_t size) {
+  for (int i = 0; i < count; ++i) {
+    void* volatile p = std::malloc(size);  // volatile: the compiler may not elide the pair
+    std::free(p);
+  }
+}
+
+int forked() {
+  void* volatile mine = std::malloc(1234);
+  pthread_t busy;
+  run(allocate_until_stopped, busy);
+  while (busy_calls.load() < 1000) sched_yield();
+  const bool ok = in_child([&] {
+    std::free(mine);  // inherited from the parent: a pointer this process never allocated
+    allocate_and_free(1000, 7777);
+    return in_child([] {
+      allocate_and_free(500, 5555);
+      return true;
+    });
+  });
+  stop_allocating.store(true);
+  pthread_join(busy, nullptr);
   std::free(mine);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+  return ok ? 0 : 1;
 }
 
 void allocate_known_blocks() {

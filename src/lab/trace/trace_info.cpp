@@ -221,7 +221,11 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
   for (const auto& word : trace.header().command) command += (command.empty() ? "" : " ") + word;
   add_line(out, "trace        {} (format version {}, {} bytes)", trace.path(),
            trace.header().version, trace.file_bytes());
-  add_line(out, "program      {} (pid {})", command, trace.header().pid);
+  const trace_header& h = trace.header();
+  std::string origin;
+  if (h.origin == trace_format::image_origin::exec) origin = fmt::format(", exec'd (parent pid {})", h.parent_pid);
+  if (h.origin == trace_format::image_origin::fork) origin = fmt::format(", forked by pid {}", h.parent_pid);
+  add_line(out, "program      {} (pid {}{})", command, h.pid, origin);
   if (trace.truncated()) {
     add_line(
         out,
