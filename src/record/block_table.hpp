@@ -40,30 +40,27 @@ class block_table {
   /// What take() and find() return for a key that is not in the table (never a value).
   static constexpr std::uint64_t absent = std::uint64_t{1} << 63;
 
-  /// Owner only. Inserts or overwrites `key` (an address, never 0) with `value` (not `absent`).
-  /// False when memory for the table ran out.
+  /// Owner only. Inserts `key` (an address, never 0) with `value` (not `absent`); false when
+  /// memory for the table ran out. The recorder inserts a block's address when malloc returns
+  /// it, after the free of the address's previous block took that entry. A key inserted again
+  /// while live (its free went unseen) gets an entry that lookups find first; the older one
+  /// comes back when the newer is taken, and goes at the next rebuild.
   __attribute__((always_inline)) bool insert(std::uintptr_t key, std::uint64_t value) noexcept {
     if (__builtin_expect(used_ >= grow_at_, 0) && !rebuild()) return false;
     slot* const slots = slots_;
-    std::size_t reuse = ~std::size_t{0};  // the first tombstone on the way, if any
     for (std::size_t i = home(key);; i = (i + 1) & mask_) {
       const std::uintptr_t k = slots[i].key.load(std::memory_order_relaxed);
-      if (k == empty) {
-        if (__builtin_expect(reuse == ~std::size_t{0}, 1)) {
-          reuse = i;
-          ++used_;
-        }
-        break;
+      if (k + 1 <= 1) {  // empty or tombstone
+        used_ += k == empty;
+        slots[i].value.store(value, std::memory_order_relaxed);
+        slots[i].key.store(key, std::memory_order_release);
+        return true;
       }
-      if (k == key) {  // still there (a free the recorder did not see): overwritten
+      if (k == key) {
         slots[i].value.store(value, std::memory_order_relaxed);
         return true;
       }
-      if (k == tombstone && reuse == ~std::size_t{0}) reuse = i;
     }
-    slots[reuse].value.store(value, std::memory_order_relaxed);
-    slots[reuse].key.store(key, std::memory_order_release);
-    return true;
   }
 
   /// Owner only. Removes `key` and returns its value, or `absent`.
@@ -153,6 +150,13 @@ class block_table {
     return (window + ((key >> 4) & (window_granules - 1))) & mask_;
   }
 
+  // Where a lookup of live key `k` stops.
+  std::size_t first_slot_of(std::uintptr_t k) const noexcept {
+    std::size_t i = home(k);
+    while (slots_[i].key.load(std::memory_order_relaxed) != k) i = (i + 1) & mask_;
+    return i;
+  }
+
   void lock() noexcept {
     while (foreign_lock_.exchange(true, std::memory_order_acquire))
       while (foreign_lock_.load(std::memory_order_relaxed)) sched_yield();
@@ -177,8 +181,9 @@ class block_table {
     return value;
   }
 
-  // Owner: a new array holding only the live entries, at most 3/8 full. Foreign threads are kept
-  // out (they probe the old array under the same lock) until it replaces the old one.
+  // Owner: a new array holding only the live entries that lookups find (not an older entry of a
+  // key inserted again), at most 3/8 full. Foreign threads are kept out (they probe the old array
+  // under the same lock) until it replaces the old one.
   __attribute__((noinline, cold)) bool rebuild() noexcept {
     lock();
     std::size_t live = 0;
@@ -197,9 +202,11 @@ class block_table {
     bigger.slots_ = static_cast<slot*>(memory);
     bigger.mask_ = slots - 1;
     bigger.window_shift_ = static_cast<unsigned>(__builtin_clzll(slots - 1));
+    std::size_t copied = 0;
     for (std::size_t i = 0; i < capacity(); ++i) {
       const std::uintptr_t k = slots_[i].key.load(std::memory_order_relaxed);
-      if (!is_live(k)) continue;
+      if (!is_live(k) || first_slot_of(k) != i) continue;
+      ++copied;
       std::size_t j = bigger.home(k);
       while (bigger.slots_[j].key.load(std::memory_order_relaxed) != empty)
         j = (j + 1) & bigger.mask_;
@@ -211,7 +218,7 @@ class block_table {
     slots_ = bigger.slots_;
     mask_ = bigger.mask_;
     window_shift_ = bigger.window_shift_;
-    used_ = live;
+    used_ = copied;
     grow_at_ = slots / 4 * 3;
     bigger.slots_ = no_slots();
     unlock();

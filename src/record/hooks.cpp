@@ -73,7 +73,10 @@ __attribute__((noinline)) void* malloc_slow(size_t size) noexcept {
 
 __attribute__((noinline)) void free_slow(void* p) noexcept {
   if (p == nullptr || in_bootstrap(p) || !ready()) return;
-  if (state_for_slow_path() == nullptr) return next.free(p);
+  if (state_for_slow_path() == nullptr) {
+    forget_after_end(p);
+    return next.free(p);
+  }
   free(p);
 }
 
@@ -86,7 +89,10 @@ __attribute__((noinline)) void* calloc_slow(size_t count, size_t size, size_t by
 // realloc of a bootstrap block (or before the next malloc is known): a new block and a copy.
 __attribute__((noinline)) void* realloc_slow(void* old, size_t size) noexcept {
   if (!in_bootstrap(old) && ready()) {
-    if (state_for_slow_path() == nullptr) return next.realloc(old, size);
+    if (state_for_slow_path() == nullptr) {
+      forget_after_end(old);
+      return next.realloc(old, size);
+    }
     return realloc(old, size);
   }
   void* p = ready() ? malloc(size) : bootstrap_alloc(size);

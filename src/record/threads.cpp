@@ -110,6 +110,12 @@ void on_thread_exit(void* state) noexcept {
   st->busy.store(0, std::memory_order_release);
 }
 
+void forget_after_end(void* p) noexcept {
+  thread_state* st = own_state;
+  if (st == nullptr || !st->ended || p == nullptr) return;
+  take_block(*st, reinterpret_cast<std::uintptr_t>(p));
+}
+
 void forget_all_threads() noexcept {
   thread_state* st = all_states.exchange(nullptr);
   while (st != nullptr) {

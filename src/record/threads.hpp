@@ -18,6 +18,9 @@ thread_state* state_for_slow_path() noexcept;
 void on_thread_exit(void* state) noexcept;
 /// Every thread's state is dropped (a forked child starting its own trace).
 void forget_all_threads() noexcept;
+/// A free (or realloc) by a thread whose recording ended (a later thread-key destructor): not
+/// recorded, but `p`'s entry goes, so that a block reusing the address is not taken for it.
+void forget_after_end(void* p) noexcept;
 
 /// Takes `key` out of the table of the thread that allocated it (not `st`), for a cross-thread
 /// free or realloc. No owner when no table holds it (a pointer the recorder never saw allocated).

@@ -12,6 +12,12 @@
 //                                         with SIGINT as python does after KeyboardInterrupt
 //        trace_recorded_program wait      allocates 5000 blocks of 4321 bytes, prints
 //                                         "ready PID", then sleeps (up to 120 s) until a signal
+//        trace_recorded_program late-free  a worker allocates 20 blocks of 200000 bytes (mmap'd)
+//                                         and frees them in a thread-key destructor that runs
+//                                         after the recorder's; then main allocates 20 such blocks
+//                                         (the kernel gives the same addresses back, mostly) and a
+//                                         third thread frees them; prints "tids MAIN WORKER FREER"
+//                                         and "reused N" (main's blocks at a worker's address)
 //        trace_recorded_program random-threads SEED
 //                                         four workers in a ring run a random mix of malloc,
 //                                         realloc, free and frees of blocks the previous worker
@@ -225,6 +231,52 @@ int random_threads(const char* seed) {
   return 0;
 }
 
+// late-free: blocks freed by a thread after the recorder ended its recording (a later thread-key
+// destructor) must not be taken for the blocks that reuse their addresses.
+constexpr int late_blocks = 20;
+constexpr std::size_t late_size = 200000;
+void* late[late_blocks];
+std::uintptr_t worker_addresses[late_blocks];
+pthread_key_t late_key;
+
+void free_late(void*) {
+  for (void* p : late) std::free(p);
+}
+
+void* late_worker(void*) {
+  tids[1] = self_tid();
+  for (int i = 0; i < late_blocks; ++i) {
+    late[i] = std::malloc(late_size);
+    worker_addresses[i] = reinterpret_cast<std::uintptr_t>(late[i]);
+  }
+  pthread_setspecific(late_key, late);  // destructor keys run in creation order: after ours
+  return nullptr;
+}
+
+void* late_freer(void*) {
+  tids[2] = self_tid();
+  for (void* p : late) std::free(p);
+  return nullptr;
+}
+
+int late_free() {
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);  // fixed: a freed mmap'd block does not raise it
+  tids[0] = self_tid();
+  if (pthread_key_create(&late_key, free_late) != 0) std::abort();
+  pthread_t t;
+  run(late_worker, t);
+  pthread_join(t, nullptr);
+  int reused = 0;
+  for (void*& p : late) {
+    p = std::malloc(late_size);
+    for (const std::uintptr_t a : worker_addresses) reused += reinterpret_cast<std::uintptr_t>(p) == a;
+  }
+  run(late_freer, t);
+  pthread_join(t, nullptr);
+  std::printf("tids %ld %ld %ld\nreused %d\n", tids[0], tids[1], tids[2], reused);
+  return 0;
+}
+
 int killed() {
   for (int i = 0; i < 200000; ++i) static_cast<volatile char*>(std::malloc(16))[0] = 1;
   std::fflush(stdout);
@@ -315,7 +367,8 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "interrupt") == 0) return interrupted();
   if (std::strcmp(mode, "wait") == 0) return waiting();
   if (std::strcmp(mode, "random-threads") == 0 && argc > 2) return random_threads(argv[2]);
-  std::fprintf(stderr, "usage: %s threads|kill|fork|abort|interrupt|wait|random-threads SEED\n",
+  if (std::strcmp(mode, "late-free") == 0) return late_free();
+  std::fprintf(stderr, "usage: %s threads|kill|fork|abort|interrupt|wait|late-free|random-threads SEED\n",
                argv[0]);
   return 2;
 }

@@ -8,6 +8,8 @@
 //                                                   -> Recorder.KnownProgramGivesExactCounts
 //   record: random cross-thread frees end with the program's live set
 //                                                   -> Recorder.RandomCrossThreadProgramEndsWithItsLiveSet
+//   record: frees after a thread's end leave no stale entries
+//                                                   -> Recorder.FreesAfterAThreadEndedDoNotShadowReusedAddresses
 //   record: fork child not recorded                 -> Recorder.ForkedChildIsNotRecorded
 //   record --follow-fork: one trace per forked process, listed by trace info
 //                                                   -> Recorder.FollowForkGivesEachForkedProcessItsOwnTrace
@@ -119,8 +121,11 @@ TEST(BlockTable, RandomOperationsMatchAModel) {
     }();
     switch (random() % 6) {
       case 0:
-      case 1:
+      case 1:  // malloc returns an address: a live one only after its free
         if (!growing && random() % 2 == 0) break;
+        if (expected != block_table::absent) {
+          ASSERT_EQ(table->take(k), expected) << step;
+        }
         ASSERT_TRUE(table->insert(k, static_cast<std::uint64_t>(step)));
         model[k] = static_cast<std::uint64_t>(step);
         break;
@@ -144,6 +149,27 @@ TEST(BlockTable, RandomOperationsMatchAModel) {
   }
   for (const auto& [k, v] : model) ASSERT_EQ(table->take(k), v);
   EXPECT_EQ(table->size(), 0u);
+}
+
+// A free the recorder did not see leaves its block's entry behind; when malloc returns the address
+// again, the new entry is found first, and a rebuild drops the old one.
+TEST(BlockTable, AKeyInsertedAgainIsFoundNewestFirst) {
+  using record::block_table;
+  block_table table;
+  const std::uintptr_t a = 0x7f00'0000'1000, k = a + 8;  // the same home slot
+  ASSERT_TRUE(table.insert(a, 10));
+  ASSERT_TRUE(table.insert(k, 1));  // behind `a`
+  ASSERT_EQ(table.take(a), 10u);    // a tombstone before `k`
+  ASSERT_TRUE(table.insert(k, 2));  // k's free went unseen: k is inserted again
+  EXPECT_EQ(table.find(k), 2u);
+  EXPECT_EQ(table.take(k), 2u);
+  EXPECT_EQ(table.find(k), 1u) << "the older entry comes back";
+  ASSERT_TRUE(table.insert(k, 3));
+  // Enough other keys to rebuild the table (more than 3/4 of its 256 slots).
+  for (std::uintptr_t i = 1; i <= 300; ++i) ASSERT_TRUE(table.insert(0x5000'0000'0000 + 16 * i, i));
+  EXPECT_EQ(table.take(k), 3u);
+  EXPECT_EQ(table.find(k), block_table::absent) << "the rebuild kept the older entry";
+  EXPECT_EQ(table.size(), 300u);
 }
 
 // Heap-like key sets must not cluster: a shard index and a home slot drawn from the same address
@@ -321,6 +347,37 @@ std::map<std::uint64_t, std::uint64_t> malloc_sizes(const trace_file& t) {
   std::map<std::uint64_t, std::uint64_t> sizes;
   t.for_each_event([&](const event& e) { sizes[e.value] += e.kind == event_kind::malloc; });
   return sizes;
+}
+
+// A worker's blocks freed after its recording ended (a later thread-key destructor) are not in
+// the trace; when main gets their addresses back and a third thread frees main's blocks, those
+// frees are main's blocks, not the worker's.
+TEST_F(Recorder, FreesAfterAThreadEndedDoNotShadowReusedAddresses) {
+  // The kernel gives the munmap'd addresses back to the next mmap's, mostly: a run where it gave
+  // none shows nothing, and is tried again.
+  std::uint64_t main_tid = 0, worker_tid = 0, freer_tid = 0;
+  int reused = 0;
+  for (int attempt = 0; attempt < 5 && reused == 0; ++attempt) {
+    const outcome o = record(std::string(TRACE_RECORDED_PROGRAM) + " late-free");
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    std::istringstream lines(o.out);
+    std::string tids_word, reused_word;
+    lines >> tids_word >> main_tid >> worker_tid >> freer_tid >> reused_word >> reused;
+    ASSERT_EQ(reused_word, "reused") << o.out;
+  }
+  if (reused == 0) GTEST_SKIP() << "the kernel gave no munmap'd address back in 5 runs";
+  const trace_file t(trace_path().string());
+  std::map<std::uint32_t, std::uint64_t> tid_of;  // (a thread's start may come later in the file)
+  t.for_each_event([&](const event& e) {
+    if (e.kind == event_kind::thread_start) tid_of[e.thread] = e.value;
+  });
+  std::map<std::uint64_t, std::uint64_t> freed_by_owner;  // owner tid -> frees by the freer
+  t.for_each_event([&](const event& e) {
+    if (e.kind == event_kind::free && !e.unknown_pointer && tid_of[e.thread] == freer_tid)
+      ++freed_by_owner[tid_of[block_thread(e.block)]];
+  });
+  EXPECT_EQ(freed_by_owner[main_tid], 20u) << reused << " addresses reused";
+  EXPECT_EQ(freed_by_owner[worker_tid], 0u);
 }
 
 TEST_F(Recorder, ForkedChildIsNotRecorded) {
