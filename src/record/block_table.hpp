@@ -30,6 +30,14 @@
 
 namespace alloclab::record {
 
+namespace detail {
+/// A block_table slot: key 0 empty, all ones a tombstone.
+struct table_slot {
+  std::atomic<std::uintptr_t> key{0};
+  std::atomic<std::uint64_t> value{0};
+};
+}  // namespace detail
+
 class block_table {
  public:
   block_table() noexcept = default;
@@ -124,10 +132,7 @@ class block_table {
  private:
   static constexpr std::uintptr_t empty = 0;
   static constexpr std::uintptr_t tombstone = ~std::uintptr_t{0};  // never a user-space address
-  struct slot {
-    std::atomic<std::uintptr_t> key{empty};
-    std::atomic<std::uint64_t> value{0};
-  };
+  using slot = detail::table_slot;
   static constexpr std::size_t initial_slots = 256;
   static constexpr std::size_t prefetched_slots = std::size_t{1} << 14;
   // A big table is read at random: huge pages (where THP allows them) save most TLB misses.
@@ -138,10 +143,7 @@ class block_table {
   static bool is_live(std::uintptr_t k) noexcept { return k + 1 > 1; }
   // Before the first insert the table is one empty slot that is never written (the first insert
   // rebuilds), so lookups need no test for a missing array.
-  static slot* no_slots() noexcept {
-    static slot nothing;
-    return &nothing;
-  }
+  static slot* no_slots() noexcept { return &nothing_; }
   std::size_t capacity() const noexcept { return slots_ == no_slots() ? 0 : mask_ + 1; }
   // The window's hashed place plus the granule within the window.
   std::size_t home(std::uintptr_t key) const noexcept {
@@ -224,6 +226,8 @@ class block_table {
     unlock();
     return true;
   }
+
+  static inline slot nothing_;  ///< the table before its first insert
 
   slot* slots_ = no_slots();
   std::size_t mask_ = 0;

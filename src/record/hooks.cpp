@@ -288,12 +288,15 @@ ALLOCLAB_EXPORT void* pvalloc(size_t size) noexcept {
   return p;
 }
 
+next_symbol<void(int)> next__exit{"_exit"};
+next_symbol<int(pid_t, int)> next_kill{"kill"};
+next_symbol<int(int)> next_raise{"raise"};
+
 // A program that ends with _exit (shells do) runs no destructors: finish the trace first (not in
 // a vfork child, which shares the recorded process's memory).
 ALLOCLAB_EXPORT __attribute__((noreturn)) void _exit(int status) {
   if (is_recorded_process()) finish_recording();
-  static auto* next_exit = reinterpret_cast<void (*)(int)>(dlsym(RTLD_NEXT, "_exit"));
-  if (next_exit != nullptr) next_exit(status);
+  if (auto* next_exit = next__exit.get()) next_exit(status);
   syscall(SYS_exit_group, status);
   __builtin_unreachable();
 }
@@ -307,41 +310,37 @@ ALLOCLAB_EXPORT __attribute__((noreturn)) void _Exit(int status) {
 // records nothing. (glibc's execl* call its internal execve and are not seen.)
 using exec_with_env = int(const char*, char* const[], char* const[]);
 using exec_without_env = int(const char*, char* const[]);
+next_symbol<exec_with_env> next_execve{"execve"}, next_execvpe{"execvpe"};
+next_symbol<exec_without_env> next_execv{"execv"}, next_execvp{"execvp"};
 
 ALLOCLAB_EXPORT int kill(pid_t pid, int signal) noexcept {
   if (pid == recorded_pid) finish_before_own_signal(signal);
-  static auto* next_kill = next_function<int(pid_t, int)>("kill");
-  return next_kill(pid, signal);
+  return next_kill.get()(pid, signal);
 }
 
 ALLOCLAB_EXPORT int raise(int signal) noexcept {
   finish_before_own_signal(signal);
-  static auto* next_raise = next_function<int(int)>("raise");
-  return next_raise(signal);
+  return next_raise.get()(signal);
 }
 
 ALLOCLAB_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   finish_before_exec();
-  static auto* next_execve = next_function<exec_with_env>("execve");
-  return next_execve(path, argv, envp);
+  return next_execve.get()(path, argv, envp);
 }
 
 ALLOCLAB_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   finish_before_exec();
-  static auto* next_execvpe = next_function<exec_with_env>("execvpe");
-  return next_execvpe(file, argv, envp);
+  return next_execvpe.get()(file, argv, envp);
 }
 
 ALLOCLAB_EXPORT int execv(const char* path, char* const argv[]) {
   finish_before_exec();
-  static auto* next_execv = next_function<exec_without_env>("execv");
-  return next_execv(path, argv);
+  return next_execv.get()(path, argv);
 }
 
 ALLOCLAB_EXPORT int execvp(const char* file, char* const argv[]) {
   finish_before_exec();
-  static auto* next_execvp = next_function<exec_without_env>("execvp");
-  return next_execvp(file, argv);
+  return next_execvp.get()(file, argv);
 }
 
 ALLOCLAB_EXPORT size_t malloc_usable_size(void* p) noexcept {
