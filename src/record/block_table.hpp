@@ -56,7 +56,8 @@ class block_table {
   __attribute__((always_inline)) bool insert(std::uintptr_t key, std::uint64_t value) noexcept {
     if (__builtin_expect(used_ >= grow_at_, 0) && !rebuild()) return false;
     slot* const slots = slots_;
-    for (std::size_t i = home(key);; i = (i + 1) & mask_) {
+    const std::size_t mask = mask_;
+    for (std::size_t i = home(key);; i = (i + 1) & mask) {
       const std::uintptr_t k = slots[i].key.load(std::memory_order_relaxed);
       if (k + 1 <= 1) {  // empty or tombstone
         used_ += k == empty;
@@ -74,7 +75,8 @@ class block_table {
   /// Owner only. Removes `key` and returns its value, or `absent`.
   __attribute__((always_inline)) std::uint64_t take(std::uintptr_t key) noexcept {
     slot* const slots = slots_;
-    for (std::size_t i = home(key);; i = (i + 1) & mask_) {
+    const std::size_t mask = mask_;
+    for (std::size_t i = home(key);; i = (i + 1) & mask) {
       const std::uintptr_t k = slots[i].key.load(std::memory_order_relaxed);
       if (k == key) {
         slots[i].key.store(tombstone, std::memory_order_relaxed);

@@ -20,8 +20,8 @@ void flush(thread_state& st) noexcept {
 }
 
 void after_publish(thread_state& st) noexcept {
+  tick(st);
   if (st.cursor >= st.limit) flush(st);
-  if (st.clock_countdown == 0) tick(st);
 }
 
 namespace {

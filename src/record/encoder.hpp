@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 
 #include "recorder_state.hpp"
 
@@ -32,12 +33,13 @@ std::uint8_t* put_other_free(thread_state& st, std::uint8_t* out, block_ref bloc
 void end_thread(thread_state& st) noexcept;
 
 /// A varint, with the one- and two-byte cases (most events) inline and without a branch between
-/// them. May write one byte past the varint (the buffer has room for it).
+/// them: one 16-bit store (v < 128: v and 0; else v's low 7 bits | 0x80, then v >> 7). May write
+/// one byte past the varint (the buffer has room for it).
 ALLOCLAB_HOT std::uint8_t* put(std::uint8_t* out, std::uint64_t v) noexcept {
   if (__builtin_expect(v >= 0x4000, 0)) return fmt::put_varint(out, v);
   const std::uint64_t two = v >= 0x80;
-  out[0] = static_cast<std::uint8_t>(v | (two << 7));
-  out[1] = static_cast<std::uint8_t>(v >> 7);
+  const auto both = static_cast<std::uint16_t>(v + (v & ~std::uint64_t{0x7f}) + (two << 7));
+  std::memcpy(out, &both, sizeof both);  // little-endian, as the format
   return out + 1 + two;
 }
 ALLOCLAB_HOT std::uint8_t* put_op(std::uint8_t* out, fmt::op o) noexcept {
@@ -51,15 +53,13 @@ ALLOCLAB_HOT std::uint8_t* put_size(thread_state& st, std::uint8_t* out, std::ui
   return out;
 }
 
-/// Publishes the event that ends at `out`; true when the buffer is full or a tick is due
-/// (after_publish() then does what is due).
+/// Publishes the event that ends at `out`; true when a tick is due (after_publish() then counts
+/// the events, flushes a full buffer, and reads the clock).
 ALLOCLAB_HOT bool publish(thread_state& st, std::uint8_t* out) noexcept {
   std::atomic_signal_fence(std::memory_order_release);
   st.cursor = out;
-  const bool full = out >= st.limit;
-  return __builtin_expect(full | (--st.clock_countdown == 0), 0);
+  return __builtin_expect(--st.clock_countdown == 0, 0);
 }
-/// Flushes a full buffer, ticks when due.
 void after_publish(thread_state& st) noexcept;
 ALLOCLAB_HOT void commit(thread_state& st, std::uint8_t* out) noexcept {
   if (publish(st, out)) after_publish(st);

@@ -19,7 +19,10 @@ namespace alloclab::record {
 
 namespace fmt = alloclab::trace_format;
 
-constexpr std::uint32_t clock_every_events = 64;
+/// Every this many events a thread counts them, checks its buffer and perhaps reads the clock.
+constexpr std::uint32_t clock_every_events = fmt::events_per_fullness_check;
+/// A thread's buffer: a chunk's most raw bytes, and room for put()'s byte past the last varint.
+constexpr std::size_t buffer_bytes = fmt::max_chunk_raw_bytes + 8;
 constexpr std::uint64_t timestamp_every_us = 1000;
 constexpr std::uint64_t rss_every_us = 100 * 1000;
 constexpr unsigned id_bits = 44;
@@ -30,7 +33,7 @@ struct thread_state {
   std::atomic<int> busy{0};  ///< 1 while this thread is inside an event (see finish_recording)
   std::uint32_t index = 0;
   std::uint8_t* cursor = nullptr;  ///< end of the last whole event in `buffer`
-  std::uint8_t* limit = nullptr;   ///< buffer + chunk capacity: an event ending past it flushes
+  std::uint8_t* limit = nullptr;   ///< buffer + chunk capacity: a buffer past it is flushed
   /// Blocks allocated so far: the next block's id. A block's table entry is its id + 1, so that
   /// `allocated - entry` is its age (the distance back from the latest block) and any value that
   /// is not one of this thread's entries (block_table::absent) gives an age beyond id_mask.
@@ -45,7 +48,7 @@ struct thread_state {
   bool ended = false;
   thread_state* last_owner = nullptr;  ///< the thread whose block this one freed last
   thread_state* next_state = nullptr;  ///< the next older thread (immutable once published)
-  std::uint8_t* buffer = nullptr;      ///< max_chunk_raw_bytes, mmap'd; unmapped at thread end
+  std::uint8_t* buffer = nullptr;      ///< buffer_bytes, mmap'd; unmapped at thread end
   fmt::cross_free_ids cross_ids;       ///< the bases of this thread's cross-thread free ids
 
   std::uint64_t events() const noexcept { return ticks + clock_every_events - clock_countdown; }

@@ -30,11 +30,11 @@ void start_sharing(thread_state* others) noexcept {
 
 thread_state* new_thread_state() noexcept {
   void* memory = map_memory(sizeof(thread_state));
-  void* buffer = map_memory(fmt::max_chunk_raw_bytes);
+  void* buffer = map_memory(buffer_bytes);
   const std::uint32_t index = thread_count.fetch_add(1, std::memory_order_relaxed);
   if (memory == nullptr || buffer == nullptr || index >= max_threads) {
     if (memory != nullptr) munmap(memory, sizeof(thread_state));
-    if (buffer != nullptr) munmap(buffer, fmt::max_chunk_raw_bytes);
+    if (buffer != nullptr) munmap(buffer, buffer_bytes);
     inside = true;  // this thread passes through from now on
     return nullptr;
   }
@@ -104,7 +104,7 @@ void on_thread_exit(void* state) noexcept {
   std::atomic_signal_fence(std::memory_order_seq_cst);
   if (recording.load(std::memory_order_relaxed)) {
     end_thread(*st);
-    munmap(st->buffer, fmt::max_chunk_raw_bytes);  // its table stays: others may free its blocks
+    munmap(st->buffer, buffer_bytes);  // its table stays: others may free its blocks
     st->buffer = st->cursor = st->limit = nullptr;
   }
   st->busy.store(0, std::memory_order_release);
@@ -121,7 +121,7 @@ void forget_all_threads() noexcept {
   while (st != nullptr) {
     thread_state* next_state = st->next_state;
     st->blocks.release();
-    if (st->buffer != nullptr) munmap(st->buffer, fmt::max_chunk_raw_bytes);
+    if (st->buffer != nullptr) munmap(st->buffer, buffer_bytes);
     munmap(st, sizeof(thread_state));
     st = next_state;
   }

@@ -20,8 +20,12 @@ inline constexpr std::uint32_t chunk_magic = 0x4b434c41;  // "ALCK" little-endia
 inline constexpr std::uint32_t chunk_capacity = 64 * 1024;
 /// The longest encoding of one event (an opcode and three 64-bit varints).
 inline constexpr std::uint32_t max_event_bytes = 40;
-/// A chunk may overrun the capacity by its last event and a timestamp and RSS sample after it.
-inline constexpr std::uint32_t max_chunk_raw_bytes = chunk_capacity + 2 * max_event_bytes;
+/// The recorder checks its buffer against the capacity every this many events (version 3 on;
+/// before, after every event).
+inline constexpr std::uint32_t events_per_fullness_check = 64;
+/// A chunk may overrun the capacity by the events of one check and a timestamp and RSS sample.
+inline constexpr std::uint32_t max_chunk_raw_bytes =
+    chunk_capacity + (events_per_fullness_check + 2) * max_event_bytes;
 
 inline constexpr std::uint32_t flag_timestamps =
     1;  ///< file_header::flags: timestamp events present
