@@ -12,9 +12,7 @@ void flush(thread_state& st) noexcept {
   if (bytes == 0) return;
   {
     const inside_recorder unrecorded;  // zstd allocates
-    pthread_mutex_lock(&write_lock);
-    write_chunk(st.index, st.sequence++, fmt::chunk_kind::events, st.buffer, bytes);
-    pthread_mutex_unlock(&write_lock);
+    write_chunk(st.index, st.sequence++, st.buffer, bytes);
   }
   st.cursor = st.buffer;
 }

@@ -130,6 +130,7 @@ void start_recording() noexcept {
     pthread_atfork(nullptr, nullptr, on_fork_child);
   }
   if (!keyed) return report("image", static_cast<long>(getpid()));
+  size_compressors();
   finish_at_fatal_signals();
   start_image(record_started_it, false);
 }
@@ -163,11 +164,7 @@ void finish_recording() noexcept {
   p = fmt::put_varint(p, unknown_frees.load());
   p = fmt::put_varint(p, elapsed_us(CLOCK_MONOTONIC));
   p = fmt::put_varint(p, bootstrap_allocations.load());
-  pthread_mutex_lock(&write_lock);
-  write_chunk(0, 0, fmt::chunk_kind::footer, footer, static_cast<std::size_t>(p - footer));
-  if (trace_fd >= 0) close(trace_fd);
-  trace_fd = -1;
-  pthread_mutex_unlock(&write_lock);
+  write_footer_and_close(footer, static_cast<std::size_t>(p - footer));
 }
 
 namespace {

@@ -71,7 +71,7 @@ extern int status_fd;    ///< the pipe to `alloclab record`, or -1
 extern long recorded_pid;  ///< the process this image records in (0: none)
 extern std::uint64_t start_monotonic_ns;
 extern pthread_key_t thread_key;    ///< its destructor ends a thread's recording
-extern pthread_mutex_t write_lock;  ///< the trace fd, the zstd context, the thread list
+extern pthread_mutex_t write_lock;  ///< the trace fd and the thread list
 extern std::atomic<thread_state*> all_states;  ///< every thread's state, newest first
 extern std::atomic<std::uint32_t> thread_count;
 extern std::atomic<std::uint64_t> unknown_frees;
