@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <iomanip>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -202,51 +201,6 @@ bool publish_image_traces(const output_target& output) {
     if (!fs::is_regular_file(stale, ec) || !fs::remove(stale, ec)) break;
   }
   return true;
-}
-
-/// How an image started, for `trace info`'s list of images.
-std::string origin_of(const trace_header& h) {
-  if (!h.origin) return "-";
-  switch (*h.origin) {
-    case trace_format::image_origin::started:
-      return "record";
-    case trace_format::image_origin::exec:
-      return "exec";
-    case trace_format::image_origin::fork:
-      return "fork of " + std::to_string(h.parent_pid);
-  }
-  return "-";
-}
-
-/// `trace info`'s list of the other images' traces (none: empty).
-std::string render_images(const std::string& trace) {
-  const std::vector<std::string> images = image_traces(trace);
-  if (images.empty()) return {};
-  std::ostringstream out;
-  out << "\nprocess images (record --follow-exec, --follow-fork: one trace each, in order of "
-         "start)\n"
-      << "  trace                      pid  started              calls  command\n";
-  const auto line = [&](const std::string& path) {
-    out << "  " << std::left << std::setw(24) << fs::path(path).filename().string() << std::right
-        << std::setw(8);
-    try {
-      const trace_file t(path);
-      std::string command;
-      for (const std::string& word : t.header().command)
-        command += (command.empty() ? "" : " ") + word;
-      out << t.header().pid << "  " << std::left << std::setw(14) << origin_of(t.header())
-          << std::right << std::setw(11)
-          << (t.footer() ? std::to_string(t.footer()->events) : std::string("truncated")) << "  "
-          << command.substr(0, 60) << '\n';
-    } catch (const trace_error& e) {
-      out << "-  " << std::left << std::setw(14) << "-" << std::right << std::setw(11)
-          << "damaged"
-          << "  " << e.what() << '\n';
-    }
-  };
-  line(trace);
-  for (const std::string& image : images) line(image);
-  return out.str();
 }
 
 /// The console's account of the program's end; returns record's exit code.
