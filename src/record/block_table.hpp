@@ -6,8 +6,8 @@
 //
 // Open addressing with linear probing. A removed entry leaves a tombstone, so entries never move
 // while other threads may probe; the owner rebuilds the table (dropping tombstones, growing or
-// shrinking it) when live entries and tombstones fill 3/4 of it. Memory comes from mmap, never
-// from malloc, so the table can be used inside malloc.
+// shrinking it to at most 1/4 full) when live entries and tombstones fill 3/4 of it. Memory comes
+// from mmap, never from malloc, so the table can be used inside malloc.
 //
 // Where a key goes (keys are addresses, `granule` = key >> 4): the home slot is a hash of
 // key >> 8 (a 256-byte window) plus the granule within the window. Blocks allocated together
@@ -27,6 +27,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace alloclab::record {
 
@@ -127,8 +128,10 @@ class block_table {
   /// Unmaps the table (it is then empty). Owner only, with no foreign thread inside.
   void release() noexcept {
     if (slots_ != no_slots()) munmap(slots_, capacity() * sizeof(slot));
+    if (spare_ != nullptr) munmap(spare_, spare_slots_ * sizeof(slot));
     slots_ = no_slots();
-    mask_ = used_ = grow_at_ = 0;
+    spare_ = nullptr;
+    mask_ = used_ = grow_at_ = spare_slots_ = 0;
   }
 
  private:
@@ -137,6 +140,7 @@ class block_table {
   using slot = detail::table_slot;
   static constexpr std::size_t initial_slots = 256;
   static constexpr std::size_t prefetched_slots = std::size_t{1} << 14;
+  static constexpr std::size_t spare_slots_limit = std::size_t{1} << 16;  // 1 MiB
   // A big table is read at random: huge pages (where THP allows them) save most TLB misses.
   static constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
   static constexpr unsigned window_bits = 8;  // 16 granules of 16 bytes
@@ -148,11 +152,12 @@ class block_table {
   static slot* no_slots() noexcept { return &nothing_; }
   std::size_t capacity() const noexcept { return slots_ == no_slots() ? 0 : mask_ + 1; }
   // The window's hashed place plus the granule within the window.
-  std::size_t home(std::uintptr_t key) const noexcept {
+  static std::size_t home(std::uintptr_t key, std::size_t mask, unsigned shift) noexcept {
     const auto window =
-        static_cast<std::size_t>(((key >> window_bits) * 0x9E3779B97F4A7C15ull) >> window_shift_);
-    return (window + ((key >> 4) & (window_granules - 1))) & mask_;
+        static_cast<std::size_t>(((key >> window_bits) * 0x9E3779B97F4A7C15ull) >> shift);
+    return (window + ((key >> 4) & (window_granules - 1))) & mask;
   }
+  std::size_t home(std::uintptr_t key) const noexcept { return home(key, mask_, window_shift_); }
 
   // Where a lookup of live key `k` stops.
   std::size_t first_slot_of(std::uintptr_t k) const noexcept {
@@ -185,46 +190,68 @@ class block_table {
     return value;
   }
 
+  // An empty array of `slots`: the spare when it has that size, else fresh memory (null when
+  // there is none).
+  slot* empty_array(std::size_t slots) noexcept {
+    if (spare_ != nullptr && spare_slots_ == slots) {
+      slot* array = spare_;
+      spare_ = nullptr;
+      std::memset(static_cast<void*>(array), 0, slots * sizeof(slot));
+      return array;
+    }
+    void* memory = mmap(nullptr, slots * sizeof(slot), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) return nullptr;
+    if (slots * sizeof(slot) >= huge_page_bytes) madvise(memory, slots * sizeof(slot), MADV_HUGEPAGE);
+    return static_cast<slot*>(memory);
+  }
+
+  // An array the table no longer uses: kept as the spare when small (a table that stays the
+  // same size rebuilds without a system call), else unmapped.
+  void retire(slot* array, std::size_t slots) noexcept {
+    if (array == no_slots()) return;
+    if (spare_ == nullptr && slots <= spare_slots_limit) {
+      spare_ = array;
+      spare_slots_ = slots;
+    } else {
+      munmap(array, slots * sizeof(slot));
+    }
+  }
+
   // Owner: a new array holding only the live entries that lookups find (not an older entry of a
-  // key inserted again), at most 3/8 full. Foreign threads are kept out (they probe the old array
-  // under the same lock) until it replaces the old one.
+  // key inserted again), at most 1/4 full, so that at least half its slots fill before the next
+  // rebuild. Foreign threads are kept out (they probe the old array under the same lock) until it
+  // replaces the old one.
   __attribute__((noinline, cold)) bool rebuild() noexcept {
     lock();
     std::size_t live = 0;
     for (std::size_t i = 0; i < capacity(); ++i) live += is_live(slots_[i].key.load());
     std::size_t slots = initial_slots;
-    while (slots / 8 * 3 < live + 1) slots *= 2;
-    void* memory = mmap(nullptr, slots * sizeof(slot), PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) {
+    while (slots / 4 < live + 1) slots *= 2;
+    slot* const array = empty_array(slots);
+    if (array == nullptr) {
       unlock();
       return false;
     }
-    if (slots * sizeof(slot) >= huge_page_bytes)
-      madvise(memory, slots * sizeof(slot), MADV_HUGEPAGE);
-    block_table bigger;  // zero-filled by mmap: every slot empty
-    bigger.slots_ = static_cast<slot*>(memory);
-    bigger.mask_ = slots - 1;
-    bigger.window_shift_ = static_cast<unsigned>(__builtin_clzll(slots - 1));
+    const std::size_t mask = slots - 1;
+    const auto shift = static_cast<unsigned>(__builtin_clzll(mask));
     std::size_t copied = 0;
     for (std::size_t i = 0; i < capacity(); ++i) {
       const std::uintptr_t k = slots_[i].key.load(std::memory_order_relaxed);
       if (!is_live(k) || first_slot_of(k) != i) continue;
       ++copied;
-      std::size_t j = bigger.home(k);
-      while (bigger.slots_[j].key.load(std::memory_order_relaxed) != empty)
-        j = (j + 1) & bigger.mask_;
-      bigger.slots_[j].value.store(slots_[i].value.load(std::memory_order_relaxed),
-                                   std::memory_order_relaxed);
-      bigger.slots_[j].key.store(k, std::memory_order_relaxed);
+      std::size_t j = home(k, mask, shift);
+      while (array[j].key.load(std::memory_order_relaxed) != empty) j = (j + 1) & mask;
+      array[j].value.store(slots_[i].value.load(std::memory_order_relaxed),
+                           std::memory_order_relaxed);
+      array[j].key.store(k, std::memory_order_relaxed);
     }
-    release();
-    slots_ = bigger.slots_;
-    mask_ = bigger.mask_;
-    window_shift_ = bigger.window_shift_;
+    retire(slots_, capacity());
+    slots_ = array;
+    mask_ = mask;
+    window_shift_ = shift;
     used_ = copied;
     grow_at_ = slots / 4 * 3;
-    bigger.slots_ = no_slots();
     unlock();
     return true;
   }
@@ -236,6 +263,8 @@ class block_table {
   unsigned window_shift_ = 0;  ///< 64 - log2(slots): a window hash's top bits index a slot
   std::size_t used_ = 0;       ///< live entries and tombstones
   std::size_t grow_at_ = 0;    ///< `used_` that makes the next insert rebuild
+  slot* spare_ = nullptr;      ///< an earlier array, reused by a rebuild to the same size
+  std::size_t spare_slots_ = 0;
   alignas(64) std::atomic<bool> foreign_lock_{false};
 };
 
