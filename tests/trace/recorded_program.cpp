@@ -12,12 +12,13 @@
 //                                         with SIGINT as python does after KeyboardInterrupt
 //        trace_recorded_program wait      allocates 5000 blocks of 4321 bytes, prints
 //                                         "ready PID", then sleeps (up to 120 s) until a signal
-//        trace_recorded_program late-free  a worker allocates 20 blocks of 200000 bytes (mmap'd)
-//                                         and frees them in a thread-key destructor that runs
-//                                         after the recorder's; then main allocates 20 such blocks
-//                                         (the kernel gives the same addresses back, mostly) and a
-//                                         third thread frees them; prints "tids MAIN WORKER FREER"
-//                                         and "reused N" (main's blocks at a worker's address)
+//        trace_recorded_program late-free  one malloc arena; a worker allocates 20 blocks of 4000
+//                                         bytes between blocks it keeps, and frees them in a
+//                                         thread-key destructor that runs after the recorder's;
+//                                         then main allocates such blocks until it holds one at
+//                                         each of those addresses, and a third thread frees
+//                                         those; prints "tids MAIN WORKER FREER" and "reused N"
+//                                         (main's blocks at a worker's address)
 //        trace_recorded_program random-threads SEED
 //                                         four workers in a ring run a random mix of malloc,
 //                                         realloc, free and frees of blocks the previous worker
@@ -234,8 +235,9 @@ int random_threads(const char* seed) {
 // late-free: blocks freed by a thread after the recorder ended its recording (a later thread-key
 // destructor) must not be taken for the blocks that reuse their addresses.
 constexpr int late_blocks = 20;
-constexpr std::size_t late_size = 200000;
+constexpr std::size_t late_size = 4000;  // above the tcache's sizes: freed to the arena's bins
 void* late[late_blocks];
+void* kept[late_blocks + 1];  // around each late block: a freed one stays apart, the same size
 std::uintptr_t worker_addresses[late_blocks];
 pthread_key_t late_key;
 
@@ -245,35 +247,50 @@ void free_late(void*) {
 
 void* late_worker(void*) {
   tids[1] = self_tid();
+  kept[late_blocks] = std::malloc(late_size);
   for (int i = 0; i < late_blocks; ++i) {
     late[i] = std::malloc(late_size);
     worker_addresses[i] = reinterpret_cast<std::uintptr_t>(late[i]);
+    kept[i] = std::malloc(late_size);
   }
   pthread_setspecific(late_key, late);  // destructor keys run in creation order: after ours
   return nullptr;
 }
 
+int late_reused = 0;  // main's blocks at a worker's address, in late[]
+
 void* late_freer(void*) {
   tids[2] = self_tid();
-  for (void* p : late) std::free(p);
+  for (int i = 0; i < late_reused; ++i) std::free(late[i]);
   return nullptr;
 }
 
 int late_free() {
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);  // fixed: a freed mmap'd block does not raise it
+  mallopt(M_ARENA_MAX, 1);  // the worker's blocks in main's arena: its free blocks are main's
   tids[0] = self_tid();
   if (pthread_key_create(&late_key, free_late) != 0) std::abort();
   pthread_t t;
   run(late_worker, t);
   pthread_join(t, nullptr);
-  int reused = 0;
-  for (void*& p : late) {
-    p = std::malloc(late_size);
-    for (const std::uintptr_t a : worker_addresses) reused += reinterpret_cast<std::uintptr_t>(p) == a;
+  // Main allocates until it holds a block at each of the worker's addresses (or gives up); the
+  // others it frees itself at the end.
+  static void* others[4000];
+  int other_count = 0;
+  while (late_reused < late_blocks && other_count < 4000) {
+    void* p = std::malloc(late_size);
+    bool was_workers = false;
+    for (const std::uintptr_t a : worker_addresses)
+      was_workers = was_workers || reinterpret_cast<std::uintptr_t>(p) == a;
+    if (was_workers)
+      late[late_reused++] = p;
+    else
+      others[other_count++] = p;
   }
   run(late_freer, t);
   pthread_join(t, nullptr);
-  std::printf("tids %ld %ld %ld\nreused %d\n", tids[0], tids[1], tids[2], reused);
+  for (int i = 0; i < other_count; ++i) std::free(others[i]);
+  for (void* p : kept) std::free(p);  // (read, so that the compiler keeps them)
+  std::printf("tids %ld %ld %ld\nreused %d\n", tids[0], tids[1], tids[2], late_reused);
   return 0;
 }
 
