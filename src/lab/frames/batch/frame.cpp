@@ -10,6 +10,20 @@ void add_batch_cells(run_plan& plan, const std::vector<malloc_choice>& lab_mallo
         plan.cells.push_back({w, s, m, frame::batch, m.label == plan.placement_twin});
 }
 
+namespace {
+
+// A batch task's expected wall time: a fresh process (start, counted pass, warm-up), then its
+// repetitions' timed samples. Measured on this project's 2-core VMs (docs/fleet.md): a process
+// costs about 0.35 s before its first sample, a sample about 6 us (batches are sized to >= 50
+// timer overheads; the slowest workloads' single iterations are longer).
+double expected_batch_seconds(const run_plan& plan, const task& t) {
+  constexpr double process_seconds = 0.35, sample_seconds = 6e-6;
+  return process_seconds +
+         static_cast<double>(t.repetitions * plan.sizes.samples_per_repetition) * sample_seconds;
+}
+
+}  // namespace
+
 frame_module batch_frame() {
   return {frame::batch,
           "batch",
@@ -25,7 +39,8 @@ frame_module batch_frame() {
           markdown::batch_section,
           nullptr,
           nullptr,
-          nullptr};
+          nullptr,
+          expected_batch_seconds};
 }
 
 }  // namespace alloclab::lab

@@ -8,6 +8,18 @@ void add_heap_cells(run_plan& plan, const std::vector<malloc_choice>&) {
     for (const auto& m : plan.mallocs) plan.cells.push_back({w, "malloc", m, frame::heap, false});
 }
 
+namespace {
+
+// A heap task's expected wall time: a fresh process, then batches of 100 malloc/free pairs
+// (about 10 us each, measured on this project's 2-core VMs; docs/fleet.md).
+double expected_heap_seconds(const run_plan& plan, const task& t) {
+  constexpr double process_seconds = 0.3, batch_seconds = 10e-6;
+  return process_seconds +
+         static_cast<double>(t.repetitions * plan.sizes.heap_iterations) * batch_seconds;
+}
+
+}  // namespace
+
 frame_module heap_frame() {
   return {frame::heap,
           "heap",
@@ -23,7 +35,8 @@ frame_module heap_frame() {
           markdown::heap_section,
           nullptr,
           nullptr,
-          nullptr};
+          nullptr,
+          expected_heap_seconds};
 }
 
 }  // namespace alloclab::lab
