@@ -145,12 +145,6 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
   server.Get("/stats", [&, started](const httplib::Request&, httplib::Response& res) {
     reply_json(res, 200, stats_document(variant, options, c, started));
   });
-  const variant_labels labels{variant.workload(), variant.strategy(),
-                              options.facts.value("malloc", std::string("glibc"))};
-  server.Get("/metrics", [&metrics, labels](const httplib::Request&, httplib::Response& res) {
-    res.set_content(exposition_text(metric_families(metrics.read(), labels)),
-                    exposition_content_type);
-  });
   server.Get("/run", [&](const httplib::Request& req, httplib::Response& res) {
     const std::size_t mark = req.target.find('?');
     const std::string_view query = mark == std::string::npos
@@ -168,6 +162,13 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
     reply_json(
         res, 200,
         json{{"checksum", fmt::format("{:#018x}", r.checksum)}, {"workload_ns", r.workload_ns}});
+  });
+  const variant_labels labels{variant.workload(), variant.strategy(),
+                              options.facts.value("malloc", std::string("glibc"))};
+  // After /run: httplib tries the routes in order, one regex each, and /run is the hot one.
+  server.Get("/metrics", [&metrics, labels](const httplib::Request&, httplib::Response& res) {
+    res.set_content(exposition_text(metric_families(metrics.read(), labels)),
+                    exposition_content_type);
   });
   // The routes take no body, and httplib 0.11 leaves a GET's body unread (it would be parsed
   // as the next request): refuse and close. Header lines are limited in size by httplib, their
