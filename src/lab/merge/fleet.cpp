@@ -104,28 +104,35 @@ void add_comparisons(std::map<std::string, row>& rows, const std::string& label,
   }
 }
 
-// Which machines read the same: each machine's class is its decided direction, or "undecided".
+constexpr const char* not_measured = "not measured";
+
+// Which machines read the same: each machine's class is its decided direction, "undecided", or
+// "not measured".
 std::map<std::string, std::string> classes_of(const row& r,
                                               const std::vector<std::string>& labels) {
   std::map<std::string, std::string> out;
   for (const auto& label : labels) {
     const auto it = r.by_machine.find(label);
-    out[label] =
-        it == r.by_machine.end() || !it->second.decided ? "undecided" : *it->second.decided;
+    out[label] = it == r.by_machine.end() ? not_measured
+                 : it->second.decided     ? *it->second.decided
+                                          : "undecided";
   }
   return out;
 }
 
 const char* agreement_of(const std::map<std::string, std::string>& classes) {
   std::set<std::string> decided;
-  bool undecided = false;
+  bool undecided = false, missing = false;
   for (const auto& [label, c] : classes) {
-    if (c == "undecided")
+    if (c == not_measured)
+      missing = true;
+    else if (c == "undecided")
       undecided = true;
     else
       decided.insert(c);
   }
   if (decided.size() > 1) return flips;
+  if (missing) return measured_on_some;
   if (decided.empty()) return undecided_everywhere;
   return undecided ? decided_on_some : holds_everywhere;
 }
@@ -156,12 +163,12 @@ json rows_json(const std::map<std::string, row>& rows, const std::vector<std::st
     json verdicts = json::object(), decided = json::object();
     for (const auto& label : labels) {
       const auto it = r.by_machine.find(label);
-      verdicts[label] = it == r.by_machine.end() ? "not measured" : it->second.text;
+      verdicts[label] = it == r.by_machine.end() ? not_measured : it->second.text;
       decided[label] = it == r.by_machine.end() || !it->second.decided ? json(nullptr)
                                                                        : json(*it->second.decided);
     }
     const std::string_view a = agreement;
-    const bool differs = a == flips || a == decided_on_some;
+    const bool differs = a == flips || a == decided_on_some || a == measured_on_some;
     out.push_back({{"id", id},
                    {"what", r.what},
                    {"verdicts", verdicts},
@@ -197,7 +204,12 @@ std::string facts_text(const json& facts) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-void side_by_side(std::string& md, const json& rows, const std::vector<std::string>& labels) {
+// A table of `rows` (those of agreement `only`, when given), one column per machine.
+void side_by_side(std::string& md, const json& rows, const std::vector<std::string>& labels,
+                  const char* only = nullptr) {
+  if (only != nullptr && std::none_of(rows.begin(), rows.end(),
+                                      [&](const json& r) { return r.at("agreement") == only; }))
+    return;
   md += "| conclusion |";
   for (const auto& l : labels) md += " " + l + " |";
   md += " agreement |\n|---|";
@@ -205,6 +217,7 @@ void side_by_side(std::string& md, const json& rows, const std::vector<std::stri
   md += "---|\n";
   for (const auto& r : rows) {
     const std::string agreement = r.at("agreement");
+    if (only != nullptr && agreement != only) continue;
     md += "| " + escaped(r.at("what")) + " |";
     for (const auto& l : labels) md += " " + escaped(r.at("verdicts").at(l)) + " |";
     md += " " + agreement + " |\n";
@@ -255,7 +268,10 @@ std::string fleet_markdown(const json& fleet) {
                    "0.05 and the 95 % interval beyond a 3 % noise floor); a claim by its "
                    "verdict (reproduced or refuted). The facts that go with a difference are the "
                    "environment facts whose values split the machines exactly as its verdicts "
-                   "do.\n\n## Machines\n\n| machine | facts | results |\n|---|---|---|\n";
+                   "do. With one run per machine a difference may also be that machine's "
+                   "run-to-run noise: a fact goes with a difference, it is not shown to cause it "
+                   "(`alloclab compare` of two runs of one machine shows its noise).\n\n## "
+                   "Machines\n\n| machine | facts | results |\n|---|---|---|\n";
   for (const auto& m : fleet.at("machines")) {
     std::vector<std::string> parts;
     for (const auto& [fact, v] : m.at("facts").items())
@@ -269,7 +285,8 @@ std::string fleet_markdown(const json& fleet) {
              ? std::string("none")
              : fmt::format("{}", fmt::join(fleet.at("differing_facts"), ", "))) +
         ".\n\n| agreement | claims | comparisons |\n|---|---:|---:|\n";
-  for (const char* a : {holds_everywhere, flips, decided_on_some, undecided_everywhere}) {
+  for (const char* a :
+       {holds_everywhere, flips, decided_on_some, measured_on_some, undecided_everywhere}) {
     const json c = fleet.at("counts").value(a, json::object());
     md += fmt::format("| {} | {} | {} |\n", a, c.value("claims", 0), c.value("comparisons", 0));
   }
@@ -289,6 +306,19 @@ std::string fleet_markdown(const json& fleet) {
           ++n;
         }
     if (n == 0) md += "None.\n";
+  }
+  md += "\n## Conclusions measured on some machines only\n\n";
+  std::map<std::string, std::size_t> by_facts;  // what goes with them -> how many
+  for (const char* kind : {"claims", "comparisons"})
+    for (const auto& r : fleet.at(kind))
+      if (r.at("agreement") == measured_on_some) ++by_facts[facts_text(r.at("facts"))];
+  if (by_facts.empty()) md += "None.\n";
+  for (const auto& [facts, n] : by_facts)
+    md += fmt::format("{} conclusion(s); goes with: {}.\n", n, facts);
+  if (!by_facts.empty()) {
+    md += "\n";
+    side_by_side(md, fleet.at("claims"), labels, measured_on_some);
+    side_by_side(md, fleet.at("comparisons"), labels, measured_on_some);
   }
   md += "\n## Claims side by side\n\n";
   side_by_side(md, fleet.at("claims"), labels);

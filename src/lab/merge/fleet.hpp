@@ -2,7 +2,8 @@
 // For each seed claim and each comparison (every cell's ratio to its workload's baseline, judged
 // by stats/decision.hpp's one rule with the default noise floor; every placement-driven verdict),
 // the verdict on each machine, then which conclusions hold on every machine, which flip, which
-// are decided on some machines only, and the environment facts that go with each difference:
+// are decided on some machines only, which were measured on some machines only (e.g. the
+// placement twin's cells), and the environment facts that go with each difference:
 // the facts (CPU model, glibc, THP, copy cliff, placement twin, kernel, CPUs) whose values split
 // the machines exactly as the verdicts do.
 //
@@ -29,6 +30,7 @@ struct fleet_machine {
 inline constexpr const char* holds_everywhere = "holds on every machine";
 inline constexpr const char* flips = "flips";
 inline constexpr const char* decided_on_some = "decided on some machines only";
+inline constexpr const char* measured_on_some = "measured on some machines only";
 inline constexpr const char* undecided_everywhere = "undecided on every machine";
 
 // {schema "alloclab-fleet", machines [{label, path, facts}], differing_facts [names],

@@ -13,11 +13,11 @@ void add_batch_cells(run_plan& plan, const std::vector<malloc_choice>& lab_mallo
 namespace {
 
 // A batch task's expected wall time: a fresh process (start, counted pass, warm-up), then its
-// repetitions' timed samples. Measured on this project's 2-core VMs (docs/fleet.md): a process
-// costs about 0.35 s before its first sample, a sample about 6 us (batches are sized to >= 50
-// timer overheads; the slowest workloads' single iterations are longer).
+// repetitions' timed samples. Measured with --quick on this project's 2-core VM (2026-11-27;
+// docs/fleet.md): about 20 ms before the first sample and 10-60 us a sample, by workload (a
+// sample is one iteration or a batch of >= 50 timer overheads); the plan cannot know which.
 double expected_batch_seconds(const run_plan& plan, const task& t) {
-  constexpr double process_seconds = 0.35, sample_seconds = 6e-6;
+  constexpr double process_seconds = 0.02, sample_seconds = 50e-6;
   return process_seconds +
          static_cast<double>(t.repetitions * plan.sizes.samples_per_repetition) * sample_seconds;
 }

@@ -10,10 +10,11 @@ void add_heap_cells(run_plan& plan, const std::vector<malloc_choice>&) {
 
 namespace {
 
-// A heap task's expected wall time: a fresh process, then batches of 100 malloc/free pairs
-// (about 10 us each, measured on this project's 2-core VMs; docs/fleet.md).
+// A heap task's expected wall time: a fresh process whose memory figures wait about a second
+// after the last free, then batches of 100 malloc/free pairs. Measured with --quick on this
+// project's 2-core VM (2026-11-27; docs/fleet.md): 1.2-1.3 s for 300 batches.
 double expected_heap_seconds(const run_plan& plan, const task& t) {
-  constexpr double process_seconds = 0.3, batch_seconds = 10e-6;
+  constexpr double process_seconds = 1.1, batch_seconds = 300e-6;
   return process_seconds +
          static_cast<double>(t.repetitions * plan.sizes.heap_iterations) * batch_seconds;
 }

@@ -18,11 +18,11 @@ void add_memory_cells(run_plan& plan, const std::vector<malloc_choice>&) {
 namespace {
 
 // A memory task's expected wall time: a fresh process, then whole repetitions of bursts or
-// table sweeps (about 2 s each at the default sizes, 0.5 s at --quick's, measured on this
-// project's 2-core VMs; docs/fleet.md).
+// table sweeps. Measured with --quick on this project's 2-core VM (2026-11-27; docs/fleet.md):
+// 0.1-0.4 s a repetition; the default sizes are 4-8 times larger.
 double expected_memory_seconds(const run_plan& plan, const task& t) {
-  const double repetition_seconds = plan.sizes.quick ? 0.5 : 2.0;
-  return 0.3 + static_cast<double>(t.repetitions) * repetition_seconds;
+  const double repetition_seconds = plan.sizes.quick ? 0.25 : 1.5;
+  return 0.05 + static_cast<double>(t.repetitions) * repetition_seconds;
 }
 
 }  // namespace
