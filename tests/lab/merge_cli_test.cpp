@@ -8,8 +8,9 @@
 //     the merged cells (equal to judging the merged file again, and the merged file is not any
 //     shard's), no shard warning but a merged one, and the file passes `validate`
 //     (ShardAndMerge.ThreeShardsMergeIntoTheWholePlan).
-//   refusals, exit 2 and one line: the same shard twice, a missing shard, two builds, another
-//     schema version, another configuration, a lone whole run, bad --shard values
+//   refusals, exit 2 and one line: the same shard twice, a missing shard, a shard short of a
+//     cell, two builds, another schema version, another configuration, a lone whole run, a whole
+//     run beside shards, bad --shard values
 //     (ShardAndMerge.Refusals, ShardAndMerge.BadShardValues).
 //   fleet: two runs whose environments differ (--placement-check always / never) make a fleet
 //     report: both machines side by side, the placement twin named as the differing fact, the
@@ -155,6 +156,14 @@ TEST_F(ShardAndMerge, Refusals) {
   r["schema_version"] = r["schema_version"].get<int>() - 1;
   std::ofstream(other / "results.json") << r.dump();
   expect_refused(words("{} {} {}", shard_dir(1), shard_dir(2), other.string()), "schema_version");
+  // A shard that lost a cell's record.
+  const fs::path short_of = dir_ / "short_of_a_cell";
+  fs::copy(fs::path(shard_dir(3)) / "latest", short_of, fs::copy_options::recursive);
+  json shard = json::parse(read_file(short_of / "shard.json"));
+  shard["records"].erase(shard["records"].size() - 1);
+  std::ofstream(short_of / "shard.json") << shard.dump();
+  expect_refused(words("{} {} {}", shard_dir(1), shard_dir(2), short_of.string()),
+                 "does not hold the cells its index deals it");
   // Another configuration: shard 3 of a run with more samples.
   run_tiny(
       "--workloads vector_push,map_int,log_lines --iterations 30 --placement-check never "

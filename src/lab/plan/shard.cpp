@@ -157,21 +157,9 @@ std::vector<std::vector<std::string>> deal_workloads(const run_plan& plan, std::
 
 void keep_shard(run_plan& plan, const shard_spec& spec) {
   const std::vector<std::string> kept = deal_workloads(plan, spec.count).at(spec.index - 1);
-  std::vector<std::size_t> new_index(plan.cells.size(), SIZE_MAX);
-  std::vector<cell_spec> cells;
-  for (std::size_t i = 0; i < plan.cells.size(); ++i)
-    if (std::find(kept.begin(), kept.end(), plan.cells[i].workload) != kept.end()) {
-      new_index[i] = cells.size();
-      cells.push_back(plan.cells[i]);
-    }
-  std::vector<task> schedule;
-  for (task t : plan.schedule)
-    if (new_index[t.cell] != SIZE_MAX) {
-      t.cell = new_index[t.cell];
-      schedule.push_back(t);
-    }
-  plan.cells = std::move(cells);
-  plan.schedule = std::move(schedule);
+  keep_cells(plan, [&](const cell_spec& c) {
+    return std::find(kept.begin(), kept.end(), c.workload) != kept.end();
+  });
   keep_named(plan.lab_workloads, kept);
   keep_named(plan.heap_workloads, kept);
   keep_named(plan.memory_workloads, kept);
