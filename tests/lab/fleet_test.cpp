@@ -13,6 +13,7 @@
 #include "merge/fleet.hpp"
 #include "merge/shard_file.hpp"
 #include "plan/plan.hpp"
+#include "plan/shard.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -144,6 +145,8 @@ TEST(ShardFile, PlanRoundTrip) {
 TEST(ShardFile, OtherVersionsAndKindsAreRefused) {
   shard_file f;
   f.whole_plan = make_plan(run_request{}, false);
+  f.deal = deal_workloads(f.whole_plan, 2);
+  EXPECT_EQ(shard_file_from_json(to_json(f), "shard.json").deal, f.deal);
   json doc = to_json(f);
   EXPECT_NO_THROW(shard_file_from_json(doc, "shard.json"));
   doc["results_schema_version"] = results_schema_version - 1;

@@ -12,6 +12,9 @@
 //     cell, two builds, another schema version, another configuration, a lone whole run, a whole
 //     run beside shards, bad --shard values
 //     (ShardAndMerge.Refusals, ShardAndMerge.BadShardValues).
+//   --shard-costs: shards dealt by an earlier run's seconds say so and merge into the whole plan;
+//     mixed with a shard dealt by estimates they are refused (unless both deals agree); without
+//     --shard it is exit 2 (ShardAndMerge.ShardCostsFromAnEarlierRun).
 //   fleet: two runs whose environments differ (--placement-check always / never) make a fleet
 //     report: both machines side by side, the placement twin named as the differing fact, the
 //     twin's rows measured on one machine only with the twin as the fact that goes with them
@@ -171,6 +174,31 @@ TEST_F(ShardAndMerge, Refusals) {
       (dir_ / "other_config").string());
   expect_refused(words("{} {} {}", shard_dir(1), shard_dir(2), (dir_ / "other_config").string()),
                  "different configurations");
+}
+
+TEST_F(ShardAndMerge, ShardCostsFromAnEarlierRun) {
+  const std::string costs = (root_ / "whole" / "latest" / "results.json").string();
+  for (int k = 1; k <= 3; ++k)
+    run_tiny(words("--placement-check never --shard {}/3 --shard-costs {} --out {}", k, costs,
+                   (dir_ / ("costed" + std::to_string(k))).string()));
+  const json first = results_in(dir_ / "costed1" / "latest");
+  EXPECT_EQ(first.at("shard").at("costs"), "measured in " + costs);
+  const outcome o =
+      run(words("merge {} {} {} -o {}", (dir_ / "costed1").string(), (dir_ / "costed2").string(),
+                (dir_ / "costed3").string(), (dir_ / "merged").string()));
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(statuses(results_in(dir_ / "merged")),
+            statuses(results_in(root_ / "whole" / "latest")));
+  // A shard dealt by other costs does not merge with these (when the two deals differ).
+  const auto deal_of = [](const fs::path& dir) {
+    return json::parse(read_file(dir / "latest" / "shard.json")).at("deal");
+  };
+  if (deal_of(dir_ / "costed1") != deal_of(shard_dir(1)))
+    expect_refused(
+        words("{} {} {}", (dir_ / "costed1").string(), (dir_ / "costed2").string(), shard_dir(3)),
+        "split the plan differently");
+  EXPECT_EQ(
+      run("run --quick --shard-costs '" + costs + "' --out '" + dir_.string() + "'").exit_code, 2);
 }
 
 TEST_F(ShardAndMerge, BadShardValues) {

@@ -3,8 +3,9 @@
 //     variables, the 0-based Kubernetes and Slurm indices, a missing count, none set
 //     (ParseShard.*).
 //   deal: every cell in exactly one shard, a workload's cells (strategies, mallocs, frames, the
-//     placement twin) together, the same shards every time, loads balanced by expected cost,
-//     more shards than workloads refused (DealWorkloads.*).
+//     placement twin) together, the same shards every time, loads balanced by expected cost or,
+//     given, by an earlier run's measured seconds; more shards than workloads refused
+//     (DealWorkloads.*).
 //   keep: a shard's schedule is the plan's with the other shards' tasks left out (same parts,
 //     repetitions, seeds, order), so every round still passes over each of its cells, and its
 //     workloads and frames are its own (KeepShard.*).
@@ -110,7 +111,7 @@ std::vector<run_plan> all_shards(const run_plan& plan, std::size_t count) {
   std::vector<run_plan> shards;
   for (std::size_t k = 1; k <= count; ++k) {
     run_plan p = plan;
-    keep_shard(p, {k, count, "test"});
+    keep_workloads(p, deal_workloads(plan, count).at(k - 1));
     shards.push_back(std::move(p));
   }
   return shards;
@@ -160,9 +161,21 @@ TEST(DealWorkloads, DeterministicAndBalanced) {
 
 TEST(DealWorkloads, MoreShardsThanWorkloadsIsRefused) {
   EXPECT_THROW(deal_workloads(small_plan(), 6), usage_error);
-  run_plan p = small_plan();
-  EXPECT_THROW(keep_shard(p, {6, 6, "test"}), usage_error);
   EXPECT_NO_THROW(deal_workloads(small_plan(), 5));
+}
+
+TEST(DealWorkloads, MeasuredCostsOutweighEstimates) {
+  // Estimates weigh these five alike; an earlier run says vector_push took as long as the rest.
+  const run_plan plan = small_plan();
+  const workload_costs measured = {{"vector_push", 100.0},
+                                   {"map_int", 25.0},
+                                   {"log_lines", 25.0},
+                                   {"trade_batch", 25.0},
+                                   {"string_concat", 25.0}};
+  const auto dealt = deal_workloads(plan, 2, measured);
+  EXPECT_EQ(dealt[0], std::vector<std::string>{"vector_push"});
+  EXPECT_EQ(dealt[1].size(), 4u);
+  EXPECT_NE(deal_workloads(plan, 2), dealt);
 }
 
 TEST(KeepShard, ScheduleIsThePlansWithTheOtherShardsLeftOut) {

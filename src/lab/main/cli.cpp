@@ -156,6 +156,9 @@ int run_cli(int argc, char** argv) {
                   "ALLOCLAB_SHARD_INDEX/COUNT, JOB_COMPLETION_INDEX with ALLOCLAB_SHARD_COUNT, "
                   "SLURM_ARRAY_TASK_ID/COUNT or CI_NODE_INDEX/TOTAL); a workload's cells stay in "
                   "one shard; `alloclab merge` joins the shards (docs/fleet.md)");
+  run->add_option("--shard-costs", request.shard_costs,
+                  "With --shard: deal workloads by the seconds they took in this earlier run's "
+                  "results.json (the same file for every shard) instead of estimates");
   run->add_option("--memory-budget", request.memory_budget,
                   "Memory frame: the budget_bursts workload's budget in bytes (K/M/G suffixes); "
                   "default: the cgroup's limit when one is set, else 256M (--quick 64M)");

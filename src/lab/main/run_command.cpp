@@ -17,6 +17,7 @@
 #include "main/commands.hpp"
 #include "measure/build_guard.hpp"
 #include "measure/copy_cliff.hpp"
+#include "merge/merge_inputs.hpp"
 #include "merge/shard_file.hpp"
 #include "plan/plan.hpp"
 #include "plan/shard.hpp"
@@ -175,9 +176,16 @@ int execute_run(const run_request& request) {
   run_plan plan = make_plan(request, alloclab::build::sanitized);
   std::optional<shard_spec> shard;
   const run_plan whole = plan;
+  std::vector<std::vector<std::string>> deal;
+  if (!request.shard_costs.empty() && request.shard.empty())
+    throw usage_error("--shard-costs weighs the deal of --shard: give --shard too");
   if (!request.shard.empty()) {
     shard = parse_shard(request.shard, process_environment());
-    keep_shard(plan, *shard);
+    const workload_costs measured =
+        request.shard_costs.empty() ? workload_costs{}
+                                    : workload_seconds(read_checked_results(request.shard_costs));
+    deal = deal_workloads(plan, shard->count, measured);
+    keep_workloads(plan, deal.at(shard->index - 1));
   }
   const fs::path root = request.out;
   check_output_root(root);
@@ -191,12 +199,15 @@ int execute_run(const run_request& request) {
   settle_placement_twin(plan, probe.plain.has_cliff());
   context.placement = probe.to_json();
   context.placement["check"] = to_string(plan.placement_check);
-  if (shard) context.shard = shard_summary(*shard, whole, plan);
+  if (shard)
+    context.shard = shard_summary(
+        *shard, whole, plan,
+        request.shard_costs.empty() ? "estimated" : "measured in " + request.shard_costs);
   const run_records records = run_schedule(plan, make_progress_printer());
   end_progress_line();
   const json results = build_results(plan, records, context);
   const std::string shard_text =
-      shard ? to_json(shard_file{*shard, whole, records, context}).dump() + "\n" : "";
+      shard ? to_json(shard_file{*shard, deal, whole, records, context}).dump() + "\n" : "";
   const fs::path directory = write_run(root, results, shard_text);
 
   std::string summary = render_headline(results);

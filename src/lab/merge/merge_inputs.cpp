@@ -72,6 +72,23 @@ json configuration(const json& results) {
   return config;
 }
 
+std::map<std::string, double> workload_seconds(const json& results) {
+  std::map<std::string, double> seconds;
+  const auto add = [&](const json& workloads) {
+    for (const auto& w : workloads)
+      for (const auto& c : w.value("cells", json::array()))
+        seconds[w.value("name", "")] +=
+            value_at(c, json::json_pointer("/worker/wall_seconds")).is_number()
+                ? c.at("worker").at("wall_seconds").get<double>() *
+                      static_cast<double>(c.value("processes", std::size_t{1}))
+                : 0.0;
+  };
+  add(results.at("workloads"));
+  if (value_at(results, json::json_pointer("/serve/workloads")).is_array())
+    add(results.at("serve").at("workloads"));
+  return seconds;
+}
+
 std::vector<std::string> differences(const json& a, const json& b) {
   std::vector<std::string> out;
   for (const auto& [key, value] : a.items()) {

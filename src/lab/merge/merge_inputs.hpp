@@ -13,8 +13,11 @@
 // | environment.git_revision, compiler,   | the build: mixed builds are refused                  |
 // |   cxx_flags, build_type               |                                                      |
 // | config (less placement_twin)          | the configuration: mixed ones are refused            |
+// | workloads[] (serve too): name, cells[] | `run --shard-costs`: the seconds each workload's     |
+// |   {processes, worker.wall_seconds}    |   processes took                                     |
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +44,10 @@ nlohmann::json machine_type(const nlohmann::json& results);
 nlohmann::json build_identity(const nlohmann::json& results);
 // The run's configuration less what depends on the machine (config without placement_twin).
 nlohmann::json configuration(const nlohmann::json& results);
+
+// Seconds each workload's processes took (each cell's first process's wall time times its
+// processes), batch and serve frames summed: what `run --shard-costs` deals by.
+std::map<std::string, double> workload_seconds(const nlohmann::json& results);
 
 // "cpu_model: A vs B" for each key of two objects that differ (empty when equal).
 std::vector<std::string> differences(const nlohmann::json& a, const nlohmann::json& b);

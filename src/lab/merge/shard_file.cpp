@@ -110,7 +110,8 @@ run_plan plan_from_json(const json& j) {
   return plan;
 }
 
-json shard_summary(const shard_spec& spec, const run_plan& whole, const run_plan& shard_plan) {
+json shard_summary(const shard_spec& spec, const run_plan& whole, const run_plan& shard_plan,
+                   const std::string& costs) {
   const bool twin = !shard_plan.placement_twin.empty();
   std::size_t plan_cells = 0;
   for (const cell_spec& c : whole.cells) plan_cells += !c.copy_cliff_removed || twin ? 1 : 0;
@@ -159,6 +160,7 @@ shard_file shard_file_from_json(const json& doc, const std::string& path) {
     const json& s = doc.at("shard");
     file.shard = {s.at("index").get<std::size_t>(), s.at("count").get<std::size_t>(),
                   s.at("source").get<std::string>()};
+    doc.at("deal").get_to(file.deal);
     file.whole_plan = plan_from_json(doc.at("plan"));
     for (const auto& r : doc.at("records")) file.records.records.push_back(record_from_json(r));
     file.records.frame_facts = doc.at("frame_facts");

@@ -26,18 +26,19 @@ bool twin_measured(const merge_input& in) {
 void check_complete(const std::vector<const merge_input*>& shards) {
   const merge_input& first = *shards.front();
   const std::size_t count = first.shard->shard.count;
+  const auto& deal = first.shard->deal;
   const json plan = plan_to_json(first.shard->whole_plan);
   std::map<std::size_t, const merge_input*> by_index;
   for (const merge_input* in : shards) {
     const shard_spec& s = in->shard->shard;
-    if (s.count != count)
-      throw usage_error(
-          fmt::format("{} and {} split the plan differently; merge shards of one "
-                      "--shard count",
-                      name_of(first), name_of(*in)));
     if (const auto diff = differences(plan, plan_to_json(in->shard->whole_plan)); !diff.empty())
       throw usage_error(fmt::format("{} and {} are shards of different configurations ({})",
                                     name_of(first), name_of(*in), diff.front().substr(0, 200)));
+    if (s.count != count || in->shard->deal != deal)
+      throw usage_error(
+          fmt::format("{} and {} split the plan differently; merge shards of one "
+                      "--shard count and one --shard-costs file",
+                      name_of(first), name_of(*in)));
     if (const auto [at, fresh] = by_index.emplace(s.index, in); !fresh)
       throw usage_error(fmt::format("overlapping shards: {} and {} are the same shard",
                                     name_of(*at->second), name_of(*in)));
@@ -108,7 +109,10 @@ json merge_shards(const std::vector<const merge_input*>& unordered, const std::s
   });
   const run_plan& whole = shards.front()->shard->whole_plan;
   const bool twin = twin_measured(*shards.front()) && !whole.placement_twin.empty();
-  const auto dealt = deal_workloads(whole, shards.size());
+  const auto& dealt = shards.front()->shard->deal;
+  if (dealt.size() != shards.size())
+    throw usage_error(fmt::format("{} records a deal of {} shards, not {}",
+                                  name_of(*shards.front()), dealt.size(), shards.size()));
 
   std::vector<const measurement_record*> by_task(whole.schedule.size(), nullptr);
   run_records merged;

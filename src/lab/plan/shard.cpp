@@ -87,10 +87,12 @@ std::vector<std::string> workloads_in_order(const run_plan& plan) {
   return names;
 }
 
-std::map<std::string, double> workload_costs(const run_plan& plan) {
-  std::map<std::string, double> cost;
+workload_costs costs_of(const run_plan& plan, const workload_costs& measured) {
+  workload_costs cost;
   for (const task& t : plan.schedule)
     cost[plan.cells.at(t.cell).workload] += expected_task_seconds(plan, t);
+  for (auto& [workload, seconds] : cost)
+    if (const auto it = measured.find(workload); it != measured.end()) seconds = it->second;
   return cost;
 }
 
@@ -129,14 +131,15 @@ double expected_task_seconds(const run_plan& plan, const task& t) {
   return module_of(plan.cells.at(t.cell).frame).expected_seconds(plan, t);
 }
 
-std::vector<std::vector<std::string>> deal_workloads(const run_plan& plan, std::size_t count) {
+std::vector<std::vector<std::string>> deal_workloads(const run_plan& plan, std::size_t count,
+                                                     const workload_costs& measured) {
   const std::vector<std::string> names = workloads_in_order(plan);
   if (names.size() < count)
     throw usage_error(fmt::format(
         "--shard: the plan has {} workload(s) and a workload's cells stay in one shard (so its "
         "comparisons share a machine); use at most {} shard(s)",
         names.size(), names.size()));
-  const std::map<std::string, double> cost = workload_costs(plan);
+  const workload_costs cost = costs_of(plan, measured);
   std::vector<std::size_t> order(names.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -155,8 +158,7 @@ std::vector<std::vector<std::string>> deal_workloads(const run_plan& plan, std::
   return shards;
 }
 
-void keep_shard(run_plan& plan, const shard_spec& spec) {
-  const std::vector<std::string> kept = deal_workloads(plan, spec.count).at(spec.index - 1);
+void keep_workloads(run_plan& plan, const std::vector<std::string>& kept) {
   keep_cells(plan, [&](const cell_spec& c) {
     return std::find(kept.begin(), kept.end(), c.workload) != kept.end();
   });

@@ -5,8 +5,10 @@
 // frames and its placement twin) lands in the same shard, so the cells it is compared with
 // (its baseline, its twin, its other frame) are measured on the same machine, after the same
 // calibration. Workloads are dealt out by expected cost, largest first, each to the shard with the
-// least so far (ties: the first workload, the lowest shard): the same plan always gives the same
-// shards, whatever the machine. Inside a shard, the schedule is the plan's own with the other
+// least so far (ties: the first workload, the lowest shard): the same plan (and the same
+// `--shard-costs` file) always gives the same shards, whatever the machine. The expected cost is
+// each task's estimate from its frame, or, given `--shard-costs RESULTS`, the seconds each
+// workload's processes took in that earlier run. Inside a shard, the schedule is the plan's own with the other
 // shards' tasks left out, so each cell keeps its processes, seeds and shuffled rounds.
 //
 // `--shard auto` reads the index and count from the job engine's environment, the first pair set:
@@ -21,6 +23,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,13 +52,18 @@ shard_spec parse_shard(const std::string& text, const env_lookup& env);
 // `expected_seconds`).
 double expected_task_seconds(const run_plan& plan, const task& t);
 
+// Seconds each workload took in an earlier run (`--shard-costs`); a workload not listed is
+// weighed by its tasks' expected_task_seconds.
+using workload_costs = std::map<std::string, double>;
+
 // The plan's workloads in shard order: for each shard (0-based), its workloads, in plan order.
 // Throws usage_error when the plan has fewer workloads than shards.
-std::vector<std::vector<std::string>> deal_workloads(const run_plan& plan, std::size_t count);
+std::vector<std::vector<std::string>> deal_workloads(const run_plan& plan, std::size_t count,
+                                                     const workload_costs& measured = {});
 
-// Keeps the cells of shard `spec` only: its cells, its tasks (in the plan's order), its
-// workloads and the frames that still have cells. Throws usage_error as deal_workloads does.
-void keep_shard(run_plan& plan, const shard_spec& spec);
+// Keeps the cells of `workloads` only: their cells, their tasks (in the plan's order), the
+// plan's workload lists cut to them, and the frames that still have cells.
+void keep_workloads(run_plan& plan, const std::vector<std::string>& workloads);
 
 // The identity of a cell across shards: "frame/workload/strategy/malloc".
 std::string cell_key(const cell_spec& cell);
