@@ -124,7 +124,8 @@ json shard_summary(const shard_spec& spec, const run_plan& whole, const run_plan
           {"source", spec.source},
           {"workloads", workloads},
           {"cells", shard_plan.cells.size()},
-          {"plan_cells", plan_cells}};
+          {"plan_cells", plan_cells},
+          {"costs", costs}};
 }
 
 json to_json(const shard_file& file) {
@@ -135,6 +136,7 @@ json to_json(const shard_file& file) {
       {"results_schema_version", results_schema_version},
       {"shard",
        {{"index", file.shard.index}, {"count", file.shard.count}, {"source", file.shard.source}}},
+      {"deal", file.deal},
       {"plan", plan_to_json(file.whole_plan)},
       {"records", std::move(records)},
       {"frame_facts", file.records.frame_facts},
