@@ -202,7 +202,8 @@ class block_table {
     void* memory = mmap(nullptr, slots * sizeof(slot), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) return nullptr;
-    if (slots * sizeof(slot) >= huge_page_bytes) madvise(memory, slots * sizeof(slot), MADV_HUGEPAGE);
+    if (slots * sizeof(slot) >= huge_page_bytes)
+      madvise(memory, slots * sizeof(slot), MADV_HUGEPAGE);
     return static_cast<slot*>(memory);
   }
 

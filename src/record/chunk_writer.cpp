@@ -80,7 +80,9 @@ void write_stored(fmt::chunk_header& h, const std::uint8_t* stored, bool close_a
 
 void size_compressors() noexcept {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  compressor_count = cpus < 1 ? 1 : cpus > max_compressors ? max_compressors : static_cast<int>(cpus);
+  compressor_count = cpus < 1                 ? 1
+                     : cpus > max_compressors ? max_compressors
+                                              : static_cast<int>(cpus);
 }
 
 // SIGXFSZ is blocked and taken back, so that the write fails with EFBIG.

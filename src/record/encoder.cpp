@@ -91,7 +91,8 @@ std::uint8_t* put_other_free(thread_state& st, std::uint8_t* out, block_ref bloc
 
 void end_thread(thread_state& st) noexcept {
   const std::uint64_t now = elapsed_us(CLOCK_MONOTONIC);
-  std::uint8_t* out = put(put_op(st.cursor, fmt::op::thread_end), now > st.last_us ? now - st.last_us : 0);
+  std::uint8_t* out =
+      put(put_op(st.cursor, fmt::op::thread_end), now > st.last_us ? now - st.last_us : 0);
   std::atomic_signal_fence(std::memory_order_release);
   st.cursor = out;
   st.last_us = now;

@@ -25,8 +25,7 @@ void record_failed(thread_state& st, std::uint64_t kind, size_t size) noexcept;
 void record_new(thread_state& st, fmt::op kind, void* p, size_t size,
                 size_t alignment = 0) noexcept;
 /// A block reference (realloc, malloc_usable_size) of `p`, whose block is `block`.
-std::uint8_t* put_ref(const thread_state& st, std::uint8_t* out, void* p,
-                      block_ref block) noexcept;
+std::uint8_t* put_ref(const thread_state& st, std::uint8_t* out, void* p, block_ref block) noexcept;
 /// A free (or glibc's realloc(p, 0)) of a block that is not this thread's, or unknown.
 std::uint8_t* put_other_free(thread_state& st, std::uint8_t* out, block_ref block) noexcept;
 /// The thread's thread_end event and last chunk.

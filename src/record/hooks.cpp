@@ -207,8 +207,7 @@ ALLOCLAB_EXPORT void* calloc(size_t count, size_t size) noexcept {
 
 ALLOCLAB_EXPORT void* realloc(void* old, size_t size) noexcept {
   thread_state* st = current;
-  if (__builtin_expect(st == nullptr || !outside_bootstrap(old), 0))
-    return realloc_slow(old, size);
+  if (__builtin_expect(st == nullptr || !outside_bootstrap(old), 0)) return realloc_slow(old, size);
   if (__builtin_expect(!enter(*st), 0)) return next.realloc(old, size);
   // The old block's entry goes before the call: once realloc returns, another thread may get
   // the same address from malloc.
@@ -249,7 +248,8 @@ ALLOCLAB_EXPORT int posix_memalign(void** out, size_t alignment, size_t size) no
   thread_state* st = state_for_rare_call();
   const int rc = next.posix_memalign(out, alignment, size);
   if (st != nullptr) {
-    if (rc != EINVAL) record_new(*st, fmt::op::posix_memalign, rc == 0 ? *out : nullptr, size, alignment);
+    if (rc != EINVAL)
+      record_new(*st, fmt::op::posix_memalign, rc == 0 ? *out : nullptr, size, alignment);
     leave(*st);
   }
   return rc;

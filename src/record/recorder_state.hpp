@@ -65,13 +65,13 @@ extern std::atomic<bool> recording;  ///< events are being recorded
 /// A second thread records: a free must take its block's entry out before the real free (another
 /// thread could get the address back at once). With one thread, the entry goes after.
 extern std::atomic<bool> threads_share;
-extern bool timestamps;  ///< timestamp and RSS events wanted
-extern int zstd_level;   ///< 0: chunks stored raw
-extern int status_fd;    ///< the pipe to `alloclab record`, or -1
+extern bool timestamps;    ///< timestamp and RSS events wanted
+extern int zstd_level;     ///< 0: chunks stored raw
+extern int status_fd;      ///< the pipe to `alloclab record`, or -1
 extern long recorded_pid;  ///< the process this image records in (0: none)
 extern std::uint64_t start_monotonic_ns;
-extern pthread_key_t thread_key;    ///< its destructor ends a thread's recording
-extern pthread_mutex_t write_lock;  ///< the trace fd and the thread list
+extern pthread_key_t thread_key;               ///< its destructor ends a thread's recording
+extern pthread_mutex_t write_lock;             ///< the trace fd and the thread list
 extern std::atomic<thread_state*> all_states;  ///< every thread's state, newest first
 extern std::atomic<std::uint32_t> thread_count;
 extern std::atomic<std::uint64_t> unknown_frees;

@@ -385,7 +385,8 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "wait") == 0) return waiting();
   if (std::strcmp(mode, "random-threads") == 0 && argc > 2) return random_threads(argv[2]);
   if (std::strcmp(mode, "late-free") == 0) return late_free();
-  std::fprintf(stderr, "usage: %s threads|kill|fork|abort|interrupt|wait|late-free|random-threads SEED\n",
+  std::fprintf(stderr,
+               "usage: %s threads|kill|fork|abort|interrupt|wait|late-free|random-threads SEED\n",
                argv[0]);
   return 2;
 }

@@ -224,8 +224,10 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
            trace.header().version, trace.file_bytes());
   const trace_header& h = trace.header();
   std::string origin;
-  if (h.origin == trace_format::image_origin::exec) origin = fmt::format(", exec'd (parent pid {})", h.parent_pid);
-  if (h.origin == trace_format::image_origin::fork) origin = fmt::format(", forked by pid {}", h.parent_pid);
+  if (h.origin == trace_format::image_origin::exec)
+    origin = fmt::format(", exec'd (parent pid {})", h.parent_pid);
+  if (h.origin == trace_format::image_origin::fork)
+    origin = fmt::format(", forked by pid {}", h.parent_pid);
   add_line(out, "program      {} (pid {}{})", command, h.pid, origin);
   if (trace.truncated()) {
     add_line(
