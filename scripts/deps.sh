@@ -6,12 +6,14 @@ set -euo pipefail
 
 ALLOCLAB_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config git libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libfmt-dev libcpp-httplib-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libcpp-httplib-dev prometheus-cpp-dev
   libfoonathan-memory-dev libboost-container-dev
   libmd4c-dev libmd4c-html0-dev libjs-chart.js)
 ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmalloc-minimal4 libtbbmalloc2)
-# chromium: report.html is tested in a real (headless) browser.
-ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format chromium)
+# chromium: report.html is tested in a real (headless) browser. python3-prometheus-client parses
+# `serve`'s /metrics; python3-yaml and shellcheck check the job definitions in deploy/.
+ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format chromium
+  python3-prometheus-client python3-yaml shellcheck)
 # Load generators of the serve frame (`alloclab load`, tests/serve).
 ALLOCLAB_LOAD_PACKAGES=(hey wrk)
 # The real programs scripts/validate-replay.sh records, runs and replays (interpreters, a

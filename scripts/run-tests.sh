@@ -2,8 +2,9 @@
 # Every test alloclab has, from a fresh clone:
 #   1. Release build (g++): unit tests, lab tests, usage examples, lab smoke run;
 #   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. clang++ as C++20 with -Werror (unoptimised), the library tests and short libFuzzer runs
-#      (the lab tests run in steps 1 and 2; the header checks in step 1 cover both compilers);
+#   3. clang++ as C++20 with -Werror (unoptimised): the library, its tests, the lab (its test
+#      drivers and tests run in steps 1 and 2) and short libFuzzer runs (the header checks in
+#      step 1 cover both compilers);
 #   4. the threaded tests (concurrent_multipool, synchronized, scratch_stack) under ThreadSanitizer;
 #   5. install + find_package(alloclab) from a separate consumer project.
 set -euo pipefail

@@ -84,9 +84,9 @@ TYPED_TEST(multipool_family, gcc_bug_118681_grid_is_aligned_and_distinct) {
 
 TYPED_TEST(multipool_family, oversize_requests_are_forwarded_and_counted) {
   tracking_resource upstream;
-  typename TestFixture::options options;
-  options.max_block_size = 1024;
-  TypeParam pool{&upstream, options};
+  typename TestFixture::options small_classes;
+  small_classes.max_block_size = 1024;
+  TypeParam pool{&upstream, small_classes};
   EXPECT_EQ(pool.max_block_size(), 1024u);
   const std::size_t before = upstream.blocks().current;  // a pool may hold a chunk already
   void* big = pool.allocate(1025, 8);
@@ -100,9 +100,9 @@ TYPED_TEST(multipool_family, oversize_requests_are_forwarded_and_counted) {
 }
 
 TYPED_TEST(multipool_family, oversize_requests_throw_under_throw_policy) {
-  typename TestFixture::options options;
-  options.oversize = oversize_policy::throw_bad_alloc;
-  TypeParam pool{std::pmr::new_delete_resource(), options};
+  typename TestFixture::options throwing;
+  throwing.oversize = oversize_policy::throw_bad_alloc;
+  TypeParam pool{std::pmr::new_delete_resource(), throwing};
   EXPECT_THROW((void)pool.allocate(4097, 8), multipool_exhausted);
   EXPECT_EQ(pool.oversize_allocations(), 0u);
   void* p = pool.allocate(4096, 8);

@@ -1,19 +1,23 @@
-// The recorder's map from live pointer to block (thread index, id): 16 shards of open addressing
-// with linear probing and backward-shift deletion, each behind a spin lock that is only taken once
-// the table is shared (set_shared: a second thread records). Memory comes from mmap, never from
-// malloc, so the table can be used inside malloc.
+// One recording thread's live blocks: pointer -> block key (thread << 44 | id). Each thread owns
+// one table and inserts and removes its own blocks with plain loads and stores: no lock, no atomic
+// read-modify-write. Another thread freeing one of them (a cross-thread free) takes it out with
+// take_foreign(): under the table's foreign lock, with a compare-and-swap of the slot's key. The
+// owner takes that lock only to rebuild the table.
 //
-// Where a key goes (keys are 16-byte-aligned addresses; `granule` = key >> 4):
-// | part       | from                                   | why                                     |
-// |------------|----------------------------------------|-----------------------------------------|
-// | shard      | hash of key >> 26 (a 64 MiB region)    | glibc gives each thread's arena its own |
-// |            |                                        | 64 MiB heap: threads rarely share locks |
-// |            |                                        | or cache lines                          |
-// | home slot  | hash of key >> 8 (a 256-byte window),  | blocks allocated together sit in one or |
-// |            | plus the granule within the window     | two cache lines of the table, not one   |
-// |            |                                        | cache miss each; windows spread evenly  |
-// The hashes are multiplicative (Fibonacci): their top bits mix every bit of the address, so a
-// heap's consecutive windows spread evenly over slots and probes stay short at any size.
+// Open addressing with linear probing. A removed entry leaves a tombstone, so entries never move
+// while other threads may probe; the owner rebuilds the table (dropping tombstones, growing or
+// shrinking it to at most 1/4 full) when live entries and tombstones fill 3/4 of it. Memory comes
+// from mmap, never from malloc, so the table can be used inside malloc.
+//
+// Where a key goes (keys are addresses, `granule` = key >> 4): the home slot is a hash of
+// key >> 8 (a 256-byte window) plus the granule within the window. Blocks allocated together
+// share one or two of the table's cache lines instead of a cache miss each, and the multiplicative
+// (Fibonacci) hash spreads a heap's windows evenly, so probes stay short at any size.
+//
+// Why each slot is safe without the owner locking: a slot's key only goes empty -> key (owner),
+// key -> tombstone (the owner, or the one thread freeing that block: the program frees a block
+// once), tombstone -> key (owner). A probe for a live key therefore always reaches it, and a
+// foreign thread's compare-and-swap can only hit the key it frees.
 #pragma once
 
 #include <sched.h>
@@ -23,181 +27,246 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace alloclab::record {
 
+namespace detail {
+/// A block_table slot: key 0 empty, all ones a tombstone.
+struct table_slot {
+  std::atomic<std::uintptr_t> key{0};
+  std::atomic<std::uint64_t> value{0};
+};
+}  // namespace detail
+
 class block_table {
  public:
-  constexpr block_table() = default;
-  ~block_table() {
-    for (shard& s : shards_)
-      if (s.slots != nullptr) munmap(s.slots, s.capacity() * sizeof(slot));
-  }
+  block_table() noexcept = default;
+  ~block_table() { release(); }
   block_table(const block_table&) = delete;
   block_table& operator=(const block_table&) = delete;
 
-  /// From now on every operation locks its shard. The caller must make sure no thread is inside
-  /// an unlocked operation (the recorder uses membarrier and its per-thread busy flags).
-  void set_shared() noexcept { shared_.store(true, std::memory_order_seq_cst); }
-  bool shared() const noexcept { return shared_.load(std::memory_order_relaxed); }
+  /// What take() and find() return for a key that is not in the table (never a value).
+  static constexpr std::uint64_t absent = std::uint64_t{1} << 63;
 
-  /// Inserts or overwrites `key` (never 0). False when memory for growing ran out.
+  /// Owner only. Inserts `key` (an address, never 0) with `value` (not `absent`); false when
+  /// memory for the table ran out. The recorder inserts a block's address when malloc returns
+  /// it, after the free of the address's previous block took that entry. A key inserted again
+  /// while live (its free went unseen) gets an entry that lookups find first; the older one
+  /// comes back when the newer is taken, and goes at the next rebuild.
   __attribute__((always_inline)) bool insert(std::uintptr_t key, std::uint64_t value) noexcept {
-    shard& s = shard_of(key);
-    lock_guard g(s, shared());
-    if (s.count >= s.grow_at && !grow(s)) return false;
-    std::size_t i = start(key, s);
-    while (s.slots[i].key != 0 && s.slots[i].key != key) i = (i + 1) & s.mask;
-    if (s.slots[i].key == 0) ++s.count;
-    s.slots[i] = {key, value};
-    return true;
-  }
-
-  /// Removes `key` and returns its value through `value`; false when absent.
-  __attribute__((always_inline)) bool remove(std::uintptr_t key, std::uint64_t& value) noexcept {
-    shard& s = shard_of(key);
-    lock_guard g(s, shared());
-    if (s.slots == nullptr) return false;
-    std::size_t i = start(key, s);
-    while (s.slots[i].key != key) {
-      if (s.slots[i].key == 0) return false;
-      i = (i + 1) & s.mask;
-    }
-    value = s.slots[i].value;
-    erase_at(s, i);
-    return true;
-  }
-
-  /// Starts loading `key`'s home slot into the cache (no effect on the contents). Only while the
-  /// table is not shared: it reads a shard without its lock.
-  __attribute__((always_inline)) void prefetch(std::uintptr_t key) const noexcept {
-    if (shared()) return;
-    const shard& s = shard_of(key);
-    if (s.mask >= prefetched_slots) __builtin_prefetch(&s.slots[start(key, s)], 1);
-  }
-
-  /// The longest distance, in slots, from a live key's home slot to where it sits: what the worst
-  /// lookup walks. Not locked: for tests and diagnostics of an idle table.
-  std::size_t longest_probe() const noexcept {
-    std::size_t longest = 0;
-    for (const shard& s : shards_)
-      for (std::size_t i = 0; i < s.capacity(); ++i)
-        if (s.slots[i].key != 0)
-          longest = std::max(longest, (i - start(s.slots[i].key, s)) & s.mask);
-    return longest;
-  }
-
-  bool find(std::uintptr_t key, std::uint64_t& value) noexcept {
-    shard& s = shard_of(key);
-    lock_guard g(s, shared());
-    if (s.slots == nullptr) return false;
-    for (std::size_t i = start(key, s); s.slots[i].key != 0; i = (i + 1) & s.mask) {
-      if (s.slots[i].key == key) {
-        value = s.slots[i].value;
+    if (__builtin_expect(used_ >= grow_at_, 0) && !rebuild()) return false;
+    slot* const slots = slots_;
+    const std::size_t mask = mask_;
+    for (std::size_t i = home(key);; i = (i + 1) & mask) {
+      const std::uintptr_t k = slots[i].key.load(std::memory_order_relaxed);
+      if (k + 1 <= 1) {  // empty or tombstone
+        used_ += k == empty;
+        slots[i].value.store(value, std::memory_order_relaxed);
+        slots[i].key.store(key, std::memory_order_release);
+        return true;
+      }
+      if (k == key) {
+        slots[i].value.store(value, std::memory_order_relaxed);
         return true;
       }
     }
-    return false;
+  }
+
+  /// Owner only. Removes `key` and returns its value, or `absent`.
+  __attribute__((always_inline)) std::uint64_t take(std::uintptr_t key) noexcept {
+    slot* const slots = slots_;
+    const std::size_t mask = mask_;
+    for (std::size_t i = home(key);; i = (i + 1) & mask) {
+      const std::uintptr_t k = slots[i].key.load(std::memory_order_relaxed);
+      if (k == key) {
+        slots[i].key.store(tombstone, std::memory_order_relaxed);
+        return slots[i].value.load(std::memory_order_relaxed);
+      }
+      if (k == empty) return absent;
+    }
+  }
+
+  /// Owner only. `key`'s value, or `absent`.
+  std::uint64_t find(std::uintptr_t key) const noexcept {
+    for (std::size_t i = home(key);; i = (i + 1) & mask_) {
+      const std::uintptr_t k = slots_[i].key.load(std::memory_order_relaxed);
+      if (k == key) return slots_[i].value.load(std::memory_order_relaxed);
+      if (k == empty) return absent;
+    }
+  }
+
+  /// Any thread but the owner: removes `key` (a block that thread frees) and returns its value,
+  /// or `absent`.
+  std::uint64_t take_foreign(std::uintptr_t key) noexcept { return foreign(key, true); }
+  /// Any thread but the owner: `key`'s value, or `absent`.
+  std::uint64_t find_foreign(std::uintptr_t key) noexcept { return foreign(key, false); }
+
+  /// Whether the table is too big to stay in the cache (its lookups are likely misses).
+  bool big() const noexcept { return mask_ >= prefetched_slots; }
+  /// Owner only. Starts loading `key`'s home slot into the cache.
+  __attribute__((always_inline)) void prefetch(std::uintptr_t key) const noexcept {
+    __builtin_prefetch(&slots_[home(key)], 1);
+  }
+
+  /// Live entries. Owner only (or an idle table): tests and diagnostics.
+  std::size_t size() const noexcept {
+    std::size_t live = 0;
+    for (std::size_t i = 0; i < capacity(); ++i) live += is_live(slots_[i].key.load());
+    return live;
+  }
+  /// The longest distance, in slots, from a live key's home slot to where it sits: what the worst
+  /// lookup walks. Owner only (or an idle table): tests and diagnostics.
+  std::size_t longest_probe() const noexcept {
+    std::size_t longest = 0;
+    for (std::size_t i = 0; i < capacity(); ++i) {
+      const std::uintptr_t k = slots_[i].key.load();
+      if (is_live(k)) longest = std::max(longest, (i - home(k)) & mask_);
+    }
+    return longest;
+  }
+  /// Unmaps the table (it is then empty). Owner only, with no foreign thread inside.
+  void release() noexcept {
+    if (slots_ != no_slots()) munmap(slots_, capacity() * sizeof(slot));
+    if (spare_ != nullptr) munmap(spare_, spare_slots_ * sizeof(slot));
+    slots_ = no_slots();
+    spare_ = nullptr;
+    mask_ = used_ = grow_at_ = spare_slots_ = 0;
   }
 
  private:
-  struct slot {
-    std::uintptr_t key;
-    std::uint64_t value;
-  };
-  struct alignas(64) shard {
-    std::atomic<bool> locked{false};
-    slot* slots = nullptr;
-    std::size_t mask = 0;
-    std::size_t count = 0;
-    std::size_t grow_at = 0;    ///< count that makes the next insert grow (3/4 full)
-    unsigned window_shift = 0;  ///< 64 - log2(slots): a window hash's top bits index a slot
-    std::size_t capacity() const noexcept { return slots == nullptr ? 0 : mask + 1; }
-  };
-  class lock_guard {
-   public:
-    lock_guard(shard& s, bool lock) noexcept : s_(lock ? &s : nullptr) {
-      if (s_ == nullptr) return;
-      while (s_->locked.exchange(true, std::memory_order_acquire)) {
-        while (s_->locked.load(std::memory_order_relaxed)) sched_yield();
-      }
-    }
-    ~lock_guard() {
-      if (s_ != nullptr) s_->locked.store(false, std::memory_order_release);
-    }
-    lock_guard(const lock_guard&) = delete;
-    lock_guard& operator=(const lock_guard&) = delete;
-
-   private:
-    shard* s_;
-  };
-
-  static constexpr std::size_t shard_bits = 4;
+  static constexpr std::uintptr_t empty = 0;
+  static constexpr std::uintptr_t tombstone = ~std::uintptr_t{0};  // never a user-space address
+  using slot = detail::table_slot;
   static constexpr std::size_t initial_slots = 256;
-  // Smaller shards stay in the cache: computing their slot twice would cost more than it saves.
   static constexpr std::size_t prefetched_slots = std::size_t{1} << 14;
+  static constexpr std::size_t spare_slots_limit = std::size_t{1} << 16;  // 1 MiB
   // A big table is read at random: huge pages (where THP allows them) save most TLB misses.
   static constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
-
-  static constexpr unsigned region_shift = 26;  // glibc's per-thread heaps: 64 MiB, aligned
-  static constexpr unsigned window_bits = 8;    // 16 granules of 16 bytes
+  static constexpr unsigned window_bits = 8;  // 16 granules of 16 bytes
   static constexpr std::size_t window_granules = std::size_t{1} << (window_bits - 4);
 
-  static std::uint64_t hash(std::uint64_t n) noexcept { return n * 0x9E3779B97F4A7C15ull; }
-  shard& shard_of(std::uintptr_t key) noexcept {
-    return shards_[hash(key >> region_shift) >> (64 - shard_bits)];
-  }
-  const shard& shard_of(std::uintptr_t key) const noexcept {
-    return shards_[hash(key >> region_shift) >> (64 - shard_bits)];
-  }
+  static bool is_live(std::uintptr_t k) noexcept { return k + 1 > 1; }
+  // Before the first insert the table is one empty slot that is never written (the first insert
+  // rebuilds), so lookups need no test for a missing array.
+  static slot* no_slots() noexcept { return &nothing_; }
+  std::size_t capacity() const noexcept { return slots_ == no_slots() ? 0 : mask_ + 1; }
   // The window's hashed place plus the granule within the window.
-  static std::size_t start(std::uintptr_t key, const shard& s) noexcept {
-    const auto window = static_cast<std::size_t>(hash(key >> window_bits) >> s.window_shift);
-    return (window + ((key >> 4) & (window_granules - 1))) & s.mask;
+  static std::size_t home(std::uintptr_t key, std::size_t mask, unsigned shift) noexcept {
+    const auto window =
+        static_cast<std::size_t>(((key >> window_bits) * 0x9E3779B97F4A7C15ull) >> shift);
+    return (window + ((key >> 4) & (window_granules - 1))) & mask;
+  }
+  std::size_t home(std::uintptr_t key) const noexcept { return home(key, mask_, window_shift_); }
+
+  // Where a lookup of live key `k` stops.
+  std::size_t first_slot_of(std::uintptr_t k) const noexcept {
+    std::size_t i = home(k);
+    while (slots_[i].key.load(std::memory_order_relaxed) != k) i = (i + 1) & mask_;
+    return i;
   }
 
-  static bool grow(shard& s) noexcept {
-    const std::size_t slots = s.slots == nullptr ? initial_slots : 2 * (s.mask + 1);
+  void lock() noexcept {
+    while (foreign_lock_.exchange(true, std::memory_order_acquire))
+      while (foreign_lock_.load(std::memory_order_relaxed)) sched_yield();
+  }
+  void unlock() noexcept { foreign_lock_.store(false, std::memory_order_release); }
+
+  __attribute__((noinline)) std::uint64_t foreign(std::uintptr_t key, bool remove) noexcept {
+    lock();
+    std::uint64_t value = absent;
+    for (std::size_t i = home(key);; i = (i + 1) & mask_) {
+      std::uintptr_t k = slots_[i].key.load(std::memory_order_acquire);
+      if (k == key) {
+        value = slots_[i].value.load(std::memory_order_relaxed);
+        if (remove &&
+            !slots_[i].key.compare_exchange_strong(k, tombstone, std::memory_order_acq_rel))
+          value = absent;  // its owner took it meanwhile: a double free
+        break;
+      }
+      if (k == empty) break;
+    }
+    unlock();
+    return value;
+  }
+
+  // An empty array of `slots`: the spare when it has that size, else fresh memory (null when
+  // there is none).
+  slot* empty_array(std::size_t slots) noexcept {
+    if (spare_ != nullptr && spare_slots_ == slots) {
+      slot* array = spare_;
+      spare_ = nullptr;
+      std::memset(static_cast<void*>(array), 0, slots * sizeof(slot));
+      return array;
+    }
     void* memory = mmap(nullptr, slots * sizeof(slot), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) return false;
+    if (memory == MAP_FAILED) return nullptr;
     if (slots * sizeof(slot) >= huge_page_bytes)
       madvise(memory, slots * sizeof(slot), MADV_HUGEPAGE);
-    shard bigger;
-    bigger.slots = static_cast<slot*>(memory);
-    bigger.mask = slots - 1;
-    bigger.window_shift = static_cast<unsigned>(__builtin_clzll(slots - 1));
-    for (std::size_t i = 0; i < s.capacity(); ++i) {
-      if (s.slots[i].key == 0) continue;
-      std::size_t j = start(s.slots[i].key, bigger);
-      while (bigger.slots[j].key != 0) j = (j + 1) & bigger.mask;
-      bigger.slots[j] = s.slots[i];
+    return static_cast<slot*>(memory);
+  }
+
+  // An array the table no longer uses: kept as the spare when small (a table that stays the
+  // same size rebuilds without a system call), else unmapped.
+  void retire(slot* array, std::size_t slots) noexcept {
+    if (array == no_slots()) return;
+    if (spare_ == nullptr && slots <= spare_slots_limit) {
+      spare_ = array;
+      spare_slots_ = slots;
+    } else {
+      munmap(array, slots * sizeof(slot));
     }
-    if (s.slots != nullptr) munmap(s.slots, s.capacity() * sizeof(slot));
-    s.slots = bigger.slots;
-    s.mask = bigger.mask;
-    s.window_shift = bigger.window_shift;
-    s.grow_at = slots / 4 * 3;
+  }
+
+  // Owner: a new array holding only the live entries that lookups find (not an older entry of a
+  // key inserted again), at most 1/4 full, so that at least half its slots fill before the next
+  // rebuild. Foreign threads are kept out (they probe the old array under the same lock) until it
+  // replaces the old one.
+  __attribute__((noinline, cold)) bool rebuild() noexcept {
+    lock();
+    std::size_t live = 0;
+    for (std::size_t i = 0; i < capacity(); ++i) live += is_live(slots_[i].key.load());
+    std::size_t slots = initial_slots;
+    while (slots / 4 < live + 1) slots *= 2;
+    slot* const array = empty_array(slots);
+    if (array == nullptr) {
+      unlock();
+      return false;
+    }
+    const std::size_t mask = slots - 1;
+    const auto shift = static_cast<unsigned>(__builtin_clzll(mask));
+    std::size_t copied = 0;
+    for (std::size_t i = 0; i < capacity(); ++i) {
+      const std::uintptr_t k = slots_[i].key.load(std::memory_order_relaxed);
+      if (!is_live(k) || first_slot_of(k) != i) continue;
+      ++copied;
+      std::size_t j = home(k, mask, shift);
+      while (array[j].key.load(std::memory_order_relaxed) != empty) j = (j + 1) & mask;
+      array[j].value.store(slots_[i].value.load(std::memory_order_relaxed),
+                           std::memory_order_relaxed);
+      array[j].key.store(k, std::memory_order_relaxed);
+    }
+    retire(slots_, capacity());
+    slots_ = array;
+    mask_ = mask;
+    window_shift_ = shift;
+    used_ = copied;
+    grow_at_ = slots / 4 * 3;
+    unlock();
     return true;
   }
 
-  // Backward-shift deletion keeps every probe sequence unbroken without tombstones.
-  static void erase_at(shard& s, std::size_t hole) noexcept {
-    for (std::size_t j = (hole + 1) & s.mask; s.slots[j].key != 0; j = (j + 1) & s.mask) {
-      const std::size_t home = start(s.slots[j].key, s);
-      // Move j into the hole when its home is not cyclically within (hole, j].
-      const bool home_after_hole = ((j - home) & s.mask) >= ((j - hole) & s.mask);
-      if (home_after_hole) {
-        s.slots[hole] = s.slots[j];
-        hole = j;
-      }
-    }
-    s.slots[hole] = {0, 0};
-    --s.count;
-  }
+  static inline slot nothing_;  ///< the table before its first insert
 
-  std::atomic<bool> shared_{false};
-  shard shards_[std::size_t{1} << shard_bits];
+  slot* slots_ = no_slots();
+  std::size_t mask_ = 0;
+  unsigned window_shift_ = 0;  ///< 64 - log2(slots): a window hash's top bits index a slot
+  std::size_t used_ = 0;       ///< live entries and tombstones
+  std::size_t grow_at_ = 0;    ///< `used_` that makes the next insert rebuild
+  slot* spare_ = nullptr;      ///< an earlier array, reused by a rebuild to the same size
+  std::size_t spare_slots_ = 0;
+  alignas(64) std::atomic<bool> foreign_lock_{false};
 };
 
 }  // namespace alloclab::record

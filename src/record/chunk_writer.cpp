@@ -17,11 +17,73 @@ int trace_fd = -1;
 
 namespace {
 
-ZSTD_CCtx* zstd_context = nullptr;
-std::uint8_t* compressed = nullptr;
-std::size_t compressed_capacity = 0;
+// One zstd context and its output buffer, used by one thread at a time.
+struct compressor {
+  pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  ZSTD_CCtx* context = nullptr;
+  std::uint8_t* out = nullptr;
+  std::size_t capacity = 0;
+};
+constexpr int max_compressors = 16;
+compressor compressors[max_compressors];
+int compressor_count = 1;
+
+// A free compressor (the thread's own first, then the others), or the thread's own once free.
+compressor& take_compressor(std::uint32_t thread) noexcept {
+  for (int i = 0; i < compressor_count; ++i) {
+    compressor& c = compressors[(thread + static_cast<std::uint32_t>(i)) % compressor_count];
+    if (pthread_mutex_trylock(&c.lock) == 0) return c;
+  }
+  compressor& own = compressors[thread % static_cast<std::uint32_t>(compressor_count)];
+  pthread_mutex_lock(&own.lock);
+  return own;
+}
+
+// The chunk's stored payload: compressed into `c` when that is smaller, else `raw` itself.
+const std::uint8_t* compress(compressor& c, fmt::chunk_header& h, const std::uint8_t* raw,
+                             std::size_t raw_bytes) noexcept {
+  h.codec = static_cast<std::uint8_t>(fmt::codec::raw);
+  h.stored_bytes = static_cast<std::uint32_t>(raw_bytes);
+  if (zstd_level <= 0) return raw;
+  if (c.context == nullptr) c.context = ZSTD_createCCtx();
+  if (c.out == nullptr) {
+    c.capacity = ZSTD_compressBound(fmt::max_chunk_raw_bytes);
+    c.out = static_cast<std::uint8_t*>(map_memory(c.capacity));
+  }
+  if (c.context == nullptr || c.out == nullptr) return raw;
+  const std::size_t n = ZSTD_compressCCtx(c.context, c.out, c.capacity, raw, raw_bytes, zstd_level);
+  if (ZSTD_isError(n) || n >= raw_bytes) return raw;
+  h.codec = static_cast<std::uint8_t>(fmt::codec::zstd);
+  h.stored_bytes = static_cast<std::uint32_t>(n);
+  return c.out;
+}
+
+// Header and payload in one writev, under write_lock.
+void write_stored(fmt::chunk_header& h, const std::uint8_t* stored, bool close_after) noexcept {
+  h.magic = fmt::chunk_magic;
+  h.checksum = fmt::checksum(stored, h.stored_bytes);
+  const iovec parts[2] = {{&h, sizeof h}, {const_cast<std::uint8_t*>(stored), h.stored_bytes}};
+  pthread_mutex_lock(&write_lock);
+  if (trace_fd >= 0 && !write_all(parts, 2)) {
+    report("write-failed", errno);
+    close(trace_fd);  // a half-written chunk ends the trace; the reader reports it
+    trace_fd = -1;
+  }
+  if (close_after && trace_fd >= 0) {
+    close(trace_fd);
+    trace_fd = -1;
+  }
+  pthread_mutex_unlock(&write_lock);
+}
 
 }  // namespace
+
+void size_compressors() noexcept {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  compressor_count = cpus < 1                 ? 1
+                     : cpus > max_compressors ? max_compressors
+                                              : static_cast<int>(cpus);
+}
 
 // SIGXFSZ is blocked and taken back, so that the write fails with EFBIG.
 bool write_all(const iovec* parts, int count) noexcept {
@@ -56,41 +118,41 @@ bool write_all(const iovec* parts, int count) noexcept {
   return true;
 }
 
-void write_chunk(std::uint32_t thread, std::uint32_t sequence, fmt::chunk_kind kind,
-                 const std::uint8_t* raw, std::size_t raw_bytes) noexcept {
-  if (trace_fd < 0) return;
+void write_chunk(std::uint32_t thread, std::uint32_t sequence, const std::uint8_t* raw,
+                 std::size_t raw_bytes) noexcept {
   fmt::chunk_header h{};
-  h.magic = fmt::chunk_magic;
   h.thread = thread;
   h.sequence = sequence;
   h.raw_bytes = static_cast<std::uint32_t>(raw_bytes);
-  h.kind = static_cast<std::uint8_t>(kind);
-  const std::uint8_t* stored = raw;
-  std::size_t stored_bytes = raw_bytes;
+  h.kind = static_cast<std::uint8_t>(fmt::chunk_kind::events);
+  compressor& c = take_compressor(thread);
+  write_stored(h, compress(c, h, raw, raw_bytes), false);
+  pthread_mutex_unlock(&c.lock);
+}
+
+void write_footer_and_close(const std::uint8_t* raw, std::size_t raw_bytes) noexcept {
+  fmt::chunk_header h{};
+  h.raw_bytes = h.stored_bytes = static_cast<std::uint32_t>(raw_bytes);
+  h.kind = static_cast<std::uint8_t>(fmt::chunk_kind::footer);
   h.codec = static_cast<std::uint8_t>(fmt::codec::raw);
-  if (zstd_level > 0) {
-    if (zstd_context == nullptr) zstd_context = ZSTD_createCCtx();
-    if (compressed == nullptr) {
-      compressed_capacity = ZSTD_compressBound(fmt::max_chunk_raw_bytes);
-      compressed = static_cast<std::uint8_t*>(map_memory(compressed_capacity));
+  write_stored(h, raw, true);
+}
+
+void restart_writer_in_child() noexcept {
+  const auto restart = [](pthread_mutex_t& lock) {
+    if (pthread_mutex_trylock(&lock) == 0) {
+      pthread_mutex_unlock(&lock);
+      return true;
     }
-    if (zstd_context != nullptr && compressed != nullptr) {
-      const std::size_t n = ZSTD_compressCCtx(zstd_context, compressed, compressed_capacity, raw,
-                                              raw_bytes, zstd_level);
-      if (!ZSTD_isError(n) && n < raw_bytes) {
-        stored = compressed;
-        stored_bytes = n;
-        h.codec = static_cast<std::uint8_t>(fmt::codec::zstd);
-      }
-    }
-  }
-  h.stored_bytes = static_cast<std::uint32_t>(stored_bytes);
-  h.checksum = fmt::checksum(stored, stored_bytes);
-  const iovec parts[2] = {{&h, sizeof h}, {const_cast<std::uint8_t*>(stored), stored_bytes}};
-  if (!write_all(parts, 2)) {
-    report("write-failed", errno);
-    close(trace_fd);  // a half-written chunk ends the trace; the reader reports it
-    trace_fd = -1;
+    const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    std::memcpy(&lock, &fresh, sizeof fresh);
+    return false;
+  };
+  restart(write_lock);
+  for (compressor& c : compressors) {
+    if (restart(c.lock)) continue;
+    c.context = nullptr;  // a parent thread's, mid-compression
+    c.out = nullptr;
   }
 }
 

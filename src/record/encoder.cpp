@@ -10,14 +10,18 @@ namespace alloclab::record {
 void flush(thread_state& st) noexcept {
   const std::size_t bytes = static_cast<std::size_t>(st.cursor - st.buffer);
   if (bytes == 0) return;
-  const bool was_inside = inside;
-  inside = true;
-  pthread_mutex_lock(&write_lock);
-  write_chunk(st.index, st.sequence++, fmt::chunk_kind::events, st.buffer, bytes);
-  pthread_mutex_unlock(&write_lock);
-  inside = was_inside;
-  st.cursor = st.committed = st.buffer;
+  {
+    const inside_recorder unrecorded;  // zstd allocates
+    write_chunk(st.index, st.sequence++, st.buffer, bytes);
+  }
+  st.cursor = st.buffer;
 }
+
+void after_publish(thread_state& st) noexcept {
+  tick(st);
+  if (st.cursor >= st.limit) flush(st);
+}
+
 namespace {
 
 std::uint64_t read_rss_kib() noexcept {
@@ -37,54 +41,60 @@ std::uint64_t read_rss_kib() noexcept {
 
 }  // namespace
 
-// Every `clock_every_events` events: a timestamp when a millisecond passed, an RSS sample when
-// 100 ms passed since any thread's last one.
-void take_timestamp(thread_state& st) noexcept {
+void tick(thread_state& st) noexcept {
   st.clock_countdown = clock_every_events;
+  st.ticks += clock_every_events;
   if (!timestamps) return;
   const std::uint64_t now = elapsed_us(CLOCK_MONOTONIC_COARSE);
   if (now < st.last_us + timestamp_every_us) return;
-  put_op(st, fmt::op::timestamp);
-  put(st, now - st.last_us);
+  std::uint8_t* out = put(put_op(st.cursor, fmt::op::timestamp), now - st.last_us);
   st.last_us = now;
   std::uint64_t last = last_rss_us.load(std::memory_order_relaxed);
-  if (now >= last + rss_every_us && last_rss_us.compare_exchange_strong(last, now)) {
-    put_op(st, fmt::op::rss);
-    put(st, read_rss_kib());
-  }
+  if (now >= last + rss_every_us && last_rss_us.compare_exchange_strong(last, now))
+    out = put(put_op(out, fmt::op::rss), read_rss_kib());
+  std::atomic_signal_fence(std::memory_order_release);
+  st.cursor = out;
 }
+
+void record_failed(thread_state& st, std::uint64_t kind, size_t size) noexcept {
+  commit(st, put(put(put_op(st.cursor, fmt::op::failed), kind), size));
+}
+
 void record_new(thread_state& st, fmt::op kind, void* p, size_t size, size_t alignment) noexcept {
-  if (p == nullptr) {
-    put_op(st, fmt::op::failed);
-    put(st, static_cast<std::uint64_t>(kind));
-    put(st, size);
-  } else {
-    new_block(st, p);
-    put_op(st, kind);
-    if (kind == fmt::op::memalign || kind == fmt::op::posix_memalign ||
-        kind == fmt::op::aligned_alloc)
-      put(st, alignment == 0 ? 0 : static_cast<std::uint64_t>(__builtin_ctzll(alignment)));
-    put_size(st, size);
-  }
-  event_done(st);
+  if (p == nullptr) return record_failed(st, static_cast<std::uint64_t>(kind), size);
+  st.blocks.insert(reinterpret_cast<std::uintptr_t>(p), next_block(st));
+  std::uint8_t* out = put_op(st.cursor, kind);
+  if (kind == fmt::op::memalign || kind == fmt::op::posix_memalign ||
+      kind == fmt::op::aligned_alloc)
+    out = put(out, alignment == 0 ? 0 : static_cast<std::uint64_t>(__builtin_ctzll(alignment)));
+  commit(st, put_size(st, out, size));
 }
-// A block reference (realloc, malloc_usable_size) of `p` whose table entry is `key` when `known`.
-void put_ref(thread_state& st, void* p, bool known, std::uint64_t key) noexcept {
-  if (p == nullptr) {
-    put(st, fmt::ref_null);
-  } else if (!known) {
-    put(st, fmt::ref_unknown);
-  } else if ((key >> id_bits) == st.index) {
-    put(st, ((st.next_id - 1 - (key & id_mask)) << 2) | 2);
-  } else {
-    put(st, ((key >> id_bits) << 2) | 3);
-    put(st, key & id_mask);
-  }
+
+std::uint8_t* put_ref(const thread_state& st, std::uint8_t* out, void* p,
+                      block_ref block) noexcept {
+  if (p == nullptr) return put(out, fmt::ref_null);
+  if (block.owner == nullptr) return put(out, fmt::ref_unknown);
+  if (block.owner == &st) return put(out, (age_of(st, block.entry) << 2) | 2);
+  return put(put(out, (static_cast<std::uint64_t>(block.owner->index) << 2) | 3), block.entry - 1);
 }
+
+std::uint8_t* put_other_free(thread_state& st, std::uint8_t* out, block_ref block) noexcept {
+  if (block.owner == nullptr) {
+    unknown_frees.fetch_add(1, std::memory_order_relaxed);
+    return put_op(out, fmt::op::free_unknown);
+  }
+  const std::uint32_t owner = block.owner->index;
+  const std::uint64_t id = block.entry - 1;
+  out = put(put_op(out, fmt::op::free_cross), owner);
+  return put(out, fmt::zigzag(id, st.cross_ids.exchange(owner, id)));
+}
+
 void end_thread(thread_state& st) noexcept {
-  put_op(st, fmt::op::thread_end);
   const std::uint64_t now = elapsed_us(CLOCK_MONOTONIC);
-  put(st, now > st.last_us ? now - st.last_us : 0);
+  std::uint8_t* out =
+      put(put_op(st.cursor, fmt::op::thread_end), now > st.last_us ? now - st.last_us : 0);
+  std::atomic_signal_fence(std::memory_order_release);
+  st.cursor = out;
   st.last_us = now;
   st.ended = true;
   flush(st);

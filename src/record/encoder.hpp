@@ -1,12 +1,14 @@
 // The encoder: each thread's events into its own buffer (docs/trace-format.md), with a timestamp
 // and RSS sample now and then, and the buffer written as one chunk when full. The hot functions
-// are inline here; nothing takes a lock but the block table's shard lock, once it is shared.
+// are inline here and lock-free; an event is written through a local cursor and published by one
+// store of st.cursor, so the buffer only ever holds whole events (a signal may cut one short).
 #pragma once
 
 #include <stddef.h>
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 
 #include "recorder_state.hpp"
 
@@ -14,79 +16,81 @@ namespace alloclab::record {
 
 /// Writes the thread's buffer as one chunk and empties it.
 void flush(thread_state& st) noexcept;
-// Every `clock_every_events` events: a timestamp when a millisecond passed, an RSS sample when
-// 100 ms passed since any thread's last one.
-void take_timestamp(thread_state& st) noexcept;
+/// Every `clock_every_events` events: counts them, and writes a timestamp when a millisecond
+/// passed and an RSS sample when 100 ms passed since any thread's last one.
+void tick(thread_state& st) noexcept;
+/// An allocation that returned null.
+void record_failed(thread_state& st, std::uint64_t kind, size_t size) noexcept;
+/// calloc's neighbours off the hot path: the memalign family, valloc, pvalloc.
 void record_new(thread_state& st, fmt::op kind, void* p, size_t size,
                 size_t alignment = 0) noexcept;
-// A block reference (realloc, malloc_usable_size) of `p` whose table entry is `key` when `known`.
-void put_ref(thread_state& st, void* p, bool known, std::uint64_t key) noexcept;
+/// A block reference (realloc, malloc_usable_size) of `p`, whose block is `block`.
+std::uint8_t* put_ref(const thread_state& st, std::uint8_t* out, void* p, block_ref block) noexcept;
+/// A free (or glibc's realloc(p, 0)) of a block that is not this thread's, or unknown.
+std::uint8_t* put_other_free(thread_state& st, std::uint8_t* out, block_ref block) noexcept;
+/// The thread's thread_end event and last chunk.
 void end_thread(thread_state& st) noexcept;
 
-ALLOCLAB_HOT void put(thread_state& st, std::uint64_t v) noexcept {
-  st.cursor = fmt::put_varint(st.cursor, v);
+/// A varint, with the one- and two-byte cases (most events) inline and without a branch between
+/// them: one 16-bit store (v < 128: v and 0; else v's low 7 bits | 0x80, then v >> 7). May write
+/// one byte past the varint (the buffer has room for it).
+ALLOCLAB_HOT std::uint8_t* put(std::uint8_t* out, std::uint64_t v) noexcept {
+  if (__builtin_expect(v >= 0x4000, 0)) return fmt::put_varint(out, v);
+  const std::uint64_t two = v >= 0x80;
+  const auto both = static_cast<std::uint16_t>(v + (v & ~std::uint64_t{0x7f}) + (two << 7));
+  std::memcpy(out, &both, sizeof both);  // little-endian, as the format
+  return out + 1 + two;
 }
-ALLOCLAB_HOT void put_op(thread_state& st, fmt::op o) noexcept {
-  put(st, (static_cast<std::uint64_t>(o) << 2) | 3);
+ALLOCLAB_HOT std::uint8_t* put_op(std::uint8_t* out, fmt::op o) noexcept {
+  *out = static_cast<std::uint8_t>((static_cast<unsigned>(o) << 2) | 3);  // every opcode < 32
+  return out + 1;
 }
-
-// Called after each event was encoded.
-ALLOCLAB_HOT void event_done(thread_state& st) noexcept {
-  ++st.events;
-  if (--st.clock_countdown == 0) take_timestamp(st);
-  if (st.cursor >= st.buffer + fmt::chunk_capacity) flush(st);
-  std::atomic_signal_fence(std::memory_order_release);
-  st.committed = st.cursor;
-}
-
-inline std::uint64_t block_key(const thread_state& st, std::uint64_t id) noexcept {
-  return (static_cast<std::uint64_t>(st.index) << id_bits) | id;
-}
-
-/// Registers a new block under the next id (its event is encoded by the caller).
-ALLOCLAB_HOT void new_block(thread_state& st, void* p) noexcept {
-  blocks().insert(reinterpret_cast<std::uintptr_t>(p), block_key(st, st.next_id++));
-}
-
-ALLOCLAB_HOT void put_size(thread_state& st, std::uint64_t size) noexcept {
-  put(st, fmt::zigzag(size, st.previous_size));
+ALLOCLAB_HOT std::uint8_t* put_size(thread_state& st, std::uint8_t* out, std::uint64_t size,
+                                    unsigned shift = 0, std::uint64_t tag = 0) noexcept {
+  out = put(out, (fmt::zigzag(size, st.previous_size) << shift) | tag);
   st.previous_size = size;
+  return out;
+}
+
+/// Publishes the event that ends at `out`; true when a tick is due (after_publish() then counts
+/// the events, flushes a full buffer, and reads the clock).
+ALLOCLAB_HOT bool publish(thread_state& st, std::uint8_t* out) noexcept {
+  std::atomic_signal_fence(std::memory_order_release);
+  st.cursor = out;
+  return __builtin_expect(--st.clock_countdown == 0, 0);
+}
+void after_publish(thread_state& st) noexcept;
+ALLOCLAB_HOT void commit(thread_state& st, std::uint8_t* out) noexcept {
+  if (publish(st, out)) after_publish(st);
+}
+
+/// The table entry of the next block this thread allocates.
+ALLOCLAB_HOT std::uint64_t next_block(thread_state& st) noexcept {
+  return ++st.allocated;
+}
+/// The age of this thread's block whose table entry is `entry`: beyond id_mask when it is not
+/// one of this thread's entries.
+ALLOCLAB_HOT std::uint64_t age_of(const thread_state& st, std::uint64_t entry) noexcept {
+  return st.allocated - entry;
 }
 
 ALLOCLAB_HOT void record_malloc(thread_state& st, void* p, size_t size) noexcept {
-  if (p == nullptr) {
-    put_op(st, fmt::op::failed);
-    put(st, fmt::malloc_kind);
-    put(st, size);
-  } else {
-    blocks().prefetch(reinterpret_cast<std::uintptr_t>(p));  // encoding overlaps the miss
-    put(st, (fmt::zigzag(size, st.previous_size) << 2) | 1);
-    st.previous_size = size;
-    new_block(st, p);
-  }
-  event_done(st);
+  if (__builtin_expect(p == nullptr, 0)) return record_failed(st, fmt::malloc_kind, size);
+  st.blocks.insert(reinterpret_cast<std::uintptr_t>(p), next_block(st));
+  commit(st, put_size(st, st.cursor, size, 2, 1));
 }
 
-// The free of the block whose table entry was `key` (when `known`).
-ALLOCLAB_HOT void put_free(thread_state& st, bool known, std::uint64_t key) noexcept {
-  if (!known) {
-    unknown_frees.fetch_add(1, std::memory_order_relaxed);
-    put_op(st, fmt::op::free_unknown);
-  } else if ((key >> id_bits) == st.index) {
-    put(st, (st.next_id - 1 - (key & id_mask)) << 1);
-  } else {
-    const auto owner = static_cast<std::uint32_t>(key >> id_bits);
-    put_op(st, fmt::op::free_cross);
-    put(st, owner);
-    put(st, fmt::zigzag(key & id_mask, st.cross_ids.exchange(owner, key & id_mask)));
-  }
+ALLOCLAB_HOT void record_calloc(thread_state& st, void* p, size_t bytes) noexcept {
+  if (__builtin_expect(p == nullptr, 0))
+    return record_failed(st, static_cast<std::uint64_t>(fmt::op::calloc), bytes);
+  st.blocks.insert(reinterpret_cast<std::uintptr_t>(p), next_block(st));
+  commit(st, put_size(st, put_op(st.cursor, fmt::op::calloc), bytes));
 }
 
-ALLOCLAB_HOT void record_free(thread_state& st, void* p) noexcept {
-  std::uint64_t key = 0;
-  const bool known = blocks().remove(reinterpret_cast<std::uintptr_t>(p), key);
-  put_free(st, known, key);
-  event_done(st);
+/// The free of `block`.
+ALLOCLAB_HOT std::uint8_t* put_free(thread_state& st, std::uint8_t* out, block_ref block) noexcept {
+  if (block.owner == &st) return put(out, age_of(st, block.entry) << 1);
+  return put_other_free(st, out, block);
 }
 
 }  // namespace alloclab::record

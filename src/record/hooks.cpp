@@ -7,6 +7,8 @@
 //   ALLOCLAB_RECORD_FOLLOW_EXEC=1  every other image (exec'd by the recorded process or by any
 //                         descendant) writes its own trace, ALLOCLAB_RECORD_FILE.N, N = 1, 2...
 //                         in order of start; unset = other images record nothing
+//   ALLOCLAB_RECORD_FOLLOW_FORK=1  a process forked by a recording one (without exec) records into
+//                         a trace of its own, numbered the same way; unset = it records nothing
 //   ALLOCLAB_RECORD_TIMESTAMPS=0  no timestamp or RSS events
 //   ALLOCLAB_RECORD_ZSTD  zstd level for chunks (default 1; 0 = stored raw)
 //   ALLOCLAB_RECORD_STATUS_FD  a pipe to `alloclab record`; every process image that loads the
@@ -18,7 +20,8 @@
 //
 // Each thread encodes its events into its own 64 KiB buffer and writes it, compressed, as one
 // chunk when full, at thread exit and at process exit. Nothing on the hot path allocates or takes
-// a lock other than the block table's shard lock. The trace is also finished (footer written)
+// a lock: each thread keeps the blocks it allocated in a table of its own, and only a free of
+// another thread's block takes that thread's table lock. The trace is also finished (footer written)
 // before the recorded process calls execve (or execv, execvp, execvpe); at a fatal signal
 // (SIGABRT, SIGSEGV, SIGTERM... whose disposition was the default), after which the signal is
 // raised again; and before the process kills itself (kill, raise) with a signal that ends it.
@@ -51,29 +54,139 @@
 using namespace alloclab::record;
 namespace fmt = alloclab::trace_format;
 
-ALLOCLAB_EXPORT void* malloc(size_t size) noexcept {
+namespace {
+
+// The hooks' fast path needs `current` (this thread records) and the busy flag (enter/leave);
+// everything else (no state yet, before the next malloc is known, the recorder's own calls,
+// bootstrap blocks) goes through these, which call the hook again once the thread has a state.
+
+bool outside_bootstrap(const void* p) noexcept {
+  return static_cast<std::size_t>(static_cast<const unsigned char*>(p) - bootstrap) >=
+         bootstrap_bytes;
+}
+
+__attribute__((noinline)) void* malloc_slow(size_t size) noexcept {
   if (!ready()) return bootstrap_alloc(size);
-  event_scope scope;
+  if (state_for_slow_path() == nullptr) return next.malloc(size);
+  return malloc(size);
+}
+
+__attribute__((noinline)) void free_slow(void* p) noexcept {
+  if (p == nullptr || in_bootstrap(p) || !ready()) return;
+  if (state_for_slow_path() == nullptr) {
+    forget_after_end(p);
+    return next.free(p);
+  }
+  free(p);
+}
+
+__attribute__((noinline)) void* calloc_slow(size_t count, size_t size, size_t bytes) noexcept {
+  if (!ready()) return bootstrap_alloc(bytes);  // static memory is already zero
+  if (state_for_slow_path() == nullptr) return next.calloc(count, size);
+  return calloc(count, size);
+}
+
+// realloc of a bootstrap block (or before the next malloc is known): a new block and a copy.
+__attribute__((noinline)) void* realloc_slow(void* old, size_t size) noexcept {
+  if (!in_bootstrap(old) && ready()) {
+    if (state_for_slow_path() == nullptr) {
+      forget_after_end(old);
+      return next.realloc(old, size);
+    }
+    return realloc(old, size);
+  }
+  void* p = ready() ? malloc(size) : bootstrap_alloc(size);
+  if (p != nullptr && old != nullptr) {
+    const size_t old_size = bootstrap_size(old);
+    std::memcpy(p, old, old_size < size ? old_size : size);
+  }
+  return p;
+}
+
+// The state to record an allocation of the memalign family or valloc into (null: pass through).
+thread_state* state_for_rare_call() noexcept {
+  thread_state* st = current;
+  if (st == nullptr) st = state_for_slow_path();
+  return st != nullptr && enter(*st) ? st : nullptr;
+}
+
+void record_realloc(thread_state& st, void* old, block_ref block, void* p, size_t size) noexcept {
+  if (p == nullptr && old != nullptr && size == 0) {
+    commit(st, put_free(st, st.cursor, block));  // glibc's realloc(p, 0) frees: recorded so
+  } else if (p == nullptr) {
+    // The old block lives on. (Another thread's block cannot go back into that thread's table:
+    // a later free of it is recorded as a free of an unknown pointer.)
+    if (block.owner == &st) st.blocks.insert(reinterpret_cast<std::uintptr_t>(old), block.entry);
+    record_failed(st, static_cast<std::uint64_t>(fmt::op::realloc), size);
+  } else {
+    std::uint8_t* out = put_ref(st, put_op(st.cursor, fmt::op::realloc), old, block);
+    st.blocks.insert(reinterpret_cast<std::uintptr_t>(p), next_block(st));
+    commit(st, put_size(st, out, size));
+  }
+}
+
+// free's paths off the common one (this thread's block, a table that fits in the cache, no tick
+// due); each ends with the thread left and the real free as a tail call.
+__attribute__((noinline)) void free_after_publish(thread_state& st, void* p) noexcept {
+  after_publish(st);
+  leave(st);
+  next.free(p);
+}
+
+// Not this thread's block: another thread's (taken out of its table first: once freed, another
+// thread may get `p` from malloc), or unknown.
+__attribute__((noinline)) void free_other(thread_state& st, void* p) noexcept {
+  const block_ref block = threads_share.load(std::memory_order_relaxed)
+                              ? take_foreign_block(st, reinterpret_cast<std::uintptr_t>(p))
+                              : block_ref{};
+  commit(st, put_other_free(st, st.cursor, block));
+  leave(st);
+  next.free(p);
+}
+
+// A table too big for the cache, in a process with one recording thread: nobody can get `p`
+// back before its entry goes, so the entry's (likely cache-missing) slot loads while the real
+// free runs.
+__attribute__((noinline)) void free_from_big_table(thread_state& st, void* p) noexcept {
+  const auto key = reinterpret_cast<std::uintptr_t>(p);
+  if (threads_share.load(std::memory_order_relaxed)) {
+    const block_ref block = take_block(st, key);
+    next.free(p);
+    commit(st, put_free(st, st.cursor, block));
+  } else {
+    st.blocks.prefetch(key);
+    next.free(p);
+    const std::uint64_t entry = st.blocks.take(key);
+    commit(st, put_free(st, st.cursor,
+                        entry == block_table::absent ? block_ref{} : block_ref{&st, entry}));
+  }
+  leave(st);
+}
+
+}  // namespace
+
+ALLOCLAB_EXPORT void* malloc(size_t size) noexcept {
+  thread_state* st = current;
+  if (__builtin_expect(st == nullptr, 0)) return malloc_slow(size);
+  if (__builtin_expect(!enter(*st), 0)) return next.malloc(size);
   void* p = next.malloc(size);
-  if (thread_state* st = scope.state()) record_malloc(*st, p, size);
+  record_malloc(*st, p, size);
+  leave(*st);
   return p;
 }
 
 ALLOCLAB_EXPORT void free(void* p) noexcept {
-  if (p == nullptr || in_bootstrap(p)) return;
-  if (!ready()) return;
-  event_scope scope;
-  thread_state* st = scope.state();
-  if (st != nullptr && !blocks().shared()) {
-    // One recording thread: nobody can get `p` back before its entry goes, so the table's
-    // (likely cache-missing) slot is fetched while the real free runs.
-    blocks().prefetch(reinterpret_cast<std::uintptr_t>(p));
-    next.free(p);
-    record_free(*st, p);
-    return;
-  }
-  // Shared: the entry goes first, since once freed another thread may get `p` from malloc.
-  if (st != nullptr) record_free(*st, p);
+  thread_state* st = current;
+  if (__builtin_expect(st == nullptr || p == nullptr || !outside_bootstrap(p), 0))
+    return free_slow(p);
+  if (__builtin_expect(!enter(*st), 0)) return next.free(p);
+  if (__builtin_expect(st->blocks.big(), 0)) return free_from_big_table(*st, p);
+  // This thread's block: its entry goes, then the event, then the real free (a tail call).
+  const std::uint64_t age = age_of(*st, st->blocks.take(reinterpret_cast<std::uintptr_t>(p)));
+  if (__builtin_expect(age > id_mask, 0)) return free_other(*st, p);
+  if (__builtin_expect(publish(*st, put(st->cursor, age << 1)), 0))
+    return free_after_publish(*st, p);
+  leave(*st);
   next.free(p);
 }
 
@@ -83,45 +196,26 @@ ALLOCLAB_EXPORT void* calloc(size_t count, size_t size) noexcept {
     errno = ENOMEM;
     return nullptr;
   }
-  if (!ready()) return bootstrap_alloc(bytes);  // static memory is already zero
-  event_scope scope;
+  thread_state* st = current;
+  if (__builtin_expect(st == nullptr, 0)) return calloc_slow(count, size, bytes);
+  if (__builtin_expect(!enter(*st), 0)) return next.calloc(count, size);
   void* p = next.calloc(count, size);
-  if (thread_state* st = scope.state()) record_new(*st, fmt::op::calloc, p, bytes);
+  record_calloc(*st, p, bytes);
+  leave(*st);
   return p;
 }
 
 ALLOCLAB_EXPORT void* realloc(void* old, size_t size) noexcept {
-  if (in_bootstrap(old) || !ready()) {
-    void* p = ready() ? malloc(size) : bootstrap_alloc(size);
-    if (p != nullptr && old != nullptr) {
-      const size_t old_size = bootstrap_size(old);
-      std::memcpy(p, old, old_size < size ? old_size : size);
-    }
-    return p;
-  }
-  event_scope scope;
-  thread_state* st = scope.state();
+  thread_state* st = current;
+  if (__builtin_expect(st == nullptr || !outside_bootstrap(old), 0)) return realloc_slow(old, size);
+  if (__builtin_expect(!enter(*st), 0)) return next.realloc(old, size);
   // The old block's entry goes before the call: once realloc returns, another thread may get
   // the same address from malloc.
-  std::uint64_t key = 0;
-  const bool known = st != nullptr && old != nullptr &&
-                     blocks().remove(reinterpret_cast<std::uintptr_t>(old), key);
+  const block_ref block =
+      old != nullptr ? take_block(*st, reinterpret_cast<std::uintptr_t>(old)) : block_ref{};
   void* p = next.realloc(old, size);
-  if (st == nullptr) return p;
-  if (p == nullptr && old != nullptr && size == 0) {
-    put_free(*st, known, key);  // glibc's realloc(p, 0) frees: recorded as the free it is
-  } else if (p == nullptr) {
-    if (known) blocks().insert(reinterpret_cast<std::uintptr_t>(old), key);  // old block lives on
-    put_op(*st, fmt::op::failed);
-    put(*st, static_cast<std::uint64_t>(fmt::op::realloc));
-    put(*st, size);
-  } else {
-    put_op(*st, fmt::op::realloc);
-    put_ref(*st, old, known, key);
-    new_block(*st, p);
-    put_size(*st, size);
-  }
-  event_done(*st);
+  record_realloc(*st, old, block, p, size);
+  leave(*st);
   return p;
 }
 
@@ -137,9 +231,12 @@ ALLOCLAB_EXPORT void* reallocarray(void* old, size_t count, size_t size) noexcep
 
 ALLOCLAB_EXPORT void* memalign(size_t alignment, size_t size) noexcept {
   if (!ready()) return bootstrap_alloc(size, alignment);
-  event_scope scope;
+  thread_state* st = state_for_rare_call();
   void* p = next.memalign(alignment, size);
-  if (thread_state* st = scope.state()) record_new(*st, fmt::op::memalign, p, size, alignment);
+  if (st != nullptr) {
+    record_new(*st, fmt::op::memalign, p, size, alignment);
+    leave(*st);
+  }
   return p;
 }
 
@@ -148,43 +245,58 @@ ALLOCLAB_EXPORT int posix_memalign(void** out, size_t alignment, size_t size) no
     *out = bootstrap_alloc(size, alignment);
     return *out == nullptr ? ENOMEM : 0;
   }
-  event_scope scope;
+  thread_state* st = state_for_rare_call();
   const int rc = next.posix_memalign(out, alignment, size);
-  if (thread_state* st = scope.state(); st != nullptr && rc != EINVAL)
-    record_new(*st, fmt::op::posix_memalign, rc == 0 ? *out : nullptr, size, alignment);
+  if (st != nullptr) {
+    if (rc != EINVAL)
+      record_new(*st, fmt::op::posix_memalign, rc == 0 ? *out : nullptr, size, alignment);
+    leave(*st);
+  }
   return rc;
 }
 
 ALLOCLAB_EXPORT void* aligned_alloc(size_t alignment, size_t size) noexcept {
   if (!ready()) return bootstrap_alloc(size, alignment);
-  event_scope scope;
+  thread_state* st = state_for_rare_call();
   void* p = next.aligned_alloc(alignment, size);
-  if (thread_state* st = scope.state()) record_new(*st, fmt::op::aligned_alloc, p, size, alignment);
+  if (st != nullptr) {
+    record_new(*st, fmt::op::aligned_alloc, p, size, alignment);
+    leave(*st);
+  }
   return p;
 }
 
 ALLOCLAB_EXPORT void* valloc(size_t size) noexcept {
   if (!ready()) return bootstrap_alloc(size, 4096);
-  event_scope scope;
+  thread_state* st = state_for_rare_call();
   void* p = next.valloc(size);
-  if (thread_state* st = scope.state()) record_new(*st, fmt::op::valloc, p, size);
+  if (st != nullptr) {
+    record_new(*st, fmt::op::valloc, p, size);
+    leave(*st);
+  }
   return p;
 }
 
 ALLOCLAB_EXPORT void* pvalloc(size_t size) noexcept {
   if (!ready()) return bootstrap_alloc((size + 4095) & ~size_t{4095}, 4096);
-  event_scope scope;
+  thread_state* st = state_for_rare_call();
   void* p = next.pvalloc(size);
-  if (thread_state* st = scope.state()) record_new(*st, fmt::op::pvalloc, p, size);
+  if (st != nullptr) {
+    record_new(*st, fmt::op::pvalloc, p, size);
+    leave(*st);
+  }
   return p;
 }
+
+next_symbol<void(int)> next__exit{"_exit"};
+next_symbol<int(pid_t, int)> next_kill{"kill"};
+next_symbol<int(int)> next_raise{"raise"};
 
 // A program that ends with _exit (shells do) runs no destructors: finish the trace first (not in
 // a vfork child, which shares the recorded process's memory).
 ALLOCLAB_EXPORT __attribute__((noreturn)) void _exit(int status) {
   if (is_recorded_process()) finish_recording();
-  static auto* next_exit = reinterpret_cast<void (*)(int)>(dlsym(RTLD_NEXT, "_exit"));
-  if (next_exit != nullptr) next_exit(status);
+  if (auto* next_exit = next__exit.get()) next_exit(status);
   syscall(SYS_exit_group, status);
   __builtin_unreachable();
 }
@@ -198,54 +310,47 @@ ALLOCLAB_EXPORT __attribute__((noreturn)) void _Exit(int status) {
 // records nothing. (glibc's execl* call its internal execve and are not seen.)
 using exec_with_env = int(const char*, char* const[], char* const[]);
 using exec_without_env = int(const char*, char* const[]);
+next_symbol<exec_with_env> next_execve{"execve"}, next_execvpe{"execvpe"};
+next_symbol<exec_without_env> next_execv{"execv"}, next_execvp{"execvp"};
 
 ALLOCLAB_EXPORT int kill(pid_t pid, int signal) noexcept {
   if (pid == recorded_pid) finish_before_own_signal(signal);
-  static auto* next_kill = next_function<int(pid_t, int)>("kill");
-  return next_kill(pid, signal);
+  return next_kill.get()(pid, signal);
 }
 
 ALLOCLAB_EXPORT int raise(int signal) noexcept {
   finish_before_own_signal(signal);
-  static auto* next_raise = next_function<int(int)>("raise");
-  return next_raise(signal);
+  return next_raise.get()(signal);
 }
 
 ALLOCLAB_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   finish_before_exec();
-  static auto* next_execve = next_function<exec_with_env>("execve");
-  return next_execve(path, argv, envp);
+  return next_execve.get()(path, argv, envp);
 }
 
 ALLOCLAB_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   finish_before_exec();
-  static auto* next_execvpe = next_function<exec_with_env>("execvpe");
-  return next_execvpe(file, argv, envp);
+  return next_execvpe.get()(file, argv, envp);
 }
 
 ALLOCLAB_EXPORT int execv(const char* path, char* const argv[]) {
   finish_before_exec();
-  static auto* next_execv = next_function<exec_without_env>("execv");
-  return next_execv(path, argv);
+  return next_execv.get()(path, argv);
 }
 
 ALLOCLAB_EXPORT int execvp(const char* file, char* const argv[]) {
   finish_before_exec();
-  static auto* next_execvp = next_function<exec_without_env>("execvp");
-  return next_execvp(file, argv);
+  return next_execvp.get()(file, argv);
 }
 
 ALLOCLAB_EXPORT size_t malloc_usable_size(void* p) noexcept {
   if (p == nullptr) return 0;
   if (in_bootstrap(p)) return bootstrap_size(p);
   if (!ready() || next.malloc_usable_size == nullptr) return 0;
-  event_scope scope;
-  if (thread_state* st = scope.state()) {
-    std::uint64_t key = 0;
-    const bool known = blocks().find(reinterpret_cast<std::uintptr_t>(p), key);
-    put_op(*st, fmt::op::usable_size);
-    put_ref(*st, p, known, key);
-    event_done(*st);
+  if (thread_state* st = state_for_rare_call()) {
+    const block_ref block = find_block(*st, reinterpret_cast<std::uintptr_t>(p));
+    commit(*st, put_ref(*st, put_op(st->cursor, fmt::op::usable_size), p, block));
+    leave(*st);
   }
   return next.malloc_usable_size(p);
 }

@@ -21,6 +21,7 @@ namespace alloclab::record {
 namespace {
 
 void on_fatal_signal(int signal) noexcept;
+void on_fork_child() noexcept;
 
 // Fatal signals left at their default action get a handler that finishes the trace first. Not
 // SIGINT: a program may look at its disposition (python raises KeyboardInterrupt only when it
@@ -37,27 +38,30 @@ void finish_at_fatal_signals() noexcept {
   }
 }
 
-void start_recording() noexcept {
-  if (!ready()) return;
+// Read once, when the library loads: the program may change its environment before it forks.
+char trace_path[4096];
+bool follow_exec = false;
+bool follow_fork = false;
+
+bool read_settings() noexcept {
   const char* path = getenv("ALLOCLAB_RECORD_FILE");
-  if (path == nullptr || *path == '\0') return;
+  if (path == nullptr || *path == '\0' || std::strlen(path) >= sizeof trace_path) return false;
+  std::memcpy(trace_path, path, std::strlen(path) + 1);
   if (const char* fd = getenv("ALLOCLAB_RECORD_STATUS_FD"); fd != nullptr)
     status_fd = static_cast<int>(std::strtol(fd, nullptr, 10));
-  const long pid = static_cast<long>(getpid());
-  const char* wanted = getenv("ALLOCLAB_RECORD_PID");
-  const bool first_process = wanted == nullptr || std::strtol(wanted, nullptr, 10) == pid;
-  const char* follow = getenv("ALLOCLAB_RECORD_FOLLOW_EXEC");
-  const bool follow_exec = follow != nullptr && *follow == '1';
+  const auto on = [](const char* name) {
+    const char* value = getenv(name);
+    return value != nullptr && *value == '1';
+  };
+  follow_exec = on("ALLOCLAB_RECORD_FOLLOW_EXEC");
+  follow_fork = on("ALLOCLAB_RECORD_FOLLOW_FORK");
   if (const char* t = getenv("ALLOCLAB_RECORD_TIMESTAMPS"); t != nullptr) timestamps = *t != '0';
-  if (const char* z = getenv("ALLOCLAB_RECORD_ZSTD"); z != nullptr) {
+  if (const char* z = getenv("ALLOCLAB_RECORD_ZSTD"); z != nullptr)
     zstd_level = static_cast<int>(std::strtol(z, nullptr, 10));
-  }
-  trace_fd = first_process ? open_trace(path) : -1;
-  if (trace_fd < 0 && follow_exec) trace_fd = open_image_trace(path);
-  if (trace_fd < 0) return report("image", pid);
-  membarrier_ready = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-  if (!membarrier_ready) blocks().set_shared();
+  return true;
+}
 
+bool write_header(fmt::image_origin origin) noexcept {
   fmt::file_header h{};
   std::memcpy(h.magic, fmt::file_magic, sizeof h.magic);
   h.version = fmt::current_version;
@@ -65,6 +69,8 @@ void start_recording() noexcept {
   h.start_realtime_ns = monotonic_ns(CLOCK_REALTIME);
   h.start_monotonic_ns = start_monotonic_ns = monotonic_ns(CLOCK_MONOTONIC);
   h.pid = static_cast<std::uint32_t>(getpid());
+  h.parent_pid = static_cast<std::uint32_t>(getppid());
+  h.origin = static_cast<std::uint8_t>(origin);
   static char command[4096];
   std::size_t command_bytes = 0;
   if (const int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC); fd >= 0) {
@@ -74,17 +80,59 @@ void start_recording() noexcept {
   }
   h.command_bytes = static_cast<std::uint32_t>(command_bytes);
   const iovec parts[2] = {{&h, sizeof h}, {command, command_bytes}};
-  if (!write_all(parts, 2)) return report("write-failed", errno);
+  if (write_all(parts, 2)) return true;
+  report("write-failed", errno);
+  close(trace_fd);
+  trace_fd = -1;
+  return false;
+}
 
-  inside = true;
-  const bool keyed = pthread_key_create(&thread_key, on_thread_exit) == 0;
-  pthread_atfork(nullptr, nullptr, on_fork_child);
-  inside = false;
-  if (!keyed) return;
+// This image's trace: TRACE for the program record started (unless an earlier image of the same
+// process wrote it: an exec that kept the pid), else the next free TRACE.N.
+void start_image(bool record_started_it, bool forked) noexcept {
+  const long pid = static_cast<long>(getpid());
+  fmt::image_origin origin = forked ? fmt::image_origin::fork : fmt::image_origin::exec;
+  trace_fd = -1;
+  if (record_started_it && (trace_fd = open_trace(trace_path)) >= 0)
+    origin = fmt::image_origin::started;
+  if (trace_fd < 0 && (forked || follow_exec)) trace_fd = open_image_trace(trace_path);
+  if (trace_fd < 0) return report("image", pid);
+  membarrier_ready = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+  threads_share.store(!membarrier_ready);
+  if (!write_header(origin)) return;
   recorded_pid = pid;
   report("recording", pid);
-  finish_at_fatal_signals();
   recording.store(true, std::memory_order_release);
+}
+
+// fork: the child's copy of the buffers belongs to the parent's trace. It records nothing, or
+// (--follow-fork) starts a trace of its own with no thread and no block: the blocks it inherited
+// are unknown pointers to it.
+void on_fork_child() noexcept {
+  const bool was_recording = recording.exchange(false, std::memory_order_relaxed);
+  if (trace_fd >= 0) close(trace_fd);
+  trace_fd = -1;
+  restart_writer_in_child();
+  if (!was_recording || !follow_fork) return;
+  forget_all_threads();
+  start_image(false, true);
+}
+
+void start_recording() noexcept {
+  if (!ready() || !read_settings()) return;
+  const char* wanted = getenv("ALLOCLAB_RECORD_PID");
+  const bool record_started_it =
+      wanted == nullptr || std::strtol(wanted, nullptr, 10) == static_cast<long>(getpid());
+  bool keyed = false;
+  {
+    const inside_recorder unrecorded;
+    keyed = pthread_key_create(&thread_key, on_thread_exit) == 0;
+    pthread_atfork(nullptr, nullptr, on_fork_child);
+  }
+  if (!keyed) return report("image", static_cast<long>(getpid()));
+  size_compressors();
+  finish_at_fatal_signals();
+  start_image(record_started_it, false);
 }
 
 }  // namespace
@@ -93,22 +141,19 @@ void finish_recording() noexcept {
   if (!recording.load(std::memory_order_acquire)) return;
   recording.store(false, std::memory_order_seq_cst);
   if (membarrier_ready) syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-  inside = true;
-  pthread_mutex_lock(&write_lock);
-  thread_state* states = all_states;
-  pthread_mutex_unlock(&write_lock);
+  const inside_recorder unrecorded;
   std::uint64_t events = 0, threads = 0, alive = 0, busy = 0;
-  for (thread_state* st = states; st != nullptr; st = st->next_state) {
+  for (thread_state* st = all_states.load(std::memory_order_acquire); st != nullptr;
+       st = st->next_state) {
     ++threads;
-    const bool quiet = st == current || (membarrier_ready && st->busy.load() == 0);
+    const bool quiet = st == own_state || (membarrier_ready && st->busy.load() == 0);
     if (!st->ended && quiet) {
-      if (st != current) ++alive;
-      st->cursor = st->committed;  // a signal may have come in the middle of an event
+      if (st != own_state) ++alive;
       end_thread(*st);
     } else if (!st->ended) {
       ++busy;
     }
-    events += st->events;
+    events += st->events();
   }
   std::uint8_t footer[8 * 10];
   std::uint8_t* p = footer;
@@ -119,12 +164,7 @@ void finish_recording() noexcept {
   p = fmt::put_varint(p, unknown_frees.load());
   p = fmt::put_varint(p, elapsed_us(CLOCK_MONOTONIC));
   p = fmt::put_varint(p, bootstrap_allocations.load());
-  pthread_mutex_lock(&write_lock);
-  write_chunk(0, 0, fmt::chunk_kind::footer, footer, static_cast<std::size_t>(p - footer));
-  if (trace_fd >= 0) close(trace_fd);
-  trace_fd = -1;
-  pthread_mutex_unlock(&write_lock);
-  inside = false;
+  write_footer_and_close(footer, static_cast<std::size_t>(p - footer));
 }
 
 namespace {

@@ -40,4 +40,24 @@ F* next_function(const char* name) noexcept {
   return reinterpret_cast<F*>(dlsym(RTLD_NEXT, name));
 }
 
+/// Another function the recorder wraps (exec, kill...), looked up at its first call (two threads
+/// calling first both look it up and store the same pointer). Constant-initialized: no guard.
+template <class F>
+class next_symbol {
+ public:
+  constexpr explicit next_symbol(const char* name) noexcept : name_(name) {}
+  F* get() noexcept {
+    F* f = function_.load(std::memory_order_relaxed);
+    if (f == nullptr) {
+      f = next_function<F>(name_);
+      function_.store(f, std::memory_order_relaxed);
+    }
+    return f;
+  }
+
+ private:
+  const char* name_;
+  std::atomic<F*> function_{nullptr};
+};
+
 }  // namespace alloclab::record

@@ -9,6 +9,7 @@
 namespace alloclab::record {
 
 std::atomic<bool> recording{false};
+std::atomic<bool> threads_share{false};
 bool timestamps = true;
 int zstd_level = 1;
 int status_fd = -1;
@@ -16,13 +17,13 @@ long recorded_pid = 0;
 std::uint64_t start_monotonic_ns = 0;
 pthread_key_t thread_key;
 pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
-thread_state* all_states = nullptr;
+std::atomic<thread_state*> all_states{nullptr};
 std::atomic<std::uint32_t> thread_count{0};
 std::atomic<std::uint64_t> unknown_frees{0};
 std::atomic<std::uint64_t> last_rss_us{0};
 bool membarrier_ready = false;
-never_destroyed_table blocks_storage;
 __thread thread_state* current __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread thread_state* own_state __attribute__((tls_model("initial-exec"))) = nullptr;
 __thread bool inside __attribute__((tls_model("initial-exec"))) = false;
 
 std::uint64_t monotonic_ns(clockid_t clock) noexcept {

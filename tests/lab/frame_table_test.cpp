@@ -8,7 +8,8 @@
 //     (WorkerCommandsAreUniqueHiddenAndHaveAnEntryPoint);
 //   a frame `run` plans has every function the plan, schedule and results call, and a frame
 //     measured by its own command instead (program) has its commands, its report heading and no
-//     plan function; every row renders its section (EveryStageHasItsFunction);
+//     plan function; every planned frame estimates its tasks' cost for --shard; every row
+//     renders its section (EveryStageHasItsFunction);
 //   the plan's workloads of a kind --workloads names are its list of that kind, and any other
 //     kind is a logic error, not some other frame's list (WorkloadsOfAnUnnamedKindIsAnError);
 //   every frame says what its numbers include for a tiny plan (EveryFrameDescribesItsNumbers);
@@ -99,9 +100,11 @@ TEST(FrameTable, EveryStageHasItsFunction) {
       EXPECT_FALSE(m.by_default) << m.name;
       EXPECT_NE(m.add_commands, nullptr) << m.name;
       EXPECT_NE(m.report_heading, nullptr) << m.name;
+      EXPECT_EQ(m.expected_seconds, nullptr) << m.name;
       continue;
     }
     EXPECT_NE(m.add_cells, nullptr) << m.name;
+    EXPECT_NE(m.expected_seconds, nullptr) << m.name;  // --shard weighs every planned task
     EXPECT_NE(m.repetitions, nullptr) << m.name;
     EXPECT_NE(m.make_executor, nullptr) << m.name;
     EXPECT_NE(m.add_results, nullptr) << m.name;

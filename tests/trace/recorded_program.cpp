@@ -4,12 +4,21 @@
 //
 // Usage: trace_recorded_program threads   four workers (below); prints "tids T1 T2 T3 T4"
 //        trace_recorded_program kill      allocates 200000 blocks, then SIGKILLs itself
-//        trace_recorded_program fork      a forked child allocates 1000 blocks of 7777 bytes
+//        trace_recorded_program fork      while a second thread allocates, a forked child frees a
+//                                         block it inherited, allocates 1000 blocks of 7777 bytes
+//                                         and forks a grandchild that allocates 500 of 5555
 //        trace_recorded_program abort     allocates 5000 blocks of 4321 bytes, then abort()s
 //        trace_recorded_program interrupt allocates 5000 blocks of 4321 bytes, then ends itself
 //                                         with SIGINT as python does after KeyboardInterrupt
 //        trace_recorded_program wait      allocates 5000 blocks of 4321 bytes, prints
 //                                         "ready PID", then sleeps (up to 120 s) until a signal
+//        trace_recorded_program late-free  one malloc arena; a worker allocates 20 blocks of 4000
+//                                         bytes between blocks it keeps, and frees them in a
+//                                         thread-key destructor that runs after the recorder's;
+//                                         then main allocates such blocks until it holds one at
+//                                         each of those addresses, and a third thread frees
+//                                         those; prints "tids MAIN WORKER FREER" and "reused N"
+//                                         (main's blocks at a worker's address)
 //        trace_recorded_program random-threads SEED
 //                                         four workers in a ring run a random mix of malloc,
 //                                         realloc, free and frees of blocks the previous worker
@@ -223,6 +232,68 @@ int random_threads(const char* seed) {
   return 0;
 }
 
+// late-free: blocks freed by a thread after the recorder ended its recording (a later thread-key
+// destructor) must not be taken for the blocks that reuse their addresses.
+constexpr int late_blocks = 20;
+constexpr std::size_t late_size = 4000;  // above the tcache's sizes: freed to the arena's bins
+void* late[late_blocks];
+void* kept[late_blocks + 1];  // around each late block: a freed one stays apart, the same size
+std::uintptr_t worker_addresses[late_blocks];
+pthread_key_t late_key;
+
+void free_late(void*) {
+  for (void* p : late) std::free(p);
+}
+
+void* late_worker(void*) {
+  tids[1] = self_tid();
+  kept[late_blocks] = std::malloc(late_size);
+  for (int i = 0; i < late_blocks; ++i) {
+    late[i] = std::malloc(late_size);
+    worker_addresses[i] = reinterpret_cast<std::uintptr_t>(late[i]);
+    kept[i] = std::malloc(late_size);
+  }
+  pthread_setspecific(late_key, late);  // destructor keys run in creation order: after ours
+  return nullptr;
+}
+
+int late_reused = 0;  // main's blocks at a worker's address, in late[]
+
+void* late_freer(void*) {
+  tids[2] = self_tid();
+  for (int i = 0; i < late_reused; ++i) std::free(late[i]);
+  return nullptr;
+}
+
+int late_free() {
+  mallopt(M_ARENA_MAX, 1);  // the worker's blocks in main's arena: its free blocks are main's
+  tids[0] = self_tid();
+  if (pthread_key_create(&late_key, free_late) != 0) std::abort();
+  pthread_t t;
+  run(late_worker, t);
+  pthread_join(t, nullptr);
+  // Main allocates until it holds a block at each of the worker's addresses (or gives up); the
+  // others it frees itself at the end.
+  static void* others[4000];
+  int other_count = 0;
+  while (late_reused < late_blocks && other_count < 4000) {
+    void* p = std::malloc(late_size);
+    bool was_workers = false;
+    for (const std::uintptr_t a : worker_addresses)
+      was_workers = was_workers || reinterpret_cast<std::uintptr_t>(p) == a;
+    if (was_workers)
+      late[late_reused++] = p;
+    else
+      others[other_count++] = p;
+  }
+  run(late_freer, t);
+  pthread_join(t, nullptr);
+  for (int i = 0; i < other_count; ++i) std::free(others[i]);
+  for (void* p : kept) std::free(p);  // (read, so that the compiler keeps them)
+  std::printf("tids %ld %ld %ld\nreused %d\n", tids[0], tids[1], tids[2], late_reused);
+  return 0;
+}
+
 int killed() {
   for (int i = 0; i < 200000; ++i) static_cast<volatile char*>(std::malloc(16))[0] = 1;
   std::fflush(stdout);
@@ -230,21 +301,52 @@ int killed() {
   return 0;
 }
 
-int forked() {
-  // volatile: the compiler may not elide a malloc/free pair it can see.
-  void* volatile mine = std::malloc(1234);
-  const pid_t child = fork();
-  if (child == 0) {
-    for (int i = 0; i < 1000; ++i) {
-      void* volatile p = std::malloc(7777);
-      std::free(p);
-    }
-    std::exit(0);
+std::atomic<bool> stop_allocating{false};
+std::atomic<long> busy_calls{0};
+
+void* allocate_until_stopped(void*) {
+  while (!stop_allocating.load()) {
+    void* volatile p = std::malloc(99);
+    std::free(p);
+    busy_calls.fetch_add(1);
   }
+  return nullptr;
+}
+
+// Forks, runs `body` in the child and returns whether the child exited with 0.
+template <class Body>
+bool in_child(Body body) {
+  const pid_t child = fork();
+  if (child == 0) std::exit(body() ? 0 : 1);
   int status = 0;
   waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void allocate_and_free(int count, std::size_t size) {
+  for (int i = 0; i < count; ++i) {
+    void* volatile p = std::malloc(size);  // volatile: the compiler may not elide the pair
+    std::free(p);
+  }
+}
+
+int forked() {
+  void* volatile mine = std::malloc(1234);
+  pthread_t busy;
+  run(allocate_until_stopped, busy);
+  while (busy_calls.load() < 1000) sched_yield();
+  const bool ok = in_child([&] {
+    std::free(mine);  // inherited from the parent: a pointer this process never allocated
+    allocate_and_free(1000, 7777);
+    return in_child([] {
+      allocate_and_free(500, 5555);
+      return true;
+    });
+  });
+  stop_allocating.store(true);
+  pthread_join(busy, nullptr);
   std::free(mine);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+  return ok ? 0 : 1;
 }
 
 void allocate_known_blocks() {
@@ -282,7 +384,9 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "interrupt") == 0) return interrupted();
   if (std::strcmp(mode, "wait") == 0) return waiting();
   if (std::strcmp(mode, "random-threads") == 0 && argc > 2) return random_threads(argv[2]);
-  std::fprintf(stderr, "usage: %s threads|kill|fork|abort|interrupt|wait|random-threads SEED\n",
+  if (std::strcmp(mode, "late-free") == 0) return late_free();
+  std::fprintf(stderr,
+               "usage: %s threads|kill|fork|abort|interrupt|wait|late-free|random-threads SEED\n",
                argv[0]);
   return 2;
 }

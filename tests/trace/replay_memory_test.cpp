@@ -65,9 +65,10 @@ TEST(ReplayMemory, CrossThreadFreesFindTheirBlocks) {
 }
 
 // Version 2 codes a cross-thread free's id as a delta from the same owner's previous one (two
-// owners sharing a slot of the table of bases included); version 1 traces, absolute ids, still read.
+// owners sharing a slot of the table of bases included); version 1 traces, absolute ids, still
+// read; version 3 only adds the image's origin to the file header.
 TEST(ReplayMemory, CrossThreadFreeIdsReadInEveryVersion) {
-  for (const std::uint32_t version : {1u, trace_format::current_version}) {
+  for (const std::uint32_t version : {1u, 2u, trace_format::current_version}) {
     SCOPED_TRACE("version " + std::to_string(version));
     synthetic_trace w("cross_ids_v" + std::to_string(version), version);
     const std::uint32_t owners[] = {1, 1 + trace_format::cross_free_ids::slots, 2};
@@ -77,7 +78,9 @@ TEST(ReplayMemory, CrossThreadFreeIdsReadInEveryVersion) {
         {1, 5}, {1, 200}, {65, 7}, {1, 6}, {2, 299}, {65, 0}, {1, 0}, {2, 1}};
     for (const auto& [owner, id] : frees) w.thread(0).free_of(owner, id);
     std::vector<std::pair<std::uint32_t, std::uint64_t>> read;
-    w.finish().for_each_event([&](const event& e) {
+    const trace_file& t = w.finish();
+    EXPECT_EQ(t.header().origin.has_value(), version >= trace_format::first_version_with_origin);
+    t.for_each_event([&](const event& e) {
       if (e.kind == event_kind::free)
         read.emplace_back(block_thread(e.block), block_index(e.block));
     });

@@ -19,6 +19,8 @@
 // |                   |                            | run (results[name], no workloads), or nullptr|
 // | add_compare_cells | compare (compare_results)  | its figures as cells of a workload, so the   |
 // |                   |                            | one comparison rule applies, or nullptr      |
+// | expected_seconds  | plan (--shard)             | a task's expected wall time, before anything |
+// |                   |                            | is measured (balances shards), or nullptr    |
 #pragma once
 
 #include <cstddef>
@@ -65,6 +67,7 @@ struct frame_module {
   std::unique_ptr<frame_commands> (*add_commands)(CLI::App& app, const std::string& command_line);
   std::string (*report_heading)(const nlohmann::json& results);
   void (*add_compare_cells)(nlohmann::json& results);
+  double (*expected_seconds)(const run_plan& plan, const task& t);
 };
 
 // Every frame, in the order plans and results list them.

@@ -16,6 +16,7 @@
 #include "main/commands.hpp"
 #include "main/option_checks.hpp"
 #include "main/replay_commands.hpp"
+#include "merge/merge_command.hpp"
 #include "plan/plan.hpp"
 #include "trace/trace_commands.hpp"
 
@@ -165,6 +166,14 @@ int run_cli(int argc, char** argv) {
       ->check(unsigned_64_bit_integer())
       ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
 
+  run->add_option("--shard", request.shard,
+                  "Measure one deterministic Nth of the plan: K/N (e.g. 2/3), or auto (from "
+                  "ALLOCLAB_SHARD_INDEX/COUNT, JOB_COMPLETION_INDEX with ALLOCLAB_SHARD_COUNT, "
+                  "SLURM_ARRAY_TASK_ID/COUNT or CI_NODE_INDEX/TOTAL); a workload's cells stay in "
+                  "one shard; `alloclab merge` joins the shards (docs/fleet.md)");
+  run->add_option("--shard-costs", request.shard_costs,
+                  "With --shard: deal workloads by the seconds they took in this earlier run's "
+                  "results.json (the same file for every shard) instead of estimates");
   run->add_option("--memory-budget", request.memory_budget,
                   "Memory frame: the budget_bursts workload's budget in bytes (K/M/G suffixes); "
                   "default: the cgroup's limit when one is set, else 256M (--quick 64M)");
@@ -220,8 +229,18 @@ int run_cli(int argc, char** argv) {
   export_command->add_option("--format", export_format, "The format: gbench")->required();
   export_command->add_option("-o,--output", output_path, "Write here (default: stdout)");
 
+  std::vector<std::string> merge_inputs;
+  std::string merge_output;
+  CLI::App* merge = app.add_subcommand(
+      "merge",
+      "Merge the shards of a plan (run --shard) into one results.json and report, or runs of "
+      "several machine types into a fleet report");
+  merge->add_option("inputs", merge_inputs, "Run directories (or results roots, or results.json)")
+      ->required();
+  merge->add_option("-o,--output", merge_output, "Directory to write into")->required();
+
   std::vector<std::string> commands = {"run",     "list", "report", "validate",
-                                       "compare", "help", "export"};
+                                       "compare", "help", "export", "merge"};
   std::vector<std::unique_ptr<frame_commands>> frame_command_sets;  // serve, load, try
   for (const auto& row : frame_table())
     if (row.add_commands != nullptr) {
@@ -272,6 +291,7 @@ int run_cli(int argc, char** argv) {
       return execute_compare(compare_a, compare_b, compare_output, fail_on_regression, noise_floor);
     if (validate->parsed()) return execute_validate(results_path);
     if (export_command->parsed()) return execute_export(results_path, export_format, output_path);
+    if (merge->parsed()) return execute_merge(merge_inputs, merge_output, request.command_line);
     for (const auto& set : frame_command_sets)
       if (set->parsed()) return set->execute();
     if (trace_commands.parsed()) return trace_commands.execute();

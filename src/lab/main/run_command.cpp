@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <iostream>
 #include <memory>
 
@@ -20,7 +21,10 @@
 #include "main/commands.hpp"
 #include "measure/build_guard.hpp"
 #include "measure/copy_cliff.hpp"
+#include "merge/merge_inputs.hpp"
+#include "merge/shard_file.hpp"
 #include "plan/plan.hpp"
+#include "plan/shard.hpp"
 #include "render/atomic_write.hpp"
 #include "render/html.hpp"
 #include "render/markdown.hpp"
@@ -139,11 +143,13 @@ int run_exit_status(const json& results, const run_plan& plan) {
   return 1;
 }
 
-// results.json first, then the report, then the link: a failure leaves what was written whole.
-fs::path write_run(const fs::path& root, const json& results) {
+// results.json first (a shard's shard.json before it), then the report, then the link: a failure
+// leaves what was written whole.
+fs::path write_run(const fs::path& root, const json& results, const std::string& shard_text) {
   const fs::path directory = fresh_run_directory(root);
   fs::create_directories(directory);
   try {
+    if (!shard_text.empty()) write_file_atomically(directory / shard_file_name, shard_text);
     write_file_atomically(directory / "results.json", results.dump(2) + "\n");
     write_file_atomically(directory / "report.md", render_report(results));
     write_file_atomically(directory / "report.html", render_html_report(results));
@@ -194,6 +200,19 @@ std::string fit_to_width(const std::string& line, std::size_t columns) {
 int execute_run(const run_request& request) {
   const auto started = std::chrono::steady_clock::now();
   run_plan plan = make_plan(request, alloclab::build::sanitized);
+  std::optional<shard_spec> shard;
+  const run_plan whole = plan;
+  std::vector<std::vector<std::string>> deal;
+  if (!request.shard_costs.empty() && request.shard.empty())
+    throw usage_error("--shard-costs weighs the deal of --shard: give --shard too");
+  if (!request.shard.empty()) {
+    shard = parse_shard(request.shard, process_environment());
+    const workload_costs measured =
+        request.shard_costs.empty() ? workload_costs{}
+                                    : workload_seconds(read_checked_results(request.shard_costs));
+    deal = deal_workloads(plan, shard->count, measured);
+    keep_workloads(plan, deal.at(shard->index - 1));
+  }
   const fs::path root = request.out;
   check_output_root(root);
   const bool debug = check_build_or_refuse(request.allow_debug);
@@ -208,13 +227,19 @@ int execute_run(const run_request& request) {
   settle_placement_twin(plan, probe.plain.has_cliff());
   context.placement = probe.to_json();
   context.placement["check"] = to_string(plan.placement_check);
+  if (shard)
+    context.shard = shard_summary(
+        *shard, whole, plan,
+        request.shard_costs.empty() ? "estimated" : "measured in " + request.shard_costs);
   const run_records records = plan.sizes.budget_seconds > 0
                                   ? run_budgeted(plan, started, make_progress_printer())
                                   : run_schedule(plan, make_progress_printer());
   end_progress_line();
   context.noise = noise.finish();
   const json results = build_results(plan, records, context);
-  const fs::path directory = write_run(root, results);
+  const std::string shard_text =
+      shard ? to_json(shard_file{*shard, deal, whole, records, context}).dump() + "\n" : "";
+  const fs::path directory = write_run(root, results, shard_text);
 
   std::string summary = render_headline(results);
   for (const auto& warning : results["warnings"])

@@ -2,6 +2,7 @@
 // report can tell placement-driven ratios apart; when the plan adds it and when it is dropped.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,10 +60,15 @@ placement_check_mode parse_placement_check_mode(const std::string& word) {
 
 void drop_placement_twin(run_plan& plan) {
   if (plan.placement_twin.empty()) return;
+  keep_cells(plan, [](const cell_spec& c) { return !c.copy_cliff_removed; });
+  plan.placement_twin.clear();
+}
+
+void keep_cells(run_plan& plan, const std::function<bool(const cell_spec&)>& keep) {
   std::vector<std::size_t> new_index(plan.cells.size(), SIZE_MAX);
   std::vector<cell_spec> kept;
   for (std::size_t i = 0; i < plan.cells.size(); ++i)
-    if (!plan.cells[i].copy_cliff_removed) {
+    if (keep(plan.cells[i])) {
       new_index[i] = kept.size();
       kept.push_back(plan.cells[i]);
     }
@@ -74,7 +80,6 @@ void drop_placement_twin(run_plan& plan) {
     }
   plan.cells = std::move(kept);
   plan.schedule = std::move(schedule);
-  plan.placement_twin.clear();
 }
 
 }  // namespace alloclab::lab

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,8 @@ std::uint64_t parse_byte_count(const std::string& text, const char* option);
 bool wants_placement_twin(const run_plan& plan, bool sanitized);
 // Removes the placement twin's cells and tasks (e.g. when the machine has no copy cliff).
 void drop_placement_twin(run_plan& plan);
+// Keeps the cells `keep` accepts and their tasks, in the plan's order (tasks renumbered).
+void keep_cells(run_plan& plan, const std::function<bool(const cell_spec&)>& keep);
 
 // Whether the twin stays after this machine's placement probe: under `automatic`, only when the
 // probe found a cliff. Pure, so both branches are tested on any CPU.

@@ -50,6 +50,8 @@ struct run_request {
   std::optional<std::string> huge_table_bytes;  // --huge-table-bytes BYTES (memory frame)
   std::string command_line;
   std::optional<double> serve_duration_seconds;  // --serve-duration: hey's and wrk's seconds
+  std::string shard;        // --shard: "K/N", "auto", or empty (the whole plan)
+  std::string shard_costs;  // --shard-costs: an earlier run's results.json to weigh workloads by
   replay_request replay;
   // --budget: wall time of the whole run ("5m", "300s", "0" = the fixed plan); --full = "0".
   std::optional<std::string> budget;

@@ -135,6 +135,18 @@ std::vector<std::string> collect_warnings(const json& results) {
   const json& noise = results.value("noise", json());
   if (noise.is_object() && noise.value("warning", json()).is_string())
     warnings.push_back(noise.at("warning").get<std::string>());
+  if (const json shard = results.value("shard", json()); shard.is_object())
+    warnings.push_back(fmt::format(
+        "SHARD {}/{}: this run measured {} of the whole plan's {} cells; `alloclab merge` joins "
+        "the {} shards into one results.json (claims are judged there, from every cell)",
+        shard.at("index").get<std::size_t>(), shard.at("count").get<std::size_t>(),
+        shard.at("cells").get<std::size_t>(), shard.at("plan_cells").get<std::size_t>(),
+        shard.at("count").get<std::size_t>()));
+  if (const json merged = results.value("merged", json()); merged.is_object())
+    warnings.push_back(fmt::format(
+        "MERGED from {} shards, each a run of its own (on its own machine of one type); claims "
+        "and comparisons were judged again from the merged cells",
+        merged.at("shards").size()));
   const json& sig = results.at("significance");
   if (!sig.at("enough_repetitions").get<bool>())
     warnings.push_back(
@@ -237,6 +249,8 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
       {"noise", context.noise},
       {"budget", run.budget ? budget_json(*run.budget, plan) : json(nullptr)},
   };
+  if (!context.shard.is_null()) results["shard"] = context.shard;
+  if (!context.merged.is_null()) results["merged"] = context.merged;
   const frame_results_input in{plan, run, by_cell, power};
   for (const auto& row : frame_table())
     if (row.add_results != nullptr) row.add_results(in, results);

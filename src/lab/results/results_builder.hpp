@@ -23,6 +23,8 @@ struct results_context {
   std::string created_utc;             // ISO 8601, e.g. 2026-04-01T12:00:00Z
   nlohmann::json placement = nullptr;  // the copy-cost probe of this machine (environment)
   nlohmann::json noise = nullptr;      // the noise gate (process/noise_gate.hpp): results `noise`
+  nlohmann::json shard = nullptr;      // `run --shard`: which shard of which plan (results "shard")
+  nlohmann::json merged = nullptr;     // `merge`: the shards it was built from (results "merged")
 };
 
 // Amdahl's law: the whole's speedup when a part taking `share` of the time gets `speedup` faster.

@@ -1,4 +1,4 @@
-// The alloclab trace format, version 2 (docs/trace-format.md): the file and chunk headers and the
+// The alloclab trace format, version 3 (docs/trace-format.md): the file and chunk headers and the
 // event codec. Shared by the recorder (src/record, which must not allocate) and the reader, so
 // this header uses nothing that allocates.
 #pragma once
@@ -10,19 +10,33 @@
 namespace alloclab::trace_format {
 
 inline constexpr char file_magic[8] = {'A', 'L', 'C', 'T', 'R', 'A', 'C', 'E'};
-inline constexpr std::uint32_t current_version = 2;
+inline constexpr std::uint32_t current_version = 3;
 /// From this version on, a cross-thread free's id is a delta (cross_free_ids below).
 inline constexpr std::uint32_t first_version_with_cross_deltas = 2;
+/// From this version on, the file header says how the process image started (file_header).
+inline constexpr std::uint32_t first_version_with_origin = 3;
 inline constexpr std::uint32_t chunk_magic = 0x4b434c41;  // "ALCK" little-endian
 /// Raw (uncompressed) event bytes per chunk; a thread flushes its buffer when it is this full.
 inline constexpr std::uint32_t chunk_capacity = 64 * 1024;
 /// The longest encoding of one event (an opcode and three 64-bit varints).
 inline constexpr std::uint32_t max_event_bytes = 40;
-/// A chunk may overrun the capacity by its last event and a timestamp and RSS sample after it.
-inline constexpr std::uint32_t max_chunk_raw_bytes = chunk_capacity + 2 * max_event_bytes;
+/// The recorder checks its buffer against the capacity every this many events (version 3 on;
+/// before, after every event).
+inline constexpr std::uint32_t events_per_fullness_check = 64;
+/// A chunk may overrun the capacity by the events of one check and a timestamp and RSS sample.
+inline constexpr std::uint32_t max_chunk_raw_bytes =
+    chunk_capacity + (events_per_fullness_check + 2) * max_event_bytes;
 
 inline constexpr std::uint32_t flag_timestamps =
     1;  ///< file_header::flags: timestamp events present
+
+/// How a traced process image started (file_header::origin, version 3 on).
+enum class image_origin : std::uint8_t {
+  started = 0,  ///< the program `alloclab record` ran
+  exec = 1,     ///< an image exec'd by a recorded process or a descendant (--follow-exec)
+  fork = 2,     ///< a process forked by a recorded one, without exec (--follow-fork)
+};
+inline constexpr std::uint8_t last_image_origin = 2;
 
 /// At offset 0, little-endian; the NUL-separated command line (command_bytes) follows.
 struct file_header {
@@ -33,7 +47,9 @@ struct file_header {
   std::uint64_t start_monotonic_ns;  ///< CLOCK_MONOTONIC at the same moment
   std::uint32_t pid;
   std::uint32_t command_bytes;
-  std::uint8_t reserved[24];
+  std::uint32_t parent_pid;  ///< version 3 on: the parent process (0 in older versions)
+  std::uint8_t origin;       ///< version 3 on: image_origin (0 in older versions)
+  std::uint8_t reserved[19];
 };
 static_assert(sizeof(file_header) == 64);
 

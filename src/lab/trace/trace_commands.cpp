@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <iomanip>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -43,13 +42,14 @@ int bad_input(const std::string& message) {
 struct recorder_news {
   int images = 0;          ///< images that loaded the recorder
   int unrecorded = 0;      ///< of which recorded nothing
-  bool exec = false;       ///< the recorded process called execve
+  bool exec = false;       ///< the program record started called execve
   int write_error = 0;     ///< errno of a failed trace write
   int flushed_signal = 0;  ///< the trace was finished at this signal
   int lost_signal = 0;     ///< this signal came while the recorder ran: buffers lost
 };
 
-recorder_news read_news(int fd) {
+/// The status lines on `fd`; `program` is the pid of the program record started.
+recorder_news read_news(int fd, long program) {
   std::string text;
   char buffer[4096];
   for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;)
@@ -61,7 +61,7 @@ recorder_news read_news(int fd) {
   while (lines >> word >> value) {
     if (word == "recording" || word == "image") ++news.images;
     if (word == "image") ++news.unrecorded;
-    if (word == "exec") news.exec = true;
+    if (word == "exec" && value == program) news.exec = true;  // not a forked child's exec
     if (word == "write-failed") news.write_error = static_cast<int>(value);
     if (word == "signal-flushed") news.flushed_signal = static_cast<int>(value);
     if (word == "signal-lost") news.lost_signal = static_cast<int>(value);
@@ -132,10 +132,13 @@ int run_recorded(const fs::path& program, const record_request& r, const fs::pat
     ::setenv("ALLOCLAB_RECORD_STATUS_FD", std::to_string(status_pipe[1]).c_str(), 1);
     ::setenv("ALLOCLAB_RECORD_TIMESTAMPS", r.no_timestamps ? "0" : "1", 1);
     ::setenv("ALLOCLAB_RECORD_ZSTD", level.c_str(), 1);
-    if (r.follow_exec)
-      ::setenv("ALLOCLAB_RECORD_FOLLOW_EXEC", "1", 1);
-    else
-      ::unsetenv("ALLOCLAB_RECORD_FOLLOW_EXEC");
+    for (const auto& [name, on] : {std::pair{"ALLOCLAB_RECORD_FOLLOW_EXEC", r.follow_exec},
+                                   std::pair{"ALLOCLAB_RECORD_FOLLOW_FORK", r.follow_fork}}) {
+      if (on)
+        ::setenv(name, "1", 1);
+      else
+        ::unsetenv(name);
+    }
     ::execv(program.c_str(), argv.data());
     std::fprintf(stderr, "alloclab: error: cannot execute '%s': %s\n", program.c_str(),
                  std::strerror(errno));
@@ -152,7 +155,7 @@ int run_recorded(const fs::path& program, const record_request& r, const fs::pat
   }
   recorded_child = 0;
   for (const auto& [signal, old] : previous) ::sigaction(signal, &old, nullptr);
-  news = read_news(status_pipe[0]);
+  news = read_news(status_pipe[0], static_cast<long>(child));
   ::close(status_pipe[0]);
   if (child < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(fork_error));
   return status;
@@ -198,34 +201,6 @@ bool publish_image_traces(const output_target& output) {
     if (!fs::is_regular_file(stale, ec) || !fs::remove(stale, ec)) break;
   }
   return true;
-}
-
-/// `trace info`'s list of the other images' traces (none: empty).
-std::string render_images(const std::string& trace) {
-  const std::vector<std::string> images = image_traces(trace);
-  if (images.empty()) return {};
-  std::ostringstream out;
-  out << "\nprocess images (record --follow-exec: one trace each, in order of start)\n"
-      << "  trace                      pid        calls  command\n";
-  const auto line = [&](const std::string& path) {
-    out << "  " << std::left << std::setw(24) << fs::path(path).filename().string() << std::right
-        << std::setw(8);
-    try {
-      const trace_file t(path);
-      std::string command;
-      for (const std::string& word : t.header().command)
-        command += (command.empty() ? "" : " ") + word;
-      out << t.header().pid << std::setw(13)
-          << (t.footer() ? std::to_string(t.footer()->events) : std::string("truncated")) << "  "
-          << command.substr(0, 60) << '\n';
-    } catch (const trace_error& e) {
-      out << "-" << std::setw(13) << "damaged"
-          << "  " << e.what() << '\n';
-    }
-  };
-  line(trace);
-  for (const std::string& image : images) line(image);
-  return out.str();
 }
 
 /// The console's account of the program's end; returns record's exit code.
@@ -277,6 +252,10 @@ trace_commands::trace_commands(CLI::App& app) {
   record_->add_flag("--follow-exec,!--no-follow-exec", request_->follow_exec,
                     "Record every process image the program starts (exec), each into its own "
                     "trace OUTPUT.1, OUTPUT.2... in order of start (default on)");
+  record_->add_flag("--follow-fork,!--no-follow-fork", request_->follow_fork,
+                    "Record every process the program forks without exec (in it or in any "
+                    "descendant), each into its own trace, numbered with the exec'd images "
+                    "(default off)");
   record_->add_option("command", request_->command, "PROGRAM and its arguments (after --)")
       ->required();
 

@@ -20,6 +20,9 @@ struct record_request {
   /// Every other process image the program starts (exec, in it or in any descendant) is
   /// recorded too, each into its own trace: OUTPUT.1, OUTPUT.2... in order of start.
   bool follow_exec = true;
+  /// Every process the program forks without exec (in it or in any descendant) records into a
+  /// trace of its own, numbered with the exec'd images.
+  bool follow_fork = false;
 };
 
 class trace_commands {
@@ -36,7 +39,7 @@ class trace_commands {
   /// before the program runs (one line on stderr). `record -o` writes a temporary file beside
   /// the target and renames a readable trace over it: only a regular file (or nothing) is
   /// replaced, symlinks are followed, and the program itself is refused. The traces of other
-  /// images (follow_exec) are renamed to OUTPUT.N beside it; older OUTPUT.N traces past the last
+  /// images (follow_exec, follow_fork) are renamed to OUTPUT.N beside it; older OUTPUT.N traces past the last
   /// one are removed, so that `trace info OUTPUT` lists this run's images only.
   int execute() const;
 

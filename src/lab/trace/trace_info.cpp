@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -221,7 +222,13 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
   for (const auto& word : trace.header().command) command += (command.empty() ? "" : " ") + word;
   add_line(out, "trace        {} (format version {}, {} bytes)", trace.path(),
            trace.header().version, trace.file_bytes());
-  add_line(out, "program      {} (pid {})", command, trace.header().pid);
+  const trace_header& h = trace.header();
+  std::string origin;
+  if (h.origin == trace_format::image_origin::exec)
+    origin = fmt::format(", exec'd (parent pid {})", h.parent_pid);
+  if (h.origin == trace_format::image_origin::fork)
+    origin = fmt::format(", forked by pid {}", h.parent_pid);
+  add_line(out, "program      {} (pid {}{})", command, h.pid, origin);
   if (trace.truncated()) {
     add_line(
         out,
@@ -338,6 +345,42 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
           static_cast<double>(p.end_us) / 1e3, p.character, p.allocations,
           (p.live_change < 0 ? "-" : "+") +
               bytes_text(static_cast<double>(p.live_change < 0 ? -p.live_change : p.live_change)));
+  }
+  return out;
+}
+
+namespace {
+
+std::string origin_of(const trace_header& h) {
+  if (h.origin == trace_format::image_origin::started) return "record";
+  if (h.origin == trace_format::image_origin::exec) return "exec";
+  if (h.origin == trace_format::image_origin::fork) return fmt::format("fork of {}", h.parent_pid);
+  return "-";
+}
+
+}  // namespace
+
+std::string render_images(const std::string& trace) {
+  std::vector<std::string> all = image_traces(trace);
+  if (all.empty()) return {};
+  all.insert(all.begin(), trace);
+  std::string out =
+      "\nprocess images (record --follow-exec, --follow-fork: one trace each, in order of start)\n"
+      "  trace                         pid  started              calls  command\n";
+  for (const std::string& path : all) {
+    const std::string name = std::filesystem::path(path).filename().string();
+    try {
+      const trace_file t(path);
+      std::string command;
+      for (const std::string& word : t.header().command)
+        command += (command.empty() ? "" : " ") + word;
+      add_line(out, "  {:<24} {:>8}  {:<14} {:>11}  {}", name, t.header().pid,
+               origin_of(t.header()),
+               t.footer() ? std::to_string(t.footer()->events) : std::string("truncated"),
+               command.substr(0, 60));
+    } catch (const trace_error& e) {
+      add_line(out, "  {:<24} {:>8}  {:<14} {:>11}  {}", name, "-", "-", "damaged", e.what());
+    }
   }
   return out;
 }

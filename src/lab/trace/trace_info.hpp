@@ -76,5 +76,8 @@ trace_summary summarize(const trace_file& trace, const summary_options& options 
 
 /// The `trace info` report (plain text, one section per figure).
 std::string render_summary(const trace_file& trace, const trace_summary& s);
+/// The list of process images recorded with `trace` (record --follow-exec, --follow-fork): each
+/// trace's pid, how it started, its calls and command; empty when there are no others.
+std::string render_images(const std::string& trace);
 
 }  // namespace alloclab::trace

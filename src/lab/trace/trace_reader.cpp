@@ -221,6 +221,12 @@ void trace_file::read_header(std::ifstream& in) {
   header_.timestamps = (h.flags & fmt::flag_timestamps) != 0;
   header_.start_realtime_ns = h.start_realtime_ns;
   header_.pid = h.pid;
+  if (h.version >= fmt::first_version_with_origin) {
+    if (h.origin > fmt::last_image_origin)
+      throw trace_error("corrupt trace: unknown image origin " + std::to_string(h.origin));
+    header_.origin = static_cast<fmt::image_origin>(h.origin);
+    header_.parent_pid = h.parent_pid;
+  }
   std::string command(h.command_bytes, '\0');
   in.read(command.data(), static_cast<std::streamsize>(command.size()));
   if (in.gcount() != static_cast<std::streamsize>(command.size()))

@@ -83,6 +83,9 @@ struct trace_header {
   bool timestamps = false;
   std::uint64_t start_realtime_ns = 0;
   std::uint32_t pid = 0;
+  /// How the process image started and its parent process (version 3 on; nullopt before).
+  std::optional<trace_format::image_origin> origin;
+  std::uint32_t parent_pid = 0;
   std::vector<std::string> command;
 };
 

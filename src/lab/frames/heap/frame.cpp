@@ -8,6 +8,19 @@ void add_heap_cells(run_plan& plan, const std::vector<malloc_choice>&) {
     for (const auto& m : plan.mallocs) plan.cells.push_back({w, "malloc", m, frame::heap, false});
 }
 
+namespace {
+
+// A heap task's expected wall time: a fresh process whose memory figures wait about a second
+// after the last free, then batches of 100 malloc/free pairs. Measured with --quick on this
+// project's 2-core VM (2026-11-27; docs/fleet.md): 1.2-1.3 s for 300 batches.
+double expected_heap_seconds(const run_plan& plan, const task& t) {
+  constexpr double process_seconds = 1.1, batch_seconds = 300e-6;
+  return process_seconds +
+         static_cast<double>(t.repetitions * plan.sizes.heap_iterations) * batch_seconds;
+}
+
+}  // namespace
+
 frame_module heap_frame() {
   return {frame::heap,
           "heap",
@@ -23,7 +36,8 @@ frame_module heap_frame() {
           markdown::heap_section,
           nullptr,
           nullptr,
-          nullptr};
+          nullptr,
+          expected_heap_seconds};
 }
 
 }  // namespace alloclab::lab

@@ -15,6 +15,18 @@ void add_memory_cells(run_plan& plan, const std::vector<malloc_choice>&) {
   }
 }
 
+namespace {
+
+// A memory task's expected wall time: a fresh process, then whole repetitions of bursts or
+// table sweeps. Measured with --quick on this project's 2-core VM (2026-11-27; docs/fleet.md):
+// 0.1-0.4 s a repetition; the default sizes are 4-8 times larger.
+double expected_memory_seconds(const run_plan& plan, const task& t) {
+  const double repetition_seconds = plan.sizes.quick ? 0.25 : 1.5;
+  return 0.05 + static_cast<double>(t.repetitions) * repetition_seconds;
+}
+
+}  // namespace
+
 frame_module memory_frame() {
   return {frame::memory,
           "memory",
@@ -30,7 +42,8 @@ frame_module memory_frame() {
           markdown::memory_section,
           nullptr,
           nullptr,
-          nullptr};
+          nullptr,
+          expected_memory_seconds};
 }
 
 }  // namespace alloclab::lab

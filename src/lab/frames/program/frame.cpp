@@ -85,7 +85,8 @@ frame_module program_frame() {
           program_section,
           add_program_commands,
           program_report_heading,
-          add_program_compare_cells};
+          add_program_compare_cells,
+          nullptr};
 }
 
 }  // namespace alloclab::lab

@@ -13,6 +13,16 @@ void add_replay_cells(run_plan& plan, const std::vector<malloc_choice>&) {
     plan.cells.push_back({name, s, plan.mallocs.front(), frame::replay, false});
 }
 
+namespace {
+
+// A replay task's expected wall time: a fresh process, then whole replays of the trace. A guess
+// (1 s a replay): a replay's time is its trace's, and `alloclab replay` takes no --shard.
+double expected_replay_seconds(const run_plan&, const task& t) {
+  return 0.1 + static_cast<double>(t.repetitions) * 1.0;
+}
+
+}  // namespace
+
 frame_module replay_frame() {
   return {frame::replay,
           "replay",
@@ -28,7 +38,8 @@ frame_module replay_frame() {
           markdown::replay_section,
           nullptr,
           nullptr,
-          nullptr};
+          nullptr,
+          expected_replay_seconds};
 }
 
 }  // namespace alloclab::lab

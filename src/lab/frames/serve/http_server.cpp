@@ -30,6 +30,8 @@
 
 #include "connections.hpp"
 #include "latency_histogram.hpp"
+#include "metrics.hpp"
+#include "server_counters.hpp"
 #include "plan/request.hpp"
 #include "measure/clock.hpp"
 
@@ -38,14 +40,11 @@ namespace {
 
 using json = nlohmann::json;
 
-struct counters {
-  std::atomic<std::uint64_t> responses{0};
-  std::atomic<std::uint64_t> errors{0};  // responses with status >= 400
-  std::atomic<std::uint64_t> busy{0};    // 503: over the connection limit
-  std::atomic<std::uint64_t> run_ok{0};
-  std::atomic<std::uint64_t> run_failed{0};
-  latency_histogram workload_time;
-};
+using counters = server_counters;
+
+// When the request this thread is answering was read (set before routing, read once its
+// response is written): one connection is served by one thread, one request at a time.
+thread_local lab_clock::time_point request_read_at;
 
 bool is_name(std::string_view text) {
   return std::all_of(text.begin(), text.end(), [](char c) {
@@ -131,12 +130,13 @@ json stats_document(const served_variant& variant, const server_options& options
   doc["busy_refusals"] = c.busy.load();
   doc["run"] = {{"ok", c.run_ok.load()},
                 {"failed", c.run_failed.load()},
-                {"workload_time", to_json(c.workload_time.snapshot())}};
+                {"workload_time", to_json(c.workload_time.snapshot())},
+                {"request_time", to_json(c.request_time.snapshot())}};
   return doc;
 }
 
 void add_routes(httplib::Server& server, served_variant& variant, const server_options& options,
-                counters& c) {
+                counters& c, const metrics_source& metrics) {
   const auto started = lab_clock::now();
   server.Get("/healthz", [](const httplib::Request& req, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
@@ -163,11 +163,19 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
         res, 200,
         json{{"checksum", fmt::format("{:#018x}", r.checksum)}, {"workload_ns", r.workload_ns}});
   });
+  const variant_labels labels{variant.workload(), variant.strategy(),
+                              options.facts.value("malloc", std::string("glibc"))};
+  // After /run: httplib tries the routes in order, one regex each, and /run is the hot one.
+  server.Get("/metrics", [&metrics, labels](const httplib::Request&, httplib::Response& res) {
+    res.set_content(exposition_text(metric_families(metrics.read(), labels)),
+                    exposition_content_type);
+  });
   // The routes take no body, and httplib 0.11 leaves a GET's body unread (it would be parsed
   // as the next request): refuse and close. Header lines are limited in size by httplib, their
   // number here.
   server.set_pre_routing_handler(
       [&options, &c](const httplib::Request& req, httplib::Response& res) {
+        request_read_at = lab_clock::now();
         if (const auto [status, message] = body_refusal(req, options.limits.payload_max_bytes);
             status != 0)
           return refuse(req, res, status, message);
@@ -187,6 +195,9 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
                                   std::exception_ptr) { reply_error(res, 500, "internal error"); });
   // httplib calls the logger once the response is written.
   server.set_logger([&c](const httplib::Request& req, const httplib::Response& res) {
+    if (res.status == 200 && req.path == "/run")
+      c.request_time.record(
+          static_cast<std::uint64_t>(elapsed_ns(request_read_at, lab_clock::now())));
     c.responses.fetch_add(1, std::memory_order_relaxed);
     if (res.status >= 400) c.errors.fetch_add(1, std::memory_order_relaxed);
     after_response(req);
@@ -300,8 +311,9 @@ int run_http_server(served_variant& variant, const server_options& options,
                     std::ostream& announce) {
   httplib::Server server;
   counters c;
+  const metrics_source metrics(c, options.budget_watcher, options.cgroup);
   configure(server, options);
-  add_routes(server, variant, options, c);
+  add_routes(server, variant, options, c, metrics);
   int port = options.port;
   if (port == 0) {
     port = server.bind_to_any_port(options.bind);

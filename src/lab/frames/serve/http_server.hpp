@@ -2,6 +2,7 @@
 //   GET /run?workload=W&strategy=S  one iteration of the served variant -> its checksum (JSON)
 //   GET /healthz                    "ok"
 //   GET /stats                      JSON: requests, errors, time inside the workload (histogram)
+//   GET /metrics                    the same and more, in Prometheus's text format (metrics.hpp)
 // Malformed input gets a 4xx and never stops the server. SIGINT and SIGTERM stop it: the
 // listening socket closes, requests in flight finish, then run_http_server returns.
 //
@@ -23,7 +24,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <alloclab/memory_budget.hpp>
+
 #include "served_variant.hpp"
+
+namespace alloclab {
+class budget_watcher;
+}
 
 namespace alloclab::lab::serve {
 
@@ -42,6 +49,8 @@ struct server_options {
   std::size_t threads = 256;  // connections served at once, a thread each; more get 503
   http_limits limits;
   nlohmann::json facts = nlohmann::json::object();  // malloc, proof, pinning: shown in /stats
+  const alloclab::budget_watcher* budget_watcher = nullptr;  // shown in /metrics when set
+  alloclab::memory_budget_options cgroup;                    // where /metrics reads the cgroup
 };
 
 // Binds (usage_error when the address or port cannot be used), prints

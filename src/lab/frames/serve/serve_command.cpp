@@ -1,5 +1,7 @@
 #include "serve_command.hpp"
 
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,12 +17,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <alloclab/budget_watcher.hpp>
 #include <alloclab/build_info.hpp>
 
 #include "schedule/executor.hpp"
 #include "process/measuring_worker.hpp"
 #include "http_server.hpp"
 #include "load.hpp"
+#include "plan/plan.hpp"
 #include "plan/request.hpp"
 #include "plan/malloc_choice.hpp"
 #include "main/option_checks.hpp"
@@ -42,6 +46,7 @@ struct serve_request {
   std::uint64_t seed = 42;
   std::optional<int> cpu;
   bool allow_debug = false;
+  std::string budget_watch;  // "", "cgroup" or a byte count
 };
 
 struct load_request {
@@ -122,6 +127,21 @@ bool judge_build_or_refuse(bool allow_debug) {
   return true;
 }
 
+// The budget `--budget-watch` names: the cgroup's limit ("cgroup"), or a byte count over RSS.
+alloclab::memory_budget watched_budget(const std::string& what) {
+  alloclab::memory_budget_options options;
+  if (what != "cgroup") {
+    options.caller_limit = parse_byte_count(what, "--budget-watch");
+    options.prefer_caller_limit = true;
+    if (*options.caller_limit == 0) throw usage_error("--budget-watch 0: a budget must be > 0");
+  }
+  alloclab::memory_budget budget = alloclab::memory_budget::detect(options);
+  if (budget.source() == alloclab::budget_source::none)
+    throw usage_error("--budget-watch cgroup: no cgroup memory limit is set here (" +
+                      budget.reason() + "); give a byte count instead, e.g. 512M");
+  return budget;
+}
+
 int execute_serve(const serve_request& r) {
   const bool debug = judge_build_or_refuse(r.allow_debug);
   json facts = prove_malloc_or_reexec(r.malloc);
@@ -150,6 +170,20 @@ int execute_serve(const serve_request& r) {
   options.limits.read_timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(r.read_timeout_s * 1000));
   options.limits.keep_alive_timeout = std::chrono::seconds(r.keep_alive_s);
+  std::optional<alloclab::budget_watcher> watcher;
+  if (!r.budget_watch.empty()) {
+    watcher.emplace(watched_budget(r.budget_watch));  // purges the malloc crossing into soft
+    facts["budget_watch"] = watcher->budget().reason();
+    // SIGINT and SIGTERM are taken by the server's one waiting thread (http_server.cpp): block
+    // them here so that the watcher's thread inherits the block and never takes one itself.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    watcher->start();
+    options.budget_watcher = &*watcher;
+  }
   options.facts = std::move(facts);
   return run_http_server(variant, options, std::cout);
 }
@@ -176,7 +210,7 @@ void add_serve(CLI::App& app, serve_request& r, CLI::App*& command) {
   command = app.add_subcommand(
       "serve",
       "Serve one variant over HTTP/1.1: GET /run?workload=W&strategy=S (one iteration), "
-      "/healthz, /stats");
+      "/healthz, /stats, /metrics (Prometheus)");
   command->add_option("--workload", r.workload,
                       "The lab workload to serve (default request_mix, seed 004's)");
   command->add_option("--strategy", r.strategy, "The strategy to serve it with (default std)");
@@ -203,6 +237,10 @@ void add_serve(CLI::App& app, serve_request& r, CLI::App*& command) {
       ->check(unsigned_64_bit_integer());
   command->add_option("--cpu", r.cpu, "Pin the server to this CPU")->check(CLI::Range(0, 1023));
   command->add_flag("--allow-debug", r.allow_debug, "Serve from an unoptimised build anyway");
+  command->add_option("--budget-watch", r.budget_watch,
+                      "Run a budget watcher (soft 90 %, hard 97 %, every 100 ms; purges the "
+                      "malloc crossing into soft) over LIMIT: 'cgroup' (the cgroup's limit) or "
+                      "a byte count over RSS (K/M/G); its level and purges are in /metrics");
 }
 
 void add_load(CLI::App& app, load_request& r, CLI::App*& command) {

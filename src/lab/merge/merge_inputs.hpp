@@ -1,0 +1,55 @@
+// What `alloclab merge` reads: each argument (a run directory, a results root with `latest`, or a
+// results.json) is a results document and, for a shard, its shard file. The few results keys
+// merge looks at are read here and nowhere else:
+//
+// | key                                   | used for                                             |
+// |---------------------------------------|------------------------------------------------------|
+// | schema_version                        | refusal of another version (read_checked_results)    |
+// | shard                                 | a shard (then shard.json beside it is read)          |
+// | environment.cpu_model, glibc,         | the machine type: inputs that differ in one of these |
+// |   transparent_hugepages,              | are different machines (a fleet)                     |
+// |   placement.probe.has_cliff           |                                                      |
+// | config.placement_twin                 | machine type too: whether the twin was measured      |
+// | environment.git_revision, compiler,   | the build: mixed builds are refused                  |
+// |   cxx_flags, build_type               |                                                      |
+// | config (less placement_twin)          | the configuration: mixed ones are refused            |
+// | workloads[] (serve too): name, cells[] | `run --shard-costs`: the seconds each workload's     |
+// |   {processes, worker.wall_seconds}    |   processes took                                     |
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "merge/shard_file.hpp"
+
+namespace alloclab::lab {
+
+struct merge_input {
+  std::string path;  // the results.json read
+  nlohmann::json results;
+  std::optional<shard_file> shard;  // set when results has a "shard" entry
+};
+
+// Throws usage_error (one line) for a path that holds no results.json, a file of another schema
+// version, or a shard whose shard.json is missing or malformed.
+merge_input read_merge_input(const std::string& argument);
+
+// The machine facts that make a machine type, as one object (equal objects: one type).
+nlohmann::json machine_type(const nlohmann::json& results);
+// The facts that make a build, as one object.
+nlohmann::json build_identity(const nlohmann::json& results);
+// The run's configuration less what depends on the machine (config without placement_twin).
+nlohmann::json configuration(const nlohmann::json& results);
+
+// Seconds each workload's processes took (each cell's first process's wall time times its
+// processes), batch and serve frames summed: what `run --shard-costs` deals by.
+std::map<std::string, double> workload_seconds(const nlohmann::json& results);
+
+// "cpu_model: A vs B" for each key of two objects that differ (empty when equal).
+std::vector<std::string> differences(const nlohmann::json& a, const nlohmann::json& b);
+
+}  // namespace alloclab::lab

@@ -1,0 +1,144 @@
+#include "merge/shard_merge.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "frames/frame_table.hpp"
+#include "results/environment.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+using json = nlohmann::json;
+
+std::string name_of(const merge_input& in) {
+  const shard_spec& s = in.shard->shard;
+  return fmt::format("'{}' (shard {}/{})", in.path, s.index, s.count);
+}
+
+bool twin_measured(const merge_input& in) {
+  return !in.results.at("config").value("placement_twin", json()).is_null();
+}
+
+// Same count, same plan, every index once.
+void check_complete(const std::vector<const merge_input*>& shards) {
+  const merge_input& first = *shards.front();
+  const std::size_t count = first.shard->shard.count;
+  const auto& deal = first.shard->deal;
+  const json plan = plan_to_json(first.shard->whole_plan);
+  std::map<std::size_t, const merge_input*> by_index;
+  for (const merge_input* in : shards) {
+    const shard_spec& s = in->shard->shard;
+    if (const auto diff = differences(plan, plan_to_json(in->shard->whole_plan)); !diff.empty())
+      throw usage_error(fmt::format("{} and {} are shards of different configurations ({})",
+                                    name_of(first), name_of(*in), diff.front().substr(0, 200)));
+    if (s.count != count || in->shard->deal != deal)
+      throw usage_error(
+          fmt::format("{} and {} split the plan differently; merge shards of one "
+                      "--shard count and one --shard-costs file",
+                      name_of(first), name_of(*in)));
+    if (const auto [at, fresh] = by_index.emplace(s.index, in); !fresh)
+      throw usage_error(fmt::format("overlapping shards: {} and {} are the same shard",
+                                    name_of(*at->second), name_of(*in)));
+  }
+  std::vector<std::string> missing;
+  for (std::size_t k = 1; k <= count; ++k)
+    if (by_index.count(k) == 0) missing.push_back(fmt::format("{}/{}", k, count));
+  if (!missing.empty())
+    throw usage_error(fmt::format("missing shard(s) {}: a merge needs all {} shards of the plan",
+                                  fmt::join(missing, ", "), count));
+}
+
+bool same_cell(const measurement_record& r, const cell_spec& c, const task& t) {
+  return r.frame == to_string(c.frame) && r.workload == c.workload && r.strategy == c.strategy &&
+         r.malloc == c.malloc.label && r.part == t.part;
+}
+
+// The whole plan's task index of each record of `in`, checked cell by cell.
+std::vector<std::size_t> tasks_of(const merge_input& in, const run_plan& whole,
+                                  const std::vector<std::string>& workloads, bool twin) {
+  std::vector<std::size_t> tasks;
+  for (std::size_t i = 0; i < whole.schedule.size(); ++i) {
+    const cell_spec& c = whole.cells.at(whole.schedule[i].cell);
+    if (std::find(workloads.begin(), workloads.end(), c.workload) != workloads.end() &&
+        (twin || !c.copy_cliff_removed))
+      tasks.push_back(i);
+  }
+  const std::vector<measurement_record>& records = in.shard->records.records;
+  bool same = records.size() == tasks.size();
+  for (std::size_t k = 0; same && k < tasks.size(); ++k) {
+    const task& t = whole.schedule[tasks[k]];
+    same = same_cell(records[k], whole.cells.at(t.cell), t);
+  }
+  if (!same)
+    throw usage_error(
+        fmt::format("{} does not hold the cells its index deals it ({} records for "
+                    "{} tasks of workloads {})",
+                    name_of(in), records.size(), tasks.size(), fmt::join(workloads, ", ")));
+  return tasks;
+}
+
+json shard_entry(const merge_input& in) {
+  const shard_file& f = *in.shard;
+  return {{"index", f.shard.index},
+          {"count", f.shard.count},
+          {"source", f.shard.source},
+          {"path", in.path},
+          {"command", f.context.command_line},
+          {"created_utc", f.context.created_utc},
+          {"duration_seconds", f.records.duration_seconds}};
+}
+
+}  // namespace
+
+json merge_shards(const std::vector<const merge_input*>& unordered, const std::string& command_line,
+                  const std::string& created_utc) {
+  std::vector<const merge_input*> shards = unordered;
+  check_complete(shards);
+  // The merged results are judged by this binary's code: it must be the shards' build.
+  const json own = build_identity({{"environment", describe_environment(current_build())}});
+  if (const auto diff = differences(build_identity(shards.front()->results), own); !diff.empty())
+    throw usage_error(
+        fmt::format("{} was built differently from this alloclab ({}); merge with "
+                    "the alloclab that ran the shards: it judges the merged cells",
+                    name_of(*shards.front()), diff.front().substr(0, 200)));
+  std::sort(shards.begin(), shards.end(), [](const merge_input* a, const merge_input* b) {
+    return a->shard->shard.index < b->shard->shard.index;
+  });
+  const run_plan& whole = shards.front()->shard->whole_plan;
+  const bool twin = twin_measured(*shards.front()) && !whole.placement_twin.empty();
+  const auto& dealt = shards.front()->shard->deal;
+  if (dealt.size() != shards.size())
+    throw usage_error(fmt::format("{} records a deal of {} shards, not {}",
+                                  name_of(*shards.front()), dealt.size(), shards.size()));
+
+  std::vector<const measurement_record*> by_task(whole.schedule.size(), nullptr);
+  run_records merged;
+  json entries = json::array();
+  for (const merge_input* in : shards) {
+    const std::vector<std::size_t> tasks =
+        tasks_of(*in, whole, dealt.at(in->shard->shard.index - 1), twin);
+    for (std::size_t k = 0; k < tasks.size(); ++k)
+      by_task[tasks[k]] = &in->shard->records.records[k];
+    for (const auto& [frame_name, facts] : in->shard->records.frame_facts.items())
+      merged.frame_facts[frame_name].merge_patch(facts);
+    merged.duration_seconds += in->shard->records.duration_seconds;
+    entries.push_back(shard_entry(*in));
+  }
+  run_plan plan = whole;
+  if (!twin) drop_placement_twin(plan);
+  for (std::size_t i = 0; i < whole.schedule.size(); ++i)
+    if (by_task[i] != nullptr) merged.records.push_back(*by_task[i]);
+
+  results_context context = shards.front()->shard->context;
+  context.command_line = command_line;
+  context.created_utc = created_utc;
+  context.merged = {{"shards", std::move(entries)}};
+  json results = build_results(plan, merged, context);
+  results["environment"] = shards.front()->results.at("environment");
+  return results;
+}
+
+}  // namespace alloclab::lab

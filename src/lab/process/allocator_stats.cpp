@@ -1,0 +1,130 @@
+#include "process/allocator_stats.hpp"
+
+#include <dlfcn.h>
+#include <malloc.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace alloclab::heap {
+namespace {
+
+const char* allocator_name(alloclab::purge_kind kind) {
+  switch (kind) {
+    case alloclab::purge_kind::glibc_malloc_trim:
+      return "glibc";
+    case alloclab::purge_kind::jemalloc_mallctl:
+      return "jemalloc";
+    case alloclab::purge_kind::mimalloc_collect:
+      return "mimalloc";
+    case alloclab::purge_kind::tcmalloc_release:
+      return "tcmalloc";
+    case alloclab::purge_kind::tbbmalloc_clean:
+      return "tbbmalloc";
+    case alloclab::purge_kind::none:
+      break;
+  }
+  return "unknown";
+}
+
+allocator_stats nothing(std::string why) {
+  return {{}, std::move(why)};
+}
+
+allocator_stats read_glibc() {
+  const struct mallinfo2 info = ::mallinfo2();
+  return {{{"arena", static_cast<double>(info.arena)},
+           {"mmapped", static_cast<double>(info.hblkhd)},
+           {"in_use", static_cast<double>(info.uordblks)},
+           {"free", static_cast<double>(info.fordblks)},
+           {"releasable", static_cast<double>(info.keepcost)}},
+          {}};
+}
+
+using mallctl_fn = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
+
+allocator_stats read_jemalloc() {
+  const auto mallctl = reinterpret_cast<mallctl_fn>(::dlsym(RTLD_DEFAULT, "mallctl"));
+  if (mallctl == nullptr) return nothing("mallctl does not resolve");
+  // Writing the epoch makes jemalloc merge its per-arena counters into the stats.* values.
+  std::uint64_t epoch = 1;
+  std::size_t size = sizeof epoch;
+  if (mallctl("epoch", &epoch, &size, &epoch, sizeof epoch) != 0)
+    return nothing("mallctl(\"epoch\") failed");
+  allocator_stats out;
+  for (const char* name : {"allocated", "active", "metadata", "resident", "mapped", "retained"}) {
+    std::size_t value = 0;
+    size = sizeof value;
+    const std::string key = std::string("stats.") + name;
+    if (mallctl(key.c_str(), &value, &size, nullptr, 0) == 0 && size == sizeof value)
+      out.stats.push_back({name, static_cast<double>(value)});
+  }
+  if (out.stats.empty()) out.reason = "mallctl(\"stats.*\") failed (jemalloc built without stats?)";
+  return out;
+}
+
+using mi_process_info_fn = void (*)(std::size_t*, std::size_t*, std::size_t*, std::size_t*,
+                                    std::size_t*, std::size_t*, std::size_t*, std::size_t*);
+
+allocator_stats read_mimalloc() {
+  const auto info = reinterpret_cast<mi_process_info_fn>(::dlsym(RTLD_DEFAULT, "mi_process_info"));
+  if (info == nullptr) return nothing("mi_process_info does not resolve");
+  std::size_t elapsed = 0, user = 0, system = 0, rss = 0, peak_rss = 0, commit = 0, peak_commit = 0,
+              faults = 0;
+  info(&elapsed, &user, &system, &rss, &peak_rss, &commit, &peak_commit, &faults);
+  return {{{"current_rss", static_cast<double>(rss)},
+           {"peak_rss", static_cast<double>(peak_rss)},
+           {"current_commit", static_cast<double>(commit)},
+           {"peak_commit", static_cast<double>(peak_commit)}},
+          {}};
+}
+
+allocator_stats read_tcmalloc() {
+  using property_fn = int (*)(const char*, std::size_t*);
+  const auto property =
+      reinterpret_cast<property_fn>(::dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty"));
+  if (property == nullptr) return nothing("MallocExtension_GetNumericProperty does not resolve");
+  allocator_stats out;
+  const std::pair<const char*, const char*> properties[] = {
+      {"allocated", "generic.current_allocated_bytes"},
+      {"heap_size", "generic.heap_size"},
+      {"pageheap_free", "tcmalloc.pageheap_free_bytes"},
+      {"pageheap_unmapped", "tcmalloc.pageheap_unmapped_bytes"}};
+  for (const auto& [name, key] : properties) {
+    std::size_t value = 0;
+    if (property(key, &value) != 0) out.stats.push_back({name, static_cast<double>(value)});
+  }
+  if (out.stats.empty()) out.reason = "MallocExtension_GetNumericProperty answered nothing";
+  return out;
+}
+
+}  // namespace
+
+allocator_stats_reader::allocator_stats_reader() {
+  const alloclab::allocator_purge purge = alloclab::allocator_purge::find();
+  kind_ = purge.kind();
+  allocator_ = allocator_name(kind_);
+  find_reason_ = purge.reason();
+}
+
+allocator_stats allocator_stats_reader::read() const {
+  switch (kind_) {
+    case alloclab::purge_kind::glibc_malloc_trim:
+      return read_glibc();
+    case alloclab::purge_kind::jemalloc_mallctl:
+      return read_jemalloc();
+    case alloclab::purge_kind::mimalloc_collect:
+      return read_mimalloc();
+    case alloclab::purge_kind::tcmalloc_release:
+      return read_tcmalloc();
+    case alloclab::purge_kind::tbbmalloc_clean:
+      return nothing("tbbmalloc exports no statistics call");
+    case alloclab::purge_kind::none:
+      break;
+  }
+  return nothing(find_reason_);
+}
+
+}  // namespace alloclab::heap

@@ -1,0 +1,60 @@
+// The live malloc's own statistics, whichever malloc that is, found at run time: the malloc is
+// identified as allocator_purge::find() does (the object that defines `malloc`), and its
+// statistics are read through the entry point that object exports. Nothing is linked at build
+// time.
+//
+// | malloc   | read through                                    | statistics (bytes)               |
+// |----------|-------------------------------------------------|----------------------------------|
+// | glibc    | mallinfo2()                                     | arena, mmapped, in_use, free,    |
+// |          |                                                 | releasable (keepcost)            |
+// | jemalloc | mallctl("epoch") then mallctl("stats.<name>")   | allocated, active, metadata,     |
+// |          |                                                 | resident, mapped, retained       |
+// | mimalloc | mi_process_info()                               | current_rss, peak_rss,           |
+// |          |                                                 | current_commit, peak_commit      |
+// | tcmalloc | MallocExtension_GetNumericProperty()            | allocated, heap_size,            |
+// |          |                                                 | pageheap_free, pageheap_unmapped |
+// | other    | nothing: `reason` says why                      |                                  |
+//
+// Cost: each read takes the malloc's own statistics lock(s) once (glibc's mallinfo2 locks each
+// arena in turn while it walks its free bins; jemalloc's epoch merges per-arena counters), so a
+// reader must not sit on a measured path: `alloclab serve` reads them only when /metrics is
+// scraped.
+//
+// Example:
+//   const alloclab::heap::allocator_stats_reader reader;      // finds the malloc once
+//   for (const auto& s : reader.read().stats) std::printf("%s %s %.0f\n",
+//       reader.allocator().c_str(), s.name.c_str(), s.bytes);  // glibc in_use 123456 ...
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <alloclab/allocator_purge.hpp>
+
+namespace alloclab::heap {
+
+struct allocator_stat {
+  std::string name;  // as in the table above
+  double bytes = 0;
+};
+
+struct allocator_stats {
+  std::vector<allocator_stat> stats;  // empty when the malloc has none readable
+  std::string reason;                 // empty, or why nothing was read
+};
+
+class allocator_stats_reader {
+ public:
+  // Finds the live malloc (dlsym/dladdr) once.
+  allocator_stats_reader();
+  // "glibc", "jemalloc", "mimalloc", "tcmalloc", "tbbmalloc" or "unknown".
+  const std::string& allocator() const { return allocator_; }
+  allocator_stats read() const;
+
+ private:
+  alloclab::purge_kind kind_;
+  std::string allocator_;
+  std::string find_reason_;
+};
+
+}  // namespace alloclab::heap

@@ -1,0 +1,162 @@
+// Test plan: the fleet report and the shard file, on documents made here (no process runs).
+//   fleet: a comparison decided in opposite directions on two machines flips, one decided on
+//     one machine and inside the noise on the other is "decided on some machines only", the same
+//     decided verdict holds, one missing on a machine is "measured on some machines only" and
+//     reads "not measured" there; claims likewise (reproduced vs refuted flips); the environment facts
+//     that go with a difference are exactly those that split the machines as its verdicts do
+//     (with three machines, a fact shared across the split does not go with it) (FleetReport.*).
+//   shard file: a plan survives the round trip through JSON, mallocs looked up again by name; a
+//     file of another results schema version or another kind is refused (ShardFile.*).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "merge/fleet.hpp"
+#include "merge/shard_file.hpp"
+#include "plan/plan.hpp"
+#include "plan/shard.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+using json = nlohmann::json;
+
+json vs(double ratio, double low, double high, double p) {
+  return {{"speedup_p50", ratio},
+          {"p_value", p},
+          {"intervals", {{"speedup_p50", {{"low", low}, {"high", high}}}}}};
+}
+
+json machine(const std::string& cpu, const std::string& glibc, const json& twin,
+             const json& arena_vs, const std::string& claim_verdict) {
+  json cells = json::array(
+      {{{"strategy", "std"}, {"malloc", "glibc"}, {"vs_std", nullptr}},
+       {{"strategy", "arena"}, {"malloc", "glibc"}, {"vs_std", arena_vs}},
+       {{"strategy", "pool"}, {"malloc", "glibc"}, {"vs_std", vs(1.5, 1.4, 1.6, 0.001)}}});
+  if (!twin.is_null())
+    cells.push_back(
+        {{"strategy", "arena"}, {"malloc", "glibc_nocliff"}, {"vs_std", vs(1.3, 1.2, 1.4, 0.001)}});
+  return {{"environment",
+           {{"cpu_model", cpu},
+            {"logical_cpus", 2},
+            {"glibc", glibc},
+            {"transparent_hugepages", "always [madvise] never"},
+            {"kernel", "Linux 6.1"},
+            {"placement", {{"probe", {{"has_cliff", !twin.is_null()}}}}}}},
+          {"config", {{"placement_twin", twin}}},
+          {"significance", {{"enough_repetitions", true}}},
+          {"claims",
+           json::array({{{"id", "c1"}, {"statement", "arena wins"}, {"verdict", claim_verdict}},
+                        {{"id", "c2"}, {"statement", "pool wins"}, {"verdict", "reproduced"}}})},
+          {"workloads",
+           json::array({{{"name", "vector_push"}, {"frame", "batch"}, {"cells", cells}}})}};
+}
+
+const json& row_of(const json& fleet, const char* kind, const std::string& id) {
+  for (const auto& r : fleet.at(kind))
+    if (r.at("id") == id) return r;
+  static const json none;
+  ADD_FAILURE() << "no row " << id;
+  return none;
+}
+
+std::vector<std::string> facts_named(const json& row) {
+  std::vector<std::string> names;
+  for (const auto& f : row.at("facts")) names.push_back(f.at("fact"));
+  return names;
+}
+
+TEST(FleetReport, FlipsHoldsAndFactsThatGoWithThem) {
+  const json a =
+      machine("EPYC 9B14", "2.36", "glibc_nocliff", vs(5.1, 4.8, 5.4, 0.001), "reproduced");
+  const json b = machine("EPYC 9R45", "2.36", nullptr, vs(0.8, 0.75, 0.85, 0.001), "refuted");
+  const json fleet = fleet_document({{"A", "a/results.json", a}, {"B", "b/results.json", b}});
+
+  const json& arena = row_of(fleet, "comparisons", "batch/vector_push/arena/glibc");
+  EXPECT_EQ(arena.at("agreement"), flips);
+  EXPECT_EQ(arena.at("decided").at("A"), "faster than the baseline");
+  EXPECT_EQ(arena.at("decided").at("B"), "slower than the baseline");
+  EXPECT_EQ(facts_named(arena),
+            (std::vector<std::string>{"copy_cliff", "cpu_model", "placement_twin"}));
+  EXPECT_EQ(row_of(fleet, "comparisons", "batch/vector_push/pool/glibc").at("agreement"),
+            holds_everywhere);
+  const json& twin = row_of(fleet, "comparisons", "batch/vector_push/arena/glibc_nocliff");
+  EXPECT_EQ(twin.at("agreement"), measured_on_some);
+  EXPECT_EQ(twin.at("verdicts").at("B"), "not measured");
+  EXPECT_EQ(row_of(fleet, "claims", "c1").at("agreement"), flips);
+  EXPECT_EQ(row_of(fleet, "claims", "c2").at("agreement"), holds_everywhere);
+  EXPECT_EQ(fleet.at("counts").at(flips).at("claims"), 1);
+  EXPECT_EQ(fleet.at("differing_facts"), (json{"copy_cliff", "cpu_model", "placement_twin"}));
+
+  const std::string md = fleet_markdown(fleet);
+  EXPECT_NE(md.find("## Conclusions that flip between machines"), std::string::npos);
+  EXPECT_NE(md.find("batch vector_push / arena @ glibc vs the baseline** — A: faster 5.1"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("Goes with: copy_cliff (A true; B false), cpu_model (A EPYC 9B14; B EPYC "
+                    "9R45), placement_twin (A glibc_nocliff; B not measured)"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| c1: arena wins | reproduced | refuted | flips |"), std::string::npos);
+  EXPECT_NE(md.find("1 conclusion(s); goes with: copy_cliff (A true; B false), cpu_model"),
+            std::string::npos);
+}
+
+TEST(FleetReport, InsideTheNoiseIsUndecidedAndAFactSharedAcrossTheSplitDoesNotGoWithIt) {
+  // A and B share a CPU but read the arena differently; C shares B's verdict and another CPU.
+  const json a = machine("X", "2.36", nullptr, vs(1.5, 1.4, 1.6, 0.001), "reproduced");
+  const json b = machine("X", "2.41", nullptr, vs(1.01, 0.98, 1.04, 0.3), "reproduced");
+  const json c = machine("Y", "2.41", nullptr, vs(1.0, 0.99, 1.02, 0.4), "reproduced");
+  const json fleet = fleet_document({{"A", "", a}, {"B", "", b}, {"C", "", c}});
+  const json& arena = row_of(fleet, "comparisons", "batch/vector_push/arena/glibc");
+  EXPECT_EQ(arena.at("agreement"), decided_on_some);
+  EXPECT_TRUE(arena.at("decided").at("B").is_null());
+  EXPECT_EQ(facts_named(arena), std::vector<std::string>{"glibc"});  // not the CPU
+  EXPECT_EQ(row_of(fleet, "claims", "c1").at("agreement"), holds_everywhere);
+}
+
+TEST(FleetReport, NoFactSplitsIsSaid) {
+  const json a = machine("X", "2.36", nullptr, vs(1.5, 1.4, 1.6, 0.001), "reproduced");
+  const json b = machine("X", "2.36", nullptr, vs(0.7, 0.6, 0.8, 0.001), "reproduced");
+  const json fleet = fleet_document({{"A", "", a}, {"B", "", b}});
+  EXPECT_TRUE(row_of(fleet, "comparisons", "batch/vector_push/arena/glibc").at("facts").empty());
+  EXPECT_NE(fleet_markdown(fleet).find("no single environment fact splits the machines"),
+            std::string::npos);
+}
+
+TEST(ShardFile, PlanRoundTrip) {
+  run_request r;
+  r.workloads = {"vector_push", "fifo_uniform"};
+  r.strategies = {"std", "pmr_monotonic"};
+  r.mallocs = {"glibc", "jemalloc"};
+  r.quick = true;
+  r.placement_check = placement_check_mode::always;
+  r.skip_missing = true;
+  const run_plan plan = make_plan(r, false);
+  const json once = plan_to_json(plan);
+  const run_plan back = plan_from_json(once);
+  EXPECT_EQ(plan_to_json(back), once);
+  ASSERT_EQ(back.cells.size(), plan.cells.size());
+  for (std::size_t i = 0; i < plan.cells.size(); ++i) {
+    EXPECT_EQ(back.cells[i].malloc.entry, plan.cells[i].malloc.entry);
+    EXPECT_EQ(back.cells[i].frame, plan.cells[i].frame);
+  }
+}
+
+TEST(ShardFile, OtherVersionsAndKindsAreRefused) {
+  shard_file f;
+  f.whole_plan = make_plan(run_request{}, false);
+  f.deal = deal_workloads(f.whole_plan, 2);
+  EXPECT_EQ(shard_file_from_json(to_json(f), "shard.json").deal, f.deal);
+  json doc = to_json(f);
+  EXPECT_NO_THROW(shard_file_from_json(doc, "shard.json"));
+  doc["results_schema_version"] = results_schema_version - 1;
+  EXPECT_THROW(shard_file_from_json(doc, "shard.json"), usage_error);
+  EXPECT_THROW(shard_file_from_json(json{{"schema", "alloclab-results"}}, "x"), usage_error);
+  json broken = to_json(f);
+  broken["plan"]["schedule"].push_back(
+      {{"cell", 99999}, {"part", 0}, {"repetitions", 1}, {"order_seed", 1}});
+  EXPECT_THROW(shard_file_from_json(broken, "shard.json"), usage_error);
+}
+
+}  // namespace
+}  // namespace alloclab::lab
