@@ -75,17 +75,15 @@ ALLOCLAB_HOT std::uint64_t age_of(const thread_state& st, std::uint64_t entry) n
   return st.allocated - entry;
 }
 
-ALLOCLAB_HOT void record_malloc(thread_state& st, void* p, size_t size) noexcept {
-  if (__builtin_expect(p == nullptr, 0)) return record_failed(st, fmt::malloc_kind, size);
-  st.blocks.insert(reinterpret_cast<std::uintptr_t>(p), next_block(st));
-  commit(st, put_size(st, st.cursor, size, 2, 1));
+// A block that malloc (calloc) returned, after reserve() made room for it in the table: its entry
+// and its event. True when a tick is due (after_publish()).
+ALLOCLAB_HOT bool record_malloc(thread_state& st, void* p, size_t size) noexcept {
+  st.blocks.insert_reserved(reinterpret_cast<std::uintptr_t>(p), next_block(st));
+  return publish(st, put_size(st, st.cursor, size, 2, 1));
 }
-
-ALLOCLAB_HOT void record_calloc(thread_state& st, void* p, size_t bytes) noexcept {
-  if (__builtin_expect(p == nullptr, 0))
-    return record_failed(st, static_cast<std::uint64_t>(fmt::op::calloc), bytes);
-  st.blocks.insert(reinterpret_cast<std::uintptr_t>(p), next_block(st));
-  commit(st, put_size(st, put_op(st.cursor, fmt::op::calloc), bytes));
+ALLOCLAB_HOT bool record_calloc(thread_state& st, void* p, size_t bytes) noexcept {
+  st.blocks.insert_reserved(reinterpret_cast<std::uintptr_t>(p), next_block(st));
+  return publish(st, put_size(st, put_op(st.cursor, fmt::op::calloc), bytes));
 }
 
 /// The free of `block`.
