@@ -37,8 +37,9 @@ void end_thread(thread_state& st) noexcept;
 /// one byte past the varint (the buffer has room for it).
 ALLOCLAB_HOT std::uint8_t* put(std::uint8_t* out, std::uint64_t v) noexcept {
   if (__builtin_expect(v >= 0x4000, 0)) return fmt::put_varint(out, v);
-  const std::uint64_t two = v >= 0x80;
-  const auto both = static_cast<std::uint16_t>(v + (v & ~std::uint64_t{0x7f}) + (two << 7));
+  const std::uint64_t high = v & ~std::uint64_t{0x7f};
+  const std::uint64_t two = high != 0;
+  const auto both = static_cast<std::uint16_t>(v + high + (two << 7));
   std::memcpy(out, &both, sizeof both);  // little-endian, as the format
   return out + 1 + two;
 }
