@@ -8,6 +8,9 @@
 #include <atomic>
 #include <cstdint>
 
+// The recorder's own symbols are hidden: its hot path reaches them PC-relative, without the GOT.
+#pragma GCC visibility push(hidden)
+
 namespace alloclab::record {
 
 inline constexpr std::size_t bootstrap_bytes = 256 * 1024;
@@ -23,3 +26,5 @@ void* bootstrap_alloc(size_t n, size_t alignment = 16) noexcept;
 size_t bootstrap_size(const void* p) noexcept;
 
 }  // namespace alloclab::record
+
+#pragma GCC visibility pop

@@ -11,6 +11,9 @@
 
 #include "trace/format.hpp"
 
+// The recorder's own symbols are hidden: its hot path reaches them PC-relative, without the GOT.
+#pragma GCC visibility push(hidden)
+
 namespace alloclab::record {
 
 extern int trace_fd;  ///< -1: nothing (more) to write
@@ -35,3 +38,5 @@ int open_trace(const char* path) noexcept;
 int open_image_trace(const char* path) noexcept;
 
 }  // namespace alloclab::record
+
+#pragma GCC visibility pop

@@ -36,8 +36,9 @@ void end_thread(thread_state& st) noexcept;
 /// one byte past the varint (the buffer has room for it).
 ALLOCLAB_HOT std::uint8_t* put(std::uint8_t* out, std::uint64_t v) noexcept {
   if (__builtin_expect(v >= 0x4000, 0)) return fmt::put_varint(out, v);
-  const std::uint64_t two = v >= 0x80;
-  const auto both = static_cast<std::uint16_t>(v + (v & ~std::uint64_t{0x7f}) + (two << 7));
+  const std::uint64_t high = v & ~std::uint64_t{0x7f};
+  const std::uint64_t two = high != 0;
+  const auto both = static_cast<std::uint16_t>(v + high + (two << 7));
   std::memcpy(out, &both, sizeof both);  // little-endian, as the format
   return out + 1 + two;
 }
@@ -74,17 +75,15 @@ ALLOCLAB_HOT std::uint64_t age_of(const thread_state& st, std::uint64_t entry) n
   return st.allocated - entry;
 }
 
-ALLOCLAB_HOT void record_malloc(thread_state& st, void* p, size_t size) noexcept {
-  if (__builtin_expect(p == nullptr, 0)) return record_failed(st, fmt::malloc_kind, size);
-  st.blocks.insert(reinterpret_cast<std::uintptr_t>(p), next_block(st));
-  commit(st, put_size(st, st.cursor, size, 2, 1));
+// A block that malloc (calloc) returned, after reserve() made room for it in the table: its entry
+// and its event. True when a tick is due (after_publish()).
+ALLOCLAB_HOT bool record_malloc(thread_state& st, void* p, size_t size) noexcept {
+  st.blocks.insert_reserved(reinterpret_cast<std::uintptr_t>(p), next_block(st));
+  return publish(st, put_size(st, st.cursor, size, 2, 1));
 }
-
-ALLOCLAB_HOT void record_calloc(thread_state& st, void* p, size_t bytes) noexcept {
-  if (__builtin_expect(p == nullptr, 0))
-    return record_failed(st, static_cast<std::uint64_t>(fmt::op::calloc), bytes);
-  st.blocks.insert(reinterpret_cast<std::uintptr_t>(p), next_block(st));
-  commit(st, put_size(st, put_op(st.cursor, fmt::op::calloc), bytes));
+ALLOCLAB_HOT bool record_calloc(thread_state& st, void* p, size_t bytes) noexcept {
+  st.blocks.insert_reserved(reinterpret_cast<std::uintptr_t>(p), next_block(st));
+  return publish(st, put_size(st, put_op(st.cursor, fmt::op::calloc), bytes));
 }
 
 /// The free of `block`.

@@ -125,6 +125,40 @@ void record_realloc(thread_state& st, void* old, block_ref block, void* p, size_
   }
 }
 
+// malloc's and calloc's paths off the common one; each leaves the thread and returns the block.
+__attribute__((noinline)) void* allocation_after_publish(thread_state& st, void* p) noexcept {
+  after_publish(st);
+  leave(st);
+  return p;
+}
+
+__attribute__((noinline)) void* allocation_failed(thread_state& st, std::uint64_t kind,
+                                                 size_t size) noexcept {
+  record_failed(st, kind, size);
+  leave(st);
+  return nullptr;
+}
+
+// The table could not grow (no memory for it): the block is recorded, its free will be unknown.
+__attribute__((noinline)) void* allocation_without_room(thread_state& st, void* p, size_t size,
+                                                        std::uint64_t kind) noexcept {
+  if (p == nullptr) return allocation_failed(st, kind, size);
+  next_block(st);
+  std::uint8_t* out = st.cursor;
+  if (kind != fmt::malloc_kind) out = put_op(out, static_cast<fmt::op>(kind));
+  commit(st, kind == fmt::malloc_kind ? put_size(st, out, size, 2, 1) : put_size(st, out, size));
+  leave(st);
+  return p;
+}
+__attribute__((noinline)) void* malloc_without_room(thread_state& st, size_t size) noexcept {
+  return allocation_without_room(st, next.malloc(size), size, fmt::malloc_kind);
+}
+__attribute__((noinline)) void* calloc_without_room(thread_state& st, size_t count, size_t size,
+                                                    size_t bytes) noexcept {
+  return allocation_without_room(st, next.calloc(count, size), bytes,
+                                 static_cast<std::uint64_t>(fmt::op::calloc));
+}
+
 // free's paths off the common one (this thread's block, a table that fits in the cache, no tick
 // due); each ends with the thread left and the real free as a tail call.
 __attribute__((noinline)) void free_after_publish(thread_state& st, void* p) noexcept {
@@ -133,9 +167,15 @@ __attribute__((noinline)) void free_after_publish(thread_state& st, void* p) noe
   next.free(p);
 }
 
-// Not this thread's block: another thread's (taken out of its table first: once freed, another
-// thread may get `p` from malloc), or unknown.
+// After the recording stopped: a bootstrap block is not the next malloc's.
+__attribute__((noinline)) void free_unrecorded(void* p) noexcept {
+  if (!in_bootstrap(p)) next.free(p);
+}
+
+// Not this thread's block: a bootstrap block (not recorded), another thread's (taken out of its
+// table first: once freed, another thread may get `p` from malloc), or unknown.
 __attribute__((noinline)) void free_other(thread_state& st, void* p) noexcept {
+  if (in_bootstrap(p)) return leave(st);
   const block_ref block = threads_share.load(std::memory_order_relaxed)
                               ? take_foreign_block(st, reinterpret_cast<std::uintptr_t>(p))
                               : block_ref{};
@@ -148,6 +188,7 @@ __attribute__((noinline)) void free_other(thread_state& st, void* p) noexcept {
 // back before its entry goes, so the entry's (likely cache-missing) slot loads while the real
 // free runs.
 __attribute__((noinline)) void free_from_big_table(thread_state& st, void* p) noexcept {
+  if (in_bootstrap(p)) return leave(st);
   const auto key = reinterpret_cast<std::uintptr_t>(p);
   if (threads_share.load(std::memory_order_relaxed)) {
     const block_ref block = take_block(st, key);
@@ -165,26 +206,31 @@ __attribute__((noinline)) void free_from_big_table(thread_state& st, void* p) no
 
 }  // namespace
 
+// The table makes room before the real call, so that nothing on the common path after it calls
+// a function: malloc keeps only the state and the size across the call.
 ALLOCLAB_EXPORT void* malloc(size_t size) noexcept {
   thread_state* st = current;
   if (__builtin_expect(st == nullptr, 0)) return malloc_slow(size);
   if (__builtin_expect(!enter(*st), 0)) return next.malloc(size);
+  if (__builtin_expect(!st->blocks.reserve(), 0)) return malloc_without_room(*st, size);
   void* p = next.malloc(size);
-  record_malloc(*st, p, size);
+  if (__builtin_expect(p == nullptr, 0)) return allocation_failed(*st, fmt::malloc_kind, size);
+  if (__builtin_expect(record_malloc(*st, p, size), 0)) return allocation_after_publish(*st, p);
   leave(*st);
   return p;
 }
 
+// This thread's block: its entry goes, then the event, then the real free (a tail call). Any
+// other block (a bootstrap one, another thread's, unknown) misses the table: a negative age.
 ALLOCLAB_EXPORT void free(void* p) noexcept {
   thread_state* st = current;
-  if (__builtin_expect(st == nullptr || p == nullptr || !outside_bootstrap(p), 0))
-    return free_slow(p);
-  if (__builtin_expect(!enter(*st), 0)) return next.free(p);
+  if (__builtin_expect(st == nullptr || p == nullptr, 0)) return free_slow(p);
+  if (__builtin_expect(!enter(*st), 0)) return free_unrecorded(p);
   if (__builtin_expect(st->blocks.big(), 0)) return free_from_big_table(*st, p);
-  // This thread's block: its entry goes, then the event, then the real free (a tail call).
-  const std::uint64_t age = age_of(*st, st->blocks.take(reinterpret_cast<std::uintptr_t>(p)));
-  if (__builtin_expect(age > id_mask, 0)) return free_other(*st, p);
-  if (__builtin_expect(publish(*st, put(st->cursor, age << 1)), 0))
+  const auto age = static_cast<std::int64_t>(
+      age_of(*st, st->blocks.take(reinterpret_cast<std::uintptr_t>(p))));
+  if (__builtin_expect(age < 0, 0)) return free_other(*st, p);
+  if (__builtin_expect(publish(*st, put(st->cursor, static_cast<std::uint64_t>(age) << 1)), 0))
     return free_after_publish(*st, p);
   leave(*st);
   next.free(p);
@@ -199,8 +245,12 @@ ALLOCLAB_EXPORT void* calloc(size_t count, size_t size) noexcept {
   thread_state* st = current;
   if (__builtin_expect(st == nullptr, 0)) return calloc_slow(count, size, bytes);
   if (__builtin_expect(!enter(*st), 0)) return next.calloc(count, size);
+  if (__builtin_expect(!st->blocks.reserve(), 0))
+    return calloc_without_room(*st, count, size, bytes);
   void* p = next.calloc(count, size);
-  record_calloc(*st, p, bytes);
+  if (__builtin_expect(p == nullptr, 0))
+    return allocation_failed(*st, static_cast<std::uint64_t>(fmt::op::calloc), bytes);
+  if (__builtin_expect(record_calloc(*st, p, bytes), 0)) return allocation_after_publish(*st, p);
   leave(*st);
   return p;
 }

@@ -8,6 +8,9 @@
 
 #include <atomic>
 
+// The recorder's own symbols are hidden: its hot path reaches them PC-relative, without the GOT.
+#pragma GCC visibility push(hidden)
+
 namespace alloclab::record {
 
 struct next_functions {
@@ -61,3 +64,5 @@ class next_symbol {
 };
 
 }  // namespace alloclab::record
+
+#pragma GCC visibility pop

@@ -15,6 +15,9 @@
 
 #define ALLOCLAB_HOT inline __attribute__((always_inline))
 
+// The recorder's own symbols are hidden: its hot path reaches them PC-relative, without the GOT.
+#pragma GCC visibility push(hidden)
+
 namespace alloclab::record {
 
 namespace fmt = alloclab::trace_format;
@@ -118,3 +121,5 @@ class inside_recorder {
 };
 
 }  // namespace alloclab::record
+
+#pragma GCC visibility pop
