@@ -247,10 +247,13 @@ json fleet_document(const std::vector<fleet_machine>& machines) {
       add_comparisons(comparisons, m.label, m.results.at("serve").at("workloads"), power);
   }
   json differing = json::array();
-  for (const auto& [fact, v] : facts.begin()->second.items())
+  for (const auto& item : facts.begin()->second.items()) {
+    const std::string& fact = item.key();
+    const json& first = item.value();
     if (std::any_of(facts.begin(), facts.end(),
-                    [&](const auto& f) { return f.second.at(fact) != v; }))
+                    [&](const auto& f) { return f.second.at(fact) != first; }))
       differing.push_back(fact);
+  }
   json counts = json::object();
   json claim_rows = rows_json(claims, labels, facts, counts, "claims");
   json comparison_rows = rows_json(comparisons, labels, facts, counts, "comparisons");
