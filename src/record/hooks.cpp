@@ -133,7 +133,7 @@ __attribute__((noinline)) void* allocation_after_publish(thread_state& st, void*
 }
 
 __attribute__((noinline)) void* allocation_failed(thread_state& st, std::uint64_t kind,
-                                                 size_t size) noexcept {
+                                                  size_t size) noexcept {
   record_failed(st, kind, size);
   leave(st);
   return nullptr;
@@ -227,8 +227,8 @@ ALLOCLAB_EXPORT void free(void* p) noexcept {
   if (__builtin_expect(st == nullptr || p == nullptr, 0)) return free_slow(p);
   if (__builtin_expect(!enter(*st), 0)) return free_unrecorded(p);
   if (__builtin_expect(st->blocks.big(), 0)) return free_from_big_table(*st, p);
-  const auto age = static_cast<std::int64_t>(
-      age_of(*st, st->blocks.take(reinterpret_cast<std::uintptr_t>(p))));
+  const auto age =
+      static_cast<std::int64_t>(age_of(*st, st->blocks.take(reinterpret_cast<std::uintptr_t>(p))));
   if (__builtin_expect(age < 0, 0)) return free_other(*st, p);
   if (__builtin_expect(publish(*st, put(st->cursor, static_cast<std::uint64_t>(age) << 1)), 0))
     return free_after_publish(*st, p);
