@@ -11,6 +11,7 @@
 #include "plan/plan.hpp"
 #include "plan/seed_plan.hpp"
 #include "results/claims.hpp"
+#include "schedule/budget_account.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -92,6 +93,16 @@ TEST(Budget, TheFirstRoundGivesEveryCellItsFirstProcessesInShuffledPasses) {
   }
   EXPECT_EQ(per_cell, (std::vector<std::size_t>{2, 2, 2, 5}));
   EXPECT_EQ(first_round(cells, 7).front().cell, round.front().cell);  // seeded
+}
+
+TEST(Budget, TheAccountsConfidenceIsTheFinalLooks) {
+  const stop_rule four = rule_with_looks(4);
+  std::vector<round_account> rounds{{1, 10, 1.0, 0, 3}};
+  EXPECT_NEAR(rule_at_final_look(four, rounds).confidence(), four.at_look(1).confidence(), 1e-15);
+  rounds.push_back({2, 5, 2.0, 1, 2});
+  EXPECT_NEAR(rule_at_final_look(four, rounds).confidence(), four.at_look(2).confidence(), 1e-15);
+  EXPECT_GT(rule_at_final_look(four, rounds).confidence(), four.confidence());  // less alpha
+  EXPECT_NEAR(rule_at_final_look(four, {}).confidence(), four.confidence(), 1e-15);
 }
 
 TEST(SeedPlan, EveryMeasurableClaimGetsItsCells) {

@@ -4,12 +4,17 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
+#include "measure/build_guard.hpp"
 #include "process/noise_gate.hpp"
 #include "process/run_lock.hpp"
 
@@ -126,6 +131,33 @@ TEST_F(RunLockCli, ASecondLabRunExitsTwoWithOneLine) {
   EXPECT_EQ(cli_support::line_count(o.err), 1u) << o.err;
   EXPECT_NE(o.err.find("pid 4242"), std::string::npos) << o.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ / "r" / "latest"));
+}
+
+// The budget is the run's own time: waiting for another run's lock (--wait) spends none of it.
+// `spent_seconds` is counted inside the run, so it cannot exceed the run's whole wall time less
+// the time the lock was held, whatever the machine's load.
+TEST_F(RunLockCli, WaitingForTheLockSpendsNoneOfTheBudget) {
+  using clock = std::chrono::steady_clock;
+  const std::string path = (dir_ / "lab.lock").string();
+  std::optional<heap::run_lock> held;
+  held.emplace(path, "pid 4243, started now, `alloclab run`", false);
+  const auto started = clock::now();
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::seconds(4));
+    held.reset();
+  });
+  const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
+  const cli_support::outcome o =
+      run("run --workloads trade_batch --strategies std,pmr_monotonic --budget 3s "
+          "--repetition-time 1 --no-placement-check --wait --out " +
+              (dir_ / "r").string() + allow,
+          "ALLOCLAB_LOCK_FILE=" + path);
+  const double wall = std::chrono::duration<double>(clock::now() - started).count();
+  releaser.join();
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const nlohmann::json r =
+      nlohmann::json::parse(cli_support::read_file(dir_ / "r" / "latest" / "results.json"));
+  EXPECT_LE(r.at("budget").at("spent_seconds").get<double>(), wall - 4.0) << "wall " << wall;
 }
 
 }  // namespace

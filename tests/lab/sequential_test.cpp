@@ -24,6 +24,16 @@ TEST(Spread, SplitsBetweenAndWithinProcessVarianceOnTheLogScale) {
   EXPECT_NEAR(s.between, 0.49, 1e-12);
 }
 
+TEST(Spread, UnequalProcessesWeighTheirWithinPartByOneOverTheirSize) {
+  // Within-process log variance 0.01 in both: a process of 2 and one of 4 repetitions.
+  const double d = 0.1;
+  const process_spread s = spread_of(
+      {{std::exp(-d), std::exp(d)}, {std::exp(-d), std::exp(d), std::exp(-d), std::exp(d)}});
+  const double within = (2 * d * d + 4 * d * d) / (1 + 3);
+  EXPECT_NEAR(s.within, within, 1e-12);
+  EXPECT_NEAR(s.within_part, within * (1.0 / 2 + 1.0 / 4) / 2, 1e-12);  // not within / 3
+}
+
 TEST(Spread, OneProcessHasNoBetweenPartAndBadFiguresMakeItInvalid) {
   const process_spread one = spread_of({{100, 110, 90}});
   EXPECT_EQ(one.processes, 1u);

@@ -198,7 +198,6 @@ std::string fit_to_width(const std::string& line, std::size_t columns) {
 }
 
 int execute_run(const run_request& request) {
-  const auto started = std::chrono::steady_clock::now();
   run_plan plan = make_plan(request, alloclab::build::sanitized);
   std::optional<shard_spec> shard;
   const run_plan whole = plan;
@@ -218,6 +217,7 @@ int execute_run(const run_request& request) {
   const bool debug = check_build_or_refuse(request.allow_debug);
   const std::unique_ptr<heap::run_lock> lock = take_lab_lock(request);  // before the handlers:
   install_interrupt_handlers();  // a Ctrl-C while waiting for the lock just ends the process
+  const auto started = std::chrono::steady_clock::now();  // the budget: from holding the lock
   heap::periodic_noise_watch noise;
 
   results_context context{current_build(), request.command_line, utc_now("%Y-%m-%dT%H:%M:%SZ"),

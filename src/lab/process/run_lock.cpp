@@ -23,6 +23,13 @@ std::string holder_of(int fd) {
 
 }  // namespace
 
+void run_lock::fail(const std::string& what) {
+  const int error = errno;
+  ::close(fd_);
+  fd_ = -1;
+  throw std::runtime_error(what + ": " + std::strerror(error));
+}
+
 std::string lock_path_from_environment() {
   const char* path = std::getenv("ALLOCLAB_LOCK_FILE");
   if (path != nullptr && std::strcmp(path, "none") == 0) return {};
@@ -38,6 +45,7 @@ run_lock::run_lock(const std::string& path, const std::string& holder, bool wait
     throw std::runtime_error("cannot open the lab's lock file " + path + ": " +
                              std::strerror(errno));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK) fail("cannot lock the lab's lock file " + path);
     const std::string who = holder_of(fd_);
     if (!wait) {
       ::close(fd_);
@@ -46,8 +54,10 @@ run_lock::run_lock(const std::string& path, const std::string& holder, bool wait
                       "): wait for it, or pass --wait to queue behind it");
     }
     if (waiting != nullptr) waiting(who);
-    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    int locked = 0;
+    while ((locked = ::flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {
     }
+    if (locked != 0) fail("cannot lock the lab's lock file " + path);
   }
   ::fchmod(fd_, 0666);  // the next run may be another user's (fails harmlessly if not ours)
   if (::ftruncate(fd_, 0) == 0) {

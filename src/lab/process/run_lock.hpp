@@ -32,6 +32,7 @@ class run_lock {
   const std::string& path() const { return path_; }
 
  private:
+  [[noreturn]] void fail(const std::string& what);  // closes the file, throws with errno
   std::string path_;
   int fd_ = -1;
 };

@@ -87,13 +87,17 @@ std::size_t likely_decided_with(const budget_state& state,
   return decided;
 }
 
+stop_rule rule_at_final_look(const stop_rule& rule, const std::vector<round_account>& rounds) {
+  return rounds.empty() ? rule : rule.at_look(rounds.back().look);
+}
+
 budget_account make_account(const account_input& in) {
   budget_account a;
   a.mode = in.mode;
   if (in.mode == "budget") a.budget_seconds = in.plan.sizes.budget_seconds;
   a.spent_seconds = in.spent_seconds;
   if (in.plan.sizes.repetition_ms > 0) a.repetition_ms = in.plan.sizes.repetition_ms;
-  a.rule = in.state.rule();
+  a.rule = rule_at_final_look(in.state.rule(), in.rounds);
   a.stopped = in.stopped;
   a.processes = in.ran.size();
   a.rounds = in.rounds;

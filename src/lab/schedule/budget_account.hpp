@@ -79,6 +79,10 @@ struct account_input {
 
 budget_account make_account(const account_input& in);
 
+// The rule as its final intervals were computed: at the last round's look (a run that stopped at
+// look 1 has intervals at look 1's confidence, not the last look's), at `rule`'s own without rounds.
+stop_rule rule_at_final_look(const stop_rule& rule, const std::vector<round_account>& rounds);
+
 // How many of the open comparisons `extra_seconds` more would likely decide, at their observed
 // spread, if a cell could get up to `max_processes`: the cheapest first, each costing the
 // processes its two cells still need.

@@ -22,7 +22,7 @@ double mean_of(const std::vector<double>& values) {
 process_spread spread_of(const figures_by_process& cell) {
   process_spread s;
   std::vector<double> means;
-  double squares = 0;
+  double squares = 0, inverse_sizes = 0;
   for (const auto& process : cell) {
     if (process.empty()) continue;
     std::vector<double> logs;
@@ -34,14 +34,16 @@ process_spread spread_of(const figures_by_process& cell) {
     for (double v : logs) squares += (v - mean) * (v - mean);
     s.within_df += static_cast<double>(logs.size() - 1);
     s.repetitions += logs.size();
+    inverse_sizes += 1.0 / static_cast<double>(logs.size());
     means.push_back(mean);
   }
   s.processes = means.size();
   if (means.empty()) return s;
   s.level = mean_of(means);
   s.within = s.within_df > 0 ? squares / s.within_df : 0;
-  const double per_process = static_cast<double>(s.repetitions) / static_cast<double>(s.processes);
-  s.within_part = s.within / per_process;
+  // A process mean of n repetitions varies by within / n: averaged over processes of unequal n
+  // (a cell whose later processes got more repetitions), the mean of 1 / n.
+  s.within_part = s.within * inverse_sizes / static_cast<double>(s.processes);
   if (s.processes > 1) {
     double spread = 0;
     for (double m : means) spread += (m - s.level) * (m - s.level);

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include <alloclab/memory_budget.hpp>
 #include <fmt/format.h>
 
 #include "frames/heap/heap_workloads.hpp"
@@ -39,11 +41,22 @@ double growth_estimate(heap::size_dist dist) {
   return 1000.0 * 262144;
 }
 
+// What the timelines may use: the machine's available memory, or less under a cgroup limit (a
+// container's), whose headroom is what the kernel would OOM-kill over.
 double available_memory() {
+  double available = 2e9;  // unknown: assume a small machine
   std::ifstream in("/proc/meminfo");
   for (std::string line; std::getline(in, line);)
-    if (line.rfind("MemAvailable:", 0) == 0) return 1024.0 * std::stod(line.substr(13));
-  return 2e9;  // unknown: assume a small machine
+    if (line.rfind("MemAvailable:", 0) == 0) available = 1024.0 * std::stod(line.substr(13));
+  const alloclab::memory_budget cgroup = alloclab::memory_budget::detect();
+  if (cgroup.source() == alloclab::budget_source::cgroup_v2 ||
+      cgroup.source() == alloclab::budget_source::cgroup_v1) {
+    const std::optional<std::uint64_t> used = cgroup.usage();
+    const double headroom =
+        static_cast<double>(cgroup.limit()) - static_cast<double>(used ? *used : std::uint64_t{0});
+    available = std::min(available, std::max(headroom, 0.0));
+  }
+  return available;
 }
 
 const malloc_choice* measured_malloc(const run_plan& plan, const char* name) {
@@ -74,6 +87,11 @@ json run_one(const run_plan& plan, const heap::retention_spec& spec) {
     return out;
   }
   out["retention"] = o.document.value("retention", json());
+  if (!out["retention"].is_object()) {
+    out["status"] = "failed";
+    out["reason"] = "the worker's document has no retention figures";
+    return out;
+  }
   if (spec.background_thread && out["retention"].value("background_thread", json()) != "true") {
     out["status"] = "refused";  // the knob did not take: not the variant it claims to be
     out["reason"] = "jemalloc did not report background_thread on";
@@ -132,7 +150,17 @@ json run_retention_timelines(const run_plan& plan, const std::vector<heap::reten
                      waves[w].size(), plan.sizes.retention_horizon_s, w + 1, waves.size()));
     std::vector<std::thread> threads;
     for (const std::size_t i : waves[w])
-      threads.emplace_back([&, i] { done[i] = run_one(plan, specs[i]); });
+      threads.emplace_back([&, i] {
+        try {
+          done[i] = run_one(plan, specs[i]);
+        } catch (const std::exception& e) {  // a failed timeline, never a terminated run
+          done[i] = {{"spec", to_json(specs[i])},
+                     {"status", "failed"},
+                     {"reason", e.what()},
+                     {"live_allocator", nullptr},
+                     {"retention", nullptr}};
+        }
+      });
     for (auto& t : threads) t.join();
     throw_if_interrupted();
   }
