@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test alloclab has, from a fresh clone:
 #   1. Release build (g++): unit tests, lab tests, usage examples, lab smoke run;
-#   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer (unoptimised, line
+#      tables only: -g1 names every frame of a report and builds faster than -g);
 #   3. clang++ as C++20 with -Werror (unoptimised): the library, its tests, the lab (its test
 #      drivers and tests run in steps 1 and 2) and short libFuzzer runs (the header checks in
 #      step 1 cover both compilers);
