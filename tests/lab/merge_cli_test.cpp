@@ -176,6 +176,21 @@ TEST_F(ShardAndMerge, Refusals) {
                  "different configurations");
 }
 
+// The probe's copy-cliff verdict is measured, and can differ between two runs of one machine
+// under load: it must not split one machine's shards into two machine types.
+TEST_F(ShardAndMerge, AProbeThatReadsTheCliffDifferentlyIsTheSameMachine) {
+  const fs::path flipped = dir_ / "flipped_probe";
+  fs::copy(fs::path(shard_dir(3)) / "latest", flipped, fs::copy_options::recursive);
+  json r = results_in(flipped);
+  json& cliff = r["environment"]["placement"]["probe"]["has_cliff"];
+  cliff = !(cliff.is_boolean() && cliff.get<bool>());
+  std::ofstream(flipped / "results.json") << r.dump();
+  const outcome o = run(words("merge {} {} {} -o {}", shard_dir(1), shard_dir(2), flipped.string(),
+                              (dir_ / "merged").string()));
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("merged 3 shards"), std::string::npos) << o.out;
+}
+
 TEST_F(ShardAndMerge, ShardCostsFromAnEarlierRun) {
   const std::string costs = (root_ / "whole" / "latest" / "results.json").string();
   for (int k = 1; k <= 3; ++k)

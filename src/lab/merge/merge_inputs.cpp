@@ -49,12 +49,14 @@ merge_input read_merge_input(const std::string& argument) {
   return in;
 }
 
+// What a machine is, from facts a run reads, never from one it measures: the placement probe's
+// verdict (a copy cliff) can differ between two runs of one machine under load, and would split
+// one machine's shards in two. The fleet report still shows it beside each flip.
 json machine_type(const json& results) {
   const json& env = results.at("environment");
   return {{"cpu_model", env.value("cpu_model", json())},
           {"glibc", env.value("glibc", json())},
           {"transparent_hugepages", env.value("transparent_hugepages", json())},
-          {"copy_cliff", value_at(env, json::json_pointer("/placement/probe/has_cliff"))},
           {"placement_twin", results.at("config").value("placement_twin", json())}};
 }
 
