@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "frames/program/stopping.hpp"
+
 namespace alloclab::program {
 namespace {
 
@@ -50,23 +52,29 @@ run_figures medians(const samples& s) {
   return m;
 }
 
+// How a ratio's interval is computed: a 95 % bootstrap of medians, or the stop rule's.
+struct interval_method {
+  const std::optional<lab::stop_rule>& stopped_at;
+  lab::pooled_between pool;  // the metric's between-run variance over every combination
+};
+
 ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& base,
-                      double noise_floor) {
+                      double noise_floor, const interval_method& method) {
   ratio_figure r;
-  const double base_median = median(base);
-  r.value = base_median > 0 ? median(b) / base_median : 0;
-  r.range = lab::bootstrap_ratio_of_medians(b, base);
+  if (method.stopped_at) {
+    const lab::sequential_ratio s = sequential_vs_baseline(b, base, method.pool, *method.stopped_at);
+    r.value = s.value;
+    if (s.bounded()) r.range = {s.low, s.high};
+  } else {
+    const double base_median = median(base);
+    r.value = base_median > 0 ? median(b) / base_median : 0;
+    r.range = lab::bootstrap_ratio_of_medians(b, base);
+  }
   r.p_value = lab::mann_whitney_u(b, base).p_value;
   r.has_power = !b.empty() && !base.empty() &&
                 lab::mann_whitney_min_p(b.size(), base.size()) < lab::significance_alpha;
   r.verdict = lab::judge_difference(r.p_value, r.has_power, r.range, noise_floor);
   return r;
-}
-
-std::size_t baseline_of(const std::vector<variant>& combinations) {
-  for (std::size_t i = 0; i < combinations.size(); ++i)
-    if (combinations[i].malloc == "glibc" && combinations[i].settings.empty()) return i;
-  return 0;
 }
 
 void mark_pareto_front(std::vector<combination_figures>& all) {
@@ -135,17 +143,33 @@ output_check check_output(const std::vector<combination_figures>& all) {
 
 }  // namespace
 
+std::size_t baseline_of(const std::vector<variant>& combinations) {
+  for (std::size_t i = 0; i < combinations.size(); ++i)
+    if (combinations[i].malloc == "glibc" && combinations[i].settings.empty()) return i;
+  return 0;
+}
+
 program_figures compute_figures(const std::vector<variant>& combinations,
-                                const std::vector<run_row>& rows, bool check, double noise_floor) {
+                                const std::vector<run_row>& rows, bool check, double noise_floor,
+                                const std::optional<lab::stop_rule>& stopped_at) {
   program_figures out;
   out.baseline = baseline_of(combinations);
   out.noise_floor = noise_floor;
   const samples base = collect(rows, out.baseline);
+  std::vector<samples> all;
+  for (std::size_t i = 0; i < combinations.size(); ++i) all.push_back(collect(rows, i));
+  std::vector<std::vector<double>> cpu, rss;
+  for (const samples& s : all) {
+    cpu.push_back(s.cpu);
+    rss.push_back(s.rss);
+  }
+  const interval_method cpu_method{stopped_at, stopped_at ? pool_runs(cpu) : lab::pooled_between{}};
+  const interval_method rss_method{stopped_at, stopped_at ? pool_runs(rss) : lab::pooled_between{}};
   for (std::size_t i = 0; i < combinations.size(); ++i) {
     combination_figures c;
     c.label = combinations[i].label();
     c.malloc = combinations[i].malloc;
-    const samples s = collect(rows, i);
+    const samples& s = all[i];
     c.runs_ok = s.cpu.size();
     c.runs_failed =
         static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [i](const run_row& r) {
@@ -153,8 +177,8 @@ program_figures compute_figures(const std::vector<variant>& combinations,
         }));
     c.median = medians(s);
     if (i != out.baseline && c.runs_ok > 0 && !base.cpu.empty()) {
-      c.cpu = ratio_of(s.cpu, base.cpu, noise_floor);
-      c.peak_rss = ratio_of(s.rss, base.rss, noise_floor);
+      c.cpu = ratio_of(s.cpu, base.cpu, noise_floor, cpu_method);
+      c.peak_rss = ratio_of(s.rss, base.rss, noise_floor, rss_method);
     }
     c.stdout_hashes = distinct_hashes(rows, i);
     c.failures = distinct_failures(rows, i);

@@ -16,10 +16,13 @@
 
 #include "frames/program/rounds.hpp"
 #include "stats/decision.hpp"
+#include "stats/sequential.hpp"
 
 namespace alloclab::program {
 
-/// B / baseline of per-run figures: ratio of medians, bootstrap interval, U test, verdict.
+/// B / baseline of per-run figures: its ratio and interval (ratio of medians with a 95 % bootstrap
+/// interval, or, when the rounds stopped adaptively, the stop rule's ratio of geometric means with
+/// its interval at the last look), the U test and the verdict of the lab's one rule.
 struct ratio_figure {
   double value = 0;
   lab::interval range;
@@ -52,10 +55,15 @@ struct program_figures {
   output_check output;
 };
 
-/// Every row must index into `combinations`.
+/// Every row must index into `combinations`. With `stopped_at` (the rule of the last look of an
+/// adaptive run), intervals are the stop rule's, valid despite the looks; else bootstrap ones.
 program_figures compute_figures(const std::vector<variant>& combinations,
                                 const std::vector<run_row>& rows, bool check_output,
-                                double noise_floor = lab::default_noise_floor_percent / 100);
+                                double noise_floor = lab::default_noise_floor_percent / 100,
+                                const std::optional<lab::stop_rule>& stopped_at = std::nullopt);
+
+/// The baseline: glibc without knobs, else the first combination.
+std::size_t baseline_of(const std::vector<variant>& combinations);
 
 /// "faster", "slower", "inside the noise", "too few runs" (CPU); "smaller"/"larger" for memory.
 const char* cpu_verdict(lab::difference d);

@@ -29,6 +29,29 @@ json figures_json(const run_figures& f) {
           {"involuntary_switches", f.involuntary_switches}};
 }
 
+// How the rounds ended and how the intervals were made.
+json stopping_json(const stopping_plan& plan, const stopping_outcome& outcome,
+                   const std::optional<lab::stop_rule>& final_rule) {
+  json j = {{"mode", plan.adaptive ? "adaptive" : "fixed"},
+            {"rounds", outcome.rounds},
+            {"stopped_because", outcome.stopped_because},
+            {"interval",
+             plan.adaptive ? "stop rule: " + std::string(lab::stop_rule_name) +
+                                 "; each run one process; ratio of geometric means"
+                           : std::string("95 % bootstrap of the ratio of medians")}};
+  if (!plan.adaptive) return j;
+  j.update({{"budget_seconds", plan.budget_seconds},
+            {"min_rounds", plan.min_rounds},
+            {"max_rounds", plan.max_rounds},
+            {"look_rounds", plan.look_rounds},
+            {"looks_taken", outcome.looks_taken},
+            {"confidence", final_rule ? final_rule->confidence() : 0.95},
+            {"comparisons", outcome.compared},
+            {"decided", outcome.decided},
+            {"open", outcome.open}});
+  return j;
+}
+
 json ratio_json(const std::optional<ratio_figure>& r, const char* verdict) {
   if (!r) return nullptr;
   return {{"ratio", r->value},
@@ -153,6 +176,26 @@ std::string verdict_of(const json& vs) {
   return vs.is_null() ? "" : vs["verdict"].get<std::string>();
 }
 
+// The rounds' stopping and the intervals it implies, in a sentence or two.
+std::string stopping_text(const json& program) {
+  if (!program.contains("stopping")) return "Ratios are medians ÷ the baseline's, 95 % bootstrap interval.";
+  const json& s = program["stopping"];
+  if (s["mode"] == "fixed")
+    return "Ratios are medians over the runs ÷ the baseline's, 95 % bootstrap interval.";
+  std::string open;
+  for (const json& label : s["open"]) open += (open.empty() ? "" : ", ") + label.get<std::string>();
+  return fmt::format(
+      "Rounds stopped adaptively (budget {:g} s, {} to {} rounds, looks after rounds {}): "
+      "stopped after {} rounds, {}, {} of {} comparisons decided{}. Ratios are of geometric means "
+      "with the stop rule's interval at its last look ({:.2f} %: the 5 % error is spent over the "
+      "looks, so an interval holds whenever the rounds stopped; docs/budget.md).",
+      s["budget_seconds"].get<double>(), s["min_rounds"].get<std::size_t>(),
+      s["max_rounds"].get<std::size_t>(), fmt::join(s["look_rounds"].get<std::vector<std::size_t>>(), ", "),
+      s["rounds"].get<std::size_t>(), s["stopped_because"].get<std::string>(),
+      s["decided"].get<std::size_t>(), s["comparisons"].get<std::size_t>(),
+      open.empty() ? "" : " (open: " + open + ")", 100 * s["confidence"].get<double>());
+}
+
 std::string seconds(double s) {
   return s < 10 ? fmt::format("{:.3f} s", s) : fmt::format("{:.1f} s", s);
 }
@@ -238,7 +281,8 @@ std::string failures_list(const json& program) {
 }  // namespace
 
 json program_json(const try_plan& plan, const std::vector<run_row>& rows,
-                  const program_figures& figures, bool output_checked) {
+                  const program_figures& figures, bool output_checked,
+                  const stopping_plan& stopping, const stopping_outcome& outcome) {
   json combinations = json::array();
   for (std::size_t i = 0; i < plan.combinations.size(); ++i)
     combinations.push_back(combination_json(plan.combinations[i], figures.combinations[i],
@@ -252,7 +296,11 @@ json program_json(const try_plan& plan, const std::vector<run_row>& rows,
        s.working_directory.empty() ? json(nullptr) : json(s.working_directory)},
       {"stdin", s.stdin_path.empty() ? json(nullptr) : json(s.stdin_path)},
       {"timeout_seconds", static_cast<double>(s.timeout.count()) / 1000},
-      {"rounds", plan.rounds},
+      {"rounds", outcome.rounds},
+      {"stopping", stopping_json(stopping, outcome,
+                                 outcome.looks_taken > 0
+                                     ? std::optional(stopping.rule_at(outcome.looks_taken))
+                                     : std::nullopt)},
       {"seed", plan.seed},
       {"order", "every combination once per round, each round in a fresh random order"},
       {"baseline", figures.combinations.empty()
@@ -283,9 +331,8 @@ std::string render_program_markdown(const json& program) {
   std::string out = "## Your program under each malloc\n\n";
   out += fmt::format(
       "`{}`, {} rounds (each runs every combination once, in a fresh random order; seed {}), "
-      "timeout {:g} s per run{}{}. Ratios are medians over the runs ÷ the baseline's, 95 % "
-      "bootstrap interval; a verdict needs the Mann-Whitney U test (p < 0.05) and the interval "
-      "beyond the {:g} % noise floor.\n\n",
+      "timeout {:g} s per run{}{}. {} A verdict needs the Mann-Whitney U test (p < 0.05) and "
+      "the interval beyond the {:g} % noise floor.\n\n",
       quoted_command(program["command"]), program["rounds"].get<std::size_t>(),
       program["seed"].get<std::uint64_t>(), program["timeout_seconds"].get<double>(),
       program["stdin"].is_null() ? ""
@@ -293,7 +340,7 @@ std::string render_program_markdown(const json& program) {
       program["working_directory"].is_null()
           ? ""
           : ", in `" + program["working_directory"].get<std::string>() + "`",
-      program["noise_floor_percent"].get<double>());
+      stopping_text(program), program["noise_floor_percent"].get<double>());
   out += main_table(program) + "\n";
   out +=
       "**CPU versus peak RSS — the Pareto front** (no other combination has both less CPU "

@@ -4,7 +4,8 @@
 // (render/html_report.js, `programTradeOff`).
 //
 // Example:
-//   const nlohmann::json program = alloclab::program::program_json(plan, rows, figures, true);
+//   const nlohmann::json program = alloclab::program::program_json(plan, rows, figures, true,
+//                                                                  stopping, stopper.outcome());
 //   std::cout << alloclab::program::render_program_console(program);
 #pragma once
 
@@ -15,12 +16,14 @@
 
 #include "frames/program/figures.hpp"
 #include "frames/program/rounds.hpp"
+#include "frames/program/stopping.hpp"
 
 namespace alloclab::program {
 
 /// results["program"]: see docs/results-schema.md, "program".
 nlohmann::json program_json(const try_plan& plan, const std::vector<run_row>& rows,
-                            const program_figures& figures, bool output_checked);
+                            const program_figures& figures, bool output_checked,
+                            const stopping_plan& stopping, const stopping_outcome& outcome);
 
 /// report.md's "Your program under each malloc" section.
 std::string render_program_markdown(const nlohmann::json& program);

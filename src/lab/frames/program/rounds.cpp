@@ -20,7 +20,8 @@ std::vector<std::vector<std::size_t>> round_orders(std::size_t count, std::size_
 }
 
 std::vector<run_row> run_rounds(const try_plan& plan,
-                                const std::function<void(const run_row&)>& progress) {
+                                const std::function<void(const run_row&)>& progress,
+                                const round_check& another_round) {
   lab::install_interrupt_handlers();
   const std::string proof_file = plan.scratch_directory + "/liveness-proof.txt";
   std::vector<run_row> rows;
@@ -37,6 +38,7 @@ std::vector<run_row> run_rounds(const try_plan& plan,
       if (progress) progress(row);
       rows.push_back(std::move(row));
     }
+    if (another_round && !another_round(rows, round + 1)) break;
   }
   return rows;
 }

@@ -27,7 +27,7 @@ struct run_row {
 struct try_plan {
   run_setup setup;
   std::vector<variant> combinations;
-  std::size_t rounds = 5;
+  std::size_t rounds = 5;  ///< at most this many
   std::uint64_t seed = 1;
   std::string scratch_directory;  ///< where each run's proof file is written
 };
@@ -36,9 +36,14 @@ struct try_plan {
 std::vector<std::vector<std::size_t>> round_orders(std::size_t count, std::size_t rounds,
                                                    std::uint64_t seed);
 
-/// Runs the plan; `progress` sees each row as it finishes. Throws run_interrupted on SIGINT or
-/// SIGTERM (the running program's process group is killed by the handler).
+/// After each round: the rows so far and the rounds completed; false stops the run.
+using round_check = std::function<bool(const std::vector<run_row>&, std::size_t)>;
+
+/// Runs up to plan.rounds rounds, fewer when `another_round` says stop; `progress` sees each row
+/// as it finishes. Throws run_interrupted on SIGINT or SIGTERM (the running program's process
+/// group is killed by the handler).
 std::vector<run_row> run_rounds(const try_plan& plan,
-                                const std::function<void(const run_row&)>& progress = {});
+                                const std::function<void(const run_row&)>& progress = {},
+                                const round_check& another_round = {});
 
 }  // namespace alloclab::program

@@ -14,6 +14,8 @@
 #include "frames/program/figures.hpp"
 #include "frames/program/program_results.hpp"
 #include "frames/program/program_document.hpp"
+#include "frames/program/stopping.hpp"
+#include "plan/budget.hpp"
 #include "process/malloc_registry.hpp"
 #include "main/cli.hpp"
 #include "main/option_checks.hpp"
@@ -91,6 +93,22 @@ void check_program(const std::string& program) {
   throw usage_error("try: program '" + program + "' not found in PATH");
 }
 
+constexpr std::size_t default_fixed_rounds = 5;
+constexpr const char* default_budget = "5m";
+
+// --rounds N: that many rounds; else adaptive within --budget (0: the default fixed rounds).
+stopping_plan stopping_of(const try_request& r) {
+  if (r.rounds > 0 && r.budget)
+    throw usage_error("try: --rounds and --budget exclude each other (--rounds: a fixed number "
+                      "of rounds; --budget: stop when decided or when the time is spent)");
+  if (r.rounds > 0) return fixed_stopping(r.rounds);
+  const double seconds = lab::parse_budget(r.budget.value_or(default_budget));
+  if (seconds <= 0) return fixed_stopping(default_fixed_rounds);
+  if (r.min_rounds > r.max_rounds)
+    throw usage_error("try: --min-rounds is above --max-rounds");
+  return adaptive_stopping(r.min_rounds, r.max_rounds, seconds);
+}
+
 void check_request(const try_request& r) {
   if (r.command.empty())
     throw usage_error("try: no program given; usage: alloclab try [options] -- PROG ARGS");
@@ -120,12 +138,12 @@ try_plan plan_of(const try_request& r) {
   return plan;
 }
 
-void print_progress(const run_row& row, const try_plan& plan) {
-  const std::size_t total = plan.rounds * plan.combinations.size();
-  const std::size_t done = row.round * plan.combinations.size() + row.position + 1;
+void print_progress(const run_row& row, const try_plan& plan, bool adaptive) {
   static const bool terminal = ::isatty(STDERR_FILENO) != 0;
-  std::cerr << fmt::format("{}[{}/{}] round {} {:<40}", terminal ? "\r" : "", done, total,
-                           row.round + 1, plan.combinations[row.combination].label())
+  std::cerr << fmt::format("{}round {} of {}{}, run {}/{}: {:<40}", terminal ? "\r" : "",
+                           row.round + 1, adaptive ? "at most " : "", plan.rounds,
+                           row.position + 1, plan.combinations.size(),
+                           plan.combinations[row.combination].label())
             << (row.record.ok ? (terminal ? "" : "\n") : "\n  failed: " + row.record.reason + "\n")
             << std::flush;
 }
@@ -147,7 +165,19 @@ try_command::try_command(CLI::App& app, const std::string& command_line) {
       ->expected(1);
   command_->add_option("--variants", r.variants,
                        "Knob variants, MALLOC:KNOB=VALUE[+KNOB=VALUE],...; " + knob_summary());
-  command_->add_option("--rounds", r.rounds, "Rounds; each runs every combination once (2-1000)")
+  command_
+      ->add_option("--rounds", r.rounds,
+                   "A fixed number of rounds, each running every combination once (2-1000); "
+                   "default: stop adaptively (--budget)")
+      ->check(CLI::Range(std::size_t{2}, std::size_t{1000}));
+  command_->add_option(
+      "--budget", r.budget,
+      "Wall time of all rounds, e.g. 5m, 90s (default 5m): after --min-rounds, rounds continue "
+      "until every combination's CPU ratio to the baseline is decided by the lab's stop rule "
+      "(docs/budget.md), the time is spent or --max-rounds ran; 0 = 5 fixed rounds");
+  command_->add_option("--min-rounds", r.min_rounds, "Adaptive: rounds before the first look (2-1000, default 3)")
+      ->check(CLI::Range(std::size_t{2}, std::size_t{1000}));
+  command_->add_option("--max-rounds", r.max_rounds, "Adaptive: at most this many rounds (2-1000, default 40)")
       ->check(CLI::Range(std::size_t{2}, std::size_t{1000}));
   command_
       ->add_option("--timeout", r.timeout_seconds,
@@ -181,7 +211,9 @@ int try_command::execute() const {
 
 int execute_try(const try_request& request) {
   check_request(request);
+  const stopping_plan stopping = stopping_of(request);
   try_plan plan = plan_of(request);
+  plan.rounds = stopping.max_rounds;
   const fs::path directory = request.out_directory.empty()
                                  ? fs::path("results") / ("try-" + lab::utc_now("%Y%m%dT%H%M%SZ"))
                                  : fs::path(request.out_directory);
@@ -190,12 +222,33 @@ int execute_try(const try_request& request) {
   plan.scratch_directory = fs::absolute(directory).string();
   const std::string created = lab::utc_now("%Y-%m-%dT%H:%M:%SZ");
   const auto start = std::chrono::steady_clock::now();
-  const auto rows = run_rounds(plan, [&plan](const run_row& row) { print_progress(row, plan); });
+  const double noise_floor = lab::default_noise_floor_percent / 100;
+  std::vector<std::string> labels;
+  for (const variant& v : plan.combinations) labels.push_back(v.label());
+  round_stopper stopper(stopping, plan.combinations.size(), baseline_of(plan.combinations),
+                        noise_floor, labels);
+  const auto another_round = [&](const std::vector<run_row>& so_far, std::size_t completed) {
+    const std::size_t looks = stopper.outcome().looks_taken;
+    const bool more = stopper.another_round(
+        so_far, completed,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (stopper.outcome().looks_taken != looks)
+      std::cerr << fmt::format("\nlook {} after {} rounds: {} of {} comparisons decided{}\n",
+                               stopper.outcome().looks_taken, completed,
+                               stopper.outcome().decided, stopper.outcome().compared,
+                               more ? "" : "; " + stopper.outcome().stopped_because);
+    return more;
+  };
+  const auto rows = run_rounds(
+      plan, [&](const run_row& row) { print_progress(row, plan, stopping.adaptive); },
+      another_round);
   if (::isatty(STDERR_FILENO) != 0) std::cerr << '\n';
   const bool check = request.output == "check";
-  const program_figures figures = compute_figures(plan.combinations, rows, check);
+  const program_figures figures = compute_figures(
+      plan.combinations, rows, check, noise_floor,
+      stopping.adaptive ? std::optional(stopper.final_rule()) : std::nullopt);
   const nlohmann::json results = program_document(
-      program_json(plan, rows, figures, check), request.command_line, created,
+      program_json(plan, rows, figures, check, stopping, stopper.outcome()), request.command_line, created,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   write_program_outputs(results, directory);
   std::cout << render_program_console(results.at("program"))

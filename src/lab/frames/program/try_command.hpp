@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,9 @@ namespace alloclab::program {
 struct try_request {
   std::vector<std::string> mallocs;  ///< empty: every installed one
   std::string variants;
-  std::size_t rounds = 5;
+  std::size_t rounds = 0;              ///< a fixed number of rounds; 0: stop adaptively
+  std::optional<std::string> budget;   ///< adaptive: wall time of all rounds (default 5m)
+  std::size_t min_rounds = 3, max_rounds = 40;
   double timeout_seconds = 600;
   std::string stdin_path;
   std::string working_directory;
