@@ -313,6 +313,9 @@ INSTANTIATE_TEST_SUITE_P(
         bad_arguments{"--stdin /no/such/file -- SUBJECT cat", "--stdin"},
         bad_arguments{"--cwd /no/such/dir -- SUBJECT pwd", "--cwd"},
         bad_arguments{"--rounds 1 -- SUBJECT alloc", "--rounds"},
+        bad_arguments{"--rounds 3 --budget 1m -- SUBJECT alloc", "exclude each other"},
+        bad_arguments{"--budget soon -- SUBJECT alloc", "--budget"},
+        bad_arguments{"--min-rounds 9 --max-rounds 4 -- SUBJECT alloc", "--min-rounds"},
         bad_arguments{"--timeout -1 -- SUBJECT alloc", "--timeout"},
         bad_arguments{"--output keep -- SUBJECT alloc", "--output"}));
 

@@ -62,7 +62,8 @@ ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& b
                       double noise_floor, const interval_method& method) {
   ratio_figure r;
   if (method.stopped_at) {
-    const lab::sequential_ratio s = sequential_vs_baseline(b, base, method.pool, *method.stopped_at);
+    const lab::sequential_ratio s =
+        sequential_vs_baseline(b, base, method.pool, *method.stopped_at);
     r.value = s.value;
     if (s.bounded()) r.range = {s.low, s.high};
   } else {

@@ -35,10 +35,9 @@ json stopping_json(const stopping_plan& plan, const stopping_outcome& outcome,
   json j = {{"mode", plan.adaptive ? "adaptive" : "fixed"},
             {"rounds", outcome.rounds},
             {"stopped_because", outcome.stopped_because},
-            {"interval",
-             plan.adaptive ? "stop rule: " + std::string(lab::stop_rule_name) +
-                                 "; each run one process; ratio of geometric means"
-                           : std::string("95 % bootstrap of the ratio of medians")}};
+            {"interval", plan.adaptive ? "stop rule: " + std::string(lab::stop_rule_name) +
+                                             "; each run one process; ratio of geometric means"
+                                       : std::string("95 % bootstrap of the ratio of medians")}};
   if (!plan.adaptive) return j;
   j.update({{"budget_seconds", plan.budget_seconds},
             {"min_rounds", plan.min_rounds},
@@ -178,7 +177,8 @@ std::string verdict_of(const json& vs) {
 
 // The rounds' stopping and the intervals it implies, in a sentence or two.
 std::string stopping_text(const json& program) {
-  if (!program.contains("stopping")) return "Ratios are medians ÷ the baseline's, 95 % bootstrap interval.";
+  if (!program.contains("stopping"))
+    return "Ratios are medians ÷ the baseline's, 95 % bootstrap interval.";
   const json& s = program["stopping"];
   if (s["mode"] == "fixed")
     return "Ratios are medians over the runs ÷ the baseline's, 95 % bootstrap interval.";
@@ -190,7 +190,8 @@ std::string stopping_text(const json& program) {
       "with the stop rule's interval at its last look ({:.2f} %: the 5 % error is spent over the "
       "looks, so an interval holds whenever the rounds stopped; docs/budget.md).",
       s["budget_seconds"].get<double>(), s["min_rounds"].get<std::size_t>(),
-      s["max_rounds"].get<std::size_t>(), fmt::join(s["look_rounds"].get<std::vector<std::size_t>>(), ", "),
+      s["max_rounds"].get<std::size_t>(),
+      fmt::join(s["look_rounds"].get<std::vector<std::size_t>>(), ", "),
       s["rounds"].get<std::size_t>(), s["stopped_because"].get<std::string>(),
       s["decided"].get<std::size_t>(), s["comparisons"].get<std::size_t>(),
       open.empty() ? "" : " (open: " + open + ")", 100 * s["confidence"].get<double>());
@@ -297,10 +298,10 @@ json program_json(const try_plan& plan, const std::vector<run_row>& rows,
       {"stdin", s.stdin_path.empty() ? json(nullptr) : json(s.stdin_path)},
       {"timeout_seconds", static_cast<double>(s.timeout.count()) / 1000},
       {"rounds", outcome.rounds},
-      {"stopping", stopping_json(stopping, outcome,
-                                 outcome.looks_taken > 0
-                                     ? std::optional(stopping.rule_at(outcome.looks_taken))
-                                     : std::nullopt)},
+      {"stopping",
+       stopping_json(stopping, outcome,
+                     outcome.looks_taken > 0 ? std::optional(stopping.rule_at(outcome.looks_taken))
+                                             : std::nullopt)},
       {"seed", plan.seed},
       {"order", "every combination once per round, each round in a fresh random order"},
       {"baseline", figures.combinations.empty()

@@ -53,7 +53,8 @@ std::vector<double> noise_boundaries(double noise_floor) {
 
 lab::pooled_between pool_runs(const std::vector<std::vector<double>>& per_combination) {
   std::vector<lab::process_spread> spreads;
-  for (const auto& runs : per_combination) spreads.push_back(lab::spread_of(one_process_per_run(runs)));
+  for (const auto& runs : per_combination)
+    spreads.push_back(lab::spread_of(one_process_per_run(runs)));
   return lab::pool_between(spreads);
 }
 
@@ -67,12 +68,12 @@ lab::sequential_ratio sequential_vs_baseline(const std::vector<double>& candidat
 }
 
 std::size_t look_state::open() const {
-  return static_cast<std::size_t>(std::count_if(comparisons.begin(), comparisons.end(),
-                                                [](const comparison_look& c) { return !c.decided; }));
+  return static_cast<std::size_t>(std::count_if(
+      comparisons.begin(), comparisons.end(), [](const comparison_look& c) { return !c.decided; }));
 }
 
-look_state look_at(const std::vector<run_row>& rows, std::size_t combinations,
-                   std::size_t baseline, const lab::stop_rule& rule, double noise_floor) {
+look_state look_at(const std::vector<run_row>& rows, std::size_t combinations, std::size_t baseline,
+                   const lab::stop_rule& rule, double noise_floor) {
   look_state look;
   look.look = rule.look;
   const auto cpu = cpu_by_combination(rows, combinations);
@@ -122,8 +123,8 @@ bool round_stopper::another_round(const std::vector<run_row>& rows, std::size_t 
   // Never more looks than planned: each look spends its own share of alpha.
   if (outcome_.looks_taken >= plan_.look_rounds.size())
     return finish("every planned look taken", nullptr);
-  const look_state look = look_at(rows, combinations_, baseline_,
-                                  plan_.rule_at(++outcome_.looks_taken), noise_floor_);
+  const look_state look =
+      look_at(rows, combinations_, baseline_, plan_.rule_at(++outcome_.looks_taken), noise_floor_);
   outcome_.compared = look.comparisons.size();
   outcome_.decided = outcome_.compared - look.open();
   if (look.open() == 0) return finish("every comparison decided", &look);

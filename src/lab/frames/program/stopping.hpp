@@ -30,8 +30,8 @@ struct stopping_plan {
   bool adaptive = false;
   std::size_t min_rounds = 0;
   std::size_t max_rounds = 0;
-  double budget_seconds = 0;              ///< adaptive: wall time for all rounds
-  std::vector<std::size_t> look_rounds;   ///< adaptive: completed rounds at which the rule looks
+  double budget_seconds = 0;             ///< adaptive: wall time for all rounds
+  std::vector<std::size_t> look_rounds;  ///< adaptive: completed rounds at which the rule looks
   lab::stop_rule rule_at(std::size_t look) const;  ///< looks = look_rounds.size()
 };
 
@@ -60,22 +60,22 @@ struct comparison_look {
 };
 
 struct look_state {
-  std::size_t look = 0;    ///< 1-based
-  std::size_t rounds = 0;  ///< completed rounds it saw
+  std::size_t look = 0;                      ///< 1-based
+  std::size_t rounds = 0;                    ///< completed rounds it saw
   std::vector<comparison_look> comparisons;  ///< every combination but the baseline
   std::size_t open() const;
 };
 
 /// Judges the rows' CPU times at `rule.look`.
-look_state look_at(const std::vector<run_row>& rows, std::size_t combinations,
-                   std::size_t baseline, const lab::stop_rule& rule, double noise_floor);
+look_state look_at(const std::vector<run_row>& rows, std::size_t combinations, std::size_t baseline,
+                   const lab::stop_rule& rule, double noise_floor);
 
 /// What a run of rounds did, for results.json and the report.
 struct stopping_outcome {
-  std::size_t rounds = 0;        ///< completed
-  std::size_t looks_taken = 0;   ///< adaptive: looks the rule took
-  std::string stopped_because;   ///< "fixed rounds", "every comparison decided", ...
-  std::vector<std::string> open;  ///< labels still undecided at the last look
+  std::size_t rounds = 0;                 ///< completed
+  std::size_t looks_taken = 0;            ///< adaptive: looks the rule took
+  std::string stopped_because;            ///< "fixed rounds", "every comparison decided", ...
+  std::vector<std::string> open;          ///< labels still undecided at the last look
   std::size_t compared = 0, decided = 0;  ///< comparisons at the last look, and decided ones
 };
 

@@ -99,13 +99,13 @@ constexpr const char* default_budget = "5m";
 // --rounds N: that many rounds; else adaptive within --budget (0: the default fixed rounds).
 stopping_plan stopping_of(const try_request& r) {
   if (r.rounds > 0 && r.budget)
-    throw usage_error("try: --rounds and --budget exclude each other (--rounds: a fixed number "
-                      "of rounds; --budget: stop when decided or when the time is spent)");
+    throw usage_error(
+        "try: --rounds and --budget exclude each other (--rounds: a fixed number "
+        "of rounds; --budget: stop when decided or when the time is spent)");
   if (r.rounds > 0) return fixed_stopping(r.rounds);
   const double seconds = lab::parse_budget(r.budget.value_or(default_budget));
   if (seconds <= 0) return fixed_stopping(default_fixed_rounds);
-  if (r.min_rounds > r.max_rounds)
-    throw usage_error("try: --min-rounds is above --max-rounds");
+  if (r.min_rounds > r.max_rounds) throw usage_error("try: --min-rounds is above --max-rounds");
   return adaptive_stopping(r.min_rounds, r.max_rounds, seconds);
 }
 
@@ -141,9 +141,8 @@ try_plan plan_of(const try_request& r) {
 void print_progress(const run_row& row, const try_plan& plan, bool adaptive) {
   static const bool terminal = ::isatty(STDERR_FILENO) != 0;
   std::cerr << fmt::format("{}round {} of {}{}, run {}/{}: {:<40}", terminal ? "\r" : "",
-                           row.round + 1, adaptive ? "at most " : "", plan.rounds,
-                           row.position + 1, plan.combinations.size(),
-                           plan.combinations[row.combination].label())
+                           row.round + 1, adaptive ? "at most " : "", plan.rounds, row.position + 1,
+                           plan.combinations.size(), plan.combinations[row.combination].label())
             << (row.record.ok ? (terminal ? "" : "\n") : "\n  failed: " + row.record.reason + "\n")
             << std::flush;
 }
@@ -175,9 +174,13 @@ try_command::try_command(CLI::App& app, const std::string& command_line) {
       "Wall time of all rounds, e.g. 5m, 90s (default 5m): after --min-rounds, rounds continue "
       "until every combination's CPU ratio to the baseline is decided by the lab's stop rule "
       "(docs/budget.md), the time is spent or --max-rounds ran; 0 = 5 fixed rounds");
-  command_->add_option("--min-rounds", r.min_rounds, "Adaptive: rounds before the first look (2-1000, default 3)")
+  command_
+      ->add_option("--min-rounds", r.min_rounds,
+                   "Adaptive: rounds before the first look (2-1000, default 3)")
       ->check(CLI::Range(std::size_t{2}, std::size_t{1000}));
-  command_->add_option("--max-rounds", r.max_rounds, "Adaptive: at most this many rounds (2-1000, default 40)")
+  command_
+      ->add_option("--max-rounds", r.max_rounds,
+                   "Adaptive: at most this many rounds (2-1000, default 40)")
       ->check(CLI::Range(std::size_t{2}, std::size_t{1000}));
   command_
       ->add_option("--timeout", r.timeout_seconds,
@@ -234,8 +237,8 @@ int execute_try(const try_request& request) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (stopper.outcome().looks_taken != looks)
       std::cerr << fmt::format("\nlook {} after {} rounds: {} of {} comparisons decided{}\n",
-                               stopper.outcome().looks_taken, completed,
-                               stopper.outcome().decided, stopper.outcome().compared,
+                               stopper.outcome().looks_taken, completed, stopper.outcome().decided,
+                               stopper.outcome().compared,
                                more ? "" : "; " + stopper.outcome().stopped_because);
     return more;
   };
@@ -244,12 +247,12 @@ int execute_try(const try_request& request) {
       another_round);
   if (::isatty(STDERR_FILENO) != 0) std::cerr << '\n';
   const bool check = request.output == "check";
-  const program_figures figures = compute_figures(
-      plan.combinations, rows, check, noise_floor,
-      stopping.adaptive ? std::optional(stopper.final_rule()) : std::nullopt);
+  const program_figures figures =
+      compute_figures(plan.combinations, rows, check, noise_floor,
+                      stopping.adaptive ? std::optional(stopper.final_rule()) : std::nullopt);
   const nlohmann::json results = program_document(
-      program_json(plan, rows, figures, check, stopping, stopper.outcome()), request.command_line, created,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      program_json(plan, rows, figures, check, stopping, stopper.outcome()), request.command_line,
+      created, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   write_program_outputs(results, directory);
   std::cout << render_program_console(results.at("program"))
             << "results: " << (directory / "results.json").string() << ", "

@@ -25,8 +25,8 @@ namespace alloclab::program {
 struct try_request {
   std::vector<std::string> mallocs;  ///< empty: every installed one
   std::string variants;
-  std::size_t rounds = 0;              ///< a fixed number of rounds; 0: stop adaptively
-  std::optional<std::string> budget;   ///< adaptive: wall time of all rounds (default 5m)
+  std::size_t rounds = 0;             ///< a fixed number of rounds; 0: stop adaptively
+  std::optional<std::string> budget;  ///< adaptive: wall time of all rounds (default 5m)
   std::size_t min_rounds = 3, max_rounds = 40;
   double timeout_seconds = 600;
   std::string stdin_path;
