@@ -102,3 +102,25 @@ TEST(ProgramFigures, IdenticalOutputIsConsistent) {
 
 }  // namespace
 }  // namespace alloclab::program
+
+namespace alloclab::program {
+namespace {
+
+// The CPU figure is the median of each run's user + sys, not the sum of the two medians: runs of
+// (user, sys) (1, 1), (2, 0), (3, 0.1) have CPU times 2, 2, 3.1 (median 2), while the medians of
+// user and sys add up to 2.1.
+TEST(ProgramFigures, CpuIsTheMedianOfEachRunsUserPlusSys) {
+  std::vector<run_row> rows;
+  for (const auto& [user, sys] : std::vector<std::pair<double, double>>{{1, 1}, {2, 0}, {3, 0.1}}) {
+    run_row r;
+    r.record.ok = r.record.live = true;
+    r.record.figures.user_seconds = user;
+    r.record.figures.sys_seconds = sys;
+    rows.push_back(r);
+  }
+  const auto f = compute_figures({{"glibc", {}}}, rows, false);
+  EXPECT_DOUBLE_EQ(f.combinations.at(0).cpu_seconds, 2.0);
+}
+
+}  // namespace
+}  // namespace alloclab::program

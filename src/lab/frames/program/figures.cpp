@@ -79,16 +79,16 @@ ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& b
 }
 
 void mark_pareto_front(std::vector<combination_figures>& all) {
-  auto dominates = [](const run_figures& a, const run_figures& b) {
-    const bool no_worse =
-        a.cpu_seconds() <= b.cpu_seconds() && a.peak_rss_bytes <= b.peak_rss_bytes;
-    const bool better = a.cpu_seconds() < b.cpu_seconds() || a.peak_rss_bytes < b.peak_rss_bytes;
+  auto dominates = [](const combination_figures& a, const combination_figures& b) {
+    const std::uint64_t a_rss = a.median.peak_rss_bytes, b_rss = b.median.peak_rss_bytes;
+    const bool no_worse = a.cpu_seconds <= b.cpu_seconds && a_rss <= b_rss;
+    const bool better = a.cpu_seconds < b.cpu_seconds || a_rss < b_rss;
     return no_worse && better;
   };
   for (combination_figures& c : all) {
     if (c.runs_ok == 0) continue;
     c.on_pareto_front = std::none_of(all.begin(), all.end(), [&](const combination_figures& o) {
-      return o.runs_ok > 0 && dominates(o.median, c.median);
+      return o.runs_ok > 0 && dominates(o, c);
     });
   }
 }
@@ -177,6 +177,7 @@ program_figures compute_figures(const std::vector<variant>& combinations,
           return r.combination == i && !r.record.ok;
         }));
     c.median = medians(s);
+    c.cpu_seconds = median(s.cpu);
     if (i != out.baseline && c.runs_ok > 0 && !base.cpu.empty()) {
       c.cpu = ratio_of(s.cpu, base.cpu, noise_floor, cpu_method);
       c.peak_rss = ratio_of(s.rss, base.rss, noise_floor, rss_method);

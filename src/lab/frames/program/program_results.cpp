@@ -51,6 +51,13 @@ json stopping_json(const stopping_plan& plan, const stopping_outcome& outcome,
   return j;
 }
 
+// Medians over a combination's runs; its CPU is the median of each run's user + sys.
+json median_json(const combination_figures& c) {
+  json m = figures_json(c.median);
+  m["cpu_seconds"] = c.cpu_seconds;
+  return m;
+}
+
 json ratio_json(const std::optional<ratio_figure>& r, const char* verdict) {
   if (!r) return nullptr;
   return {{"ratio", r->value},
@@ -127,7 +134,7 @@ json combination_json(const variant& v, const combination_figures& c, json knob_
           {"runs_ok", c.runs_ok},
           {"runs_failed", c.runs_failed},
           {"failures", c.failures},
-          {"median", figures_json(c.median)},
+          {"median", median_json(c)},
           {"cpu_vs_baseline", ratio_json(c.cpu, c.cpu ? cpu_verdict(c.cpu->verdict) : "")},
           {"peak_rss_vs_baseline",
            ratio_json(c.peak_rss, c.peak_rss ? memory_verdict(c.peak_rss->verdict) : "")},
