@@ -12,6 +12,8 @@
 //   spearman_rho / agree: rho, ratio errors, reversals -> Agreement.*
 //   read_program_runs / same_program: the fixture's shape, the replay's baseline, refusals
 //                                      -> ProgramRuns.*
+//   read_program_runs + advise_from_filed: the ratios an adaptive `try` filed decide, not a
+//     re-judgement of its runs -> ProgramRuns.AdviceUsesTheRatiosTryFiled
 #include <cmath>
 #include <string>
 #include <vector>
@@ -161,6 +163,34 @@ TEST(ProgramRuns, RefusesResultsWithoutRealRunsOrBaseline) {
   json no_base = try_fixture();
   no_base["program"]["baseline"] = "jemalloc";
   EXPECT_THROW(read_program_runs(no_base), usage_error);
+}
+
+// An adaptive `try` stops on its looks, so only its own (stop-rule) intervals hold: advise judges
+// those, at its own noise floor, instead of bootstrapping the runs again.
+TEST(ProgramRuns, AdviceUsesTheRatiosTryFiled) {
+  json filed = try_fixture();
+  auto& combinations = filed["program"]["combinations"];
+  combinations[0]["cpu_vs_baseline"] = nullptr;
+  // mimalloc's filed interval is wide (few looks): it straddles the floor, so it is not decided,
+  // although its five runs on each side alone would decide 1.37x.
+  combinations[1]["cpu_vs_baseline"] = {{"ratio", 0.73},
+                                        {"interval", {{"low", 0.6}, {"high", 0.99}}},
+                                        {"p_value", 0.008},
+                                        {"enough_runs", true},
+                                        {"verdict", "inside the noise"}};
+  filed["program"]["stopping"] = {{"interval", "stop rule"}};
+  const program_runs runs = read_program_runs(filed, "glibc");
+  ASSERT_EQ(runs.filed.size(), 1u);
+  EXPECT_EQ(runs.filed[0].malloc, "mimalloc");
+  EXPECT_NEAR(runs.filed[0].ratio, 1 / 0.73, 1e-12);
+  EXPECT_NEAR(runs.filed[0].range.low, 1 / 0.99, 1e-12);
+  EXPECT_NEAR(runs.filed[0].range.high, 1 / 0.6, 1e-12);
+  EXPECT_EQ(runs.filed_interval, "stop rule");
+  EXPECT_FALSE(advise_from_filed("glibc", runs.filed).switch_to.has_value());
+  EXPECT_TRUE(advise_malloc(runs.baseline, runs.others).switch_to.has_value());
+  // Another baseline than the file's: its ratios do not apply.
+  EXPECT_TRUE(read_program_runs(filed, "mimalloc").filed.empty());
+  EXPECT_TRUE(read_program_runs(try_fixture(), "glibc").filed.empty()) << "no filed ratios";
 }
 
 TEST(ProgramRuns, SameProgramByExecutableName) {

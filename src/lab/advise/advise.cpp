@@ -157,11 +157,16 @@ void advise_malloc_section(std::string& out, const replay_cells& cells,
           fmt::format("--real: those runs ran '{}', the trace recorded '{}': not the same program",
                       runs.command.empty() ? "?" : runs.command.front(),
                       command.empty() ? "?" : command.front()));
-    real = advise_malloc(runs.baseline, runs.others, options.noise_floor_percent);
+    real = runs.filed.empty()
+               ? advise_malloc(runs.baseline, runs.others, options.noise_floor_percent)
+               : advise_from_filed(runs.baseline.malloc, runs.filed, options.noise_floor_percent);
     out += render_malloc_advice(
-        real,
-        fmt::format("real runs of the program (CPU time, user + sys; {} runs or more per malloc)",
-                    fewest(runs.others, runs.baseline)));
+        real, fmt::format("real runs of the program (CPU time, user + sys; {} runs or more per "
+                          "malloc{})",
+                          fewest(runs.others, runs.baseline),
+                          runs.filed_interval.empty()
+                              ? std::string()
+                              : "; the ratios and intervals `try` filed: " + runs.filed_interval));
     for (const char* figure : {"program", "calls"}) {
       const bool program = std::string(figure) == "program";
       if (program && !cells.program_time) continue;

@@ -24,21 +24,43 @@ malloc_judgement judge(const malloc_costs& baseline, const malloc_costs& other,
   return j;
 }
 
+// The switch (the largest decided gain) and every decided loss, over judgements in order.
+malloc_advice advice_of(const std::string& baseline, std::vector<malloc_judgement> judgements,
+                        double noise_floor_percent) {
+  malloc_advice a;
+  a.baseline = baseline;
+  a.noise_floor_percent = noise_floor_percent;
+  a.others = std::move(judgements);
+  for (std::size_t i = 0; i < a.others.size(); ++i) {
+    const malloc_judgement& j = a.others[i];
+    if (j.slower()) a.avoid.push_back(i);
+    if (j.faster() && (!a.switch_to || j.ratio > a.others[*a.switch_to].ratio)) a.switch_to = i;
+  }
+  return a;
+}
+
 }  // namespace
 
 malloc_advice advise_malloc(const malloc_costs& baseline, const std::vector<malloc_costs>& others,
                             double noise_floor_percent) {
-  malloc_advice a;
-  a.baseline = baseline.malloc;
-  a.noise_floor_percent = noise_floor_percent;
-  for (const auto& o : others) {
-    const malloc_judgement j = judge(baseline, o, noise_floor_percent / 100);
-    const std::size_t index = a.others.size();
-    a.others.push_back(j);
-    if (j.slower()) a.avoid.push_back(index);
-    if (j.faster() && (!a.switch_to || j.ratio > a.others[*a.switch_to].ratio)) a.switch_to = index;
+  std::vector<malloc_judgement> judgements;
+  for (const auto& o : others) judgements.push_back(judge(baseline, o, noise_floor_percent / 100));
+  return advice_of(baseline.malloc, std::move(judgements), noise_floor_percent);
+}
+
+malloc_advice advise_from_filed(const std::string& baseline, const std::vector<filed_ratio>& filed,
+                                double noise_floor_percent) {
+  std::vector<malloc_judgement> judgements;
+  for (const filed_ratio& f : filed) {
+    malloc_judgement j;
+    j.malloc = f.malloc;
+    j.ratio = f.ratio;
+    j.range = f.range;
+    j.p_value = f.p_value;
+    j.verdict = judge_difference(f.p_value, f.enough_runs, f.range, noise_floor_percent / 100);
+    judgements.push_back(j);
   }
-  return a;
+  return advice_of(baseline, std::move(judgements), noise_floor_percent);
 }
 
 std::string judgement_text(const malloc_judgement& j, double noise_floor_percent) {

@@ -48,6 +48,20 @@ struct malloc_advice {
 malloc_advice advise_malloc(const malloc_costs& baseline, const std::vector<malloc_costs>& others,
                             double noise_floor_percent = default_noise_floor_percent);
 
+/// A ratio already measured and filed (e.g. by `alloclab try`): baseline ÷ this (> 1: faster),
+/// its interval, the U test's p and whether the run counts could reach p < 0.05.
+struct filed_ratio {
+  std::string malloc;
+  double ratio = 0;
+  interval range;
+  double p_value = 1;
+  bool enough_runs = false;
+};
+
+/// The advice from filed ratios, each judged by the lab's rule at this noise floor.
+malloc_advice advise_from_filed(const std::string& baseline, const std::vector<filed_ratio>& filed,
+                                double noise_floor_percent = default_noise_floor_percent);
+
 /// "1.25x [1.22-1.28], decided (U test p = 0.001, interval beyond the 3 % noise floor)".
 std::string judgement_text(const malloc_judgement& j, double noise_floor_percent);
 

@@ -1,6 +1,7 @@
 #include "advise/program_runs.hpp"
 
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -28,6 +29,20 @@ std::vector<double> cpu_ms_of(const json& runs, const std::string& combination) 
   return ms;
 }
 
+// A combination's filed CPU ratio, inverted to baseline ÷ combination; none when absent.
+std::optional<filed_ratio> filed_of(const json& combination) {
+  const json vs = combination.value("cpu_vs_baseline", json());
+  if (!vs.is_object() || !(vs.value("ratio", 0.0) > 0)) return std::nullopt;
+  filed_ratio f;
+  f.malloc = combination.at("name").get<std::string>();
+  f.ratio = 1 / vs.at("ratio").get<double>();
+  if (const json range = vs.value("interval", json()); range.is_object())
+    f.range = {1 / range.at("high").get<double>(), 1 / range.at("low").get<double>()};
+  f.p_value = vs.value("p_value", 1.0);
+  f.enough_runs = vs.value("enough_runs", false);
+  return f;
+}
+
 std::string file_name(const std::string& path) {
   return std::filesystem::path(path).filename().string();
 }
@@ -52,8 +67,15 @@ program_runs read_program_runs(const json& results, const std::string& baseline)
       have_base = true;
     } else {
       runs.others.push_back(std::move(costs));
+      if (auto f = filed_of(c)) runs.filed.push_back(std::move(*f));
     }
   }
+  // Filed ratios divide by the file's own baseline: usable only when it is the one asked for,
+  // and only when every other combination has one.
+  const bool same_base = program.value("baseline", json()) == json(base);
+  if (!same_base || runs.filed.size() != runs.others.size()) runs.filed.clear();
+  if (const json s = program.value("stopping", json()); s.is_object() && !runs.filed.empty())
+    runs.filed_interval = s.value("interval", "");
   if (!have_base && !baseline.empty())
     throw usage_error(fmt::format(
         "--real: the real runs have no measured '{}' (the replay's baseline): their ratios cannot "

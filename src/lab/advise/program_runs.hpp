@@ -28,6 +28,11 @@ struct program_runs {
   std::vector<std::string> command;  ///< the program and its arguments
   malloc_costs baseline;             ///< CPU ms per real run of the baseline combination
   std::vector<malloc_costs> others;  ///< the same for every other combination, by its name
+  /// The CPU ratios `try` filed (cpu_vs_baseline, inverted: baseline ÷ combination), in the order
+  /// of `others`, when its baseline is the one asked for; empty for a file without them. An
+  /// adaptive `try` stopped on its looks: only its own intervals hold, so advice uses these.
+  std::vector<filed_ratio> filed;
+  std::string filed_interval;  ///< how `try` made those intervals (program.stopping.interval)
 };
 
 /// Throws usage_error when `results` holds no program workload or no measured baseline.
