@@ -18,7 +18,7 @@ ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format chromium
 ALLOCLAB_LOAD_PACKAGES=(hey wrk)
 # The real programs scripts/validate-replay.sh records, runs and replays (interpreters, a
 # compiler from g++ above, a database).
-ALLOCLAB_VALIDATION_PACKAGES=(python3 perl gawk sqlite3)
+ALLOCLAB_VALIDATION_PACKAGES=(python3 perl gawk lua5.4 sqlite3)
 
 alloclab_missing_packages() {
   local pkg

@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 """Real runs vs replays (scripts/validate-replay.sh): per program, each malloc's ratio to glibc
-measured for real (median CPU time, user + sys, of the whole program over interleaved rounds)
-beside the replay's two ratios (results.json of `alloclab replay`): malloc call time (ns per call)
-and replayed program time (program ns per call: calls plus the modelled program work). For each
-replay figure: Spearman's rank correlation with the real ratios, every malloc whose decided real
-direction (faster or slower than glibc) the replay reverses, and each malloc's ratio error (replay
-ratio ÷ real ratio − 1). Prints Markdown. Standard library only.
+measured for real (results.json of `alloclab try`: CPU time, user + sys, of the whole program,
+its ratio, interval and verdict as `try` filed them) beside the replay's two ratios (results.json
+of `alloclab replay`): malloc call time (ns per call) and replayed program time (program ns per
+call: calls plus the modelled program work). For each replay figure: Spearman's rank correlation
+with the real ratios, every malloc whose decided real direction (faster or slower than glibc) the
+replay reverses, and each malloc's ratio error (replay ratio ÷ real ratio − 1). Prints Markdown.
+Standard library only.
 
-A difference is decided as the lab decides (src/lab/stats/decision.hpp): the two-sided
+A replay difference is decided as the lab decides (src/lab/stats/decision.hpp): the two-sided
 Mann-Whitney U test gives p < 0.05 (normal approximation with tie correction) and the 95 %
 bootstrap interval of the ratio of medians lies wholly beyond the 3 % noise floor.
 
-usage: compare.py REAL_TSV PROGRAM=RESULTS_JSON ...
-REAL_TSV lines: program malloc round cpu_milliseconds
+usage: compare.py PROGRAM=TRY_RESULTS_JSON,REPLAY_RESULTS_JSON ...
 """
 import json
 import math
@@ -92,6 +92,26 @@ def judge(base, other):
     return ratio, low, high, direction
 
 
+def real_judgements(path):
+    """malloc -> (ratio, low, high, direction, cpu_ms) as `try` filed them, glibc / malloc."""
+    program = json.load(open(path))["program"]
+    out = {}
+    for c in program["combinations"]:
+        if c["knobs"] or c["runs_ok"] == 0:
+            continue
+        cpu_ms = 1000 * c["median"]["cpu_seconds"]
+        vs = c["cpu_vs_baseline"]
+        if vs is None:
+            out[c["malloc"]] = (1.0, 1.0, 1.0, 0, cpu_ms)
+            continue
+        low, high = (1 / vs["interval"]["high"], 1 / vs["interval"]["low"]) \
+            if vs["interval"] else (0.0, float("inf"))
+        direction = {"faster": 1, "slower": -1}.get(vs["verdict"], 0)
+        out[c["malloc"]] = (1 / vs["ratio"], low, high, direction, cpu_ms)
+    stopping = program.get("stopping", {})
+    return out, program["rounds"], stopping.get("stopped_because", "")
+
+
 def replay_samples(path):
     """malloc -> {"calls": [ns per call], "program": [program ns per call]}"""
     results = json.load(open(path))
@@ -117,23 +137,21 @@ def text(j):
 
 
 def main():
-    real = {}
-    for line in open(sys.argv[1]):
-        program, malloc, _, ms = line.split()
-        real.setdefault(program, {}).setdefault(malloc, []).append(float(ms))
-    print("Ratios are glibc / malloc (> 1: faster than glibc), each with its 95 % bootstrap "
-          "interval and the lab's verdict (U test p < 0.05 and the interval beyond a 3 % noise "
-          "floor). Real: CPU time (user + sys) of the whole program per round. Replay: malloc "
-          "call time (ns per call) and replayed program time (program ns per call), one per "
-          "whole replay in a fresh process.\n")
+    print("Ratios are glibc / malloc (> 1: faster than glibc), each with its interval and the lab's "
+          "verdict (the interval beyond a 3 % noise floor, and the U test p < 0.05). Real: CPU "
+          "time (user + sys) of the whole program, as `alloclab try` filed it (adaptive rounds: "
+          "the stop rule's interval at its last look). Replay: malloc call time (ns per call) and "
+          "replayed program time (program ns per call), one per whole replay in a fresh process, "
+          "95 % bootstrap.\n")
     summary = []
-    for arg in sys.argv[2:]:
-        program, path = arg.split("=", 1)
-        replay = replay_samples(path)
-        times = real[program]
-        mallocs = [m for m in times if m in replay and m != "glibc"]
+    for arg in sys.argv[1:]:
+        program, paths = arg.split("=", 1)
+        real_path, replay_path = paths.split(",", 1)
+        replay = replay_samples(replay_path)
+        real, rounds, stopped = real_judgements(real_path)
+        mallocs = [m for m in real if m in replay and m != "glibc"]
         print(f"### {program}\n")
-        print(f"glibc: {statistics.median(times['glibc']):.0f} ms of CPU a real run, "
+        print(f"glibc: {real['glibc'][4]:.0f} ms of CPU a real run ({rounds} rounds; {stopped}), "
               f"{statistics.median(replay['glibc']['calls']):.1f} ns per replayed call, "
               f"{statistics.median(replay['glibc']['program'] or [0]):.1f} replayed program ns "
               "per call\n")
@@ -141,13 +159,13 @@ def main():
         print("|---|---:|---:|---:|---:|")
         judged = {}
         for m in mallocs:
-            judged[m] = {"real": judge(times["glibc"], times[m]),
+            judged[m] = {"real": real[m][:4],
                          "calls": judge(replay["glibc"]["calls"], replay[m]["calls"])}
             if replay[m]["program"] and replay["glibc"]["program"]:
                 judged[m]["program"] = judge(replay["glibc"]["program"], replay[m]["program"])
         for m in sorted(mallocs, key=lambda m: -judged[m]["real"][0]):
             j = judged[m]
-            print(f"| {m} | {statistics.median(times[m]):.0f} | {text(j['real'])} | "
+            print(f"| {m} | {real[m][4]:.0f} | {text(j['real'])} | "
                   f"{text(j['calls'])} | {text(j['program']) if 'program' in j else '–'} |")
         print()
         everyone = ["glibc"] + mallocs
