@@ -213,9 +213,10 @@ std::string main_table(const json& program) {
       {md::text_column("combination"), md::figure_column("runs"), md::figure_column("CPU"),
        md::text_column("CPU vs " + program["baseline"].get<std::string>()),
        md::text_column("verdict"), md::figure_column("peak RSS"),
-       md::text_column("RSS vs baseline"), md::text_column("verdict"), md::figure_column("wall"),
-       md::figure_column("minor faults"), md::figure_column("major faults"),
-       md::figure_column("vol. / invol. switches"), md::text_column("Pareto")});
+       md::text_column("peak RSS vs " + program["baseline"].get<std::string>()),
+       md::text_column("verdict"), md::figure_column("wall"), md::figure_column("minor faults"),
+       md::figure_column("major faults"), md::figure_column("vol. / invol. switches"),
+       md::text_column("Pareto")});
   for (const json& c : program["combinations"]) {
     const json& m = c["median"];
     const bool measured = c["runs_ok"].get<std::size_t>() > 0;
