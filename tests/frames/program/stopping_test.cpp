@@ -74,6 +74,17 @@ TEST(TryStopping, ALookDecidesSeparatedAndEqualCombinationsAndKeepsTheFloorOpen)
   EXPECT_EQ(look.open(), 1u);
 }
 
+// The verdict also needs the U test to be able to reach p < 0.05, which 3 runs a side cannot:
+// a look must not stop rounds whose verdict would then read "too few runs".
+TEST(TryStopping, NothingIsDecidedBeforeTheUTestCanBe) {
+  simulated_program p{{1.0, 0.5}, 0.001};
+  std::vector<run_row> rows;
+  for (std::size_t r = 0; r < 3; ++r) p.add_round(rows, r);
+  EXPECT_EQ(look_at(rows, 2, 0, lab::rule_with_looks(1), 0.03).open(), 1u);
+  p.add_round(rows, 3);
+  EXPECT_EQ(look_at(rows, 2, 0, lab::rule_with_looks(1), 0.03).open(), 0u);
+}
+
 TEST(TryStopping, AFixedPlanRunsItsRoundsAndTakesNoLook) {
   round_stopper stopper(fixed_stopping(4), 2, 0, 0.03, {"glibc", "jemalloc"});
   simulated_program p{{1.0, 0.5}, 0.01};
@@ -87,13 +98,13 @@ TEST(TryStopping, AFixedPlanRunsItsRoundsAndTakesNoLook) {
 }
 
 TEST(TryStopping, StopsAtTheFirstLookWhereEveryComparisonIsDecided) {
-  round_stopper stopper(adaptive_stopping(3, 40, 1e6), 3, 0, 0.03, {"glibc", "a", "b"});
+  round_stopper stopper(adaptive_stopping(4, 40, 1e6), 3, 0, 0.03, {"glibc", "a", "b"});
   simulated_program p{{1.0, 0.5, 2.0}, 0.005};
   std::vector<run_row> rows;
   std::size_t rounds = 0;
   do p.add_round(rows, rounds++);
   while (stopper.another_round(rows, rounds, static_cast<double>(rounds)));
-  EXPECT_EQ(rounds, 3u);
+  EXPECT_EQ(rounds, 4u);
   EXPECT_EQ(stopper.outcome().looks_taken, 1u);
   EXPECT_EQ(stopper.outcome().stopped_because, "every comparison decided");
   EXPECT_TRUE(stopper.outcome().open.empty());
@@ -129,7 +140,7 @@ TEST(TryStopping, TheBudgetEndsTheRoundsWithOneLastLook) {
 
 // Runs the stopper on one simulated program; returns each comparison's final interval.
 std::vector<lab::sequential_ratio> stopped_intervals(simulated_program& p) {
-  stopping_plan plan = adaptive_stopping(3, 40, 1e9);
+  stopping_plan plan = adaptive_stopping(4, 40, 1e9);
   const std::size_t n = p.true_ratio.size();
   std::vector<std::string> labels(n, "c");
   round_stopper stopper(plan, n, 0, 0.03, labels);

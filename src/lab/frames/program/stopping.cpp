@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stats/stats.hpp"
+
 namespace alloclab::program {
 namespace {
 
@@ -84,7 +86,11 @@ look_state look_at(const std::vector<run_row>& rows, std::size_t combinations, s
     comparison_look c;
     c.combination = i;
     c.cpu = sequential_vs_baseline(cpu[i], cpu[baseline], pool, rule);
-    c.decided = lab::decided(c.cpu, boundaries);
+    // The verdict needs the U test too: undecided while its counts cannot reach p < alpha.
+    const bool testable =
+        !cpu[i].empty() && !cpu[baseline].empty() &&
+        lab::mann_whitney_min_p(cpu[i].size(), cpu[baseline].size()) < lab::significance_alpha;
+    c.decided = testable && lab::decided(c.cpu, boundaries);
     look.comparisons.push_back(c);
   }
   return look;

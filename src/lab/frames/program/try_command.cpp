@@ -176,7 +176,8 @@ try_command::try_command(CLI::App& app, const std::string& command_line) {
       "(docs/budget.md), the time is spent or --max-rounds ran; 0 = 5 fixed rounds");
   command_
       ->add_option("--min-rounds", r.min_rounds,
-                   "Adaptive: rounds before the first look (2-1000, default 3)")
+                   "Adaptive: rounds before the first look (2-1000, default 4: the fewest with "
+                   "which the U test can decide)")
       ->check(CLI::Range(std::size_t{2}, std::size_t{1000}));
   command_
       ->add_option("--max-rounds", r.max_rounds,

@@ -27,7 +27,7 @@ struct try_request {
   std::string variants;
   std::size_t rounds = 0;             ///< a fixed number of rounds; 0: stop adaptively
   std::optional<std::string> budget;  ///< adaptive: wall time of all rounds (default 5m)
-  std::size_t min_rounds = 3, max_rounds = 40;
+  std::size_t min_rounds = 4, max_rounds = 40;
   double timeout_seconds = 600;
   std::string stdin_path;
   std::string working_directory;
