@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -118,6 +119,18 @@ TEST_F(TryCommand, ARunOverItsTimeoutIsAFailedRow) {
     EXPECT_NE(r.at("reason").get<std::string>().find("timed out"), std::string::npos) << r.dump();
   }
   EXPECT_EQ(p.at("combinations")[0].at("runs_ok"), 0);
+}
+
+// -o naming a file: refused before any run (exit 2, one line) and the file left as it was.
+TEST_F(TryCommand, AnOutputThatIsAFileIsRefusedAndKept) {
+  const fs::path file = dir_ / "notes.txt";
+  std::ofstream(file) << "keep me\n";
+  const auto o =
+      run("try --malloc glibc --rounds 2 -o '" + file.string() + "' -- '" + subject + "' alloc");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(lab::cli_support::line_count(o.err), 1u) << o.err;
+  EXPECT_NE(o.err.find("-o"), std::string::npos) << o.err;
+  EXPECT_EQ(read_file(file), "keep me\n");
 }
 
 TEST_F(TryCommand, StdinAndWorkingDirectoryAreThePrograms) {

@@ -221,8 +221,12 @@ int execute_try(const try_request& request) {
   const fs::path directory = request.out_directory.empty()
                                  ? fs::path("results") / ("try-" + lab::utc_now("%Y%m%dT%H%M%SZ"))
                                  : fs::path(request.out_directory);
-  fs::create_directories(directory);
-  lab::ensure_writable_directory(directory);
+  try {
+    lab::ensure_writable_directory(directory);
+  } catch (const std::system_error& e) {
+    throw usage_error(fmt::format("try: -o '{}' is not a writable directory: {}",
+                                  directory.string(), e.code().message()));
+  }
   plan.scratch_directory = fs::absolute(directory).string();
   const std::string created = lab::utc_now("%Y-%m-%dT%H:%M:%SZ");
   const auto start = std::chrono::steady_clock::now();
