@@ -101,9 +101,11 @@ def real_judgements(path):
             continue
         cpu_ms = 1000 * c["median"]["cpu_seconds"]
         vs = c["cpu_vs_baseline"]
-        if vs is None:
+        if c["name"] == program["baseline"]:
             out[c["malloc"]] = (1.0, 1.0, 1.0, 0, cpu_ms)
             continue
+        if vs is None or not vs["ratio"]:
+            continue  # no ratio (the baseline had no successful run): not ranked
         low, high = (1 / vs["interval"]["high"], 1 / vs["interval"]["low"]) \
             if vs["interval"] else (0.0, float("inf"))
         direction = {"faster": 1, "slower": -1}.get(vs["verdict"], 0)

@@ -191,6 +191,13 @@ TEST(ProgramRuns, AdviceUsesTheRatiosTryFiled) {
   // Another baseline than the file's: its ratios do not apply.
   EXPECT_TRUE(read_program_runs(filed, "mimalloc").filed.empty());
   EXPECT_TRUE(read_program_runs(try_fixture(), "glibc").filed.empty()) << "no filed ratios";
+  // Adaptive rounds without a filed ratio: none, not a bootstrap of runs taken over the looks.
+  json adaptive = try_fixture();
+  adaptive["program"]["stopping"] = {{"mode", "adaptive"}, {"interval", "stop rule"}};
+  const program_runs unjudged = read_program_runs(adaptive, "glibc");
+  ASSERT_EQ(unjudged.filed.size(), 1u);
+  EXPECT_EQ(unjudged.filed[0].ratio, 0);
+  EXPECT_FALSE(advise_from_filed("glibc", unjudged.filed).switch_to.has_value());
 }
 
 TEST(ProgramRuns, SameProgramByExecutableName) {

@@ -58,6 +58,8 @@ program_runs read_program_runs(const json& results, const std::string& baseline)
                                ? program.at("baseline").get<std::string>()
                                : std::string();
   bool have_base = false;
+  const json stopping = program.value("stopping", json());
+  const bool adaptive = stopping.is_object() && stopping.value("mode", "") == "adaptive";
   for (const auto& c : program.at("combinations")) {
     const std::string name = c.at("name");
     malloc_costs costs{name, cpu_ms_of(program.at("runs"), name)};
@@ -67,11 +69,16 @@ program_runs read_program_runs(const json& results, const std::string& baseline)
       have_base = true;
     } else {
       runs.others.push_back(std::move(costs));
-      if (auto f = filed_of(c)) runs.filed.push_back(std::move(*f));
+      // Adaptive rounds: a combination without a filed ratio has none (its runs must not be
+      // bootstrapped again after the looks); it is judged "too few".
+      if (auto f = filed_of(c))
+        runs.filed.push_back(std::move(*f));
+      else if (adaptive)
+        runs.filed.push_back({name, 0, {}, 1, false});
     }
   }
   // Filed ratios divide by the file's own baseline: usable only when it is the one asked for,
-  // and only when every other combination has one.
+  // and (fixed rounds) only when every other combination has one.
   const bool same_base = program.value("baseline", json()) == json(base);
   if (!same_base || runs.filed.size() != runs.others.size()) runs.filed.clear();
   if (const json s = program.value("stopping", json()); s.is_object() && !runs.filed.empty())

@@ -41,12 +41,20 @@ struct simulated_program {
   std::vector<double> true_ratio;  // index 0 is the baseline (1.0)
   double cv = 0.02;
   std::mt19937_64 engine{1};
+  std::vector<double> cv_scale;  // per combination (empty: all 1)
   void add_round(std::vector<run_row>& rows, std::size_t round) {
-    std::normal_distribution<double> noise(0, cv);
-    for (std::size_t c = 0; c < true_ratio.size(); ++c)
-      rows.push_back(run(round, c, 2.0 * true_ratio[c] * std::exp(noise(engine))));
+    std::normal_distribution<double> noise(0, 1);
+    for (std::size_t c = 0; c < true_ratio.size(); ++c) {
+      const double scale = c < cv_scale.size() ? cv_scale[c] : 1.0;
+      rows.push_back(run(round, c, 2.0 * true_ratio[c] * std::exp(cv * scale * noise(engine))));
+    }
   }
 };
+
+TEST(TryStopping, TheDefaultLooks) {
+  EXPECT_EQ(adaptive_stopping(4, 40, 300).look_rounds,
+            (std::vector<std::size_t>{4, 6, 9, 14, 21, 32, 40}));
+}
 
 TEST(TryStopping, TheLooksArePlannedBeforeAnyRun) {
   const auto plan = adaptive_stopping(3, 40, 300);
@@ -135,7 +143,41 @@ TEST(TryStopping, TheBudgetEndsTheRoundsWithOneLastLook) {
   EXPECT_EQ(rounds, 4u);
   EXPECT_EQ(stopper.outcome().looks_taken, 2u) << "the planned look at 3, the budget's at 4";
   EXPECT_EQ(stopper.outcome().stopped_because, "the budget spent");
-  EXPECT_DOUBLE_EQ(stopper.final_rule().confidence(), 1 - stopper.final_rule().alpha_at(2));
+  // No look can follow the budget's: it spends all the alpha look 1 left.
+  const double spent = adaptive_stopping(3, 40, 45).rule_at(1).alpha_at(1);
+  EXPECT_NEAR(stopper.final_rule().confidence(), 1 - (0.05 - spent), 1e-12);
+  EXPECT_NEAR(stopper.outcome().confidence, stopper.final_rule().confidence(), 1e-12);
+}
+
+TEST(TryStopping, ABaselineThatFailsEveryRunStopsTheRoundsAtTheFirstLook) {
+  round_stopper stopper(adaptive_stopping(4, 40, 1e6), 2, 0, 0.03, {"glibc", "jemalloc"});
+  std::vector<run_row> rows;
+  std::size_t rounds = 0;
+  do {
+    run_row failed = run(rounds, 0, 1.0);
+    failed.record.ok = false;
+    rows.push_back(failed);
+    rows.push_back(run(rounds, 1, 1.0 + 0.01 * static_cast<double>(rounds)));
+    ++rounds;
+  } while (stopper.another_round(rows, rounds, static_cast<double>(rounds)));
+  EXPECT_EQ(rounds, 4u);
+  EXPECT_EQ(stopper.outcome().stopped_because, "no open comparison a round could decide");
+  EXPECT_EQ(stopper.outcome().failing, (std::vector<std::string>{"jemalloc"}));
+  EXPECT_TRUE(stopper.outcome().open.empty());
+}
+
+// Identical runs (a figure read to its resolution, e.g. peak RSS in KiB) still get an interval
+// as wide as that rounding, never a zero-width one.
+TEST(TryStopping, IdenticalRunsGetTheResolutionsWidthNotZero) {
+  const std::vector<double> a(6, 2.0), b(6, 1.0);
+  const auto rule = adaptive_stopping(4, 40, 100).rule_at(1);
+  const auto r = sequential_vs_baseline(a, b, rule, 0.1);
+  ASSERT_TRUE(r.bounded());
+  EXPECT_DOUBLE_EQ(r.value, 2.0);
+  EXPECT_LT(r.low, 2.0);
+  EXPECT_GT(r.high, 2.0);
+  const auto precise = sequential_vs_baseline(a, b, rule, 1e-6);
+  EXPECT_LT(precise.high - precise.low, r.high - r.low);
 }
 
 // Runs the stopper on one simulated program; returns each comparison's final interval.
@@ -163,6 +205,9 @@ TEST(TryStopping, BySimulationFalseDecisionsStayUnderFivePercent) {
   for (int seed = 1; seed <= 300; ++seed) {
     simulated_program p{truth, 0.01 + 0.0001 * seed};
     p.engine.seed(static_cast<std::uint64_t>(seed));
+    // Every other program: the compared combinations 4x noisier than the rest (a pool of
+    // spreads would understate theirs).
+    if (seed % 2 == 0) p.cv_scale = {1, 4, 4, 1, 1, 1};
     const auto intervals = stopped_intervals(p);
     for (std::size_t i = 0; i < intervals.size(); ++i) {
       const double t = truth[i + 1];

@@ -133,6 +133,28 @@ TEST_F(TryCommand, AnOutputThatIsAFileIsRefusedAndKept) {
   EXPECT_EQ(read_file(file), "keep me\n");
 }
 
+// The default, adaptive, end to end (kept small: 2 combinations, at most 4 rounds): the rounds
+// stop at the first look or at --max-rounds, every round runs every combination, and the
+// document says how it stopped.
+TEST_F(TryCommand, AdaptiveRoundsSayHowTheyStopped) {
+  const auto o = run_try("--malloc glibc,jemalloc --budget 1m --max-rounds 4", "alloc");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json program = results()["program"];
+  const json& s = program["stopping"];
+  EXPECT_EQ(s["mode"], "adaptive");
+  EXPECT_EQ(s["rounds"], 4);
+  EXPECT_EQ(s["looks_taken"], 1);
+  EXPECT_EQ(s["look_rounds"], json::array({4}));
+  EXPECT_EQ(s["comparisons"], 1);
+  EXPECT_GT(s["confidence"].get<double>(), 0.95 - 1e-12) << "one look spends all of alpha";
+  EXPECT_TRUE(s["stopped_because"] == "every comparison decided" ||
+              s["stopped_because"] == "the maximum number of rounds")
+      << s;
+  EXPECT_EQ(program["runs"].size(), 8u);
+  EXPECT_FALSE(program["combinations"][1]["cpu_vs_baseline"]["decided"].is_null());
+  EXPECT_NE(o.out.find("rounds: stopped after 4 rounds"), std::string::npos) << o.out;
+}
+
 TEST_F(TryCommand, StdinAndWorkingDirectoryAreThePrograms) {
   std::ofstream(dir_ / "input.txt") << "hello from stdin\n";
   fs::create_directories(dir_ / "work");
@@ -329,6 +351,7 @@ INSTANTIATE_TEST_SUITE_P(
         bad_arguments{"--rounds 3 --budget 1m -- SUBJECT alloc", "exclude each other"},
         bad_arguments{"--budget soon -- SUBJECT alloc", "--budget"},
         bad_arguments{"--min-rounds 9 --max-rounds 4 -- SUBJECT alloc", "--min-rounds"},
+        bad_arguments{"--min-rounds 3 -- SUBJECT alloc", "--min-rounds"},
         bad_arguments{"--timeout -1 -- SUBJECT alloc", "--timeout"},
         bad_arguments{"--output keep -- SUBJECT alloc", "--output"}));
 

@@ -55,7 +55,7 @@ run_figures medians(const samples& s) {
 // How a ratio's interval is computed: a 95 % bootstrap of medians, or the stop rule's.
 struct interval_method {
   const std::optional<lab::stop_rule>& stopped_at;
-  lab::pooled_between pool;  // the metric's between-run variance over every combination
+  double resolution;  // of the figure, for the stop rule's interval
 };
 
 ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& base,
@@ -63,9 +63,10 @@ ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& b
   ratio_figure r;
   if (method.stopped_at) {
     const lab::sequential_ratio s =
-        sequential_vs_baseline(b, base, method.pool, *method.stopped_at);
+        sequential_vs_baseline(b, base, *method.stopped_at, method.resolution);
     r.value = s.value;
     if (s.bounded()) r.range = {s.low, s.high};
+    r.decided = lab::decided(s, noise_boundaries(noise_floor));
   } else {
     const double base_median = median(base);
     r.value = base_median > 0 ? median(b) / base_median : 0;
@@ -75,6 +76,7 @@ ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& b
   r.has_power = !b.empty() && !base.empty() &&
                 lab::mann_whitney_min_p(b.size(), base.size()) < lab::significance_alpha;
   r.verdict = lab::judge_difference(r.p_value, r.has_power, r.range, noise_floor);
+  if (r.decided) *r.decided = *r.decided && r.has_power;
   return r;
 }
 
@@ -159,13 +161,8 @@ program_figures compute_figures(const std::vector<variant>& combinations,
   const samples base = collect(rows, out.baseline);
   std::vector<samples> all;
   for (std::size_t i = 0; i < combinations.size(); ++i) all.push_back(collect(rows, i));
-  std::vector<std::vector<double>> cpu, rss;
-  for (const samples& s : all) {
-    cpu.push_back(s.cpu);
-    rss.push_back(s.rss);
-  }
-  const interval_method cpu_method{stopped_at, stopped_at ? pool_runs(cpu) : lab::pooled_between{}};
-  const interval_method rss_method{stopped_at, stopped_at ? pool_runs(rss) : lab::pooled_between{}};
+  const interval_method cpu_method{stopped_at, cpu_resolution_seconds};
+  const interval_method rss_method{stopped_at, rss_resolution_bytes};
   for (std::size_t i = 0; i < combinations.size(); ++i) {
     combination_figures c;
     c.label = combinations[i].label();

@@ -29,6 +29,9 @@ struct ratio_figure {
   double p_value = 1;
   bool has_power = false;
   lab::difference verdict = lab::difference::too_few;
+  /// Adaptive rounds only: whether the stop rule decided it (interval wholly beyond the noise
+  /// floor or wholly inside it, with enough runs); an undecided "inside the noise" is open.
+  std::optional<bool> decided;
 };
 
 struct combination_figures {

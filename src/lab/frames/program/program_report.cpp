@@ -22,8 +22,10 @@ std::string quoted_command(const json& argv) {
   return text;
 }
 
-std::string ratio_cell(const json& vs, const char* sign) {
-  if (vs.is_null()) return "baseline";
+// A ratio with its interval; "baseline" for the baseline, "no baseline runs" for another
+// combination without a ratio (its runs succeeded, the baseline's did not).
+std::string ratio_cell(const json& vs, const char* sign, bool is_baseline) {
+  if (vs.is_null()) return is_baseline ? "baseline" : "no baseline runs";
   const json& range = vs["interval"];
   const std::string text =
       range.is_object()
@@ -38,25 +40,38 @@ std::string verdict_of(const json& vs) {
 }
 
 // The rounds' stopping and the intervals it implies, in a sentence or two.
-std::string stopping_text(const json& program) {
-  if (!program.contains("stopping"))
-    return "Ratios are medians ÷ the baseline's, 95 % bootstrap interval.";
-  const json& s = program["stopping"];
-  if (s["mode"] == "fixed")
-    return "Ratios are medians over the runs ÷ the baseline's, 95 % bootstrap interval.";
-  std::string open;
-  for (const json& label : s["open"]) open += (open.empty() ? "" : ", ") + label.get<std::string>();
+std::string joined(const json& labels) {
+  std::string text;
+  for (const json& label : labels) text += (text.empty() ? "" : ", ") + label.get<std::string>();
+  return text;
+}
+
+// How the rounds stopped, in one sentence (console and report).
+std::string stopping_summary(const json& s) {
+  const std::string open = joined(s["open"]);
+  const std::string failing = s.contains("failing") ? joined(s["failing"]) : "";
   return fmt::format(
-      "Rounds stopped adaptively (budget {:g} s, {} to {} rounds, looks after rounds {}): "
-      "stopped after {} rounds, {}, {} of {} comparisons decided{}. Ratios are of geometric means "
-      "with the stop rule's interval at its last look ({:.2f} %: the 5 % error is spent over the "
-      "looks, so an interval holds whenever the rounds stopped; docs/budget.md).",
-      s["budget_seconds"].get<double>(), s["min_rounds"].get<std::size_t>(),
-      s["max_rounds"].get<std::size_t>(),
-      fmt::join(s["look_rounds"].get<std::vector<std::size_t>>(), ", "),
+      "stopped after {} rounds ({}): {} of {} comparisons decided{}{}; intervals at {:.2f} %",
       s["rounds"].get<std::size_t>(), s["stopped_because"].get<std::string>(),
       s["decided"].get<std::size_t>(), s["comparisons"].get<std::size_t>(),
-      open.empty() ? "" : " (open: " + open + ")", 100 * s["confidence"].get<double>());
+      open.empty() ? "" : ", open: " + open,
+      failing.empty() ? "" : ", undecidable (most runs failed): " + failing,
+      100 * s["confidence"].get<double>());
+}
+
+std::string stopping_text(const json& program) {
+  if (!program.contains("stopping") || program["stopping"]["mode"] == "fixed")
+    return "Ratios are medians over the runs ÷ the baseline's, 95 % bootstrap interval.";
+  const json& s = program["stopping"];
+  return fmt::format(
+      "Rounds stopped adaptively (budget {:g} s, but at least {} rounds; at most {}; looks after "
+      "rounds {}): {}. Ratios are of geometric means with the stop rule's interval at its last "
+      "look (the 5 % error of each comparison is spent over the looks, so its interval holds "
+      "whenever the rounds stopped; docs/budget.md); the CPU column shows medians. An interval "
+      "that neither clears the noise floor nor lies inside it is \"inconclusive (open)\".",
+      s["budget_seconds"].get<double>(), s["min_rounds"].get<std::size_t>(),
+      s["max_rounds"].get<std::size_t>(),
+      fmt::join(s["look_rounds"].get<std::vector<std::size_t>>(), ", "), stopping_summary(s));
 }
 
 std::string seconds(double s) {
@@ -65,7 +80,7 @@ std::string seconds(double s) {
 
 std::string main_table(const json& program) {
   std::string out = md::table_head(
-      {md::text_column("combination"), md::figure_column("runs"), md::figure_column("CPU"),
+      {md::text_column("combination"), md::figure_column("runs"), md::figure_column("CPU (median)"),
        md::text_column("CPU vs " + program["baseline"].get<std::string>()),
        md::text_column("verdict"), md::figure_column("peak RSS"),
        md::text_column("peak RSS vs " + program["baseline"].get<std::string>()),
@@ -75,21 +90,23 @@ std::string main_table(const json& program) {
   for (const json& c : program["combinations"]) {
     const json& m = c["median"];
     const bool measured = c["runs_ok"].get<std::size_t>() > 0;
-    out += fmt::format("| {} | {} of {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                       c["name"].get<std::string>(), c["runs_ok"].get<std::size_t>(),
-                       c["runs_ok"].get<std::size_t>() + c["runs_failed"].get<std::size_t>(),
-                       measured ? seconds(m["cpu_seconds"].get<double>()) : "-",
-                       measured ? ratio_cell(c["cpu_vs_baseline"], "×") : "-",
-                       verdict_of(c["cpu_vs_baseline"]),
-                       measured ? lab::format_bytes(m["peak_rss_bytes"].get<double>()) : "-",
-                       measured ? ratio_cell(c["peak_rss_vs_baseline"], "×") : "-",
-                       verdict_of(c["peak_rss_vs_baseline"]),
-                       measured ? seconds(m["wall_seconds"].get<double>()) : "-",
-                       md::format_count(m["minor_faults"].get<double>()),
-                       md::format_count(m["major_faults"].get<double>()),
-                       md::format_count(m["voluntary_switches"].get<double>()) + " / " +
-                           md::format_count(m["involuntary_switches"].get<double>()),
-                       c["pareto_front"].get<bool>() ? "✅ front" : "");
+    out += fmt::format(
+        "| {} | {} of {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+        c["name"].get<std::string>(), c["runs_ok"].get<std::size_t>(),
+        c["runs_ok"].get<std::size_t>() + c["runs_failed"].get<std::size_t>(),
+        measured ? seconds(m["cpu_seconds"].get<double>()) : "-",
+        measured ? ratio_cell(c["cpu_vs_baseline"], "×", c["name"] == program["baseline"]) : "-",
+        verdict_of(c["cpu_vs_baseline"]),
+        measured ? lab::format_bytes(m["peak_rss_bytes"].get<double>()) : "-",
+        measured ? ratio_cell(c["peak_rss_vs_baseline"], "×", c["name"] == program["baseline"])
+                 : "-",
+        verdict_of(c["peak_rss_vs_baseline"]),
+        measured ? seconds(m["wall_seconds"].get<double>()) : "-",
+        md::format_count(m["minor_faults"].get<double>()),
+        md::format_count(m["major_faults"].get<double>()),
+        md::format_count(m["voluntary_switches"].get<double>()) + " / " +
+            md::format_count(m["involuntary_switches"].get<double>()),
+        c["pareto_front"].get<bool>() ? "✅ front" : "");
   }
   return out;
 }
@@ -187,9 +204,10 @@ std::string render_program_console(const json& program) {
   for (const json& c : program["combinations"]) {
     const bool measured = c["runs_ok"].get<std::size_t>() > 0;
     const json& m = c["median"];
-    auto with_verdict = [](const json& vs) {
-      return vs.is_null() ? std::string("baseline")
-                          : ratio_cell(vs, "x") + " " + vs["verdict"].get<std::string>();
+    const bool is_baseline = c["name"] == program["baseline"];
+    auto with_verdict = [is_baseline](const json& vs) {
+      return vs.is_null() ? ratio_cell(vs, "x", is_baseline)
+                          : ratio_cell(vs, "x", false) + " " + vs["verdict"].get<std::string>();
     };
     out += fmt::format(
         "{:<34} {:>7} {:>10} {:<26} {:>11} {:<26}{}\n", c["name"].get<std::string>(),
@@ -201,6 +219,8 @@ std::string render_program_console(const json& program) {
         measured ? with_verdict(c["peak_rss_vs_baseline"]) : "-",
         c["pareto_front"].get<bool>() ? "  [Pareto front]" : "");
   }
+  if (program.contains("stopping") && program["stopping"]["mode"] == "adaptive")
+    out += "rounds: " + stopping_summary(program["stopping"]) + "\n";
   const json& output = program["output"];
   if (output["mode"] == "check" && !output["consistent"].get<bool>())
     out += "FINDING: " + output["finding"].get<std::string>() + "\n";

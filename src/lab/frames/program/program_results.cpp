@@ -25,24 +25,26 @@ json figures_json(const run_figures& f) {
 }
 
 // How the rounds ended and how the intervals were made.
-json stopping_json(const stopping_plan& plan, const stopping_outcome& outcome,
-                   const std::optional<lab::stop_rule>& final_rule) {
-  json j = {{"mode", plan.adaptive ? "adaptive" : "fixed"},
-            {"rounds", outcome.rounds},
-            {"stopped_because", outcome.stopped_because},
-            {"interval", plan.adaptive ? "stop rule: " + std::string(lab::stop_rule_name) +
-                                             "; each run one process; ratio of geometric means"
-                                       : std::string("95 % bootstrap of the ratio of medians")}};
+json stopping_json(const stopping_plan& plan, const stopping_outcome& outcome) {
+  json j = {
+      {"mode", plan.adaptive ? "adaptive" : "fixed"},
+      {"rounds", outcome.rounds},
+      {"stopped_because", outcome.stopped_because},
+      {"interval", plan.adaptive ? "stop rule: " + std::string(lab::stop_rule_name) +
+                                       " (here: each run one process, each side's own variance, no "
+                                       "pool); ratio of geometric means"
+                                 : std::string("95 % bootstrap of the ratio of medians")}};
   if (!plan.adaptive) return j;
   j.update({{"budget_seconds", plan.budget_seconds},
             {"min_rounds", plan.min_rounds},
             {"max_rounds", plan.max_rounds},
             {"look_rounds", plan.look_rounds},
             {"looks_taken", outcome.looks_taken},
-            {"confidence", final_rule ? final_rule->confidence() : 0.95},
+            {"confidence", outcome.confidence},
             {"comparisons", outcome.compared},
             {"decided", outcome.decided},
-            {"open", outcome.open}});
+            {"open", outcome.open},
+            {"failing", outcome.failing}});
   return j;
 }
 
@@ -55,12 +57,14 @@ json median_json(const combination_figures& c) {
 
 json ratio_json(const std::optional<ratio_figure>& r, const char* verdict) {
   if (!r) return nullptr;
+  const bool open = r->decided && !*r->decided && r->verdict == lab::difference::inside_noise;
   return {{"ratio", r->value},
+          {"decided", r->decided ? json(*r->decided) : json(nullptr)},
           {"interval",
            r->range.valid() ? json{{"low", r->range.low}, {"high", r->range.high}} : json(nullptr)},
           {"p_value", r->p_value},
           {"enough_runs", r->has_power},
-          {"verdict", verdict}};
+          {"verdict", open ? "inconclusive (open)" : verdict}};
 }
 
 std::string hex(std::uint64_t h) {
@@ -171,10 +175,7 @@ json program_json(const try_plan& plan, const std::vector<run_row>& rows,
       {"stdin", s.stdin_path.empty() ? json(nullptr) : json(s.stdin_path)},
       {"timeout_seconds", static_cast<double>(s.timeout.count()) / 1000},
       {"rounds", outcome.rounds},
-      {"stopping",
-       stopping_json(stopping, outcome,
-                     outcome.looks_taken > 0 ? std::optional(stopping.rule_at(outcome.looks_taken))
-                                             : std::nullopt)},
+      {"stopping", stopping_json(stopping, outcome)},
       {"seed", plan.seed},
       {"order", "every combination once per round, each round in a fresh random order"},
       {"baseline", figures.combinations.empty()

@@ -14,6 +14,15 @@ lab::figures_by_process one_process_per_run(const std::vector<double>& runs) {
   return processes;
 }
 
+// Failed runs per combination.
+std::vector<std::size_t> failures_by_combination(const std::vector<run_row>& rows,
+                                                 std::size_t combinations) {
+  std::vector<std::size_t> failed(combinations);
+  for (const run_row& row : rows)
+    if (!row.record.ok && row.combination < combinations) ++failed[row.combination];
+  return failed;
+}
+
 std::vector<std::vector<double>> cpu_by_combination(const std::vector<run_row>& rows,
                                                     std::size_t combinations) {
   std::vector<std::vector<double>> cpu(combinations);
@@ -53,25 +62,45 @@ std::vector<double> noise_boundaries(double noise_floor) {
   return {1 / (1 + noise_floor), 1 + noise_floor};
 }
 
-lab::pooled_between pool_runs(const std::vector<std::vector<double>>& per_combination) {
-  std::vector<lab::process_spread> spreads;
-  for (const auto& runs : per_combination)
-    spreads.push_back(lab::spread_of(one_process_per_run(runs)));
-  return lab::pool_between(spreads);
-}
-
 lab::sequential_ratio sequential_vs_baseline(const std::vector<double>& candidate,
                                              const std::vector<double>& baseline,
-                                             const lab::pooled_between& pool,
-                                             const lab::stop_rule& rule) {
-  // compare_levels gives first / second: the candidate's level over the baseline's.
-  return lab::compare_levels(lab::spread_of(one_process_per_run(candidate)), pool,
-                             lab::spread_of(one_process_per_run(baseline)), pool, rule);
+                                             const lab::stop_rule& rule, double resolution) {
+  // Each side's own variance only (no pool: combinations' run-to-run spreads differ, and a pool
+  // of unequal ones breaks the error rate); compare_levels gives first / second.
+  const lab::process_spread c = lab::spread_of(one_process_per_run(candidate));
+  const lab::process_spread b = lab::spread_of(one_process_per_run(baseline));
+  lab::sequential_ratio r = lab::compare_levels(c, {}, b, {}, rule);
+  if (!r.bounded() || !(resolution > 0)) return r;
+  // A figure read to a resolution q varies by at least q^2 / 12 (rounding): without that floor,
+  // identical runs (peak RSS in KiB, a CPU time under the clock's tick) give a zero-width interval.
+  const auto rounding = [resolution](const lab::process_spread& side) {
+    const double q = resolution / std::exp(side.level);
+    return q * q / 12 / static_cast<double>(side.processes);
+  };
+  const double floor = rounding(c) + rounding(b);
+  if (r.log_se * r.log_se >= floor) return r;
+  r.log_se = std::sqrt(floor);
+  const double half = lab::t_quantile(rule.confidence(), std::max(r.df, 1.0)) * r.log_se;
+  r.low = r.value * std::exp(-half);
+  r.high = r.value * std::exp(half);
+  return r;
+}
+
+lab::stop_rule rule_spending_the_rest(const stopping_plan& plan, std::size_t look) {
+  lab::stop_rule rule = plan.rule_at(look);
+  if (!plan.adaptive) return rule;
+  // alpha_at(look) is alpha * 2^(look-1) / (2^K - 1); the looks before spent
+  // alpha * (2^(look-1) - 1) / (2^K - 1). Scale alpha so that this look gets all the rest.
+  const double before = std::ldexp(1.0, static_cast<int>(look) - 1) - 1;
+  const double all = std::ldexp(1.0, static_cast<int>(rule.looks)) - 1;
+  rule.alpha = rule.alpha * (all - before) / (before + 1);
+  return rule;
 }
 
 std::size_t look_state::open() const {
-  return static_cast<std::size_t>(std::count_if(
-      comparisons.begin(), comparisons.end(), [](const comparison_look& c) { return !c.decided; }));
+  return static_cast<std::size_t>(
+      std::count_if(comparisons.begin(), comparisons.end(),
+                    [](const comparison_look& c) { return !c.decided && !c.undecidable; }));
 }
 
 look_state look_at(const std::vector<run_row>& rows, std::size_t combinations, std::size_t baseline,
@@ -79,13 +108,16 @@ look_state look_at(const std::vector<run_row>& rows, std::size_t combinations, s
   look_state look;
   look.look = rule.look;
   const auto cpu = cpu_by_combination(rows, combinations);
-  const lab::pooled_between pool = pool_runs(cpu);
+  const auto failed = failures_by_combination(rows, combinations);
+  // A side whose runs mostly fail cannot be decided by more rounds of the same.
+  const auto failing = [&](std::size_t i) { return failed[i] > cpu[i].size(); };
   const std::vector<double> boundaries = noise_boundaries(noise_floor);
   for (std::size_t i = 0; i < combinations; ++i) {
     if (i == baseline) continue;
     comparison_look c;
     c.combination = i;
-    c.cpu = sequential_vs_baseline(cpu[i], cpu[baseline], pool, rule);
+    c.undecidable = failing(i) || failing(baseline);
+    c.cpu = sequential_vs_baseline(cpu[i], cpu[baseline], rule, cpu_resolution_seconds);
     // The verdict needs the U test too: undecided while its counts cannot reach p < alpha.
     const bool testable =
         !cpu[i].empty() && !cpu[baseline].empty() &&
@@ -107,9 +139,14 @@ round_stopper::round_stopper(stopping_plan plan, std::size_t combinations, std::
 bool round_stopper::finish(std::string reason, const look_state* last) {
   outcome_.stopped_because = std::move(reason);
   outcome_.open.clear();
+  outcome_.failing.clear();
   if (last != nullptr)
-    for (const comparison_look& c : last->comparisons)
-      if (!c.decided) outcome_.open.push_back(labels_.at(c.combination));
+    for (const comparison_look& c : last->comparisons) {
+      if (c.undecidable)
+        outcome_.failing.push_back(labels_.at(c.combination));
+      else if (!c.decided)
+        outcome_.open.push_back(labels_.at(c.combination));
+    }
   return false;
 }
 
@@ -126,21 +163,28 @@ bool round_stopper::another_round(const std::vector<run_row>& rows, std::size_t 
                                       completed) != plan_.look_rounds.end();
   const bool last_round = completed >= plan_.max_rounds;
   if (!planned_look && !budget_spent && !last_round) return true;
-  // Never more looks than planned: each look spends its own share of alpha.
-  if (outcome_.looks_taken >= plan_.look_rounds.size())
-    return finish("every planned look taken", nullptr);
-  const look_state look =
-      look_at(rows, combinations_, baseline_, plan_.rule_at(++outcome_.looks_taken), noise_floor_);
+  // At most the planned number of looks: the last planned one comes at max_rounds. A look that
+  // ends the rounds whatever it sees (no time or rounds left) may spend all the alpha left.
+  const std::size_t k = ++outcome_.looks_taken;
+  const bool final_look = budget_spent || last_round;
+  last_rule_ = final_look ? rule_spending_the_rest(plan_, k) : plan_.rule_at(k);
+  outcome_.confidence = last_rule_.confidence();
+  const look_state look = look_at(rows, combinations_, baseline_, last_rule_, noise_floor_);
   outcome_.compared = look.comparisons.size();
-  outcome_.decided = outcome_.compared - look.open();
-  if (look.open() == 0) return finish("every comparison decided", &look);
+  outcome_.decided = static_cast<std::size_t>(
+      std::count_if(look.comparisons.begin(), look.comparisons.end(),
+                    [](const comparison_look& c) { return c.decided && !c.undecidable; }));
+  if (look.open() == 0)
+    return finish(outcome_.decided == outcome_.compared ? "every comparison decided"
+                                                        : "no open comparison a round could decide",
+                  &look);
   if (last_round) return finish("the maximum number of rounds", &look);
   if (budget_spent) return finish("the budget spent", &look);
   return true;
 }
 
 lab::stop_rule round_stopper::final_rule() const {
-  return plan_.rule_at(std::max<std::size_t>(1, outcome_.looks_taken));
+  return outcome_.looks_taken > 0 ? last_rule_ : plan_.rule_at(1);
 }
 
 }  // namespace alloclab::program

@@ -7,8 +7,10 @@
 // beyond the noise floor on one side or wholly inside it.
 //
 // Because the looks and their alphas are fixed before any run and each look's interval is wide
-// enough for its share of alpha, the chance that any interval the run reports misses its true
-// ratio stays at most alpha whenever it stops: the final verdicts use the last look's intervals.
+// enough for its share of alpha, the chance that a given comparison's interval misses its true
+// ratio at any look stays at most alpha whenever the rounds stop (per comparison and metric, not
+// over all of them together): the final verdicts use the last look's intervals. A look after
+// which none can follow (the budget or the rounds spent) spends all the alpha the others left.
 //
 // Example:
 //   const auto plan = alloclab::program::adaptive_stopping(3, 40, 300);
@@ -43,20 +45,26 @@ stopping_plan adaptive_stopping(std::size_t min_rounds, std::size_t max_rounds,
 /// The ratios a decision needs to clear: 1 / (1 + floor) and 1 + floor.
 std::vector<double> noise_boundaries(double noise_floor);
 
-/// B / baseline of per-run figures (each run one process) with the rule's interval. The
-/// between-run variance is moderated toward `pool`, the one every combination of the run shares.
+/// The resolutions of the figures: CPU time (rusage, counted to a millisecond here to be safe
+/// about tick-based accounting) and peak RSS (ru_maxrss counts KiB).
+inline constexpr double cpu_resolution_seconds = 1e-3;
+inline constexpr double rss_resolution_bytes = 1024;
+
+/// B / baseline of per-run figures (each run one process, each side its own variance) with the
+/// rule's interval, never narrower than the figures' rounding to `resolution` allows.
 lab::sequential_ratio sequential_vs_baseline(const std::vector<double>& candidate,
                                              const std::vector<double>& baseline,
-                                             const lab::pooled_between& pool,
-                                             const lab::stop_rule& rule);
+                                             const lab::stop_rule& rule, double resolution);
 
-/// The between-run variance of a metric pooled over combinations (per-run figures each).
-lab::pooled_between pool_runs(const std::vector<std::vector<double>>& per_combination);
+/// The plan's rule at `look`, spending all the alpha the looks before left: for a look after
+/// which no other can come (the budget or the rounds are spent).
+lab::stop_rule rule_spending_the_rest(const stopping_plan& plan, std::size_t look);
 
 struct comparison_look {
   std::size_t combination = 0;
   lab::sequential_ratio cpu;
   bool decided = false;
+  bool undecidable = false;  ///< most runs of a side failed: more rounds will not decide it
 };
 
 struct look_state {
@@ -76,7 +84,9 @@ struct stopping_outcome {
   std::size_t looks_taken = 0;            ///< adaptive: looks the rule took
   std::string stopped_because;            ///< "fixed rounds", "every comparison decided", ...
   std::vector<std::string> open;          ///< labels still undecided at the last look
+  std::vector<std::string> failing;       ///< labels undecidable: most runs of a side failed
   std::size_t compared = 0, decided = 0;  ///< comparisons at the last look, and decided ones
+  double confidence = 0;                  ///< of the last look's intervals (0: no look)
 };
 
 /// Decides after each completed round whether another one runs (see the top of this file).
@@ -99,6 +109,7 @@ class round_stopper {
   double noise_floor_;
   std::vector<std::string> labels_;
   stopping_outcome outcome_;
+  lab::stop_rule last_rule_;
 };
 
 }  // namespace alloclab::program

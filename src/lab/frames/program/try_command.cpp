@@ -171,18 +171,19 @@ try_command::try_command(CLI::App& app, const std::string& command_line) {
       ->check(CLI::Range(std::size_t{2}, std::size_t{1000}));
   command_->add_option(
       "--budget", r.budget,
-      "Wall time of all rounds, e.g. 5m, 90s (default 5m): after --min-rounds, rounds continue "
+      "Wall time of all rounds, e.g. 5m, 90s (default 5m; the --min-rounds run whatever it says): "
+      "after --min-rounds, rounds continue "
       "until every combination's CPU ratio to the baseline is decided by the lab's stop rule "
       "(docs/budget.md), the time is spent or --max-rounds ran; 0 = 5 fixed rounds");
   command_
       ->add_option("--min-rounds", r.min_rounds,
-                   "Adaptive: rounds before the first look (2-1000, default 4: the fewest with "
-                   "which the U test can decide)")
-      ->check(CLI::Range(std::size_t{2}, std::size_t{1000}));
+                   "Adaptive: rounds before the first look, whatever the budget (4-1000, default "
+                   "4: the fewest with which the U test can decide)")
+      ->check(CLI::Range(std::size_t{4}, std::size_t{1000}));
   command_
       ->add_option("--max-rounds", r.max_rounds,
-                   "Adaptive: at most this many rounds (2-1000, default 40)")
-      ->check(CLI::Range(std::size_t{2}, std::size_t{1000}));
+                   "Adaptive: at most this many rounds (4-1000, default 40)")
+      ->check(CLI::Range(std::size_t{4}, std::size_t{1000}));
   command_
       ->add_option("--timeout", r.timeout_seconds,
                    "Seconds per run; a run over it is killed with its process group and is a "
