@@ -37,6 +37,12 @@ TEST_F(BudgetCli, ABudgetedRunAccountsForItsProcessesAndComparisons) {
   // pass: the account says so, and then a cell may stand on one process.
   const bool first_round_cut =
       b.at("stopped").get<std::string>().rfind("budget spent in the first round", 0) == 0;
+  // The looks were fixed after the first round, from its cost: the rule has that many.
+  const json& planned = b.at("planned_after_first_round");
+  ASSERT_TRUE(planned.is_object()) << b;
+  EXPECT_GE(planned.at("looks").get<std::size_t>(), 2u);
+  EXPECT_EQ(b.at("stop_rule").at("looks"), planned.at("looks"));
+  EXPECT_LE(b.at("rounds").size(), planned.at("looks").get<std::size_t>());
   EXPECT_FALSE(b.at("rounds").empty());
   EXPECT_GE(b.at("rounds").size(), 1u);
   std::size_t vs_std = 0;
@@ -54,7 +60,9 @@ TEST_F(BudgetCli, ABudgetedRunAccountsForItsProcessesAndComparisons) {
   }
   for (const json& cell : b.at("cells")) {
     EXPECT_TRUE(cell.at("samples_per_repetition").is_number()) << cell;
-    if (!first_round_cut) EXPECT_NE(cell.at("spread"), "unknown (one process)") << cell;
+    if (!first_round_cut) {
+      EXPECT_NE(cell.at("spread"), "unknown (one process)") << cell;
+    }
   }
   EXPECT_TRUE(r.at("noise").at("settings").is_object());
   const std::string report = read_file(dir_ / "r" / "latest" / "report.md");

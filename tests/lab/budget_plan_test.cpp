@@ -1,6 +1,7 @@
 // A budgeted run's plan (plan/budget.hpp, plan/seed_plan.hpp): the --budget option, sizing by
 // time, the first round, and the default plan's cells for every measurable seed claim.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 
@@ -11,7 +12,9 @@
 #include "plan/plan.hpp"
 #include "plan/seed_plan.hpp"
 #include "results/claims.hpp"
+#include "results/peer_verdict.hpp"
 #include "schedule/budget_account.hpp"
+#include "schedule/tracked_comparisons.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -78,6 +81,24 @@ TEST(Budget, ProcessesGrowByHalfAtEachLookUpToTheMostTheBudgetAllows) {
   EXPECT_EQ(max_processes_for(900), 24u);
   EXPECT_EQ(max_processes_for(7200), 32u);
   EXPECT_EQ(looks_to_reach(2, max_processes_for(900)), 7u);  // 2 3 5 8 12 18 24
+}
+
+// The looks and the most processes a cell may get follow the budget left after the first round,
+// at 0.15 of the first round's seconds per later round (the measured cost of a round).
+TEST(Budget, TheRestOfTheRunIsPlannedFromTheFirstRoundsCost) {
+  const rest_of_budget quiet = plan_after_first_round(130, 117, 2);  // 19.5 s a round: 6 rounds
+  EXPECT_EQ(quiet.rounds, 6u);
+  EXPECT_EQ(quiet.max_processes, 27u);  // 2 3 5 8 12 18 27
+  EXPECT_EQ(quiet.looks, 7u);
+  const rest_of_budget long_budget = plan_after_first_round(130, 800, 2);
+  EXPECT_EQ(long_budget.max_processes, 32u);  // at most 32 processes a cell
+  EXPECT_EQ(long_budget.looks, 8u);
+  const rest_of_budget busy = plan_after_first_round(220, 60, 2);  // 33 s a round: 1 round
+  EXPECT_EQ(busy.max_processes, 3u);
+  EXPECT_EQ(busy.looks, 2u);
+  const rest_of_budget spent = plan_after_first_round(280, -5, 2);
+  EXPECT_EQ(spent.max_processes, 3u);  // a round is planned; the budget check stops it
+  EXPECT_EQ(spent.looks, 2u);
 }
 
 TEST(Budget, TheFirstRoundGivesEveryCellItsFirstProcessesInShuffledPasses) {
@@ -149,6 +170,44 @@ TEST(SeedPlan, TheDefaultRunIsBudgetedAndMeasuresTheClaimsCells) {
   for (const task& t : plan.schedule) served += plan.cells[t.cell].frame == frame::serve;
   EXPECT_EQ(plan.schedule.size(), 2 * (plan.cells.size() - serve - twin) + 5 * serve + twin);
   EXPECT_EQ(served, 10u);
+}
+
+// Selection and multiplicity: an "any malloc" claim holds when any of its candidates does, and a
+// peer check picks the fastest alloclab strategy first; each is judged at alpha / candidates.
+TEST(SeedPlan, PicksAmongCandidatesAreJudgedAtAlphaOverTheirNumber) {
+  const run_plan plan = make_plan(run_request{}, false);
+  std::map<std::string, std::size_t> per_claim;
+  const auto planned = planned_comparisons(plan, seed_claims());
+  for (const tracked_comparison& c : planned)
+    if (c.kind == "claim" && c.id.find(" @ ") != std::string::npos)
+      ++per_claim[c.id.substr(0, c.id.find(" @ "))];
+  ASSERT_FALSE(per_claim.empty());
+  for (const tracked_comparison& c : planned) {
+    const auto found = c.id.find(" @ ") == std::string::npos
+                           ? per_claim.end()
+                           : per_claim.find(c.id.substr(0, c.id.find(" @ ")));
+    if (c.kind == "claim" && found != per_claim.end()) {
+      EXPECT_GT(found->second, 1u) << c.id;
+      EXPECT_EQ(c.candidates, found->second) << c.id;
+    } else {
+      EXPECT_EQ(c.candidates, 1u) << c.id;
+    }
+  }
+  // Peers: every batch cell of the first workload under glibc measured once.
+  budget_state state(budget_cells(plan), rule_with_looks(4));
+  std::size_t alloclab = 0;
+  for (std::size_t i = 0; i < plan.cells.size(); ++i) {
+    const cell_spec& c = plan.cells[i];
+    if (c.frame != frame::batch || c.workload != plan.lab_workloads.front() ||
+        c.malloc.label != "glibc" || c.copy_cliff_removed)
+      continue;
+    alloclab += side_of(c.strategy) == peer_side::alloclab;
+    state.add_process(i, {{"p50", {100.0 + static_cast<double>(i)}}}, 1);
+  }
+  const auto peers = peer_comparisons(plan, state);
+  ASSERT_FALSE(peers.empty());
+  ASSERT_GT(alloclab, 1u);
+  for (const tracked_comparison& c : peers) EXPECT_EQ(c.candidates, alloclab) << c.id;
 }
 
 TEST(SeedPlan, SizesOrASelectionMeasureWhatWasAsked) {

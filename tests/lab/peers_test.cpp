@@ -351,6 +351,32 @@ TEST(PeerVerdict, SignificantButIntervalReachingBelowOneIsNotBeaten) {
       << v[0]["reason"];
 }
 
+// Selection: the best of N alloclab strategies is picked before it meets the peers, so the test
+// is at alpha / N. Here the best beats the peer with p = 0.016 (one of 25 pairs reversed): met
+// when it is the only alloclab strategy, missed when it was picked among six.
+TEST(PeerVerdict, TheBestOfSeveralAlloclabStrategiesIsTestedAtAlphaOverTheirNumber) {
+  const std::vector<double> best = {10, 10.2, 10.4, 10.6, 12.5};
+  const std::vector<double> peer = {12, 13, 13.2, 13.4, 13.6};
+  const json alone = peer_verdicts(
+      workload_with({timed_cell("alloclab_arena", best), timed_cell("pmr_monotonic", peer)}), true);
+  ASSERT_LT(alone[0]["peers"][0]["p_value"].get<double>(), 0.05) << alone;
+  EXPECT_EQ(alone[0]["verdict"], "met") << alone;
+  std::vector<json> cells = {timed_cell("alloclab_arena", best), timed_cell("pmr_monotonic", peer)};
+  for (const char* other : {"alloclab_pool", "alloclab_multipool", "alloclab_multipool_static",
+                            "alloclab_concurrent_multipool", "alloclab_stack"})
+    cells.push_back(timed_cell(other, slower));
+  const json picked = peer_verdicts(workload_with(cells), true);
+  EXPECT_EQ(picked[0]["verdict"], "missed") << picked;
+  EXPECT_EQ(picked[0]["candidates"], 6);
+  EXPECT_EQ(alone[0]["candidates"], 1);
+  EXPECT_NEAR(picked[0]["confidence"].get<double>(), 1 - 0.05 / 6, 1e-12);
+  EXPECT_NEAR(picked[0]["peers"][0]["adjusted_p_value"].get<double>(),
+              6 * picked[0]["peers"][0]["p_value"].get<double>(), 1e-12);
+  EXPECT_NE(picked[0]["reason"].get<std::string>().find("best of 6 alloclab strategies"),
+            std::string::npos)
+      << picked[0]["reason"];
+}
+
 TEST(PeerVerdict, TooFewRepetitionsCannotMeetTheTarget) {
   const json v = peer_verdicts(workload_with({timed_cell("alloclab_arena", {10, 11}),
                                               timed_cell("pmr_monotonic", {30, 31})}),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <utility>
@@ -89,6 +90,19 @@ std::size_t looks_to_reach(std::size_t first, std::size_t most) {
   std::size_t looks = 1;
   while (processes_after(first, most, looks - 1) < most) ++looks;
   return looks;
+}
+
+rest_of_budget plan_after_first_round(double first_round_seconds, double seconds_left,
+                                      std::size_t first_processes) {
+  rest_of_budget r;
+  const double round_seconds = later_round_share * std::max(first_round_seconds, 1e-9);
+  const double affordable = std::max(0.0, seconds_left) / round_seconds;
+  r.rounds = static_cast<std::size_t>(std::clamp(std::floor(affordable), 1.0, 64.0));
+  r.max_processes = std::clamp<std::size_t>(
+      processes_after(first_processes, std::numeric_limits<std::size_t>::max(), r.rounds),
+      first_processes + 1, std::max(first_processes + 1, most_processes_per_cell));
+  r.looks = looks_to_reach(first_processes, r.max_processes);
+  return r;
 }
 
 std::size_t max_processes_for(double budget_seconds) {

@@ -45,6 +45,22 @@ struct budget_cell {
 // with the budget up to 32 (a longer budget buys more looks and processes, not just time).
 std::size_t max_processes_for(double budget_seconds);
 
+// What the rest of a budgeted run may do, fixed once after its first round from that round's
+// measured cost and before any interval is looked at (so the stop rule's error rate holds): the
+// rounds the seconds left afford, each costing `later_round_share` of the first round (measured:
+// 0.13-0.15 in the default plan, docs/budget.md), the most processes a cell may reach in them
+// (its first round grown by half each round, at least first + 1, at most
+// `most_processes_per_cell`) and the looks that takes (the first one included).
+inline constexpr double later_round_share = 0.15;
+inline constexpr std::size_t most_processes_per_cell = 32;
+struct rest_of_budget {
+  std::size_t rounds = 0;
+  std::size_t max_processes = 0;
+  std::size_t looks = 1;
+};
+rest_of_budget plan_after_first_round(double first_round_seconds, double seconds_left,
+                                      std::size_t first_processes);
+
 // A cell's processes after `looks` looks: its first round grown by half at each (2, 3, 5, 8,
 // 12, ...), at most `most`; and the looks it takes to reach `most` (the first one included).
 std::size_t processes_after(std::size_t first, std::size_t most, std::size_t looks);

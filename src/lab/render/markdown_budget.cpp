@@ -170,6 +170,13 @@ void budget_section(std::string& md, const json& r) {
         "The fixed plan (`--full` or sizes given): {} cell processes, judged once at "
         "the end. {}.\n\n",
         b["processes"].get<std::size_t>(), open_sentence(b));
+  if (const json& planned = b.value("planned_after_first_round", json()); planned.is_object())
+    md += fmt::format(
+        "After the first round ({:.0f} s, {:.0f} s of the budget left) the run fixed its rest, "
+        "before any look: {} more round{}, up to {} processes a cell, {} looks.\n\n",
+        planned["first_round_seconds"].get<double>(), planned["seconds_left"].get<double>(),
+        planned["rounds"].get<std::size_t>(), planned["rounds"].get<std::size_t>() == 1 ? "" : "s",
+        planned["max_processes"].get<std::size_t>(), planned["looks"].get<std::size_t>());
   md += fmt::format(
       "Stop rule: {} ({} look{}, each interval at {:.4g} %, so a false decision has at most {:.0f} "
       "% chance however often the run looked; {}). Decided: {}; open: {}; without a number: "

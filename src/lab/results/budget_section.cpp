@@ -1,5 +1,6 @@
 #include "results/budget_section.hpp"
 
+#include "plan/budget.hpp"
 #include "stats/sequential.hpp"
 
 namespace alloclab::lab {
@@ -34,7 +35,7 @@ json cell_json(const cell_account& a, const run_plan& plan) {
   return cell;
 }
 
-json comparison_json(const comparison_account& a, const run_plan& plan) {
+json comparison_json(const comparison_account& a, const run_plan& plan, const stop_rule& rule) {
   const tracked_comparison& c = a.comparison;
   const sequential_ratio& r = a.ratio;
   return {{"id", c.id},
@@ -49,7 +50,11 @@ json comparison_json(const comparison_account& a, const run_plan& plan) {
           {"df", r.bounded() ? json(r.df) : json(nullptr)},
           {"processes", {a.base_processes, a.candidate_processes}},
           {"state", a.state},
-          {"processes_needed", or_null(a.processes_needed)}};
+          {"processes_needed", or_null(a.processes_needed)},
+          // Picked as the best of (peers), or holding if any of (claims), this many: its interval
+          // is at alpha / candidates.
+          {"candidates", c.candidates},
+          {"confidence", rule.among(c.candidates).confidence()}};
 }
 
 }  // namespace
@@ -64,12 +69,21 @@ json budget_json(const budget_account& a, const run_plan& plan) {
                       {"open", r.open}});
   json cells = json::array(), comparisons = json::array();
   for (const cell_account& c : a.cells) cells.push_back(cell_json(c, plan));
-  for (const comparison_account& c : a.comparisons) comparisons.push_back(comparison_json(c, plan));
+  for (const comparison_account& c : a.comparisons)
+    comparisons.push_back(comparison_json(c, plan, a.rule));
   const json more = a.more_budget
                         ? json{{"budget_seconds", a.more_budget->budget_seconds},
                                {"would_likely_decide", a.more_budget->would_likely_decide},
                                {"of_open", a.more_budget->of_open}}
                         : json(nullptr);
+  const json planned = a.after_first_round
+                           ? json{{"first_round_seconds", a.after_first_round->first_round_seconds},
+                                  {"seconds_left", a.after_first_round->seconds_left},
+                                  {"rounds", a.after_first_round->rest.rounds},
+                                  {"max_processes", a.after_first_round->rest.max_processes},
+                                  {"looks", a.after_first_round->rest.looks},
+                                  {"later_round_share", later_round_share}}
+                           : json(nullptr);
   return {{"mode", a.mode},
           {"budget_seconds", or_null(a.budget_seconds)},
           {"spent_seconds", a.spent_seconds},
@@ -83,6 +97,7 @@ json budget_json(const budget_account& a, const run_plan& plan) {
             {"simulation",
              "false verdicts <= 5 % on synthetic cells with known ratios "
              "(tests/lab/budget_simulation_test.cpp; docs/budget.md)"}}},
+          {"planned_after_first_round", planned},
           {"stopped", a.stopped},
           {"processes", a.processes},
           {"rounds", rounds},

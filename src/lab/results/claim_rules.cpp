@@ -143,10 +143,16 @@ std::string use_stop_rule_interval(const json& results, const std::string& id, r
                       ? interval{c.at("low"), c.at("high")}
                       : interval{};
         const json& rule = budget.at("stop_rule");
-        return fmt::format("{:.4g}% stop-rule interval (process-level, {} look{}; docs/budget.md)",
-                           100 * rule.at("confidence").get<double>(),
-                           rule.at("looks").get<std::size_t>(),
-                           rule.at("looks").get<std::size_t>() == 1 ? "" : "s");
+        const std::size_t candidates = c.value("candidates", std::size_t{1});
+        return fmt::format(
+            "{:.4g}% stop-rule interval (process-level, {} look{}{}; docs/budget.md)",
+            100 * c.value("confidence", rule.at("confidence").get<double>()),
+            rule.at("looks").get<std::size_t>(),
+            rule.at("looks").get<std::size_t>() == 1 ? "" : "s",
+            candidates > 1
+                ? fmt::format(", alpha / {}: the claim holds if any of {} candidates does",
+                              candidates, candidates)
+                : std::string());
       }
   return fmt::format("{:.0f}% interval over repetitions", 100 * interval_confidence);
 }

@@ -37,7 +37,9 @@ std::string time_text(double ns) {
 }
 
 // Why the best alloclab strategy (at `best_p50_ns`) does not beat `peer`, or empty when it does.
-std::string shortfall(const json& peer, double best_p50_ns) {
+// `confidence` and `candidates`: of the selection (below).
+std::string shortfall(const json& peer, double best_p50_ns, double confidence,
+                      std::size_t candidates) {
   const std::string name = peer.at("strategy");
   if (peer.at("beaten").get<bool>()) return {};
   if (peer.at("ratio").get<double>() <= 1.0)
@@ -45,27 +47,45 @@ std::string shortfall(const json& peer, double best_p50_ns) {
                        peer.at("ratio").get<double>(), time_text(peer.at("p50_ns").get<double>()),
                        time_text(best_p50_ns));
   const json& range = peer.at("interval");
+  const std::string level = fmt::format("{:.3g} %", 100 * confidence);
   const std::string interval_part =
-      range.is_object() ? fmt::format(", 95 % interval {:.2f}–{:.2f}x", range["low"].get<double>(),
-                                      range["high"].get<double>())
+      range.is_object() ? fmt::format(", {} interval {:.2f}–{:.2f}x", level,
+                                      range["low"].get<double>(), range["high"].get<double>())
                         : ", no interval";
-  const double p = peer.at("p_value").get<double>();
+  const std::string picked =
+      candidates > 1
+          ? fmt::format("; best of {} alloclab strategies: alpha / {}", candidates, candidates)
+          : std::string();
+  const double p = peer.at("adjusted_p_value").get<double>();
   if (p < significance_alpha && range.is_object())  // the U test alone would have said beaten
     return fmt::format(
-        "{} is slower by {:.2f}x, but inside the noise: its 95 % interval "
-        "{:.2f}–{:.2f}x reaches 1 (p = {:.3g})",
-        name, peer.at("ratio").get<double>(), range["low"].get<double>(),
-        range["high"].get<double>(), p);
-  return fmt::format("{} is slower by {:.2f}x but not significantly (p = {:.3g}{})", name,
-                     peer.at("ratio").get<double>(), p, interval_part);
+        "{} is slower by {:.2f}x, but inside the noise: its {} interval "
+        "{:.2f}–{:.2f}x reaches 1 (adjusted p = {:.3g}{})",
+        name, peer.at("ratio").get<double>(), level, range["low"].get<double>(),
+        range["high"].get<double>(), p, picked);
+  return fmt::format("{} is slower by {:.2f}x but not significantly (adjusted p = {:.3g}{}{})",
+                     name, peer.at("ratio").get<double>(), p, interval_part, picked);
 }
+
+// The best of `candidates` alloclab strategies is picked before it meets the peers: each test is
+// at alpha / candidates (Bonferroni), so picking the luckiest does not inflate the false "met".
+struct selection {
+  std::size_t candidates = 1;
+  double alpha() const { return significance_alpha / static_cast<double>(candidates); }
+  double confidence() const { return 1 - alpha(); }
+  // The p-value to hold against significance_alpha: p * candidates (Bonferroni-adjusted).
+  double adjusted(double p) const { return std::min(1.0, p * static_cast<double>(candidates)); }
+};
 
 json verdict_for(const json& workload, const std::string& malloc, bool power) {
   const json* best = nullptr;
+  selection pick{0};
   for (const auto& c : workload.at("cells"))
-    if (c.at("malloc") == malloc && side_of(c.at("strategy")) == peer_side::alloclab && timed(c) &&
-        (best == nullptr || p50_of(c) < p50_of(*best)))
-      best = &c;
+    if (c.at("malloc") == malloc && side_of(c.at("strategy")) == peer_side::alloclab && timed(c)) {
+      ++pick.candidates;
+      if (best == nullptr || p50_of(c) < p50_of(*best)) best = &c;
+    }
+  pick.candidates = std::max<std::size_t>(1, pick.candidates);
   json peers = json::array();
   json unmeasured = json::array();
   for (const auto& c : workload.at("cells")) {
@@ -75,10 +95,14 @@ json verdict_for(const json& workload, const std::string& malloc, bool power) {
       continue;
     }
     if (best == nullptr) continue;
-    const mann_whitney_result test =
-        mann_whitney_u(repetition_medians(*best), repetition_medians(c));
+    const std::vector<double> ours = repetition_medians(*best), theirs = repetition_medians(c);
+    const mann_whitney_result test = mann_whitney_u(ours, theirs);
+    // The test can reach alpha / candidates at all with these repetitions.
+    const bool reachable =
+        power && pick.adjusted(mann_whitney_min_p(ours.size(), theirs.size())) < significance_alpha;
     // peer / best: the speedup of the best alloclab strategy over the peer, with its interval.
-    const std::optional<ratio_estimate> estimate = estimate_ratio("speedup_p50", c, *best);
+    const std::optional<ratio_estimate> estimate =
+        estimate_ratio("speedup_p50", c, *best, pick.confidence());
     const double ratio = estimate ? estimate->value : p50_of(c) / p50_of(*best);
     const bool bounded = estimate && estimate->range.valid();
     peers.push_back(
@@ -88,14 +112,18 @@ json verdict_for(const json& workload, const std::string& malloc, bool power) {
          {"interval", bounded ? json{{"low", estimate->range.low}, {"high", estimate->range.high}}
                               : json(nullptr)},
          {"p_value", test.p_value},
-         // Beaten only outside the noise, by the lab's one rule (U test and interval).
-         {"beaten", bounded && judge_difference(test.p_value, power, estimate->range) ==
-                                   difference::higher}});
+         {"adjusted_p_value", pick.adjusted(test.p_value)},
+         // Beaten only outside the noise, by the lab's one rule (U test and interval), at
+         // alpha / candidates.
+         {"beaten", bounded && judge_difference(pick.adjusted(test.p_value), reachable,
+                                                estimate->range) == difference::higher}});
   }
   json verdict = {{"malloc", malloc},
                   {"best_alloclab", best == nullptr ? json(nullptr)
                                                     : json{{"strategy", best->at("strategy")},
                                                            {"p50_ns", p50_of(*best)}}},
+                  {"candidates", pick.candidates},
+                  {"confidence", pick.confidence()},
                   {"peers", peers},
                   {"unmeasured_peers", unmeasured},
                   {"verdict", "not_judged"},
@@ -110,7 +138,8 @@ json verdict_for(const json& workload, const std::string& malloc, bool power) {
   }
   std::string why;
   for (const auto& p : peers)
-    if (const std::string s = shortfall(p, p50_of(*best)); !s.empty())
+    if (const std::string s = shortfall(p, p50_of(*best), pick.confidence(), pick.candidates);
+        !s.empty())
       why += (why.empty() ? "" : "; ") + s;
   if (!power && !why.empty())
     why = "too few repetitions for the U test to reach significance; " + why;

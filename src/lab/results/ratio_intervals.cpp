@@ -45,21 +45,22 @@ figures figures_of(const std::string& metric, const json& cell) {
 }  // namespace
 
 std::optional<ratio_estimate> ratio_of_repetition_medians(const std::vector<double>& numerator,
-                                                          const std::vector<double>& denominator) {
+                                                          const std::vector<double>& denominator,
+                                                          double confidence) {
   if (numerator.empty() || denominator.empty()) return std::nullopt;
   const double num = percentile(numerator, 0.5);
   const double den = percentile(denominator, 0.5);
   if (num <= 0 || den <= 0) return std::nullopt;
   ratio_estimate r;
   r.value = num / den;
-  r.range = bootstrap_ratio_of_medians(numerator, denominator, interval_confidence);
+  r.range = bootstrap_ratio_of_medians(numerator, denominator, confidence);
   r.base_repetitions = numerator.size();
   r.candidate_repetitions = denominator.size();
   return r;
 }
 
 std::optional<ratio_estimate> estimate_ratio(const std::string& metric, const json& base,
-                                             const json& candidate) {
+                                             const json& candidate, double confidence) {
   const figures b = figures_of(metric, base);
   const figures c = figures_of(metric, candidate);
   if (b.pooled <= 0 || c.pooled <= 0) return std::nullopt;
@@ -68,7 +69,8 @@ std::optional<ratio_estimate> estimate_ratio(const std::string& metric, const js
   // statistic the interval resamples, so it lies inside its own interval even when repetitions
   // disagree and the pooled figures part from them. Pooled figures, with no interval, stand in
   // when a side has no repetitions or a median figure that is not positive.
-  if (auto r = ratio_of_repetition_medians(b.per_repetition, c.per_repetition)) return r;
+  if (auto r = ratio_of_repetition_medians(b.per_repetition, c.per_repetition, confidence))
+    return r;
   ratio_estimate r;
   r.value = b.pooled / c.pooled;
   r.base_repetitions = b.per_repetition.size();

@@ -27,10 +27,13 @@ struct ratio_estimate {
 // numerator / denominator of the sides' median per-repetition figures, with the bootstrap
 // interval of that ratio; nullopt when a side is empty or its median is not positive.
 std::optional<ratio_estimate> ratio_of_repetition_medians(const std::vector<double>& numerator,
-                                                          const std::vector<double>& denominator);
+                                                          const std::vector<double>& denominator,
+                                                          double confidence = interval_confidence);
 
-// nullopt when either cell lacks the figure or a figure is not positive.
+// nullopt when either cell lacks the figure or a figure is not positive. `confidence`: of the
+// interval (a peer check picking the best of N strategies asks for 1 - alpha / N).
 std::optional<ratio_estimate> estimate_ratio(const std::string& metric, const nlohmann::json& base,
-                                             const nlohmann::json& candidate);
+                                             const nlohmann::json& candidate,
+                                             double confidence = interval_confidence);
 
 }  // namespace alloclab::lab

@@ -115,6 +115,7 @@ budget_account make_account(const account_input& in) {
                                                  max_processes_for(bigger)),
                              a.open};
   }
+  if (in.after_first_round != nullptr) a.after_first_round = *in.after_first_round;
   a.cells = cell_accounts(in);
   return a;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/budget.hpp"
 #include "plan/plan.hpp"
 #include "records/measurement_record.hpp"
 #include "schedule/budget_state.hpp"
@@ -45,6 +46,13 @@ struct comparison_account {
   std::optional<std::size_t> processes_needed;  // per side, to clear the nearest boundary
 };
 
+// The rest of a budgeted run as planned after its first round (plan/budget.hpp).
+struct rest_plan {
+  double first_round_seconds = 0;
+  double seconds_left = 0;  // of the budget then, the closing seconds kept back
+  rest_of_budget rest;
+};
+
 struct budget_account {
   std::string mode;  // "budget" or "fixed"
   std::optional<double> budget_seconds;
@@ -60,7 +68,8 @@ struct budget_account {
     std::size_t would_likely_decide = 0;
     std::size_t of_open = 0;
   };
-  std::optional<more> more_budget;  // a budgeted run with comparisons still open
+  std::optional<more> more_budget;             // a budgeted run with comparisons still open
+  std::optional<rest_plan> after_first_round;  // a budgeted run
   std::vector<cell_account> cells;
   std::vector<comparison_account> comparisons;
 };
@@ -75,6 +84,7 @@ struct account_input {
   std::string mode;              // "budget" or "fixed"
   std::string stopped;
   double spent_seconds = 0;
+  const rest_plan* after_first_round = nullptr;  // a budgeted run's
 };
 
 budget_account make_account(const account_input& in);

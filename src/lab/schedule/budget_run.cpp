@@ -80,6 +80,62 @@ class budget_runner {
     return seconds_since(started_) + estimate + closing_seconds <= plan_.sizes.budget_seconds;
   }
 
+  // Fixes the rest of the run from what the first round cost (`first_round_seconds`), before
+  // the first look: the most processes a cell may have and the looks (plan/budget.hpp).
+  void plan_rest(double first_round_seconds) {
+    rest_.first_round_seconds = first_round_seconds;
+    rest_.seconds_left = seconds_left();
+    rest_.rest = plan_after_first_round(first_round_seconds, rest_.seconds_left,
+                                        budget_cell{}.first_processes);
+    state_.replan(rest_.rest.max_processes);
+  }
+
+  double seconds_left() const {
+    return plan_.sizes.budget_seconds - closing_seconds - seconds_since(started_);
+  }
+
+  // The last round, once its cells have what their comparisons asked for: what is left of the
+  // budget, one more process per cell and pass, up to each cell's most (no look follows, so the
+  // error rate does not change; the final look has more processes to stand on).
+  void top_up(executor_set& executors, const std::vector<budget_state::growth>& round,
+              std::size_t round_number) {
+    for (;;) {
+      bool any = false;
+      for (const auto& g : round) {
+        if (attempts_[g.cell] >= state_.setup(g.cell).max_processes ||
+            state_.unmeasurable(g.cell) || !fits(g.cell, g.repetitions))
+          continue;
+        const std::size_t part = attempts_[g.cell];
+        run(executors, {g.cell, part, g.repetitions, plan_.sizes.seed + part}, round_number);
+        any = true;
+      }
+      if (!any) return;
+    }
+  }
+
+  // Why a run that reached its last look with comparisons open stopped there.
+  std::string why_last_look(const std::vector<comparison_look>& looks) const {
+    const double left = seconds_left();
+    std::size_t open = 0, affordable = 0;
+    for (const auto& l : looks) {
+      if (l.decided || l.unmeasurable) continue;
+      ++open;
+      const tracked_comparison& c = *l.comparison;
+      const std::size_t most =
+          std::min(state_.setup(c.base).max_processes, state_.setup(c.candidate).max_processes);
+      affordable += l.processes_needed <= most && state_.seconds_to_decide(l) <= left;
+    }
+    if (affordable == 0)
+      return fmt::format(
+          "the stop rule's last look ({} planned after the first round); no open comparison "
+          "could be decided with the {:.0f} s left",
+          state_.rule().looks, std::max(0.0, left));
+    return fmt::format(
+        "the stop rule's last look ({} planned after the first round) with {:.0f} s left: {} of "
+        "the {} open comparisons might have been decided with it",
+        state_.rule().looks, std::max(0.0, left), affordable, open);
+  }
+
   // One round: each cell's new processes, one per pass, most promising cells first. False when
   // the budget ran out before the round's end.
   bool grow(executor_set& executors, const std::vector<budget_state::growth>& round,
@@ -103,7 +159,8 @@ class budget_runner {
     out.frame_facts = executors.facts();
     out.duration_seconds = seconds_since(started_);
     const account_input in{
-        plan_, state_, looks, rounds_, records_, ran_, "budget", stopped, out.duration_seconds};
+        plan_, state_, looks, rounds_, records_, ran_, "budget", stopped, out.duration_seconds,
+        &rest_};
     out.budget = make_account(in);
     out.records = std::move(records_);
     plan_.schedule = ran_;
@@ -124,6 +181,7 @@ class budget_runner {
   std::vector<task> ran_;
   std::vector<round_account> rounds_;
   std::size_t counted_ = 0;
+  rest_plan rest_;
 };
 
 }  // namespace
@@ -143,18 +201,20 @@ run_records run_budgeted(run_plan& plan, steady::time_point started,
   // second one, a served variant's other servers) only while the budget lasts.
   const std::vector<task> first = plan.schedule;
   std::size_t cut = 0;
+  const steady::time_point first_round_started = steady::now();
   for (const task& t : first)
     if (t.part == 0 || runner.fits(t.cell, t.repetitions))
       runner.run(executors, t, 1);
     else
       ++cut;
+  runner.plan_rest(seconds_since(first_round_started));
   const std::size_t last_look = runner.state().rule().looks;
   for (std::size_t look = 1;; ++look) {
     const std::vector<comparison_look> looks = runner.look(look);
     const bool open = std::any_of(looks.begin(), looks.end(),
                                   [](const auto& l) { return !l.decided && !l.unmeasurable; });
     if (!open) return runner.finish(executors, looks, "every comparison decided");
-    if (look >= last_look) return runner.finish(executors, looks, "the stop rule's last look");
+    if (look >= last_look) return runner.finish(executors, looks, runner.why_last_look(looks));
     const auto round = runner.state().plan_round(looks, look);
     if (round.empty())
       return runner.finish(executors, looks,
@@ -166,6 +226,7 @@ run_records run_budgeted(run_plan& plan, steady::time_point started,
           fmt::format("budget spent in the first round ({} first-round processes not run)", cut));
     if (!runner.grow(executors, round, look + 1))
       return runner.finish(executors, runner.look(look + 1), "budget spent");
+    if (look + 1 == last_look) runner.top_up(executors, round, look + 1);
   }
 }
 

@@ -28,6 +28,16 @@ std::size_t needed_per_side(const comparison_look& l, double base_variance,
 budget_state::budget_state(std::vector<budget_cell> cells, stop_rule rule)
     : setup_(std::move(cells)), cells_(setup_.size()), rule_(rule) {}
 
+void budget_state::replan(std::size_t max_processes) {
+  std::size_t looks = 1;
+  for (budget_cell& s : setup_) {
+    if (s.max_processes > s.first_processes)
+      s.max_processes = std::max(s.first_processes + 1, max_processes);
+    looks = std::max(looks, looks_to_reach(s.first_processes, s.max_processes));
+  }
+  rule_.looks = rule_.look = looks;
+}
+
 void budget_state::add_process(std::size_t cell,
                                const std::map<std::string, std::vector<double>>& figures,
                                double seconds) {
@@ -49,17 +59,19 @@ process_spread budget_state::spread(std::size_t cell, const std::string& metric)
 }
 
 pooled_between budget_state::pool(std::size_t cell, const std::string& metric) const {
+  // Leave-one-out: the prior is what the group's other cells say; the cell's own spread enters
+  // once, through its own degrees of freedom (sequential.hpp, moderate).
   std::vector<process_spread> group;
   for (std::size_t i = 0; i < setup_.size(); ++i)
-    if (setup_[i].group == setup_[cell].group) group.push_back(spread(i, metric));
+    if (i != cell && setup_[i].group == setup_[cell].group) group.push_back(spread(i, metric));
   return pool_between(group);
 }
 
 std::vector<comparison_look> budget_state::judge(const std::vector<tracked_comparison>& comparisons,
                                                  std::size_t look) const {
-  const stop_rule rule = rule_.at_look(look);
   std::vector<comparison_look> looks;
   for (const tracked_comparison& c : comparisons) {
+    const stop_rule rule = rule_.at_look(look).among(c.candidates);
     comparison_look l;
     l.comparison = &c;
     if (unmeasurable(c.base) || unmeasurable(c.candidate)) {
@@ -82,7 +94,7 @@ std::vector<comparison_look> budget_state::judge(const std::vector<tracked_compa
       const moderated_variance b = moderate(base, pool(c.base, c.metric), rule);
       const moderated_variance v = moderate(candidate, pool(c.candidate, c.metric), rule);
       // The next look's confidence: the one these processes would be judged at.
-      const double t = t_quantile(rule_.at_look(look + 1).confidence(), std::max(l.ratio.df, 1.0));
+      const double t = t_quantile(rule.at_look(look + 1).confidence(), std::max(l.ratio.df, 1.0));
       l.processes_needed = b.df > 0 && v.df > 0 ? needed_per_side(l, b.variance, v.variance, t) : 0;
     }
     looks.push_back(l);

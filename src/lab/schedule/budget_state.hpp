@@ -24,6 +24,8 @@ struct tracked_comparison {
   std::size_t candidate = 0;
   std::string metric;  // a key of the cells' figures ("p50", "ns_per_pair", ...)
   std::vector<double> boundaries;
+  // Picked as the best of, or holding if any of, this many candidates: judged at alpha / it.
+  std::size_t candidates = 1;
 };
 
 // A comparison at one look.
@@ -41,6 +43,12 @@ struct comparison_look {
 class budget_state {
  public:
   budget_state(std::vector<budget_cell> cells, stop_rule rule);
+
+  // Fixes the rest of the run once its first round has run, before the first look (the rule's
+  // looks must not depend on what the intervals say): each cell's most processes (a cell whose
+  // first round is its most, the placement twin, keeps it) and the rule's looks: as many as the
+  // cells' rounds up to their most (its alpha and other settings are kept).
+  void replan(std::size_t max_processes);
 
   // One more process of `cell`: its figures by metric, and what it cost.
   void add_process(std::size_t cell, const std::map<std::string, std::vector<double>>& figures,

@@ -69,13 +69,17 @@ void add_ratio_claim(const run_plan& plan, const json& claim,
     mallocs = claim.at("candidate_mallocs").get<std::vector<std::string>>();
   else
     mallocs = {claim.value("candidate_malloc", std::string("glibc"))};
-  for (const std::string& m : mallocs) {
-    const auto candidate =
-        cell_index(plan, f, workload, claim.at("candidate").get<std::string>(), m);
-    if (!base || !candidate) continue;
+  // "Any malloc" claims hold when any candidate does: each is judged at alpha / candidates.
+  std::vector<std::pair<std::string, std::size_t>> candidates;
+  for (const std::string& m : mallocs)
+    if (const auto c = cell_index(plan, f, workload, claim.at("candidate").get<std::string>(), m))
+      candidates.emplace_back(m, *c);
+  if (!base) return;
+  for (const auto& [m, candidate] : candidates) {
     const std::string id = claim.at("id").get<std::string>() +
                            (claim.contains("candidate_mallocs") ? " @ " + m : std::string());
-    out.push_back({id, "claim", *base, *candidate, figure, {range.low, range.high}});
+    out.push_back(
+        {id, "claim", *base, candidate, figure, {range.low, range.high}, candidates.size()});
   }
 }
 
@@ -163,6 +167,7 @@ std::vector<tracked_comparison> peer_comparisons(const run_plan& plan, const bud
     for (const malloc_choice& m : plan.mallocs) {
       std::optional<std::size_t> best;
       std::vector<std::size_t> peers;
+      std::size_t candidates = 0;  // the best is picked among these: alpha / candidates
       for (std::size_t i = 0; i < plan.cells.size(); ++i) {
         const cell_spec& c = plan.cells[i];
         if (c.frame != frame::batch || c.workload != workload || c.malloc.label != m.label ||
@@ -171,9 +176,9 @@ std::vector<tracked_comparison> peer_comparisons(const run_plan& plan, const bud
         const process_spread s = state.spread(i, "p50");
         if (!s.valid()) continue;
         if (side_of(c.strategy) == peer_side::peer) peers.push_back(i);
-        if (side_of(c.strategy) == peer_side::alloclab &&
-            (!best || s.level < state.spread(*best, "p50").level))
-          best = i;
+        if (side_of(c.strategy) != peer_side::alloclab) continue;
+        ++candidates;
+        if (!best || s.level < state.spread(*best, "p50").level) best = i;
       }
       if (!best) continue;
       for (std::size_t p : peers)
@@ -183,7 +188,8 @@ std::vector<tracked_comparison> peer_comparisons(const run_plan& plan, const bud
                        p,
                        *best,
                        "p50",
-                       {1.0}});
+                       {1.0},
+                       candidates});
     }
   return out;
 }

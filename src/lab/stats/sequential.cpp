@@ -80,10 +80,11 @@ moderated_variance moderate(const process_spread& cell, const pooled_between& po
 }
 
 double stop_rule::alpha_at(std::size_t k) const {
-  if (!adjusted) return alpha;
+  const double picked = alpha / static_cast<double>(std::max<std::size_t>(1, candidates));
+  if (!adjusted) return picked;
   const double weights = std::ldexp(1.0, static_cast<int>(looks)) - 1;  // 1 + 2 + ... + 2^(K-1)
   const std::size_t at = std::clamp<std::size_t>(k, 1, looks);
-  return alpha * std::ldexp(1.0, static_cast<int>(at) - 1) / weights;
+  return picked * std::ldexp(1.0, static_cast<int>(at) - 1) / weights;
 }
 
 stop_rule rule_with_looks(std::size_t looks) {

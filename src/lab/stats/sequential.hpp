@@ -62,6 +62,10 @@ struct stop_rule {
   // false: every look spends all of alpha (naive repeated looks; the simulation shows what that
   // does to the false-verdict rate, tests/lab/budget_simulation_test.cpp).
   bool adjusted = true;
+  // Selection: a ratio whose candidate was picked as the best of this many (the fastest strategy
+  // before a peer check), or that holds if any of this many does (an "any malloc" claim), is
+  // judged at alpha / candidates (Bonferroni over the candidates).
+  std::size_t candidates = 1;
   double alpha_at(std::size_t k) const;
   double confidence() const { return 1 - alpha_at(look); }
   stop_rule at_look(std::size_t k) const {
@@ -69,14 +73,21 @@ struct stop_rule {
     r.look = k;
     return r;
   }
+  stop_rule among(std::size_t n) const {
+    stop_rule r = *this;
+    r.candidates = n;
+    return r;
+  }
 };
 // A rule with `looks` looks, for its last look.
 stop_rule rule_with_looks(std::size_t looks);
 
 inline constexpr const char* stop_rule_name =
-    "Bonferroni-adjusted repeated confidence intervals (alpha spent over the looks, doubling at "
-    "each): Student-t interval of the log ratio of process-level means, between-process variance "
-    "moderated toward the workload's pool";
+    "Bonferroni-adjusted repeated confidence intervals, the number of looks fixed after the first "
+    "round from its cost and the budget left (alpha spent over the looks, doubling at each; "
+    "alpha / N for a pick among N candidates): Student-t interval of the log ratio of "
+    "process-level means, between-process variance moderated toward the workload's other cells "
+    "(leave-one-out pool)";
 
 // The variance of one process mean of `cell`, moderated toward `pool`, with its df (0: unknown).
 struct moderated_variance {

@@ -1,0 +1,100 @@
+// The budget scheduler's state (schedule/budget_state.hpp) by hand: what a look's interval is
+// built from. Its error rate over many runs is simulated in budget_simulation_test.cpp.
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "schedule/budget_state.hpp"
+#include "stats/sequential.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+std::map<std::string, std::vector<double>> process(std::vector<double> p50) {
+  return {{"p50", std::move(p50)}};
+}
+
+// Three cells of one workload; `wide` has a large spread between its two processes, the others
+// small ones.
+struct three_cells {
+  budget_state state{{{0, 2, 8, 3, 12}, {0, 2, 8, 3, 12}, {0, 2, 8, 3, 12}}, rule_with_looks(4)};
+  std::vector<figures_by_process> figures = {{{100, 101, 99}, {110, 111, 109}},
+                                             {{80, 81, 79}, {81, 82, 80}},
+                                             {{50, 51, 49}, {50.5, 51.5, 49.5}}};
+  three_cells() {
+    for (std::size_t c = 0; c < figures.size(); ++c)
+      for (const auto& p : figures[c]) state.add_process(c, process(p), 1);
+  }
+};
+
+// The moderation's prior is what the *other* cells of the group say: a cell's own spread between
+// processes enters its variance once, through its own degrees of freedom, not again through the
+// pool (that would count it twice and pull the prior toward it).
+TEST(BudgetState, TheModerationPoolLeavesTheCellItselfOut) {
+  three_cells t;
+  const tracked_comparison c{"wide vs narrow", "vs_std", 0, 1, "p50", {1.0}};
+  const comparison_look l = t.state.judge({c}, 2).front();
+  const process_spread wide = spread_of(t.figures[0]);
+  const process_spread narrow = spread_of(t.figures[1]);
+  const process_spread other = spread_of(t.figures[2]);
+  const stop_rule rule = rule_with_looks(4).at_look(2);
+  const sequential_ratio expected = compare_levels(wide, pool_between({narrow, other}), narrow,
+                                                   pool_between({wide, other}), rule);
+  EXPECT_NEAR(l.ratio.log_se, expected.log_se, 1e-12);
+  EXPECT_NEAR(l.ratio.low, expected.low, 1e-12);
+  EXPECT_NEAR(l.ratio.high, expected.high, 1e-12);
+}
+
+// A cell whose group has no other cell with two processes has no prior: its own two processes
+// are its only evidence of the spread between processes.
+TEST(BudgetState, ACellAloneInItsGroupHasNoPrior) {
+  budget_state state{{{0, 2, 8, 3, 12}, {1, 2, 8, 3, 12}}, rule_with_looks(4)};
+  state.add_process(0, process({100, 101, 99}), 1);
+  state.add_process(0, process({110, 111, 109}), 1);
+  state.add_process(1, process({50, 51, 49}), 1);
+  state.add_process(1, process({50.5, 51.5, 49.5}), 1);
+  const tracked_comparison c{"a vs b", "vs_std", 0, 1, "p50", {1.0}};
+  const comparison_look l = state.judge({c}, 1).front();
+  const sequential_ratio expected = compare_levels(spread_of({{100, 101, 99}, {110, 111, 109}}), {},
+                                                   spread_of({{50, 51, 49}, {50.5, 51.5, 49.5}}),
+                                                   {}, rule_with_looks(4).at_look(1));
+  EXPECT_NEAR(l.ratio.df, expected.df, 1e-12);
+  EXPECT_NEAR(l.ratio.log_se, expected.log_se, 1e-12);
+}
+
+// After the first round the cells' most processes and the rule's looks follow the budget; a
+// cell measured once on purpose (the placement twin) stays at one.
+TEST(BudgetState, ReplanningSetsTheMostProcessesAndTheLooks) {
+  budget_state state{{{0, 2, 8, 3, 12}, {1, 5, 8, 1, 1}, {2, 1, 1, 3, 12}}, rule_with_looks(4)};
+  state.replan(27);
+  EXPECT_EQ(state.setup(0).max_processes, 27u);
+  EXPECT_EQ(state.setup(1).max_processes, 27u);
+  EXPECT_EQ(state.setup(2).max_processes, 1u);
+  EXPECT_EQ(state.rule().looks, 7u);  // 2 3 5 8 12 18 27
+  EXPECT_EQ(state.rule().alpha, 0.05);
+  state.replan(3);
+  EXPECT_EQ(state.setup(1).max_processes, 6u);  // at least one more than its first round
+  EXPECT_EQ(state.rule().looks, 2u);
+}
+
+// A comparison whose candidate was picked among N is judged at alpha / N: a wider interval.
+TEST(BudgetState, APickAmongCandidatesIsJudgedAtAlphaOverTheirNumber) {
+  three_cells t;
+  const tracked_comparison one{"one", "peer", 1, 2, "p50", {1.0}};
+  tracked_comparison six = one;
+  six.candidates = 6;
+  const auto looks = t.state.judge({one, six}, 2);
+  EXPECT_NEAR(std::log(looks[1].ratio.high / looks[1].ratio.value) /
+                  std::log(looks[0].ratio.high / looks[0].ratio.value),
+              t_quantile(rule_with_looks(4).at_look(2).among(6).confidence(), looks[1].ratio.df) /
+                  t_quantile(rule_with_looks(4).at_look(2).confidence(), looks[0].ratio.df),
+              1e-9);
+  EXPECT_NEAR(1 - rule_with_looks(4).at_look(2).among(6).confidence(),
+              (1 - rule_with_looks(4).at_look(2).confidence()) / 6, 1e-15);
+}
+
+}  // namespace
+}  // namespace alloclab::lab
