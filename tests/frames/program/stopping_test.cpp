@@ -41,7 +41,7 @@ struct simulated_program {
   std::vector<double> true_ratio;  // index 0 is the baseline (1.0)
   double cv = 0.02;
   std::mt19937_64 engine{1};
-  std::vector<double> cv_scale;  // per combination (empty: all 1)
+  std::vector<double> cv_scale{};  // per combination (empty: all 1)
   void add_round(std::vector<run_row>& rows, std::size_t round) {
     std::normal_distribution<double> noise(0, 1);
     for (std::size_t c = 0; c < true_ratio.size(); ++c) {
