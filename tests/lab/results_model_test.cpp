@@ -23,6 +23,7 @@
 #include "model/document.hpp"
 #include "model/schema.hpp"
 #include "results/schema_check.hpp"
+#include "model_agreement.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -112,38 +113,44 @@ json fixture() {
   return json::parse(text_of(fs::path(ALLOCLAB_TEST_DATA) / "report_fixture" / "results.json"));
 }
 
-// Every key of `written` is in `read` with the same value; every key of `read` missing from
-// `written` was null (a frame's key in a cell or workload of another frame, version 6).
-void expect_same_keys(const json& read, const json& written, const std::string& where) {
-  if (!read.is_object() || !written.is_object()) {
-    if (read.is_array() && written.is_array() && read.size() == written.size()) {
-      for (std::size_t i = 0; i < read.size(); ++i)
-        expect_same_keys(read[i], written[i], where + "/" + std::to_string(i));
-      return;
-    }
-    EXPECT_EQ(read, written) << where;
-    return;
-  }
-  for (const auto& [key, value] : written.items()) {
-    if (key == "repetition_means_summary" || key == "schema_version") continue;
-    ASSERT_TRUE(read.contains(key)) << where << "/" << key << " is new";
-    expect_same_keys(read.at(key), value, where + "/" + key);
-  }
-  for (const auto& [key, value] : read.items()) {
-    if (!written.contains(key)) {
-      EXPECT_TRUE(value.is_null()) << where << "/" << key << " was lost";
-    }
-  }
-}
-
 TEST(ResultsModel, AVersion6FileKeepsItsKeysAndValues) {
   const json read = fixture();
   ASSERT_EQ(read.at("schema_version"), 6);
   const json written = model::to_json(model::from_json(read));
-  expect_same_keys(read, written, "");
+  model_agreement::expect_same_keys(read, written, "");
   EXPECT_EQ(written.at("schema_version"), model::schema_version);
   const json& timing = written.at("workloads").at(0).at("cells").at(0).at("timing");
   EXPECT_GT(timing.at("repetition_means_summary").at("mean_ns").get<double>(), 0);
+}
+
+TEST(ResultsModel, TheFixtureAgreesWithTheModel) {
+  model_agreement::expect_model_agrees(fixture(), "report_fixture/results.json");
+}
+
+// The agreement check itself: a key the writer adds without adding it to the model is found,
+// null or not; a null key of another frame's cell (version 6) is not.
+TEST(ResultsModel, AKeyTheModelDoesNotKnowIsFound) {
+  json d = fixture();
+  EXPECT_EQ(model::undescribed_keys(d), std::vector<std::string>());
+  ASSERT_EQ(d["workloads"][0]["frame"], "batch");
+  ASSERT_TRUE(d["workloads"][0]["cells"][0].contains("memory_frame"));
+  d["workloads"][0]["cells"][0]["new_figure"] = 1.5;
+  d["workloads"][0]["cells"][0]["timing"]["new_percentile"] = nullptr;
+  d["new_section"] = nullptr;
+  d["budget"] = {{"mode", "fixed"}, {"new_account", 3}};
+  // A served cell of version 6 carries every lab cell's keys as null, but only as null.
+  json served = {{"strategy", "std"},
+                 {"malloc", "glibc"},
+                 {"status", "ok"},
+                 {"timing", nullptr},
+                 {"os", nullptr}};
+  served["memory_frame"] = nullptr;
+  served["replay"] = 2;
+  d["serve"] = {{"workloads", {{{"name", "w"}, {"cells", {served}}}}}};
+  EXPECT_EQ(model::undescribed_keys(d),
+            (std::vector<std::string>{
+                "/budget/new_account", "/new_section", "/serve/workloads/0/cells/0/replay",
+                "/workloads/0/cells/0/new_figure", "/workloads/0/cells/0/timing/new_percentile"}));
 }
 
 TEST(ResultsModel, WritingWhatWasReadIsStable) {

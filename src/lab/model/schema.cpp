@@ -1,5 +1,6 @@
 #include "model/schema.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
@@ -39,7 +40,95 @@ std::string escaped(std::string text) {
   return text;
 }
 
+// `branch`'s `if` holds for `object`: each of its properties has its `const` value.
+bool branch_holds(const json& branch, const json& object) {
+  for (const auto& [key, condition] : branch.at("if").at("properties").items())
+    if (!object.contains(key) || object.at(key) != condition.at("const")) return false;
+  return true;
+}
+
+// A schema that admits any JSON below it (a field of type nlohmann::json).
+bool admits_anything(const json& schema) {
+  return !schema.contains("properties") && !schema.contains("additionalProperties") &&
+         !schema.contains("items") && !schema.contains("allOf");
+}
+
+using schemas = std::vector<const json*>;
+
+// The schemas of `value`'s key or items (`key` empty: items) under each of `of`.
+schemas below(const schemas& of, const std::string& key) {
+  schemas out;
+  for (const json* s : of) {
+    if (key.empty()) {
+      if (s->contains("items")) out.push_back(&s->at("items"));
+    } else if (s->contains("properties") && s->at("properties").contains(key)) {
+      out.push_back(&s->at("properties").at(key));
+    } else if (s->contains("additionalProperties")) {
+      out.push_back(&s->at("additionalProperties"));
+    }
+  }
+  return out;
+}
+
+// Whether `where` is a cell of a `cells` array ("/workloads/0/cells/3", "/serve/.../cells/0").
+bool is_cell(const std::string& where) {
+  const std::size_t slash = where.rfind('/');
+  const std::string tail = "/cells";
+  return slash != std::string::npos && slash + 1 < where.size() &&
+         where.find_first_not_of("0123456789", slash + 1) == std::string::npos &&
+         slash >= tail.size() && where.compare(slash - tail.size(), tail.size(), tail) == 0;
+}
+
+struct walk {
+  schemas lab_cell;  // every frame's keys of a lab cell: version 6 wrote them all into every cell
+  std::vector<std::string>& out;
+};
+
+// Adds to `out` the keys of `value` that none of `own` (the schemas that apply to it) names and
+// that are not null keys of another frame (`others`: the parts of frames `value` is not of; in a
+// cell, also any lab cell's).
+void collect_undescribed(const json& value, const schemas& own, const schemas& others,
+                         const std::string& where, walk& w) {
+  if (std::any_of(own.begin(), own.end(), [](const json* s) { return admits_anything(*s); }))
+    return;
+  if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i)
+      collect_undescribed(value[i], below(own, ""), below(others, ""),
+                          where + "/" + std::to_string(i), w);
+    return;
+  }
+  if (!value.is_object()) return;
+  schemas applying, not_applying = others;
+  for (const json* s : own) {
+    applying.push_back(s);
+    if (s->contains("allOf"))
+      for (const json& branch : s->at("allOf"))
+        (branch_holds(branch, value) ? applying : not_applying).push_back(&branch.at("then"));
+  }
+  if (is_cell(where)) not_applying.insert(not_applying.end(), w.lab_cell.begin(), w.lab_cell.end());
+  for (const auto& [key, item] : value.items()) {
+    const schemas mine = below(applying, key), theirs = below(not_applying, key);
+    if (!mine.empty())
+      collect_undescribed(item, mine, theirs, where + "/" + key, w);
+    else if (!(item.is_null() && !theirs.empty()))
+      w.out.push_back(where + "/" + key);
+  }
+}
+
 }  // namespace
+
+std::vector<std::string> undescribed_keys(const json& document) {
+  const json schema = results_json_schema();
+  std::vector<std::string> out;
+  walk w{{}, out};
+  const json& workload = schema.at("properties").at("workloads").at("items");
+  w.lab_cell.push_back(&workload.at("properties").at("cells").at("items"));
+  for (const json& branch : workload.at("allOf"))
+    if (branch.at("then").at("properties").contains("cells"))
+      w.lab_cell.push_back(&branch.at("then").at("properties").at("cells").at("items"));
+  collect_undescribed(document, {&schema}, {}, "", w);
+  return out;
+}
 
 json codec<cell>::schema() {
   return object_schema(fields_schema<cell>());

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,12 @@ namespace alloclab::lab::model {
 // A JSON Schema (the subset results/schema_check.hpp validates: type, const, enum, minimum,
 // maximum, required, properties, items, additionalProperties, allOf, if, then).
 nlohmann::json results_json_schema();
+
+// Where `document` holds a key the model does not describe (e.g. "/workloads/0/cells/1/foo"): a
+// writer that adds a key must add it to the model first. A null key that another frame's part
+// names is described (version 6 gave every cell and workload every frame's keys, and a served
+// cell every lab cell's).
+std::vector<std::string> undescribed_keys(const nlohmann::json& document);
 
 // The field tables, one per struct, as Markdown.
 std::string results_field_tables();

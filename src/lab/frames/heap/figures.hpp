@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "frames/heap/retention_figures.hpp"
 #include "model/fields.hpp"
 #include "model/frame_part.hpp"
 #include "model/values.hpp"
@@ -115,6 +116,7 @@ struct heap_spec_figures {
   std::string touch;
   std::size_t touch_stride = 0;
   double exponential_mean = 0, lognormal_mode = 0, lognormal_sigma = 0;
+  model::omittable<bool> settle;
   static constexpr const char* about_type = "the kernel's parameters as the heap worker reads them";
   template <class S, class F>
   static void fields(S& s, F& field) {
@@ -134,6 +136,10 @@ struct heap_spec_figures {
     field(s.exponential_mean, "exponential_mean", "size parameter", model::may_be_absent);
     field(s.lognormal_mode, "lognormal_mode", "size parameter", model::may_be_absent);
     field(s.lognormal_sigma, "lognormal_sigma", "size parameter", model::may_be_absent);
+    field(s.settle, "settle",
+          "the worker waits 1 s after the last free for the settled memory readings (a "
+          "budgeted run's processes after the first do not); absent in files written before "
+          "the time budget");
   }
 };
 
@@ -191,11 +197,14 @@ struct retention_row {
 
 struct heap_document_figures {
   std::vector<retention_row> heap_retention;
+  model::omittable<std::optional<retention_timelines_figures>> retention_timelines;
   template <class S, class F>
   static void fields(S& s, F& field) {
     field(s.heap_retention, "heap_retention",
           "the heap frame's retention summary, one object per malloc (empty when no heap cell "
           "measured its memory)");
+    field(s.retention_timelines, "retention_timelines",
+          "the retention timelines, null when none ran; absent in files written before them");
   }
 };
 

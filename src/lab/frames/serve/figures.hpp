@@ -205,6 +205,7 @@ struct serve_section {
   unsigned connections = 0;
   std::size_t repetitions = 0;
   std::vector<double> ladder_fractions;
+  model::omittable<std::string> generators;
   std::vector<serve_workload> workloads;
   static constexpr const char* about_type =
       "the serve frame (docs/serve.md): every variant served over HTTP by fresh `alloclab serve` "
@@ -217,7 +218,11 @@ struct serve_section {
     field(s.repetitions, "repetitions", "fresh servers per variant", model::at_least(1));
     field(s.ladder_fractions, "ladder_fractions",
           "the open-loop rates, as fractions of each server's closed-loop saturation");
-    field(s.workloads, "workloads", "per lab workload");
+    field(s.generators, "generators",
+          "`hey and wrk` (then the open-loop ladder), or `hey` alone in a budgeted run (`wrk` is "
+          "then null and `ladder` empty); absent in files written before the time budget",
+          model::one_of{"hey and wrk", "hey"});
+    field(s.workloads, "workloads", "per served lab workload");
   }
 };
 
