@@ -183,6 +183,8 @@ struct budget_comparison {
   std::optional<double> value, low, high, df;
   std::vector<std::size_t> processes;
   std::optional<std::size_t> processes_needed;
+  omittable<std::size_t> candidates;
+  omittable<double> confidence;
   static constexpr const char* about_type = "a comparison the stop rule tracked, at its last look";
   template <class S, class F>
   static void fields(S& s, F& field) {
@@ -205,6 +207,30 @@ struct budget_comparison {
     field(s.processes_needed, "processes_needed",
           "per side, to clear the nearest boundary at this spread; null when decided or not yet "
           "known");
+    field(s.candidates, "candidates",
+          "picked as the best of (peers), or holding if any of (claims), this many: its interval "
+          "is at alpha ÷ candidates; absent in files written before the selection correction",
+          at_least(1));
+    field(s.confidence, "confidence", "its interval's confidence", at_least(0), at_most(1));
+  }
+};
+
+struct planned_rest {
+  double first_round_seconds = 0, seconds_left = 0, later_round_share = 0;
+  std::size_t rounds = 0, max_processes = 0, looks = 1;
+  static constexpr const char* about_type =
+      "the rest of a budgeted run, planned once after its first round from that round's cost "
+      "and before any interval is looked at";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.first_round_seconds, "first_round_seconds", "what the first round took", at_least(0));
+    field(s.seconds_left, "seconds_left", "of the budget then, the closing seconds kept back",
+          at_least(0));
+    field(s.rounds, "rounds", "later rounds the seconds left afford");
+    field(s.max_processes, "max_processes", "the most processes a cell may reach in them");
+    field(s.looks, "looks", "the looks that takes, the first one included", at_least(1));
+    field(s.later_round_share, "later_round_share",
+          "a later round's assumed cost, as a share of the first round's", at_least(0));
   }
 };
 
@@ -216,6 +242,7 @@ struct budget_facts {
   std::size_t processes = 0, decided = 0, open = 0, unmeasurable = 0;
   std::vector<budget_round> rounds;
   std::optional<more_budget_facts> more_budget;
+  omittable<std::optional<planned_rest>> planned_after_first_round;
   std::vector<budget_cell> cells;
   std::vector<budget_comparison> comparisons;
   static constexpr const char* about_type =
@@ -240,6 +267,9 @@ struct budget_facts {
     field(s.unmeasurable, "unmeasurable", "comparisons with a side that has no number");
     field(s.more_budget, "more_budget",
           "when comparisons are open in a budgeted run: what three times the budget would buy");
+    field(s.planned_after_first_round, "planned_after_first_round",
+          "a budgeted run's plan for the rest (null for a fixed plan); absent in files written "
+          "before it");
     field(s.cells, "cells", "per plan cell");
     field(s.comparisons, "comparisons", "every tracked comparison");
   }

@@ -155,6 +155,7 @@ struct peer_result {
   double p50_ns = 0, ratio = 0;
   std::optional<model::interval> interval;
   double p_value = 1;
+  model::omittable<double> adjusted_p_value;
   bool beaten = false;
   static constexpr const char* about_type = "one timed peer against the best alloclab strategy";
   template <class S, class F>
@@ -167,6 +168,10 @@ struct peer_result {
           "repetitions",
           model::may_be_absent);
     field(s.p_value, "p_value", "Mann-Whitney U over the two cells' repetition medians");
+    field(s.adjusted_p_value, "adjusted_p_value",
+          "`p_value` × the verdict's `candidates` (Bonferroni), at most 1: what `beaten` holds "
+          "against alpha; absent in files written before the selection correction",
+          model::at_least(0), model::at_most(1));
     field(s.beaten, "beaten", "p < alpha with enough repetitions and the interval's `low` above 1");
   }
 };
@@ -177,6 +182,8 @@ struct peer_verdict {
   std::vector<peer_result> peers;
   std::vector<std::string> unmeasured_peers;
   std::optional<std::string> reason;
+  model::omittable<std::size_t> candidates;
+  model::omittable<double> confidence;
   static constexpr const char* about_type =
       "per malloc: does the best `alloclab_*` strategy beat every peer at p50 with "
       "significance? Peers are `foonathan_*`, `boost_*`, `mimalloc_heap` and libstdc++'s "
@@ -193,6 +200,12 @@ struct peer_verdict {
     field(s.unmeasured_peers, "unmeasured_peers",
           "peers without a number here (not counting `not_applicable`)");
     field(s.reason, "reason", "why not met, or null");
+    field(s.candidates, "candidates",
+          "`alloclab_*` strategies the best was picked among: each test is at alpha ÷ this; "
+          "absent in files written before the selection correction",
+          model::at_least(1));
+    field(s.confidence, "confidence", "the peers' intervals' confidence: 1 − alpha ÷ candidates",
+          model::at_least(0), model::at_most(1));
   }
 };
 
