@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
+#include "model_agreement.hpp"
 #include "measure/build_guard.hpp"
 #include "results/schema_check.hpp"
 
@@ -29,6 +30,7 @@ TEST_F(BudgetCli, ABudgetedRunAccountsForItsProcessesAndComparisons) {
   const json r = json::parse(read_file(dir_ / "r" / "latest" / "results.json"));
   const auto problems = schema_violations(r, results_schema());
   EXPECT_TRUE(problems.empty()) << problems.front();
+  model_agreement::expect_model_agrees(r, "the budgeted run's results");
   const json& b = r.at("budget");
   EXPECT_EQ(b.at("mode"), "budget");
   EXPECT_EQ(b.at("budget_seconds"), 30);

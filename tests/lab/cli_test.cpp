@@ -17,6 +17,7 @@
 #include "measure/build_guard.hpp"
 #include "results/schema_check.hpp"
 #include "cli_support.hpp"
+#include "model_agreement.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -111,6 +112,7 @@ TEST_F(Cli, QuickRunProducesSchemaValidResultsWithHeapFreeArenas) {
   const json results = json::parse(read_file(root / "latest" / "results.json"));
   const auto problems = schema_violations(results, results_schema());
   EXPECT_TRUE(problems.empty()) << problems.front();
+  model_agreement::expect_model_agrees(results, "the --quick run's results");
   EXPECT_EQ(results.at("debug_build").get<bool>(), debug);
 
   const auto& strategies = results.at("config").at("strategies");

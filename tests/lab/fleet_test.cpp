@@ -142,6 +142,30 @@ TEST(ShardFile, PlanRoundTrip) {
   }
 }
 
+// A merge rebuilds the results from the plan in shard.json: every size the results builder reads
+// must come back, or a merged budgeted run loses its budget's sizes (the serve frame's
+// `generators`, the retention horizon).
+TEST(ShardFile, PlanKeepsEverySize) {
+  run_request r;
+  r.workloads = {"vector_push", "fifo_uniform"};
+  r.strategies = {"std"};
+  r.quick = true;
+  run_plan plan = make_plan(r, false);
+  plan.sizes.budget_seconds = 90;
+  plan.sizes.max_processes = 7;
+  plan.sizes.repetition_ms = 20;
+  plan.sizes.serve_hey_only = true;
+  plan.sizes.retention_horizon_s = 3;
+  const measurement_sizes back = plan_from_json(plan_to_json(plan)).sizes;
+  EXPECT_EQ(back.budget_seconds, 90);
+  EXPECT_EQ(back.max_processes, 7u);
+  EXPECT_EQ(back.repetition_ms, 20);
+  EXPECT_TRUE(back.serve_hey_only);
+  EXPECT_EQ(back.retention_horizon_s, 3);
+  EXPECT_EQ(back.samples_per_repetition, plan.sizes.samples_per_repetition);
+  EXPECT_EQ(back.seed, plan.sizes.seed);
+}
+
 TEST(ShardFile, OtherVersionsAndKindsAreRefused) {
   shard_file f;
   f.whole_plan = make_plan(run_request{}, false);

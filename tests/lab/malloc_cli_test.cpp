@@ -21,6 +21,7 @@
 #include "measure/build_guard.hpp"
 #include "results/schema_check.hpp"
 #include "cli_support.hpp"
+#include "model_agreement.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -113,6 +114,7 @@ TEST_F(MallocCli, HeapRunCarriesProvenAllocatorsAndMemoryFigures) {
   const json r = heap_run("--malloc all --workloads fifo_lognormal,lifo_exponential", "", 0);
   ASSERT_TRUE(r.contains("workloads"));
   EXPECT_EQ(r.at("schema_version"), 6);
+  model_agreement::expect_model_agrees(r, "the heap run's results");
   std::size_t measured = 0;
   for (const auto& w : r.at("workloads")) {
     EXPECT_EQ(w.at("kind"), "heap");

@@ -27,6 +27,7 @@
 #include <alloclab/memory_budget.hpp>
 
 #include "cli_support.hpp"
+#include "model_agreement.hpp"
 #include "frames/memory/budget_service.hpp"
 #include "frames/memory/huge_table.hpp"
 #include "measure/build_guard.hpp"
@@ -168,6 +169,7 @@ TEST_F(MemoryFrameRun, QuickRunRecordsBudgetEventsAndHugePageCoverage) {
   EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
   const json r = json::parse(read_file(results));
   ASSERT_EQ(r.at("workloads").size(), 2u);
+  model_agreement::expect_model_agrees(r, "the memory frame's results");
   EXPECT_TRUE(r.at("frames").contains("memory"));
 
   const json& budget = workload_named(r, "budget_bursts");

@@ -29,6 +29,7 @@
 #include <alloclab/build_info.hpp>
 
 #include "cli_support.hpp"
+#include "model_agreement.hpp"
 #include "results/claims.hpp"
 
 namespace alloclab::lab {
@@ -124,6 +125,11 @@ TEST_F(ShardAndMerge, ThreeShardsMergeIntoTheWholePlan) {
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("merged 3 shards: 6 cells"), std::string::npos) << o.out;
   const json merged = results_in(dir_ / "merged");
+  // The results model describes what the fleet writes: a run's budget and noise, a shard's
+  // `shard`, a merge's `merged`.
+  model_agreement::expect_model_agrees(whole, "the whole plan's results");
+  model_agreement::expect_model_agrees(results_in(fs::path(shard_dir(2)) / "latest"), "shard 2");
+  model_agreement::expect_model_agrees(merged, "the merged results");
   EXPECT_EQ(statuses(merged), statuses(whole));
   EXPECT_FALSE(merged.contains("shard"));
   EXPECT_EQ(merged.at("merged").at("shards").size(), 3u);

@@ -43,6 +43,19 @@ TEST(SchemaCheck, ReportsEachKindOfViolationWithItsLocation) {
   EXPECT_TRUE(mentions("/cells/1/p50: expected type"));
 }
 
+// A frame's keys are required only in that frame's workloads (allOf of if/then, model/schema.cpp).
+TEST(SchemaCheck, AppliesABranchOnlyWhereItsConditionHolds) {
+  const json branches = json::parse(R"({"type": "array", "items": {"type": "object", "allOf": [
+      {"if": {"properties": {"frame": {"const": "heap"}}, "required": ["frame"]},
+       "then": {"required": ["memory"]}}]}})");
+  EXPECT_TRUE(schema_violations(
+                  json::parse(R"([{"frame": "batch"}, {"frame": "heap", "memory": 1}])"), branches)
+                  .empty());
+  const auto problems = schema_violations(json::parse(R"([{"frame": "heap"}])"), branches);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0], "/0: missing required key \"memory\"");
+}
+
 TEST(SchemaCheck, TheCompiledInResultsSchemaParses) {
   const json& s = results_schema();
   EXPECT_EQ(s.at("type"), "object");

@@ -23,6 +23,7 @@
 #include <alloclab/build_info.hpp>
 
 #include "cli_support.hpp"
+#include "model_agreement.hpp"
 #include "measure/build_guard.hpp"
 #include "plan/plan.hpp"
 #include "results/claims.hpp"
@@ -231,6 +232,7 @@ TEST_F(ServeFrame, BatchAndServeEndToEnd) {
   EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
   const json r = results();
   EXPECT_TRUE(r.at("frames").contains("serve"));
+  model_agreement::expect_model_agrees(r, "the batch and serve run's results");
   ASSERT_TRUE(r.at("serve").is_object());
   EXPECT_EQ(r.at("serve").at("repetitions"), 2u);
   const json& base = serve_cell(r, "std");

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "stats/stats.hpp"
+#include "model/document.hpp"
 
 namespace alloclab::lab {
 using json = nlohmann::json;
@@ -16,32 +16,34 @@ namespace {
 constexpr const char* time_note =
     "alloclab times wall-clock time on the measuring thread; cpu_time repeats real_time";
 
-json context_of(const json& results) {
-  const json& env = results.at("environment");
-  const bool optimised = env.value("optimized", false);
-  return {{"date", results.at("created_utc")},
-          {"host_name", env.value("machine", "unknown")},
-          {"executable", results.at("command")},
-          {"num_cpus", env.value("logical_cpus", 0)},
+template <class T>
+json or_null(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json context_of(const model::document& results, const json& schema_version) {
+  const model::environment& env = results.environment;
+  return {{"date", results.created_utc},
+          {"host_name", env.machine},
+          {"executable", results.command},
+          {"num_cpus", env.logical_cpus},
           {"mhz_per_cpu", 0},
-          {"cpu_scaling_enabled",
-           env.value("governor", json()).is_string() && env.at("governor") != "performance"},
+          {"cpu_scaling_enabled", env.governor && *env.governor != "performance"},
           {"caches", json::array()},
           {"load_avg", json::array()},
-          {"library_build_type", optimised ? "release" : "debug"},
-          {"alloclab_schema_version", results.at("schema_version")},
-          {"alloclab_git_revision", env.value("git_revision", json())},
-          {"alloclab_cpu_model", env.value("cpu_model", json())},
-          {"alloclab_glibc", env.value("glibc", json())},
-          {"alloclab_kernel", env.value("kernel", json())},
+          {"library_build_type", env.optimized ? "release" : "debug"},
+          {"alloclab_schema_version", schema_version},
+          {"alloclab_git_revision", or_null(env.git_revision)},
+          {"alloclab_cpu_model", or_null(env.cpu_model)},
+          {"alloclab_glibc", env.glibc},
+          {"alloclab_kernel", env.kernel},
           {"alloclab_time_note", time_note}};
 }
 
-std::string family_name(const json& workload, const json& cell) {
+std::string family_name(const model::workload& workload, const model::cell& cell) {
   std::string name =
-      fmt::format("{}/{}/malloc:{}", workload.at("name").get<std::string>(),
-                  cell.at("strategy").get<std::string>(), cell.at("malloc").get<std::string>());
-  if (cell.value("placement_twin", false)) name += "/placement_twin";
+      fmt::format("{}/{}/malloc:{}", workload.name, cell.head.strategy, cell.head.malloc);
+  if (cell.head.placement_twin) name += "/placement_twin";
   return name;
 }
 
@@ -52,8 +54,12 @@ json entry_head(const std::string& name, const std::string& run_name, std::size_
           {"run_name", run_name}, {"run_type", run_type},   {"repetitions", repetitions}};
 }
 
-void add_memory(json& entry, const json& cell) {
-  const json heap = cell.value("heap", json());
+// The batch frame's counted pass, read from the keys its part writes: a stage names no frame's
+// types (a typed accessor belongs on model::frame_part).
+void add_memory(json& entry, const model::cell& cell) {
+  json part = json::object();
+  cell.figures.write(part);
+  const json heap = part.value("heap", json());
   if (!heap.is_object()) return;
   if (heap.contains("allocations_per_iteration"))
     entry["allocs_per_iter"] = heap.at("allocations_per_iteration");
@@ -62,7 +68,7 @@ void add_memory(json& entry, const json& cell) {
 }
 
 // `cell` given: the entry also carries the cell's per-iteration memory figures (not on a spread).
-json timed_entry(json entry, double ns, std::uint64_t iterations, const json* cell) {
+json timed_entry(json entry, double ns, std::uint64_t iterations, const model::cell* cell) {
   entry["threads"] = 1;
   entry["iterations"] = iterations;
   entry["real_time"] = ns;
@@ -72,26 +78,28 @@ json timed_entry(json entry, double ns, std::uint64_t iterations, const json* ce
   return entry;
 }
 
-void add_family(json& out, const json& workload, const json& cell, std::size_t family) {
+// One entry per repetition and the aggregates the results summarised them into.
+void add_family(json& out, const model::workload& workload, const model::cell& cell,
+                std::size_t family) {
   const std::string name = family_name(workload, cell);
-  const json& timing = cell.at("timing");
-  const std::vector<double> means = timing.at("repetition_means_ns");
+  const model::timing& timing = *cell.timing;
+  const std::vector<double>& means = timing.repetition_means_ns;
   const std::size_t reps = means.size();
-  const std::uint64_t per_rep = timing.at("timed_iterations").get<std::uint64_t>() / reps;
+  const std::uint64_t per_rep = timing.timed_iterations / reps;
   for (std::size_t i = 0; i < reps; ++i) {
     json head = entry_head(name, name, family, "iteration", reps);
     head["repetition_index"] = i;
     out.push_back(timed_entry(std::move(head), means[i], per_rep, &cell));
   }
-  const summary s = summarize(means);
+  const model::repetition_summary& s = timing.repetition_means_summary;
   const struct {
     const char* name;
     double value;
     const char* unit;
     bool with_memory;
-  } aggregates[] = {{"mean", s.mean, "time", true},
-                    {"median", s.p50, "time", true},
-                    {"stddev", s.stddev, "time", false},
+  } aggregates[] = {{"mean", s.mean_ns, "time", true},
+                    {"median", s.median_ns, "time", true},
+                    {"stddev", s.stddev_ns, "time", false},
                     {"cv", s.cv, "percentage", false}};
   for (const auto& a : aggregates) {
     json head = entry_head(name + "_" + a.name, name, family, "aggregate", reps);
@@ -102,42 +110,43 @@ void add_family(json& out, const json& workload, const json& cell, std::size_t f
   }
 }
 
-void add_error(json& out, const json& workload, const json& cell, std::size_t family) {
+void add_error(json& out, const model::workload& workload, const model::cell& cell,
+               std::size_t family) {
   const std::string name = family_name(workload, cell);
   json entry = entry_head(name, name, family, "iteration", 1);
   entry["repetition_index"] = 0;
   entry["threads"] = 1;
   entry["error_occurred"] = true;
-  const json reason = cell.value("reason", json());
-  entry["error_message"] = fmt::format("{}{}", cell.at("status").get<std::string>(),
-                                       reason.is_string() ? ": " + reason.get<std::string>() : "");
+  const std::optional<std::string>& reason = cell.head.reason;
+  entry["error_message"] = fmt::format("{}{}", cell.head.status, reason ? ": " + *reason : "");
   out.push_back(std::move(entry));
 }
 
-bool has_repetitions(const json& cell) {
-  const json timing = cell.value("timing", json());
-  return timing.is_object() && timing.contains("repetition_means_ns") &&
-         !timing.at("repetition_means_ns").empty() && timing.contains("timed_iterations");
+bool has_repetitions(const model::cell& cell) {
+  return cell.timing && !cell.timing->repetition_means_ns.empty();
 }
 
 }  // namespace
 
-json to_gbench_json(const json& results) {
+json to_gbench_json(const json& file) {
+  const model::document results = model::from_json(file);
   json benchmarks = json::array();
   std::set<std::string> skipped;
   std::size_t family = 0;
-  for (const json& workload : results.at("workloads")) {
-    for (const json& cell : workload.at("cells")) {
+  for (const model::workload& workload : results.workloads) {
+    for (const model::cell& cell : workload.cells) {
       if (has_repetitions(cell))
         add_family(benchmarks, workload, cell, family++);
-      else if (cell.at("status") != "ok")
+      else if (cell.head.status != "ok")
         add_error(benchmarks, workload, cell, family++);
       else
-        skipped.insert(workload.value("frame", "unknown"));
+        skipped.insert(workload.frame);
     }
   }
-  if (results.contains("serve") && !results.at("serve").is_null()) skipped.insert("serve");
-  json context = context_of(results);
+  json top_level = json::object();
+  results.parts.write(top_level);
+  if (top_level.contains("serve")) skipped.insert("serve");
+  json context = context_of(results, file.at("schema_version"));
   context["alloclab_frames_not_exported"] = skipped;
   return {{"context", std::move(context)}, {"benchmarks", std::move(benchmarks)}};
 }

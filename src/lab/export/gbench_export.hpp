@@ -24,7 +24,10 @@
 
 namespace alloclab::lab {
 
-// The Google Benchmark document for a results file that passed read_checked_results.
+// The Google Benchmark document for a results file that passed read_checked_results, read through
+// the results model (src/lab/model): the repetitions' aggregates are the summary the model holds
+// (`timing.repetition_means_summary`), not computed here. Throws model::model_error for a file the
+// model does not read.
 nlohmann::json to_gbench_json(const nlohmann::json& results);
 
 }  // namespace alloclab::lab

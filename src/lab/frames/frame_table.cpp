@@ -30,4 +30,10 @@ const frame_module& module_of(frame f) {
   return frame_table().front();
 }
 
+const frame_module* find_module(const std::string& name) {
+  for (const auto& m : frame_table())
+    if (name == m.name) return &m;
+  return nullptr;
+}
+
 }  // namespace alloclab::lab

@@ -30,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/frame_part.hpp"
 #include "plan/plan.hpp"
 
 namespace CLI {
@@ -68,6 +69,7 @@ struct frame_module {
   std::string (*report_heading)(const nlohmann::json& results);
   void (*add_compare_cells)(nlohmann::json& results);
   double (*expected_seconds)(const run_plan& plan, const task& t);
+  model::frame_results_parts results_parts;  // its own keys in results.json (model/frame_part.hpp)
 };
 
 // Every frame, in the order plans and results list them.
@@ -77,5 +79,7 @@ const std::vector<frame_module>& frame_table();
 // program (whose runs `alloclab try` reports on their own: report_heading).
 std::vector<const frame_module*> report_order();
 const frame_module& module_of(frame f);
+// The row whose name (as results.json spells it) is `name`, or nullptr.
+const frame_module* find_module(const std::string& name);
 
 }  // namespace alloclab::lab

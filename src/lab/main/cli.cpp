@@ -229,6 +229,12 @@ int run_cli(int argc, char** argv) {
   export_command->add_option("--format", export_format, "The format: gbench")->required();
   export_command->add_option("-o,--output", output_path, "Write here (default: stdout)");
 
+  bool schema_markdown = false;
+  CLI::App* schema = app.add_subcommand(
+      "schema", "Print the JSON Schema of results.json (generated from the results model)");
+  schema->add_flag("--markdown", schema_markdown,
+                   "Print the field tables of docs/results-schema.md instead");
+
   std::vector<std::string> merge_inputs;
   std::string merge_output;
   CLI::App* merge = app.add_subcommand(
@@ -239,8 +245,8 @@ int run_cli(int argc, char** argv) {
       ->required();
   merge->add_option("-o,--output", merge_output, "Directory to write into")->required();
 
-  std::vector<std::string> commands = {"run",     "list", "report", "validate",
-                                       "compare", "help", "export", "merge"};
+  std::vector<std::string> commands = {"run",  "list",   "report", "validate", "compare",
+                                       "help", "export", "merge",  "schema"};
   std::vector<std::unique_ptr<frame_commands>> frame_command_sets;  // serve, load, try
   for (const auto& row : frame_table())
     if (row.add_commands != nullptr) {
@@ -292,6 +298,7 @@ int run_cli(int argc, char** argv) {
     if (validate->parsed()) return execute_validate(results_path);
     if (export_command->parsed()) return execute_export(results_path, export_format, output_path);
     if (merge->parsed()) return execute_merge(merge_inputs, merge_output, request.command_line);
+    if (schema->parsed()) return execute_schema(schema_markdown);
     for (const auto& set : frame_command_sets)
       if (set->parsed()) return set->execute();
     if (trace_commands.parsed()) return trace_commands.execute();

@@ -20,6 +20,8 @@ int execute_list();
 int execute_report(const std::string& results_path, const std::string& output_path,
                    const std::string& html_path = "", bool rejudge = false);
 int execute_validate(const std::string& results_path);
+// `alloclab schema`: the JSON Schema of results.json, or (`markdown`) its field tables.
+int execute_schema(bool markdown);
 // `alloclab export --format gbench`: the results file as Google Benchmark JSON (export/), to
 // `output_path` or stdout.
 int execute_export(const std::string& results_path, const std::string& format,

@@ -13,6 +13,7 @@
 #include "compare/compare.hpp"
 #include "export/gbench_export.hpp"
 #include "main/commands.hpp"
+#include "model/schema.hpp"
 #include "render/atomic_write.hpp"
 #include "render/html.hpp"
 #include "render/markdown.hpp"
@@ -188,6 +189,12 @@ int execute_validate(const std::string& results_path) {
   }
   print_or_throw(fmt::format("{}: valid (schema_version {})\n", results_path,
                              results["schema_version"].dump()));
+  return 0;
+}
+
+int execute_schema(bool markdown) {
+  print_or_throw(markdown ? model::results_field_tables()
+                          : model::results_json_schema().dump(2) + "\n");
   return 0;
 }
 

@@ -13,7 +13,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(task, cell, part, repetitions, order_seed)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(measurement_sizes, samples_per_repetition, repetitions,
                                    heap_iterations, heap_repetitions, memory_repetitions,
                                    replay_repetitions, processes, counted_iterations,
-                                   serve_repetitions, serve_duration_s, seed, quick)
+                                   serve_repetitions, serve_duration_s, seed, quick, budget_seconds,
+                                   max_processes, repetition_ms, serve_hey_only,
+                                   retention_horizon_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(memory_budget_choice, bytes, from_cgroup, source)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_trace_facts, threads, monotonic_footprint,
                                    aligned_allocations)

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "embedded_files.hpp"
+#include "model/schema.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -44,6 +44,13 @@ void check(const json& value, const json& schema, const json& root, const std::s
       return;
     }
     check(value, *target, root, where, out);
+  }
+  for (const auto& sub : schema.value("allOf", json::array())) check(value, sub, root, where, out);
+  if (schema.contains("if")) {
+    std::vector<std::string> unmet;
+    check(value, schema["if"], root, where, unmet);
+    const char* branch = unmet.empty() ? "then" : "else";
+    if (schema.contains(branch)) check(value, schema[branch], root, where, out);
   }
   if (schema.contains("type") && !matches_type(value, schema["type"])) {
     out.push_back(fmt::format("{}: expected type {}, found {}", here, schema["type"].dump(),
@@ -94,7 +101,7 @@ std::vector<std::string> schema_violations(const json& document, const json& sch
 }
 
 const json& results_schema() {
-  static const json schema = json::parse(embedded::results_schema_json());
+  static const json schema = model::results_json_schema();
   return schema;
 }
 

@@ -1,5 +1,6 @@
-// A small validator for the JSON Schema subset used by report/results.schema.json:
-// type (string or list), const, enum, minimum, maximum, required, properties, items.
+// A small validator for the JSON Schema subset the results schema uses (model/schema.hpp): type
+// (string or list), const, enum, minimum, maximum, required, properties, items,
+// additionalProperties, allOf, if/then/else, $ref.
 #pragma once
 
 #include <string>
@@ -13,7 +14,7 @@ namespace alloclab::lab {
 std::vector<std::string> schema_violations(const nlohmann::json& document,
                                            const nlohmann::json& schema);
 
-// The results schema compiled into the binary.
+// The results schema, generated from the results model (model/schema.hpp).
 const nlohmann::json& results_schema();
 
 }  // namespace alloclab::lab

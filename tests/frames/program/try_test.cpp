@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
+#include "model_agreement.hpp"
 
 namespace alloclab::program {
 namespace {
@@ -48,6 +49,7 @@ class TryCommand : public lab::cli_support::binary_test {
 TEST_F(TryCommand, EveryCombinationRunsEveryRoundWithItsMallocProvenLive) {
   const auto o = run_try("--malloc glibc,jemalloc --variants glibc:arena_max=1 --rounds 2", "fork");
   ASSERT_EQ(o.exit_code, 0) << o.err;
+  lab::model_agreement::expect_model_agrees(results(), "the try run's results");
   const json p = results().at("program");
   ASSERT_EQ(p.at("combinations").size(), 3u);
   EXPECT_EQ(p.at("combinations")[2].at("name"), "glibc arena_max=1");

@@ -1,3 +1,4 @@
+#include "frames/batch/figures.hpp"
 #include "frames/batch/frame.hpp"
 
 namespace alloclab::lab {
@@ -40,7 +41,9 @@ frame_module batch_frame() {
           nullptr,
           nullptr,
           nullptr,
-          expected_batch_seconds};
+          expected_batch_seconds,
+          {nullptr, nullptr, &model::part_codec_of<batch_workload_figures>(),
+           &model::part_codec_of<batch_cell_figures>()}};
 }
 
 }  // namespace alloclab::lab

@@ -1,3 +1,4 @@
+#include "frames/heap/figures.hpp"
 #include "frames/heap/frame.hpp"
 
 namespace alloclab::lab {
@@ -22,22 +23,25 @@ double expected_heap_seconds(const run_plan& plan, const task& t) {
 }  // namespace
 
 frame_module heap_frame() {
-  return {frame::heap,
-          "heap",
-          workload_kind::heap,
-          add_heap_cells,
-          &measurement_sizes::heap_repetitions,
-          true,
-          heap_worker_command,
-          run_heap_worker,
-          make_heap_executor,
-          add_heap_results,
-          describe_heap_frame,
-          markdown::heap_section,
-          nullptr,
-          nullptr,
-          nullptr,
-          expected_heap_seconds};
+  return {
+      frame::heap,
+      "heap",
+      workload_kind::heap,
+      add_heap_cells,
+      &measurement_sizes::heap_repetitions,
+      true,
+      heap_worker_command,
+      run_heap_worker,
+      make_heap_executor,
+      add_heap_results,
+      describe_heap_frame,
+      markdown::heap_section,
+      nullptr,
+      nullptr,
+      nullptr,
+      expected_heap_seconds,
+      {&model::part_codec_of<heap_document_figures>(), &model::part_codec_of<heap_config_figures>(),
+       &model::part_codec_of<heap_workload_figures>(), &model::part_codec_of<heap_cell_figures>()}};
 }
 
 }  // namespace alloclab::lab

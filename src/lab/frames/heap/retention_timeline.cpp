@@ -45,29 +45,16 @@ void light_work(const std::vector<std::uint32_t>& sizes, std::size_t& next) {
 }  // namespace
 
 json to_json(const retention_spec& s) {
-  return {{"mode", "retention"},
-          {"malloc", s.malloc_name},
-          {"dist", std::string(to_string(s.dist))},
-          {"light_load", s.light_load},
-          {"background_thread", s.background_thread},
-          {"horizon_s", s.horizon_s},
-          {"iterations", s.iterations},
-          {"seed", s.seed}};
+  json j = {{"mode", "retention"}};
+  lab::model::write_fields(s, j);
+  return j;
 }
 
 retention_spec retention_spec_from_json(const json& j) {
   retention_spec s;
   try {
-    s.malloc_name = j.at("malloc").get<std::string>();
-    const auto dist = parse_size_dist(j.at("dist").get<std::string>());
-    if (!dist) throw std::invalid_argument("unknown distribution " + j.at("dist").dump());
-    s.dist = *dist;
-    s.light_load = j.at("light_load").get<bool>();
-    s.background_thread = j.at("background_thread").get<bool>();
-    s.horizon_s = j.at("horizon_s").get<double>();
-    s.iterations = j.at("iterations").get<std::size_t>();
-    s.seed = j.at("seed").get<std::uint64_t>();
-  } catch (const json::exception& e) {
+    lab::model::read_fields(j, s, "");
+  } catch (const lab::model::model_error& e) {
     throw std::invalid_argument(std::string("invalid retention spec: ") + e.what());
   }
   if (!(s.horizon_s > 0) || s.horizon_s > 600 || s.iterations == 0 || s.iterations > 100000)

@@ -17,9 +17,34 @@
 #include <nlohmann/json.hpp>
 
 #include "frames/heap/size_distribution.hpp"
+#include "model/fields.hpp"
+
+namespace alloclab::lab::model {
+
+// A size distribution in JSON: its name.
+template <>
+struct codec<heap::size_dist> {
+  static json write(heap::size_dist d) { return std::string(heap::to_string(d)); }
+  static void read(const json& j, heap::size_dist& d, const std::string& where) {
+    if (!j.is_string()) detail::wrong_type(j, "a distribution's name", where);
+    const auto parsed = heap::parse_size_dist(j.get<std::string>());
+    if (!parsed) throw model_error(where + ": unknown distribution " + j.dump());
+    d = *parsed;
+  }
+  static json schema() {
+    return {{"type", "string"}, {"enum", {"uniform", "exponential", "lognormal"}}};
+  }
+  static std::string type_text() { return "string"; }
+  static std::string describe(doc_sink&, const std::string&) { return {}; }
+};
+
+}  // namespace alloclab::lab::model
 
 namespace alloclab::heap {
 
+// One timeline's spec. Its one field list gives the worker's spec (to_json,
+// retention_spec_from_json) and results.json's `retention_timelines.timelines[].spec`
+// (frames/heap/retention_figures.hpp).
 struct retention_spec {
   std::string malloc_name = "glibc";  // registry name
   size_dist dist = size_dist::uniform;
@@ -28,6 +53,18 @@ struct retention_spec {
   double horizon_s = 12;
   std::size_t iterations = 12;  // FIFO batches of 100 before the drain (10 fill the ring of 1000)
   std::uint64_t seed = 42;
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    using lab::model::at_least;
+    field(s.malloc_name, "malloc", "the registry name of its malloc");
+    field(s.dist, "dist", "the FIFO's size distribution");
+    field(s.light_load, "light_load", "light allocation after the last free (false: idle)");
+    field(s.background_thread, "background_thread",
+          "jemalloc: `MALLOC_CONF=background_thread:true` (read back)");
+    field(s.horizon_s, "horizon_s", "seconds watched after the last free", at_least(0));
+    field(s.iterations, "iterations", "FIFO batches of 100 before the drain", at_least(1));
+    field(s.seed, "seed", "the sizes' seed");
+  }
 };
 
 nlohmann::json to_json(const retention_spec& s);

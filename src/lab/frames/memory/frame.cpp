@@ -1,3 +1,4 @@
+#include "frames/memory/figures.hpp"
 #include "frames/memory/frame.hpp"
 
 #include "frames/memory/memory_workloads.hpp"
@@ -43,7 +44,9 @@ frame_module memory_frame() {
           nullptr,
           nullptr,
           nullptr,
-          expected_memory_seconds};
+          expected_memory_seconds,
+          {nullptr, nullptr, &model::part_codec_of<memory_workload_figures>(),
+           &model::part_codec_of<memory_cell_figures>()}};
 }
 
 }  // namespace alloclab::lab

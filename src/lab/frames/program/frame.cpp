@@ -1,3 +1,4 @@
+#include "frames/program/program_model.hpp"
 #include "frames/program/frame.hpp"
 
 #include <vector>
@@ -86,7 +87,8 @@ frame_module program_frame() {
           add_program_commands,
           program_report_heading,
           add_program_compare_cells,
-          nullptr};
+          nullptr,
+          {&model::part_codec_of<program_document_figures>(), nullptr, nullptr, nullptr}};
 }
 
 }  // namespace alloclab::lab

@@ -1,3 +1,4 @@
+#include "frames/replay/figures.hpp"
 #include "frames/replay/frame.hpp"
 
 #include "frames/replay/replay_resources.hpp"
@@ -39,7 +40,10 @@ frame_module replay_frame() {
           nullptr,
           nullptr,
           nullptr,
-          expected_replay_seconds};
+          expected_replay_seconds,
+          {nullptr, &model::part_codec_of<replay_config_figures>(),
+           &model::part_codec_of<replay_workload_figures>(),
+           &model::part_codec_of<replay_cell_figures>()}};
 }
 
 }  // namespace alloclab::lab

@@ -1,3 +1,4 @@
+#include "frames/serve/figures.hpp"
 #include "frames/serve/frame.hpp"
 
 #include "frames/serve/serve_command.hpp"
@@ -64,7 +65,8 @@ frame_module serve_frame() {
           add_serve_frame_commands,
           nullptr,
           nullptr,
-          expected_serve_seconds};
+          expected_serve_seconds,
+          {&model::part_codec_of<serve_document_figures>(), nullptr, nullptr, nullptr}};
 }
 
 }  // namespace alloclab::lab

@@ -1,0 +1,146 @@
+// The replay frame's own figures in results.json (model/frame_part.hpp): per cell the whole
+// replays' times and RSS readings, per workload the trace, in the config the replay's settings.
+// Each struct names its fields once (model/fields.hpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/fields.hpp"
+#include "model/values.hpp"
+
+namespace alloclab::lab {
+
+struct per_replay {
+  double median = 0;
+  std::vector<double> per_repetition;
+  static constexpr const char* about_type = "one figure per whole replay, and their median";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.median, "median", "median over the replays", model::at_least(0));
+    field(s.per_repetition, "per_repetition", "one per replay");
+  }
+};
+
+struct replay_memory {
+  std::optional<model::spread> baseline_rss_bytes, peak_rss_bytes, peak_rss_growth_bytes;
+  std::uint64_t ideal_rss_bytes = 0;
+  std::optional<model::spread> bookkeeping_bytes;
+  std::optional<double> fragmentation;
+  std::optional<model::spread> rss_after_free_bytes, rss_after_purge_bytes;
+  std::optional<double> retained_after_free, retained_after_purge;
+  bool peak_was_reset = false;
+  model::purge_call purge;
+  std::optional<model::spread> minor_faults;
+  static constexpr const char* about_type =
+      "readings of each process's first replay, each {median, min, max} over the processes";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.baseline_rss_bytes, "baseline_rss_bytes", "VmRSS before the replay");
+    field(s.peak_rss_bytes, "peak_rss_bytes",
+          "VmHWM, reset before the replay when `peak_was_reset`");
+    field(s.peak_rss_growth_bytes, "peak_rss_growth_bytes",
+          "peak − baseline − `bookkeeping_bytes` (the replay engine's own block table)");
+    field(s.ideal_rss_bytes, "ideal_rss_bytes", "the trace's peak live bytes");
+    field(s.bookkeeping_bytes, "bookkeeping_bytes", "the replay engine's own block table");
+    field(s.fragmentation, "fragmentation", "median growth ÷ ideal", model::at_least(0));
+    field(s.rss_after_free_bytes, "rss_after_free_bytes",
+          "every block freed (a resource still alive)");
+    field(s.rss_after_purge_bytes, "rss_after_purge_bytes",
+          "the resource destroyed and the malloc's purge called");
+    field(s.retained_after_free, "retained_after_free",
+          "median RSS above baseline after the last free ÷ median growth", model::at_least(0));
+    field(s.retained_after_purge, "retained_after_purge", "the same after the purge",
+          model::at_least(0));
+    field(s.peak_was_reset, "peak_was_reset", "VmHWM was reset before the replay");
+    field(s.purge, "purge", "the purge call");
+    field(s.minor_faults, "minor_faults", "minor page faults");
+  }
+};
+
+struct replay_figures_out {
+  std::uint64_t calls = 0, skipped_calls = 0, threads = 0;
+  per_replay ns_per_call, program_ns_per_call, total_ms, wall_ms;
+  replay_memory memory;
+  static constexpr const char* about_type =
+      "whole replays of the trace: a sample is one whole replay's ns per call, so "
+      "`timing.samples` is the number of replays and `vs_std.speedup_p50` the baseline malloc's "
+      "median ns per call ÷ the cell's, with its interval over replays";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.calls, "calls", "calls of one replay");
+    field(s.skipped_calls, "skipped_calls",
+          "unknown pointers, recorded failures, `malloc_usable_size` through a resource");
+    field(s.threads, "threads", "the trace's threads");
+    field(s.ns_per_call, "ns_per_call", "malloc call time per call");
+    field(s.program_ns_per_call, "program_ns_per_call",
+          "replayed program time per call: the calls and the modelled program work over the "
+          "live blocks, from a second replay with that model after each timed one",
+          model::may_be_absent);
+    field(s.total_ms, "total_ms",
+          "call time summed over threads (decoding and cross-thread waits excluded)");
+    field(s.wall_ms, "wall_ms", "wall time of each replay");
+    field(s.memory, "memory", "RSS readings");
+  }
+};
+
+struct replay_cell_figures {
+  std::optional<replay_figures_out> replay;
+  static constexpr const char* about_type = "a replay cell";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.replay, "replay", "null without a number");
+  }
+};
+
+struct trace_facts {
+  std::string path;
+  std::uint64_t threads = 0, monotonic_footprint = 0, aligned_allocations = 0, arena_bytes = 0;
+  static constexpr const char* about_type = "the replayed trace (`alloclab record`)";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.path, "path", "the trace's path");
+    field(s.threads, "threads", "its threads");
+    field(s.monotonic_footprint, "monotonic_footprint", "bytes a bump arena would consume");
+    field(s.aligned_allocations, "aligned_allocations", "memalign-family calls");
+    field(s.arena_bytes, "arena_bytes",
+          "the `arena` resource's buffer: footprint + 64 B per aligned allocation + 25 %, "
+          "page-rounded");
+  }
+};
+
+struct replay_workload_figures {
+  trace_facts trace;
+  static constexpr const char* about_type =
+      "a trace (`alloclab replay`): one cell per malloc, strategy `malloc`, then one per "
+      "in-process resource under the first malloc";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.trace, "trace", "the replayed trace");
+  }
+};
+
+struct replay_settings {
+  std::string trace;
+  std::size_t repetitions = 0;
+  std::vector<std::string> strategies;
+  static constexpr const char* about_type = "`alloclab replay`'s settings";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.trace, "trace", "the replayed trace's path");
+    field(s.repetitions, "repetitions", "whole replays per cell", model::at_least(1));
+    field(s.strategies, "strategies", "the in-process resources replayed");
+  }
+};
+
+struct replay_config_figures {
+  replay_settings replay;
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.replay, "replay", "a replay's settings, in `alloclab replay`");
+  }
+};
+
+}  // namespace alloclab::lab

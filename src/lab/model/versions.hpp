@@ -1,0 +1,23 @@
+// Older results files this alloclab still reads, brought up to the current version when read.
+//
+// Version 7 (this one) against version 6:
+//   - a cell or workload carries only the keys of its own frame: version 6 gave every cell every
+//     frame's keys (`memory`, `ns_per_pair`, `memory_frame`, `replay`, `heap`, ... as null) and
+//     every workload `footprint`, `heap_spec`, `placement` and `peer_verdicts`; top-level
+//     `heap_retention`, `serve` and `config.heap`, `config.replay` appear only when their frame ran;
+//   - `timing.repetition_means_summary` is new: computed here for a version 6 file.
+#pragma once
+
+#include <vector>
+
+#include "model/document.hpp"
+
+namespace alloclab::lab::model {
+
+// The per-repetition means summarised (the results builder's own figure, written into timing).
+repetition_summary summarize_repetition_means(const std::vector<double>& means);
+
+// Fills what `version` lacked; the document is then of the current version.
+void upgrade(document& d, int version);
+
+}  // namespace alloclab::lab::model

@@ -1,0 +1,220 @@
+// Test plan: the results model (src/lab/model) is the one description of results.json; its JSON,
+// its schema and its docs all come from each struct's one field list.
+//   a document with every key the schema names filled in (each frame's parts too) reads into the
+//     model and writes back unchanged, and is valid against the schema
+//     (AFullyPopulatedDocumentRoundTrips);
+//   a version 6 file (the report fixture) reads in and writes back every key it had with the same
+//     value, less only the null keys of frames that did not measure that cell or workload, plus
+//     the new repetition summary (AVersion6FileKeepsItsKeysAndValues);
+//   reading again what was written gives the same document (WritingWhatWasReadIsStable);
+//   a file of a version it does not read, or without a key the model needs, is refused with where
+//     and why (RefusesWhatItCannotRead);
+//   the committed results.schema.json is the generated schema (CommittedSchemaIsTheGeneratedOne);
+//   docs/results-schema.md holds the generated field tables (DocsTablesAreTheGeneratedOnes);
+//   every key of the schema says what it means (EveryKeyIsDocumented).
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "model/document.hpp"
+#include "model/schema.hpp"
+#include "results/schema_check.hpp"
+#include "model_agreement.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+const fs::path source_dir = fs::path(ALLOCLAB_TEST_DATA).parent_path().parent_path();
+
+std::string text_of(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool allows(const json& type, const char* name) {
+  return type == name ||
+         (type.is_array() && std::find(type.begin(), type.end(), name) != type.end());
+}
+
+json sample_of(const json& schema);
+
+// One object with every property; each allOf branch's `then` merged in when `branch` is given.
+json sample_object(const json& schema, const json* branch) {
+  json out = json::object();
+  const json properties = schema.value("properties", json::object());
+  for (const auto& [key, sub] : properties.items()) out[key] = sample_of(sub);
+  if (schema.contains("additionalProperties"))
+    out["key"] = sample_of(schema["additionalProperties"]);
+  if (branch == nullptr) return out;
+  for (const auto& [key, value] : branch->at("if").at("properties").items())
+    out[key] = value.at("const");
+  const json branch_properties = branch->at("then").value("properties", json::object());
+  for (const auto& [key, sub] : branch_properties.items()) {
+    if (key != "cells") {
+      out[key] = sample_of(sub);
+      continue;
+    }
+    for (auto& cell : out["cells"])
+      for (const auto& [cell_key, cell_sub] : sub.at("items").at("properties").items())
+        cell[cell_key] = sample_of(cell_sub);
+  }
+  return out;
+}
+
+// A value of every key the schema names: the first enum value, the minimum, one item per array
+// (one per frame for workloads, each with its frame's keys).
+json sample_of(const json& schema) {
+  if (schema.contains("enum")) return schema["enum"].at(0);
+  const json type = schema.value("type", json("any"));
+  if (allows(type, "object")) return sample_object(schema, nullptr);
+  if (allows(type, "array")) {
+    const json& items = schema.at("items");
+    json out = json::array();
+    if (!items.contains("allOf")) return json::array({sample_of(items)});
+    for (const json& branch : items["allOf"]) out.push_back(sample_object(items, &branch));
+    return out;
+  }
+  if (allows(type, "integer")) {
+    if (schema.value("minimum", 3.0) > 3) return schema["minimum"];
+    return 3;
+  }
+  if (allows(type, "number"))
+    return std::min(schema.value("minimum", 0.0) + 0.25, schema.value("maximum", 1e9));
+  if (allows(type, "string")) return "text";
+  if (allows(type, "boolean")) return true;
+  return "any";
+}
+
+json populated_document() {
+  json d = sample_of(model::results_json_schema());
+  d["schema_version"] = model::schema_version;
+  return d;
+}
+
+TEST(ResultsModel, AFullyPopulatedDocumentRoundTrips) {
+  const json d = populated_document();
+  ASSERT_GE(d.at("workloads").size(), 4u) << "one workload per frame with workloads";
+  EXPECT_TRUE(d.contains("serve") && d.contains("program") && d.contains("heap_retention"));
+  EXPECT_TRUE(d.at("config").contains("heap") && d.at("config").contains("replay"));
+  EXPECT_EQ(model::to_json(model::from_json(d)), d);
+  const auto problems = schema_violations(d, model::results_json_schema());
+  EXPECT_TRUE(problems.empty()) << problems.front();
+}
+
+json fixture() {
+  return json::parse(text_of(fs::path(ALLOCLAB_TEST_DATA) / "report_fixture" / "results.json"));
+}
+
+TEST(ResultsModel, AVersion6FileKeepsItsKeysAndValues) {
+  const json read = fixture();
+  ASSERT_EQ(read.at("schema_version"), 6);
+  const json written = model::to_json(model::from_json(read));
+  model_agreement::expect_same_keys(read, written, "");
+  EXPECT_EQ(written.at("schema_version"), model::schema_version);
+  const json& timing = written.at("workloads").at(0).at("cells").at(0).at("timing");
+  EXPECT_GT(timing.at("repetition_means_summary").at("mean_ns").get<double>(), 0);
+}
+
+TEST(ResultsModel, TheFixtureAgreesWithTheModel) {
+  model_agreement::expect_model_agrees(fixture(), "report_fixture/results.json");
+}
+
+// The agreement check itself: a key the writer adds without adding it to the model is found,
+// null or not; a null key of another frame's cell (version 6) is not.
+TEST(ResultsModel, AKeyTheModelDoesNotKnowIsFound) {
+  json d = fixture();
+  EXPECT_EQ(model::undescribed_keys(d), std::vector<std::string>());
+  ASSERT_EQ(d["workloads"][0]["frame"], "batch");
+  ASSERT_TRUE(d["workloads"][0]["cells"][0].contains("memory_frame"));
+  d["workloads"][0]["cells"][0]["new_figure"] = 1.5;
+  d["workloads"][0]["cells"][0]["timing"]["new_percentile"] = nullptr;
+  d["new_section"] = nullptr;
+  d["budget"] = {{"mode", "fixed"}, {"new_account", 3}};
+  // A served cell of version 6 carries every lab cell's keys as null, but only as null.
+  json served = {{"strategy", "std"},
+                 {"malloc", "glibc"},
+                 {"status", "ok"},
+                 {"timing", nullptr},
+                 {"os", nullptr}};
+  served["memory_frame"] = nullptr;
+  served["replay"] = 2;
+  d["serve"] = {{"workloads", {{{"name", "w"}, {"cells", {served}}}}}};
+  EXPECT_EQ(model::undescribed_keys(d),
+            (std::vector<std::string>{
+                "/budget/new_account", "/new_section", "/serve/workloads/0/cells/0/replay",
+                "/workloads/0/cells/0/new_figure", "/workloads/0/cells/0/timing/new_percentile"}));
+}
+
+TEST(ResultsModel, WritingWhatWasReadIsStable) {
+  const json once = model::to_json(model::from_json(fixture()));
+  EXPECT_EQ(model::to_json(model::from_json(once)), once);
+}
+
+std::string refusal(const json& document) {
+  try {
+    model::from_json(document);
+  } catch (const model::model_error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(ResultsModel, RefusesWhatItCannotRead) {
+  json d = fixture();
+  d["schema_version"] = 5;
+  EXPECT_EQ(refusal(d), "schema_version is 5, this alloclab reads versions 6 to 7");
+  d = fixture();
+  d["workloads"][0]["cells"][1].erase("status");
+  EXPECT_EQ(refusal(d), "/workloads/0/cells/1: missing key \"status\"");
+  d = fixture();
+  d["workloads"][1]["heap_spec"]["iterations"] = "many";
+  EXPECT_EQ(refusal(d), "/workloads/1/heap_spec/iterations: expected an integer, found string");
+  EXPECT_EQ(refusal(json::array()),
+            "not an alloclab results file (no \"schema\": \"alloclab-results\" at the top level)");
+}
+
+TEST(ResultsModel, CommittedSchemaIsTheGeneratedOne) {
+  const std::string committed = text_of(source_dir / "src/lab/results/results.schema.json");
+  EXPECT_EQ(committed, model::results_json_schema().dump(2) + "\n")
+      << "regenerate it: build/release/alloclab schema > src/lab/results/results.schema.json";
+}
+
+constexpr const char* begin_marker = "<!-- BEGIN field tables: generated from src/lab/model";
+constexpr const char* end_marker = "<!-- END field tables -->";
+
+TEST(ResultsModel, DocsTablesAreTheGeneratedOnes) {
+  const std::string page = text_of(source_dir / "docs/results-schema.md");
+  const auto begin = page.find(begin_marker);
+  const auto end = page.find(end_marker);
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  const auto first = page.find('\n', begin) + 1;
+  EXPECT_EQ(page.substr(first, end - first), model::results_field_tables())
+      << "regenerate them: scripts/update-results-schema.sh";
+}
+
+void expect_described(const json& schema, const std::string& where) {
+  const json properties = schema.value("properties", json::object());
+  for (const auto& [key, sub] : properties.items()) {
+    EXPECT_FALSE(sub.value("description", std::string()).empty()) << where << "/" << key;
+    expect_described(sub, where + "/" + key);
+    if (sub.contains("items")) expect_described(sub["items"], where + "/" + key + "[]");
+  }
+  const json branches = schema.value("allOf", json::array());
+  for (const auto& branch : branches) expect_described(branch.at("then"), where + " (a frame's)");
+}
+
+TEST(ResultsModel, EveryKeyIsDocumented) {
+  expect_described(model::results_json_schema(), "");
+}
+
+}  // namespace
+}  // namespace alloclab::lab
