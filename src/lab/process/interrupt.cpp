@@ -33,4 +33,8 @@ void throw_if_interrupted() {
   if (received != 0) throw run_interrupted(received);
 }
 
+int interrupting_signal() {
+  return received;
+}
+
 }  // namespace alloclab::lab

@@ -1,5 +1,6 @@
 // SIGINT and SIGTERM during a run: the supervised worker's process group is killed at once, and
-// the run stops at the next task boundary with run_interrupted (exit 130, nothing written).
+// the run stops at the next task boundary: `run` with run_interrupted (exit 130, nothing
+// written), `try` with the rounds it finished written and exit 130.
 #pragma once
 
 #include <stdexcept>
@@ -20,5 +21,7 @@ class run_interrupted : public std::runtime_error {
 void install_interrupt_handlers();
 // Throws run_interrupted when a signal arrived since the handlers were installed.
 void throw_if_interrupted();
+// The signal that arrived since the handlers were installed; 0 if none.
+int interrupting_signal();
 
 }  // namespace alloclab::lab

@@ -8,7 +8,8 @@
 //    decided, one sitting on the noise floor stays open;
 //  - the stopper: stops at the first look where all are decided, runs on while one is open, stops
 //    when the budget cannot pay for another round (taking one last look), never looks more often
-//    than planned;
+//    than planned; an interrupt takes one last look that spends the alpha left (none in a fixed
+//    plan);
 //  - by simulation (lognormal run times, fixed seed): comparisons whose true ratio sits on a
 //    noise boundary are decided at most 5 % of the time, and those well off it are decided on
 //    the right side (the intervals are the final look's, as the figures report them).
@@ -147,6 +148,33 @@ TEST(TryStopping, TheBudgetEndsTheRoundsWithOneLastLook) {
   const double spent = adaptive_stopping(3, 40, 45).rule_at(1).alpha_at(1);
   EXPECT_NEAR(stopper.final_rule().confidence(), 1 - (0.05 - spent), 1e-12);
   EXPECT_NEAR(stopper.outcome().confidence, stopper.final_rule().confidence(), 1e-12);
+}
+
+TEST(TryStopping, AnInterruptTakesOneLastLookSpendingTheAlphaLeft) {
+  round_stopper stopper(adaptive_stopping(4, 40, 300), 2, 0, 0.03, {"glibc", "faster"});
+  simulated_program p{{1.0, 0.8}, 0.01};
+  std::vector<run_row> rows;
+  std::size_t rounds = 0;
+  do p.add_round(rows, rounds++);
+  while (rounds < 3 && stopper.another_round(rows, rounds, static_cast<double>(rounds)));
+  EXPECT_EQ(stopper.outcome().looks_taken, 0u) << "no planned look before round 4";
+  stopper.interrupted(rows, rounds, 2);
+  EXPECT_EQ(stopper.outcome().stopped_because, "interrupted by signal 2");
+  EXPECT_EQ(stopper.outcome().rounds, 3u);
+  EXPECT_EQ(stopper.outcome().looks_taken, 1u);
+  EXPECT_NEAR(stopper.final_rule().confidence(), 0.95, 1e-12) << "the only look: all of alpha";
+  EXPECT_EQ(stopper.outcome().compared, 1u);
+}
+
+TEST(TryStopping, AnInterruptedFixedPlanTakesNoLook) {
+  round_stopper stopper(fixed_stopping(10), 2, 0, 0.03, {"glibc", "other"});
+  simulated_program p{{1.0, 1.2}, 0.01};
+  std::vector<run_row> rows;
+  for (std::size_t round = 0; round < 3; ++round) p.add_round(rows, round);
+  stopper.interrupted(rows, 3, 15);
+  EXPECT_EQ(stopper.outcome().stopped_because, "interrupted by signal 15");
+  EXPECT_EQ(stopper.outcome().looks_taken, 0u);
+  EXPECT_EQ(stopper.outcome().rounds, 3u);
 }
 
 TEST(TryStopping, ABaselineThatFailsEveryRunStopsTheRoundsAtTheFirstLook) {

@@ -3,6 +3,7 @@
 // and its knobs read back, the output check, timeouts, stdin and cwd, SIGINT, and exit 2 on bad
 // arguments. No test asserts a timing.
 #include <signal.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -316,6 +317,42 @@ TEST_F(TryCommand, InterruptLeavesNoProcessBehind) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_TRUE(gone(program));
   EXPECT_TRUE(gone(grandchild));
+}
+
+// A `try` stopped with Ctrl-C keeps the runs it finished: results.json, report.md and report.html
+// are written (atomically) for the rounds so far, say they were interrupted, and the exit status
+// still says so. Before this, an interrupted 5-minute try lost every run.
+TEST_F(TryCommand, AnInterruptedTryKeepsTheRunsItFinished) {
+  const fs::path err = dir_ / "stderr.txt";
+  const std::string binary = lab::cli_support::binary();
+  const std::string out = (dir_ / "out").string();
+  const pid_t lab = ::fork();
+  if (lab == 0) {
+    ::unsetenv("LD_PRELOAD");
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDERR_FILENO);
+    ::execl(binary.c_str(), binary.c_str(), "try", "--malloc", "glibc,jemalloc", "--rounds", "400",
+            "-o", out.c_str(), "--", subject.c_str(), "alloc", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 600 && read_file(err).find("round 3 of") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(lab, SIGINT);
+  int status = 0;
+  ::waitpid(lab, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT) << read_file(err);
+  ASSERT_TRUE(fs::exists(dir_ / "out" / "results.json")) << read_file(err);
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "report.md"));
+  const json program = results()["program"];
+  const json& s = program["stopping"];
+  EXPECT_EQ(s["stopped_because"].get<std::string>().rfind("interrupted by signal 2", 0), 0u) << s;
+  EXPECT_GE(s["rounds"].get<std::size_t>(), 2u);
+  EXPECT_LT(s["rounds"].get<std::size_t>(), 400u);
+  EXPECT_GE(program["runs"].size(), 2 * s["rounds"].get<std::size_t>());
+  EXPECT_NE(read_file(err).find("the results of the runs so far"), std::string::npos)
+      << read_file(err);
+  lab::model_agreement::expect_model_agrees(results(), "the interrupted try's results");
 }
 
 struct bad_arguments {

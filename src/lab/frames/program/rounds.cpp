@@ -19,28 +19,28 @@ std::vector<std::vector<std::size_t>> round_orders(std::size_t count, std::size_
   return orders;
 }
 
-std::vector<run_row> run_rounds(const try_plan& plan,
-                                const std::function<void(const run_row&)>& progress,
-                                const round_check& another_round) {
+rounds_run run_rounds(const try_plan& plan, const std::function<void(const run_row&)>& progress,
+                      const round_check& another_round) {
   lab::install_interrupt_handlers();
   const std::string proof_file = plan.scratch_directory + "/liveness-proof.txt";
-  std::vector<run_row> rows;
+  rounds_run out;
   const auto orders = round_orders(plan.combinations.size(), plan.rounds, plan.seed);
   for (std::size_t round = 0; round < orders.size(); ++round) {
     for (std::size_t position = 0; position < orders[round].size(); ++position) {
-      lab::throw_if_interrupted();
       run_row row;
       row.round = round;
       row.position = position;
       row.combination = orders[round][position];
       row.record = run_once(plan.setup, plan.combinations[row.combination], proof_file);
-      lab::throw_if_interrupted();
+      // A run the signal cut short is not a measurement; the ones before it are kept.
+      if ((out.interrupted_by = lab::interrupting_signal()) != 0) return out;
       if (progress) progress(row);
-      rows.push_back(std::move(row));
+      out.rows.push_back(std::move(row));
     }
-    if (another_round && !another_round(rows, round + 1)) break;
+    out.completed = round + 1;
+    if (another_round && !another_round(out.rows, out.completed)) break;
   }
-  return rows;
+  return out;
 }
 
 }  // namespace alloclab::program

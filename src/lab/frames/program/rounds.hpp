@@ -39,11 +39,17 @@ std::vector<std::vector<std::size_t>> round_orders(std::size_t count, std::size_
 /// After each round: the rows so far and the rounds completed; false stops the run.
 using round_check = std::function<bool(const std::vector<run_row>&, std::size_t)>;
 
+struct rounds_run {
+  std::vector<run_row> rows;  ///< every run that finished, the unfinished round's included
+  std::size_t completed = 0;  ///< whole rounds
+  int interrupted_by = 0;     ///< SIGINT or SIGTERM that stopped the rounds; 0: none
+};
+
 /// Runs up to plan.rounds rounds, fewer when `another_round` says stop; `progress` sees each row
-/// as it finishes. Throws run_interrupted on SIGINT or SIGTERM (the running program's process
-/// group is killed by the handler).
-std::vector<run_row> run_rounds(const try_plan& plan,
-                                const std::function<void(const run_row&)>& progress = {},
-                                const round_check& another_round = {});
+/// as it finishes. On SIGINT or SIGTERM the running program's process group is killed (by the
+/// handler) and the rows finished so far are returned with `interrupted_by` set.
+rounds_run run_rounds(const try_plan& plan,
+                      const std::function<void(const run_row&)>& progress = {},
+                      const round_check& another_round = {});
 
 }  // namespace alloclab::program

@@ -163,17 +163,7 @@ bool round_stopper::another_round(const std::vector<run_row>& rows, std::size_t 
                                       completed) != plan_.look_rounds.end();
   const bool last_round = completed >= plan_.max_rounds;
   if (!planned_look && !budget_spent && !last_round) return true;
-  // At most the planned number of looks: the last planned one comes at max_rounds. A look that
-  // ends the rounds whatever it sees (no time or rounds left) may spend all the alpha left.
-  const std::size_t k = ++outcome_.looks_taken;
-  const bool final_look = budget_spent || last_round;
-  last_rule_ = final_look ? rule_spending_the_rest(plan_, k) : plan_.rule_at(k);
-  outcome_.confidence = last_rule_.confidence();
-  const look_state look = look_at(rows, combinations_, baseline_, last_rule_, noise_floor_);
-  outcome_.compared = look.comparisons.size();
-  outcome_.decided = static_cast<std::size_t>(
-      std::count_if(look.comparisons.begin(), look.comparisons.end(),
-                    [](const comparison_look& c) { return c.decided && !c.undecidable; }));
+  const look_state look = take_look(rows, budget_spent || last_round);
   if (look.open() == 0)
     return finish(outcome_.decided == outcome_.compared ? "every comparison decided"
                                                         : "no open comparison a round could decide",
@@ -181,6 +171,35 @@ bool round_stopper::another_round(const std::vector<run_row>& rows, std::size_t 
   if (last_round) return finish("the maximum number of rounds", &look);
   if (budget_spent) return finish("the budget spent", &look);
   return true;
+}
+
+// At most the planned number of looks: the last planned one comes at max_rounds. A look that ends
+// the rounds whatever it sees (no time or rounds left, or a signal) may spend all the alpha left.
+look_state round_stopper::take_look(const std::vector<run_row>& rows, bool final_look) {
+  const std::size_t k = ++outcome_.looks_taken;
+  last_rule_ = final_look ? rule_spending_the_rest(plan_, k) : plan_.rule_at(k);
+  outcome_.confidence = last_rule_.confidence();
+  look_state look = look_at(rows, combinations_, baseline_, last_rule_, noise_floor_);
+  outcome_.compared = look.comparisons.size();
+  outcome_.decided = static_cast<std::size_t>(
+      std::count_if(look.comparisons.begin(), look.comparisons.end(),
+                    [](const comparison_look& c) { return c.decided && !c.undecidable; }));
+  return look;
+}
+
+void round_stopper::interrupted(const std::vector<run_row>& rows, std::size_t completed_rounds,
+                                int signal) {
+  outcome_.rounds = completed_rounds;
+  const std::string reason = "interrupted by signal " + std::to_string(signal);
+  // Too few rounds for a look, or the last look already ended them: nothing more to judge.
+  const bool can_look =
+      plan_.adaptive && completed_rounds >= 2 && outcome_.looks_taken < plan_.look_rounds.size();
+  if (!can_look) {
+    finish(reason, nullptr);
+    return;
+  }
+  const look_state look = take_look(rows, true);
+  finish(reason, &look);
 }
 
 lab::stop_rule round_stopper::final_rule() const {

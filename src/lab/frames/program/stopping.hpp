@@ -97,12 +97,16 @@ class round_stopper {
   /// `elapsed_seconds`: wall time since the first round began.
   bool another_round(const std::vector<run_row>& rows, std::size_t completed_rounds,
                      double elapsed_seconds);
+  /// The rounds were interrupted by `signal` after `completed_rounds`: an adaptive run takes its
+  /// last look now, spending the alpha left (no look can follow it).
+  void interrupted(const std::vector<run_row>& rows, std::size_t completed_rounds, int signal);
   const stopping_outcome& outcome() const { return outcome_; }
   /// The rule of the last look taken (for the final intervals); the plan's last without a look.
   lab::stop_rule final_rule() const;
 
  private:
   bool finish(std::string reason, const look_state* last);
+  look_state take_look(const std::vector<run_row>& rows, bool final_look);
 
   stopping_plan plan_;
   std::size_t combinations_, baseline_;

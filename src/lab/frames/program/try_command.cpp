@@ -16,6 +16,7 @@
 #include "frames/program/program_document.hpp"
 #include "frames/program/stopping.hpp"
 #include "plan/budget.hpp"
+#include "process/interrupt.hpp"
 #include "process/malloc_registry.hpp"
 #include "main/cli.hpp"
 #include "main/option_checks.hpp"
@@ -248,10 +249,19 @@ int execute_try(const try_request& request) {
                                more ? "" : "; " + stopper.outcome().stopped_because);
     return more;
   };
-  const auto rows = run_rounds(
+  const rounds_run ran = run_rounds(
       plan, [&](const run_row& row) { print_progress(row, plan, stopping.adaptive); },
       another_round);
   if (::isatty(STDERR_FILENO) != 0) std::cerr << '\n';
+  const std::vector<run_row>& rows = ran.rows;
+  if (ran.interrupted_by != 0) {
+    if (rows.empty()) throw lab::run_interrupted(ran.interrupted_by);
+    stopper.interrupted(rows, ran.completed, ran.interrupted_by);
+    std::cerr << fmt::format(
+        "\nalloclab: interrupted by signal {}; no run left running; the "
+        "results of the runs so far ({} rounds, {} runs) follow\n",
+        ran.interrupted_by, ran.completed, rows.size());
+  }
   const bool check = request.output == "check";
   const program_figures figures =
       compute_figures(plan.combinations, rows, check, noise_floor,
@@ -264,6 +274,7 @@ int execute_try(const try_request& request) {
             << "results: " << (directory / "results.json").string() << ", "
             << (directory / "report.md").string() << ", " << (directory / "report.html").string()
             << '\n';
+  if (ran.interrupted_by != 0) return 128 + ran.interrupted_by;
   const bool any_failed =
       std::any_of(rows.begin(), rows.end(), [](const run_row& row) { return !row.record.ok; });
   return any_failed ? 1 : 0;
