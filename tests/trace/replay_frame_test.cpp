@@ -175,7 +175,7 @@ TEST_F(ReplayCommand, AdviseFollowsTheRealRuns) {
        {"from real runs of the program (CPU time, user + sys; 5 runs or more per malloc)",
         "beyond the 3 % noise floor", "use mimalloc: faster than glibc: 1.25x",
         "avoid tbbmalloc: slower than glibc", "against the real runs: Spearman rho",
-        "the replay alone (replayed program time) would say: keep glibc"})
+        "the replay alone (malloc call time) would say: keep glibc"})
     EXPECT_NE(o.out.find(text), std::string::npos) << text << "\n" << o.out;
   expect_refused("advise '" + python_trace + "' --results '" + results.string() + "' --real '" +
                      real_runs("/usr/bin/sqlite3") + "'",
