@@ -18,6 +18,7 @@
 #include "main/replay_commands.hpp"
 #include "merge/merge_command.hpp"
 #include "plan/plan.hpp"
+#include "render/shell_words.hpp"
 #include "trace/trace_commands.hpp"
 
 #ifndef ALLOCLAB_LAB_VERSION
@@ -31,9 +32,9 @@ constexpr int exit_usage = 2;
 constexpr int exit_failure = 1;
 
 std::string joined_arguments(int argc, char** argv) {
-  std::string line = "alloclab";
-  for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
-  return line;
+  std::vector<std::string> words{"alloclab"};
+  for (int i = 1; i < argc; ++i) words.emplace_back(argv[i]);
+  return shell_words(words);
 }
 
 // A first argument that names no command gets its own message, not "a subcommand is required".

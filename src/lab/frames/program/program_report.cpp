@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "render/markdown_format.hpp"
+#include "render/shell_words.hpp"
 #include "render/units.hpp"
 #include "stats/ratio_text.hpp"
 
@@ -13,13 +14,7 @@ using json = nlohmann::json;
 namespace md = lab::markdown;
 
 std::string quoted_command(const json& argv) {
-  std::string text;
-  for (const json& a : argv) {
-    const std::string s = a.get<std::string>();
-    const bool plain = !s.empty() && s.find_first_of(" \t'\"\\$`;&|<>()*?") == std::string::npos;
-    text += (text.empty() ? "" : " ") + (plain ? s : "'" + s + "'");
-  }
-  return text;
+  return lab::shell_words(argv.get<std::vector<std::string>>());
 }
 
 // A ratio with its interval; "baseline" for the baseline, "no baseline runs" for another
