@@ -11,6 +11,10 @@
 //   replay_trace through a resource: every block returned with the size and alignment it was
 //   allocated with; threads, realloc, memalign, cross-thread frees; curve of one thread
 //                                               -> ResourceReplay.*
+//   replay --variants: a knob variant is a cell of its own, its knob read back from the malloc
+//   in the worker; a knob the malloc did not take fails the cell; advise judges each against its
+//   malloc's defaults
+//                                               -> ReplayCommand.KnobVariantsAreCellsWithTheirKnobsReadBack
 //   replay / advise: damaged or newer trace, unknown or misfit strategy, results without a
 //   replay, the replay frame asked of `run` -> exit 2, one line
 //                                               -> ReplayCommand.BadInputIsOneLineAndExit2
@@ -180,6 +184,44 @@ TEST_F(ReplayCommand, AdviseFollowsTheRealRuns) {
   expect_refused("advise '" + python_trace + "' --results '" + results.string() + "' --real '" +
                      real_runs("/usr/bin/sqlite3") + "'",
                  "not the same program");
+}
+
+// Knob variants (process/malloc_knobs.hpp), as `try` has them: each variant is a cell under its
+// label, run with its knob set and read back from the malloc inside the worker; a knob the malloc
+// did not take (a decay jemalloc clamps) is a failed cell, not the defaults under the variant's
+// name.
+TEST_F(ReplayCommand, KnobVariantsAreCellsWithTheirKnobsReadBack) {
+  if (alloclab::build::sanitized)
+    GTEST_SKIP() << "AddressSanitizer owns malloc: a replay worker cannot prove jemalloc live";
+  const outcome o = replay(
+      "--malloc glibc,jemalloc --variants "
+      "'jemalloc:dirty_decay_ms=0,jemalloc:dirty_decay_ms=99999999999999'");
+  ASSERT_EQ(o.exit_code, 1) << o.err;  // the clamped knob's cell failed
+  const json w = latest_results().at("workloads").at(0);
+  std::map<std::string, const json*> by_malloc;
+  for (const json& c : w.at("cells")) by_malloc[c.at("malloc").get<std::string>()] = &c;
+  ASSERT_EQ(by_malloc.size(), 4u) << w.at("cells").dump();
+  const json& taken = *by_malloc.at("jemalloc dirty_decay_ms=0");
+  EXPECT_EQ(taken.at("status"), "ok") << taken.dump();
+  EXPECT_TRUE(taken.at("live_allocator").at("ok").get<bool>()) << taken.dump();
+  const json& clamped = *by_malloc.at("jemalloc dirty_decay_ms=99999999999999");
+  EXPECT_NE(clamped.at("status"), "ok") << clamped.dump();
+  EXPECT_NE(clamped.dump().find("knob dirty_decay_ms not applied: set 99999999999999, jemalloc "
+                                "uses "),
+            std::string::npos)
+      << clamped.dump();
+  // advise judges each variant against its own malloc's defaults.
+  const outcome advised = run("advise '" + python_trace + "' --results '" +
+                              (dir_ / "out" / "latest" / "results.json").string() + "'");
+  ASSERT_EQ(advised.exit_code, 0) << advised.err;
+  EXPECT_NE(advised.out.find("   dirty_decay_ms=0 (jemalloc dirty_decay_ms=0 vs jemalloc): "),
+            std::string::npos)
+      << advised.out;
+  expect_refused(
+      "replay '" + python_trace + "' --malloc glibc --variants 'jemalloc:dirty_decay_ms=0'",
+      "which --malloc does not include");
+  expect_refused("replay '" + python_trace + "' --malloc jemalloc --variants 'jemalloc:nope=1'",
+                 "nope");
 }
 
 TEST_F(ReplayCommand, BadInputIsOneLineAndExit2) {

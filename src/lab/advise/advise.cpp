@@ -1,6 +1,7 @@
 #include "advise/advise.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -200,35 +201,57 @@ void advise_malloc_section(std::string& out, const replay_cells& cells,
       out += rss_change(*m, cells.baseline);
 }
 
+// The malloc a tuning varies, and how: a registry variant ("glibc_arena2") varies glibc by its
+// environment; a knob variant ("jemalloc dirty_decay_ms=0") varies the malloc its label starts with.
+struct tuning {
+  std::string base;     // the malloc whose defaults it is compared with
+  std::string setting;  // what it sets
+};
+
+std::optional<tuning> tuning_of(const std::string& label) {
+  if (const std::size_t space = label.find(' '); space != std::string::npos)
+    return tuning{label.substr(0, space), label.substr(space + 1)};
+  if (label.rfind("glibc_", 0) != 0) return std::nullopt;
+  tuning t{"glibc", {}};
+  if (const heap::malloc_entry* e = heap::find_malloc(label))
+    for (const auto& v : e->env)
+      t.setting += fmt::format("{}{}={}", t.setting.empty() ? "" : " ", v.name, v.value);
+  return t;
+}
+
+const replayed* cell_named(const replay_cells& cells, const std::string& malloc) {
+  return malloc == cells.baseline.malloc ? &cells.baseline : find_malloc_cell(cells, malloc);
+}
+
 void advise_tunables(std::string& out, const replay_cells& cells, double noise_floor_percent) {
-  out +=
-      fmt::format("2. glibc tunables (each a registry variant replayed beside plain glibc; {})\n",
-                  cells.figure_name());
+  out += fmt::format(
+      "2. Tunables and knobs (each variant replayed beside its malloc's defaults; {})\n",
+      cells.figure_name());
   bool any = false;
   for (const auto& c : cells.mallocs) {
-    if (c.malloc.rfind("glibc_", 0) != 0) continue;
-    const heap::malloc_entry* e = heap::find_malloc(c.malloc);
-    std::string setting;
-    for (const auto& v : e ? e->env : std::vector<heap::env_var>{})
-      setting += fmt::format("{}{}={}", setting.empty() ? "" : " ", v.name, v.value);
+    const std::optional<tuning> t = tuning_of(c.malloc);
+    const replayed* base = t ? cell_named(cells, t->base) : nullptr;
+    if (base == nullptr) continue;
     any = true;
     const malloc_judgement j =
-        advise_malloc(cells.figure(cells.baseline), {cells.figure(c)}, noise_floor_percent)
-            .others.front();
-    const double freed_change = c.after_free - cells.baseline.after_free;
+        advise_malloc(cells.figure(*base), {cells.figure(c)}, noise_floor_percent).others.front();
+    const double freed_change = c.after_free - base->after_free;
     const bool memory_matters =
-        std::abs(freed_change) > std::max(1.0 * (1 << 20), 0.1 * cells.baseline.peak_growth);
-    out += fmt::format("   {} ({}): {}: {}\n{}", setting.empty() ? c.malloc : setting, c.malloc,
+        std::abs(freed_change) > std::max(1.0 * (1 << 20), 0.1 * base->peak_growth);
+    out += fmt::format("   {} ({} vs {}): {}: {}\n{}", t->setting.empty() ? c.malloc : t->setting,
+                       c.malloc, base->malloc,
                        j.faster()   ? "matters: faster"
                        : j.slower() ? "matters: slower"
                                     : "does not matter for speed",
-                       judgement_text(j, noise_floor_percent), rss_change(c, cells.baseline));
+                       judgement_text(j, noise_floor_percent), rss_change(c, *base));
     if (memory_matters)
       out += fmt::format("   it changes what stays resident after the last free by {}\n",
                          mib(freed_change));
   }
   if (!any)
-    out += "   not measured: replay with --malloc all (glibc_arena2, glibc_trim, glibc_nocliff)\n";
+    out +=
+        "   not measured: replay with --malloc all (glibc_arena2, glibc_trim, glibc_nocliff) or "
+        "--variants (e.g. 'glibc:arena_max=1,jemalloc:dirty_decay_ms=0')\n";
 }
 
 struct class_cover {

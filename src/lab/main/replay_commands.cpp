@@ -124,6 +124,10 @@ replay_commands::replay_commands(CLI::App& app, const std::string& command_line)
                   "Comma-separated process-wide mallocs (default: glibc; advise: all), or a path "
                   "to a malloc library (.so)")
         ->expected(1);
+    c->add_option("--variants", r.replay.variants,
+                  "Knob variants, each a cell of its own, its knobs read back from the malloc in "
+                  "the worker: MALLOC:KNOB=VALUE[+KNOB=VALUE],...; " +
+                      heap::knob_summary());
     c->add_option("--strategies", r.replay.strategies,
                   "Comma-separated in-process resources to replay through (replay default: none; "
                   "advise: all that fit): pmr_unsync_pool, pmr_sync_pool, alloclab_multipool, "

@@ -43,7 +43,41 @@ malloc_choice registry_choice(const heap::malloc_entry& e, bool named) {
 }  // namespace
 
 bool malloc_choice::plain_glibc() const {
-  return entry != nullptr && entry->name == native_malloc;
+  return entry != nullptr && entry->name == native_malloc && knobs.empty();
+}
+
+std::string malloc_choice::registry_name() const {
+  return entry != nullptr ? std::string(entry->name) : std::string(heap::custom_malloc_name);
+}
+
+heap::variant malloc_choice::knob_variant() const {
+  return {registry_name(), knobs};
+}
+
+std::vector<malloc_choice> add_knob_variants(std::vector<malloc_choice> chosen,
+                                             const std::string& text) {
+  if (text.empty()) return chosen;
+  std::vector<heap::variant> variants;
+  try {
+    variants = heap::parse_variants(text);
+  } catch (const heap::variant_error& e) {
+    throw usage_error(e.what());
+  }
+  for (heap::variant& v : variants) {
+    const auto base = std::find_if(chosen.begin(), chosen.end(), [&v](const malloc_choice& c) {
+      return c.entry != nullptr && c.label == v.malloc;
+    });
+    if (base == chosen.end())
+      throw usage_error("--variants '" + v.label() + "' names " + v.malloc +
+                        ", which --malloc does not include");
+    malloc_choice c = *base;
+    c.label = v.label();
+    c.knobs = std::move(v.settings);
+    auto after = base + 1;
+    while (after != chosen.end() && after->entry == base->entry && !after->knobs.empty()) ++after;
+    chosen.insert(after, std::move(c));
+  }
+  return chosen;
 }
 
 std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& requested,
@@ -94,8 +128,18 @@ std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& reque
 }
 
 heap::worker_env environment_for(const malloc_choice& choice) {
-  return choice.custom() ? heap::custom_worker_environment(choice.preload_path)
-                         : heap::worker_environment(*choice.entry);
+  heap::worker_env env = choice.custom() ? heap::custom_worker_environment(choice.preload_path)
+                                         : heap::worker_environment(*choice.entry);
+  if (choice.knobs.empty()) return env;
+  // No knob is inherited from the parent: every knob variable goes, then the variant's are set.
+  for (const std::string& name : heap::knob_variables())
+    if (std::find(env.unset.begin(), env.unset.end(), name) == env.unset.end())
+      env.unset.push_back(name);
+  for (const auto& [name, value] : heap::knob_environment(choice.knob_variant())) {
+    env.unset.erase(std::remove(env.unset.begin(), env.unset.end(), name), env.unset.end());
+    env.set.emplace_back(name, value);
+  }
+  return env;
 }
 
 heap::live_allocator prove_choice(const malloc_choice& choice) {

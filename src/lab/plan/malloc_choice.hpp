@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "process/liveness.hpp"
+#include "process/malloc_knobs.hpp"
 #include "process/malloc_registry.hpp"
 
 namespace alloclab::lab {
@@ -21,6 +22,12 @@ struct malloc_choice {
   std::string preload_path;                             // custom only: the validated library
   bool named = true;    // false when selected by "all" rather than by name
   std::string missing;  // non-empty: not installed here (the reason, one line)
+  std::vector<alloclab::heap::knob_setting> knobs;  // a knob variant's settings (replay --variants)
+
+  // The registry name a worker proves live ("custom" for a library), whatever the label.
+  std::string registry_name() const;
+  // The knob variant this choice runs: its registry malloc and knobs (no knobs: the defaults).
+  alloclab::heap::variant knob_variant() const;
 
   bool custom() const { return entry == nullptr; }
   // Plain glibc, no preload and no tuning: may be measured inside the lab process.
@@ -37,7 +44,14 @@ inline constexpr const char* native_malloc = "glibc";
 std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& requested,
                                            bool sanitized);
 
-// The worker's environment for a choice (LD_PRELOAD, tuning variables set or removed).
+// Adds a choice per knob variant of --variants (process/malloc_knobs.hpp), after the malloc it
+// varies, labelled as the variant ("jemalloc dirty_decay_ms=0"). Each variant's malloc must be a
+// registry malloc among `chosen`; a bad text or malloc is a usage_error. Empty text: `chosen`.
+std::vector<malloc_choice> add_knob_variants(std::vector<malloc_choice> chosen,
+                                             const std::string& text);
+
+// The worker's environment for a choice (LD_PRELOAD, tuning variables set or removed, a knob
+// variant's knobs set).
 alloclab::heap::worker_env environment_for(const malloc_choice& choice);
 
 // Inside a process: is `choice` the live allocator?

@@ -339,7 +339,8 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
   plan.memory_workloads = workloads.memory;
   choose_frames(plan, request);
   plan.strategies = select(request.strategies, strategy_registry(), "strategy", "strategies");
-  plan.mallocs = resolve_mallocs(request.mallocs, sanitized);
+  plan.mallocs =
+      add_knob_variants(resolve_mallocs(request.mallocs, sanitized), request.replay.variants);
   plan.sizes = resolve_sizes(request);
   plan.cell_timeout = resolve_timeout(request);
   plan.skip_missing = request.skip_missing;

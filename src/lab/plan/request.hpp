@@ -24,6 +24,7 @@ struct replay_request {
   std::string name;   // the workload name of its cells (the file's stem)
   replay_trace_facts facts;
   std::vector<std::string> strategies;  // --strategies of `replay`: replay_resources() names, "all"
+  std::string variants;  // --variants of `replay`: knob variants (process/malloc_knobs.hpp)
 };
 
 // --placement-check: re-measure glibc cells under the variant without memmove's copy cliff.

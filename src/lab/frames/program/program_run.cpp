@@ -92,17 +92,9 @@ proof read_proof(const std::string& proof_file) {
 // "" when, in every probed process, each knob the variant sets reads back as set or cannot be
 // read; else the first knob the malloc did not take.
 std::string knob_problem(const variant& combination, const proof& p) {
-  for (const knob_setting& s : combination.settings) {
-    for (const auto& process : p.knobs) {
-      for (const heap::knob_reading& r : process) {
-        if (r.knob != s.knob || !r.value ||
-            same_knob_value(combination.malloc, s.knob, s.value, *r.value))
-          continue;
-        return "knob " + s.knob + " not applied: set " + s.value + ", " + combination.malloc +
-               " uses " + *r.value + " (read back with " + r.how + ")";
-      }
-    }
-  }
+  for (const auto& process : p.knobs)
+    if (std::string problem = heap::knob_not_applied(combination, process); !problem.empty())
+      return problem;
   return {};
 }
 

@@ -21,10 +21,22 @@
 #include <string>
 #include <vector>
 
-#include "frames/program/knobs.hpp"
+#include "process/malloc_knobs.hpp"
 #include "process/knob_readback.hpp"
 
 namespace alloclab::program {
+
+// The knob variants are the process folder's (process/malloc_knobs.hpp), shared with the replay.
+using heap::environment;
+using heap::knob_environment;
+using heap::knob_setting;
+using heap::knob_summary;
+using heap::knob_variables;
+using heap::knobs_of;
+using heap::parse_variants;
+using heap::same_knob_value;
+using heap::variant;
+using heap::variant_error;
 
 struct run_setup {
   std::vector<std::string> argv;  ///< argv[0] looked up in PATH when it has no '/'

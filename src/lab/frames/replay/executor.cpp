@@ -11,6 +11,7 @@
 #include "frames/replay/replay_resources.hpp"
 #include "trace/replay.hpp"
 #include "process/hooks.hpp"
+#include "process/malloc_knobs.hpp"
 
 namespace alloclab::lab {
 namespace heap = alloclab::heap;
@@ -26,13 +27,25 @@ struct replay_spec {
   std::string name;
   std::string strategy = replay_malloc_strategy;
   std::size_t repetitions = 1;
-  std::string malloc_name = "glibc";  // registry name or heap::custom_malloc_name
-  std::string preload;                // custom only
+  std::string malloc_name = "glibc";      // registry name or heap::custom_malloc_name
+  std::string preload;                    // custom only
+  std::string label;                      // the cell's malloc: a knob variant's label
+  std::vector<heap::knob_setting> knobs;  // a knob variant's, read back before measuring
   replay_trace_facts facts;
 };
 
+}  // namespace
+}  // namespace alloclab::lab
+
+namespace alloclab::heap {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(knob_setting, knob, value)
+}  // namespace alloclab::heap
+
+namespace alloclab::lab {
+namespace {
+
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_spec, trace, name, strategy, repetitions, malloc_name,
-                                   preload, facts)
+                                   preload, label, knobs, facts)
 
 json to_json(const replay_spec& s) {
   return json(s);
@@ -53,8 +66,10 @@ json spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
   s.name = plan.replay.name;
   s.strategy = cell.strategy;
   s.repetitions = t.repetitions;
-  s.malloc_name = cell.malloc.custom() ? heap::custom_malloc_name : cell.malloc.label;
+  s.malloc_name = cell.malloc.registry_name();
   s.preload = cell.malloc.preload_path;
+  s.label = cell.malloc.label;
+  s.knobs = cell.malloc.knobs;
   s.facts = plan.replay.facts;
   return to_json(s);
 }
@@ -120,6 +135,22 @@ replay_figures measure(const replay_spec& s) {
   return f;
 }
 
+// The malloc proven live, then each knob of a variant read back from it: a knob it did not take
+// would measure the defaults under the variant's label.
+heap::live_allocator prove_with_knobs(const replay_spec& spec) {
+  heap::live_allocator live = heap::prove_named(spec.malloc_name, spec.preload);
+  if (!live.ok || spec.knobs.empty()) return live;
+  const heap::variant v{spec.malloc_name, spec.knobs};
+  std::vector<std::string> names;
+  for (const heap::knob_setting& k : spec.knobs) names.push_back(k.knob);
+  const std::string problem = heap::knob_not_applied(v, heap::read_knobs(v.malloc, names));
+  if (!problem.empty()) {
+    live.ok = false;
+    live.detail = problem;
+  }
+  return live;
+}
+
 }  // namespace
 
 std::unique_ptr<executor> make_replay_executor() {
@@ -131,9 +162,10 @@ int run_replay_worker(const char* spec_json) {
   return run_frame_worker(replay_worker_command, spec_json, [](const json& j) {
     const replay_spec spec = spec_from_json(j);
     heap::worker_cell cell;
-    cell.id = fmt::format("{}/{}@{}", spec.name, spec.strategy,
-                          heap::named_malloc_label(spec.malloc_name, spec.preload));
-    cell.prove = [spec] { return heap::prove_named(spec.malloc_name, spec.preload); };
+    cell.id = fmt::format(
+        "{}/{}@{}", spec.name, spec.strategy,
+        spec.knobs.empty() ? heap::named_malloc_label(spec.malloc_name, spec.preload) : spec.label);
+    cell.prove = [spec] { return prove_with_knobs(spec); };
     cell.measure = [spec] { return json{{"result", measure(spec)}}; };
     return cell;
   });

@@ -1,4 +1,4 @@
-// Knob variants of `alloclab try`: a malloc with some of its tuning knobs set, written
+// Knob variants of `alloclab try` and `alloclab replay`: a malloc with some of its tuning knobs set, written
 // MALLOC:KNOB=VALUE[+KNOB=VALUE...], several separated by commas:
 //   --variants 'glibc:arena_max=1,jemalloc:dirty_decay_ms=0+background_thread=true'
 //
@@ -16,7 +16,7 @@
 // | tcmalloc | release_rate       | number >= 0      | TCMALLOC_RELEASE_RATE=V                  |
 //
 // Example:
-//   const auto variants = alloclab::program::parse_variants("glibc:arena_max=1");
+//   const auto variants = alloclab::heap::parse_variants("glibc:arena_max=1");
 //   // variants[0].label() == "glibc arena_max=1"
 //   // knob_environment(variants[0]) == {{"GLIBC_TUNABLES", "glibc.malloc.arena_max=1"}}
 #pragma once
@@ -27,7 +27,9 @@
 #include <utility>
 #include <vector>
 
-namespace alloclab::program {
+#include "process/knob_readback.hpp"
+
+namespace alloclab::heap {
 
 /// A --variants text that cannot be used: one line saying why.
 class variant_error : public std::invalid_argument {
@@ -67,7 +69,11 @@ std::vector<std::string> knobs_of(std::string_view malloc);
 bool same_knob_value(std::string_view malloc, std::string_view knob, std::string_view set,
                      std::string_view read);
 
+/// "" when each knob `v` sets reads back as set in `readings` (or cannot be read back); else one
+/// line naming the first knob the malloc did not take and the value it uses instead.
+std::string knob_not_applied(const variant& v, const std::vector<knob_reading>& readings);
+
 /// "glibc: arena_max, trim_threshold, ..." per malloc that has knobs, for help and errors.
 std::string knob_summary();
 
-}  // namespace alloclab::program
+}  // namespace alloclab::heap

@@ -1,4 +1,4 @@
-#include "frames/program/knobs.hpp"
+#include "process/malloc_knobs.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-namespace alloclab::program {
+namespace alloclab::heap {
 namespace {
 
 enum class value_kind { count_from_1, count, decay_ms, boolean, eager_commit, rate };
@@ -238,6 +238,17 @@ bool same_knob_value(std::string_view malloc, std::string_view knob, std::string
   }
 }
 
+std::string knob_not_applied(const variant& v, const std::vector<knob_reading>& readings) {
+  for (const knob_setting& s : v.settings)
+    for (const knob_reading& r : readings) {
+      if (r.knob != s.knob || !r.value || same_knob_value(v.malloc, s.knob, s.value, *r.value))
+        continue;
+      return "knob " + s.knob + " not applied: set " + s.value + ", " + v.malloc + " uses " +
+             *r.value + " (read back with " + r.how + ")";
+    }
+  return {};
+}
+
 std::string knob_summary() {
   std::string text = "knobs:";
   for (const malloc_style& s : styles())
@@ -246,4 +257,4 @@ std::string knob_summary() {
   return text;
 }
 
-}  // namespace alloclab::program
+}  // namespace alloclab::heap

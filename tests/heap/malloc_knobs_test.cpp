@@ -1,6 +1,6 @@
 // --variants parsing: what each knob sets, and one clear line for each kind of bad text; how a
 // knob read back by the probe compares with its setting and travels in the probe's line.
-#include "frames/program/knobs.hpp"
+#include "process/malloc_knobs.hpp"
 
 #include <algorithm>
 #include <string>
@@ -10,7 +10,7 @@
 
 #include "process/knob_readback.hpp"
 
-namespace alloclab::program {
+namespace alloclab::heap {
 namespace {
 
 using env = environment;
@@ -134,4 +134,4 @@ INSTANTIATE_TEST_SUITE_P(
                       bad_case{"glibc:arena_max=1,", "MALLOC:KNOB=VALUE"}));
 
 }  // namespace
-}  // namespace alloclab::program
+}  // namespace alloclab::heap
