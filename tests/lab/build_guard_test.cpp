@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <alloclab/build_info.hpp>
+
 #include "measure/build_guard.hpp"
+#include "process/hooks.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -27,12 +30,27 @@ TEST(BuildGuard, AllowDebugRunsButStampsTheOutput) {
   EXPECT_EQ(judge_build(facts(true, false), true), build_verdict::publish);
 }
 
-TEST(BuildGuard, PretendDebugEnvironmentVariableMakesTheBuildUnready) {
-  ::setenv("ALLOCLAB_LAB_PRETEND_DEBUG", "1", 1);
+// The seam the CLI tests use to exercise the refusal from a Release build (process/hooks.hpp).
+TEST(BuildGuard, PretendDebugHookMakesTheBuildUnready) {
+  process_hooks hooks;
+  hooks.pretend_debug = [] { return true; };
+  install_process_hooks(hooks);
   const build_facts pretended = current_build();
-  ::unsetenv("ALLOCLAB_LAB_PRETEND_DEBUG");
+  install_process_hooks({});
   EXPECT_FALSE(pretended.benchmark_ready());
   EXPECT_EQ(judge_build(pretended, false), build_verdict::refuse);
+  EXPECT_EQ(judge_build(pretended, true), build_verdict::stamp_debug);
+}
+
+// Without a hook the facts are the compiled ones, whatever the environment says: the production
+// binary reads no test setting.
+TEST(BuildGuard, WithoutAHookTheFactsAreTheCompiledOnes) {
+  ::setenv("ALLOCLAB_TEST_PRETEND_DEBUG", "1", 1);
+  const build_facts facts = current_build();
+  ::unsetenv("ALLOCLAB_TEST_PRETEND_DEBUG");
+  EXPECT_EQ(facts.optimized, alloclab::build::optimized);
+  EXPECT_EQ(facts.assertions, alloclab::build::assertions);
+  EXPECT_EQ(facts.sanitized, alloclab::build::sanitized);
 }
 
 }  // namespace

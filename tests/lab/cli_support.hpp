@@ -42,8 +42,8 @@ inline std::string binary() {
   return other != nullptr ? other : ALLOCLAB_BINARY;
 }
 
-// `alloclab` with test hooks (tests/support/hooked_alloclab.cpp): reads ALLOCLAB_TEST_WORKER_FAULT
-// and ALLOCLAB_TEST_HIDE_MALLOC, which the production binary ignores.
+// `alloclab` with test hooks (tests/support/hooked_alloclab.cpp): reads ALLOCLAB_TEST_WORKER_FAULT,
+// ALLOCLAB_TEST_HIDE_MALLOC and ALLOCLAB_TEST_PRETEND_DEBUG, which the production binary ignores.
 inline std::string hooked_binary() {
   return ALLOCLAB_HOOKED_BINARY;
 }
@@ -51,7 +51,8 @@ inline std::string hooked_binary() {
 // The hooked binary when `environment` sets a test hook, else the binary under test.
 inline std::string binary_for(const std::string& environment) {
   const bool hooked = environment.find("ALLOCLAB_TEST_WORKER_FAULT=") != std::string::npos ||
-                      environment.find("ALLOCLAB_TEST_HIDE_MALLOC=") != std::string::npos;
+                      environment.find("ALLOCLAB_TEST_HIDE_MALLOC=") != std::string::npos ||
+                      environment.find("ALLOCLAB_TEST_PRETEND_DEBUG=") != std::string::npos;
   return hooked ? hooked_binary() : binary();
 }
 

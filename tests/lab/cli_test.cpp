@@ -79,13 +79,13 @@ TEST_F(Cli, DebugBuildIsRefusedUnlessAllowedAndThenStamped) {
       "run --workloads trade_batch --strategies std,pmr_monotonic --iterations 5 "
       "--repetitions 2 --out " +
       (dir_ / "results").string();
-  const outcome refused = run(args, "ALLOCLAB_LAB_PRETEND_DEBUG=1");
+  const outcome refused = run(args, "ALLOCLAB_TEST_PRETEND_DEBUG=1");
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_EQ(line_count(refused.err), 1u) << refused.err;
   EXPECT_NE(refused.err.find("--allow-debug"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir_ / "results" / "latest"));
 
-  const outcome allowed = run(args + " --allow-debug", "ALLOCLAB_LAB_PRETEND_DEBUG=1");
+  const outcome allowed = run(args + " --allow-debug", "ALLOCLAB_TEST_PRETEND_DEBUG=1");
   ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
   EXPECT_NE(allowed.out.find("DEBUG"), std::string::npos);
   const json results = json::parse(read_file(dir_ / "results" / "latest" / "results.json"));

@@ -4,8 +4,9 @@
 //     load). <cell> is "<workload>/<strategy>@<malloc>", its "<workload>/<malloc>" short form, or
 //     "*" for every cell.
 //   ALLOCLAB_TEST_HIDE_MALLOC=name[,name]        those malloc registry entries look not installed.
+//   ALLOCLAB_TEST_PRETEND_DEBUG=1                the build looks unoptimised (the build guard).
 // Only the tests build and run it; its workers are this binary re-executed, so they read the same
-// variables. The production `alloclab` reads neither.
+// variables. The production `alloclab` reads none of them.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
     return fault_for(cell_id) == "abort_later";
   };
   hooks.malloc_hidden = hidden;
+  hooks.pretend_debug = [] { return variable("ALLOCLAB_TEST_PRETEND_DEBUG") == "1"; };
   alloclab::lab::install_process_hooks(hooks);
   return alloclab::lab::alloclab_main(argc, argv);
 }

@@ -14,6 +14,9 @@
 // | add_results       | results (build_results)    | adds the frame's figures to results.json     |
 // | describe          | results (build_results)    | what the frame's numbers include             |
 // | render_markdown   | render (render_report)     | the frame's report.md section, from results  |
+// |                   |                            | JSON (rows not yet reading the model)        |
+// | render_section    | render (render_report)     | the same from the results model; a row has   |
+// |                   |                            | this or render_markdown, not both            |
 // | add_commands      | main (run_cli)             | registers its own subcommands, or nullptr    |
 // | report_heading    | render (render_report)     | title and run line of a report of its own    |
 // |                   |                            | run (results[name], no workloads), or nullptr|
@@ -38,6 +41,9 @@ class App;
 }
 
 namespace alloclab::lab {
+namespace model {
+struct document;
+}
 
 class executor;
 struct frame_results_input;
@@ -70,6 +76,7 @@ struct frame_module {
   void (*add_compare_cells)(nlohmann::json& results);
   double (*expected_seconds)(const run_plan& plan, const task& t);
   model::frame_results_parts results_parts;  // its own keys in results.json (model/frame_part.hpp)
+  void (*render_section)(std::string& md, const model::document& results) = nullptr;
 };
 
 // Every frame, in the order plans and results list them.

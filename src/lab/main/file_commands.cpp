@@ -13,6 +13,7 @@
 #include "compare/compare.hpp"
 #include "export/gbench_export.hpp"
 #include "main/commands.hpp"
+#include "model/document.hpp"
 #include "model/schema.hpp"
 #include "render/atomic_write.hpp"
 #include "render/html.hpp"
@@ -101,6 +102,16 @@ json read_checked_results(const std::string& path) {
     throw usage_error(
         fmt::format("'{}' does not match the results schema: {}", path, problems.front()));
   return results;
+}
+
+// A checked results file read once into the results model.
+model::document read_results_model(const std::string& path) {
+  try {
+    return model::from_json(read_checked_results(path));
+  } catch (const model::model_error& e) {
+    throw usage_error(
+        fmt::format("'{}' is not a results file this alloclab reads: {}", path, e.what()));
+  }
 }
 
 void print_or_throw(const std::string& text) {
@@ -202,16 +213,16 @@ int execute_compare(const std::string& a_path, const std::string& b_path,
                     const std::string& output_path, double fail_on_regression_percent,
                     double noise_floor_percent) {
   if (!output_path.empty()) check_destination(output_path, {a_path, b_path});
-  const json a = read_checked_results(a_path), b = read_checked_results(b_path);
-  const json comparison = compare_results(a, b, a_path, b_path, noise_floor_percent);
-  print_or_throw(render_comparison_text(comparison));
+  const model::document a = read_results_model(a_path), b = read_results_model(b_path);
+  const comparison changes = compare_results(a, b, a_path, b_path, noise_floor_percent);
+  print_or_throw(render_comparison_text(changes));
   if (!output_path.empty()) {
     const bool html = fs::path(output_path).extension() == ".html";
-    write_output(output_path, html ? render_comparison_html(comparison)
-                                   : render_comparison_markdown(comparison));
+    write_output(output_path,
+                 html ? render_comparison_html(changes) : render_comparison_markdown(changes));
   }
   if (fail_on_regression_percent < 0) return 0;
-  const std::size_t slower = regressions(comparison, fail_on_regression_percent);
+  const std::size_t slower = regressions(changes, fail_on_regression_percent);
   if (slower == 0) return 0;
   std::cerr << fmt::format(
       "alloclab: {} cell(s) slower than A by more than {}%, outside the noise (noise floor {}%)\n",

@@ -2,8 +2,7 @@
 
 #include <alloclab/build_info.hpp>
 
-#include <cstdlib>
-#include <string_view>
+#include "process/hooks.hpp"
 
 #ifndef ALLOCLAB_LAB_BUILD_TYPE
 #define ALLOCLAB_LAB_BUILD_TYPE "unknown"
@@ -33,11 +32,10 @@ build_facts current_build() {
   facts.build_type = ALLOCLAB_LAB_BUILD_TYPE;
   facts.compiler = ALLOCLAB_LAB_COMPILER;
   facts.flags = ALLOCLAB_LAB_CXX_FLAGS;
-  if (const char* pretend = std::getenv("ALLOCLAB_LAB_PRETEND_DEBUG");
-      pretend && std::string_view(pretend) == "1") {
+  if (pretend_debug()) {
     facts.optimized = false;
     facts.assertions = true;
-    facts.build_type = "Debug (pretended by ALLOCLAB_LAB_PRETEND_DEBUG)";
+    facts.build_type = "Debug (pretended by a test hook)";
   }
   return facts;
 }

@@ -16,8 +16,8 @@ struct build_facts {
   std::string describe() const;
 };
 
-// The facts of the measuring code. The environment variable ALLOCLAB_LAB_PRETEND_DEBUG=1
-// makes them claim an unoptimised build, so tests can exercise the refusal from a Release build.
+// The facts of the measuring code. A test hook (process/hooks.hpp, `pretend_debug`) makes them
+// claim an unoptimised build, so tests can exercise the refusal from a Release build.
 build_facts current_build();
 
 enum class build_verdict {

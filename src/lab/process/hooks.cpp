@@ -28,4 +28,8 @@ bool malloc_hidden(std::string_view malloc_name) {
   return installed().malloc_hidden && installed().malloc_hidden(malloc_name);
 }
 
+bool pretend_debug() {
+  return installed().pretend_debug && installed().pretend_debug();
+}
+
 }  // namespace alloclab::lab

@@ -9,6 +9,8 @@
 // | before_measuring   | every worker, once its cell is known        | abort or hang it      |
 // | aborts_under_load  | `alloclab serve`, after it proved its malloc | make it abort later   |
 // | malloc_hidden      | the malloc choice and mimalloc_heap          | make a malloc missing |
+// | pretend_debug      | the build guard (measure/build_guard.hpp)   | make a Release build  |
+// |                    |                                             | look unoptimised      |
 //
 // Example:
 //   int seen = 0;
@@ -30,6 +32,7 @@ struct process_hooks {
   std::function<void(const std::string& cell_id)> before_measuring;
   std::function<bool(const std::string& cell_id)> aborts_under_load;
   std::function<bool(std::string_view malloc_name)> malloc_hidden;
+  std::function<bool()> pretend_debug;
 };
 
 // Replaces the installed hooks (call before anything runs; not thread-safe).
@@ -39,5 +42,6 @@ void install_process_hooks(process_hooks hooks);
 void before_measuring(const std::string& cell_id);
 bool aborts_under_load(const std::string& cell_id);
 bool malloc_hidden(std::string_view malloc_name);
+bool pretend_debug();
 
 }  // namespace alloclab::lab

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "frames/frame_table.hpp"
+#include "model/document.hpp"
 
 #include "markdown_format.hpp"
 #include "render/placement_text.hpp"
@@ -344,6 +345,16 @@ std::string frame_report(const json& r, const frame_module& row) {
   return md;
 }
 
+// Every frame's section, in report order; the results model is read once for those that read it.
+void frame_sections(std::string& md, const json& r) {
+  const model::document document = model::from_json(r);
+  for (const frame_module* row : report_order())
+    if (row->render_section != nullptr)
+      row->render_section(md, document);
+    else
+      row->render_markdown(md, r);
+}
+
 std::string render_report(const json& r, const report_options& options) {
   if (const frame_module* alone = frame_run_alone(r)) return frame_report(r, *alone);
   std::string md;
@@ -365,7 +376,7 @@ std::string render_report(const json& r, const report_options& options) {
   warnings_section(md, r);
   budget_section(md, r);
   claims_section(md, r, options);
-  for (const frame_module* row : report_order()) row->render_markdown(md, r);
+  frame_sections(md, r);
   failures_section(md, r);
   bool any_lab = false;
   for (const auto& w : r["workloads"]) any_lab = any_lab || is_lab(w);

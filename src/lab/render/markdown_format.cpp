@@ -35,21 +35,46 @@ std::string interval_text(const json& range) {
 }
 
 std::string ratio_text(double value, const json& range) {
-  if (!range.is_object()) return ratio_with_interval(value, std::nullopt, std::nullopt);
-  return ratio_with_interval(value, range["low"].get<double>(), range["high"].get<double>());
+  if (!range.is_object()) return ratio_text(value, std::optional<model::interval>());
+  return ratio_text(value,
+                    model::interval{range["low"].get<double>(), range["high"].get<double>()});
 }
+
+std::string ratio_text(double value, const std::optional<model::interval>& range) {
+  if (!range) return ratio_with_interval(value, std::nullopt, std::nullopt);
+  return ratio_with_interval(value, range->low, range->high);
+}
+
+namespace {
+
+// "1.07× [1.05–1.10] **": a speedup with its interval and significance mark.
+std::string marked_ratio_text(const std::string& ratio, const std::string& mark) {
+  return fmt::format("{} {}", ratio, mark);
+}
+
+}  // namespace
 
 std::string speedup_text(const json& cell) {
   const json& vs = cell["vs_std"];
   if (vs.is_null() || vs["speedup_p50"].is_null()) return "";
   const json& intervals = vs.value("intervals", json::object());
-  return fmt::format(
-      "{} {}", ratio_text(vs["speedup_p50"].get<double>(), intervals.value("speedup_p50", json())),
+  return marked_ratio_text(
+      ratio_text(vs["speedup_p50"].get<double>(), intervals.value("speedup_p50", json())),
       vs["mark"].get<std::string>());
+}
+
+std::string speedup_text(const std::optional<model::comparison>& vs_std) {
+  if (!vs_std || !vs_std->speedup_p50) return "";
+  return marked_ratio_text(ratio_text(*vs_std->speedup_p50, vs_std->intervals.speedup_p50),
+                           vs_std->mark);
 }
 
 bool is_twin(const json& cell) {
   return cell.value("placement_twin", false);
+}
+
+std::string baseline_name(const model::workload& w) {
+  return fmt::format("{} @ {}", w.baseline.strategy, w.baseline.malloc);
 }
 
 std::string baseline_name(const json& w) {
@@ -109,6 +134,10 @@ std::string cell_label(const json& cell, bool with_malloc) {
   return with_malloc ? strategy + " @ " + cell.value("malloc", std::string("glibc")) : strategy;
 }
 
+bool is_baseline(const model::workload& w, const model::cell& cell) {
+  return cell.head.strategy == w.baseline.strategy && cell.head.malloc == w.baseline.malloc;
+}
+
 bool is_baseline(const json& w, const json& cell) {
   const json& b = w.value("baseline", json::object());
   return cell["strategy"] == b.value("strategy", std::string("std")) &&
@@ -122,11 +151,19 @@ std::string baseline_p50_text(const json& w) {
 }
 
 std::string format_number_or_dash(const json& value, const char* pattern) {
-  return value.is_number() ? fmt::format(fmt::runtime(pattern), value.get<double>()) : "-";
+  return format_number_or_dash(
+      value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt, pattern);
+}
+
+std::string format_number_or_dash(const std::optional<double>& value, const char* pattern) {
+  return value ? fmt::format(fmt::runtime(pattern), *value) : "-";
 }
 
 std::string unmeasured_text(const json& cell) {
-  const std::string status = cell["status"];
+  return status_text(cell["status"]);
+}
+
+std::string status_text(const std::string& status) {
   if (status == "not_applicable") return "n/a";
   if (status == "overflowed") return "OVERFLOW";
   if (status == "not_installed") return "not installed";
@@ -165,6 +202,10 @@ std::string percent_or_dash(const json& share) {
 std::string spread_text(const json& spread) {
   if (!spread.is_object()) return "-";
   return format_bytes(spread["median"].get<double>());
+}
+
+std::string spread_text(const std::optional<model::spread>& spread) {
+  return spread ? format_bytes(static_cast<double>(spread->median)) : "-";
 }
 
 std::string failed_cell_item(const std::string& what, const json& cell, const char* process) {
@@ -211,9 +252,15 @@ std::string pair_speedup_text(const json& cell) {
 }
 
 std::string replay_cell_label(const json& cell) {
-  const std::string strategy = cell["strategy"];
-  const std::string malloc = cell["malloc"];
-  return strategy == "malloc" ? malloc : strategy + " (resource, under " + malloc + ")";
+  model::cell_head head;
+  head.strategy = cell["strategy"];
+  head.malloc = cell["malloc"];
+  return replay_cell_label(head);
+}
+
+std::string replay_cell_label(const model::cell_head& cell) {
+  return cell.strategy == "malloc" ? cell.malloc
+                                   : cell.strategy + " (resource, under " + cell.malloc + ")";
 }
 
 }  // namespace alloclab::lab::markdown

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/cell.hpp"
+#include "model/values.hpp"
 #include "render/units.hpp"
 
 namespace alloclab::lab::markdown {
@@ -33,12 +35,15 @@ std::string format_count(double value);
 std::string interval_text(const json& range);
 // "1.07× [1.05–1.10]" with the digits the interval supports (stats/ratio_text.hpp).
 std::string ratio_text(double value, const json& range);
+std::string ratio_text(double value, const std::optional<model::interval>& range);
 std::string speedup_text(const json& cell);
+std::string speedup_text(const std::optional<model::comparison>& vs_std);
 
 // Cells of the placement twin (glibc without the copy cliff) are shown in the placement
 // section, not beside the cells the user asked for.
 bool is_twin(const json& cell);
 std::string baseline_name(const json& w);
+std::string baseline_name(const model::workload& w);
 bool is_debug(const json& r);
 // The workload's peer verdict under `malloc` (results builder: peer_verdicts), or null.
 const json* peer_verdict_of(const json& w, const std::string& malloc);
@@ -54,13 +59,16 @@ std::vector<std::string> malloc_labels(const json& r);
 bool several_mallocs(const json& r);
 std::string cell_label(const json& cell, bool with_malloc);
 bool is_baseline(const json& w, const json& cell);
+bool is_baseline(const model::workload& w, const model::cell& cell);
 // The cell of `w` whose cell_label is `label`, or null (a headline column the workload lacks).
 const json* cell_labelled(const json& w, const std::string& label, bool with_malloc);
 std::string baseline_p50_text(const json& w);
 std::string format_number_or_dash(const json& value, const char* pattern);
+std::string format_number_or_dash(const std::optional<double>& value, const char* pattern);
 
-// What a cell without a number shows.
+// What a cell without a number shows, from the cell or from its status.
 std::string unmeasured_text(const json& cell);
+std::string status_text(const std::string& status);
 std::string cell_state(const json& cell);
 bool has_baseline_timing(const json& w);
 std::string baseline_malloc(const json& w);
@@ -68,6 +76,7 @@ std::string ms_or_dash(const json& value);
 std::string estimate_or_dash(const json& e);
 std::string percent_or_dash(const json& share);
 std::string spread_text(const json& spread);
+std::string spread_text(const std::optional<model::spread>& spread);
 
 // One list item for a cell that failed or was refused: "- **what** (status): reason; label:
 // exit", then the last 600 characters of its process's stderr as a code block.
@@ -87,5 +96,6 @@ std::string pair_speedup_text(const json& cell);
 
 // A replay cell: "glibc", or "resource (resource, under glibc)".
 std::string replay_cell_label(const json& cell);
+std::string replay_cell_label(const model::cell_head& cell);
 
 }  // namespace alloclab::lab::markdown

@@ -1,19 +1,24 @@
 // report.md's sections that markdown.cpp assembles: each frame's (frames/<frame>/
 // report_markdown.cpp, named by its frame-table row), the closing sections every report shares and
-// the seeds' published tables. Each appends to `md` from the results document `r` alone, and a
-// frame's section writes nothing when its frame has no data in `r`.
+// the seeds' published tables. Each appends to `md` from the results document `r` alone (the
+// results model, or its JSON for the sections not yet converted), and a frame's section writes
+// nothing when its frame has no data in `r`.
 #pragma once
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+namespace alloclab::lab::model {
+struct document;
+}
+
 namespace alloclab::lab::markdown {
 
 void batch_section(std::string& md, const nlohmann::json& r);
-void heap_section(std::string& md, const nlohmann::json& r);
-void replay_section(std::string& md, const nlohmann::json& r);
-void memory_section(std::string& md, const nlohmann::json& r);
+void heap_section(std::string& md, const model::document& r);
+void replay_section(std::string& md, const model::document& r);
+void memory_section(std::string& md, const model::document& r);
 void serve_section(std::string& md, const nlohmann::json& r);
 
 // The run's time account and the machine's noise (markdown_budget.cpp): the budget section, the

@@ -35,13 +35,14 @@ frame_module heap_frame() {
       make_heap_executor,
       add_heap_results,
       describe_heap_frame,
-      markdown::heap_section,
+      nullptr,
       nullptr,
       nullptr,
       nullptr,
       expected_heap_seconds,
       {&model::part_codec_of<heap_document_figures>(), &model::part_codec_of<heap_config_figures>(),
-       &model::part_codec_of<heap_workload_figures>(), &model::part_codec_of<heap_cell_figures>()}};
+       &model::part_codec_of<heap_workload_figures>(), &model::part_codec_of<heap_cell_figures>()},
+      markdown::heap_section};
 }
 
 }  // namespace alloclab::lab

@@ -1,25 +1,56 @@
 // report.md: the heap study (seeds 003 and 004): ns per malloc+free pair under each malloc,
-// the size distributions, and what each malloc keeps and gives back over time.
+// the size distributions, and what each malloc keeps and gives back over time. It reads the
+// results model (model/document.hpp) and computes nothing: the retention medians and ranges are
+// the results' (heap_retention).
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "frames/heap/figures.hpp"
+#include "model/document.hpp"
 #include "render/markdown_format.hpp"
 #include "render/markdown_sections.hpp"
 
 namespace alloclab::lab::markdown {
 namespace {
 
-std::string pair_cost_text(const json& cell) {
-  if (cell["status"] != "ok") return unmeasured_text(cell);
-  const double ns = ns_per_pair(cell);
+// A heap workload with its own figures.
+struct heap_workload {
+  const model::workload* workload;
+  const heap_workload_figures* figures;
+};
+
+const heap_cell_figures& figures_of(const model::cell& cell) {
+  static const heap_cell_figures none;
+  const heap_cell_figures* f = cell.figures.as<heap_cell_figures>();
+  return f == nullptr ? none : *f;
+}
+
+// The cell of `w` under `malloc`, or null.
+const model::cell* cell_under(const model::workload& w, const std::string& malloc) {
+  for (const model::cell& c : w.cells)
+    if (c.head.malloc == malloc) return &c;
+  return nullptr;
+}
+
+// "2.00× [1.90–2.10]": the speedup over the baseline malloc's pair cost, or "" without one.
+std::string pair_speedup_text(const model::cell& cell) {
+  if (!cell.vs_std || !cell.vs_std->speedup_ns_per_pair || !*cell.vs_std->speedup_ns_per_pair)
+    return "";
+  const auto& range = cell.vs_std->intervals.speedup_ns_per_pair;
+  return ratio_text(**cell.vs_std->speedup_ns_per_pair,
+                    range ? *range : std::optional<model::interval>());
+}
+
+std::string pair_cost_text(const model::cell& cell) {
+  if (cell.head.status != "ok") return status_text(cell.head.status);
+  const double ns = figures_of(cell).ns_per_pair->mean;
   return ns > 0 ? fmt::format("{:.1f}", ns) : fmt::format("{:.1f} (below noise)", ns);
 }
 
-void heap_figure_table(std::string& md, const json& r, const std::vector<const json*>& heap,
-                       bool pages) {
+void heap_figure_table(std::string& md, const model::document& r,
+                       const std::vector<heap_workload>& heap, bool pages) {
   if (heap.empty()) return;
   md += pages ? "### Page-touching variant: mean ns per malloc+free pair (every page of every "
                 "block written; NOOP loop subtracted; lower is better)\n\n"
@@ -34,12 +65,12 @@ void heap_figure_table(std::string& md, const json& r, const std::vector<const j
       "here are the allocators Debian does ship; `×` is glibc's median per-repetition figure ÷ "
       "this one's, with its 95 % interval (> 1: faster than glibc).\n\n";
   std::vector<column> columns = {text_column("malloc")};
-  for (const json* w : heap) columns.push_back(figure_column((*w)["name"].get<std::string>()));
+  for (const heap_workload& w : heap) columns.push_back(figure_column(w.workload->name));
   md += table_head(columns);
-  for (const std::string& m : malloc_labels(r)) {
+  for (const std::string& m : r.config.mallocs) {
     md += fmt::format("| {} |", m);
-    for (const json* w : heap) {
-      const json* c = heap_cell(*w, m);
+    for (const heap_workload& w : heap) {
+      const model::cell* c = cell_under(*w.workload, m);
       if (c == nullptr) {
         md += " - |";
         continue;
@@ -53,39 +84,42 @@ void heap_figure_table(std::string& md, const json& r, const std::vector<const j
   md += "\n";
 }
 
-void heap_distribution_table(std::string& md, const json& w) {
-  const json& spec = w["heap_spec"];
+std::string per_repetition_text(const std::vector<double>& figures) {
+  std::string text;
+  for (const double v : figures) text += fmt::format("{}{:.0f}", text.empty() ? "" : ", ", v);
+  return text;
+}
+
+void heap_distribution_table(std::string& md, const heap_workload& hw) {
+  const model::workload& w = *hw.workload;
+  const heap_spec_figures& spec = hw.figures->heap_spec;
   md += fmt::format(
       "### {}\n\n{}. {} repetitions × {} batches of {} blocks (ring of {}), seed {}; checksum {} "
       "(identical under every allocator).\n\n",
-      w["name"].get<std::string>(), w["description"].get<std::string>(),
-      spec["repetitions"].get<std::size_t>(), spec["iterations"].get<std::size_t>(),
-      spec["batch"].get<std::size_t>(), spec["capacity"].get<std::size_t>(),
-      spec["seed"].get<std::uint64_t>(), w["checksum"].get<std::string>());
+      w.name, w.description, spec.repetitions, spec.iterations, spec.batch, spec.capacity,
+      spec.seed, w.checksum);
   md += table_head({text_column("malloc"), figure_column("ns/pair (mean)"),
                     text_column("per repetition"), figure_column("vs baseline (pair cost)"),
                     figure_column("batch p50"), figure_column("batch p90"),
                     figure_column("batch p99"), figure_column("p99−p50"),
                     figure_column("NOOP batch p50"), figure_column("faults/batch")});
-  const json* base = heap_cell(w, w["baseline"].value("malloc", std::string("glibc")));
-  for (const auto& c : w["cells"]) {
-    const std::string m = c.value("malloc", std::string("glibc"));
-    if (c["status"] != "ok") {
-      md += fmt::format("| {} | **{}** | {} | | | | | | | |\n", m, unmeasured_text(c),
-                        c["reason"].is_string() ? c["reason"].get<std::string>() : "");
+  const model::cell* base = cell_under(w, w.baseline.malloc);
+  for (const model::cell& c : w.cells) {
+    const std::string& m = c.head.malloc;
+    if (c.head.status != "ok") {
+      md += fmt::format("| {} | **{}** | {} | | | | | | | |\n", m, status_text(c.head.status),
+                        c.head.reason.value_or(""));
       continue;
     }
-    std::string reps;
-    for (const auto& v : c["ns_per_pair"]["per_repetition"])
-      reps += fmt::format("{}{:.0f}", reps.empty() ? "" : ", ", v.get<double>());
+    const pair_cost& cost = *figures_of(c).ns_per_pair;
     const std::string x = pair_speedup_text(c);
     const std::string vs = &c == base ? "baseline" : x.empty() ? "-" : x;
-    const json& t = c["timing"];
+    const model::timing& t = *c.timing;
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} |\n", m,
-                      pair_cost_text(c), reps, vs, format_ns(t["p50_ns"]), format_ns(t["p90_ns"]),
-                      format_ns(t["p99_ns"]), format_ns(t["jitter_ns"]),
-                      format_ns(c["ns_per_pair"]["noop_batch_p50_ns"]),
-                      c["os"]["minor_faults_per_1000_iterations"].get<double>() / 1000);
+                      pair_cost_text(c), per_repetition_text(cost.per_repetition), vs,
+                      format_ns(t.p50_ns), format_ns(t.p90_ns), format_ns(t.p99_ns),
+                      format_ns(t.jitter_ns), format_ns(cost.noop_batch_p50_ns),
+                      c.os->minor_faults_per_1000_iterations / 1000);
   }
   md +=
       "\nBatch percentiles are raw per-batch times (100 pairs plus the loop and one write per "
@@ -94,7 +128,11 @@ void heap_distribution_table(std::string& md, const json& w) {
       "batch.\n\n";
 }
 
-void heap_memory_table(std::string& md, const std::vector<const json*>& heap) {
+std::string kept_text(const std::optional<double>& share) {
+  return share ? fmt::format("{:.0f}%", 100 * *share) : "-";
+}
+
+void heap_memory_table(std::string& md, const std::vector<heap_workload>& heap) {
   md +=
       "### Memory: what each malloc keeps, and what its purge gives back\n\n"
       "Peak RSS is `VmHWM` of the cell's own worker (reset before the runs); fragmentation = peak "
@@ -109,36 +147,31 @@ void heap_memory_table(std::string& md, const std::vector<const json*>& heap) {
                   figure_column("RSS after free"), figure_column("kept"),
                   figure_column("RSS after purge"), figure_column("kept"),
                   text_column("purge call"), figure_column("major faults")});
-  auto percent = [](const json& v) {
-    return v.is_number() ? fmt::format("{:.0f}%", 100 * v.get<double>()) : "-";
-  };
-  for (const json* w : heap)
-    for (const auto& c : (*w)["cells"]) {
-      const std::string m = c.value("malloc", std::string("glibc"));
-      if (c["status"] != "ok" || c["memory"].is_null()) {
-        md += fmt::format("| {} | {} | **{}** | | | | | | | | |\n", (*w)["name"].get<std::string>(),
-                          m, unmeasured_text(c));
+  for (const heap_workload& hw : heap)
+    for (const model::cell& c : hw.workload->cells) {
+      const std::string& name = hw.workload->name;
+      const std::optional<heap_memory>& mem = figures_of(c).memory;
+      if (c.head.status != "ok" || !mem) {
+        md += fmt::format("| {} | {} | **{}** | | | | | | | | |\n", name, c.head.malloc,
+                          status_text(c.head.status));
         continue;
       }
-      const json& mem = c["memory"];
-      md += fmt::format(
-          "| {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | `{}` | {} |\n",
-          (*w)["name"].get<std::string>(), m, format_bytes(mem["peak_live_bytes"].get<double>()),
-          format_bytes(mem["peak_rss_bytes"].get<double>()),
-          format_number_or_dash(mem["fragmentation"], "{:.2f}"),
-          format_number_or_dash(mem["fragmentation_net"], "{:.2f}"),
-          format_bytes(mem["rss_after_free_bytes"].get<double>()),
-          percent(mem["retained_after_free"]),
-          format_bytes(mem["rss_after_purge_bytes"].get<double>()),
-          percent(mem["retained_after_purge"]), mem["purge"]["method"].get<std::string>(),
-          mem["major_faults"].get<std::uint64_t>());
+      md += fmt::format("| {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | `{}` | {} |\n", name,
+                        c.head.malloc, format_bytes(static_cast<double>(mem->peak_live_bytes)),
+                        format_bytes(static_cast<double>(mem->peak_rss_bytes)),
+                        format_number_or_dash(mem->fragmentation, "{:.2f}"),
+                        format_number_or_dash(mem->fragmentation_net, "{:.2f}"),
+                        format_bytes(static_cast<double>(mem->rss_after_free_bytes)),
+                        kept_text(mem->retained_after_free),
+                        format_bytes(static_cast<double>(mem->rss_after_purge_bytes)),
+                        kept_text(mem->retained_after_purge), mem->purge.method, mem->major_faults);
     }
   md += "\n";
 }
 
 // Retention over time, one row per malloc (results' heap_retention): the median over the heap
 // workloads of the share of the RSS growth still resident at each settle time, range in brackets.
-void heap_retention_table(std::string& md, const json& retention) {
+void heap_retention_table(std::string& md, const std::vector<retention_row>& retention) {
   if (retention.empty()) return;
   md +=
       "### Retention over time: how much of the RSS growth each malloc still holds\n\n"
@@ -150,28 +183,28 @@ void heap_retention_table(std::string& md, const json& retention) {
       table_head({text_column("malloc"), figure_column("workloads"), figure_column("0 ms"),
                   figure_column("100 ms"), figure_column("1 s"), figure_column("after purge"),
                   text_column("purge call")});
-  for (const auto& row : retention) {
-    std::string line = fmt::format("| {} | {} |", row["malloc"].get<std::string>(),
-                                   row["workloads"].get<std::size_t>());
-    for (const char* figure :
-         {"after_free_0ms", "after_free_100ms", "after_free_1s", "after_purge"}) {
-      const json& kept = row[figure];
-      line += kept.is_null()
-                  ? std::string(" - |")
-                  : fmt::format(" {:.0f}% [{:.0f}–{:.0f}%] |", 100 * kept["median"].get<double>(),
-                                100 * kept["min"].get<double>(), 100 * kept["max"].get<double>());
+  using spread = std::optional<model::fraction_spread> retention_row::*;
+  for (const retention_row& row : retention) {
+    std::string line = fmt::format("| {} | {} |", row.malloc, row.workloads);
+    for (const spread figure : {&retention_row::after_free_0ms, &retention_row::after_free_100ms,
+                                &retention_row::after_free_1s, &retention_row::after_purge}) {
+      const std::optional<model::fraction_spread>& kept = row.*figure;
+      line += !kept ? std::string(" - |")
+                    : fmt::format(" {:.0f}% [{:.0f}–{:.0f}%] |", 100 * kept->median,
+                                  100 * kept->min, 100 * kept->max);
     }
-    md += line + fmt::format(" `{}` |\n", row["purge_call"].get<std::string>());
+    md += line + fmt::format(" `{}` |\n", row.purge_call);
   }
   md += "\n";
 }
 
 }  // namespace
 
-void heap_section(std::string& md, const json& r) {
-  std::vector<const json*> heap;
-  for (const auto& w : r["workloads"])
-    if (is_heap(w)) heap.push_back(&w);
+void heap_section(std::string& md, const model::document& r) {
+  std::vector<heap_workload> heap;
+  for (const model::workload& w : r.workloads)
+    if (const auto* f = w.figures.as<heap_workload_figures>(); f != nullptr && w.kind == "heap")
+      heap.push_back({&w, f});
   if (heap.empty()) return;
   md +=
       "## Heap study: the process-wide malloc (seeds 003 and 004)\n\n"
@@ -182,16 +215,15 @@ void heap_section(std::string& md, const json& r) {
       "These workloads are malloc-level kernels: the in-process strategy axis does not apply "
       "(strategy "
       "`malloc`).\n\n";
-  std::vector<const json*> seed_method, page_touching;
-  for (const json* w : heap)
-    ((*w)["heap_spec"].value("touch", std::string("once")) == "every_page" ? page_touching
-                                                                           : seed_method)
-        .push_back(w);
+  std::vector<heap_workload> seed_method, page_touching;
+  for (const heap_workload& w : heap)
+    (w.figures->heap_spec.touch == "every_page" ? page_touching : seed_method).push_back(w);
   heap_figure_table(md, r, seed_method, false);
   heap_figure_table(md, r, page_touching, true);
-  for (const json* w : heap) heap_distribution_table(md, *w);
+  for (const heap_workload& w : heap) heap_distribution_table(md, w);
   heap_memory_table(md, heap);
-  heap_retention_table(md, r["heap_retention"]);
+  const heap_document_figures* top = r.parts.get<heap_document_figures>();
+  heap_retention_table(md, top == nullptr ? std::vector<retention_row>() : top->heap_retention);
 }
 
 }  // namespace alloclab::lab::markdown

@@ -40,13 +40,14 @@ frame_module memory_frame() {
           make_memory_executor,
           add_memory_results,
           describe_memory_frame,
-          markdown::memory_section,
+          nullptr,
           nullptr,
           nullptr,
           nullptr,
           expected_memory_seconds,
           {nullptr, nullptr, &model::part_codec_of<memory_workload_figures>(),
-           &model::part_codec_of<memory_cell_figures>()}};
+           &model::part_codec_of<memory_cell_figures>()},
+          markdown::memory_section};
 }
 
 }  // namespace alloclab::lab

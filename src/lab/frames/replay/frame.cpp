@@ -36,14 +36,15 @@ frame_module replay_frame() {
           make_replay_executor,
           add_replay_results,
           describe_replay_frame,
-          markdown::replay_section,
+          nullptr,
           nullptr,
           nullptr,
           nullptr,
           expected_replay_seconds,
           {nullptr, &model::part_codec_of<replay_config_figures>(),
            &model::part_codec_of<replay_workload_figures>(),
-           &model::part_codec_of<replay_cell_figures>()}};
+           &model::part_codec_of<replay_cell_figures>()},
+          markdown::replay_section};
 }
 
 }  // namespace alloclab::lab

@@ -1,18 +1,34 @@
-// report.md: the replay frame: a recorded trace under each malloc and resource.
+// report.md: the replay frame: a recorded trace under each malloc and resource, read from the
+// results model (model/document.hpp).
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "frames/replay/figures.hpp"
+#include "model/document.hpp"
 #include "render/markdown_format.hpp"
 #include "render/markdown_sections.hpp"
 
 namespace alloclab::lab::markdown {
 namespace {
 
-void replay_table(std::string& md, const json& w) {
-  const json& t = w["trace"];
-  md += fmt::format("### Replay of `{}`\n\n", w["name"].get<std::string>());
+// The cell's whole-replay figures, or null (a cell without a number).
+const replay_figures_out* replay_of(const model::cell& cell) {
+  const replay_cell_figures* f = cell.figures.as<replay_cell_figures>();
+  return f == nullptr || !f->replay ? nullptr : &*f->replay;
+}
+
+// Files written before the program model lack program_ns_per_call (read as no replays): "-".
+std::string program_ns_text(const per_replay& program) {
+  return format_number_or_dash(program.per_repetition.empty()
+                                   ? std::optional<double>()
+                                   : std::optional<double>(program.median),
+                               "{:.1f}");
+}
+
+void replay_table(std::string& md, const model::workload& w, const trace_facts& t) {
+  md += fmt::format("### Replay of `{}`\n\n", w.name);
   md += fmt::format(
       "Trace {} · {} thread(s) · monotonic footprint {} · arena for the arena resource {}. "
       "ns per call: malloc call time; program ns per call: replayed program time, the calls and "
@@ -22,48 +38,45 @@ void replay_table(std::string& md, const json& w) {
       "processes. Peak RSS growth excludes the replay engine's own block table; ideal = the "
       "trace's peak live bytes; fragmentation = growth ÷ ideal; resident after the last free and "
       "after the allocator's purge are above the process's baseline.\n\n",
-      t["path"].get<std::string>(), t["threads"].get<std::size_t>(),
-      format_bytes(t["monotonic_footprint"].get<double>()),
-      format_bytes(t["arena_bytes"].get<double>()), baseline_name(w));
+      t.path, t.threads, format_bytes(static_cast<double>(t.monotonic_footprint)),
+      format_bytes(static_cast<double>(t.arena_bytes)), baseline_name(w));
   md += table_head({text_column("malloc / resource"), figure_column("ns per call"),
                     figure_column("vs baseline"), figure_column("program ns per call"),
                     figure_column("total (ms)"), figure_column("peak RSS growth"),
                     figure_column("ideal RSS"), figure_column("fragmentation"),
                     figure_column("after free"), figure_column("after purge"),
                     figure_column("calls (skipped)")});
-  for (const auto& c : w["cells"]) {
-    const json& rp = c["replay"];
-    if (c["status"] != "ok" || rp.is_null()) {
-      md +=
-          fmt::format("| {} | {} | | | | | | | | | |\n", replay_cell_label(c), unmeasured_text(c));
+  for (const model::cell& c : w.cells) {
+    const replay_figures_out* rp = replay_of(c);
+    if (c.head.status != "ok" || rp == nullptr) {
+      md += fmt::format("| {} | {} | | | | | | | | | |\n", replay_cell_label(c.head),
+                        status_text(c.head.status));
       continue;
     }
-    const json& m = rp["memory"];
-    const std::string ratio = is_baseline(w, c) ? "baseline" : speedup_text(c);
+    const replay_memory& m = rp->memory;
+    const std::string ratio = is_baseline(w, c) ? "baseline" : speedup_text(c.vs_std);
     md += fmt::format(
         "| {} | {:.1f} | {} | {} | {:.1f} | {} | {} | {} | {} | {} | {} ({}) |\n",
-        replay_cell_label(c), rp["ns_per_call"]["median"].get<double>(), ratio,
-        format_number_or_dash(
-            rp.value("program_ns_per_call", json::object()).value("median", json()), "{:.1f}"),
-        rp["total_ms"]["median"].get<double>(), spread_text(m["peak_rss_growth_bytes"]),
-        format_bytes(m["ideal_rss_bytes"].get<double>()),
-        format_number_or_dash(m["fragmentation"], "{:.2f}"), spread_text(m["rss_after_free_bytes"]),
-        spread_text(m["rss_after_purge_bytes"]), rp["calls"].get<std::uint64_t>(),
-        rp["skipped_calls"].get<std::uint64_t>());
+        replay_cell_label(c.head), rp->ns_per_call.median, ratio,
+        program_ns_text(rp->program_ns_per_call), rp->total_ms.median,
+        spread_text(m.peak_rss_growth_bytes), format_bytes(static_cast<double>(m.ideal_rss_bytes)),
+        format_number_or_dash(m.fragmentation, "{:.2f}"), spread_text(m.rss_after_free_bytes),
+        spread_text(m.rss_after_purge_bytes), rp->calls, rp->skipped_calls);
   }
   md += "\n";
 }
 
 }  // namespace
 
-void replay_section(std::string& md, const json& r) {
+void replay_section(std::string& md, const model::document& r) {
   bool any = false;
-  for (const auto& w : r["workloads"])
-    if (w.value("kind", "") == "trace") {
-      if (!any) md += "## Replay of recorded traces\n\n";
-      any = true;
-      replay_table(md, w);
-    }
+  for (const model::workload& w : r.workloads) {
+    const replay_workload_figures* f = w.figures.as<replay_workload_figures>();
+    if (w.kind != "trace" || f == nullptr) continue;
+    if (!any) md += "## Replay of recorded traces\n\n";
+    any = true;
+    replay_table(md, w, f->trace);
+  }
 }
 
 }  // namespace alloclab::lab::markdown
