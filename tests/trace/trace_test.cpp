@@ -28,6 +28,9 @@
 //   record: trace write fails (ulimit -f) -> exit 1 -> Recorder.TraceWriteFailureIsToldAndNonZero
 //   record: SIGTERM is forwarded, no orphan         -> Recorder.SigtermIsForwardedToTheProgram
 //   record: exec'd images are counted and told      -> Recorder.UnrecordedImagesAreTold
+//   record's process loads no serve-frame library; other commands reach the full lab
+//                                                   -> Recorder.RecordLoadsNoLibraryOfTheServeFrame,
+//                                                      Recorder.OtherCommandsAndRecordsUsageGoToTheFullLab
 //   trace info: directory, stdout full, truncated   -> Info.*
 //   trace_file: damaged, newer, foreign input, random damage and random events -> Reader.*
 //   summarize / render_summary                      -> Info.*
@@ -619,6 +622,33 @@ TEST_F(Recorder, UnrecordedImagesAreTold) {
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.err.find("process images"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("not recorded"), std::string::npos) << o.err;
+}
+
+// `record`'s own process maps no library of the serve frame (HTTP, TLS, metrics): loading them
+// was most of the fixed cost every recorded run pays (docs/trace-format.md, "Overhead"). The
+// recorded shell prints its parent's (record's) memory map.
+TEST_F(Recorder, RecordLoadsNoLibraryOfTheServeFrame) {
+  const outcome o = record("/bin/sh -c 'cat /proc/$PPID/maps'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("libzstd"), std::string::npos) << o.out;  // it is record's map
+  for (const char* library : {"libcpp-httplib", "libssl", "libcrypto", "libprometheus"})
+    EXPECT_EQ(o.out.find(library), std::string::npos) << library << " is loaded:\n" << o.out;
+}
+
+// Every other command, and a record command line that does not parse, is the full lab's.
+TEST_F(Recorder, OtherCommandsAndRecordsUsageGoToTheFullLab) {
+  const outcome version = run("--version");
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_EQ(version.out.rfind("alloclab ", 0), 0u) << version.out;
+  const outcome help = run("record --help");
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find("--follow-exec"), std::string::npos) << help.out;
+  const outcome bad = run("record --no-such-option -- /bin/true");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(lab::cli_support::line_count(bad.err), 1u) << bad.err;
+  const outcome info = run("trace info /no/such/trace");
+  EXPECT_EQ(info.exit_code, 2) << info.err;
+  EXPECT_EQ(lab::cli_support::line_count(info.err), 1u) << info.err;
 }
 
 // ---- where record writes ----
