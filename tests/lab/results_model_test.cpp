@@ -11,7 +11,11 @@
 //     and why (RefusesWhatItCannotRead);
 //   the committed results.schema.json is the generated schema (CommittedSchemaIsTheGeneratedOne);
 //   docs/results-schema.md holds the generated field tables (DocsTablesAreTheGeneratedOnes);
-//   every key of the schema says what it means (EveryKeyIsDocumented).
+//   every key of the schema says what it means (EveryKeyIsDocumented);
+//   budget.spread is per frame and workload in cell order, over cells with a process, with the
+//     upper median of their CVs (BudgetSpreadIsPerWorkloadInCellOrder); a file written before it
+//     gets it from its cells when read, and one that has it keeps it
+//     (AFileWithoutBudgetSpreadGetsItWhenRead).
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -22,6 +26,7 @@
 
 #include "model/document.hpp"
 #include "model/schema.hpp"
+#include "model/versions.hpp"
 #include "results/schema_check.hpp"
 #include "model_agreement.hpp"
 
@@ -199,6 +204,60 @@ TEST(ResultsModel, DocsTablesAreTheGeneratedOnes) {
   const auto first = page.find('\n', begin) + 1;
   EXPECT_EQ(page.substr(first, end - first), model::results_field_tables())
       << "regenerate them: scripts/update-results-schema.sh";
+}
+
+model::budget_cell spread_cell(const char* frame, const char* workload, std::size_t processes,
+                               std::optional<std::size_t> samples, std::optional<double> between,
+                               std::optional<double> within, const char* spread) {
+  model::budget_cell c;
+  c.name = {frame, workload, "std", "glibc"};
+  c.processes = processes;
+  c.samples_per_repetition = samples;
+  c.between_cv = between;
+  c.within_cv = within;
+  c.spread = spread;
+  return c;
+}
+
+std::vector<model::budget_cell> spread_cells() {
+  return {spread_cell("batch", "w", 3, 100, 0.01, 0.02, "within processes"),
+          spread_cell("heap", "h", 2, std::nullopt, 0.05, std::nullopt, "between processes"),
+          spread_cell("batch", "w", 5, 80, 0.03, 0.04, "between processes"),
+          spread_cell("batch", "w", 0, 10, 0.9, 0.9, "between processes"),
+          spread_cell("batch", "w", 4, 120, std::nullopt, 0.06, "unknown (one process)")};
+}
+
+TEST(ResultsModel, BudgetSpreadIsPerWorkloadInCellOrder) {
+  const auto rows = model::workload_spreads(spread_cells());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].frame + " " + rows[0].workload, "batch w");
+  EXPECT_EQ(rows[0].cells, 3u) << "the cell without a process is not counted";
+  EXPECT_EQ(rows[0].processes_min, 3u);
+  EXPECT_EQ(rows[0].processes_max, 5u);
+  EXPECT_EQ(rows[0].samples_min, 80u);
+  EXPECT_EQ(rows[0].samples_max, 120u);
+  EXPECT_EQ(rows[0].between_cv_median, 0.03) << "the upper of two middle values";
+  EXPECT_EQ(rows[0].within_cv_median, 0.04);
+  EXPECT_EQ(rows[0].between_dominates, 1u);
+  EXPECT_EQ(rows[1].frame + " " + rows[1].workload, "heap h");
+  EXPECT_EQ(rows[1].samples_min, std::nullopt);
+  EXPECT_EQ(rows[1].between_cv_median, 0.05);
+  EXPECT_EQ(rows[1].within_cv_median, std::nullopt);
+}
+
+TEST(ResultsModel, AFileWithoutBudgetSpreadGetsItWhenRead) {
+  model::budget_facts budget;
+  budget.mode = "fixed";
+  budget.cells = spread_cells();
+  json d = fixture();
+  d["budget"] = model::write_json(budget);
+  ASSERT_FALSE(d["budget"].contains("spread"));
+  const model::document read = model::from_json(d);
+  ASSERT_TRUE((*read.budget)->spread);
+  EXPECT_EQ(model::write_json(*(*read.budget)->spread),
+            model::write_json(model::workload_spreads(budget.cells)));
+  d["budget"]["spread"] = json::array();
+  EXPECT_TRUE((*model::from_json(d).budget)->spread->empty()) << "what the file holds is kept";
 }
 
 void expect_described(const json& schema, const std::string& where) {

@@ -176,6 +176,31 @@ struct budget_cell {
   }
 };
 
+// The spread of one frame's workload over its measured cells: the report's spread table.
+struct workload_spread {
+  std::string frame, workload;
+  std::size_t cells = 0, processes_min = 0, processes_max = 0, between_dominates = 0;
+  std::optional<std::size_t> samples_min, samples_max;
+  std::optional<double> between_cv_median, within_cv_median;
+  static constexpr const char* about_type = "one frame's workload over its cells that measured";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.frame, "frame", "the frame");
+    field(s.workload, "workload", "the workload");
+    field(s.cells, "cells", "its cells with at least one process", at_least(1));
+    field(s.processes_min, "processes_min", "the fewest processes a cell got");
+    field(s.processes_max, "processes_max", "the most");
+    field(s.samples_min, "samples_min",
+          "the fewest timed samples per repetition (null: no cell has the figure)");
+    field(s.samples_max, "samples_max", "the most");
+    field(s.between_cv_median, "between_cv_median",
+          "the cells' upper median `between_cv` (null: none known)", at_least(0));
+    field(s.within_cv_median, "within_cv_median", "the cells' upper median `within_cv`",
+          at_least(0));
+    field(s.between_dominates, "between_dominates", "cells whose `spread` is `between processes`");
+  }
+};
+
 struct budget_comparison {
   std::string id, kind, metric, state;
   budget_cell_name base, candidate;
@@ -244,6 +269,7 @@ struct budget_facts {
   std::optional<more_budget_facts> more_budget;
   omittable<std::optional<planned_rest>> planned_after_first_round;
   std::vector<budget_cell> cells;
+  omittable<std::vector<workload_spread>> spread;
   std::vector<budget_comparison> comparisons;
   static constexpr const char* about_type =
       "what the run's processes bought, judged by the stop rule (docs/budget.md): a budgeted run "
@@ -271,6 +297,9 @@ struct budget_facts {
           "a budgeted run's plan for the rest (null for a fixed plan); absent in files written "
           "before it");
     field(s.cells, "cells", "per plan cell");
+    field(s.spread, "spread",
+          "per frame and workload with a measured cell, in `cells` order: where the spread is; "
+          "absent in files written before it (reading such a file computes it from `cells`)");
     field(s.comparisons, "comparisons", "every tracked comparison");
   }
 };

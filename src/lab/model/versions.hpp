@@ -6,6 +6,7 @@
 //     every workload `footprint`, `heap_spec`, `placement` and `peer_verdicts`; top-level
 //     `heap_retention`, `serve` and `config.heap`, `config.replay` appear only when their frame ran;
 //   - `timing.repetition_means_summary` is new: computed here for a version 6 file.
+// Within version 7, `budget.spread` is new: computed here from `budget.cells` when a file lacks it.
 #pragma once
 
 #include <vector>
@@ -16,6 +17,10 @@ namespace alloclab::lab::model {
 
 // The per-repetition means summarised (the results builder's own figure, written into timing).
 repetition_summary summarize_repetition_means(const std::vector<double>& means);
+
+// Per frame and workload, in the cells' order, the spread of the cells that measured (the results
+// builder's own figure, written into `budget.spread`).
+std::vector<workload_spread> workload_spreads(const std::vector<budget_cell>& cells);
 
 // Fills what `version` lacked; the document is then of the current version.
 void upgrade(document& d, int version);

@@ -345,9 +345,8 @@ std::string frame_report(const json& r, const frame_module& row) {
   return md;
 }
 
-// Every frame's section, in report order; the results model is read once for those that read it.
-void frame_sections(std::string& md, const json& r) {
-  const model::document document = model::from_json(r);
+// Every frame's section, in report order: from the results model for those that read it.
+void frame_sections(std::string& md, const json& r, const model::document& document) {
   for (const frame_module* row : report_order())
     if (row->render_section != nullptr)
       row->render_section(md, document);
@@ -357,6 +356,7 @@ void frame_sections(std::string& md, const json& r) {
 
 std::string render_report(const json& r, const report_options& options) {
   if (const frame_module* alone = frame_run_alone(r)) return frame_report(r, *alone);
+  const model::document document = model::from_json(r);  // read once for the sections that read it
   std::string md;
   const bool debug = is_debug(r);
   md += debug ? "# DEBUG — alloclab report (unoptimised build: numbers are meaningless)\n\n"
@@ -374,9 +374,9 @@ std::string render_report(const json& r, const report_options& options) {
   frames_section(md, r);
   placement_section(md, r);
   warnings_section(md, r);
-  budget_section(md, r);
+  budget_section(md, r, document);
   claims_section(md, r, options);
-  frame_sections(md, r);
+  frame_sections(md, r, document);
   failures_section(md, r);
   bool any_lab = false;
   for (const auto& w : r["workloads"]) any_lab = any_lab || is_lab(w);

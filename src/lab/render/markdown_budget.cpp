@@ -2,8 +2,7 @@
 // still open, where the spread is) and its noise line under the title (`noise`); the console
 // summary's lines for both. From the results document alone.
 #include <algorithm>
-#include <cstdint>
-#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +10,7 @@
 
 #include "markdown_format.hpp"
 #include "markdown_sections.hpp"
+#include "model/document.hpp"
 
 namespace alloclab::lab::markdown {
 namespace {
@@ -20,8 +20,8 @@ std::string minutes_text(double seconds) {
   return s % 60 == 0 ? fmt::format("{}m", s / 60) : fmt::format("{}m{:02}s", s / 60, s % 60);
 }
 
-std::string percent(const json& v) {
-  return v.is_number() ? fmt::format("{:.1f}%", 100 * v.get<double>()) : std::string("-");
+std::string percent(const std::optional<double>& v) {
+  return v ? fmt::format("{:.1f}%", 100 * *v) : std::string("-");
 }
 
 std::string interval_of(const json& c) {
@@ -85,48 +85,18 @@ void open_table(std::string& md, const json& b) {
 }
 
 // Per workload: processes, samples per repetition, and the spread between and within processes.
-void spread_table(std::string& md, const json& b) {
-  struct row {
-    std::size_t cells = 0, processes_min = SIZE_MAX, processes_max = 0;
-    std::size_t samples_min = SIZE_MAX, samples_max = 0, between_dominates = 0;
-    std::vector<double> between, within;
-  };
-  std::map<std::string, row> rows;
-  std::vector<std::string> order;
-  for (const auto& c : b["cells"]) {
-    if (c["processes"].get<std::size_t>() == 0) continue;
-    const std::string key = c["frame"].get<std::string>() + " " + c["workload"].get<std::string>();
-    if (rows.count(key) == 0) order.push_back(key);
-    row& r = rows[key];
-    ++r.cells;
-    r.processes_min = std::min(r.processes_min, c["processes"].get<std::size_t>());
-    r.processes_max = std::max(r.processes_max, c["processes"].get<std::size_t>());
-    if (c["samples_per_repetition"].is_number()) {
-      r.samples_min = std::min(r.samples_min, c["samples_per_repetition"].get<std::size_t>());
-      r.samples_max = std::max(r.samples_max, c["samples_per_repetition"].get<std::size_t>());
-    }
-    if (c["between_cv"].is_number()) r.between.push_back(c["between_cv"].get<double>());
-    if (c["within_cv"].is_number()) r.within.push_back(c["within_cv"].get<double>());
-    r.between_dominates += c["spread"] == "between processes";
-  }
-  const auto median = [](std::vector<double> v) {
-    if (v.empty()) return json(nullptr);
-    std::sort(v.begin(), v.end());
-    return json(v[v.size() / 2]);
-  };
+void spread_table(std::string& md, const std::vector<model::workload_spread>& rows) {
   md += table_head({text_column("frame / workload"), figure_column("cells"),
                     figure_column("processes per cell"), figure_column("samples per repetition"),
                     figure_column("between-process CV (median)"),
                     figure_column("within-process CV (median)"),
                     figure_column("cells where between dominates")});
-  for (const std::string& key : order) {
-    const row& r = rows[key];
+  for (const model::workload_spread& r : rows)
     md += fmt::format(
-        "| {} | {} | {}–{} | {} | {} | {} | {} |\n", key, r.cells, r.processes_min, r.processes_max,
-        r.samples_min == SIZE_MAX ? std::string("-")
-                                  : fmt::format("{}–{}", r.samples_min, r.samples_max),
-        percent(median(r.between)), percent(median(r.within)), r.between_dominates);
-  }
+        "| {} {} | {} | {}–{} | {} | {} | {} | {} |\n", r.frame, r.workload, r.cells,
+        r.processes_min, r.processes_max,
+        r.samples_min ? fmt::format("{}–{}", *r.samples_min, *r.samples_max) : std::string("-"),
+        percent(r.between_cv_median), percent(r.within_cv_median), r.between_dominates);
   md += "\n";
 }
 
@@ -153,7 +123,7 @@ void noise_line(std::string& md, const json& r) {
   md += "> " + line + (n["busy"].get<bool>() ? " · **⚠ busy machine**: see Warnings" : "") + "\n\n";
 }
 
-void budget_section(std::string& md, const json& r) {
+void budget_section(std::string& md, const json& r, const model::document& d) {
   const json& b = r.value("budget", json());
   if (!b.is_object()) return;
   const json& rule = b["stop_rule"];
@@ -191,7 +161,7 @@ void budget_section(std::string& md, const json& r) {
   md +=
       "Where the spread is (the figure each cell's comparison is judged on; CVs from the "
       "variance of log figures):\n\n";
-  spread_table(md, b);
+  spread_table(md, *(*d.budget)->spread);
 }
 
 std::string budget_headline(const json& r) {

@@ -22,8 +22,9 @@ void memory_section(std::string& md, const model::document& r);
 void serve_section(std::string& md, const nlohmann::json& r);
 
 // The run's time account and the machine's noise (markdown_budget.cpp): the budget section, the
-// noise line under the title, and the console summary's budget line ("" when not budgeted).
-void budget_section(std::string& md, const nlohmann::json& r);
+// noise line under the title, and the console summary's budget line ("" when not budgeted). The
+// budget section's spread table reads the model `d` (of the same file as `r`).
+void budget_section(std::string& md, const nlohmann::json& r, const model::document& d);
 void noise_line(std::string& md, const nlohmann::json& r);
 std::string budget_headline(const nlohmann::json& r);
 

@@ -1,5 +1,7 @@
 #include "results/budget_section.hpp"
 
+#include "model/fields.hpp"
+#include "model/versions.hpp"
 #include "plan/budget.hpp"
 #include "stats/sequential.hpp"
 
@@ -13,25 +15,23 @@ json or_null(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-json cell_name(const cell_spec& c) {
-  return {{"frame", to_string(c.frame)},
-          {"workload", c.workload},
-          {"strategy", c.strategy},
-          {"malloc", c.malloc.label}};
+model::budget_cell_name cell_name(const cell_spec& c) {
+  return {to_string(c.frame), c.workload, c.strategy, c.malloc.label};
 }
 
-json cell_json(const cell_account& a, const run_plan& plan) {
+model::budget_cell cell_facts(const cell_account& a, const run_plan& plan) {
   const cell_spec& c = plan.cells.at(a.cell);
-  json cell = cell_name(c);
-  cell["placement_twin"] = c.copy_cliff_removed;
-  cell["processes"] = a.processes;
-  cell["repetitions"] = a.repetitions;
-  cell["samples_per_repetition"] = or_null(a.samples_per_repetition);
-  cell["seconds"] = a.seconds;
-  cell["figure"] = a.figure;
-  cell["between_cv"] = or_null(a.between_cv);
-  cell["within_cv"] = or_null(a.within_cv);
-  cell["spread"] = a.spread;
+  model::budget_cell cell;
+  cell.name = cell_name(c);
+  cell.placement_twin = c.copy_cliff_removed;
+  cell.processes = a.processes;
+  cell.repetitions = a.repetitions;
+  cell.samples_per_repetition = a.samples_per_repetition;
+  cell.seconds = a.seconds;
+  cell.figure = a.figure;
+  cell.between_cv = a.between_cv;
+  cell.within_cv = a.within_cv;
+  cell.spread = a.spread;
   return cell;
 }
 
@@ -41,8 +41,8 @@ json comparison_json(const comparison_account& a, const run_plan& plan, const st
   return {{"id", c.id},
           {"kind", c.kind},
           {"metric", c.metric},
-          {"base", cell_name(plan.cells.at(c.base))},
-          {"candidate", cell_name(plan.cells.at(c.candidate))},
+          {"base", model::write_json(cell_name(plan.cells.at(c.base)))},
+          {"candidate", model::write_json(cell_name(plan.cells.at(c.candidate)))},
           {"boundaries", c.boundaries},
           {"value", r.value > 0 ? json(r.value) : json(nullptr)},
           {"low", r.bounded() ? json(r.low) : json(nullptr)},
@@ -67,8 +67,9 @@ json budget_json(const budget_account& a, const run_plan& plan) {
                       {"elapsed_seconds", r.elapsed_seconds},
                       {"decided", r.decided},
                       {"open", r.open}});
-  json cells = json::array(), comparisons = json::array();
-  for (const cell_account& c : a.cells) cells.push_back(cell_json(c, plan));
+  std::vector<model::budget_cell> cells;
+  for (const cell_account& c : a.cells) cells.push_back(cell_facts(c, plan));
+  json comparisons = json::array();
   for (const comparison_account& c : a.comparisons)
     comparisons.push_back(comparison_json(c, plan, a.rule));
   const json more = a.more_budget
@@ -105,7 +106,8 @@ json budget_json(const budget_account& a, const run_plan& plan) {
           {"open", a.open},
           {"unmeasurable", a.unmeasurable},
           {"more_budget", more},
-          {"cells", cells},
+          {"cells", model::write_json(cells)},
+          {"spread", model::write_json(model::workload_spreads(cells))},
           {"comparisons", comparisons}};
 }
 
