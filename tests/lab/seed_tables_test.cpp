@@ -4,12 +4,15 @@
 //     frame is batch or serve (PublishedTablesNameRegisteredCells).
 //   a row shows this run's cell, never its placement twin; a missing cell says "not in this
 //     run" and a failed one its status (ABatchRowShowsItsOwnCellNotTheTwin).
-//   a frame without data renders nothing; the serve frame reads hey's figures
+//   a frame without the table's workload renders no table; the serve frame reads hey's figures
 //     (TablesRenderOnlyWhereTheirFrameMeasured).
+// The tables are read from the results model (model::document), as the report reads them.
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "frames/serve/figures.hpp"
+#include "model/document.hpp"
 #include "process/malloc_registry.hpp"
 #include "render/markdown_sections.hpp"
 #include "results/claims.hpp"
@@ -50,27 +53,50 @@ json table(const std::string& frame) {
                                               {"throughput_per_s", 500}}})}}});
 }
 
-json batch_cell(const std::string& strategy, double p50, bool twin, const char* status = "ok") {
-  json timing = nullptr;
-  if (std::string(status) == "ok")
-    timing = {{"p50_ns", p50}, {"p99_ns", 2 * p50}, {"throughput_per_s", 1e9 / p50}};
-  return {{"strategy", strategy}, {"malloc", "glibc"}, {"placement_twin", twin},
-          {"status", status},     {"timing", timing},  {"vs_std", nullptr}};
+model::cell_head head(const std::string& strategy, bool twin, const char* status) {
+  model::cell_head h;
+  h.strategy = strategy;
+  h.malloc = "glibc";
+  h.placement_twin = twin;
+  h.status = status;
+  return h;
 }
 
-json batch_results() {
-  return {
-      {"workloads", json::array({{{"name", "request_mix"},
-                                  {"kind", "lab"},
-                                  {"baseline", {{"strategy", "std"}, {"malloc", "glibc"}}},
-                                  {"cells", json::array({batch_cell("std", 2345, false),
-                                                         batch_cell("pmr_pool", 0, false, "failed"),
-                                                         batch_cell("std", 7777, true)})}}})}};
+model::cell batch_cell(const std::string& strategy, double p50, bool twin,
+                       const char* status = "ok") {
+  model::cell c;
+  c.head = head(strategy, twin, status);
+  if (std::string(status) == "ok") {
+    c.timing.emplace();
+    c.timing->p50_ns = p50;
+    c.timing->p99_ns = 2 * p50;
+    c.timing->throughput_per_s = 1e9 / p50;
+  }
+  return c;
 }
 
-std::string rendered(const json& r, const json& tables, const std::string& frame) {
+model::document batch_results(const std::string& table_frame) {
+  model::document r;
+  model::workload w;
+  w.name = "request_mix";
+  w.kind = "lab";
+  w.baseline = {"std", "glibc"};
+  w.cells = {batch_cell("std", 2345, false), batch_cell("pmr_pool", 0, false, "failed"),
+             batch_cell("std", 7777, true)};
+  r.workloads.push_back(w);
+  r.published_tables = model::read_json<std::vector<model::published_table>>(table(table_frame));
+  return r;
+}
+
+std::string batch_rendered(const model::document& r) {
   std::string md;
-  markdown::published_tables(md, r, tables, frame);
+  markdown::batch_section(md, r);
+  return md;
+}
+
+std::string serve_rendered(const model::document& r) {
+  std::string md;
+  markdown::serve_section(md, r);
   return md;
 }
 
@@ -94,8 +120,8 @@ TEST(SeedTables, PublishedTablesNameRegisteredCells) {
 }
 
 TEST(SeedTables, ABatchRowShowsItsOwnCellNotTheTwin) {
-  const std::string md = rendered(batch_results(), table("batch"), "batch");
-  EXPECT_NE(md.find("### A seed table"), std::string::npos) << md;
+  const std::string md = batch_rendered(batch_results("batch"));
+  EXPECT_EQ(md.find("## The seeds' published tables, batch frame\n\n### A seed table"), 0u) << md;
   EXPECT_NE(md.find("`alloclab run --workloads request_mix`"), std::string::npos) << md;
   EXPECT_NE(md.find("| plain | std @ glibc | 2345 ns | 4690 ns |"), std::string::npos) << md;
   EXPECT_EQ(md.find("7777"), std::string::npos) << md;  // the twin's figure
@@ -106,23 +132,34 @@ TEST(SeedTables, ABatchRowShowsItsOwnCellNotTheTwin) {
 }
 
 TEST(SeedTables, TablesRenderOnlyWhereTheirFrameMeasured) {
-  EXPECT_EQ(rendered(batch_results(), table("serve"), "serve"), "");
-  EXPECT_EQ(rendered(json{{"workloads", json::array()}}, table("batch"), "batch"), "");
+  EXPECT_EQ(batch_rendered(batch_results("serve")), "");
+  model::document no_workload = batch_results("batch");
+  no_workload.workloads.clear();
+  EXPECT_EQ(batch_rendered(no_workload), "");
 
-  json served = batch_results();
-  json cell = {{"strategy", "std"},
-               {"malloc", "glibc"},
-               {"status", "ok"},
-               {"vs_std", nullptr},
-               {"hey", {{"p50_ms", 0.25}, {"p99_ms", 1.5}, {"throughput_rps", 31000.0}}}};
-  served["serve"] = {{"workloads", json::array({{{"name", "request_mix"},
-                                                 {"baseline", {{"strategy", "std"}}},
-                                                 {"cells", json::array({cell})}}})}};
-  const std::string md = rendered(served, table("serve"), "serve");
+  model::document served = batch_results("serve");
+  EXPECT_EQ(serve_rendered(served), "") << "no serve section without the serve frame";
+  serve_cell cell;
+  cell.head = head("std", false, "ok");
+  cell.hey.emplace();
+  cell.hey->p50_ms = 0.25;
+  cell.hey->p99_ms = 1.5;
+  cell.hey->throughput_rps = 31000.0;
+  serve_document_figures figures;
+  figures.serve.connections = 1;
+  figures.serve.workloads.push_back({"request_mix", {"std", "glibc"}, {cell}});
+  served.parts.set(figures);
+  std::string md = serve_rendered(served);
   EXPECT_NE(md.find("| plain | std @ glibc | 0.25 ms | 1.50 ms | 31000/s | baseline |"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| pooled | pmr_pool @ glibc | not in this run |"), std::string::npos) << md;
+
+  figures.serve.workloads[0].name = "another";
+  served.parts.set(figures);
+  md = serve_rendered(served);
+  EXPECT_NE(md.find("## Batch and serve"), std::string::npos) << md;
+  EXPECT_EQ(md.find("### A seed table"), std::string::npos) << md;
 }
 
 }  // namespace

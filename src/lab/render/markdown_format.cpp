@@ -31,7 +31,11 @@ std::string format_count(double value) {
 
 std::string interval_text(const json& range) {
   if (!range.is_object()) return "";
-  return fmt::format(" [{:.2f}–{:.2f}]", range["low"].get<double>(), range["high"].get<double>());
+  return interval_text(model::interval{range["low"].get<double>(), range["high"].get<double>()});
+}
+
+std::string interval_text(const std::optional<model::interval>& range) {
+  return range ? fmt::format(" [{:.2f}–{:.2f}]", range->low, range->high) : std::string();
 }
 
 std::string ratio_text(double value, const json& range) {
@@ -186,7 +190,7 @@ std::string baseline_malloc(const json& w) {
   return w.value("baseline", json::object()).value("malloc", std::string("glibc"));
 }
 
-std::string ms_or_dash(const json& value) {
+std::string ms_or_dash(const std::optional<double>& value) {
   return format_number_or_dash(value, "{:.2f}");
 }
 
@@ -195,8 +199,8 @@ std::string estimate_or_dash(const json& e) {
   return ratio_text(e["value"].get<double>(), e["interval"]);
 }
 
-std::string percent_or_dash(const json& share) {
-  return share.is_number() ? fmt::format("{:.1f} %", 100 * share.get<double>()) : "-";
+std::string percent_or_dash(const std::optional<double>& share) {
+  return share ? fmt::format("{:.1f} %", 100 * *share) : "-";
 }
 
 std::string spread_text(const json& spread) {
@@ -209,24 +213,27 @@ std::string spread_text(const std::optional<model::spread>& spread) {
 }
 
 std::string failed_cell_item(const std::string& what, const json& cell, const char* process) {
-  const json& worker = cell.value("worker", json());
-  std::string tail = worker.is_object() ? worker.value("stderr_tail", std::string()) : "";
+  model::cell_head head;
+  head.status = cell["status"];
+  if (cell["reason"].is_string()) head.reason = cell["reason"].get<std::string>();
+  if (const json& worker = cell.value("worker", json()); worker.is_object()) {
+    head.worker.emplace();
+    head.worker->exit = worker.value("exit", std::string("-"));
+    head.worker->stderr_tail = worker.value("stderr_tail", std::string());
+  }
+  return failed_cell_item(what, head, process);
+}
+
+std::string failed_cell_item(const std::string& what, const model::cell_head& cell,
+                             const char* process) {
+  std::string tail = cell.worker ? cell.worker->stderr_tail : "";
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
   if (tail.size() > 600) tail = "…" + tail.substr(tail.size() - 600);
   std::string item =
-      fmt::format("- **{}** ({}): {}; {}: {}\n", what, cell["status"].get<std::string>(),
-                  cell["reason"].is_string() ? cell["reason"].get<std::string>() : "", process,
-                  worker.is_object() ? worker.value("exit", std::string("-")) : std::string("-"));
+      fmt::format("- **{}** ({}): {}; {}: {}\n", what, cell.status, cell.reason.value_or(""),
+                  process, cell.worker ? cell.worker->exit : std::string("-"));
   if (!tail.empty()) item += fmt::format("\n  ```\n  {}\n  ```\n", tail);
   return item;
-}
-
-const json* workload_named(const json& workloads, const std::string& name,
-                           const std::string& kind) {
-  if (!workloads.is_array()) return nullptr;
-  for (const auto& w : workloads)
-    if (w["name"] == name && w.value("kind", std::string("lab")) == kind) return &w;
-  return nullptr;
 }
 
 const json* heap_cell(const json& w, const std::string& malloc) {

@@ -33,6 +33,7 @@ std::string table_head(const std::vector<column>& columns);
 std::string format_rate(double per_second);
 std::string format_count(double value);
 std::string interval_text(const json& range);
+std::string interval_text(const std::optional<model::interval>& range);
 // "1.07× [1.05–1.10]" with the digits the interval supports (stats/ratio_text.hpp).
 std::string ratio_text(double value, const json& range);
 std::string ratio_text(double value, const std::optional<model::interval>& range);
@@ -72,19 +73,22 @@ std::string status_text(const std::string& status);
 std::string cell_state(const json& cell);
 bool has_baseline_timing(const json& w);
 std::string baseline_malloc(const json& w);
-std::string ms_or_dash(const json& value);
+std::string ms_or_dash(const std::optional<double>& value);
 std::string estimate_or_dash(const json& e);
-std::string percent_or_dash(const json& share);
+// "1.07× [1.05–1.10]" of an estimate (a `value` and an optional `interval`), or "-".
+template <class Estimate>
+std::string estimate_or_dash(const std::optional<Estimate>& e) {
+  return e ? ratio_text(e->value, e->interval) : std::string("-");
+}
+std::string percent_or_dash(const std::optional<double>& share);
 std::string spread_text(const json& spread);
 std::string spread_text(const std::optional<model::spread>& spread);
 
 // One list item for a cell that failed or was refused: "- **what** (status): reason; label:
 // exit", then the last 600 characters of its process's stderr as a code block.
 std::string failed_cell_item(const std::string& what, const json& cell, const char* process);
-
-// The workload called `name` of `kind` (a missing kind reads "lab") in the array `workloads`,
-// or null.
-const json* workload_named(const json& workloads, const std::string& name, const std::string& kind);
+std::string failed_cell_item(const std::string& what, const model::cell_head& cell,
+                             const char* process);
 
 // The heap-study cell of `w` under `malloc`, or null; its mean ns per malloc+free pair (NOOP
 // subtracted); and its speedup over the baseline malloc's pair cost (`vs_std`), when measured.

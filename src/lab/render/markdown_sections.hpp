@@ -5,9 +5,13 @@
 // nothing when its frame has no data in `r`.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "model/claims.hpp"
 
 namespace alloclab::lab::model {
 struct document;
@@ -15,11 +19,11 @@ struct document;
 
 namespace alloclab::lab::markdown {
 
-void batch_section(std::string& md, const nlohmann::json& r);
+void batch_section(std::string& md, const model::document& r);
 void heap_section(std::string& md, const model::document& r);
 void replay_section(std::string& md, const model::document& r);
 void memory_section(std::string& md, const model::document& r);
-void serve_section(std::string& md, const nlohmann::json& r);
+void serve_section(std::string& md, const model::document& r);
 
 // The run's time account and the machine's noise (markdown_budget.cpp): the budget section, the
 // noise line under the title, and the console summary's budget line ("" when not budgeted). The
@@ -32,9 +36,36 @@ std::string budget_headline(const nlohmann::json& r);
 void method_section(std::string& md, const nlohmann::json& r);
 void environment_section(std::string& md, const nlohmann::json& r);
 
-// The seeds' published tables of `frame` ("batch" or "serve"), from `tables` (the
-// "published_tables" of claims/seed_claims.json), each row beside this run's cell.
-void published_tables(std::string& md, const nlohmann::json& r, const nlohmann::json& tables,
-                      const std::string& frame);
+// Where a frame's cells stand in the seeds' published tables (markdown_seed_tables.cpp).
+struct seed_table_cells {
+  const char* ratio_column;  // what "vs baseline" compares
+  // The frame measured the workload a table is of (else the table is left out).
+  std::function<bool(const std::string& workload)> measured;
+  // "| p50 | p99 | throughput | ratio |" of the cell of that workload for a published row.
+  std::function<std::string(const std::string& workload, const model::published_row& row)> columns;
+};
+
+// The seeds' published tables of `frame` ("batch" or "serve"), from the results'
+// `published_tables`, each row beside this run's cell.
+void published_tables(std::string& md, const model::document& r, const std::string& frame,
+                      const seed_table_cells& cells);
+
+// The columns of a row whose cell did not give any: the cell's status, or "not in this run" for
+// a row without a cell (status empty).
+std::string unmeasured_seed_columns(const std::string& status);
+
+// The run's cell for a published row among `cells` (same strategy and malloc, never the
+// placement twin): its `measured(cell)` columns, or why there are none ("" from `measured`: the
+// cell has no number).
+template <class Cell, class Measured>
+std::string published_row_columns(const std::vector<Cell>& cells, const model::published_row& row,
+                                  const Measured& measured) {
+  for (const Cell& c : cells)
+    if (c.head.strategy == row.strategy && c.head.malloc == row.malloc && !c.head.placement_twin) {
+      std::string columns = measured(c);
+      return columns.empty() ? unmeasured_seed_columns(c.head.status) : columns;
+    }
+  return unmeasured_seed_columns("");
+}
 
 }  // namespace alloclab::lab::markdown

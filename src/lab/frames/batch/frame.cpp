@@ -37,13 +37,14 @@ frame_module batch_frame() {
           make_batch_executor,
           add_batch_results,
           describe_batch_frame,
-          markdown::batch_section,
+          nullptr,
           nullptr,
           nullptr,
           nullptr,
           expected_batch_seconds,
           {nullptr, nullptr, &model::part_codec_of<batch_workload_figures>(),
-           &model::part_codec_of<batch_cell_figures>()}};
+           &model::part_codec_of<batch_cell_figures>()},
+          markdown::batch_section};
 }
 
 }  // namespace alloclab::lab

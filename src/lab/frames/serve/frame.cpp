@@ -61,12 +61,13 @@ frame_module serve_frame() {
           make_serve_executor,
           add_serve_results,
           describe_serve_frame,
-          markdown::serve_section,
+          nullptr,
           add_serve_frame_commands,
           nullptr,
           nullptr,
           expected_serve_seconds,
-          {&model::part_codec_of<serve_document_figures>(), nullptr, nullptr, nullptr}};
+          {&model::part_codec_of<serve_document_figures>(), nullptr, nullptr, nullptr},
+          markdown::serve_section};
 }
 
 }  // namespace alloclab::lab
