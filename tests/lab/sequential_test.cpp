@@ -92,6 +92,45 @@ TEST(StopRule, SpendsAlphaOverItsLooksDoublingAtEach) {
   EXPECT_NEAR(naive.at_look(1).confidence(), 0.95, 1e-15);
 }
 
+// A look that ends the rounds whatever it sees may spend what the looks before it left: with the
+// looks before it, exactly alpha over all (and a rule that spends all alpha at each look keeps
+// spending it all).
+TEST(StopRule, TheLastLookSpendsWhatTheLooksBeforeItLeft) {
+  for (std::size_t k = 1; k <= 5; ++k) {
+    const stop_rule rule = rule_with_looks(5).at_look(k);
+    double spent = 0;
+    for (std::size_t before = 1; before < k; ++before) spent += rule.alpha_at(before);
+    EXPECT_NEAR(spent + rule.spending_the_rest().alpha_at(k), rule.alpha, 1e-15) << k;
+  }
+  EXPECT_NEAR(rule_with_looks(5).spending_the_rest().alpha_at(5), 0.05 * 16 / 31, 1e-15)
+      << "the last planned look has nothing more to spend";
+  stop_rule naive = rule_with_looks(3).at_look(1);
+  naive.adjusted = false;
+  EXPECT_DOUBLE_EQ(naive.spending_the_rest().alpha_at(1), 0.05);
+  EXPECT_DOUBLE_EQ(rule_with_looks(4).at_look(2).among(5).spending_the_rest().alpha_at(2),
+                   0.05 * 14 / 15 / 5)
+      << "a pick among candidates keeps its correction";
+}
+
+// Whole runs: each side its own variance, and never an interval narrower than the figures'
+// rounding: identical runs read to 0.1 still get a width, a finer resolution a narrower one.
+TEST(CompareRuns, EachSideKeepsItsOwnVarianceAndTheResolutionBoundsTheWidth) {
+  const std::vector<double> a(6, 2.0), b(6, 1.0);
+  const stop_rule rule = rule_with_looks(1);
+  const sequential_ratio coarse = compare_runs(a, b, rule, 0.1);
+  ASSERT_TRUE(coarse.bounded());
+  EXPECT_DOUBLE_EQ(coarse.value, 2.0);
+  EXPECT_LT(coarse.low, 2.0);
+  EXPECT_GT(coarse.high, 2.0);
+  EXPECT_LT(compare_runs(a, b, rule, 1e-6).high, coarse.high);
+  // A quiet side beside a noisy one: the quiet side's spread does not shrink the noisy one's.
+  const std::vector<double> quiet{1.0, 1.001, 0.999, 1.0, 1.0005, 0.9995};
+  const std::vector<double> noisy{1.0, 1.3, 0.8, 1.2, 0.9, 1.1};
+  const sequential_ratio r = compare_runs(noisy, quiet, rule, 0);
+  const process_spread n = spread_of({{1.0}, {1.3}, {0.8}, {1.2}, {0.9}, {1.1}});
+  EXPECT_GT(r.log_se * r.log_se, n.process_variance / 6 * 0.999);
+}
+
 TEST(CompareLevels, IsAStudentIntervalAtTheLooksConfidence) {
   process_spread base, candidate;
   base.processes = candidate.processes = 4;

@@ -87,6 +87,18 @@ double stop_rule::alpha_at(std::size_t k) const {
   return picked * std::ldexp(1.0, static_cast<int>(at) - 1) / weights;
 }
 
+stop_rule stop_rule::spending_the_rest() const {
+  stop_rule r = *this;
+  if (!adjusted) return r;
+  // alpha_at(look) is alpha * 2^(look-1) / (2^K - 1); the looks before spent
+  // alpha * (2^(look-1) - 1) / (2^K - 1). Scale alpha so that this look gets all the rest.
+  const std::size_t at = std::clamp<std::size_t>(look, 1, looks);
+  const double before = std::ldexp(1.0, static_cast<int>(at) - 1) - 1;
+  const double all = std::ldexp(1.0, static_cast<int>(looks)) - 1;
+  r.alpha = alpha * (all - before) / (before + 1);
+  return r;
+}
+
 stop_rule rule_with_looks(std::size_t looks) {
   stop_rule rule;
   rule.looks = rule.look = std::max<std::size_t>(1, looks);
@@ -136,6 +148,31 @@ double shrink_needed(const sequential_ratio& r, const std::vector<double>& bound
   if (!r.bounded()) return unbounded;
   const double half = std::log(r.high / r.value);
   return half / nearest;
+}
+
+sequential_ratio compare_runs(const std::vector<double>& first, const std::vector<double>& second,
+                              const stop_rule& rule, double resolution) {
+  const auto one_process_per_run = [](const std::vector<double>& runs) {
+    figures_by_process processes;
+    for (double figure : runs) processes.push_back({figure});
+    return spread_of(processes);
+  };
+  const process_spread a = one_process_per_run(first);
+  const process_spread b = one_process_per_run(second);
+  sequential_ratio r = compare_levels(a, {}, b, {}, rule);
+  if (!r.bounded() || !(resolution > 0)) return r;
+  // A figure read to a resolution q varies by at least q^2 / 12 (rounding).
+  const auto rounding = [resolution](const process_spread& side) {
+    const double q = resolution / std::exp(side.level);
+    return q * q / 12 / static_cast<double>(side.processes);
+  };
+  const double floor = rounding(a) + rounding(b);
+  if (r.log_se * r.log_se >= floor) return r;
+  r.log_se = std::sqrt(floor);
+  const double half = t_quantile(rule.confidence(), std::max(r.df, 1.0)) * r.log_se;
+  r.low = r.value * std::exp(-half);
+  r.high = r.value * std::exp(half);
+  return r;
 }
 
 }  // namespace alloclab::lab

@@ -78,6 +78,9 @@ struct stop_rule {
     r.candidates = n;
     return r;
   }
+  // This look as the last that can come (the budget or the rounds are spent, or a signal): it
+  // gets all the alpha the looks before it left, not only its own share.
+  stop_rule spending_the_rest() const;
 };
 // A rule with `looks` looks, for its last look.
 stop_rule rule_with_looks(std::size_t looks);
@@ -110,6 +113,13 @@ struct sequential_ratio {
 sequential_ratio compare_levels(const process_spread& base, const pooled_between& base_pool,
                                 const process_spread& candidate,
                                 const pooled_between& candidate_pool, const stop_rule& rule);
+
+// first / second for figures of one process each (a run of a whole program): each side its own
+// variance (no pool: sides whose run-to-run spreads differ would break the error rate), and an
+// interval never narrower than rounding each figure to `resolution` allows (identical runs read
+// to a millisecond or a KiB get that width, not zero). resolution <= 0: no such floor.
+sequential_ratio compare_runs(const std::vector<double>& first, const std::vector<double>& second,
+                              const stop_rule& rule, double resolution);
 
 // Decided: no boundary lies inside [low, high] (and the interval is bounded).
 bool decided(const sequential_ratio& r, const std::vector<double>& boundaries);

@@ -199,12 +199,12 @@ TEST(TryStopping, ABaselineThatFailsEveryRunStopsTheRoundsAtTheFirstLook) {
 TEST(TryStopping, IdenticalRunsGetTheResolutionsWidthNotZero) {
   const std::vector<double> a(6, 2.0), b(6, 1.0);
   const auto rule = adaptive_stopping(4, 40, 100).rule_at(1);
-  const auto r = sequential_vs_baseline(a, b, rule, 0.1);
+  const auto r = lab::compare_runs(a, b, rule, 0.1);
   ASSERT_TRUE(r.bounded());
   EXPECT_DOUBLE_EQ(r.value, 2.0);
   EXPECT_LT(r.low, 2.0);
   EXPECT_GT(r.high, 2.0);
-  const auto precise = sequential_vs_baseline(a, b, rule, 1e-6);
+  const auto precise = lab::compare_runs(a, b, rule, 1e-6);
   EXPECT_LT(precise.high - precise.low, r.high - r.low);
 }
 

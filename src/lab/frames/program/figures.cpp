@@ -63,7 +63,7 @@ ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& b
   ratio_figure r;
   if (method.stopped_at) {
     const lab::sequential_ratio s =
-        sequential_vs_baseline(b, base, *method.stopped_at, method.resolution);
+        lab::compare_runs(b, base, *method.stopped_at, method.resolution);
     r.value = s.value;
     if (s.bounded()) r.range = {s.low, s.high};
     r.decided = lab::decided(s, noise_boundaries(noise_floor));

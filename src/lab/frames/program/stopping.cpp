@@ -8,12 +8,6 @@
 namespace alloclab::program {
 namespace {
 
-lab::figures_by_process one_process_per_run(const std::vector<double>& runs) {
-  lab::figures_by_process processes;
-  for (double figure : runs) processes.push_back({figure});
-  return processes;
-}
-
 // Failed runs per combination.
 std::vector<std::size_t> failures_by_combination(const std::vector<run_row>& rows,
                                                  std::size_t combinations) {
@@ -62,41 +56,6 @@ std::vector<double> noise_boundaries(double noise_floor) {
   return {1 / (1 + noise_floor), 1 + noise_floor};
 }
 
-lab::sequential_ratio sequential_vs_baseline(const std::vector<double>& candidate,
-                                             const std::vector<double>& baseline,
-                                             const lab::stop_rule& rule, double resolution) {
-  // Each side's own variance only (no pool: combinations' run-to-run spreads differ, and a pool
-  // of unequal ones breaks the error rate); compare_levels gives first / second.
-  const lab::process_spread c = lab::spread_of(one_process_per_run(candidate));
-  const lab::process_spread b = lab::spread_of(one_process_per_run(baseline));
-  lab::sequential_ratio r = lab::compare_levels(c, {}, b, {}, rule);
-  if (!r.bounded() || !(resolution > 0)) return r;
-  // A figure read to a resolution q varies by at least q^2 / 12 (rounding): without that floor,
-  // identical runs (peak RSS in KiB, a CPU time under the clock's tick) give a zero-width interval.
-  const auto rounding = [resolution](const lab::process_spread& side) {
-    const double q = resolution / std::exp(side.level);
-    return q * q / 12 / static_cast<double>(side.processes);
-  };
-  const double floor = rounding(c) + rounding(b);
-  if (r.log_se * r.log_se >= floor) return r;
-  r.log_se = std::sqrt(floor);
-  const double half = lab::t_quantile(rule.confidence(), std::max(r.df, 1.0)) * r.log_se;
-  r.low = r.value * std::exp(-half);
-  r.high = r.value * std::exp(half);
-  return r;
-}
-
-lab::stop_rule rule_spending_the_rest(const stopping_plan& plan, std::size_t look) {
-  lab::stop_rule rule = plan.rule_at(look);
-  if (!plan.adaptive) return rule;
-  // alpha_at(look) is alpha * 2^(look-1) / (2^K - 1); the looks before spent
-  // alpha * (2^(look-1) - 1) / (2^K - 1). Scale alpha so that this look gets all the rest.
-  const double before = std::ldexp(1.0, static_cast<int>(look) - 1) - 1;
-  const double all = std::ldexp(1.0, static_cast<int>(rule.looks)) - 1;
-  rule.alpha = rule.alpha * (all - before) / (before + 1);
-  return rule;
-}
-
 std::size_t look_state::open() const {
   return static_cast<std::size_t>(
       std::count_if(comparisons.begin(), comparisons.end(),
@@ -117,7 +76,7 @@ look_state look_at(const std::vector<run_row>& rows, std::size_t combinations, s
     comparison_look c;
     c.combination = i;
     c.undecidable = failing(i) || failing(baseline);
-    c.cpu = sequential_vs_baseline(cpu[i], cpu[baseline], rule, cpu_resolution_seconds);
+    c.cpu = lab::compare_runs(cpu[i], cpu[baseline], rule, cpu_resolution_seconds);
     // The verdict needs the U test too: undecided while its counts cannot reach p < alpha.
     const bool testable =
         !cpu[i].empty() && !cpu[baseline].empty() &&
@@ -177,7 +136,7 @@ bool round_stopper::another_round(const std::vector<run_row>& rows, std::size_t 
 // the rounds whatever it sees (no time or rounds left, or a signal) may spend all the alpha left.
 look_state round_stopper::take_look(const std::vector<run_row>& rows, bool final_look) {
   const std::size_t k = ++outcome_.looks_taken;
-  last_rule_ = final_look ? rule_spending_the_rest(plan_, k) : plan_.rule_at(k);
+  last_rule_ = final_look ? plan_.rule_at(k).spending_the_rest() : plan_.rule_at(k);
   outcome_.confidence = last_rule_.confidence();
   look_state look = look_at(rows, combinations_, baseline_, last_rule_, noise_floor_);
   outcome_.compared = look.comparisons.size();

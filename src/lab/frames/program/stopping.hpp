@@ -2,7 +2,7 @@
 // (`--budget`, the default): at least `min_rounds`, then a look after the rounds planned before
 // the first run (3, 5, 8, 12, ... growing by half, up to `max_rounds`) and, once more, when the
 // budget cannot pay for another round. A look judges every combination's CPU time against the
-// baseline's with the lab's stop rule (stats/sequential.hpp: each run is one process, alpha spent
+// baseline's with the lab's stop rule (stats/sequential.hpp, compare_runs: each run is one process, alpha spent
 // over the planned looks); the run stops when each is decided, i.e. its interval lies wholly
 // beyond the noise floor on one side or wholly inside it.
 //
@@ -49,16 +49,6 @@ std::vector<double> noise_boundaries(double noise_floor);
 /// about tick-based accounting) and peak RSS (ru_maxrss counts KiB).
 inline constexpr double cpu_resolution_seconds = 1e-3;
 inline constexpr double rss_resolution_bytes = 1024;
-
-/// B / baseline of per-run figures (each run one process, each side its own variance) with the
-/// rule's interval, never narrower than the figures' rounding to `resolution` allows.
-lab::sequential_ratio sequential_vs_baseline(const std::vector<double>& candidate,
-                                             const std::vector<double>& baseline,
-                                             const lab::stop_rule& rule, double resolution);
-
-/// The plan's rule at `look`, spending all the alpha the looks before left: for a look after
-/// which no other can come (the budget or the rounds are spent).
-lab::stop_rule rule_spending_the_rest(const stopping_plan& plan, std::size_t look);
 
 struct comparison_look {
   std::size_t combination = 0;
