@@ -36,7 +36,11 @@ std::vector<workload_spread> workload_spreads(const std::vector<budget_cell>& ce
     if (c.processes == 0) continue;
     const auto [at, added] = row_of.try_emplace({c.name.frame, c.name.workload}, rows.size());
     if (added) {
-      rows.push_back({c.name.frame, c.name.workload, 0, c.processes, c.processes});
+      workload_spread row;
+      row.frame = c.name.frame;
+      row.workload = c.name.workload;
+      row.processes_min = row.processes_max = c.processes;
+      rows.push_back(std::move(row));
       values.emplace_back();
     }
     workload_spread& r = rows[at->second];

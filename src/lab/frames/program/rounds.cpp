@@ -33,7 +33,8 @@ rounds_run run_rounds(const try_plan& plan, const std::function<void(const run_r
       row.combination = orders[round][position];
       row.record = run_once(plan.setup, plan.combinations[row.combination], proof_file);
       // A run the signal cut short is not a measurement; the ones before it are kept.
-      if ((out.interrupted_by = lab::interrupting_signal()) != 0) return out;
+      out.interrupted_by = lab::interrupting_signal();
+      if (out.interrupted_by != 0) return out;
       if (progress) progress(row);
       out.rows.push_back(std::move(row));
     }

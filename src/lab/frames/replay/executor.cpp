@@ -13,6 +13,11 @@
 #include "process/hooks.hpp"
 #include "process/malloc_knobs.hpp"
 
+namespace alloclab::heap {
+// A knob variant's settings travel in the worker's spec.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(knob_setting, knob, value)
+}  // namespace alloclab::heap
+
 namespace alloclab::lab {
 namespace heap = alloclab::heap;
 using json = nlohmann::json;
@@ -33,16 +38,6 @@ struct replay_spec {
   std::vector<heap::knob_setting> knobs;  // a knob variant's, read back before measuring
   replay_trace_facts facts;
 };
-
-}  // namespace
-}  // namespace alloclab::lab
-
-namespace alloclab::heap {
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(knob_setting, knob, value)
-}  // namespace alloclab::heap
-
-namespace alloclab::lab {
-namespace {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_spec, trace, name, strategy, repetitions, malloc_name,
                                    preload, label, knobs, facts)
