@@ -217,6 +217,11 @@ TEST_F(ReplayCommand, KnobVariantsAreCellsWithTheirKnobsReadBack) {
   EXPECT_NE(advised.out.find("   dirty_decay_ms=0 (jemalloc dirty_decay_ms=0 vs jemalloc): "),
             std::string::npos)
       << advised.out;
+  // Two replays a side cannot decide anything: the knob is inconclusive, not "does not matter".
+  EXPECT_NE(advised.out.find("jemalloc dirty_decay_ms=0 vs jemalloc): inconclusive for speed: "),
+            std::string::npos)
+      << advised.out;
+  EXPECT_EQ(advised.out.find("does not matter"), std::string::npos) << advised.out;
   expect_refused(
       "replay '" + python_trace + "' --malloc glibc --variants 'jemalloc:dirty_decay_ms=0'",
       "which --malloc does not include");

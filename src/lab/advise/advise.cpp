@@ -242,7 +242,7 @@ void advise_tunables(std::string& out, const replay_cells& cells, double noise_f
                        c.malloc, base->malloc,
                        j.faster()   ? "matters: faster"
                        : j.slower() ? "matters: slower"
-                                    : "does not matter for speed",
+                                    : "inconclusive for speed",
                        judgement_text(j, noise_floor_percent), rss_change(c, *base));
     if (memory_matters)
       out += fmt::format("   it changes what stays resident after the last free by {}\n",
