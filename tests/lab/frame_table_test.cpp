@@ -13,7 +13,16 @@
 //   the plan's workloads of a kind --workloads names are its list of that kind, and any other
 //     kind is a logic error, not some other frame's list (WorkloadsOfAnUnnamedKindIsAnError);
 //   every frame says what its numbers include for a tiny plan (EveryFrameDescribesItsNumbers);
-//   the report order lists every row exactly once (ReportOrderHoldsEveryFrameOnce).
+//   the report order lists every row exactly once (ReportOrderHoldsEveryFrameOnce);
+//   every kind --workloads names has one catalogue, every row measuring that kind points at it,
+//     and each entry of a catalogue is selected into its own kind's list, alone, and a claim
+//     about it is measured in the default frame of its kind (CataloguesNameEachWorkloadOnce);
+//   no shared stage includes a frame's folder except through the frame table, beyond the
+//     exceptions listed with their reasons (StagesReachFramesOnlyThroughTheTable).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -23,6 +32,7 @@
 
 #include "frames/frame_table.hpp"
 #include "plan/plan.hpp"
+#include "plan/seed_plan.hpp"
 #include "schedule/executor.hpp"
 
 namespace alloclab::lab {
@@ -146,6 +156,76 @@ TEST(FrameTable, ReportOrderHoldsEveryFrameOnce) {
   for (const frame_module* row : report_order()) EXPECT_TRUE(seen.insert(row).second) << row->name;
   EXPECT_EQ(seen.size(), frame_table().size());
   for (const auto& row : frame_table()) EXPECT_EQ(seen.count(&row), 1u) << row.name;
+}
+
+std::vector<std::string>& selected_of(workload_selection& s, workload_kind kind) {
+  if (kind == workload_kind::heap) return s.heap;
+  if (kind == workload_kind::memory) return s.memory;
+  return s.lab;
+}
+
+TEST(FrameTable, CataloguesNameEachWorkloadOnce) {
+  const std::vector<kind_catalogue> catalogues = workload_catalogues();
+  std::set<workload_kind> kinds;
+  for (const kind_catalogue& c : catalogues) EXPECT_TRUE(kinds.insert(c.kind).second);
+  for (const workload_kind kind : {workload_kind::lab, workload_kind::heap, workload_kind::memory})
+    EXPECT_EQ(kinds.count(kind), 1u) << static_cast<int>(kind);
+  for (const auto& row : frame_table()) {
+    if (row.workloads == nullptr) continue;
+    const auto same = std::find_if(catalogues.begin(), catalogues.end(),
+                                   [&](const kind_catalogue& c) { return c.kind == row.measures; });
+    ASSERT_NE(same, catalogues.end()) << row.name;
+    EXPECT_EQ(same->catalogue, row.workloads) << row.name << " measures another catalogue";
+  }
+  std::set<std::string> names;
+  for (const kind_catalogue& c : catalogues) {
+    for (const auto& entry : c.catalogue->entries()) {
+      EXPECT_TRUE(names.insert(entry.name).second) << entry.name << " is in two catalogues";
+      workload_selection chosen = split_workloads({entry.name});
+      EXPECT_EQ(selected_of(chosen, c.kind), std::vector<std::string>{entry.name});
+      const nlohmann::json claim = {{"metric", "speedup_p50"}, {"workload", entry.name}};
+      EXPECT_EQ(module_of(claim_frame(claim, entry.name)).measures, c.kind) << entry.name;
+    }
+  }
+  EXPECT_THROW(split_workloads({"no_such_workload"}), usage_error);
+}
+
+// Includes of a frame's folder (`#include "frames/<frame>/...`) from outside src/lab/frames/.
+std::set<std::string> arrows_into_frames() {
+  namespace fs = std::filesystem;
+  const fs::path lab = fs::path(ALLOCLAB_TEST_DATA).parent_path().parent_path() / "src" / "lab";
+  const std::regex into_frame(R"re(#include "frames/([a-z_]+)/)re");
+  std::set<std::string> arrows;
+  for (const auto& file : fs::recursive_directory_iterator(lab)) {
+    const fs::path relative = fs::relative(file.path(), lab);
+    if (!file.is_regular_file() || *relative.begin() == "frames") continue;
+    std::ifstream in(file.path());
+    std::string line;
+    std::smatch found;
+    while (std::getline(in, line))
+      if (std::regex_search(line, found, into_frame))
+        arrows.insert(relative.generic_string() + " -> " + found[1].str());
+  }
+  return arrows;
+}
+
+TEST(FrameTable, StagesReachFramesOnlyThroughTheTable) {
+  // Known exceptions, each a piece of a frame the stage still reads directly.
+  const std::set<std::string> allowed = {
+      "plan/plan.cpp -> heap",                  // the heap study's default sizes
+      "plan/plan.cpp -> memory",                // the memory frame's default sizes and budget
+      "plan/request.hpp -> replay",             // `replay --strategies`: the replay's resources
+      "main/replay_commands.cpp -> replay",     // the same, for its help text
+      "advise/advise.hpp -> replay",            // advise's sizing of a replay's arena
+      "trace/trace_info.cpp -> heap",           // a trace's sizes against seed 003's shapes
+      "results/results_builder.cpp -> heap",    // the heap study's cell and workload facts
+      "results/results_builder.cpp -> memory",  // the memory workloads' facts
+  };
+  const std::set<std::string> arrows = arrows_into_frames();
+  for (const std::string& arrow : arrows)
+    EXPECT_EQ(allowed.count(arrow), 1u) << arrow << ": reach the frame through its table row";
+  for (const std::string& arrow : allowed)
+    EXPECT_EQ(arrows.count(arrow), 1u) << arrow << " is gone: take it off the allowed list";
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "frames/frame_table.hpp"
 
+#include <algorithm>
+
 namespace alloclab::lab {
 
 // Each frame's row, from its folder's frame.cpp.
@@ -33,6 +35,23 @@ const frame_module& module_of(frame f) {
 const frame_module* find_module(const std::string& name) {
   for (const auto& m : frame_table())
     if (name == m.name) return &m;
+  return nullptr;
+}
+
+std::vector<kind_catalogue> workload_catalogues() {
+  std::vector<kind_catalogue> out;
+  for (const auto& m : frame_table()) {
+    if (m.workloads == nullptr) continue;
+    const bool listed = std::any_of(out.begin(), out.end(),
+                                    [&](const kind_catalogue& c) { return c.kind == m.measures; });
+    if (!listed) out.push_back({m.measures, m.workloads});
+  }
+  return out;
+}
+
+const frame_module* default_frame_of_workload(const std::string& workload) {
+  for (const auto& m : frame_table())
+    if (m.by_default && m.workloads != nullptr && !m.workloads->expand(workload).empty()) return &m;
   return nullptr;
 }
 

@@ -24,6 +24,8 @@
 // |                   |                            | one comparison rule applies, or nullptr      |
 // | expected_seconds  | plan (--shard)             | a task's expected wall time, before anything |
 // |                   |                            | is measured (balances shards), or nullptr    |
+// | workloads         | plan, claims, `list`       | the catalogue of the kind it measures, which |
+// |                   |                            | --workloads names, or nullptr                |
 #pragma once
 
 #include <cstddef>
@@ -35,6 +37,7 @@
 
 #include "model/frame_part.hpp"
 #include "plan/plan.hpp"
+#include "workloads/catalogue.hpp"
 
 namespace CLI {
 class App;
@@ -77,6 +80,7 @@ struct frame_module {
   double (*expected_seconds)(const run_plan& plan, const task& t);
   model::frame_results_parts results_parts;  // its own keys in results.json (model/frame_part.hpp)
   void (*render_section)(std::string& md, const model::document& results) = nullptr;
+  const workload_catalogue* workloads = nullptr;
 };
 
 // Every frame, in the order plans and results list them.
@@ -88,5 +92,16 @@ std::vector<const frame_module*> report_order();
 const frame_module& module_of(frame f);
 // The row whose name (as results.json spells it) is `name`, or nullptr.
 const frame_module* find_module(const std::string& name);
+
+// Each workload kind --workloads names, with its catalogue (from the first row measuring it), in
+// table order.
+struct kind_catalogue {
+  workload_kind kind;
+  const workload_catalogue* catalogue;
+};
+std::vector<kind_catalogue> workload_catalogues();
+// The frame a seed claim about `workload` is measured in when its metric names none: the first
+// row measured by default whose catalogue names the workload; nullptr when none does.
+const frame_module* default_frame_of_workload(const std::string& workload);
 
 }  // namespace alloclab::lab

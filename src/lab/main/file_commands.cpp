@@ -12,6 +12,7 @@
 #include "process/malloc_registry.hpp"
 #include "compare/compare.hpp"
 #include "export/gbench_export.hpp"
+#include "frames/frame_table.hpp"
 #include "main/commands.hpp"
 #include "model/document.hpp"
 #include "model/schema.hpp"
@@ -22,8 +23,6 @@
 #include "results/results_builder.hpp"
 #include "results/schema_check.hpp"
 #include "strategies/strategy.hpp"
-#include "frames/memory/memory_workloads.hpp"
-#include "frames/heap/heap_workloads.hpp"
 #include "workloads/workload.hpp"
 
 namespace alloclab::lab {
@@ -121,21 +120,12 @@ void print_or_throw(const std::string& text) {
 }
 
 int execute_list() {
-  std::string out = "workloads (lab: any in-process strategy x any malloc):\n";
-  for (const auto& w : workload_registry())
-    out += fmt::format("  {:<26} {}\n", w.name, w.description);
-  out += fmt::format(
-      "heap-study workloads (malloc-level kernels, one isolated worker per cell; the strategy "
-      "axis is n/a: they run with strategy '{}' only; not in the default suite):\n",
-      heap_strategy);
-  for (const auto& w : heap_workload_registry())
-    out += fmt::format("  {:<26} {}\n", w.name, w.description);
-  out +=
-      "memory-frame workloads (memory over time, one worker per cell; not in the default suite; "
-      "--frames memory runs them all):\n";
-  for (const auto& w : memory_workload_registry())
-    out += fmt::format("  {:<26} {} [strategies: {}]\n", w.name, w.description,
-                       fmt::join(w.strategies, ", "));
+  std::string out;
+  for (const kind_catalogue& c : workload_catalogues()) {
+    out += fmt::format("{}\n", c.catalogue->heading);
+    for (const auto& w : c.catalogue->entries())
+      out += fmt::format("  {:<26} {}\n", w.name, w.description);
+  }
   out += "strategies (in-process):\n";
   for (const auto& s : strategy_registry())
     out += fmt::format("  {:<26} {}\n", s.name, s.description);

@@ -13,12 +13,12 @@
 
 #include <fmt/format.h>
 
-#include "frames/memory/memory_workloads.hpp"
 #include "plan/budget.hpp"
+#include "frames/heap/heap_workloads.hpp"      // the heap study's default sizes
+#include "frames/memory/memory_workloads.hpp"  // the memory frame's default sizes
 #include "plan/seed_plan.hpp"
 #include "results/embedded_files.hpp"
 #include "strategies/strategy.hpp"
-#include "frames/heap/heap_workloads.hpp"
 #include "workloads/workload.hpp"
 
 namespace alloclab::lab {
@@ -182,19 +182,43 @@ void choose_frames(run_plan& plan, const run_request& request) {
       plan.frames.push_back(e.id);
   }
   if (request.frames.empty()) return;
-  for (const workload_kind kind :
-       {workload_kind::lab, workload_kind::heap, workload_kind::memory}) {
-    auto& names = workloads_of(plan, kind);
-    const bool measured = measured_by_frames(plan, kind);
+  for (const kind_catalogue& c : workload_catalogues()) {
+    auto& names = workloads_of(plan, c.kind);
+    const bool measured = measured_by_frames(plan, c.kind);
     if (!measured && !request.workloads.empty() && !names.empty())
       throw usage_error(fmt::format("workload '{}' is not measured by any frame in --frames {}",
                                     names.front(), join_names(request.frames)));
     if (!measured) names.clear();
-    if (measured && names.empty() && kind == workload_kind::heap)
-      for (const auto& h : heap_workload_registry()) names.push_back(h.name);
-    if (measured && names.empty() && kind == workload_kind::memory)
-      names = all_names(memory_workload_registry());
+    if (measured && names.empty()) names = all_names(c.catalogue->entries());
   }
+}
+
+std::vector<std::string>& names_of(workload_selection& chosen, workload_kind kind) {
+  if (kind == workload_kind::heap) return chosen.heap;
+  if (kind == workload_kind::memory) return chosen.memory;
+  return chosen.lab;
+}
+
+[[noreturn]] void refuse_unknown_workload(const std::string& name,
+                                          const std::vector<kind_catalogue>& catalogues) {
+  std::vector<std::string> valid, hints;
+  for (const kind_catalogue& c : catalogues) {
+    for (const auto& entry : c.catalogue->entries()) valid.push_back(entry.name);
+    if (*c.catalogue->family_hint != '\0') hints.push_back(c.catalogue->family_hint);
+  }
+  throw usage_error(fmt::format("unknown workload '{}'; valid workloads: {}{}", name,
+                                join_names(valid),
+                                hints.empty() ? "" : " (or " + join_names(hints) + ")"));
+}
+
+// `names` in the catalogue's order, each once.
+std::vector<std::string> in_catalogue_order(const std::vector<std::string>& names,
+                                            const workload_catalogue& catalogue) {
+  std::vector<std::string> ordered;
+  for (const auto& entry : catalogue.entries())
+    if (std::find(names.begin(), names.end(), entry.name) != names.end())
+      ordered.push_back(entry.name);
+  return ordered;
 }
 
 }  // namespace
@@ -206,34 +230,18 @@ workload_selection split_workloads(const std::vector<std::string>& requested) {
     return chosen;
   }
   refuse_empty_names(requested, "--workloads");
-  std::vector<std::string> lab_names, heap_names;
-  for (const auto& name : requested) {
-    if (find_memory_workload(name) != nullptr) {
-      chosen.memory.push_back(name);
-    } else if (find_workload(name) != nullptr) {
-      lab_names.push_back(name);
-    } else if (find_heap_workload(name) != nullptr) {
-      heap_names.push_back(name);
-    } else if (auto family = heap_workload_family(name); !family.empty()) {
-      heap_names.insert(heap_names.end(), family.begin(), family.end());
-    } else {
-      std::vector<std::string> valid = all_names(workload_registry());
-      for (const auto& h : heap_workload_registry()) valid.push_back(h.name);
-      for (const auto& m : memory_workload_registry()) valid.push_back(m.name);
-      throw usage_error(
-          fmt::format("unknown workload '{}'; valid workloads: {} (or a heap family: fifo, lifo, "
-                      "xthread; add _pages for the page-touching variants)",
-                      name, join_names(valid)));
-    }
+  const std::vector<kind_catalogue> catalogues = workload_catalogues();
+  for (const auto& word : requested) {
+    const auto naming = std::find_if(catalogues.begin(), catalogues.end(), [&](const auto& c) {
+      return !c.catalogue->expand(word).empty();
+    });
+    if (naming == catalogues.end()) refuse_unknown_workload(word, catalogues);
+    const auto names = naming->catalogue->expand(word);
+    auto& into = names_of(chosen, naming->kind);
+    into.insert(into.end(), names.begin(), names.end());
   }
-  for (const auto& w : workload_registry())
-    if (std::find(lab_names.begin(), lab_names.end(), w.name) != lab_names.end())
-      chosen.lab.push_back(w.name);
-  for (const auto& h : heap_workload_registry())
-    if (std::find(heap_names.begin(), heap_names.end(), h.name) != heap_names.end())
-      chosen.heap.push_back(h.name);
-  if (!chosen.memory.empty())  // registry order
-    chosen.memory = select(chosen.memory, memory_workload_registry(), "workload", "workloads");
+  for (const kind_catalogue& c : catalogues)
+    names_of(chosen, c.kind) = in_catalogue_order(names_of(chosen, c.kind), *c.catalogue);
   return chosen;
 }
 

@@ -37,6 +37,9 @@ std::vector<std::string> frame_names();
 // user's program by `alloclab try`.
 enum class workload_kind { lab, heap, memory, trace, program };
 
+// The strategy of a cell with no in-process strategy (the heap study's): the process malloc alone.
+inline constexpr const char* heap_strategy = "malloc";
+
 struct cell_spec {
   std::string workload;
   std::string strategy;  // heap frame: always "malloc"

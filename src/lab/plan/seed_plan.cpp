@@ -4,7 +4,6 @@
 #include <string>
 
 #include "frames/frame_table.hpp"
-#include "frames/heap/heap_workloads.hpp"
 #include "workloads/workload.hpp"
 
 namespace alloclab::lab {
@@ -12,14 +11,9 @@ namespace {
 
 using json = nlohmann::json;
 
-frame frame_of(const json& claim, const std::string& workload) {
-  if (claim.value("metric", std::string()).rfind("serve_", 0) == 0) return frame::serve;
-  return find_heap_workload(workload) != nullptr ? frame::heap : frame::batch;
-}
-
 void add_ratio_cells(const json& claim, std::vector<claim_cell>& out) {
   const std::string workload = claim.at("workload");
-  const frame f = frame_of(claim, workload);
+  const frame f = claim_frame(claim, workload);
   const std::string glibc = "glibc";
   out.push_back({workload, claim.at("baseline").get<std::string>(),
                  claim.value("baseline_malloc", glibc), f});
@@ -51,9 +45,9 @@ void add_cell(run_plan& plan, const claim_cell& want, const std::string& malloc)
   for (const cell_spec& c : plan.cells)
     if (same_cell(c, want, m.label)) return;
   plan.cells.push_back({want.workload, want.strategy, m, want.frame, false});
-  if (want.frame == frame::heap && std::find(plan.heap_workloads.begin(), plan.heap_workloads.end(),
-                                             want.workload) == plan.heap_workloads.end())
-    plan.heap_workloads.push_back(want.workload);
+  auto& names = workloads_of(plan, module_of(want.frame).measures);
+  if (std::find(names.begin(), names.end(), want.workload) == names.end())
+    names.push_back(want.workload);
   if (!has_frame(plan, want.frame)) plan.frames.push_back(want.frame);
 }
 
@@ -67,15 +61,23 @@ void restore_orders(run_plan& plan) {
   for (const auto& row : frame_table())
     if (has_frame(plan, row.id)) frames.push_back(row.id);
   plan.frames = std::move(frames);
-  std::vector<std::string> heap;
-  for (const auto& w : heap_workload_registry())
-    if (std::find(plan.heap_workloads.begin(), plan.heap_workloads.end(), w.name) !=
-        plan.heap_workloads.end())
-      heap.push_back(w.name);
-  plan.heap_workloads = std::move(heap);
+  for (const kind_catalogue& c : workload_catalogues()) {
+    auto& names = workloads_of(plan, c.kind);
+    std::vector<std::string> ordered;
+    for (const auto& entry : c.catalogue->entries())
+      if (std::find(names.begin(), names.end(), entry.name) != names.end())
+        ordered.push_back(entry.name);
+    names = std::move(ordered);
+  }
 }
 
 }  // namespace
+
+frame claim_frame(const json& claim, const std::string& workload) {
+  if (claim.value("metric", std::string()).rfind("serve_", 0) == 0) return frame::serve;
+  const frame_module* measuring = default_frame_of_workload(workload);
+  return measuring != nullptr ? measuring->id : frame::batch;
+}
 
 bool is_default_request(const run_request& r) {
   const bool sized = r.iterations || r.repetitions || r.processes || r.quick;
@@ -96,7 +98,7 @@ std::vector<claim_cell> cells_for_claims(const json& claims) {
     } else if (claim.contains("among_workloads")) {
       for (const auto& w : claim.at("among_workloads"))
         out.push_back({w.get<std::string>(), claim.value("strategy", std::string(heap_strategy)),
-                       "glibc", frame_of(claim, w.get<std::string>()), true});
+                       "glibc", claim_frame(claim, w.get<std::string>()), true});
     } else if (claim.contains("among")) {
       for (const auto& s : claim.at("among"))
         out.push_back(

@@ -26,6 +26,10 @@ struct claim_cell {
   bool every_malloc = false;  // under every malloc of the plan (a ranking "under every malloc")
 };
 
+// The frame a claim about `workload` is measured in: serve for a `serve_` metric, else the frame
+// that measures the workload by default (the heap study's for its kernels, batch for the rest).
+lab::frame claim_frame(const nlohmann::json& claim, const std::string& workload);
+
 // Every cell the measurable claims of `claims` (seed_claims.json's document) need.
 std::vector<claim_cell> cells_for_claims(const nlohmann::json& claims);
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "frames/heap/heap_workloads.hpp"
+#include "plan/seed_plan.hpp"
 #include "results/claim_rules.hpp"
 #include "results/peer_verdict.hpp"
 #include "strategies/strategy.hpp"
@@ -49,9 +49,7 @@ void add_vs_baseline(const run_plan& plan, std::vector<tracked_comparison>& out)
 }
 
 frame frame_of(const json& claim) {
-  if (claim.value("metric", std::string()).rfind("serve_", 0) == 0) return frame::serve;
-  return find_heap_workload(claim.value("workload", std::string())) != nullptr ? frame::heap
-                                                                               : frame::batch;
+  return claim_frame(claim, claim.value("workload", std::string()));
 }
 
 // A ratio claim (one candidate malloc, or each of candidate_mallocs) against its accepted range.

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "catalogue.hpp"
 #include "workload.hpp"
 
 namespace alloclab::lab {
@@ -40,6 +41,27 @@ const workload_entry* find_workload(const std::string& name) {
   auto it =
       std::find_if(all.begin(), all.end(), [&](const workload_entry& w) { return w.name == name; });
   return it == all.end() ? nullptr : &*it;
+}
+
+namespace {
+
+std::vector<workload_listing> lab_listings() {
+  std::vector<workload_listing> out;
+  for (const auto& w : workload_registry()) out.push_back({w.name, w.description});
+  return out;
+}
+
+std::vector<std::string> lab_names_for(const std::string& word) {
+  if (find_workload(word) == nullptr) return {};
+  return {word};
+}
+
+}  // namespace
+
+const workload_catalogue& lab_workload_catalogue() {
+  static const workload_catalogue catalogue{
+      "workloads (lab: any in-process strategy x any malloc):", lab_listings, lab_names_for, ""};
+  return catalogue;
 }
 
 }  // namespace alloclab::lab

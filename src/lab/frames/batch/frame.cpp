@@ -1,5 +1,6 @@
 #include "frames/batch/figures.hpp"
 #include "frames/batch/frame.hpp"
+#include "workloads/catalogue.hpp"
 
 namespace alloclab::lab {
 
@@ -44,7 +45,8 @@ frame_module batch_frame() {
           expected_batch_seconds,
           {nullptr, nullptr, &model::part_codec_of<batch_workload_figures>(),
            &model::part_codec_of<batch_cell_figures>()},
-          markdown::batch_section};
+          markdown::batch_section,
+          &lab_workload_catalogue()};
 }
 
 }  // namespace alloclab::lab

@@ -1,5 +1,6 @@
 #include "frames/heap/figures.hpp"
 #include "frames/heap/frame.hpp"
+#include "frames/heap/heap_workloads.hpp"
 
 namespace alloclab::lab {
 
@@ -42,7 +43,8 @@ frame_module heap_frame() {
       expected_heap_seconds,
       {&model::part_codec_of<heap_document_figures>(), &model::part_codec_of<heap_config_figures>(),
        &model::part_codec_of<heap_workload_figures>(), &model::part_codec_of<heap_cell_figures>()},
-      markdown::heap_section};
+      markdown::heap_section,
+      &heap_workload_catalogue()};
 }
 
 }  // namespace alloclab::lab

@@ -8,11 +8,10 @@
 
 #include "frames/heap/kernels.hpp"
 #include "frames/heap/size_distribution.hpp"
+#include "plan/plan.hpp"
+#include "workloads/catalogue.hpp"
 
 namespace alloclab::lab {
-
-// The one strategy a heap workload runs with: plain malloc/free of whatever malloc is live.
-inline constexpr const char* heap_strategy = "malloc";
 
 struct heap_workload {
   std::string name;  // <kernel>_<distribution>[_pages], e.g. fifo_lognormal, fifo_lognormal_pages
@@ -31,6 +30,8 @@ const heap_workload* find_heap_workload(const std::string& name);
 // "fifo", "lifo", "xthread": the family's three workloads by seed 003's method; "fifo_pages",
 // ...: the three page-touching ones; empty for any other name.
 std::vector<std::string> heap_workload_family(const std::string& name);
+// The heap-study workloads as the frame table hands them to --workloads and `alloclab list`.
+const workload_catalogue& heap_workload_catalogue();
 
 // Heap-workload sizes: seed 003 ran M = 10 000 batches of 100, 5 times; we run 6 (2 per process).
 // quick is a smoke test.

@@ -47,7 +47,8 @@ frame_module memory_frame() {
           expected_memory_seconds,
           {nullptr, nullptr, &model::part_codec_of<memory_workload_figures>(),
            &model::part_codec_of<memory_cell_figures>()},
-          markdown::memory_section};
+          markdown::memory_section,
+          &memory_workload_catalogue()};
 }
 
 }  // namespace alloclab::lab

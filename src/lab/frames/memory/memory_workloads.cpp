@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "frames/memory/budget_service.hpp"
 #include "frames/memory/huge_table.hpp"
 
@@ -31,6 +34,31 @@ const memory_workload* find_memory_workload(const std::string& name) {
   for (const auto& w : memory_workload_registry())
     if (w.name == name) return &w;
   return nullptr;
+}
+
+namespace {
+
+std::vector<workload_listing> memory_listings() {
+  std::vector<workload_listing> out;
+  for (const auto& w : memory_workload_registry())
+    out.push_back(
+        {w.name, fmt::format("{} [strategies: {}]", w.description, fmt::join(w.strategies, ", "))});
+  return out;
+}
+
+std::vector<std::string> memory_names_for(const std::string& word) {
+  if (find_memory_workload(word) == nullptr) return {};
+  return {word};
+}
+
+}  // namespace
+
+const workload_catalogue& memory_workload_catalogue() {
+  static const workload_catalogue catalogue{
+      "memory-frame workloads (memory over time, one worker per cell; not in the default suite; "
+      "--frames memory runs them all):",
+      memory_listings, memory_names_for, ""};
+  return catalogue;
 }
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(memory_spec, workload, strategy, malloc, repetitions, seed,

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "workloads/catalogue.hpp"
+
 namespace alloclab::lab {
 
 struct memory_workload {
@@ -25,6 +27,8 @@ struct memory_workload {
 
 const std::vector<memory_workload>& memory_workload_registry();
 const memory_workload* find_memory_workload(const std::string& name);
+// The memory workloads as the frame table hands them to --workloads and `alloclab list`.
+const workload_catalogue& memory_workload_catalogue();
 
 // Sizes. The default budget (no --memory-budget, no cgroup limit) is one the burst workload
 // crosses on purpose; the table fits this machine (24 GiB, 2 cores) many times over.

@@ -1,5 +1,6 @@
 #include "frames/serve/figures.hpp"
 #include "frames/serve/frame.hpp"
+#include "workloads/catalogue.hpp"
 
 #include "frames/serve/serve_command.hpp"
 
@@ -67,7 +68,8 @@ frame_module serve_frame() {
           nullptr,
           expected_serve_seconds,
           {&model::part_codec_of<serve_document_figures>(), nullptr, nullptr, nullptr},
-          markdown::serve_section};
+          markdown::serve_section,
+          &lab_workload_catalogue()};
 }
 
 }  // namespace alloclab::lab
