@@ -72,6 +72,25 @@ TEST_F(BudgetCli, ABudgetedRunAccountsForItsProcessesAndComparisons) {
   EXPECT_NE(report.find("Where the spread is"), std::string::npos);
 }
 
+// A budget smaller than the seconds the run keeps back for closing: the first round overruns it.
+// The file the run writes must still be one its own `validate` accepts (it used to write
+// planned_after_first_round.seconds_left = -14, below the schema's minimum of 0).
+TEST_F(BudgetCli, ABudgetSpentInTheFirstRoundStillWritesAValidFile) {
+  const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
+  const outcome o =
+      run("run --workloads trade_batch --strategies std,pmr_monotonic --budget 1s "
+          "--repetition-time 1 --no-placement-check --out " +
+          (dir_ / "r").string() + allow);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json r = json::parse(read_file(dir_ / "r" / "latest" / "results.json"));
+  const auto problems = schema_violations(r, results_schema());
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  const json& b = r.at("budget");
+  EXPECT_EQ(b.at("stopped").get<std::string>().rfind("budget spent in the first round", 0), 0u)
+      << b.at("stopped");
+  EXPECT_EQ(b.at("planned_after_first_round").at("seconds_left").get<double>(), 0.0);
+}
+
 TEST_F(BudgetCli, ABudgetWithSizesIsBadInput) {
   const outcome o = run("run --workloads trade_batch --budget 1m --iterations 5");
   EXPECT_EQ(o.exit_code, 2);

@@ -90,8 +90,10 @@ class budget_runner {
     state_.replan(rest_.rest.max_processes);
   }
 
+  // None once the run is past the budget less the closing seconds (a budget smaller than those
+  // is spent before the first round ends).
   double seconds_left() const {
-    return plan_.sizes.budget_seconds - closing_seconds - seconds_since(started_);
+    return std::max(0.0, plan_.sizes.budget_seconds - closing_seconds - seconds_since(started_));
   }
 
   // The last round, once its cells have what their comparisons asked for: what is left of the
