@@ -11,7 +11,9 @@
 #              64 slots
 # Then, on this machine's noise, the figures that do not move: `alloclab record -- /bin/true`
 # (the fixed cost: record's own start, the preload, the trace's checks) and, with valgrind, the
-# instructions per malloc/free pair of the loop (200 000 pairs) plain and recorded.
+# instructions per malloc/free pair of the loop (200 000 pairs) plain and recorded, and where
+# they go (callgrind_annotate's self counts by part: the recorder, zstd, glibc's malloc and free,
+# the loop itself, the rest).
 #
 # ALLOCLAB_BASELINE_BUILD=DIR adds the recorder of another build (e.g. main's build/release) as
 # "record (baseline)", measured in the same interleaved rounds: before and after side by side.
@@ -116,24 +118,28 @@ done
 # Instructions per malloc/free pair of the loop (callgrind counts are repeatable here).
 if [ "$(have valgrind)" = yes ]; then
   pairs=200000
-  # instructions [LIBRARY]: of the loop, preloaded with LIBRARY when given. (valgrind's own
-  # launcher, exec'd on the way, loads the recorder too: the loop is a later image.)
+  # instructions LIBRARY NAME: of the loop, preloaded with LIBRARY unless empty; its profile,
+  # annotated, goes to $work/annotated.NAME. (valgrind's own launcher, exec'd on the way, loads
+  # the recorder too: the loop is a later image.)
   instructions() {
     rm -f "$work"/cg.* "$work"/i.trace*
     ALLOCLAB_RECORD_FILE=$work/i.trace ALLOCLAB_RECORD_FOLLOW_EXEC=1 \
       valgrind --tool=callgrind --trace-children=yes \
       --callgrind-out-file="$work/cg.%p" env ${1:+LD_PRELOAD=$1} "$loop" "$pairs" >/dev/null 2>&1
-    grep -h '^totals:' "$work"/cg.* | awk '{print $2}' | sort -n | tail -1
+    local profile
+    profile=$(grep -H '^totals:' "$work"/cg.* | sort -t' ' -k2 -n | tail -1 | cut -d: -f1)
+    callgrind_annotate --inclusive=no --threshold=100 "$profile" >"$work/annotated.$2" 2>/dev/null
+    grep -h '^totals:' "$profile" | awk '{print $2}'
   }
-  echo "loop plain $(instructions)" >>"$work/instructions"
-  echo "loop record $(instructions "$build/liballoclab_record.so")" >>"$work/instructions"
-  [ -n "$baseline" ] &&
-    echo "loop baseline $(instructions "$baseline/liballoclab_record.so")" >>"$work/instructions"
+  echo "loop plain $(instructions "" plain)" >>"$work/instructions"
+  echo "loop record $(instructions "$build/liballoclab_record.so" record)" >>"$work/instructions"
+  [ -n "$baseline" ] && echo "loop baseline $(instructions "$baseline/liballoclab_record.so" \
+    baseline)" >>"$work/instructions"
   echo "$pairs" >"$work/pairs"
 fi
 
 python3 - "$work" "$reps" <<'PY'
-import os, statistics, sys
+import os, re, statistics, sys
 work, reps = sys.argv[1], sys.argv[2]
 rows = [l.split() for l in open(f"{work}/rows")]
 modes = list(dict.fromkeys(r[1] for r in rows))
@@ -165,4 +171,24 @@ if os.path.exists(f"{work}/instructions"):
     counts = {l.split()[1]: int(l.split()[2]) for l in open(f"{work}/instructions")}
     print(f"loop under callgrind, instructions per malloc/free pair ({pairs} pairs): " + ", ".join(
         f"{'plain' if m == 'plain' else names[m]} {counts[m] / pairs:.0f}" for m in counts))
+    # Where they go: callgrind_annotate's self counts summed by part. A line names its object
+    # in brackets, or none when it is the previous line's.
+    def part(place, obj):
+        if "liballoclab_record" in obj: return "recorder hooks and writer"
+        if "libzstd" in obj: return "zstd"
+        if "/malloc/" in place and "libc.so" in obj: return "glibc malloc/free"
+        if obj.endswith("trace_malloc_loop"): return "the loop"
+        return "other"
+    for m in counts:
+        path = f"{work}/annotated.{m}"
+        if not os.path.exists(path): continue
+        parts, obj = {}, ""
+        for line in open(path):
+            row = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S+)(?: \[(.*)\])?$", line)
+            if not row or row[2] == "PROGRAM": continue
+            obj = row[3] or obj
+            key = part(row[2], obj)
+            parts[key] = parts.get(key, 0) + int(row[1].replace(",", ""))
+        print(f"  {'plain' if m == 'plain' else names[m]}, per pair: " + ", ".join(
+            f"{k} {v / pairs:.0f}" for k, v in sorted(parts.items(), key=lambda kv: -kv[1])))
 PY
