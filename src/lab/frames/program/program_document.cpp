@@ -68,7 +68,7 @@ json program_document(json program, const std::string& command_line, const std::
       {"smoke_test", false},
       {"config", config_of(program)},
       {"frames", {{"program", frame_description}}},
-      {"environment", lab::describe_environment(build)},
+      {"environment", lab::model::write_json(lab::describe_environment(build))},
       {"timer",
        {{"clock", "wait4 rusage (CPU) and CLOCK_MONOTONIC (wall), one reading per run"},
         {"overhead_ns", 0},
