@@ -98,7 +98,8 @@ json merge_shards(const std::vector<const merge_input*>& unordered, const std::s
   std::vector<const merge_input*> shards = unordered;
   check_complete(shards);
   // The merged results are judged by this binary's code: it must be the shards' build.
-  const json own = build_identity({{"environment", describe_environment(current_build())}});
+  const json own =
+      build_identity({{"environment", model::write_json(describe_environment(current_build()))}});
   if (const auto diff = differences(build_identity(shards.front()->results), own); !diff.empty())
     throw usage_error(
         fmt::format("{} was built differently from this alloclab ({}); merge with "

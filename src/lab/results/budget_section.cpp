@@ -1,19 +1,11 @@
 #include "results/budget_section.hpp"
 
-#include "model/fields.hpp"
 #include "model/versions.hpp"
 #include "plan/budget.hpp"
 #include "stats/sequential.hpp"
 
 namespace alloclab::lab {
 namespace {
-
-using json = nlohmann::json;
-
-template <class T>
-json or_null(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
 
 model::budget_cell_name cell_name(const cell_spec& c) {
   return {to_string(c.frame), c.workload, c.strategy, c.malloc.label};
@@ -35,80 +27,94 @@ model::budget_cell cell_facts(const cell_account& a, const run_plan& plan) {
   return cell;
 }
 
-json comparison_json(const comparison_account& a, const run_plan& plan, const stop_rule& rule) {
+model::budget_comparison comparison_facts(const comparison_account& a, const run_plan& plan,
+                                          const stop_rule& rule) {
   const tracked_comparison& c = a.comparison;
   const sequential_ratio& r = a.ratio;
-  return {{"id", c.id},
-          {"kind", c.kind},
-          {"metric", c.metric},
-          {"base", model::write_json(cell_name(plan.cells.at(c.base)))},
-          {"candidate", model::write_json(cell_name(plan.cells.at(c.candidate)))},
-          {"boundaries", c.boundaries},
-          {"value", r.value > 0 ? json(r.value) : json(nullptr)},
-          {"low", r.bounded() ? json(r.low) : json(nullptr)},
-          {"high", r.bounded() ? json(r.high) : json(nullptr)},
-          {"df", r.bounded() ? json(r.df) : json(nullptr)},
-          {"processes", {a.base_processes, a.candidate_processes}},
-          {"state", a.state},
-          {"processes_needed", or_null(a.processes_needed)},
-          // Picked as the best of (peers), or holding if any of (claims), this many: its interval
-          // is at alpha / candidates.
-          {"candidates", c.candidates},
-          {"confidence", rule.among(c.candidates).confidence()}};
+  model::budget_comparison out;
+  out.id = c.id;
+  out.kind = c.kind;
+  out.metric = c.metric;
+  out.base = cell_name(plan.cells.at(c.base));
+  out.candidate = cell_name(plan.cells.at(c.candidate));
+  out.boundaries = c.boundaries;
+  if (r.value > 0) out.value = r.value;
+  if (r.bounded()) {
+    out.low = r.low;
+    out.high = r.high;
+    out.df = r.df;
+  }
+  out.processes = {a.base_processes, a.candidate_processes};
+  out.state = a.state;
+  out.processes_needed = a.processes_needed;
+  // Picked as the best of (peers), or holding if any of (claims), this many: its interval is at
+  // alpha / candidates.
+  out.candidates.emplace(c.candidates);
+  out.confidence.emplace(rule.among(c.candidates).confidence());
+  return out;
+}
+
+model::stop_rule_facts stop_rule_facts(const stop_rule& rule) {
+  model::stop_rule_facts out;
+  out.name = stop_rule_name;
+  out.looks = rule.looks;
+  out.alpha = rule.alpha;
+  out.confidence = rule.confidence();
+  out.prior_df = rule.prior_df;
+  out.simulation =
+      "false verdicts <= 5 % on synthetic cells with known ratios "
+      "(tests/lab/budget_simulation_test.cpp; docs/budget.md)";
+  return out;
+}
+
+std::optional<model::planned_rest> planned_rest(const budget_account& a) {
+  if (!a.after_first_round) return std::nullopt;
+  model::planned_rest out;
+  out.first_round_seconds = a.after_first_round->first_round_seconds;
+  out.seconds_left = a.after_first_round->seconds_left;
+  out.rounds = a.after_first_round->rest.rounds;
+  out.max_processes = a.after_first_round->rest.max_processes;
+  out.looks = a.after_first_round->rest.looks;
+  out.later_round_share = later_round_share;
+  return out;
 }
 
 }  // namespace
 
-json budget_json(const budget_account& a, const run_plan& plan) {
-  json rounds = json::array();
-  for (const round_account& r : a.rounds)
-    rounds.push_back({{"look", r.look},
-                      {"processes", r.processes},
-                      {"elapsed_seconds", r.elapsed_seconds},
-                      {"decided", r.decided},
-                      {"open", r.open}});
-  std::vector<model::budget_cell> cells;
-  for (const cell_account& c : a.cells) cells.push_back(cell_facts(c, plan));
-  json comparisons = json::array();
+model::budget_facts budget_facts(const budget_account& a, const run_plan& plan) {
+  model::budget_facts out;
+  out.mode = a.mode;
+  out.budget_seconds = a.budget_seconds;
+  out.spent_seconds = a.spent_seconds;
+  out.repetition_ms = a.repetition_ms;
+  out.stop_rule = stop_rule_facts(a.rule);
+  out.planned_after_first_round.emplace(planned_rest(a));
+  out.stopped = a.stopped;
+  out.processes = a.processes;
+  for (const round_account& r : a.rounds) {
+    model::budget_round round;
+    round.look = r.look;
+    round.processes = r.processes;
+    round.elapsed_seconds = r.elapsed_seconds;
+    round.decided = r.decided;
+    round.open = r.open;
+    out.rounds.push_back(round);
+  }
+  out.decided = a.decided;
+  out.open = a.open;
+  out.unmeasurable = a.unmeasurable;
+  if (a.more_budget) {
+    model::more_budget_facts more;
+    more.budget_seconds = a.more_budget->budget_seconds;
+    more.would_likely_decide = a.more_budget->would_likely_decide;
+    more.of_open = a.more_budget->of_open;
+    out.more_budget = more;
+  }
+  for (const cell_account& c : a.cells) out.cells.push_back(cell_facts(c, plan));
+  out.spread.emplace(model::workload_spreads(out.cells));
   for (const comparison_account& c : a.comparisons)
-    comparisons.push_back(comparison_json(c, plan, a.rule));
-  const json more = a.more_budget
-                        ? json{{"budget_seconds", a.more_budget->budget_seconds},
-                               {"would_likely_decide", a.more_budget->would_likely_decide},
-                               {"of_open", a.more_budget->of_open}}
-                        : json(nullptr);
-  const json planned = a.after_first_round
-                           ? json{{"first_round_seconds", a.after_first_round->first_round_seconds},
-                                  {"seconds_left", a.after_first_round->seconds_left},
-                                  {"rounds", a.after_first_round->rest.rounds},
-                                  {"max_processes", a.after_first_round->rest.max_processes},
-                                  {"looks", a.after_first_round->rest.looks},
-                                  {"later_round_share", later_round_share}}
-                           : json(nullptr);
-  return {{"mode", a.mode},
-          {"budget_seconds", or_null(a.budget_seconds)},
-          {"spent_seconds", a.spent_seconds},
-          {"repetition_ms", or_null(a.repetition_ms)},
-          {"stop_rule",
-           {{"name", stop_rule_name},
-            {"looks", a.rule.looks},
-            {"alpha", a.rule.alpha},
-            {"confidence", a.rule.confidence()},
-            {"prior_df", a.rule.prior_df},
-            {"simulation",
-             "false verdicts <= 5 % on synthetic cells with known ratios "
-             "(tests/lab/budget_simulation_test.cpp; docs/budget.md)"}}},
-          {"planned_after_first_round", planned},
-          {"stopped", a.stopped},
-          {"processes", a.processes},
-          {"rounds", rounds},
-          {"decided", a.decided},
-          {"open", a.open},
-          {"unmeasurable", a.unmeasurable},
-          {"more_budget", more},
-          {"cells", model::write_json(cells)},
-          {"spread", model::write_json(model::workload_spreads(cells))},
-          {"comparisons", comparisons}};
+    out.comparisons.push_back(comparison_facts(c, plan, a.rule));
+  return out;
 }
 
 }  // namespace alloclab::lab

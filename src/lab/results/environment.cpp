@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -26,15 +27,15 @@
 namespace alloclab::lab {
 namespace {
 
-// First line of a file, or null when it cannot be read.
-nlohmann::json first_line_of(const char* path) {
+// First line of a file, or none when it cannot be read.
+std::optional<std::string> first_line_of(const char* path) {
   std::ifstream in(path);
   std::string line;
-  if (!in || !std::getline(in, line)) return nullptr;
+  if (!in || !std::getline(in, line)) return std::nullopt;
   return line;
 }
 
-nlohmann::json cpu_model() {
+std::optional<std::string> cpu_model() {
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("model name", 0) == 0) {
@@ -42,7 +43,7 @@ nlohmann::json cpu_model() {
       if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
     }
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 std::string command_output(const std::string& command) {
@@ -58,7 +59,7 @@ std::string command_output(const std::string& command) {
 // The source revision: asked of git at run time (the tree may have moved since configure),
 // falling back to the configure-time answer; null when neither knows. "-dirty": the tree
 // differs from the commit (untracked files included: new sources are measured code too).
-nlohmann::json git_revision() {
+std::optional<std::string> git_revision() {
   const std::string dir = ALLOCLAB_LAB_SOURCE_DIR;
   if (!dir.empty()) {
     std::string rev = command_output("git -C '" + dir + "' rev-parse --short=12 HEAD 2>/dev/null");
@@ -70,7 +71,7 @@ nlohmann::json git_revision() {
   }
   const std::string configured = ALLOCLAB_LAB_GIT_REVISION;
   if (!configured.empty()) return configured + " (at configure time)";
-  return nullptr;
+  return std::nullopt;
 }
 
 const char* on_off(bool on) {
@@ -93,9 +94,9 @@ std::string foonathan_memory_build() {
 }
 
 // Where the mimalloc_heap strategy's library is (found, never loaded in this process).
-nlohmann::json mimalloc_library() {
+std::optional<std::string> mimalloc_library() {
   const auto path = alloclab::heap::resolve_library("libmimalloc.so.2");
-  if (!path) return nullptr;
+  if (!path) return std::nullopt;
   return *path + " (loaded with dlopen(RTLD_LOCAL) by mimalloc_heap workers only)";
 }
 
@@ -108,41 +109,40 @@ int usable_cpus() {
 
 }  // namespace
 
-nlohmann::json describe_environment(const build_facts& build) {
+model::environment describe_environment(const build_facts& build) {
   utsname names{};
   uname(&names);
-  return {
-      {"cpu_model", cpu_model()},
-      {"logical_cpus", std::thread::hardware_concurrency()},
-      {"usable_cpus", usable_cpus()},
-      {"governor", first_line_of("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")},
-      {"transparent_hugepages", first_line_of("/sys/kernel/mm/transparent_hugepage/enabled")},
-      {"clocksource",
-       first_line_of("/sys/devices/system/clocksource/clocksource0/current_clocksource")},
-      {"kernel", std::string(names.sysname) + " " + names.release},
-      {"machine", names.machine},
-      {"glibc", gnu_get_libc_version()},
-      {"compiler", build.compiler},
-      {"cxx_flags", build.flags},
-      {"build_type", build.build_type},
-      {"build", build.describe()},
-      {"optimized", build.optimized},
-      {"assertions", build.assertions},
-      {"git_revision", git_revision()},
-      {"foonathan_memory", foonathan_memory_build()},
-      {"boost_container", fmt::format("Boost {}.{}.{} (libboost_container)", BOOST_VERSION / 100000,
-                                      BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100)},
-      {"mimalloc_library", mimalloc_library()},
-  };
+  model::environment e;
+  e.cpu_model = cpu_model();
+  e.logical_cpus = std::thread::hardware_concurrency();
+  e.usable_cpus = usable_cpus();
+  e.governor = first_line_of("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  e.transparent_hugepages = first_line_of("/sys/kernel/mm/transparent_hugepage/enabled");
+  e.clocksource = first_line_of("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  e.kernel = std::string(names.sysname) + " " + names.release;
+  e.machine = names.machine;
+  e.glibc = gnu_get_libc_version();
+  e.compiler = build.compiler;
+  e.cxx_flags = build.flags;
+  e.build_type = build.build_type;
+  e.build = build.describe();
+  e.optimized = build.optimized;
+  e.assertions = build.assertions;
+  e.git_revision = git_revision();
+  e.foonathan_memory = foonathan_memory_build();
+  e.boost_container = fmt::format("Boost {}.{}.{} (libboost_container)", BOOST_VERSION / 100000,
+                                  BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100);
+  e.mimalloc_library = mimalloc_library();
+  return e;
 }
 
-nlohmann::json describe_timer(const clock_profile& clock) {
-  return {
-      {"clock", "std::chrono::steady_clock"},
-      {"overhead_ns", clock.overhead_ns},
-      {"resolution_ns", clock.resolution_ns},
-      {"batch_threshold_ns", clock.batch_threshold_ns()},
-  };
+model::timer_facts describe_timer(const clock_profile& clock) {
+  model::timer_facts t;
+  t.clock = "std::chrono::steady_clock";
+  t.overhead_ns = clock.overhead_ns;
+  t.resolution_ns = clock.resolution_ns;
+  t.batch_threshold_ns = clock.batch_threshold_ns();
+  return t;
 }
 
 }  // namespace alloclab::lab

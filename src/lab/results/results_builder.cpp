@@ -11,8 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "frames/heap/cell.hpp"
-#include "frames/memory/memory_workloads.hpp"
+#include "model/document.hpp"
 #include "results/budget_section.hpp"
 #include "results/claims.hpp"
 #include "results/environment.hpp"
@@ -20,7 +19,6 @@
 #include "results/ratio_intervals.hpp"
 #include "stats/stats.hpp"
 #include "strategies/strategy.hpp"
-#include "frames/heap/heap_workloads.hpp"
 #include "workloads/workload.hpp"
 
 namespace alloclab::lab {
@@ -32,45 +30,85 @@ namespace {
 
 using json = nlohmann::json;
 
-json config_json(const run_plan& plan) {
-  json mallocs = json::array();
-  for (const auto& m : plan.mallocs) mallocs.push_back(m.label);
-  std::vector<std::string> workloads = plan.lab_workloads;
-  workloads.insert(workloads.end(), plan.heap_workloads.begin(), plan.heap_workloads.end());
-  workloads.insert(workloads.end(), plan.memory_workloads.begin(), plan.memory_workloads.end());
+// What was asked for; the heap and replay frames add their settings (add_results).
+model::run_config run_config_of(const run_plan& plan) {
+  model::run_config c;
+  for (const auto& m : plan.mallocs) c.mallocs.push_back(m.label);
+  c.workloads = plan.lab_workloads;
+  c.workloads.insert(c.workloads.end(), plan.heap_workloads.begin(), plan.heap_workloads.end());
+  c.workloads.insert(c.workloads.end(), plan.memory_workloads.begin(), plan.memory_workloads.end());
   const bool heap_only = plan.lab_workloads.empty() && !plan.heap_workloads.empty();
   const bool replay_only =
       plan.lab_workloads.empty() && plan.heap_workloads.empty() && !plan.replay.trace.empty();
-  if (!plan.replay.trace.empty()) workloads.push_back(plan.replay.name);
-  std::vector<std::string> strategies =
-      plan.lab_workloads.empty() ? std::vector<std::string>{} : plan.strategies;
-  if (replay_only) strategies = plan.replay.strategies;
-  return {
-      {"workloads", workloads},
-      {"strategies", strategies},
-      {"mallocs", mallocs},
-      {"samples_per_repetition", replay_only ? 1
-                                 : heap_only ? plan.sizes.heap_iterations
-                                             : plan.sizes.samples_per_repetition},
-      {"repetitions", replay_only                  ? plan.sizes.replay_repetitions
-                      : heap_only                  ? plan.sizes.heap_repetitions
-                      : plan.lab_workloads.empty() ? plan.sizes.memory_repetitions
-                                                   : plan.sizes.repetitions},
-      {"replay", plan.replay.trace.empty() ? json(nullptr)
-                                           : json{{"trace", plan.replay.trace},
-                                                  {"repetitions", plan.sizes.replay_repetitions},
-                                                  {"strategies", plan.replay.strategies}}},
-      {"processes", plan.sizes.processes},
-      {"seed", plan.sizes.seed},
-      {"quick", plan.sizes.quick},
-      {"counted_iterations", plan.sizes.counted_iterations},
-      {"skip_missing", plan.skip_missing},
-      {"placement_twin", plan.placement_twin.empty() ? json(nullptr) : json(plan.placement_twin)},
-      {"cell_timeout_seconds", static_cast<double>(plan.cell_timeout.count()) / 1000.0},
-      {"heap", plan.heap_workloads.empty() ? json(nullptr)
-                                           : json{{"iterations", plan.sizes.heap_iterations},
-                                                  {"repetitions", plan.sizes.heap_repetitions},
-                                                  {"strategy", heap_strategy}}}};
+  if (!plan.replay.trace.empty()) c.workloads.push_back(plan.replay.name);
+  if (!plan.lab_workloads.empty()) c.strategies = plan.strategies;
+  if (replay_only) c.strategies = plan.replay.strategies;
+  c.samples_per_repetition = replay_only ? 1
+                             : heap_only ? plan.sizes.heap_iterations
+                                         : plan.sizes.samples_per_repetition;
+  c.repetitions = replay_only                  ? plan.sizes.replay_repetitions
+                  : heap_only                  ? plan.sizes.heap_repetitions
+                  : plan.lab_workloads.empty() ? plan.sizes.memory_repetitions
+                                               : plan.sizes.repetitions;
+  c.processes.emplace(plan.sizes.processes);
+  c.seed = plan.sizes.seed;
+  c.quick = plan.sizes.quick;
+  c.counted_iterations = plan.sizes.counted_iterations;
+  c.skip_missing = plan.skip_missing;
+  c.placement_twin.emplace();
+  if (!plan.placement_twin.empty()) *c.placement_twin = plan.placement_twin;
+  c.cell_timeout_seconds = static_cast<double>(plan.cell_timeout.count()) / 1000.0;
+  return c;
+}
+
+// The clock as the frames' calibrations read it (any frame's calibrations read it).
+clock_profile clock_of(const run_records& run) {
+  clock_profile clock;
+  for (const auto& facts : run.frame_facts)
+    for (const json& c : facts.value("calibrations", json::object())) {
+      clock.overhead_ns =
+          std::max(clock.overhead_ns, c.at("clock").at("overhead_ns").get<double>());
+      clock.resolution_ns =
+          std::max(clock.resolution_ns, c.at("clock").at("resolution_ns").get<double>());
+    }
+  return clock;
+}
+
+model::significance_facts significance_of(std::size_t repetitions, bool power) {
+  model::significance_facts s;
+  s.test = "Mann-Whitney U, two-sided, over per-repetition medians";
+  s.alpha = significance_alpha;
+  s.interval_confidence.emplace(interval_confidence);
+  s.smallest_possible_p = mann_whitney_min_p(repetitions, repetitions);
+  s.enough_repetitions = power;
+  return s;
+}
+
+// Everything but the workloads, the frames' own sections, the warnings and the claims.
+model::document skeleton(const run_plan& plan, const run_records& run,
+                         const results_context& context, std::size_t repetitions, bool power) {
+  model::document d;
+  d.schema_version = results_schema_version;
+  d.created_utc = context.created_utc;
+  d.command = context.command_line;
+  d.debug_build = !context.build.benchmark_ready();
+  d.smoke_test = plan.sizes.quick;
+  d.config = run_config_of(plan);
+  for (const frame f : plan.frames) d.frames[to_string(f)] = module_of(f).describe(plan);
+  d.environment = describe_environment(context.build);
+  d.environment.placement = model::read_json<std::optional<model::placement_facts>>(
+      context.placement, "/environment/placement");
+  d.timer = describe_timer(clock_of(run));
+  d.duration_seconds = run.duration_seconds;
+  d.significance = significance_of(repetitions, power);
+  d.noise.emplace(model::read_json<std::optional<model::noise_gate>>(context.noise, "/noise"));
+  d.budget.emplace();
+  if (run.budget) *d.budget = budget_facts(*run.budget, plan);
+  if (!context.shard.is_null())
+    d.shard = model::read_json<model::shard_facts>(context.shard, "/shard");
+  if (!context.merged.is_null())
+    d.merged = model::read_json<model::merge_facts>(context.merged, "/merged");
+  return d;
 }
 
 // ---- Serve frame: one cell per variant, figures over its fresh server processes ----
@@ -211,46 +249,7 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
                                       ? plan.sizes.repetitions
                                       : plan.sizes.*module_of(plan.frames.front()).repetitions;
   const bool power = test_has_power(repetitions);
-  json frames = json::object();
-  for (const frame f : plan.frames) frames[to_string(f)] = module_of(f).describe(plan);
-
-  clock_profile clock;
-  for (const auto& facts : run.frame_facts)  // any frame's calibrations read the clock
-    for (const json& c : facts.value("calibrations", json::object())) {
-      clock.overhead_ns =
-          std::max(clock.overhead_ns, c.at("clock").at("overhead_ns").get<double>());
-      clock.resolution_ns =
-          std::max(clock.resolution_ns, c.at("clock").at("resolution_ns").get<double>());
-    }
-
-  json environment = describe_environment(context.build);
-  environment["placement"] = context.placement;
-  json results = {
-      {"schema", "alloclab-results"},
-      {"schema_version", results_schema_version},
-      {"created_utc", context.created_utc},
-      {"command", context.command_line},
-      {"debug_build", !context.build.benchmark_ready()},
-      {"smoke_test", plan.sizes.quick},
-      {"config", config_json(plan)},
-      {"frames", std::move(frames)},
-      {"environment", environment},
-      {"timer", describe_timer(clock)},
-      {"duration_seconds", run.duration_seconds},
-      {"significance",
-       {{"test", "Mann-Whitney U, two-sided, over per-repetition medians"},
-        {"alpha", significance_alpha},
-        {"interval_confidence", interval_confidence},
-        {"smallest_possible_p", mann_whitney_min_p(repetitions, repetitions)},
-        {"enough_repetitions", power}}},
-      {"warnings", json::array()},
-      {"workloads", json::array()},
-      {"claims", json::array()},
-      {"noise", context.noise},
-      {"budget", run.budget ? budget_json(*run.budget, plan) : json(nullptr)},
-  };
-  if (!context.shard.is_null()) results["shard"] = context.shard;
-  if (!context.merged.is_null()) results["merged"] = context.merged;
+  json results = model::to_json(skeleton(plan, run, context, repetitions, power));
   const frame_results_input in{plan, run, by_cell, power};
   for (const auto& row : frame_table())
     if (row.add_results != nullptr) row.add_results(in, results);

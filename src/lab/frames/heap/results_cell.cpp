@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "frames/heap/cell.hpp"
+#include "frames/heap/figures.hpp"
 #include "frames/heap/frame.hpp"
 #include "frames/heap/heap_retention.hpp"
 #include "frames/heap/heap_workloads.hpp"
@@ -167,7 +168,7 @@ json heap_spec_json(const heap_workload& w, const run_plan& plan) {
 }
 
 // The sizes every cell of a heap workload drew (the same seed): from its first measured process.
-std::vector<std::uint64_t> heap_sizes(const std::vector<const cell_records*>& cells) {
+std::vector<std::uint64_t> drawn_sizes(const std::vector<const cell_records*>& cells) {
   for (const auto* c : cells)
     if (c->broken() == nullptr) return c->parts.front()->heap->size_histogram_log2;
   return {};
@@ -190,6 +191,15 @@ json heap_workload_entry(const std::string& name, const run_plan& plan, json cel
           {"cells", std::move(cells)}};
 }
 
+// The heap-study sizes, in the results' config (model: heap_config_figures).
+heap_config_figures heap_config(const run_plan& plan) {
+  heap_config_figures part;
+  part.heap.iterations = plan.sizes.heap_iterations;
+  part.heap.repetitions = plan.sizes.heap_repetitions;
+  part.heap.strategy = heap_strategy;
+  return part;
+}
+
 }  // namespace
 
 std::string describe_heap_frame(const run_plan& plan) {
@@ -203,10 +213,11 @@ void add_heap_results(const frame_results_input& in, json& results) {
   const auto entry = [&in](const std::string& name, json cells,
                            const std::vector<const cell_records*>& records) {
     const std::string checksum = heap_checksum(records, cells);
-    return heap_workload_entry(name, in.plan, std::move(cells), checksum, heap_sizes(records));
+    return heap_workload_entry(name, in.plan, std::move(cells), checksum, drawn_sizes(records));
   };
   add_workloads(in, in.plan.heap_workloads, {frame::heap, heap_cell, entry, {}},
                 results["workloads"]);
+  if (!in.plan.heap_workloads.empty()) model::write_fields(heap_config(in.plan), results["config"]);
   results["heap_retention"] = heap_retention_summary(results["workloads"]);
   results["retention_timelines"] = retention_timelines_summary(
       in.run.frame_facts.value("heap", json::object()).value("retention_timelines", json()),

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "measure/build_guard.hpp"
+#include "model/document.hpp"
 #include "render/atomic_write.hpp"
 #include "render/html.hpp"
 #include "render/markdown.hpp"
@@ -21,8 +22,8 @@ constexpr const char* frame_description =
     "by the liveness probe) and knob variant: CPU time of its process tree, wall time and peak RSS "
     "from wait4, so page faults, start-up and the program's own memory accesses are included";
 
-json warnings_of(const json& program) {
-  json warnings = json::array();
+std::vector<std::string> warnings_of(const json& program) {
+  std::vector<std::string> warnings;
   const json& output = program.at("output");
   if (output.at("mode") == "check" && !output.at("consistent").get<bool>())
     warnings.push_back("program output differs: " + output.at("finding").get<std::string>());
@@ -36,21 +37,34 @@ json warnings_of(const json& program) {
 
 // The run's configuration in the lab's terms: one run of the program is one sample, a round is a
 // repetition; there are no workloads or strategies.
-json config_of(const json& program) {
-  json mallocs = json::array();
-  for (const json& c : program.at("combinations"))
-    if (c.at("knobs").empty()) mallocs.push_back(c.at("malloc"));
-  return {{"workloads", json::array()},
-          {"strategies", json::array()},
-          {"samples_per_repetition", 1},
-          {"repetitions", program.at("rounds")},
-          {"seed", program.at("seed")},
-          {"quick", false},
-          {"counted_iterations", 1},
-          {"mallocs", mallocs},
-          {"skip_missing", false},
-          {"cell_timeout_seconds", program.at("timeout_seconds")},
-          {"heap", nullptr}};
+lab::model::run_config config_of(const json& program) {
+  lab::model::run_config c;
+  for (const json& combination : program.at("combinations"))
+    if (combination.at("knobs").empty())
+      c.mallocs.push_back(combination.at("malloc").get<std::string>());
+  c.samples_per_repetition = 1;
+  c.repetitions = program.at("rounds").get<std::size_t>();
+  c.seed = program.at("seed").get<std::uint64_t>();
+  c.counted_iterations = 1;
+  c.cell_timeout_seconds = program.at("timeout_seconds").get<double>();
+  return c;
+}
+
+// One reading per run, by wait4 and the wall clock: no timer overhead to subtract.
+lab::model::timer_facts timer_of() {
+  lab::model::timer_facts t;
+  t.clock = "wait4 rusage (CPU) and CLOCK_MONOTONIC (wall), one reading per run";
+  t.resolution_ns = 1000;
+  return t;
+}
+
+lab::model::significance_facts significance_of(std::size_t rounds) {
+  lab::model::significance_facts s;
+  s.test = "Mann-Whitney U, two-sided, over per-run figures";
+  s.alpha = lab::significance_alpha;
+  s.smallest_possible_p = lab::mann_whitney_min_p(rounds, rounds);
+  s.enough_repetitions = lab::test_has_power(rounds);
+  return s;
 }
 
 }  // namespace
@@ -58,35 +72,21 @@ json config_of(const json& program) {
 json program_document(json program, const std::string& command_line, const std::string& created_utc,
                       double duration_seconds) {
   const lab::build_facts build = lab::current_build();
-  const std::size_t rounds = program.at("rounds").get<std::size_t>();
-  json results = {
-      {"schema", "alloclab-results"},
-      {"schema_version", lab::results_schema_version},
-      {"created_utc", created_utc},
-      {"command", command_line},
-      {"debug_build", !build.benchmark_ready()},
-      {"smoke_test", false},
-      {"config", config_of(program)},
-      {"frames", {{"program", frame_description}}},
-      {"environment", lab::describe_environment(build)},
-      {"timer",
-       {{"clock", "wait4 rusage (CPU) and CLOCK_MONOTONIC (wall), one reading per run"},
-        {"overhead_ns", 0},
-        {"resolution_ns", 1000},
-        {"batch_threshold_ns", 0}}},
-      {"duration_seconds", duration_seconds},
-      {"significance",
-       {{"test", "Mann-Whitney U, two-sided, over per-run figures"},
-        {"alpha", lab::significance_alpha},
-        {"smallest_possible_p", lab::mann_whitney_min_p(rounds, rounds)},
-        {"enough_repetitions", lab::test_has_power(rounds)}}},
-      {"warnings", warnings_of(program)},
-      {"workloads", json::array()},
-      {"claims", json::array()},
-      {"published_tables", json::array()},  // no seed published a table of the user's program
-      {"heap_retention", json::array()},    // no heap-study cell runs here
-  };
-  results["environment"]["placement"] = nullptr;
+  lab::model::document d;
+  d.schema_version = lab::results_schema_version;
+  d.created_utc = created_utc;
+  d.command = command_line;
+  d.debug_build = !build.benchmark_ready();
+  d.config = config_of(program);
+  d.frames["program"] = frame_description;
+  d.environment = lab::describe_environment(build);  // no placement probe: null
+  d.timer = timer_of();
+  d.duration_seconds = duration_seconds;
+  d.significance = significance_of(program.at("rounds").get<std::size_t>());
+  d.warnings = warnings_of(program);
+  // No seed published a table of the user's program; no heap-study cell runs here.
+  json results = lab::model::to_json(d);
+  results["heap_retention"] = json::array();
   results["program"] = std::move(program);
   return results;
 }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "frames/replay/figures.hpp"
 #include "frames/replay/frame.hpp"
 #include "frames/replay/replay_resources.hpp"
 #include "results/cell_parts.hpp"
@@ -119,6 +120,15 @@ json replay_workload_entry(const run_plan& plan, json cells) {
       {"cells", std::move(cells)}};
 }
 
+// The replay's settings, in the results' config (model: replay_config_figures).
+replay_config_figures replay_config(const run_plan& plan) {
+  replay_config_figures part;
+  part.replay.trace = plan.replay.trace;
+  part.replay.repetitions = plan.sizes.replay_repetitions;
+  part.replay.strategies = plan.replay.strategies;
+  return part;
+}
+
 }  // namespace
 
 std::string describe_replay_frame(const run_plan& plan) {
@@ -132,6 +142,7 @@ std::string describe_replay_frame(const run_plan& plan) {
 
 void add_replay_results(const frame_results_input& in, json& results) {
   if (in.plan.replay.trace.empty()) return;
+  model::write_fields(replay_config(in.plan), results["config"]);
   const auto entry = [&in](const std::string&, json cells, const auto&) {
     return replay_workload_entry(in.plan, std::move(cells));
   };
