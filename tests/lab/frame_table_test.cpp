@@ -212,14 +212,12 @@ std::set<std::string> arrows_into_frames() {
 TEST(FrameTable, StagesReachFramesOnlyThroughTheTable) {
   // Known exceptions, each a piece of a frame the stage still reads directly.
   const std::set<std::string> allowed = {
-      "plan/plan.cpp -> heap",                  // the heap study's default sizes
-      "plan/plan.cpp -> memory",                // the memory frame's default sizes and budget
-      "plan/request.hpp -> replay",             // `replay --strategies`: the replay's resources
-      "main/replay_commands.cpp -> replay",     // the same, for its help text
-      "advise/advise.hpp -> replay",            // advise's sizing of a replay's arena
-      "trace/trace_info.cpp -> heap",           // a trace's sizes against seed 003's shapes
-      "results/results_builder.cpp -> heap",    // the heap study's cell and workload facts
-      "results/results_builder.cpp -> memory",  // the memory workloads' facts
+      "plan/plan.cpp -> heap",               // the heap study's default sizes
+      "plan/plan.cpp -> memory",             // the memory frame's default sizes and budget
+      "plan/request.hpp -> replay",          // `replay --strategies`: the replay's resources
+      "main/replay_commands.cpp -> replay",  // the same, for its help text
+      "advise/advise.hpp -> replay",         // advise's sizing of a replay's arena
+      "trace/trace_info.cpp -> heap",        // a trace's sizes against seed 003's shapes
   };
   const std::set<std::string> arrows = arrows_into_frames();
   for (const std::string& arrow : arrows)
