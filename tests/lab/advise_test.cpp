@@ -1,6 +1,6 @@
 // Tests of advise/: the malloc advice under the lab's one verdict rule, the replay's agreement
-// with real runs, and what advise reads from a program-frame results.json (a hand-written
-// fixture of the shape advise/program_runs.hpp documents).
+// with real runs, and what advise reads from a program-frame results document (a typed fixture
+// of its program part).
 //
 // Test plan (public member -> test):
 //   advise_malloc: a switch only for a decided gain beyond the noise floor
@@ -19,7 +19,6 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "advise/agreement.hpp"
 #include "advise/malloc_advice.hpp"
@@ -28,8 +27,6 @@
 
 namespace alloclab::lab {
 namespace {
-
-using json = nlohmann::json;
 
 // Seven repetitions around `center` (spread +-1 %).
 malloc_costs around(const std::string& name, double center) {
@@ -115,25 +112,30 @@ TEST(Agreement, ErrorsAndReversalsAgainstTheRealRuns) {
       << text;
 }
 
-// The shape advise reads from `alloclab try` results (advise/program_runs.hpp).
-json try_fixture() {
-  json runs = json::array();
+// What advise reads from `alloclab try` results: the program frame's typed part
+// (frames/program/program_model.hpp), with only the fields advise reads filled in.
+program_results_section try_fixture() {
+  program_results_section p;
+  p.command = {"/usr/bin/python3", "workload.py"};
+  p.baseline = "glibc";
+  for (const char* malloc : {"glibc", "mimalloc", "tbbmalloc"}) {
+    combination_result c;
+    c.name = c.malloc = malloc;
+    p.combinations.push_back(c);
+  }
   const auto run = [&](const char* combination, double seconds, bool ok) {
-    runs.push_back({{"combination", combination}, {"ok", ok}, {"cpu_seconds", seconds}});
+    program_run_row r;
+    r.combination = combination;
+    r.ok = ok;
+    r.figures.cpu_seconds = seconds;
+    p.runs.push_back(r);
   };
   for (const double d : {0.0, 0.01, -0.01, 0.005, -0.002}) {
     run("glibc", 1.32 + d, true);
     run("mimalloc", 0.96 + d, true);
     run("tbbmalloc", 1.2 + d, false);  // failed runs have no numbers
   }
-  return {{"program",
-           {{"command", {"/usr/bin/python3", "workload.py"}},
-            {"baseline", "glibc"},
-            {"combinations",
-             {{{"name", "glibc"}, {"malloc", "glibc"}},
-              {{"name", "mimalloc"}, {"malloc", "mimalloc"}},
-              {{"name", "tbbmalloc"}, {"malloc", "tbbmalloc"}}}},
-            {"runs", runs}}}};
+  return p;
 }
 
 TEST(ProgramRuns, ReadsTheProgramFramesShape) {
@@ -159,26 +161,31 @@ TEST(ProgramRuns, TheReplaysBaselineDividesTheRealRuns) {
 }
 
 TEST(ProgramRuns, RefusesResultsWithoutRealRunsOrBaseline) {
-  EXPECT_THROW(read_program_runs(json::parse(R"({"workloads": []})")), usage_error);
-  json no_base = try_fixture();
-  no_base["program"]["baseline"] = "jemalloc";
+  EXPECT_THROW(program_part(model::document{}), usage_error);
+  program_results_section no_base = try_fixture();
+  no_base.baseline = "jemalloc";
   EXPECT_THROW(read_program_runs(no_base), usage_error);
+  // A document that holds the part hands it over.
+  model::document d;
+  d.parts.set(program_document_figures{try_fixture()});
+  EXPECT_EQ(program_part(d).command.at(1), "workload.py");
 }
 
 // An adaptive `try` stops on its looks, so only its own (stop-rule) intervals hold: advise judges
 // those, at its own noise floor, instead of bootstrapping the runs again.
 TEST(ProgramRuns, AdviceUsesTheRatiosTryFiled) {
-  json filed = try_fixture();
-  auto& combinations = filed["program"]["combinations"];
-  combinations[0]["cpu_vs_baseline"] = nullptr;
+  program_results_section filed = try_fixture();
   // mimalloc's filed interval is wide (few looks): it straddles the floor, so it is not decided,
   // although its five runs on each side alone would decide 1.37x.
-  combinations[1]["cpu_vs_baseline"] = {{"ratio", 0.73},
-                                        {"interval", {{"low", 0.6}, {"high", 0.99}}},
-                                        {"p_value", 0.008},
-                                        {"enough_runs", true},
-                                        {"verdict", "inside the noise"}};
-  filed["program"]["stopping"] = {{"interval", "stop rule"}};
+  program_ratio wide;
+  wide.ratio = 0.73;
+  wide.interval = model::interval{0.6, 0.99};
+  wide.p_value = 0.008;
+  wide.enough_runs = true;
+  wide.verdict = "inside the noise";
+  filed.combinations[1].cpu_vs_baseline = wide;
+  filed.stopping = program_stopping{};
+  filed.stopping->interval = "stop rule";
   const program_runs runs = read_program_runs(filed, "glibc");
   ASSERT_EQ(runs.filed.size(), 1u);
   EXPECT_EQ(runs.filed[0].malloc, "mimalloc");
@@ -192,8 +199,10 @@ TEST(ProgramRuns, AdviceUsesTheRatiosTryFiled) {
   EXPECT_TRUE(read_program_runs(filed, "mimalloc").filed.empty());
   EXPECT_TRUE(read_program_runs(try_fixture(), "glibc").filed.empty()) << "no filed ratios";
   // Adaptive rounds without a filed ratio: none, not a bootstrap of runs taken over the looks.
-  json adaptive = try_fixture();
-  adaptive["program"]["stopping"] = {{"mode", "adaptive"}, {"interval", "stop rule"}};
+  program_results_section adaptive = try_fixture();
+  adaptive.stopping = program_stopping{};
+  adaptive.stopping->mode = "adaptive";
+  adaptive.stopping->interval = "stop rule";
   const program_runs unjudged = read_program_runs(adaptive, "glibc");
   ASSERT_EQ(unjudged.filed.size(), 1u);
   EXPECT_EQ(unjudged.filed[0].ratio, 0);

@@ -29,10 +29,18 @@
 
 #include "process/malloc_registry.hpp"
 #include "measure/copy_cliff.hpp"
+#include "model/document.hpp"
 #include "render/placement_text.hpp"
 
 namespace alloclab::lab {
 namespace {
+
+// A probe as the results model holds it, which is what the report reads.
+model::copy_probe modelled(const copy_cliff_result& r) {
+  model::copy_probe probe;
+  model::read_fields(r.to_json(), probe, "");
+  return probe;
+}
 
 copy_cliff_config small_config() {
   copy_cliff_config c;
@@ -65,7 +73,7 @@ TEST(CopyCliff, FindsTheInjectedCliff) {
   }
   EXPECT_EQ(r.cliffs.front().cost.delta_mod4096, 16u);  // worst first
   EXPECT_DOUBLE_EQ(r.worst_ratio(), 16.0);
-  EXPECT_EQ(cliff_description(r.to_json()),
+  EXPECT_EQ(cliff_description(modelled(r)),
             "memmove of 32 KiB is 16.0x slower when dst - src = 16 (mod 4096) (700 ns vs 11.2 "
             "µs); slow (over 3x) at dst - src = 8..24 (mod 4096)");
 }
@@ -75,8 +83,8 @@ TEST(CopyCliff, FlatTableHasNoCliff) {
   EXPECT_FALSE(r.has_cliff());
   EXPECT_LT(r.worst_ratio(), 1.01);
   EXPECT_GE(r.worst_ratio(), 1.0);
-  EXPECT_EQ(cliff_description(r.to_json()).rfind("no memmove cliff by placement", 0), 0u)
-      << cliff_description(r.to_json());
+  EXPECT_EQ(cliff_description(modelled(r)).rfind("no memmove cliff by placement", 0), 0u)
+      << cliff_description(modelled(r));
 }
 
 TEST(CopyCliff, CliffIsJudgedPerSize) {
@@ -92,12 +100,12 @@ TEST(CopyCliff, CliffIsJudgedPerSize) {
   const copy_cliff_result r = find_copy_cliffs(c, at_4k(400.0));
   ASSERT_EQ(r.cliffs.size(), 4u);
   for (const copy_cliff& cl : r.cliffs) EXPECT_EQ(cl.cost.bytes, 4096u);
-  EXPECT_NE(cliff_description(r.to_json()).find("memmove of 4096 B is 6.7x slower"),
+  EXPECT_NE(cliff_description(modelled(r)).find("memmove of 4096 B is 6.7x slower"),
             std::string::npos)
-      << cliff_description(r.to_json());
-  EXPECT_NE(cliff_description(r.to_json()).find("at dst - src = 48..64, 4088 (mod 4096)"),
+      << cliff_description(modelled(r));
+  EXPECT_NE(cliff_description(modelled(r)).find("at dst - src = 48..64, 4088 (mod 4096)"),
             std::string::npos)
-      << cliff_description(r.to_json());
+      << cliff_description(modelled(r));
   // A ratio just under the threshold is not a cliff.
   c.cliff_ratio = 7.0;
   EXPECT_FALSE(find_copy_cliffs(c, at_4k(419.0)).has_cliff());
@@ -273,37 +281,40 @@ TEST(CopyCliff, TunableWordingFollowsTheMeasurement) {
   copy_cliff_result remains = find_copy_cliffs(small_config(), cliff_at_16);
   remains.glibc_tunables = rep_movsb_off_tunables;
 
-  const nlohmann::json plain_json = plain.to_json();
-  EXPECT_EQ(tunable_description(plain_json, nullptr),
-            cliff_description(plain_json));  // not measured
-  const std::string gone = tunable_description(plain_json, removed.to_json());
+  const model::copy_probe plain_probe = modelled(plain);
+  EXPECT_EQ(tunable_description(plain_probe, std::nullopt),
+            cliff_description(plain_probe));  // not measured
+  const std::string gone = tunable_description(plain_probe, modelled(removed));
   EXPECT_NE(gone.find("; GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4000000 removes it"),
             std::string::npos)
       << gone;
-  const std::string still = tunable_description(plain_json, remains.to_json());
+  const std::string still = tunable_description(plain_probe, modelled(remains));
   EXPECT_NE(still.find("it remains (16.0x)"), std::string::npos) << still;
   EXPECT_EQ(still.find("removes"), std::string::npos);
   // No cliff to remove: the tunable is not mentioned.
-  const nlohmann::json none = find_copy_cliffs(small_config(), flat).to_json();
-  EXPECT_EQ(tunable_description(none, removed.to_json()), cliff_description(none));
+  const model::copy_probe none = modelled(find_copy_cliffs(small_config(), flat));
+  EXPECT_EQ(tunable_description(none, modelled(removed)), cliff_description(none));
 }
 
 TEST(CopyCliff, PlacementSummarySaysWhetherTheTwinWasMeasured) {
   const placement_probe probe{find_copy_cliffs(small_config(), cliff_at_16), std::nullopt, "x"};
-  nlohmann::json placement = probe.to_json();
-  placement["check"] = "auto";
-  const nlohmann::json twin = {{"placement_twin", "glibc_nocliff"}};
-  const nlohmann::json no_twin = {{"placement_twin", nullptr}};
-  EXPECT_EQ(placement_summary(placement, twin), cliff_description(placement["probe"]));
-  placement["check"] = "always";
+  nlohmann::json placement_json = probe.to_json();
+  placement_json["check"] = "auto";
+  model::placement_facts placement;
+  model::read_fields(placement_json, placement, "");
+  model::run_config twin, no_twin;
+  twin.placement_twin = std::optional<std::string>("glibc_nocliff");
+  no_twin.placement_twin = std::optional<std::string>();
+  EXPECT_EQ(placement_summary(placement, twin), cliff_description(placement.probe));
+  placement.check = "always";
   EXPECT_EQ(placement_summary(placement, twin),
-            cliff_description(placement["probe"]) +
+            cliff_description(placement.probe) +
                 "; the placement twin was measured (--placement-check always)");
-  placement["check"] = "never";
+  placement.check = "never";
   EXPECT_EQ(placement_summary(placement, no_twin),
-            cliff_description(placement["probe"]) +
+            cliff_description(placement.probe) +
                 "; the placement twin was not measured (--placement-check never)");
-  EXPECT_EQ(placement_summary(nullptr, twin), "-");
+  EXPECT_EQ(placement_summary(std::nullopt, twin), "-");
 }
 
 }  // namespace

@@ -230,15 +230,16 @@ TEST_F(NewUser, HelpAndUnknownOptions) {
 }
 
 TEST(ClaimsTally, CountsEveryVerdictByName) {
-  const json claims = json::array({{{"verdict", "reproduced"}},
-                                   {{"verdict", "inconclusive"}},
-                                   {{"verdict", "not measurable here"}},
-                                   {{"verdict", "not judged: too few samples"}},
-                                   {{"verdict", "reproduced"}}});
+  std::vector<model::claim_verdict> claims;
+  for (const char* verdict : {"reproduced", "inconclusive", "not measurable here",
+                              "not judged: too few samples", "reproduced"}) {
+    claims.emplace_back();
+    claims.back().verdict = verdict;
+  }
   EXPECT_EQ(claims_tally(claims),
             "seed claims: 2 reproduced, 1 inconclusive, 1 not judged: too few samples, 1 not "
             "measurable here\n");
-  EXPECT_EQ(claims_tally(json::array()), "seed claims: none judged\n");
+  EXPECT_EQ(claims_tally({}), "seed claims: none judged\n");
 }
 
 TEST(RatioText, DigitsFollowTheInterval) {

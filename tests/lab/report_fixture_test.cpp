@@ -5,7 +5,13 @@
 //   the fixture renders to that report.md byte for byte (RendersTheStoredReportByteForByte);
 //   its heap_retention is what the builder computes from its cells
 //     (RetentionSummaryIsTheBuildersOwn);
-//   it is a valid results file (FixtureIsSchemaValid).
+//   it is a valid results file (FixtureIsSchemaValid);
+//   read once into the results model, it renders the same report, with its key sections, and the
+//     console headline (KeySectionsFromTheModelReadOnce).
+// tests/data/try_fixture/ holds an `alloclab try` run (glibc, jemalloc and a knob variant, adaptive
+// rounds, output checked) with the report.md and console summary main's binary wrote for it:
+//   the program frame's report and console summary render from its model part byte for byte
+//     (TryFixture.RendersTheStoredReportAndConsoleByteForByte).
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,6 +20,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "frames/program/program_model.hpp"
+#include "frames/program/program_results.hpp"
+#include "model/document.hpp"
 #include "render/markdown.hpp"
 #include "frames/heap/heap_retention.hpp"
 #include "results/schema_check.hpp"
@@ -50,6 +59,37 @@ TEST(ReportFixture, RetentionSummaryIsTheBuildersOwn) {
 TEST(ReportFixture, FixtureIsSchemaValid) {
   const auto problems = schema_violations(fixture_results(), results_schema());
   EXPECT_TRUE(problems.empty()) << problems.front();
+}
+
+TEST(ReportFixture, KeySectionsFromTheModelReadOnce) {
+  const model::document d = model::from_json(fixture_results());
+  const std::string md = render_report(d);
+  EXPECT_EQ(md, render_report(fixture_results()));
+  for (const char* section :
+       {"# alloclab report\n", "> **SMOKE TEST (`--quick`)**", "## Headline: speed vs std @ glibc",
+        "## alloclab vs peers", "| request_mix | ", "## What the numbers include", "## Seed claims",
+        "## Workloads\n\n### request_mix", "| strategy @ malloc | p50 | p99 |", "## Method",
+        "- Heap study: every (workload, malloc) cell", "## Environment",
+        "| memmove placement probe | "})
+    EXPECT_NE(md.find(section), std::string::npos) << section;
+  // The sections in the report's order.
+  EXPECT_LT(md.find("## Headline"), md.find("## Seed claims"));
+  EXPECT_LT(md.find("## Seed claims"), md.find("## Workloads"));
+  EXPECT_LT(md.find("## Workloads"), md.find("## Method"));
+  const std::string headline = render_headline(d);
+  for (const char* line :
+       {"SMOKE TEST (--quick)", "speed vs std @ glibc at p50", "heap study:", "seed claims: "})
+    EXPECT_NE(headline.find(line), std::string::npos) << line << "\n" << headline;
+}
+
+const std::filesystem::path try_fixture = std::filesystem::path(ALLOCLAB_TEST_DATA) / "try_fixture";
+
+TEST(TryFixture, RendersTheStoredReportAndConsoleByteForByte) {
+  const model::document d = model::from_json(json::parse(text_of(try_fixture / "results.json")));
+  EXPECT_EQ(render_report(d), text_of(try_fixture / "report.md"));
+  const auto* part = d.parts.get<program_document_figures>();
+  ASSERT_NE(part, nullptr);
+  EXPECT_EQ(program::render_program_console(part->program), text_of(try_fixture / "console.txt"));
 }
 
 }  // namespace

@@ -146,7 +146,7 @@ TEST_F(ReplayCommand, AdviseCitesTheReplaysFigures) {
   EXPECT_NEAR(printed, arena_ratio, 0.006) << o.out;
 }
 
-// With --real (a program-frame results.json of the same program: the shape
+// With --real (a results.json with the program frame's part, of the same program: what
 // src/lab/advise/program_runs.hpp reads), the malloc advice follows the real runs, names the
 // malloc to avoid, and reports the replay's agreement; real runs of another program are refused.
 TEST_F(ReplayCommand, AdviseFollowsTheRealRuns) {
@@ -155,21 +155,65 @@ TEST_F(ReplayCommand, AdviseFollowsTheRealRuns) {
   const outcome replayed = replay("");
   ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
   const fs::path results = dir_ / "out" / "latest" / "results.json";
+  // A try results document: this replay's own document (a valid results file) with a program
+  // part of five runs per malloc, only its CPU times varying.
   const auto real_runs = [&](const std::string& program) {
+    const auto figures = [](double seconds) {
+      return json{
+          {"cpu_seconds", seconds},  {"user_seconds", seconds}, {"sys_seconds", 0.0},
+          {"wall_seconds", seconds}, {"peak_rss_bytes", 0},     {"minor_faults", 0},
+          {"major_faults", 0},       {"voluntary_switches", 0}, {"involuntary_switches", 0}};
+    };
     json runs = json::array(), combinations = json::array();
     for (const auto& [malloc, seconds] :
          {std::pair{"glibc", 1.0}, std::pair{"mimalloc", 0.8}, std::pair{"tbbmalloc", 1.15}}) {
-      combinations.push_back({{"name", malloc}, {"malloc", malloc}});
-      for (const double d : {0.0, 0.01, -0.01, 0.005, -0.002})
-        runs.push_back({{"combination", malloc}, {"ok", true}, {"cpu_seconds", seconds * (1 + d)}});
+      json c = {{"name", malloc},
+                {"malloc", malloc},
+                {"knobs", json::object()},
+                {"knob_environment", json::object()},
+                {"knob_check", {{"status", "no knobs set"}, {"read_back", nullptr}}},
+                {"runs_ok", 5},
+                {"runs_failed", 0},
+                {"failures", json::array()},
+                {"median", figures(seconds)},
+                {"cpu_vs_baseline", nullptr},
+                {"peak_rss_vs_baseline", nullptr},
+                {"pareto_front", false},
+                {"stdout_hashes", json::array()}};
+      combinations.push_back(c);
+      for (const double d : {0.0, 0.01, -0.01, 0.005, -0.002}) {
+        json r = figures(seconds * (1 + d));
+        r.update({{"combination", malloc},
+                  {"ok", true},
+                  {"round", runs.size() / 3},
+                  {"position", 0},
+                  {"malloc_live", true},
+                  {"reason", nullptr},
+                  {"exit_code", 0},
+                  {"stdout_hash", ""},
+                  {"stdout_bytes", 0},
+                  {"knobs_read_back", json::object()}});
+        runs.push_back(r);
+      }
     }
+    json document = json::parse(std::ifstream(results));
+    document["program"] = {
+        {"command", {program, "-c", "pass"}},
+        {"working_directory", nullptr},
+        {"stdin", nullptr},
+        {"timeout_seconds", 60},
+        {"rounds", 5},
+        {"seed", 1},
+        {"order", "random"},
+        {"baseline", "glibc"},
+        {"noise_floor_percent", 3},
+        {"measures", "CPU time"},
+        {"liveness", "probe"},
+        {"output", {{"mode", "discard"}, {"consistent", true}, {"finding", nullptr}}},
+        {"combinations", combinations},
+        {"runs", runs}};
     const fs::path p = dir_ / (fs::path(program).filename().string() + ".json");
-    std::ofstream(p) << json{
-        {"program",
-         {{"command", {program, "-c", "pass"}},
-          {"baseline", "glibc"},
-          {"combinations", combinations},
-          {"runs", runs}}}}.dump();
+    std::ofstream(p) << document.dump();
     return p.string();
   };
   const outcome o = run("advise '" + python_trace + "' --results '" + results.string() +

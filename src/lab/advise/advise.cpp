@@ -9,13 +9,12 @@
 #include "advise/agreement.hpp"
 #include "advise/malloc_advice.hpp"
 #include "advise/program_runs.hpp"
+#include "frames/replay/figures.hpp"
 #include "process/malloc_registry.hpp"
 #include "plan/plan.hpp"
 #include "plan/request.hpp"
-#include "stats/stats.hpp"
 
 namespace alloclab::lab {
-using json = nlohmann::json;
 
 namespace {
 
@@ -34,47 +33,44 @@ struct replayed {
   std::string malloc, strategy;
   malloc_costs calls;    ///< malloc call time, ns per call per replay
   malloc_costs program;  ///< replayed program time, ns per call per replay (may be empty)
+  double calls_median = 0, program_median = 0;  ///< their medians, as the results hold them
   double peak_growth = 0, after_free = 0;
 };
 
-std::vector<double> per_repetition(const json& replay, const char* key) {
-  if (!replay.contains(key)) return {};
-  return replay.at(key).at("per_repetition").get<std::vector<double>>();
-}
-
-replayed replayed_of(const json& c) {
+replayed replayed_of(const model::cell& c, const replay_figures_out& rp) {
   replayed r;
-  r.malloc = c.at("malloc");
-  r.strategy = c.at("strategy");
-  const json& rp = c.at("replay");
+  r.malloc = c.head.malloc;
+  r.strategy = c.head.strategy;
   const std::string label = r.strategy == replay_malloc_strategy ? r.malloc : r.strategy;
-  r.calls = {label, per_repetition(rp, "ns_per_call")};
-  r.program = {label, per_repetition(rp, "program_ns_per_call")};
-  const json& m = rp.at("memory");
-  r.peak_growth = m.at("peak_rss_growth_bytes").at("median");
-  const double base = m.at("baseline_rss_bytes").at("median");
-  r.after_free = std::max(0.0, m.at("rss_after_free_bytes").at("median").get<double>() - base);
+  r.calls = {label, rp.ns_per_call.per_repetition};
+  r.program = {label, rp.program_ns_per_call.per_repetition};
+  r.calls_median = rp.ns_per_call.median;
+  r.program_median = rp.program_ns_per_call.median;
+  const auto median = [](const std::optional<model::spread>& s) {
+    return s ? static_cast<double>(s->median) : 0.0;
+  };
+  r.peak_growth = median(rp.memory.peak_rss_growth_bytes);
+  r.after_free =
+      std::max(0.0, median(rp.memory.rss_after_free_bytes) - median(rp.memory.baseline_rss_bytes));
   return r;
 }
 
-const json& replay_workload(const json& results) {
-  for (const auto& w : results.at("workloads"))
-    if (w.value("kind", "") == "trace") return w;
+const model::workload& replay_workload(const model::document& results) {
+  for (const auto& w : results.workloads)
+    if (w.kind == "trace") return w;
   throw usage_error("the results have no replay of a trace (run `alloclab replay TRACE` first)");
 }
 
 // The replay's trace must be this trace: same threads, allocations, and monotonic footprint
 // (a renamed copy is the same trace; a different one is refused, not advised on).
-void check_same_trace(const json& recorded, const advised_trace& t, const std::string& path) {
-  const auto differs = [&](const char* key, std::uint64_t here) {
-    return recorded.value(key, json()) != json(here);
-  };
-  if (differs("threads", t.file->threads().size()) ||
-      differs("monotonic_footprint", t.summary.monotonic_footprint))
+void check_same_trace(const model::workload& w, const advised_trace& t, const std::string& path) {
+  const auto* figures = w.figures.as<replay_workload_figures>();
+  if (figures == nullptr || figures->trace.threads != t.file->threads().size() ||
+      figures->trace.monotonic_footprint != t.summary.monotonic_footprint)
     throw usage_error(fmt::format(
         "those results replayed '{}', a different trace from '{}' (threads or monotonic "
         "footprint differ); replay this trace first",
-        recorded.value("path", std::string("?")), path));
+        figures == nullptr ? std::string("?") : figures->trace.path, path));
 }
 
 // The replay's cells split into process-wide mallocs (baseline first) and resources.
@@ -94,13 +90,14 @@ struct replay_cells {
   std::string figure_name() const { return "malloc call time"; }
 };
 
-replay_cells cells_of(const json& w) {
+replay_cells cells_of(const model::workload& w) {
   replay_cells cells;
-  const std::string base = w.at("baseline").at("malloc");
+  const std::string& base = w.baseline.malloc;
   bool have_base = false;
-  for (const auto& c : w.at("cells")) {
-    if (c.at("status") != "ok" || c.at("replay").is_null()) continue;
-    replayed r = replayed_of(c);
+  for (const auto& c : w.cells) {
+    const auto* figures = c.figures.as<replay_cell_figures>();
+    if (c.head.status != "ok" || figures == nullptr || !figures->replay) continue;
+    replayed r = replayed_of(c, *figures->replay);
     if (r.strategy != replay_malloc_strategy) {
       cells.resources.push_back(std::move(r));
     } else if (r.malloc == base && !have_base) {
@@ -162,7 +159,7 @@ void advise_malloc_section(std::string& out, const replay_cells& cells,
   const malloc_advice* chosen = &replay;
   malloc_advice real;
   if (options.real != nullptr) {
-    const program_runs runs = read_program_runs(*options.real, cells.baseline.malloc);
+    const program_runs runs = read_program_runs(program_part(*options.real), cells.baseline.malloc);
     if (!same_program(command, runs.command))
       throw usage_error(
           fmt::format("--real: those runs ran '{}', the trace recorded '{}': not the same program",
@@ -349,25 +346,25 @@ void advise_arena(std::string& out, const advised_trace& t, const replay_cells& 
 
 }  // namespace
 
-std::string advise(const advised_trace& t, const std::string& trace_path, const json& results,
-                   const advise_options& options) {
-  const json& w = replay_workload(results);
+std::string advise(const advised_trace& t, const std::string& trace_path,
+                   const model::document& results, const advise_options& options) {
+  const model::workload& w = replay_workload(results);
   const replay_cells cells = cells_of(w);
-  check_same_trace(w.at("trace"), t, trace_path);
+  check_same_trace(w, t, trace_path);
   std::string out = fmt::format(
       "alloclab advise: {} ({} threads, {} allocations, peak live {}), from the replay in the "
       "results of {}\n",
       trace_path, t.file->threads().size(), t.summary.allocations,
       bytes_text(static_cast<double>(t.summary.peak_live_bytes)),
-      results.value("created_utc", std::string("?")));
-  if (results.value("smoke_test", false) || results.value("debug_build", false))
+      results.created_utc.empty() ? std::string("?") : results.created_utc);
+  if (results.smoke_test || results.debug_build)
     out += "WARNING: the replay was a smoke test or a debug build: do not act on these figures\n";
   out += fmt::format(
       "baseline: {} at {:.1f} ns per call{}, peak RSS growth {} for {} live at the peak "
       "(fragmentation {:.2f})\n",
-      cells.baseline.malloc, percentile(cells.baseline.calls.samples, 0.5),
+      cells.baseline.malloc, cells.baseline.calls_median,
       cells.program_time ? fmt::format(" ({:.1f} ns of replayed program time per call)",
-                                       percentile(cells.baseline.program.samples, 0.5))
+                                       cells.baseline.program_median)
                          : std::string(),
       mib(cells.baseline.peak_growth), mib(static_cast<double>(t.summary.peak_live_bytes)),
       t.summary.peak_live_bytes == 0

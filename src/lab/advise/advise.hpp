@@ -11,8 +11,7 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "model/document.hpp"
 #include "stats/decision.hpp"
 #include "frames/replay/replay_resources.hpp"
 #include "trace/trace_info.hpp"
@@ -28,13 +27,13 @@ struct advised_trace {
 
 struct advise_options {
   double noise_floor_percent = default_noise_floor_percent;
-  /// A program-frame results.json of the same program (null: advise from the replay alone).
-  const nlohmann::json* real = nullptr;
+  /// A program-frame results document of the same program (null: advise from the replay alone).
+  const model::document* real = nullptr;
 };
 
 /// Throws usage_error when the results hold no replay of this trace, or the real runs are of
 /// another program.
 std::string advise(const advised_trace& trace, const std::string& trace_path,
-                   const nlohmann::json& results, const advise_options& options = {});
+                   const model::document& results, const advise_options& options = {});
 
 }  // namespace alloclab::lab

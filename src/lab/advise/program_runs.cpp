@@ -9,37 +9,27 @@
 
 namespace alloclab::lab {
 
-using json = nlohmann::json;
-
 namespace {
 
-const json& program_of(const json& results) {
-  if (results.is_object() && results.contains("program") && results.at("program").is_object())
-    return results.at("program");
-  throw usage_error(
-      "--real: those results hold no real runs of a program (run `alloclab try -- PROGRAM`)");
-}
-
 // CPU milliseconds of the successful runs of `combination`.
-std::vector<double> cpu_ms_of(const json& runs, const std::string& combination) {
+std::vector<double> cpu_ms_of(const std::vector<program_run_row>& runs,
+                              const std::string& combination) {
   std::vector<double> ms;
   for (const auto& r : runs)
-    if (r.value("combination", "") == combination && r.value("ok", false))
-      ms.push_back(1e3 * r.at("cpu_seconds").get<double>());
+    if (r.combination == combination && r.ok) ms.push_back(1e3 * r.figures.cpu_seconds);
   return ms;
 }
 
 // A combination's filed CPU ratio, inverted to baseline ÷ combination; none when absent.
-std::optional<filed_ratio> filed_of(const json& combination) {
-  const json vs = combination.value("cpu_vs_baseline", json());
-  if (!vs.is_object() || !(vs.value("ratio", 0.0) > 0)) return std::nullopt;
+std::optional<filed_ratio> filed_of(const combination_result& combination) {
+  const std::optional<program_ratio>& vs = combination.cpu_vs_baseline;
+  if (!vs || !(vs->ratio > 0)) return std::nullopt;
   filed_ratio f;
-  f.malloc = combination.at("name").get<std::string>();
-  f.ratio = 1 / vs.at("ratio").get<double>();
-  if (const json range = vs.value("interval", json()); range.is_object())
-    f.range = {1 / range.at("high").get<double>(), 1 / range.at("low").get<double>()};
-  f.p_value = vs.value("p_value", 1.0);
-  f.enough_runs = vs.value("enough_runs", false);
+  f.malloc = combination.name;
+  f.ratio = 1 / vs->ratio;
+  if (vs->interval) f.range = {1 / vs->interval->high, 1 / vs->interval->low};
+  f.p_value = vs->p_value;
+  f.enough_runs = vs->enough_runs;
   return f;
 }
 
@@ -49,22 +39,23 @@ std::string file_name(const std::string& path) {
 
 }  // namespace
 
-program_runs read_program_runs(const json& results, const std::string& baseline) {
-  const json& program = program_of(results);
+const program_results_section& program_part(const model::document& results) {
+  if (const auto* part = results.parts.get<program_document_figures>()) return part->program;
+  throw usage_error(
+      "--real: those results hold no real runs of a program (run `alloclab try -- PROGRAM`)");
+}
+
+program_runs read_program_runs(const program_results_section& program,
+                               const std::string& baseline) {
   program_runs runs;
-  runs.command = program.value("command", std::vector<std::string>{});
-  const std::string base = !baseline.empty() ? baseline
-                           : program.value("baseline", json()).is_string()
-                               ? program.at("baseline").get<std::string>()
-                               : std::string();
+  runs.command = program.command;
+  const std::string base = !baseline.empty() ? baseline : program.baseline.value_or("");
   bool have_base = false;
-  const json stopping = program.value("stopping", json());
-  const bool adaptive = stopping.is_object() && stopping.value("mode", "") == "adaptive";
-  for (const auto& c : program.at("combinations")) {
-    const std::string name = c.at("name");
-    malloc_costs costs{name, cpu_ms_of(program.at("runs"), name)};
+  const bool adaptive = program.stopping && program.stopping->mode == "adaptive";
+  for (const auto& c : program.combinations) {
+    malloc_costs costs{c.name, cpu_ms_of(program.runs, c.name)};
     if (costs.samples.empty()) continue;
-    if (name == base) {
+    if (c.name == base) {
       runs.baseline = std::move(costs);
       have_base = true;
     } else {
@@ -74,15 +65,14 @@ program_runs read_program_runs(const json& results, const std::string& baseline)
       if (auto f = filed_of(c))
         runs.filed.push_back(std::move(*f));
       else if (adaptive)
-        runs.filed.push_back({name, 0, {}, 1, false});
+        runs.filed.push_back({c.name, 0, {}, 1, false});
     }
   }
   // Filed ratios divide by the file's own baseline: usable only when it is the one asked for,
   // and (fixed rounds) only when every other combination has one.
-  const bool same_base = program.value("baseline", json()) == json(base);
+  const bool same_base = program.baseline && *program.baseline == base;
   if (!same_base || runs.filed.size() != runs.others.size()) runs.filed.clear();
-  if (const json s = program.value("stopping", json()); s.is_object() && !runs.filed.empty())
-    runs.filed_interval = s.value("interval", "");
+  if (program.stopping && !runs.filed.empty()) runs.filed_interval = program.stopping->interval;
   if (!have_base && !baseline.empty())
     throw usage_error(fmt::format(
         "--real: the real runs have no measured '{}' (the replay's baseline): their ratios cannot "

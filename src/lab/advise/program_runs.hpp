@@ -1,26 +1,20 @@
-// What `advise` reads from a program-frame results.json (`alloclab try`, real runs of the
-// program under each malloc and knob variant): the program's command and, per combination, the
-// CPU time (user + sys) of each of its successful runs. This file is the one place that knows
-// that file's shape; it reads the program frame's document as written on its branch today:
-//
-//   {"program": {"command": ["/usr/bin/python3", "..."], "baseline": "glibc",
-//                "combinations": [{"name": "glibc", "malloc": "glibc", ...}, ...],
-//                "runs": [{"combination": "glibc", "ok": true, "cpu_seconds": 1.32, ...}, ...]}}
+// What `advise` reads from a program-frame results document (`alloclab try`, real runs of the
+// program under each malloc and knob variant; its typed part frames/program/program_model.hpp):
+// the program's command and, per combination, the CPU time (user + sys) of each of its
+// successful runs, and the CPU ratios `try` filed.
 //
 // Example:
-//   const nlohmann::json j = nlohmann::json::parse(R"({"program": {"command": ["python3"],
-//     "baseline": "glibc", "combinations": [{"name": "glibc", "malloc": "glibc"}],
-//     "runs": [{"combination": "glibc", "ok": true, "cpu_seconds": 0.01}]}})");
-//   const alloclab::lab::program_runs runs = alloclab::lab::read_program_runs(j);
-//   // runs.baseline.samples == {10} (milliseconds)
+//   const model::document real = model::from_json(try_results_json);
+//   const alloclab::lab::program_runs runs = read_program_runs(program_part(real));
+//   // runs.baseline.samples: CPU ms of each successful run of the baseline combination
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "advise/malloc_advice.hpp"
+#include "frames/program/program_model.hpp"
+#include "model/document.hpp"
 
 namespace alloclab::lab {
 
@@ -35,10 +29,14 @@ struct program_runs {
   std::string filed_interval;  ///< how `try` made those intervals (program.stopping.interval)
 };
 
-/// Throws usage_error when `results` holds no program workload or no measured baseline.
+/// The program frame's part of `results`; throws usage_error when it has none.
+const program_results_section& program_part(const model::document& results);
+
+/// Throws usage_error when `program` has no measured baseline.
 /// `baseline` names the combination to divide by (a replay's baseline, so that both sides'
 /// ratios share it); empty: the program frame's own baseline.
-program_runs read_program_runs(const nlohmann::json& results, const std::string& baseline = {});
+program_runs read_program_runs(const program_results_section& program,
+                               const std::string& baseline = {});
 
 /// Whether `trace_command` (a trace's recorded command) ran the same program: the same file
 /// name of the executable.

@@ -26,28 +26,6 @@ struct compared_timing {
   }
 };
 
-// The cells a frame's row adds for compare (frame_module::add_compare_cells), as it writes them.
-struct frame_cell {
-  std::string strategy, malloc, status;
-  std::optional<compared_timing> timing;
-  template <class S, class F>
-  static void fields(S& s, F& field) {
-    field(s.strategy, "strategy", "the strategy");
-    field(s.malloc, "malloc", "the malloc");
-    field(s.status, "status", "the status");
-    field(s.timing, "timing", "p50 and repetition medians, or null");
-  }
-};
-struct frame_workload {
-  std::string name;
-  std::vector<frame_cell> cells;
-  template <class S, class F>
-  static void fields(S& s, F& field) {
-    field(s.name, "name", "the workload's name");
-    field(s.cells, "cells", "its cells");
-  }
-};
-
 struct side_cell {
   compared_cell id;
   std::optional<compared_timing> timing;
@@ -57,34 +35,22 @@ std::string key_of(const compared_cell& c) {
   return fmt::format("{} / {} @ {}", c.workload, c.strategy, c.malloc);
 }
 
-// A frame measured by a command of its own (`alloclab try`) adds its figures as cells, so the one
-// comparison rule applies. Its row still reads and writes JSON: it gets the document's parts.
-void add_frame_cells(const model::document& d, std::vector<side_cell>& out) {
-  json parts = json::object();
-  d.parts.write(parts);
-  for (const auto& row : frame_table()) {
-    if (row.add_compare_cells == nullptr) continue;
-    json added = parts;
-    added["workloads"] = json::array();
-    row.add_compare_cells(added);
-    for (const json& w : added["workloads"]) {
-      frame_workload workload;
-      model::read_fields(w, workload, std::string("/") + row.name);
-      for (frame_cell& c : workload.cells)
-        out.push_back({{workload.name, c.strategy, c.malloc, c.status}, std::move(c.timing)});
-    }
-  }
+side_cell side_of(const model::workload& w, const model::cell& c) {
+  side_cell s{{w.name, c.head.strategy, c.head.malloc, c.head.status}, std::nullopt};
+  if (c.timing) s.timing = compared_timing{c.timing->p50_ns, c.timing->repetition_medians_ns};
+  return s;
 }
 
 std::vector<side_cell> cells_of(const model::document& d) {
   std::vector<side_cell> out;
   for (const model::workload& w : d.workloads)
-    for (const model::cell& c : w.cells) {
-      side_cell s{{w.name, c.head.strategy, c.head.malloc, c.head.status}, std::nullopt};
-      if (c.timing) s.timing = compared_timing{c.timing->p50_ns, c.timing->repetition_medians_ns};
-      out.push_back(std::move(s));
-    }
-  add_frame_cells(d, out);
+    for (const model::cell& c : w.cells) out.push_back(side_of(w, c));
+  // A frame measured by a command of its own (`alloclab try`) adds its figures as workloads of
+  // cells, so the one comparison rule applies.
+  for (const auto& row : frame_table())
+    if (row.compare_workloads != nullptr)
+      for (const model::workload& w : row.compare_workloads(d))
+        for (const model::cell& c : w.cells) out.push_back(side_of(w, c));
   return out;
 }
 

@@ -80,7 +80,7 @@ struct comparison {
 };
 
 // A program-frame run's combinations are cells of a workload "program `COMMAND` CPU", timed by
-// the CPU time of each run (frame_module::add_compare_cells). Throws usage_error when no cell is
+// the CPU time of each run (frame_module::compare_workloads). Throws usage_error when no cell is
 // in both.
 comparison compare_results(const model::document& a, const model::document& b,
                            const std::string& a_name, const std::string& b_name,

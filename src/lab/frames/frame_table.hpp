@@ -19,8 +19,9 @@
 // |                   |                            | this or render_markdown, not both            |
 // | add_commands      | main (run_cli)             | registers its own subcommands, or nullptr    |
 // | report_heading    | render (render_report)     | title and run line of a report of its own    |
-// |                   |                            | run (results[name], no workloads), or nullptr|
-// | add_compare_cells | compare (compare_results)  | its figures as cells of a workload, so the   |
+// |                   |                            | run (its part, no workloads; "" without its  |
+// |                   |                            | part), or nullptr                            |
+// | compare_workloads | compare (compare_results)  | its figures as cells of workloads, so the    |
 // |                   |                            | one comparison rule applies, or nullptr      |
 // | expected_seconds  | plan (--shard)             | a task's expected wall time, before anything |
 // |                   |                            | is measured (balances shards), or nullptr    |
@@ -35,6 +36,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/cell.hpp"
 #include "model/frame_part.hpp"
 #include "plan/plan.hpp"
 #include "workloads/catalogue.hpp"
@@ -75,8 +77,8 @@ struct frame_module {
   std::string (*describe)(const run_plan& plan);  // what its numbers include
   void (*render_markdown)(std::string& md, const nlohmann::json& results);
   std::unique_ptr<frame_commands> (*add_commands)(CLI::App& app, const std::string& command_line);
-  std::string (*report_heading)(const nlohmann::json& results);
-  void (*add_compare_cells)(nlohmann::json& results);
+  std::string (*report_heading)(const model::document& results);
+  std::vector<model::workload> (*compare_workloads)(const model::document& results);
   double (*expected_seconds)(const run_plan& plan, const task& t);
   model::frame_results_parts results_parts;  // its own keys in results.json (model/frame_part.hpp)
   void (*render_section)(std::string& md, const model::document& results) = nullptr;

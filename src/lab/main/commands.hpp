@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/document.hpp"
 #include "plan/request.hpp"
 
 namespace alloclab::lab {
@@ -36,6 +37,8 @@ int execute_compare(const std::string& a_path, const std::string& b_path,
 // A results file as `report` reads it: JSON, an alloclab results document of this schema version,
 // valid against the schema. Anything else is a usage_error naming the file in one line.
 nlohmann::json read_checked_results(const std::string& path);
+// The same, read once into the results model (usage_error for a file it cannot read).
+model::document read_results_model(const std::string& path);
 
 // Writes `text` to stdout and flushes; a failed write (e.g. /dev/full) throws output_error.
 void print_or_throw(const std::string& text);

@@ -56,14 +56,12 @@ replay_trace_facts facts_of(const read_trace& t) {
   return f;
 }
 
-// A program frame's results.json (advise/program_runs.hpp reads what it needs from it).
-json read_real_runs(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw usage_error(fmt::format("--real: cannot open '{}'", path));
+// A program frame's results.json (`alloclab try`), read once into the results model.
+model::document read_real_runs(const std::string& path) {
   try {
-    return json::parse(in);
-  } catch (const json::exception&) {
-    throw usage_error(fmt::format("--real: '{}' is not JSON", path));
+    return read_results_model(path);
+  } catch (const usage_error& e) {
+    throw usage_error(fmt::format("--real: {}", e.what()));
   }
 }
 
@@ -99,8 +97,8 @@ int execute_replay(run_request request, const std::string& trace_path) {
   return execute_run(request);
 }
 
-std::string advise(const std::string& trace_path, const json& results, double noise_floor_percent,
-                   const json* real) {
+std::string advise(const std::string& trace_path, const model::document& results,
+                   double noise_floor_percent, const model::document* real) {
   const read_trace t = open_trace(trace_path);
   advised_trace trace{t.file.get(), t.summary, facts_of(t)};
   advise_options options;
@@ -181,9 +179,9 @@ int replay_commands::execute() const {
     status = execute_replay(run, q.trace);
     results_path = fs::path(run.out) / "latest" / "results.json";
   }
-  std::optional<json> real;
+  std::optional<model::document> real;
   if (!q.real.empty()) real = read_real_runs(q.real);
-  print_or_throw(advise(q.trace, read_checked_results(results_path.string()), q.noise_floor_percent,
+  print_or_throw(advise(q.trace, read_results_model(results_path.string()), q.noise_floor_percent,
                         real ? &*real : nullptr));
   return status;
 }

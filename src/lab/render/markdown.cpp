@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "frames/batch/figures.hpp"
 #include "frames/frame_table.hpp"
 #include "model/document.hpp"
 
@@ -20,21 +21,38 @@ namespace alloclab::lab {
 namespace markdown {
 namespace {
 
-std::string peer_verdict_badge(const json* v) {
-  if (v == nullptr) return "-";
-  const std::string verdict = (*v)["verdict"];
-  return verdict == "met" ? "✅ met" : verdict == "missed" ? "❌ missed" : "➖ not judged";
+const batch_workload_figures* batch_figures(const model::workload& w) {
+  return w.figures.as<batch_workload_figures>();
 }
 
-void headline_section(std::string& md, const json& r) {
+const peer_verdict* peer_verdict_of(const model::workload& w, const std::string& malloc) {
+  if (const auto* f = batch_figures(w))
+    for (const auto& v : f->peer_verdicts)
+      if (v.malloc == malloc) return &v;
+  return nullptr;
+}
+
+bool any_peer_verdict(const model::document& r) {
+  for (const auto& w : r.workloads)
+    if (const auto* f = batch_figures(w); f != nullptr && !f->peer_verdicts.empty()) return true;
+  return false;
+}
+
+std::string peer_verdict_badge(const peer_verdict* v) {
+  if (v == nullptr) return "-";
+  return v->verdict == "met" ? "✅ met" : v->verdict == "missed" ? "❌ missed" : "➖ not judged";
+}
+
+void headline_section(std::string& md, const model::document& r) {
   const bool with_malloc = several_mallocs(r);
-  const json* first = nullptr;
-  for (const auto& w : r["workloads"])
+  const model::workload* first = nullptr;
+  for (const auto& w : r.workloads)
     if (is_lab(w) && first == nullptr) first = &w;
   if (first == nullptr) return;
   md += fmt::format("## Headline: speed vs {} (baseline p50 ÷ cell p50; > 1 is faster)\n\n",
                     with_malloc ? baseline_name(*first) : "std");
-  if (std::none_of(r["workloads"].begin(), r["workloads"].end(), has_baseline_timing)) {
+  if (std::none_of(r.workloads.begin(), r.workloads.end(),
+                   [](const model::workload& w) { return has_baseline_timing(w); })) {
     md += fmt::format(
         "No ratios: every ratio is taken against `{}`, and this run has no timed cell of it. "
         "Add `std` to `--strategies` to get ratios.\n\n",
@@ -56,30 +74,28 @@ void headline_section(std::string& md, const json& r) {
   std::vector<column> columns = {
       text_column("workload"),
       figure_column(fmt::format("{} p50", with_malloc ? baseline_name(*first) : "std"))};
-  for (const auto& c : (*first)["cells"])
-    if (!is_baseline(*first, c) && !is_twin(c))
-      columns.push_back(figure_column(cell_label(c, with_malloc)));
+  for (const auto& c : first->cells)
+    if (!is_baseline(*first, c) && !c.head.placement_twin)
+      columns.push_back(figure_column(cell_label(c.head, with_malloc)));
   const bool verdicts = any_peer_verdict(r);
   if (verdicts) columns.push_back(text_column("alloclab vs peers"));
   md += "\n\n" + table_head(columns);
-  for (const auto& w : r["workloads"]) {
+  for (const auto& w : r.workloads) {
     if (!is_lab(w)) continue;
-    const std::string base_p50 = baseline_p50_text(w);
-    md += fmt::format("| {} | {} |", w["name"].get<std::string>(), base_p50);
+    md += fmt::format("| {} | {} |", w.name, baseline_p50_text(w));
     for (std::size_t i = 2; i < columns.size() - (verdicts ? 1 : 0); ++i) {
-      const json* found = cell_labelled(w, columns[i].title, with_malloc);
+      const model::cell* found = cell_labelled(w, columns[i].title, with_malloc);
       if (found == nullptr) {  // the first workload's columns: this one lacks the cell
         md += " - |";
         continue;
       }
-      const json& c = *found;
-      std::string text = cell_state(c);
-      if (text.empty()) text = speedup_text(c);
-      if (!c["warning"].is_null()) text += " ⚠";
+      std::string text = cell_state(found->head);
+      if (text.empty()) text = speedup_text(found->vs_std);
+      if (found->head.warning) text += " ⚠";
       md += fmt::format(" {} |", text);
     }
     if (verdicts)
-      md += fmt::format(" {} |", peer_verdict_badge(peer_verdict_of(w, baseline_malloc(w))));
+      md += fmt::format(" {} |", peer_verdict_badge(peer_verdict_of(w, w.baseline.malloc)));
     md += "\n";
   }
   md += "\n";
@@ -87,15 +103,33 @@ void headline_section(std::string& md, const json& r) {
 
 // Whether any peer verdict picked its best among several alloclab strategies (results written
 // before the selection correction have no `candidates`).
-bool picked_among_several(const json& r) {
-  for (const auto& w : r["workloads"])
-    for (const auto& v : w.value("peer_verdicts", json::array()))
-      if (v.value("candidates", 1) > 1) return true;
+bool picked_among_several(const model::document& r) {
+  for (const auto& w : r.workloads)
+    if (const auto* f = batch_figures(w))
+      for (const auto& v : f->peer_verdicts)
+        if (v.candidates.value_or(1) > 1) return true;
   return false;
 }
 
+std::string best_alloclab_text(const peer_verdict& v) {
+  if (!v.best_alloclab) return "-";
+  const std::size_t candidates = v.candidates.value_or(1);
+  return fmt::format("{} ({}{})", v.best_alloclab->strategy, format_ns(v.best_alloclab->p50_ns),
+                     candidates > 1 ? fmt::format("; best of {}", candidates) : std::string());
+}
+
+std::string peers_text(const peer_verdict& v) {
+  std::string peers;
+  for (const auto& p : v.peers)
+    peers += fmt::format("{}{} {:.2f}×{} (p {:.2g}){}", peers.empty() ? "" : "; ", p.strategy,
+                         p.ratio, interval_text(p.interval), p.p_value, p.beaten ? "" : " ✗");
+  for (const auto& u : v.unmeasured_peers)
+    peers += fmt::format("{}{} no number", peers.empty() ? "" : "; ", u);
+  return peers.empty() ? "-" : peers;
+}
+
 // The peer check, per workload and malloc: the best alloclab strategy against every peer.
-void peers_section(std::string& md, const json& r) {
+void peers_section(std::string& md, const model::document& r) {
   if (!any_peer_verdict(r)) return;
   md +=
       "## alloclab vs peers\n\n"
@@ -114,43 +148,34 @@ void peers_section(std::string& md, const json& r) {
   md += table_head({text_column("workload"), text_column("malloc"),
                     text_column("best alloclab (p50)"), text_column("peers (ratio, p)"),
                     text_column("verdict"), text_column("why not")});
-  for (const auto& w : r["workloads"]) {
-    if (!w.contains("peer_verdicts") || !w["peer_verdicts"].is_array()) continue;
-    const json& all = w["peer_verdicts"];
-    for (const auto& v : all) {
-      const std::string best =
-          v["best_alloclab"].is_null()
-              ? "-"
-              : fmt::format("{} ({}{})", v["best_alloclab"]["strategy"].get<std::string>(),
-                            format_ns(v["best_alloclab"]["p50_ns"].get<double>()),
-                            v.value("candidates", 1) > 1
-                                ? fmt::format("; best of {}", v["candidates"].get<int>())
-                                : std::string());
-      std::string peers;
-      for (const auto& p : v["peers"])
-        peers += fmt::format("{}{} {:.2f}×{} (p {:.2g}){}", peers.empty() ? "" : "; ",
-                             p["strategy"].get<std::string>(), p["ratio"].get<double>(),
-                             interval_text(p.value("interval", json())), p["p_value"].get<double>(),
-                             p["beaten"].get<bool>() ? "" : " ✗");
-      for (const auto& u : v["unmeasured_peers"])
-        peers += fmt::format("{}{} no number", peers.empty() ? "" : "; ", u.get<std::string>());
-      md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", w["name"].get<std::string>(),
-                        v["malloc"].get<std::string>(), best, peers.empty() ? "-" : peers,
-                        peer_verdict_badge(&v),
-                        v["reason"].is_string() ? v["reason"].get<std::string>() : "");
-    }
+  for (const auto& w : r.workloads) {
+    const auto* f = batch_figures(w);
+    if (f == nullptr) continue;
+    for (const auto& v : f->peer_verdicts)
+      md +=
+          fmt::format("| {} | {} | {} | {} | {} | {} |\n", w.name, v.malloc, best_alloclab_text(v),
+                      peers_text(v), peer_verdict_badge(&v), v.reason.value_or(""));
   }
   md += "\n";
 }
 
-void warnings_section(std::string& md, const json& r) {
-  if (r["warnings"].empty()) return;
+void warnings_section(std::string& md, const model::document& r) {
+  if (r.warnings.empty()) return;
   md += "## Warnings\n\n";
-  for (const auto& w : r["warnings"]) md += fmt::format("- {}\n", w.get<std::string>());
+  for (const auto& w : r.warnings) md += fmt::format("- {}\n", w);
   md += "\n";
 }
 
-void claims_section(std::string& md, const json& r, const report_options& options) {
+std::string claim_badge(const std::string& verdict) {
+  return verdict == "reproduced"                 ? "✅ reproduced"
+         : verdict == "refuted"                  ? "❌ refuted"
+         : verdict == "inconclusive"             ? "❔ inconclusive"
+         : verdict == "not measured in this run" ? "⏭ not measured in this run"
+         : verdict == "not measurable here"      ? "➖ not measurable here"
+                                                 : "⏸ " + verdict;
+}
+
+void claims_section(std::string& md, const model::document& r, const report_options& options) {
   md += "## Seed claims\n\n";
   if (options.claims_rejudged)
     md +=
@@ -168,59 +193,74 @@ void claims_section(std::string& md, const json& r, const report_options& option
   md += table_head({text_column("seed"), text_column("claim"), text_column("workload / candidate"),
                     text_column("metric"), figure_column("measured"), text_column("verdict"),
                     text_column("detail")});
-  for (const auto& c : r["claims"]) {
-    const std::string where = c["workload"].get<std::string>().empty()
-                                  ? "-"
-                                  : fmt::format("{} / {}", c["workload"].get<std::string>(),
-                                                c["candidate"].get<std::string>());
-    const std::string verdict = c["verdict"];
-    const std::string badge = verdict == "reproduced"                 ? "✅ reproduced"
-                              : verdict == "refuted"                  ? "❌ refuted"
-                              : verdict == "inconclusive"             ? "❔ inconclusive"
-                              : verdict == "not measured in this run" ? "⏭ not measured in this run"
-                              : verdict == "not measurable here"      ? "➖ not measurable here"
-                                                                      : "⏸ " + verdict;
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", c["seed"].get<std::string>(),
-                      c["statement"].get<std::string>(), where, c["metric"].get<std::string>(),
-                      c["measured"].get<std::string>(), badge, c["detail"].get<std::string>());
+  for (const auto& c : r.claims) {
+    const std::string where =
+        c.workload.empty() ? "-" : fmt::format("{} / {}", c.workload, c.candidate);
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", c.seed, c.statement, where,
+                      c.metric, c.measured, claim_badge(c.verdict), c.detail);
   }
   md += "\n";
 }
 
 // What a timed cell's figures stand on: "3 × 2000" (processes × samples per repetition).
-std::string stands_on(const json& c) {
-  const json& t = c["timing"];
-  const json& reps = t.value("repetition_medians_ns", json());
-  if (!reps.is_array() || reps.empty() || !t.value("samples", json()).is_number_unsigned() ||
-      !c.value("processes", json()).is_number_unsigned())
-    return "-";
-  return fmt::format("{} × {}", c["processes"].get<std::size_t>(),
-                     t["samples"].get<std::size_t>() / reps.size());
+std::string stands_on(const model::cell& c) {
+  const model::timing& t = *c.timing;
+  if (t.repetition_medians_ns.empty()) return "-";
+  return fmt::format("{} × {}", c.head.processes, t.samples / t.repetition_medians_ns.size());
 }
 
-void workload_table(std::string& md, const json& w, const json& r) {
-  const bool with_malloc = several_mallocs(r);
-  md += fmt::format("### {}\n\n{}\n\n", w["name"].get<std::string>(),
-                    w["description"].get<std::string>());
-  const auto& f = w["footprint"];
-  if (!f.is_null())
+void footprint_text(std::string& md, const model::workload& w, const model::document& r) {
+  const auto* figures = batch_figures(w);
+  const auto& f = figures == nullptr ? std::optional<footprint>() : figures->footprint;
+  if (f)
     md += fmt::format(
         "Per iteration (tracking pass): {} allocations, {} B requested, peak {} B live, largest "
         "request {} B, bump-arena footprint {} B → arenas get {} B. Checksum {}.",
-        f["allocations"].get<std::size_t>(), f["bytes_requested"].get<std::size_t>(),
-        f["peak_bytes"].get<std::size_t>(), f["largest_request"].get<std::size_t>(),
-        f["monotonic_footprint"].get<std::size_t>(), f["suggested_arena_bytes"].get<std::size_t>(),
-        w["checksum"].get<std::string>());
-  if (w["batched"].get<bool>())
+        f->allocations, f->bytes_requested, f->peak_bytes, f->largest_request,
+        f->monotonic_footprint, f->suggested_arena_bytes, w.checksum);
+  if (w.batched)
     md += fmt::format(
         " **Batched:** an iteration is shorter than 50× the clock overhead ({:.0f} ns), so each "
         "sample is the mean of {} back-to-back iterations; percentiles are of batch means.",
-        r["timer"]["batch_threshold_ns"].get<double>(), w["batch_size"].get<std::size_t>());
-  if (!f.is_null() && f["allocations"].get<std::size_t>() <= 2)
+        r.timer.batch_threshold_ns, w.batch_size);
+  if (f && f->allocations <= 2)
     md += fmt::format(
         " **Note:** only {} allocation(s) per iteration; the rest is container and copy work, so "
         "differences of a few percent here are code generation and code layout, not the allocator.",
-        f["allocations"].get<std::size_t>());
+        f->allocations);
+}
+
+std::string workload_row(const model::workload& w, const model::cell& c, bool with_malloc) {
+  std::string name = cell_label(c.head, with_malloc);
+  if (c.head.warning) name = "⚠ " + name;
+  const auto* f = c.figures.as<batch_cell_figures>();
+  const bool counted = f != nullptr && f->heap;
+  const std::string allocs = counted ? format_count(f->heap->allocations_per_iteration) : "-";
+  const std::string bytes = counted ? format_count(f->heap->bytes_per_iteration) : "-";
+  const std::string fallbacks = f != nullptr && f->upstream_fallbacks_per_iteration
+                                    ? format_count(*f->upstream_fallbacks_per_iteration)
+                                    : "-";
+  if (!c.timing) {
+    const std::string& status = c.head.status;
+    return fmt::format("| {} | {} | | | | | {} | {} | {} | | | {} |\n", name,
+                       status == "not_applicable" ? "n/a"
+                       : status == "overflowed"   ? "**withheld**"
+                                                  : "**" + status_text(status) + "**",
+                       allocs, bytes, fallbacks, c.head.reason.value_or(""));
+  }
+  const model::timing& t = *c.timing;
+  return fmt::format(
+      "| {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {} | {} | {} |\n", name,
+      format_ns(t.p50_ns), format_ns(t.p99_ns), format_ns(t.jitter_ns), 100 * t.cv,
+      format_rate(t.throughput_per_s), allocs, bytes, fallbacks,
+      c.os ? fmt::format("{:.2f}", c.os->minor_faults_per_1000_iterations) : std::string("-"),
+      stands_on(c), is_baseline(w, c) ? std::string("baseline") : speedup_text(c.vs_std));
+}
+
+void workload_table(std::string& md, const model::workload& w, const model::document& r) {
+  const bool with_malloc = several_mallocs(r);
+  md += fmt::format("### {}\n\n{}\n\n", w.name, w.description);
+  footprint_text(md, w, r);
   md += "\n\n" +
         table_head(
             {text_column(with_malloc ? "strategy @ malloc" : "strategy"), figure_column("p50"),
@@ -229,50 +269,22 @@ void workload_table(std::string& md, const json& w, const json& r) {
              figure_column("heap B/it"), figure_column("fallbacks/it"),
              figure_column("faults/1k it"), figure_column("processes × samples/rep"),
              figure_column(fmt::format("vs {} (p50)", with_malloc ? baseline_name(w) : "std"))});
-  for (const auto& c : w["cells"]) {
-    if (is_twin(c)) continue;
-    std::string name = cell_label(c, with_malloc);
-    if (!c["warning"].is_null()) name = "⚠ " + name;
-    const json& t = c["timing"];
-    const json& h = c["heap"];
-    const std::string allocs = h.is_null() ? "-" : format_count(h["allocations_per_iteration"]);
-    const std::string bytes = h.is_null() ? "-" : format_count(h["bytes_per_iteration"]);
-    const json& fb = c["upstream_fallbacks_per_iteration"];
-    const std::string fallbacks = fb.is_null() ? "-" : format_count(fb.get<double>());
-    if (t.is_null()) {
-      const std::string status = c["status"];
-      md += fmt::format("| {} | {} | | | | | {} | {} | {} | | | {} |\n", name,
-                        status == "not_applicable" ? "n/a"
-                        : status == "overflowed"   ? "**withheld**"
-                                                   : "**" + unmeasured_text(c) + "**",
-                        allocs, bytes, fallbacks,
-                        c["reason"].is_null() ? "" : c["reason"].get<std::string>());
-      continue;
-    }
-    const json& os = c["os"];  // null in a hand-edited file: a dash, not a crash
-    md += fmt::format(
-        "| {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {} | {} | {} |\n", name,
-        format_ns(t["p50_ns"]), format_ns(t["p99_ns"]), format_ns(t["jitter_ns"]),
-        100 * t["cv"].get<double>(), format_rate(t["throughput_per_s"]), allocs, bytes, fallbacks,
-        os.is_object() ? format_number_or_dash(os["minor_faults_per_1000_iterations"], "{:.2f}")
-                       : std::string("-"),
-        stands_on(c), is_baseline(w, c) ? std::string("baseline") : speedup_text(c));
-  }
-  for (const auto& c : w["cells"])
-    if (!c["warning"].is_null())
+  for (const auto& c : w.cells)
+    if (!c.head.placement_twin) md += workload_row(w, c, with_malloc);
+  for (const auto& c : w.cells)
+    if (c.head.warning)
       md += fmt::format("\n⚠ {}: {} (seed 000's bug 1, kept on purpose).\n",
-                        cell_label(c, with_malloc), c["warning"].get<std::string>());
+                        cell_label(c.head, with_malloc), *c.head.warning);
   md += "\n";
 }
 
 // Isolated workers that crashed, hung or refused: what they said.
-void failures_section(std::string& md, const json& r) {
+void failures_section(std::string& md, const model::document& r) {
   std::string rows;
-  for (const auto& w : r["workloads"])
-    for (const auto& c : w["cells"])
-      if (!c.value("worker", json()).is_null() && c["status"] != "ok")
-        rows += failed_cell_item(w["name"].get<std::string>() + " / " + cell_label(c, true), c,
-                                 "worker");
+  for (const auto& w : r.workloads)
+    for (const auto& c : w.cells)
+      if (c.head.worker && c.head.status != "ok")
+        rows += failed_cell_item(w.name + " / " + cell_label(c.head, true), c.head, "worker");
   if (rows.empty()) return;
   md +=
       "## Failed and refused cells\n\nEvery other result was kept. The tail of each worker's "
@@ -281,20 +293,18 @@ void failures_section(std::string& md, const json& r) {
 }
 
 // Which ratios measure buffer placement and copying rather than the allocator.
-void placement_section(std::string& md, const json& r) {
+void placement_section(std::string& md, const model::document& r) {
   std::string body;
-  for (const auto& w : r["workloads"]) {
-    const json& p = w.value("placement", json());
-    if (!p.is_object()) continue;
-    const std::string name = w["name"];
-    const std::vector<std::string> driven = p["placement_driven"];
-    body += fmt::format("| {} | {} |", name, estimate_or_dash(p["baseline_copy_cliff_cost"]));
+  for (const auto& w : r.workloads) {
+    const auto* f = batch_figures(w);
+    if (f == nullptr || !f->placement) continue;
+    const placement_analysis& p = *f->placement;
+    body += fmt::format("| {} | {} |", w.name, estimate_or_dash(p.baseline_copy_cliff_cost));
     std::string rows;
-    for (const auto& s : p["strategies"])
-      if (s["placement_driven"].get<bool>())
-        rows +=
-            fmt::format("{}{}: {} → {}", rows.empty() ? "" : "; ", s["strategy"].get<std::string>(),
-                        estimate_or_dash(s["with_cliff"]), estimate_or_dash(s["without_cliff"]));
+    for (const auto& s : p.strategies)
+      if (s.placement_driven)
+        rows += fmt::format("{}{}: {} → {}", rows.empty() ? "" : "; ", s.strategy,
+                            estimate_or_dash(s.with_cliff), estimate_or_dash(s.without_cliff));
     body += fmt::format(" {} |\n", rows.empty() ? "none" : rows);
   }
   if (body.empty()) return;
@@ -308,18 +318,16 @@ void placement_section(std::string& md, const json& r) {
       "the copy cliff changes is driven by placement: the allocator did not get faster, the "
       "copies did. The second column is how much faster std itself runs without the cliff.\n\n"
       "{}{}\n",
-      r["config"].value("placement_twin", std::string("glibc_nocliff")),
+      r.config.placement_twin.value_or(std::nullopt).value_or("glibc_nocliff"),
       table_head({text_column("workload"), figure_column("std: cliff p50 ÷ no-cliff p50"),
                   text_column("placement-driven ratios: with cliff → without")}),
       body);
 }
 
-void frames_section(std::string& md, const json& r) {
-  const json& frames = r.value("frames", json::object());
-  if (frames.empty()) return;
+void frames_section(std::string& md, const model::document& r) {
+  if (r.frames.empty()) return;
   md += "## What the numbers include\n\n";
-  for (const auto& [name, text] : frames.items())
-    md += fmt::format("- **{} frame**: {}.\n", name, text.get<std::string>());
+  for (const auto& [name, text] : r.frames) md += fmt::format("- **{} frame**: {}.\n", name, text);
   md += "\n";
 }
 
@@ -328,63 +336,65 @@ void frames_section(std::string& md, const json& r) {
 
 using namespace markdown;  // the report's vocabulary and sections
 
-// A frame measured by its own command (`alloclab try`) whose results hold that frame alone.
-const frame_module* frame_run_alone(const json& r) {
-  for (const auto& row : frame_table())
-    if (row.report_heading != nullptr && r.contains(row.name) && r["workloads"].empty())
-      return &row;
-  return nullptr;
+// A frame measured by its own command (`alloclab try`) whose results hold that frame alone: its
+// report's heading, or none.
+std::string heading_of_frame_run_alone(const model::document& d, const frame_module** row) {
+  if (!d.workloads.empty()) return "";
+  for (const auto& r : frame_table())
+    if (r.report_heading != nullptr)
+      if (std::string heading = r.report_heading(d); !heading.empty()) {
+        *row = &r;
+        return heading;
+      }
+  return "";
 }
 
-// The report of such a run: the frame's heading, the warnings, its section and the machine.
-std::string frame_report(const json& r, const frame_module& row) {
-  std::string md = row.report_heading(r);
-  warnings_section(md, r);
-  row.render_markdown(md, r);
-  environment_section(md, r);
-  return md;
-}
-
-// Every frame's section, in report order: from the results model for those that read it.
-void frame_sections(std::string& md, const json& r, const model::document& document) {
+// Every frame's section, in report order.
+void frame_sections(std::string& md, const model::document& d) {
   for (const frame_module* row : report_order())
-    if (row->render_section != nullptr)
-      row->render_section(md, document);
-    else
-      row->render_markdown(md, r);
+    if (row->render_section != nullptr) row->render_section(md, d);
 }
 
-std::string render_report(const json& r, const report_options& options) {
-  if (const frame_module* alone = frame_run_alone(r)) return frame_report(r, *alone);
-  const model::document document = model::from_json(r);  // read once for the sections that read it
-  std::string md;
-  const bool debug = is_debug(r);
+std::string render_report(const nlohmann::json& results, const report_options& options) {
+  return render_report(model::from_json(results), options);
+}
+
+std::string render_report(const model::document& d, const report_options& options) {
+  const frame_module* alone = nullptr;
+  std::string md = heading_of_frame_run_alone(d, &alone);
+  if (alone != nullptr) {  // the frame's heading, the warnings, its section and the machine
+    warnings_section(md, d);
+    alone->render_section(md, d);
+    environment_section(md, d);
+    return md;
+  }
+  const bool debug = d.debug_build;
   md += debug ? "# DEBUG — alloclab report (unoptimised build: numbers are meaningless)\n\n"
               : "# alloclab report\n\n";
-  if (r.value("smoke_test", false))
+  if (d.smoke_test)
     md +=
         "> **SMOKE TEST (`--quick`)**: small samples, to check that the lab works. Do not quote "
         "these numbers.\n\n";
   md += fmt::format("Run {} · {} workloads × {} strategies × {} malloc(s) · revision {}\n\n",
-                    r["created_utc"].get<std::string>(), r["config"]["workloads"].size(),
-                    r["config"]["strategies"].size(), malloc_labels(r).size(), revision_text(r));
-  noise_line(md, r);
-  headline_section(md, r);
-  peers_section(md, r);
-  frames_section(md, r);
-  placement_section(md, r);
-  warnings_section(md, r);
-  budget_section(md, r, document);
-  claims_section(md, r, options);
-  frame_sections(md, r, document);
-  failures_section(md, r);
-  bool any_lab = false;
-  for (const auto& w : r["workloads"]) any_lab = any_lab || is_lab(w);
+                    d.created_utc, d.config.workloads.size(), d.config.strategies.size(),
+                    d.config.mallocs.size(), revision_text(d));
+  noise_line(md, d);
+  headline_section(md, d);
+  peers_section(md, d);
+  frames_section(md, d);
+  placement_section(md, d);
+  warnings_section(md, d);
+  budget_section(md, d);
+  claims_section(md, d, options);
+  frame_sections(md, d);
+  failures_section(md, d);
+  const bool any_lab =
+      std::any_of(d.workloads.begin(), d.workloads.end(), [](const auto& w) { return is_lab(w); });
   if (any_lab) md += "## Workloads\n\n";
-  for (const auto& w : r["workloads"])
-    if (is_lab(w)) workload_table(md, w, r);
-  method_section(md, r);
-  environment_section(md, r);
+  for (const auto& w : d.workloads)
+    if (is_lab(w)) workload_table(md, w, d);
+  method_section(md, d);
+  environment_section(md, d);
   if (debug) md += "**DEBUG build — do not publish these numbers.**\n";
   return md;
 }

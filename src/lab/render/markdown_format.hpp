@@ -6,15 +6,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "model/cell.hpp"
+#include "model/document.hpp"
 #include "model/values.hpp"
 #include "render/units.hpp"
 
 namespace alloclab::lab::markdown {
-
-using json = nlohmann::json;
 
 // A table's header row and alignment row: text columns align left, figure columns right.
 struct column {
@@ -32,74 +29,48 @@ std::string table_head(const std::vector<column>& columns);
 
 std::string format_rate(double per_second);
 std::string format_count(double value);
-std::string interval_text(const json& range);
 std::string interval_text(const std::optional<model::interval>& range);
 // "1.07× [1.05–1.10]" with the digits the interval supports (stats/ratio_text.hpp).
-std::string ratio_text(double value, const json& range);
 std::string ratio_text(double value, const std::optional<model::interval>& range);
-std::string speedup_text(const json& cell);
 std::string speedup_text(const std::optional<model::comparison>& vs_std);
 
-// Cells of the placement twin (glibc without the copy cliff) are shown in the placement
-// section, not beside the cells the user asked for.
-bool is_twin(const json& cell);
-std::string baseline_name(const json& w);
 std::string baseline_name(const model::workload& w);
-bool is_debug(const json& r);
-// The workload's peer verdict under `malloc` (results builder: peer_verdicts), or null.
-const json* peer_verdict_of(const json& w, const std::string& malloc);
-// Some workload of the run has peer verdicts.
-bool any_peer_verdict(const json& r);
 // The run's git revision, or "unknown".
-std::string revision_text(const json& r);
-bool is_heap(const json& w);
-bool is_lab(const json& w);
-std::vector<std::string> malloc_labels(const json& r);
+std::string revision_text(const model::document& r);
+bool is_heap(const model::workload& w);
+bool is_lab(const model::workload& w);
 
 // Cells are named by strategy alone while every cell runs on glibc, else "strategy @ malloc".
-bool several_mallocs(const json& r);
-std::string cell_label(const json& cell, bool with_malloc);
-bool is_baseline(const json& w, const json& cell);
+// Cells of the placement twin (glibc without the copy cliff) are shown in the placement
+// section, not beside the cells the user asked for.
+bool several_mallocs(const model::document& r);
+std::string cell_label(const model::cell_head& cell, bool with_malloc);
 bool is_baseline(const model::workload& w, const model::cell& cell);
 // The cell of `w` whose cell_label is `label`, or null (a headline column the workload lacks).
-const json* cell_labelled(const json& w, const std::string& label, bool with_malloc);
-std::string baseline_p50_text(const json& w);
-std::string format_number_or_dash(const json& value, const char* pattern);
+const model::cell* cell_labelled(const model::workload& w, const std::string& label,
+                                 bool with_malloc);
+std::string baseline_p50_text(const model::workload& w);
 std::string format_number_or_dash(const std::optional<double>& value, const char* pattern);
 
-// What a cell without a number shows, from the cell or from its status.
-std::string unmeasured_text(const json& cell);
+// What a cell without a number shows, from its status ("" for an ok cell: cell_state).
 std::string status_text(const std::string& status);
-std::string cell_state(const json& cell);
-bool has_baseline_timing(const json& w);
-std::string baseline_malloc(const json& w);
+std::string cell_state(const model::cell_head& cell);
+bool has_baseline_timing(const model::workload& w);
 std::string ms_or_dash(const std::optional<double>& value);
-std::string estimate_or_dash(const json& e);
 // "1.07× [1.05–1.10]" of an estimate (a `value` and an optional `interval`), or "-".
 template <class Estimate>
 std::string estimate_or_dash(const std::optional<Estimate>& e) {
   return e ? ratio_text(e->value, e->interval) : std::string("-");
 }
 std::string percent_or_dash(const std::optional<double>& share);
-std::string spread_text(const json& spread);
 std::string spread_text(const std::optional<model::spread>& spread);
 
 // One list item for a cell that failed or was refused: "- **what** (status): reason; label:
 // exit", then the last 600 characters of its process's stderr as a code block.
-std::string failed_cell_item(const std::string& what, const json& cell, const char* process);
 std::string failed_cell_item(const std::string& what, const model::cell_head& cell,
                              const char* process);
 
-// The heap-study cell of `w` under `malloc`, or null; its mean ns per malloc+free pair (NOOP
-// subtracted); and its speedup over the baseline malloc's pair cost (`vs_std`), when measured.
-const json* heap_cell(const json& w, const std::string& malloc);
-double ns_per_pair(const json& cell);
-std::optional<double> pair_speedup(const json& cell);
-// "2.00× [1.90–2.10]": pair_speedup with its bootstrap interval, or "" without one.
-std::string pair_speedup_text(const json& cell);
-
 // A replay cell: "glibc", or "resource (resource, under glibc)".
-std::string replay_cell_label(const json& cell);
 std::string replay_cell_label(const model::cell_head& cell);
 
 }  // namespace alloclab::lab::markdown

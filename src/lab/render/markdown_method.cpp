@@ -6,39 +6,36 @@
 
 #include "markdown_format.hpp"
 #include "markdown_sections.hpp"
+#include "frames/heap/figures.hpp"
+#include "model/document.hpp"
 #include "render/placement_text.hpp"
 
 namespace alloclab::lab::markdown {
 
-void method_section(std::string& md, const json& r) {
-  const auto& t = r["timer"];
-  const auto& cfg = r["config"];
+void method_section(std::string& md, const model::document& r) {
+  const model::timer_facts& t = r.timer;
+  const model::run_config& cfg = r.config;
   md += "## Method\n\n";
   md += fmt::format(
       "- Timer: {} (clocksource {}), overhead {:.0f} ns per reading pair, resolution {:.0f} ns; "
       "iterations faster than {:.0f} ns are timed in fixed batches.\n",
-      t["clock"].get<std::string>(),
-      r["environment"]["clocksource"].is_null()
-          ? "unknown"
-          : r["environment"]["clocksource"].get<std::string>(),
-      t["overhead_ns"].get<double>(), t["resolution_ns"].get<double>(),
-      t["batch_threshold_ns"].get<double>());
+      t.clock, r.environment.clocksource.value_or("unknown"), t.overhead_ns, t.resolution_ns,
+      t.batch_threshold_ns);
   bool any_lab = false, any_heap = false;
-  for (const auto& w : r["workloads"]) {
+  for (const auto& w : r.workloads) {
     any_lab = any_lab || is_lab(w);
     any_heap = any_heap || is_heap(w);
   }
   if (any_heap) {
-    const json& heap = cfg["heap"];
+    const heap_config_figures* heap = cfg.frames.get<heap_config_figures>();
     md += fmt::format(
         "- Heap study: every (workload, malloc) cell runs alone in fresh worker processes ({} "
         "repetitions × {} batches, shared out over up to {} processes; each repetition a NOOP run "
         "then a malloc run of the same loop); a process's first repetition pays the page faults, "
         "later ones reuse what the allocator kept. Memory figures are medians over the "
         "processes. Time limit per process {:.0f} s.\n",
-        heap.is_object() ? heap["repetitions"].get<std::size_t>() : 0,
-        heap.is_object() ? heap["iterations"].get<std::size_t>() : 0,
-        cfg.value("processes", std::size_t{1}), cfg.value("cell_timeout_seconds", 0.0));
+        heap != nullptr ? heap->heap.repetitions : 0, heap != nullptr ? heap->heap.iterations : 0,
+        cfg.processes.value_or(1), cfg.cell_timeout_seconds);
     md +=
         "- Memory: `VmHWM` reset through `/proc/self/clear_refs` before the runs, `VmRSS` after "
         "every block "
@@ -51,25 +48,21 @@ void method_section(std::string& md, const json& r) {
   if (!any_lab) {
     md += fmt::format(
         "- Significance: {}; α = {}, smallest p reachable with these repetitions = {:.2g}.\n\n",
-        r["significance"]["test"].get<std::string>(), r["significance"]["alpha"].get<double>(),
-        r["significance"]["smallest_possible_p"].get<double>());
+        r.significance.test, r.significance.alpha, r.significance.smallest_possible_p);
     return;
   }
-  const json& budget = r.value("budget", json());
-  const bool budgeted = budget.is_object() && budget.value("mode", "") == "budget";
+  const model::budget_facts* budget = r.budget && *r.budget ? &**r.budget : nullptr;
+  const bool budgeted = budget != nullptr && budget->mode == "budget";
   const std::string sizes =
-      budgeted
-          ? fmt::format(
-                "Repetitions of {:.0f} ms of timed work each (samples per repetition sized "
-                "by time, after warm-up), 3 per process; 2 to 8 processes per cell, as the "
-                "stop rule asked (Budget, above)",
-                budget["repetition_ms"].is_number() ? budget["repetition_ms"].get<double>() : 0.0)
-          : fmt::format(
-                "{} repetitions × {} timed samples per cell, after warm-up, spread "
-                "over {} process(es) per cell",
-                cfg["repetitions"].get<std::size_t>(),
-                cfg["samples_per_repetition"].get<std::size_t>(),
-                cfg.value("processes", std::size_t{1}));
+      budgeted ? fmt::format(
+                     "Repetitions of {:.0f} ms of timed work each (samples per repetition sized "
+                     "by time, after warm-up), 3 per process; 2 to 8 processes per cell, as the "
+                     "stop rule asked (Budget, above)",
+                     budget != nullptr ? budget->repetition_ms.value_or(0.0) : 0.0)
+               : fmt::format(
+                     "{} repetitions × {} timed samples per cell, after warm-up, spread "
+                     "over {} process(es) per cell",
+                     cfg.repetitions, cfg.samples_per_repetition, cfg.processes.value_or(1));
   md += fmt::format(
       "- {}. Every cell (workload × strategy × malloc) runs alone in fresh processes that "
       "prove their malloc live before measuring, so no heap history leaks in from another cell; "
@@ -78,11 +71,11 @@ void method_section(std::string& md, const json& r) {
       "reference checksum come from a calibration process of its own, with std, whatever else "
       "the run measures. Ratios are against the baseline cell (std under the run's first "
       "malloc).\n",
-      sizes, cfg["seed"].get<std::uint64_t>());
+      sizes, cfg.seed);
   md += fmt::format(
       "- Heap allocations come from a separate untimed pass of {} iterations with the global "
       "operator new counted; fallbacks are upstream allocations of the strategy's own buffer.\n",
-      cfg["counted_iterations"].get<std::size_t>());
+      cfg.counted_iterations);
   md +=
       "- Arena and monotonic buffers are sized by a tracking pass (alloclab::tracking_resource "
       "monotonic "
@@ -90,35 +83,35 @@ void method_section(std::string& md, const json& r) {
   md += fmt::format(
       "- Build: {} with flags `{}` (the lab aligns loops to 64 bytes: with default alignment the "
       "same push_back loop ran 9 % apart under two allocators whose inner loops are identical).\n",
-      r["environment"]["compiler"].get<std::string>(),
-      r["environment"]["cxx_flags"].get<std::string>());
+      r.environment.compiler, r.environment.cxx_flags);
   md +=
       "- Every iteration returns a checksum of what it built; all strategies must agree or the run "
       "fails.\n";
   md += fmt::format(
       "- Significance: {}; α = {}, smallest p reachable with these repetitions = {:.2g}.\n",
-      r["significance"]["test"].get<std::string>(), r["significance"]["alpha"].get<double>(),
-      r["significance"]["smallest_possible_p"].get<double>());
+      r.significance.test, r.significance.alpha, r.significance.smallest_possible_p);
   md +=
       "- Jitter = p99 − p50 in ns is the determinism figure (seed 000, bug 3); CV is secondary. "
       "Faults: minor "
       "page faults during the timed passes.\n\n";
 }
 
-void environment_section(std::string& md, const json& r) {
+void environment_section(std::string& md, const model::document& r) {
   md += "## Environment\n\n" + table_head({text_column("key"), text_column("value")});
-  for (const auto& [key, value] : r["environment"].items()) {
+  // The model's own serialisation of the environment: every key, in key order.
+  model::json environment = model::json::object();
+  model::write_fields(r.environment, environment);
+  for (const auto& [key, value] : environment.items()) {
     if (key == "placement") {  // the probe's figures are in results.json; its summary here
-      md +=
-          fmt::format("| memmove placement probe | {} |\n", placement_summary(value, r["config"]));
+      md += fmt::format("| memmove placement probe | {} |\n",
+                        placement_summary(r.environment.placement, r.config));
       continue;
     }
     md += fmt::format("| {} | {} |\n", key,
                       value.is_string() ? value.get<std::string>() : value.dump());
   }
   md += fmt::format("| command | `{}` |\n| created (UTC) | {} |\n| duration | {:.1f} s |\n\n",
-                    r["command"].get<std::string>(), r["created_utc"].get<std::string>(),
-                    r["duration_seconds"].get<double>());
+                    r.command, r.created_utc, r.duration_seconds);
 }
 
 }  // namespace alloclab::lab::markdown

@@ -11,8 +11,6 @@
 namespace alloclab::lab {
 namespace {
 
-using json = nlohmann::json;
-
 // "8..24, 4088": the sorted distances, runs `step` apart joined.
 std::string distance_ranges(std::vector<unsigned> slow, unsigned step) {
   std::sort(slow.begin(), slow.end());
@@ -29,55 +27,51 @@ std::string distance_ranges(std::vector<unsigned> slow, unsigned step) {
 
 }  // namespace
 
-std::string cliff_description(const json& probe) {
-  const json& config = probe.at("config");
-  const double cliff_ratio = config.at("cliff_ratio").get<double>();
-  const json& cliffs = probe.at("cliffs");
-  if (cliffs.empty())
+std::string cliff_description(const model::copy_probe& probe) {
+  const double cliff_ratio = probe.config.cliff_ratio;
+  if (probe.cliffs.empty())
     return fmt::format(
         "no memmove cliff by placement: every distance within {:g}x of the median (worst {:.1f}x)",
-        cliff_ratio, probe.at("worst_ratio").get<double>());
+        cliff_ratio, probe.worst_ratio);
   // The largest size with a cliff: its worst distance (the first listed: worst first), and the
   // ranges of its slow distances.
-  std::size_t bytes = 0;
-  for (const json& c : cliffs) bytes = std::max(bytes, c.at("bytes").get<std::size_t>());
+  std::uint64_t bytes = 0;
+  for (const model::copy_cliff& c : probe.cliffs) bytes = std::max(bytes, c.bytes);
   std::vector<unsigned> slow;
-  const json* worst = nullptr;
-  for (const json& c : cliffs) {
-    if (c.at("bytes").get<std::size_t>() != bytes) continue;
-    slow.push_back(c.at("delta_mod4096").get<unsigned>());
-    if (worst == nullptr || c.at("ratio").get<double>() > (*worst).at("ratio").get<double>())
-      worst = &c;
+  const model::copy_cliff* worst = nullptr;
+  for (const model::copy_cliff& c : probe.cliffs) {
+    if (c.bytes != bytes) continue;
+    slow.push_back(c.delta_mod4096);
+    if (worst == nullptr || c.ratio > worst->ratio) worst = &c;
   }
   return fmt::format(
       "memmove of {} is {:.1f}x slower when dst - src = {} (mod 4096) ({} vs {}); slow "
       "(over {:g}x) at dst - src = {} (mod 4096)",
-      format_bytes(static_cast<double>(bytes)), (*worst).at("ratio").get<double>(),
-      (*worst).at("delta_mod4096").get<unsigned>(),
-      format_ns((*worst).at("median_ns").get<double>()), format_ns((*worst).at("ns").get<double>()),
-      cliff_ratio, distance_ranges(slow, config.at("step").get<unsigned>()));
+      format_bytes(static_cast<double>(bytes)), worst->ratio, worst->delta_mod4096,
+      format_ns(worst->median_ns), format_ns(worst->ns), cliff_ratio,
+      distance_ranges(slow, probe.config.step));
 }
 
-std::string tunable_description(const json& probe, const json& with_tunable) {
+std::string tunable_description(const model::copy_probe& probe,
+                                const std::optional<model::copy_probe>& with_tunable) {
   std::string line = cliff_description(probe);
-  if (!probe.at("has_cliff").get<bool>() || !with_tunable.is_object()) return line;
-  const std::string tunables = with_tunable.at("glibc_tunables").get<std::string>();
-  const double worst = with_tunable.at("worst_ratio").get<double>();
-  if (with_tunable.at("has_cliff").get<bool>())
+  if (!probe.has_cliff || !with_tunable) return line;
+  const std::string& tunables = with_tunable->glibc_tunables;
+  const double worst = with_tunable->worst_ratio;
+  if (with_tunable->has_cliff)
     return line + fmt::format("; under GLIBC_TUNABLES={} it remains ({:.1f}x)", tunables, worst);
   return line + fmt::format("; GLIBC_TUNABLES={} removes it (worst {:.1f}x)", tunables, worst);
 }
 
-std::string placement_summary(const json& placement, const json& config) {
-  if (!placement.is_object() || !placement.value("probe", json()).is_object()) return "-";
-  std::string summary =
-      tunable_description(placement.at("probe"), placement.value("with_tunable", json()));
-  const std::string check = placement.at("check");
-  if (check != "auto")
+std::string placement_summary(const std::optional<model::placement_facts>& placement,
+                              const model::run_config& config) {
+  if (!placement) return "-";
+  std::string summary = tunable_description(placement->probe, placement->with_tunable);
+  if (placement->check != "auto")
     summary += fmt::format(
         "; the placement twin {} (--placement-check {})",
-        config.value("placement_twin", json()).is_null() ? "was not measured" : "was measured",
-        check);
+        config.placement_twin && *config.placement_twin ? "was measured" : "was not measured",
+        placement->check);
   return summary;
 }
 

@@ -16,8 +16,4 @@ std::string format_bytes(double bytes) {
   return fmt::format("{:.1f} MiB", bytes / (1024 * 1024));
 }
 
-std::string format_ns_or_dash(const nlohmann::json& ns) {
-  return ns.is_number() ? format_ns(ns.get<double>()) : "-";
-}
-
 }  // namespace alloclab::lab

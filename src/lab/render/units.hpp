@@ -13,14 +13,9 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 namespace alloclab::lab {
 
 std::string format_ns(double ns);
 std::string format_bytes(double bytes);
-
-// format_ns of a number, "-" for anything else (a missing figure is null in results.json).
-std::string format_ns_or_dash(const nlohmann::json& ns);
 
 }  // namespace alloclab::lab

@@ -4,15 +4,15 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "frames/program/program_results.hpp"
 #include "frames/program/try_command.hpp"
+#include "model/document.hpp"
 #include "render/markdown_format.hpp"
 
 namespace alloclab::lab {
 namespace {
-
-using json = nlohmann::json;
 
 class program_commands final : public frame_commands {
  public:
@@ -32,43 +32,44 @@ std::unique_ptr<frame_commands> add_program_commands(CLI::App& app,
   return std::make_unique<program_commands>(app, command_line);
 }
 
-void program_section(std::string& md, const json& results) {
-  if (results.contains("program"))
-    md += program::render_program_markdown(results["program"]) + "\n";
+void program_section(std::string& md, const model::document& results) {
+  if (const auto* part = results.parts.get<program_document_figures>())
+    md += program::render_program_markdown(part->program) + "\n";
 }
 
-std::string program_report_heading(const json& r) {
-  std::string md = markdown::is_debug(r) ? "# DEBUG — alloclab report: your program\n\n"
-                                         : "# alloclab report: your program under each malloc\n\n";
-  md += fmt::format("Run {} · {} combination(s) × {} rounds · revision {}\n\n",
-                    r["created_utc"].get<std::string>(), r["program"]["combinations"].size(),
-                    r["program"]["rounds"].get<std::size_t>(), markdown::revision_text(r));
+std::string program_report_heading(const model::document& r) {
+  const auto* part = r.parts.get<program_document_figures>();
+  if (part == nullptr) return "";
+  std::string md = r.debug_build ? "# DEBUG — alloclab report: your program\n\n"
+                                 : "# alloclab report: your program under each malloc\n\n";
+  md += fmt::format("Run {} · {} combination(s) × {} rounds · revision {}\n\n", r.created_utc,
+                    part->program.combinations.size(), part->program.rounds,
+                    markdown::revision_text(r));
   return md;
 }
 
-void add_program_compare_cells(json& results) {
-  if (!results.contains("program")) return;
-  const json& program = results["program"];
-  std::string command;
-  for (const json& word : program.at("command"))
-    command += (command.empty() ? "" : " ") + word.get<std::string>();
-  json cells = json::array();
-  for (const json& c : program.at("combinations")) {
+std::vector<model::workload> program_compare_workloads(const model::document& results) {
+  const auto* part = results.parts.get<program_document_figures>();
+  if (part == nullptr) return {};
+  const program_results_section& program = part->program;
+  model::workload w;
+  w.name = fmt::format("program `{}` CPU", fmt::join(program.command, " "));
+  for (const combination_result& c : program.combinations) {
     std::vector<double> cpu_ns;
-    for (const json& run : program.at("runs"))
-      if (run.at("ok").get<bool>() && run.at("combination") == c.at("name"))
-        cpu_ns.push_back(run.at("cpu_seconds").get<double>() * 1e9);
-    const bool measured = !cpu_ns.empty();
-    cells.push_back(
-        {{"strategy", c.at("name")},
-         {"malloc", c.at("malloc")},
-         {"status", measured ? "ok" : "failed"},
-         {"timing", measured
-                        ? json{{"p50_ns", c.at("median").at("cpu_seconds").get<double>() * 1e9},
-                               {"repetition_medians_ns", cpu_ns}}
-                        : json(nullptr)}});
+    for (const program_run_row& run : program.runs)
+      if (run.ok && run.combination == c.name) cpu_ns.push_back(run.figures.cpu_seconds * 1e9);
+    model::cell cell;
+    cell.head.strategy = c.name;
+    cell.head.malloc = c.malloc;
+    cell.head.status = cpu_ns.empty() ? "failed" : "ok";
+    if (!cpu_ns.empty()) {
+      cell.timing.emplace();
+      cell.timing->p50_ns = c.median.cpu_seconds * 1e9;
+      cell.timing->repetition_medians_ns = std::move(cpu_ns);
+    }
+    w.cells.push_back(std::move(cell));
   }
-  results["workloads"].push_back({{"name", "program `" + command + "` CPU"}, {"cells", cells}});
+  return {w};
 }
 
 frame_module program_frame() {
@@ -83,12 +84,13 @@ frame_module program_frame() {
           nullptr,
           nullptr,
           nullptr,
-          program_section,
+          nullptr,
           add_program_commands,
           program_report_heading,
-          add_program_compare_cells,
+          program_compare_workloads,
           nullptr,
-          {&model::part_codec_of<program_document_figures>(), nullptr, nullptr, nullptr}};
+          {&model::part_codec_of<program_document_figures>(), nullptr, nullptr, nullptr},
+          program_section};
 }
 
 }  // namespace alloclab::lab

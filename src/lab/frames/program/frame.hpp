@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "frames/frame_table.hpp"
 
@@ -18,11 +18,11 @@ frame_module program_frame();
 std::unique_ptr<frame_commands> add_program_commands(CLI::App& app,
                                                      const std::string& command_line);
 // report.md's "Your program under each malloc" section, when `results` hold a program run.
-void program_section(std::string& md, const nlohmann::json& results);
-// The title and run line of the report of a program run.
-std::string program_report_heading(const nlohmann::json& results);
+void program_section(std::string& md, const model::document& results);
+// The title and run line of the report of a program run ("" when `results` hold none).
+std::string program_report_heading(const model::document& results);
 // A program run's combinations as the cells of one workload, "program `COMMAND` CPU", each timed
-// by its runs' CPU time (user + sys, in ns), so compare's one rule applies; no-op without one.
-void add_program_compare_cells(nlohmann::json& results);
+// by its runs' CPU time (user + sys, in ns), so compare's one rule applies; none without one.
+std::vector<model::workload> program_compare_workloads(const model::document& results);
 
 }  // namespace alloclab::lab

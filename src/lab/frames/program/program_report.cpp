@@ -1,6 +1,13 @@
 #include "frames/program/program_results.hpp"
 
+#include <map>
+#include <optional>
+#include <vector>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "frames/program/program_model.hpp"
 
 #include "render/markdown_format.hpp"
 #include "render/shell_words.hpp"
@@ -10,177 +17,164 @@
 namespace alloclab::program {
 namespace {
 
-using json = nlohmann::json;
 namespace md = lab::markdown;
-
-std::string quoted_command(const json& argv) {
-  return lab::shell_words(argv.get<std::vector<std::string>>());
-}
+using lab::combination_result;
+using lab::program_ratio;
+using lab::program_results_section;
+using lab::program_stopping;
 
 // A ratio with its interval; "baseline" for the baseline, "no baseline runs" for another
 // combination without a ratio (its runs succeeded, the baseline's did not).
-std::string ratio_cell(const json& vs, const char* sign, bool is_baseline) {
-  if (vs.is_null()) return is_baseline ? "baseline" : "no baseline runs";
-  const json& range = vs["interval"];
-  const std::string text =
-      range.is_object()
-          ? lab::ratio_with_interval(vs["ratio"].get<double>(), range["low"].get<double>(),
-                                     range["high"].get<double>(), sign)
-          : lab::ratio_with_interval(vs["ratio"].get<double>(), std::nullopt, std::nullopt, sign);
-  return text;
+std::string ratio_cell(const std::optional<program_ratio>& vs, const char* sign, bool is_baseline) {
+  if (!vs) return is_baseline ? "baseline" : "no baseline runs";
+  return vs->interval
+             ? lab::ratio_with_interval(vs->ratio, vs->interval->low, vs->interval->high, sign)
+             : lab::ratio_with_interval(vs->ratio, std::nullopt, std::nullopt, sign);
 }
 
-std::string verdict_of(const json& vs) {
-  return vs.is_null() ? "" : vs["verdict"].get<std::string>();
+std::string verdict_of(const std::optional<program_ratio>& vs) {
+  return vs ? vs->verdict : std::string();
 }
 
-// The rounds' stopping and the intervals it implies, in a sentence or two.
-std::string joined(const json& labels) {
+std::string joined(const std::vector<std::string>& labels) {
   std::string text;
-  for (const json& label : labels) text += (text.empty() ? "" : ", ") + label.get<std::string>();
+  for (const std::string& label : labels) text += (text.empty() ? "" : ", ") + label;
   return text;
+}
+
+bool is_baseline(const program_results_section& program, const combination_result& c) {
+  return program.baseline && c.name == *program.baseline;
 }
 
 // How the rounds stopped, in one sentence (console and report).
-std::string stopping_summary(const json& s) {
-  const std::string open = joined(s["open"]);
-  const std::string failing = s.contains("failing") ? joined(s["failing"]) : "";
+std::string stopping_summary(const program_stopping& s) {
+  const std::string open = joined(s.open.value_or(std::vector<std::string>{}));
+  const std::string failing = joined(s.failing.value_or(std::vector<std::string>{}));
   return fmt::format(
       "stopped after {} rounds ({}): {} of {} comparisons decided{}{}; intervals at {:.2f} %",
-      s["rounds"].get<std::size_t>(), s["stopped_because"].get<std::string>(),
-      s["decided"].get<std::size_t>(), s["comparisons"].get<std::size_t>(),
+      s.rounds, s.stopped_because, s.decided.value_or(0), s.comparisons.value_or(0),
       open.empty() ? "" : ", open: " + open,
       failing.empty() ? "" : ", undecidable (most runs failed): " + failing,
-      100 * s["confidence"].get<double>());
+      100 * s.confidence.value_or(0));
 }
 
-std::string stopping_text(const json& program) {
-  if (!program.contains("stopping") || program["stopping"]["mode"] == "fixed")
+// The rounds' stopping and the intervals it implies, in a sentence or two.
+std::string stopping_text(const program_results_section& program) {
+  if (!program.stopping || program.stopping->mode == "fixed")
     return "Ratios are medians over the runs ÷ the baseline's, 95 % bootstrap interval.";
-  const json& s = program["stopping"];
+  const program_stopping& s = *program.stopping;
   return fmt::format(
       "Rounds stopped adaptively (budget {:g} s, but at least {} rounds; at most {}; looks after "
       "rounds {}): {}. Ratios are of geometric means with the stop rule's interval at its last "
       "look (the 5 % error of each comparison is spent over the looks, so its interval holds "
       "whenever the rounds stopped; docs/budget.md); the CPU column shows medians. An interval "
       "that neither clears the noise floor nor lies inside it is \"inconclusive (open)\".",
-      s["budget_seconds"].get<double>(), s["min_rounds"].get<std::size_t>(),
-      s["max_rounds"].get<std::size_t>(),
-      fmt::join(s["look_rounds"].get<std::vector<std::size_t>>(), ", "), stopping_summary(s));
+      s.budget_seconds.value_or(0), s.min_rounds.value_or(0), s.max_rounds.value_or(0),
+      fmt::join(s.look_rounds.value_or(std::vector<std::size_t>{}), ", "), stopping_summary(s));
 }
 
 std::string seconds(double s) {
   return s < 10 ? fmt::format("{:.3f} s", s) : fmt::format("{:.1f} s", s);
 }
 
-std::string main_table(const json& program) {
+std::string main_table_row(const program_results_section& program, const combination_result& c) {
+  const lab::program_run_figures& m = c.median;
+  const bool measured = c.runs_ok > 0;
+  const bool base = is_baseline(program, c);
+  return fmt::format(
+      "| {} | {} of {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", c.name,
+      c.runs_ok, c.runs_ok + c.runs_failed, measured ? seconds(m.cpu_seconds) : "-",
+      measured ? ratio_cell(c.cpu_vs_baseline, "×", base) : "-", verdict_of(c.cpu_vs_baseline),
+      measured ? lab::format_bytes(static_cast<double>(m.peak_rss_bytes)) : "-",
+      measured ? ratio_cell(c.peak_rss_vs_baseline, "×", base) : "-",
+      verdict_of(c.peak_rss_vs_baseline), measured ? seconds(m.wall_seconds) : "-",
+      md::format_count(static_cast<double>(m.minor_faults)),
+      md::format_count(static_cast<double>(m.major_faults)),
+      md::format_count(static_cast<double>(m.voluntary_switches)) + " / " +
+          md::format_count(static_cast<double>(m.involuntary_switches)),
+      c.pareto_front ? "✅ front" : "");
+}
+
+std::string main_table(const program_results_section& program) {
+  const std::string baseline = program.baseline.value_or("");
   std::string out = md::table_head(
       {md::text_column("combination"), md::figure_column("runs"), md::figure_column("CPU (median)"),
-       md::text_column("CPU vs " + program["baseline"].get<std::string>()),
-       md::text_column("verdict"), md::figure_column("peak RSS"),
-       md::text_column("peak RSS vs " + program["baseline"].get<std::string>()),
+       md::text_column("CPU vs " + baseline), md::text_column("verdict"),
+       md::figure_column("peak RSS"), md::text_column("peak RSS vs " + baseline),
        md::text_column("verdict"), md::figure_column("wall"), md::figure_column("minor faults"),
        md::figure_column("major faults"), md::figure_column("vol. / invol. switches"),
        md::text_column("Pareto")});
-  for (const json& c : program["combinations"]) {
-    const json& m = c["median"];
-    const bool measured = c["runs_ok"].get<std::size_t>() > 0;
-    out += fmt::format(
-        "| {} | {} of {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-        c["name"].get<std::string>(), c["runs_ok"].get<std::size_t>(),
-        c["runs_ok"].get<std::size_t>() + c["runs_failed"].get<std::size_t>(),
-        measured ? seconds(m["cpu_seconds"].get<double>()) : "-",
-        measured ? ratio_cell(c["cpu_vs_baseline"], "×", c["name"] == program["baseline"]) : "-",
-        verdict_of(c["cpu_vs_baseline"]),
-        measured ? lab::format_bytes(m["peak_rss_bytes"].get<double>()) : "-",
-        measured ? ratio_cell(c["peak_rss_vs_baseline"], "×", c["name"] == program["baseline"])
-                 : "-",
-        verdict_of(c["peak_rss_vs_baseline"]),
-        measured ? seconds(m["wall_seconds"].get<double>()) : "-",
-        md::format_count(m["minor_faults"].get<double>()),
-        md::format_count(m["major_faults"].get<double>()),
-        md::format_count(m["voluntary_switches"].get<double>()) + " / " +
-            md::format_count(m["involuntary_switches"].get<double>()),
-        c["pareto_front"].get<bool>() ? "✅ front" : "");
-  }
+  for (const combination_result& c : program.combinations) out += main_table_row(program, c);
   return out;
 }
 
-std::string front_names(const json& program) {
+std::string front_names(const program_results_section& program) {
   std::string names;
-  for (const json& c : program["combinations"])
-    if (c["pareto_front"].get<bool>())
-      names += (names.empty() ? "" : ", ") + c["name"].get<std::string>();
+  for (const combination_result& c : program.combinations)
+    if (c.pareto_front) names += (names.empty() ? "" : ", ") + c.name;
   return names.empty() ? "none (no combination has a successful run)" : names;
 }
 
-std::string knob_values(const json& read_back, bool set_only) {
+std::string knob_values(const std::map<std::string, lab::knob_reading_figures>& read_back,
+                        bool set_only) {
   std::string text;
-  for (const auto& [knob, r] : read_back.items()) {
-    if (set_only ? r.at("set").is_null() : r.at("value").is_null()) continue;
+  for (const auto& [knob, r] : read_back) {
+    if (set_only ? !r.set : !r.value) continue;
     text += (text.empty() ? "" : "; ") + knob + " " +
-            (r.at("value").is_null() ? std::string("not readable")
-                                     : "= " + r.at("value").get<std::string>()) +
-            (r.at("set").is_null() ? "" : " (set " + r.at("set").get<std::string>() + ")") + ": " +
-            r.at("how").get<std::string>();
+            (r.value ? "= " + *r.value : std::string("not readable")) +
+            (r.set ? " (set " + *r.set + ")" : "") + ": " + r.how;
   }
   return text;
 }
 
 // What each combination's malloc reported for its knobs, as read back inside the program.
-std::string knob_check_list(const json& program) {
+std::string knob_check_list(const program_results_section& program) {
   std::string out;
-  for (const json& c : program["combinations"]) {
-    const json& check = c["knob_check"];
-    if (check["read_back"].is_null() || check["read_back"].empty()) continue;
-    const std::string status = check["status"].get<std::string>();
-    const bool defaults = status == "no knobs set";
-    const std::string values = knob_values(check["read_back"], !defaults);
+  for (const combination_result& c : program.combinations) {
+    const lab::knob_check_figures& check = c.knob_check;
+    if (!check.read_back || check.read_back->empty()) continue;
+    const bool defaults = check.status == "no knobs set";
+    const std::string values = knob_values(*check.read_back, !defaults);
     if (values.empty()) continue;
-    out += "- **" + c["name"].get<std::string>() + "**: " +
-           (defaults              ? "defaults"
-            : status == "applied" ? "✅ applied"
-                                  : "⚠ " + status) +
+    out += "- **" + c.name + "**: " +
+           (defaults                    ? "defaults"
+            : check.status == "applied" ? "✅ applied"
+                                        : "⚠ " + check.status) +
            " — " + values + "\n";
   }
   return out;
 }
 
-std::string failures_list(const json& program) {
+std::string failures_list(const program_results_section& program) {
   std::string out;
-  for (const json& c : program["combinations"])
-    for (const json& reason : c["failures"])
-      out += "- **" + c["name"].get<std::string>() + "**: " + reason.get<std::string>() + "\n";
+  for (const combination_result& c : program.combinations)
+    for (const std::string& reason : c.failures) out += "- **" + c.name + "**: " + reason + "\n";
   return out;
 }
 
 }  // namespace
 
-std::string render_program_markdown(const json& program) {
+std::string render_program_markdown(const program_results_section& program) {
   std::string out = "## Your program under each malloc\n\n";
   out += fmt::format(
       "`{}`, {} rounds (each runs every combination once, in a fresh random order; seed {}), "
       "timeout {:g} s per run{}{}. {} A verdict needs the Mann-Whitney U test (p < 0.05) and "
       "the interval beyond the {:g} % noise floor.\n\n",
-      quoted_command(program["command"]), program["rounds"].get<std::size_t>(),
-      program["seed"].get<std::uint64_t>(), program["timeout_seconds"].get<double>(),
-      program["stdin"].is_null() ? ""
-                                 : ", stdin from `" + program["stdin"].get<std::string>() + "`",
-      program["working_directory"].is_null()
-          ? ""
-          : ", in `" + program["working_directory"].get<std::string>() + "`",
-      stopping_text(program), program["noise_floor_percent"].get<double>());
+      lab::shell_words(program.command), program.rounds, program.seed, program.timeout_seconds,
+      program.stdin_path ? ", stdin from `" + *program.stdin_path + "`" : "",
+      program.working_directory ? ", in `" + *program.working_directory + "`" : "",
+      stopping_text(program), program.noise_floor_percent);
   out += main_table(program) + "\n";
   out +=
       "**CPU versus peak RSS — the Pareto front** (no other combination has both less CPU "
       "and less peak RSS, by median): " +
       front_names(program) +
       ". Pick a point on it; off the front, something is better on both.\n\n";
-  const json& output = program["output"];
-  if (output["mode"] == "check")
-    out += output["consistent"].get<bool>()
+  const lab::output_figures& output = program.output;
+  if (output.mode == "check")
+    out += output.consistent
                ? "**Output**: identical in every successful run.\n\n"
-               : "**Finding — output differs**: ⚠ " + output["finding"].get<std::string>() + "\n\n";
+               : "**Finding — output differs**: ⚠ " + output.finding.value_or("") + "\n\n";
   if (const std::string knobs = knob_check_list(program); !knobs.empty())
     out +=
         "**Knobs read back** from the malloc inside the program (a knob the malloc reports a "
@@ -188,37 +182,32 @@ std::string render_program_markdown(const json& program) {
         knobs + "\n";
   if (const std::string failed = failures_list(program); !failed.empty())
     out += "**Failed runs** (no numbers):\n\n" + failed + "\n";
-  out += "How it was measured: " + program["measures"].get<std::string>() +
-         " Liveness: " + program["liveness"].get<std::string>() + ".\n";
+  out += "How it was measured: " + program.measures + " Liveness: " + program.liveness + ".\n";
   return out;
 }
 
-std::string render_program_console(const json& program) {
+std::string render_program_console(const program_results_section& program) {
   std::string out = fmt::format("{:<34} {:>7} {:>10} {:<26} {:>11} {:<26}\n", "combination", "runs",
                                 "CPU", "vs baseline", "peak RSS", "vs baseline");
-  for (const json& c : program["combinations"]) {
-    const bool measured = c["runs_ok"].get<std::size_t>() > 0;
-    const json& m = c["median"];
-    const bool is_baseline = c["name"] == program["baseline"];
-    auto with_verdict = [is_baseline](const json& vs) {
-      return vs.is_null() ? ratio_cell(vs, "x", is_baseline)
-                          : ratio_cell(vs, "x", false) + " " + vs["verdict"].get<std::string>();
+  for (const combination_result& c : program.combinations) {
+    const bool measured = c.runs_ok > 0;
+    const bool base = is_baseline(program, c);
+    auto with_verdict = [base](const std::optional<program_ratio>& vs) {
+      return vs ? ratio_cell(vs, "x", false) + " " + vs->verdict : ratio_cell(vs, "x", base);
     };
     out += fmt::format(
-        "{:<34} {:>7} {:>10} {:<26} {:>11} {:<26}{}\n", c["name"].get<std::string>(),
-        fmt::format("{}/{}", c["runs_ok"].get<std::size_t>(),
-                    c["runs_ok"].get<std::size_t>() + c["runs_failed"].get<std::size_t>()),
-        measured ? seconds(m["cpu_seconds"].get<double>()) : "-",
-        measured ? with_verdict(c["cpu_vs_baseline"]) : "-",
-        measured ? lab::format_bytes(m["peak_rss_bytes"].get<double>()) : "-",
-        measured ? with_verdict(c["peak_rss_vs_baseline"]) : "-",
-        c["pareto_front"].get<bool>() ? "  [Pareto front]" : "");
+        "{:<34} {:>7} {:>10} {:<26} {:>11} {:<26}{}\n", c.name,
+        fmt::format("{}/{}", c.runs_ok, c.runs_ok + c.runs_failed),
+        measured ? seconds(c.median.cpu_seconds) : "-",
+        measured ? with_verdict(c.cpu_vs_baseline) : "-",
+        measured ? lab::format_bytes(static_cast<double>(c.median.peak_rss_bytes)) : "-",
+        measured ? with_verdict(c.peak_rss_vs_baseline) : "-",
+        c.pareto_front ? "  [Pareto front]" : "");
   }
-  if (program.contains("stopping") && program["stopping"]["mode"] == "adaptive")
-    out += "rounds: " + stopping_summary(program["stopping"]) + "\n";
-  const json& output = program["output"];
-  if (output["mode"] == "check" && !output["consistent"].get<bool>())
-    out += "FINDING: " + output["finding"].get<std::string>() + "\n";
+  if (program.stopping && program.stopping->mode == "adaptive")
+    out += "rounds: " + stopping_summary(*program.stopping) + "\n";
+  if (program.output.mode == "check" && !program.output.consistent)
+    out += "FINDING: " + program.output.finding.value_or("") + "\n";
   if (const std::string failed = failures_list(program); !failed.empty())
     out += "failed runs:\n" + failed;
   return out;

@@ -20,6 +20,7 @@
 #include "process/malloc_registry.hpp"
 #include "main/cli.hpp"
 #include "main/option_checks.hpp"
+#include "model/document.hpp"
 #include "plan/request.hpp"
 #include "render/atomic_write.hpp"
 
@@ -270,7 +271,8 @@ int execute_try(const try_request& request) {
       program_json(plan, rows, figures, check, stopping, stopper.outcome()), request.command_line,
       created, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   write_program_outputs(results, directory);
-  std::cout << render_program_console(results.at("program"))
+  const lab::model::document document = lab::model::from_json(results);
+  std::cout << render_program_console(document.parts.get<lab::program_document_figures>()->program)
             << "results: " << (directory / "results.json").string() << ", "
             << (directory / "report.md").string() << ", " << (directory / "report.html").string()
             << '\n';
