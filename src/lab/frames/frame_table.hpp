@@ -1,7 +1,8 @@
 // The frame table: one row per frame, and the only road from the stages every frame shares (plan,
 // schedule, results, render, the CLI's worker dispatch) into a frame's own code. A frame is one
-// folder, frames/<name>/, whose frame.cpp fills its row; adding a frame adds that folder, a row in
-// frame_table.cpp and a value of `frame` (plan/plan.hpp). A frame measured by a command of its
+// folder, frames/<name>/, whose frame.cpp fills its row by member name (a member it leaves unset
+// is null); adding a frame adds that folder, a row in frame_table.cpp and a value of `frame`
+// (plan/plan.hpp). A frame measured by a command of its
 // own rather than by `run` (the program frame, `alloclab try`) leaves the plan's members null.
 //
 // | member            | called by                  | does                                         |
@@ -13,10 +14,8 @@
 // | make_executor     | schedule (run_schedule)    | turns a task into a measurement_record       |
 // | add_results       | results (build_results)    | adds the frame's figures to results.json     |
 // | describe          | results (build_results)    | what the frame's numbers include             |
-// | render_markdown   | render (render_report)     | the frame's report.md section, from results  |
-// |                   |                            | JSON (rows not yet reading the model)        |
-// | render_section    | render (render_report)     | the same from the results model; a row has   |
-// |                   |                            | this or render_markdown, not both            |
+// | render_section    | render (render_report)     | the frame's report.md section, from the      |
+// |                   |                            | results model                                |
 // | add_commands      | main (run_cli)             | registers its own subcommands, or nullptr    |
 // | report_heading    | render (render_report)     | title and run line of a report of its own    |
 // |                   |                            | run (its part, no workloads; "" without its  |
@@ -63,23 +62,23 @@ class frame_commands {
 };
 
 struct frame_module {
-  frame id;
-  const char* name;  // as --frames and results.json spell it
-  workload_kind measures;
+  frame id = frame::batch;
+  const char* name = "";  // as --frames and results.json spell it
+  workload_kind measures = workload_kind::lab;
   // Adds the frame's cells; `lab_mallocs` is plan.mallocs plus the placement twin, if any.
-  void (*add_cells)(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs);
-  std::size_t measurement_sizes::*repetitions;
-  bool by_default;             // measured when --frames is not given (else only when named)
-  const char* worker_command;  // nullptr: the frame starts no worker of its own
-  int (*worker_main)(const char* spec_json);
-  std::unique_ptr<executor> (*make_executor)();
-  void (*add_results)(const frame_results_input& in, nlohmann::json& results);
-  std::string (*describe)(const run_plan& plan);  // what its numbers include
-  void (*render_markdown)(std::string& md, const nlohmann::json& results);
-  std::unique_ptr<frame_commands> (*add_commands)(CLI::App& app, const std::string& command_line);
-  std::string (*report_heading)(const model::document& results);
-  std::vector<model::workload> (*compare_workloads)(const model::document& results);
-  double (*expected_seconds)(const run_plan& plan, const task& t);
+  void (*add_cells)(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs) = nullptr;
+  std::size_t measurement_sizes::*repetitions = nullptr;
+  bool by_default = false;  // measured when --frames is not given (else only when named)
+  const char* worker_command = nullptr;  // nullptr: the frame starts no worker of its own
+  int (*worker_main)(const char* spec_json) = nullptr;
+  std::unique_ptr<executor> (*make_executor)() = nullptr;
+  void (*add_results)(const frame_results_input& in, nlohmann::json& results) = nullptr;
+  std::string (*describe)(const run_plan& plan) = nullptr;  // what its numbers include
+  std::unique_ptr<frame_commands> (*add_commands)(CLI::App& app,
+                                                  const std::string& command_line) = nullptr;
+  std::string (*report_heading)(const model::document& results) = nullptr;
+  std::vector<model::workload> (*compare_workloads)(const model::document& results) = nullptr;
+  double (*expected_seconds)(const run_plan& plan, const task& t) = nullptr;
   model::frame_results_parts results_parts;  // its own keys in results.json (model/frame_part.hpp)
   void (*render_section)(std::string& md, const model::document& results) = nullptr;
   const workload_catalogue* workloads = nullptr;

@@ -27,26 +27,24 @@ double expected_batch_seconds(const run_plan& plan, const task& t) {
 }  // namespace
 
 frame_module batch_frame() {
-  return {frame::batch,
-          "batch",
-          workload_kind::lab,
-          add_batch_cells,
-          &measurement_sizes::repetitions,
-          true,
-          batch_worker_command,
-          run_batch_worker,
-          make_batch_executor,
-          add_batch_results,
-          describe_batch_frame,
-          nullptr,
-          nullptr,
-          nullptr,
-          nullptr,
-          expected_batch_seconds,
-          {nullptr, nullptr, &model::part_codec_of<batch_workload_figures>(),
-           &model::part_codec_of<batch_cell_figures>()},
-          markdown::batch_section,
-          &lab_workload_catalogue()};
+  frame_module row;
+  row.id = frame::batch;
+  row.name = "batch";
+  row.measures = workload_kind::lab;
+  row.add_cells = add_batch_cells;
+  row.repetitions = &measurement_sizes::repetitions;
+  row.by_default = true;
+  row.worker_command = batch_worker_command;
+  row.worker_main = run_batch_worker;
+  row.make_executor = make_batch_executor;
+  row.add_results = add_batch_results;
+  row.describe = describe_batch_frame;
+  row.expected_seconds = expected_batch_seconds;
+  row.results_parts = {nullptr, nullptr, &model::part_codec_of<batch_workload_figures>(),
+                       &model::part_codec_of<batch_cell_figures>()};
+  row.render_section = markdown::batch_section;
+  row.workloads = &lab_workload_catalogue();
+  return row;
 }
 
 }  // namespace alloclab::lab

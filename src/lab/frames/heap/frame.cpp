@@ -24,27 +24,25 @@ double expected_heap_seconds(const run_plan& plan, const task& t) {
 }  // namespace
 
 frame_module heap_frame() {
-  return {
-      frame::heap,
-      "heap",
-      workload_kind::heap,
-      add_heap_cells,
-      &measurement_sizes::heap_repetitions,
-      true,
-      heap_worker_command,
-      run_heap_worker,
-      make_heap_executor,
-      add_heap_results,
-      describe_heap_frame,
-      nullptr,
-      nullptr,
-      nullptr,
-      nullptr,
-      expected_heap_seconds,
-      {&model::part_codec_of<heap_document_figures>(), &model::part_codec_of<heap_config_figures>(),
-       &model::part_codec_of<heap_workload_figures>(), &model::part_codec_of<heap_cell_figures>()},
-      markdown::heap_section,
-      &heap_workload_catalogue()};
+  frame_module row;
+  row.id = frame::heap;
+  row.name = "heap";
+  row.measures = workload_kind::heap;
+  row.add_cells = add_heap_cells;
+  row.repetitions = &measurement_sizes::heap_repetitions;
+  row.by_default = true;
+  row.worker_command = heap_worker_command;
+  row.worker_main = run_heap_worker;
+  row.make_executor = make_heap_executor;
+  row.add_results = add_heap_results;
+  row.describe = describe_heap_frame;
+  row.expected_seconds = expected_heap_seconds;
+  row.results_parts = {
+      &model::part_codec_of<heap_document_figures>(), &model::part_codec_of<heap_config_figures>(),
+      &model::part_codec_of<heap_workload_figures>(), &model::part_codec_of<heap_cell_figures>()};
+  row.render_section = markdown::heap_section;
+  row.workloads = &heap_workload_catalogue();
+  return row;
 }
 
 }  // namespace alloclab::lab

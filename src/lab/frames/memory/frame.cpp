@@ -29,26 +29,24 @@ double expected_memory_seconds(const run_plan& plan, const task& t) {
 }  // namespace
 
 frame_module memory_frame() {
-  return {frame::memory,
-          "memory",
-          workload_kind::memory,
-          add_memory_cells,
-          &measurement_sizes::memory_repetitions,
-          true,
-          memory_worker_command,
-          run_memory_worker,
-          make_memory_executor,
-          add_memory_results,
-          describe_memory_frame,
-          nullptr,
-          nullptr,
-          nullptr,
-          nullptr,
-          expected_memory_seconds,
-          {nullptr, nullptr, &model::part_codec_of<memory_workload_figures>(),
-           &model::part_codec_of<memory_cell_figures>()},
-          markdown::memory_section,
-          &memory_workload_catalogue()};
+  frame_module row;
+  row.id = frame::memory;
+  row.name = "memory";
+  row.measures = workload_kind::memory;
+  row.add_cells = add_memory_cells;
+  row.repetitions = &measurement_sizes::memory_repetitions;
+  row.by_default = true;
+  row.worker_command = memory_worker_command;
+  row.worker_main = run_memory_worker;
+  row.make_executor = make_memory_executor;
+  row.add_results = add_memory_results;
+  row.describe = describe_memory_frame;
+  row.expected_seconds = expected_memory_seconds;
+  row.results_parts = {nullptr, nullptr, &model::part_codec_of<memory_workload_figures>(),
+                       &model::part_codec_of<memory_cell_figures>()};
+  row.render_section = markdown::memory_section;
+  row.workloads = &memory_workload_catalogue();
+  return row;
 }
 
 }  // namespace alloclab::lab

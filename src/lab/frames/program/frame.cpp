@@ -73,24 +73,17 @@ std::vector<model::workload> program_compare_workloads(const model::document& re
 }
 
 frame_module program_frame() {
-  return {frame::program,
-          "program",
-          workload_kind::program,
-          nullptr,
-          nullptr,
-          false,
-          nullptr,
-          nullptr,
-          nullptr,
-          nullptr,
-          nullptr,
-          nullptr,
-          add_program_commands,
-          program_report_heading,
-          program_compare_workloads,
-          nullptr,
-          {&model::part_codec_of<program_document_figures>(), nullptr, nullptr, nullptr},
-          program_section};
+  frame_module row;
+  row.id = frame::program;
+  row.name = "program";
+  row.measures = workload_kind::program;
+  row.add_commands = add_program_commands;
+  row.report_heading = program_report_heading;
+  row.compare_workloads = program_compare_workloads;
+  row.results_parts = {&model::part_codec_of<program_document_figures>(), nullptr, nullptr,
+                       nullptr};
+  row.render_section = program_section;
+  return row;
 }
 
 }  // namespace alloclab::lab

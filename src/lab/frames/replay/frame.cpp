@@ -25,26 +25,24 @@ double expected_replay_seconds(const run_plan&, const task& t) {
 }  // namespace
 
 frame_module replay_frame() {
-  return {frame::replay,
-          "replay",
-          workload_kind::trace,
-          add_replay_cells,
-          &measurement_sizes::replay_repetitions,
-          true,
-          replay_worker_command,
-          run_replay_worker,
-          make_replay_executor,
-          add_replay_results,
-          describe_replay_frame,
-          nullptr,
-          nullptr,
-          nullptr,
-          nullptr,
-          expected_replay_seconds,
-          {nullptr, &model::part_codec_of<replay_config_figures>(),
-           &model::part_codec_of<replay_workload_figures>(),
-           &model::part_codec_of<replay_cell_figures>()},
-          markdown::replay_section};
+  frame_module row;
+  row.id = frame::replay;
+  row.name = "replay";
+  row.measures = workload_kind::trace;
+  row.add_cells = add_replay_cells;
+  row.repetitions = &measurement_sizes::replay_repetitions;
+  row.by_default = true;
+  row.worker_command = replay_worker_command;
+  row.worker_main = run_replay_worker;
+  row.make_executor = make_replay_executor;
+  row.add_results = add_replay_results;
+  row.describe = describe_replay_frame;
+  row.expected_seconds = expected_replay_seconds;
+  row.results_parts = {nullptr, &model::part_codec_of<replay_config_figures>(),
+                       &model::part_codec_of<replay_workload_figures>(),
+                       &model::part_codec_of<replay_cell_figures>()};
+  row.render_section = markdown::replay_section;
+  return row;
 }
 
 }  // namespace alloclab::lab

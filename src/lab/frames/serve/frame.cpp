@@ -51,25 +51,21 @@ double expected_serve_seconds(const run_plan& plan, const task& t) {
 }  // namespace
 
 frame_module serve_frame() {
-  return {frame::serve,
-          "serve",
-          workload_kind::lab,
-          add_serve_cells,
-          &measurement_sizes::serve_repetitions,
-          false,
-          nullptr,
-          nullptr,
-          make_serve_executor,
-          add_serve_results,
-          describe_serve_frame,
-          nullptr,
-          add_serve_frame_commands,
-          nullptr,
-          nullptr,
-          expected_serve_seconds,
-          {&model::part_codec_of<serve_document_figures>(), nullptr, nullptr, nullptr},
-          markdown::serve_section,
-          &lab_workload_catalogue()};
+  frame_module row;
+  row.id = frame::serve;
+  row.name = "serve";
+  row.measures = workload_kind::lab;
+  row.add_cells = add_serve_cells;
+  row.repetitions = &measurement_sizes::serve_repetitions;
+  row.make_executor = make_serve_executor;
+  row.add_results = add_serve_results;
+  row.describe = describe_serve_frame;
+  row.add_commands = add_serve_frame_commands;
+  row.expected_seconds = expected_serve_seconds;
+  row.results_parts = {&model::part_codec_of<serve_document_figures>(), nullptr, nullptr, nullptr};
+  row.render_section = markdown::serve_section;
+  row.workloads = &lab_workload_catalogue();
+  return row;
 }
 
 }  // namespace alloclab::lab
