@@ -222,13 +222,9 @@ TEST(FrameTable, StagesReachFramesOnlyThroughTheTable) {
       // advise reads the two frames it reconciles: the replay's cells and the real runs
       "advise/advise.cpp -> replay",
       "advise/program_runs.hpp -> program",
-      // the report skeleton's lab tables, the console headline's heap and replay lines and the
-      // Method section's heap sizes read those frames' figures (their sections belong in the
-      // frames, behind a row member)
+      // the report skeleton's lab tables and the Method section's heap sizes read those frames'
+      // figures (they belong in the frames, behind a row member)
       "render/markdown.cpp -> batch",
-      "render/headline.cpp -> batch",
-      "render/headline.cpp -> heap",
-      "render/headline.cpp -> replay",
       "render/markdown_method.cpp -> heap",
   };
   const std::set<std::string> arrows = arrows_into_frames();

@@ -16,6 +16,8 @@
 // | describe          | results (build_results)    | what the frame's numbers include             |
 // | render_section    | render (render_report)     | the frame's report.md section, from the      |
 // |                   |                            | results model                                |
+// | console_lines     | render (render_headline)   | its lines in the console summary a run ends  |
+// |                   |                            | with, from the results model, or nullptr     |
 // | add_commands      | main (run_cli)             | registers its own subcommands, or nullptr    |
 // | report_heading    | render (render_report)     | title and run line of a report of its own    |
 // |                   |                            | run (its part, no workloads; "" without its  |
@@ -81,6 +83,7 @@ struct frame_module {
   double (*expected_seconds)(const run_plan& plan, const task& t) = nullptr;
   model::frame_results_parts results_parts;  // its own keys in results.json (model/frame_part.hpp)
   void (*render_section)(std::string& md, const model::document& results) = nullptr;
+  void (*console_lines)(std::string& out, const model::document& results) = nullptr;
   const workload_catalogue* workloads = nullptr;
 };
 

@@ -43,6 +43,7 @@ frame_module batch_frame() {
   row.results_parts = {nullptr, nullptr, &model::part_codec_of<batch_workload_figures>(),
                        &model::part_codec_of<batch_cell_figures>()};
   row.render_section = markdown::batch_section;
+  row.console_lines = markdown::batch_console_lines;
   row.workloads = &lab_workload_catalogue();
   return row;
 }

@@ -42,6 +42,7 @@ frame_module replay_frame() {
                        &model::part_codec_of<replay_workload_figures>(),
                        &model::part_codec_of<replay_cell_figures>()};
   row.render_section = markdown::replay_section;
+  row.console_lines = markdown::replay_console_lines;
   return row;
 }
 
