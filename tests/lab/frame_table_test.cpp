@@ -222,10 +222,9 @@ TEST(FrameTable, StagesReachFramesOnlyThroughTheTable) {
       // advise reads the two frames it reconciles: the replay's cells and the real runs
       "advise/advise.cpp -> replay",
       "advise/program_runs.hpp -> program",
-      // the report skeleton's lab tables and the Method section's heap sizes read those frames'
-      // figures (they belong in the frames, behind a row member)
+      // the report skeleton's lab tables read the batch frame's figures (they belong in its
+      // folder, behind a row member)
       "render/markdown.cpp -> batch",
-      "render/markdown_method.cpp -> heap",
   };
   const std::set<std::string> arrows = arrows_into_frames();
   for (const std::string& arrow : arrows)

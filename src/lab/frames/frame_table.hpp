@@ -18,6 +18,8 @@
 // |                   |                            | results model                                |
 // | console_lines     | render (render_headline)   | its lines in the console summary a run ends  |
 // |                   |                            | with, from the results model, or nullptr     |
+// | method_lines      | render (Method section)    | how its cells ran, in report.md's Method, or |
+// |                   |                            | nullptr                                      |
 // | add_commands      | main (run_cli)             | registers its own subcommands, or nullptr    |
 // | report_heading    | render (render_report)     | title and run line of a report of its own    |
 // |                   |                            | run (its part, no workloads; "" without its  |
@@ -84,6 +86,7 @@ struct frame_module {
   model::frame_results_parts results_parts;  // its own keys in results.json (model/frame_part.hpp)
   void (*render_section)(std::string& md, const model::document& results) = nullptr;
   void (*console_lines)(std::string& out, const model::document& results) = nullptr;
+  void (*method_lines)(std::string& md, const model::document& results) = nullptr;
   const workload_catalogue* workloads = nullptr;
 };
 

@@ -1,12 +1,13 @@
 // report.md's closing sections, shared by every report: how the run measured (Method) and on
 // what machine (Environment).
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "markdown_format.hpp"
 #include "markdown_sections.hpp"
-#include "frames/heap/figures.hpp"
+#include "frames/frame_table.hpp"
 #include "model/document.hpp"
 #include "render/placement_text.hpp"
 
@@ -21,30 +22,10 @@ void method_section(std::string& md, const model::document& r) {
       "iterations faster than {:.0f} ns are timed in fixed batches.\n",
       t.clock, r.environment.clocksource.value_or("unknown"), t.overhead_ns, t.resolution_ns,
       t.batch_threshold_ns);
-  bool any_lab = false, any_heap = false;
-  for (const auto& w : r.workloads) {
-    any_lab = any_lab || is_lab(w);
-    any_heap = any_heap || is_heap(w);
-  }
-  if (any_heap) {
-    const heap_config_figures* heap = cfg.frames.get<heap_config_figures>();
-    md += fmt::format(
-        "- Heap study: every (workload, malloc) cell runs alone in fresh worker processes ({} "
-        "repetitions × {} batches, shared out over up to {} processes; each repetition a NOOP run "
-        "then a malloc run of the same loop); a process's first repetition pays the page faults, "
-        "later ones reuse what the allocator kept. Memory figures are medians over the "
-        "processes. Time limit per process {:.0f} s.\n",
-        heap != nullptr ? heap->heap.repetitions : 0, heap != nullptr ? heap->heap.iterations : 0,
-        cfg.processes.value_or(1), cfg.cell_timeout_seconds);
-    md +=
-        "- Memory: `VmHWM` reset through `/proc/self/clear_refs` before the runs, `VmRSS` after "
-        "every block "
-        "was freed and again after the allocator's purge call (found with `dlsym` at run time); "
-        "faults from "
-        "`getrusage`. glibc_trim sets `MALLOC_TRIM_THRESHOLD_`, which also switches off glibc's "
-        "dynamic mmap "
-        "threshold.\n";
-  }
+  const bool any_lab = std::any_of(r.workloads.begin(), r.workloads.end(),
+                                   [](const model::workload& w) { return is_lab(w); });
+  for (const frame_module& row : frame_table())
+    if (row.method_lines != nullptr) row.method_lines(md, r);
   if (!any_lab) {
     md += fmt::format(
         "- Significance: {}; α = {}, smallest p reachable with these repetitions = {:.2g}.\n\n",

@@ -21,6 +21,8 @@ void batch_section(std::string& md, const model::document& r);
 void batch_console_lines(std::string& out, const model::document& r);
 void heap_console_lines(std::string& out, const model::document& r);
 void replay_console_lines(std::string& out, const model::document& r);
+// The heap study's paragraphs in the Method section, through its row's method_lines.
+void heap_method_lines(std::string& md, const model::document& r);
 void heap_section(std::string& md, const model::document& r);
 void replay_section(std::string& md, const model::document& r);
 void memory_section(std::string& md, const model::document& r);

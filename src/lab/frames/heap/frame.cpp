@@ -42,6 +42,7 @@ frame_module heap_frame() {
       &model::part_codec_of<heap_workload_figures>(), &model::part_codec_of<heap_cell_figures>()};
   row.render_section = markdown::heap_section;
   row.console_lines = markdown::heap_console_lines;
+  row.method_lines = markdown::heap_method_lines;
   row.workloads = &heap_workload_catalogue();
   return row;
 }

@@ -2,6 +2,7 @@
 // the size distributions, and what each malloc keeps and gives back over time. It reads the
 // results model (model/document.hpp) and computes nothing: the retention medians and ranges are
 // the results' (heap_retention).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -224,6 +225,32 @@ void heap_section(std::string& md, const model::document& r) {
   heap_memory_table(md, heap);
   const heap_document_figures* top = r.parts.get<heap_document_figures>();
   heap_retention_table(md, top == nullptr ? std::vector<retention_row>() : top->heap_retention);
+}
+
+// The heap study's paragraphs in the Method section: how its cells ran and what its memory
+// figures are.
+void heap_method_lines(std::string& md, const model::document& r) {
+  if (std::none_of(r.workloads.begin(), r.workloads.end(),
+                   [](const model::workload& w) { return is_heap(w); }))
+    return;
+  const model::run_config& cfg = r.config;
+  const heap_config_figures* heap = cfg.frames.get<heap_config_figures>();
+  md += fmt::format(
+      "- Heap study: every (workload, malloc) cell runs alone in fresh worker processes ({} "
+      "repetitions × {} batches, shared out over up to {} processes; each repetition a NOOP run "
+      "then a malloc run of the same loop); a process's first repetition pays the page faults, "
+      "later ones reuse what the allocator kept. Memory figures are medians over the "
+      "processes. Time limit per process {:.0f} s.\n",
+      heap != nullptr ? heap->heap.repetitions : 0, heap != nullptr ? heap->heap.iterations : 0,
+      cfg.processes.value_or(1), cfg.cell_timeout_seconds);
+  md +=
+      "- Memory: `VmHWM` reset through `/proc/self/clear_refs` before the runs, `VmRSS` after "
+      "every block "
+      "was freed and again after the allocator's purge call (found with `dlsym` at run time); "
+      "faults from "
+      "`getrusage`. glibc_trim sets `MALLOC_TRIM_THRESHOLD_`, which also switches off glibc's "
+      "dynamic mmap "
+      "threshold.\n";
 }
 
 }  // namespace alloclab::lab::markdown
