@@ -30,9 +30,7 @@ std::string join_names(const std::vector<std::string>& names) {
 
 template <class Registry>
 std::vector<std::string> all_names(const Registry& registry) {
-  std::vector<std::string> names;
-  for (const auto& entry : registry) names.push_back(entry.name);
-  return names;
+  return collect(registry, [](const auto& entry) { return std::string(entry.name); });
 }
 
 // An empty name comes from a stray comma (`--workloads ,`): say so instead of guessing.
@@ -189,7 +187,7 @@ void choose_frames(run_plan& plan, const run_request& request) {
       throw usage_error(fmt::format("workload '{}' is not measured by any frame in --frames {}",
                                     names.front(), join_names(request.frames)));
     if (!measured) names.clear();
-    if (measured && names.empty()) names = all_names(c.catalogue->entries());
+    if (measured && names.empty()) names = c.catalogue->names();
   }
 }
 
@@ -203,22 +201,13 @@ std::vector<std::string>& names_of(workload_selection& chosen, workload_kind kin
                                           const std::vector<kind_catalogue>& catalogues) {
   std::vector<std::string> valid, hints;
   for (const kind_catalogue& c : catalogues) {
-    for (const auto& entry : c.catalogue->entries()) valid.push_back(entry.name);
+    const std::vector<std::string> names = c.catalogue->names();
+    valid.insert(valid.end(), names.begin(), names.end());
     if (*c.catalogue->family_hint != '\0') hints.push_back(c.catalogue->family_hint);
   }
   throw usage_error(fmt::format("unknown workload '{}'; valid workloads: {}{}", name,
                                 join_names(valid),
                                 hints.empty() ? "" : " (or " + join_names(hints) + ")"));
-}
-
-// `names` in the catalogue's order, each once.
-std::vector<std::string> in_catalogue_order(const std::vector<std::string>& names,
-                                            const workload_catalogue& catalogue) {
-  std::vector<std::string> ordered;
-  for (const auto& entry : catalogue.entries())
-    if (std::find(names.begin(), names.end(), entry.name) != names.end())
-      ordered.push_back(entry.name);
-  return ordered;
 }
 
 }  // namespace
@@ -241,7 +230,7 @@ workload_selection split_workloads(const std::vector<std::string>& requested) {
     into.insert(into.end(), names.begin(), names.end());
   }
   for (const kind_catalogue& c : catalogues)
-    names_of(chosen, c.kind) = in_catalogue_order(names_of(chosen, c.kind), *c.catalogue);
+    names_of(chosen, c.kind) = c.catalogue->in_order(names_of(chosen, c.kind));
   return chosen;
 }
 

@@ -63,11 +63,7 @@ void restore_orders(run_plan& plan) {
   plan.frames = std::move(frames);
   for (const kind_catalogue& c : workload_catalogues()) {
     auto& names = workloads_of(plan, c.kind);
-    std::vector<std::string> ordered;
-    for (const auto& entry : c.catalogue->entries())
-      if (std::find(names.begin(), names.end(), entry.name) != names.end())
-        ordered.push_back(entry.name);
-    names = std::move(ordered);
+    names = c.catalogue->in_order(names);
   }
 }
 

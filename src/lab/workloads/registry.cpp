@@ -43,24 +43,10 @@ const workload_entry* find_workload(const std::string& name) {
   return it == all.end() ? nullptr : &*it;
 }
 
-namespace {
-
-std::vector<workload_listing> lab_listings() {
-  std::vector<workload_listing> out;
-  for (const auto& w : workload_registry()) out.push_back({w.name, w.description});
-  return out;
-}
-
-std::vector<std::string> lab_names_for(const std::string& word) {
-  if (find_workload(word) == nullptr) return {};
-  return {word};
-}
-
-}  // namespace
-
 const workload_catalogue& lab_workload_catalogue() {
   static const workload_catalogue catalogue{
-      "workloads (lab: any in-process strategy x any malloc):", lab_listings, lab_names_for, ""};
+      "workloads (lab: any in-process strategy x any malloc):",
+      [] { return collect(workload_registry(), listing_of<workload_entry>); }, nullptr, ""};
   return catalogue;
 }
 

@@ -76,27 +76,13 @@ std::vector<std::string> heap_workload_family(const std::string& name) {
   return members;
 }
 
-namespace {
-
-std::vector<workload_listing> heap_listings() {
-  std::vector<workload_listing> out;
-  for (const auto& w : heap_workload_registry()) out.push_back({w.name, w.description});
-  return out;
-}
-
-std::vector<std::string> heap_names_for(const std::string& word) {
-  if (find_heap_workload(word) != nullptr) return {word};
-  return heap_workload_family(word);
-}
-
-}  // namespace
-
 const workload_catalogue& heap_workload_catalogue() {
   static const workload_catalogue catalogue{
       "heap-study workloads (malloc-level kernels, one isolated worker per cell; the strategy "
       "axis is n/a: they run with strategy 'malloc' only; the default suite has the cells a seed "
       "claim needs):",
-      heap_listings, heap_names_for,
+      [] { return collect(heap_workload_registry(), listing_of<heap_workload>); },
+      heap_workload_family,
       "a heap family: fifo, lifo, xthread; add _pages for the page-touching variants"};
   return catalogue;
 }

@@ -38,17 +38,9 @@ const memory_workload* find_memory_workload(const std::string& name) {
 
 namespace {
 
-std::vector<workload_listing> memory_listings() {
-  std::vector<workload_listing> out;
-  for (const auto& w : memory_workload_registry())
-    out.push_back(
-        {w.name, fmt::format("{} [strategies: {}]", w.description, fmt::join(w.strategies, ", "))});
-  return out;
-}
-
-std::vector<std::string> memory_names_for(const std::string& word) {
-  if (find_memory_workload(word) == nullptr) return {};
-  return {word};
+// A memory workload as `alloclab list` prints it: its description and the strategies it takes.
+workload_listing memory_listing(const memory_workload& w) {
+  return {w.name, fmt::format("{} [strategies: {}]", w.description, fmt::join(w.strategies, ", "))};
 }
 
 }  // namespace
@@ -57,7 +49,7 @@ const workload_catalogue& memory_workload_catalogue() {
   static const workload_catalogue catalogue{
       "memory-frame workloads (memory over time, one worker per cell; not in the default suite; "
       "--frames memory runs them all):",
-      memory_listings, memory_names_for, ""};
+      [] { return collect(memory_workload_registry(), memory_listing); }, nullptr, ""};
   return catalogue;
 }
 
