@@ -127,16 +127,20 @@ TEST(FrameTable, EveryStageHasItsFunction) {
   }
 }
 
-TEST(FrameTable, WorkloadsOfAnUnnamedKindIsAnError) {
-  run_plan plan;
-  plan.lab_workloads = {"lab"};
-  plan.heap_workloads = {"heap"};
-  plan.memory_workloads = {"memory"};
-  EXPECT_EQ(workloads_of(plan, workload_kind::lab), plan.lab_workloads);
-  EXPECT_EQ(workloads_of(plan, workload_kind::heap), plan.heap_workloads);
-  EXPECT_EQ(workloads_of(plan, workload_kind::memory), plan.memory_workloads);
-  EXPECT_THROW(workloads_of(plan, workload_kind::trace), std::logic_error);
-  EXPECT_THROW(workloads_of(plan, workload_kind::program), std::logic_error);
+TEST(FrameTable, SelectionNamesOfAnUnnamedKindIsAnError) {
+  workload_selection chosen;
+  chosen.lab = {"lab"};
+  chosen.heap = {"heap"};
+  chosen.memory = {"memory"};
+  EXPECT_EQ(chosen.names(workload_kind::lab), chosen.lab);
+  EXPECT_EQ(chosen.names(workload_kind::heap), chosen.heap);
+  EXPECT_EQ(chosen.names(workload_kind::memory), chosen.memory);
+  chosen.names(workload_kind::heap).push_back("more");  // the list itself, not a copy
+  EXPECT_EQ(chosen.heap, (std::vector<std::string>{"heap", "more"}));
+  const workload_selection& seen = chosen;
+  EXPECT_EQ(&seen.names(workload_kind::memory), &chosen.memory);
+  EXPECT_THROW(chosen.names(workload_kind::trace), std::logic_error);
+  EXPECT_THROW(seen.names(workload_kind::program), std::logic_error);
 }
 
 TEST(FrameTable, EveryFrameDescribesItsNumbers) {
@@ -159,12 +163,6 @@ TEST(FrameTable, ReportOrderHoldsEveryFrameOnce) {
   for (const auto& row : frame_table()) EXPECT_EQ(seen.count(&row), 1u) << row.name;
 }
 
-std::vector<std::string>& selected_of(workload_selection& s, workload_kind kind) {
-  if (kind == workload_kind::heap) return s.heap;
-  if (kind == workload_kind::memory) return s.memory;
-  return s.lab;
-}
-
 TEST(FrameTable, CataloguesNameEachWorkloadOnce) {
   const std::vector<kind_catalogue> catalogues = workload_catalogues();
   std::set<workload_kind> kinds;
@@ -182,8 +180,8 @@ TEST(FrameTable, CataloguesNameEachWorkloadOnce) {
   for (const kind_catalogue& c : catalogues) {
     for (const auto& entry : c.catalogue->entries()) {
       EXPECT_TRUE(names.insert(entry.name).second) << entry.name << " is in two catalogues";
-      workload_selection chosen = split_workloads({entry.name});
-      EXPECT_EQ(selected_of(chosen, c.kind), std::vector<std::string>{entry.name});
+      const workload_selection chosen = split_workloads({entry.name});
+      EXPECT_EQ(chosen.names(c.kind), std::vector<std::string>{entry.name});
       const nlohmann::json claim = {{"metric", "speedup_p50"}, {"workload", entry.name}};
       EXPECT_EQ(module_of(claim_frame(claim, entry.name)).measures, c.kind) << entry.name;
     }

@@ -59,8 +59,8 @@ TEST(MemoryFramePlan, RowsAndFrames) {
   all.mallocs = {"glibc", "glibc_arena2"};
   const run_plan plan = make_plan(all, false);
   EXPECT_EQ(plan.frames, std::vector<frame>{frame::memory});
-  EXPECT_EQ(plan.memory_workloads, (std::vector<std::string>{"budget_bursts", "huge_table"}));
-  EXPECT_TRUE(plan.lab_workloads.empty());
+  EXPECT_EQ(plan.workloads.memory, (std::vector<std::string>{"budget_bursts", "huge_table"}));
+  EXPECT_TRUE(plan.workloads.lab.empty());
   EXPECT_EQ(cells_of(plan, "budget_bursts"), 4u);  // 2 mallocs x {no_watcher, budget_trim}
   EXPECT_EQ(cells_of(plan, "huge_table"), 2u);     // first malloc x {plain_pages, huge_pages}
   for (const cell_spec& c : plan.cells) {
@@ -77,13 +77,13 @@ TEST(MemoryFramePlan, RowsAndFrames) {
 
   const run_plan implied = make_plan(memory_request({"budget_bursts"}, {}), false);
   EXPECT_EQ(implied.frames, std::vector<frame>{frame::memory});
-  EXPECT_EQ(implied.memory_workloads, std::vector<std::string>{"budget_bursts"});
+  EXPECT_EQ(implied.workloads.memory, std::vector<std::string>{"budget_bursts"});
   EXPECT_EQ(split_workloads({"huge_table", "trade_batch"}).memory,
             std::vector<std::string>{"huge_table"});
 
   EXPECT_THROW(make_plan(memory_request({"budget_bursts"}, {"batch"}), false), usage_error);
   // The default suite stays the lab workloads only.
-  EXPECT_TRUE(make_plan(memory_request({}, {}), false).memory_workloads.empty());
+  EXPECT_TRUE(make_plan(memory_request({}, {}), false).workloads.memory.empty());
 }
 
 TEST(MemoryFramePlan, BudgetComesFromTheOptionTheCgroupOrTheDefault) {

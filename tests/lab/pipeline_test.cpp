@@ -88,8 +88,8 @@ TEST(Plan, FramesComeFromTheWorkloadsOrFromTheFramesOption) {
   heap_only.frames = {"heap"};
   const run_plan heap_plan = make_plan(heap_only, false);
   EXPECT_EQ(heap_plan.frames, std::vector<frame>{frame::heap});
-  EXPECT_TRUE(heap_plan.lab_workloads.empty());
-  EXPECT_FALSE(heap_plan.heap_workloads.empty());  // every heap workload
+  EXPECT_TRUE(heap_plan.workloads.lab.empty());
+  EXPECT_FALSE(heap_plan.workloads.heap.empty());  // every heap workload
   for (const cell_spec& c : heap_plan.cells) EXPECT_EQ(c.frame, frame::heap);
 
   run_request not_measured = request_for({"trade_batch"}, {"std"});

@@ -212,8 +212,8 @@ TEST(KeepShard, WorkloadsAndFramesAreTheShardsOwn) {
   for (const run_plan& shard : all_shards(plan, 2)) {
     ASSERT_EQ(shard.frames.size(), 1u);
     const bool batch = shard.frames.front() == frame::batch;
-    EXPECT_EQ(shard.lab_workloads.size(), batch ? 1u : 0u);
-    EXPECT_EQ(shard.heap_workloads.size(), batch ? 0u : 1u);
+    EXPECT_EQ(shard.workloads.lab.size(), batch ? 1u : 0u);
+    EXPECT_EQ(shard.workloads.heap.size(), batch ? 0u : 1u);
     for (const cell_spec& c : shard.cells) EXPECT_EQ(c.frame, shard.frames.front());
   }
 }

@@ -65,9 +65,9 @@ json plan_to_json(const run_plan& plan) {
                      {"frame", to_string(c.frame)},
                      {"copy_cliff_removed", c.copy_cliff_removed}});
   return {{"frames", frame_names_of(plan.frames)},
-          {"lab_workloads", plan.lab_workloads},
-          {"heap_workloads", plan.heap_workloads},
-          {"memory_workloads", plan.memory_workloads},
+          {"lab_workloads", plan.workloads.lab},
+          {"heap_workloads", plan.workloads.heap},
+          {"memory_workloads", plan.workloads.memory},
           {"strategies", plan.strategies},
           {"mallocs", std::move(mallocs)},
           {"cells", std::move(cells)},
@@ -86,9 +86,9 @@ json plan_to_json(const run_plan& plan) {
 run_plan plan_from_json(const json& j) {
   run_plan plan;
   for (const auto& name : j.at("frames")) plan.frames.push_back(frame_from_string(name));
-  j.at("lab_workloads").get_to(plan.lab_workloads);
-  j.at("heap_workloads").get_to(plan.heap_workloads);
-  j.at("memory_workloads").get_to(plan.memory_workloads);
+  j.at("lab_workloads").get_to(plan.workloads.lab);
+  j.at("heap_workloads").get_to(plan.workloads.heap);
+  j.at("memory_workloads").get_to(plan.workloads.memory);
   j.at("strategies").get_to(plan.strategies);
   for (const auto& m : j.at("mallocs")) plan.mallocs.push_back(choice_from_json(m));
   for (const auto& c : j.at("cells"))

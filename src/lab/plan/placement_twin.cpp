@@ -14,7 +14,7 @@ namespace alloclab::lab {
 
 bool wants_placement_twin(const run_plan& plan, bool sanitized) {
   if (plan.placement_check == placement_check_mode::never || sanitized ||
-      plan.lab_workloads.empty())
+      plan.workloads.lab.empty())
     return false;
   const bool glibc = std::any_of(plan.mallocs.begin(), plan.mallocs.end(),
                                  [](const malloc_choice& m) { return m.plain_glibc(); });

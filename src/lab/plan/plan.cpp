@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 #include <alloclab/memory_budget.hpp>
 
@@ -126,20 +127,24 @@ frame frame_from_string(const std::string& name) {
       fmt::format("unknown frame '{}'; valid frames: {}", name, join_names(frame_names())));
 }
 
-std::vector<std::string>& workloads_of(run_plan& plan, workload_kind kind) {
+const std::vector<std::string>& workload_selection::names(workload_kind kind) const {
   switch (kind) {
     case workload_kind::lab:
-      return plan.lab_workloads;
+      return lab;
     case workload_kind::heap:
-      return plan.heap_workloads;
+      return heap;
     case workload_kind::memory:
-      return plan.memory_workloads;
+      return memory;
     case workload_kind::trace:    // named by `alloclab replay`
     case workload_kind::program:  // named by `alloclab try`
       break;
   }
   throw std::logic_error(
       fmt::format("workload kind {} has no --workloads names", static_cast<int>(kind)));
+}
+
+std::vector<std::string>& workload_selection::names(workload_kind kind) {
+  return const_cast<std::vector<std::string>&>(std::as_const(*this).names(kind));
 }
 
 bool has_frame(const run_plan& plan, frame f) {
@@ -163,9 +168,9 @@ void choose_frames(run_plan& plan, const run_request& request) {
       std::find(request.frames.begin(), request.frames.end(), "replay") != request.frames.end())
     throw usage_error("the replay frame replays a recorded trace: use `alloclab replay TRACE`");
   if (!plan.replay.trace.empty()) {  // `alloclab replay`: nothing but the trace
-    plan.lab_workloads.clear();
-    plan.heap_workloads.clear();
-    plan.memory_workloads.clear();
+    plan.workloads.lab.clear();
+    plan.workloads.heap.clear();
+    plan.workloads.memory.clear();
   }
   for (const auto& e : frame_table()) {
     if (e.add_cells == nullptr) continue;      // measured by a command of its own (`alloclab try`)
@@ -173,7 +178,7 @@ void choose_frames(run_plan& plan, const run_request& request) {
       if (!plan.replay.trace.empty()) plan.frames.push_back(e.id);
       continue;
     }
-    const auto& names = workloads_of(plan, e.measures);
+    const auto& names = plan.workloads.names(e.measures);
     const bool asked =
         std::find(request.frames.begin(), request.frames.end(), e.name) != request.frames.end();
     if (request.frames.empty() ? e.by_default && !names.empty() : asked)
@@ -181,7 +186,7 @@ void choose_frames(run_plan& plan, const run_request& request) {
   }
   if (request.frames.empty()) return;
   for (const kind_catalogue& c : workload_catalogues()) {
-    auto& names = workloads_of(plan, c.kind);
+    auto& names = plan.workloads.names(c.kind);
     const bool measured = measured_by_frames(plan, c.kind);
     if (!measured && !request.workloads.empty() && !names.empty())
       throw usage_error(fmt::format("workload '{}' is not measured by any frame in --frames {}",
@@ -189,12 +194,6 @@ void choose_frames(run_plan& plan, const run_request& request) {
     if (!measured) names.clear();
     if (measured && names.empty()) names = c.catalogue->names();
   }
-}
-
-std::vector<std::string>& names_of(workload_selection& chosen, workload_kind kind) {
-  if (kind == workload_kind::heap) return chosen.heap;
-  if (kind == workload_kind::memory) return chosen.memory;
-  return chosen.lab;
 }
 
 [[noreturn]] void refuse_unknown_workload(const std::string& name,
@@ -226,11 +225,11 @@ workload_selection split_workloads(const std::vector<std::string>& requested) {
     });
     if (naming == catalogues.end()) refuse_unknown_workload(word, catalogues);
     const auto names = naming->catalogue->expand(word);
-    auto& into = names_of(chosen, naming->kind);
+    auto& into = chosen.names(naming->kind);
     into.insert(into.end(), names.begin(), names.end());
   }
   for (const kind_catalogue& c : catalogues)
-    names_of(chosen, c.kind) = c.catalogue->in_order(names_of(chosen, c.kind));
+    chosen.names(c.kind) = c.catalogue->in_order(chosen.names(c.kind));
   return chosen;
 }
 
@@ -330,10 +329,7 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
   if (!plan.replay.trace.empty()) plan.replay.strategies = select_replay_resources(request.replay);
   refuse_empty_names(request.strategies, "--strategies");
   refuse_empty_names(request.mallocs, "--malloc");
-  const workload_selection workloads = split_workloads(request.workloads);
-  plan.lab_workloads = workloads.lab;
-  plan.heap_workloads = workloads.heap;
-  plan.memory_workloads = workloads.memory;
+  plan.workloads = split_workloads(request.workloads);
   choose_frames(plan, request);
   plan.strategies = select(request.strategies, strategy_registry(), "strategy", "strategies");
   plan.mallocs =
@@ -345,7 +341,7 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
   plan.placement_check = request.placement_check;
   plan.memory_budget = resolve_memory_budget(request, host);
   plan.huge_table_bytes = resolve_table_bytes(request);
-  if (sanitized && !plan.heap_workloads.empty())
+  if (sanitized && !plan.workloads.heap.empty())
     throw usage_error(
         "this is a sanitizer build: AddressSanitizer owns malloc, so the heap-study workloads ("
         "fifo_*, lifo_*, xthread_*) cannot measure it; use a release build");

@@ -86,12 +86,23 @@ struct memory_budget_choice {
   std::string source;        // "--memory-budget", "default", or the cgroup and why
 };
 
+// Workload names by the kind of workload they are, each list in its catalogue's order: what
+// --workloads selects, and the plan's workloads.
+struct workload_selection {
+  std::vector<std::string> lab;     // batch and serve frames
+  std::vector<std::string> heap;    // heap frame
+  std::vector<std::string> memory;  // memory frame
+  // The names of `kind` (lab, heap or memory); throws std::logic_error for a kind that
+  // --workloads does not name (a trace, a program), rather than handing out another kind's list.
+  std::vector<std::string>& names(workload_kind kind);
+  const std::vector<std::string>& names(workload_kind kind) const;
+};
+
 struct run_plan {
-  std::vector<frame> frames;                // the frames that have cells, table order
-  std::vector<std::string> lab_workloads;   // batch frame, registry order
-  std::vector<std::string> heap_workloads;  // heap frame, registry order
-  std::vector<std::string> strategies;      // batch frame, registry order
-  std::vector<malloc_choice> mallocs;       // the first is the baseline malloc
+  std::vector<frame> frames;            // the frames that have cells, table order
+  workload_selection workloads;         // by kind, registry order
+  std::vector<std::string> strategies;  // batch frame, registry order
+  std::vector<malloc_choice> mallocs;   // the first is the baseline malloc
   std::vector<cell_spec> cells;
   std::vector<task> schedule;
   measurement_sizes sizes;
@@ -102,8 +113,7 @@ struct run_plan {
   // The glibc variant without memmove's copy cliff, measured beside plain glibc for every lab
   // cell so the report can tell placement-driven ratios apart (empty: not measured).
   std::string placement_twin;
-  // Memory frame: its workloads (registry order), the budget_bursts budget, the huge_table size.
-  std::vector<std::string> memory_workloads;
+  // Memory frame: the budget_bursts budget, the huge_table size.
   memory_budget_choice memory_budget;
   std::uint64_t huge_table_bytes = 0;
   replay_request replay;  // replay frame: the trace and the resources (strategies) it goes through
@@ -133,16 +143,7 @@ inline constexpr std::size_t replay_quick_repetitions = 3;
 
 // --workloads split into lab workloads and heap-study workloads ("fifo", "lifo", "xthread" name
 // a family). Empty request: every lab workload, no heap workload. Throws usage_error.
-struct workload_selection {
-  std::vector<std::string> lab;
-  std::vector<std::string> heap;
-  std::vector<std::string> memory;
-};
 workload_selection split_workloads(const std::vector<std::string>& requested);
-
-// The plan's workloads of `kind` (lab, heap or memory); throws std::logic_error for a kind that
-// --workloads does not name.
-std::vector<std::string>& workloads_of(run_plan& plan, workload_kind kind);
 
 // True when the plan measures frame `f`.
 bool has_frame(const run_plan& plan, frame f);

@@ -45,7 +45,7 @@ void add_cell(run_plan& plan, const claim_cell& want, const std::string& malloc)
   for (const cell_spec& c : plan.cells)
     if (same_cell(c, want, m.label)) return;
   plan.cells.push_back({want.workload, want.strategy, m, want.frame, false});
-  auto& names = workloads_of(plan, module_of(want.frame).measures);
+  auto& names = plan.workloads.names(module_of(want.frame).measures);
   if (std::find(names.begin(), names.end(), want.workload) == names.end())
     names.push_back(want.workload);
   if (!has_frame(plan, want.frame)) plan.frames.push_back(want.frame);
@@ -62,7 +62,7 @@ void restore_orders(run_plan& plan) {
     if (has_frame(plan, row.id)) frames.push_back(row.id);
   plan.frames = std::move(frames);
   for (const kind_catalogue& c : workload_catalogues()) {
-    auto& names = workloads_of(plan, c.kind);
+    auto& names = plan.workloads.names(c.kind);
     names = c.catalogue->in_order(names);
   }
 }

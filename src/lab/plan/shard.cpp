@@ -162,9 +162,9 @@ void keep_workloads(run_plan& plan, const std::vector<std::string>& kept) {
   keep_cells(plan, [&](const cell_spec& c) {
     return std::find(kept.begin(), kept.end(), c.workload) != kept.end();
   });
-  keep_named(plan.lab_workloads, kept);
-  keep_named(plan.heap_workloads, kept);
-  keep_named(plan.memory_workloads, kept);
+  keep_named(plan.workloads.lab, kept);
+  keep_named(plan.workloads.heap, kept);
+  keep_named(plan.workloads.memory, kept);
   plan.frames.erase(std::remove_if(plan.frames.begin(), plan.frames.end(),
                                    [&](frame f) {
                                      return std::none_of(

@@ -34,21 +34,21 @@ using json = nlohmann::json;
 model::run_config run_config_of(const run_plan& plan) {
   model::run_config c;
   for (const auto& m : plan.mallocs) c.mallocs.push_back(m.label);
-  c.workloads = plan.lab_workloads;
-  c.workloads.insert(c.workloads.end(), plan.heap_workloads.begin(), plan.heap_workloads.end());
-  c.workloads.insert(c.workloads.end(), plan.memory_workloads.begin(), plan.memory_workloads.end());
-  const bool heap_only = plan.lab_workloads.empty() && !plan.heap_workloads.empty();
+  c.workloads = plan.workloads.lab;
+  c.workloads.insert(c.workloads.end(), plan.workloads.heap.begin(), plan.workloads.heap.end());
+  c.workloads.insert(c.workloads.end(), plan.workloads.memory.begin(), plan.workloads.memory.end());
+  const bool heap_only = plan.workloads.lab.empty() && !plan.workloads.heap.empty();
   const bool replay_only =
-      plan.lab_workloads.empty() && plan.heap_workloads.empty() && !plan.replay.trace.empty();
+      plan.workloads.lab.empty() && plan.workloads.heap.empty() && !plan.replay.trace.empty();
   if (!plan.replay.trace.empty()) c.workloads.push_back(plan.replay.name);
-  if (!plan.lab_workloads.empty()) c.strategies = plan.strategies;
+  if (!plan.workloads.lab.empty()) c.strategies = plan.strategies;
   if (replay_only) c.strategies = plan.replay.strategies;
   c.samples_per_repetition = replay_only ? 1
                              : heap_only ? plan.sizes.heap_iterations
                                          : plan.sizes.samples_per_repetition;
   c.repetitions = replay_only                  ? plan.sizes.replay_repetitions
                   : heap_only                  ? plan.sizes.heap_repetitions
-                  : plan.lab_workloads.empty() ? plan.sizes.memory_repetitions
+                  : plan.workloads.lab.empty() ? plan.sizes.memory_repetitions
                                                : plan.sizes.repetitions;
   c.processes.emplace(plan.sizes.processes);
   c.seed = plan.sizes.seed;

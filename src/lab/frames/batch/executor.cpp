@@ -78,7 +78,7 @@ class batch_executor final : public executor {
  public:
   void prepare(const run_plan& plan, const progress_note& note) override {
     const malloc_choice glibc = resolve_mallocs({}, false).front();
-    for (const std::string& workload : plan.lab_workloads) {
+    for (const std::string& workload : plan.workloads.lab) {
       note("calibrating " + workload);
       const cell_spec cell{workload, baseline_strategy, glibc, frame::batch, false};
       json request = {{"mode", "calibrate"},

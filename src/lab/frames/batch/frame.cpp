@@ -6,7 +6,7 @@ namespace alloclab::lab {
 
 // Batch frame: every lab workload under every strategy and every malloc, the placement twin included.
 void add_batch_cells(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs) {
-  for (const auto& w : plan.lab_workloads)
+  for (const auto& w : plan.workloads.lab)
     for (const auto& m : lab_mallocs)
       for (const auto& s : plan.strategies)
         plan.cells.push_back({w, s, m, frame::batch, m.label == plan.placement_twin});

@@ -163,7 +163,7 @@ void add_batch_results(const frame_results_input& in, json& results) {
                          : placement_analysis(w, native_malloc, in.plan.placement_twin);
     w["peer_verdicts"] = peer_verdicts(w, in.power);
   };
-  add_workloads(in, in.plan.lab_workloads, {frame::batch, batch_cell, entry, finish},
+  add_workloads(in, in.plan.workloads.lab, {frame::batch, batch_cell, entry, finish},
                 results["workloads"]);
 }
 

@@ -6,7 +6,7 @@ namespace alloclab::lab {
 
 // Heap frame: every heap-study workload under every malloc (no strategy: the process malloc).
 void add_heap_cells(run_plan& plan, const std::vector<malloc_choice>&) {
-  for (const auto& w : plan.heap_workloads)
+  for (const auto& w : plan.workloads.heap)
     for (const auto& m : plan.mallocs) plan.cells.push_back({w, "malloc", m, frame::heap, false});
 }
 

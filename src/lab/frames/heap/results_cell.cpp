@@ -215,9 +215,9 @@ void add_heap_results(const frame_results_input& in, json& results) {
     const std::string checksum = heap_checksum(records, cells);
     return heap_workload_entry(name, in.plan, std::move(cells), checksum, drawn_sizes(records));
   };
-  add_workloads(in, in.plan.heap_workloads, {frame::heap, heap_cell, entry, {}},
+  add_workloads(in, in.plan.workloads.heap, {frame::heap, heap_cell, entry, {}},
                 results["workloads"]);
-  if (!in.plan.heap_workloads.empty()) model::write_fields(heap_config(in.plan), results["config"]);
+  if (!in.plan.workloads.heap.empty()) model::write_fields(heap_config(in.plan), results["config"]);
   results["heap_retention"] = heap_retention_summary(results["workloads"]);
   results["retention_timelines"] = retention_timelines_summary(
       in.run.frame_facts.value("heap", json::object()).value("retention_timelines", json()),

@@ -104,7 +104,7 @@ json run_one(const run_plan& plan, const heap::retention_spec& spec) {
 std::vector<heap::retention_spec> planned_timelines(const run_plan& plan) {
   std::vector<heap::retention_spec> specs;
   if (!(plan.sizes.retention_horizon_s > 0)) return specs;
-  for (const std::string& name : plan.heap_workloads) {
+  for (const std::string& name : plan.workloads.heap) {
     const heap_workload* w = find_heap_workload(name);
     if (w == nullptr || w->kernel != heap::kernel_kind::fifo || w->touch != heap::touch_mode::once)
       continue;

@@ -7,7 +7,7 @@ namespace alloclab::lab {
 
 // Memory frame: each workload's strategies under every malloc, or under the first malloc only.
 void add_memory_cells(run_plan& plan, const std::vector<malloc_choice>&) {
-  for (const auto& name : plan.memory_workloads) {
+  for (const auto& name : plan.workloads.memory) {
     const memory_workload& w = *find_memory_workload(name);
     const std::size_t mallocs = w.every_malloc ? plan.mallocs.size() : 1;
     for (std::size_t m = 0; m < mallocs; ++m)

@@ -170,7 +170,7 @@ void add_memory_results(const frame_results_input& in, json& results) {
   const auto entry = [&in](const std::string& name, json cells, const auto&) {
     return memory_workload_entry(name, in.plan, std::move(cells));
   };
-  add_workloads(in, in.plan.memory_workloads, {frame::memory, memory_cell, entry, {}},
+  add_workloads(in, in.plan.workloads.memory, {frame::memory, memory_cell, entry, {}},
                 results["workloads"]);
 }
 

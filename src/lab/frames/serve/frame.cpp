@@ -11,7 +11,7 @@ namespace alloclab::lab {
 // Serve frame: every variant (strategy x malloc) of each lab workload; no placement twin (one
 // iteration per request is not where the copy cliff shows).
 void add_serve_cells(run_plan& plan, const std::vector<malloc_choice>&) {
-  for (const auto& w : plan.lab_workloads)
+  for (const auto& w : plan.workloads.lab)
     for (const auto& m : plan.mallocs)
       for (const auto& s : plan.strategies) plan.cells.push_back({w, s, m, frame::serve, false});
 }

@@ -212,7 +212,7 @@ json serve_results(const frame_results_input& in, const json& workloads) {
     }
   };
   std::vector<std::string> served;  // the lab workloads with a served variant
-  for (const std::string& name : plan.lab_workloads)
+  for (const std::string& name : plan.workloads.lab)
     if (std::any_of(plan.cells.begin(), plan.cells.end(), [&](const cell_spec& c) {
           return c.frame == frame::serve && c.workload == name;
         }))
