@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -145,6 +146,59 @@ TEST(SeedPlan, EveryMeasurableClaimGetsItsCells) {
   }));
 }
 
+// One ratio claim about request_mix, std against pmr_monotonic, measured in `frame`.
+nlohmann::json claims_in_frame(const nlohmann::json& frame) {
+  nlohmann::json claim = {{"id", "c1"},
+                          {"workload", "request_mix"},
+                          {"baseline", "std"},
+                          {"candidate", "pmr_monotonic"},
+                          {"metric", "speedup_p50"}};
+  if (!frame.is_null()) claim["frame"] = frame;
+  return {{"claims", nlohmann::json::array({claim})}};
+}
+
+// The message cells_for_claims refuses `claims` with ("" when it takes them).
+std::string refusal_of(const nlohmann::json& claims) {
+  try {
+    cells_for_claims(claims);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SeedPlan, AClaimIsMeasuredInTheFrameItNames) {
+  // The frame comes from the claim's "frame", not from its metric's name.
+  for (const frame f : {frame::batch, frame::serve}) {
+    const std::vector<claim_cell> cells = cells_for_claims(claims_in_frame(to_string(f)));
+    ASSERT_EQ(cells.size(), 2u);
+    for (const claim_cell& c : cells) EXPECT_EQ(c.frame, f) << to_string(f);
+  }
+  for (const auto& claim : seed_claims().at("claims"))
+    if (claim.value("measurable", true))
+      EXPECT_EQ(to_string(claim_frame(claim)), claim.at("frame").get<std::string>());
+}
+
+TEST(SeedPlan, AClaimWhoseFrameNamesNoFrameIsRefused) {
+  EXPECT_EQ(refusal_of(claims_in_frame("nope")),
+            "seed claim 'c1': frame 'nope' names no frame; frames: batch, heap, memory, serve, "
+            "replay");
+  // The program frame is measured by `alloclab try`, never planned: no claim cells in it.
+  EXPECT_EQ(refusal_of(claims_in_frame("program")),
+            "seed claim 'c1': frame 'program' names no frame; frames: batch, heap, memory, serve, "
+            "replay");
+  EXPECT_EQ(refusal_of(claims_in_frame(nullptr)),
+            "seed claim 'c1' names no frame: give it \"frame\", one of batch, heap, memory, serve, "
+            "replay");
+  EXPECT_EQ(refusal_of(claims_in_frame(3)),
+            "seed claim 'c1' names no frame: give it \"frame\", one of batch, heap, memory, serve, "
+            "replay");
+  // A frame that exists but does not measure the claim's workload.
+  EXPECT_EQ(refusal_of(claims_in_frame("heap")),
+            "seed claim 'c1': frame 'heap' does not measure workload 'request_mix'");
+  EXPECT_EQ(refusal_of(claims_in_frame("batch")), "");
+}
+
 TEST(SeedPlan, TheDefaultRunIsBudgetedAndMeasuresTheClaimsCells) {
   const run_plan plan = make_plan(run_request{}, false);
   EXPECT_EQ(plan.sizes.budget_seconds, default_budget_seconds);
@@ -161,7 +215,7 @@ TEST(SeedPlan, TheDefaultRunIsBudgetedAndMeasuresTheClaimsCells) {
     twin += c.copy_cliff_removed;
   }
   EXPECT_EQ(serve, 2u);
-  EXPECT_EQ(lab_glibc, plan.lab_workloads.size() * plan.strategies.size());
+  EXPECT_EQ(lab_glibc, plan.workloads.lab.size() * plan.strategies.size());
   EXPECT_GT(plan.sizes.retention_horizon_s, 10);  // past jemalloc's 10 s decay
   EXPECT_TRUE(plan.sizes.serve_hey_only);
   // The schedule is the first round: two processes a cell, five servers a served variant, one
@@ -202,7 +256,7 @@ TEST(SeedPlan, PicksAmongCandidatesAreJudgedAtAlphaOverTheirNumber) {
   std::size_t alloclab = 0;
   for (std::size_t i = 0; i < plan.cells.size(); ++i) {
     const cell_spec& c = plan.cells[i];
-    if (c.frame != frame::batch || c.workload != plan.lab_workloads.front() ||
+    if (c.frame != frame::batch || c.workload != plan.workloads.lab.front() ||
         c.malloc.label != "glibc" || c.copy_cliff_removed)
       continue;
     alloclab += side_of(c.strategy) == peer_side::alloclab;

@@ -14,6 +14,7 @@
 //     (ARatioVerdictCarriesItsRangeAndEstimateAsNumbers).
 #include <gtest/gtest.h>
 
+#include "plan/seed_plan.hpp"
 #include "results/claims.hpp"
 
 namespace alloclab::lab {
@@ -375,6 +376,7 @@ TEST(Claims, TheSeedClaimsFileIsWellFormed) {
       continue;
     }
     ASSERT_TRUE(c.contains("metric")) << c.at("id");
+    EXPECT_TRUE(c.contains("frame")) << c.at("id") << " names no frame";
     const std::string metric = c.at("metric");
     if (metric == "returns_memory")
       EXPECT_TRUE(c.contains("workloads") && c.contains("retains") && c.contains("returns"))
@@ -384,6 +386,8 @@ TEST(Claims, TheSeedClaimsFileIsWellFormed) {
     else
       EXPECT_TRUE(c.contains("workload") && c.contains("candidate")) << c.at("id");
   }
+  // Each claim's frame is a frame `run` plans, and it measures the claim's workloads.
+  EXPECT_NO_THROW(cells_for_claims(claims));
 }
 
 }  // namespace

@@ -178,6 +178,7 @@ TEST(ServeClaim, TheSeedServeClaimIsMeasurable) {
     if (c.at("id") == "004-serve-indistinguishable") {
       EXPECT_TRUE(c.value("measurable", true));
       EXPECT_EQ(c.at("metric"), "serve_cpu_per_request_ratio");
+      EXPECT_EQ(c.at("frame"), "serve");  // measured in the serve frame because it says so
       return;
     }
   FAIL() << "claim missing";

@@ -49,10 +49,4 @@ std::vector<kind_catalogue> workload_catalogues() {
   return out;
 }
 
-const frame_module* default_frame_of_workload(const std::string& workload) {
-  for (const auto& m : frame_table())
-    if (m.by_default && m.workloads != nullptr && !m.workloads->expand(workload).empty()) return &m;
-  return nullptr;
-}
-
 }  // namespace alloclab::lab

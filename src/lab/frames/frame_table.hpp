@@ -107,8 +107,5 @@ struct kind_catalogue {
   const workload_catalogue* catalogue;
 };
 std::vector<kind_catalogue> workload_catalogues();
-// The frame a seed claim about `workload` is measured in when its metric names none: the first
-// row measured by default whose catalogue names the workload; nullptr when none does.
-const frame_module* default_frame_of_workload(const std::string& workload);
 
 }  // namespace alloclab::lab

@@ -1,7 +1,10 @@
 #include "plan/seed_plan.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "frames/frame_table.hpp"
 #include "workloads/workload.hpp"
@@ -11,19 +14,47 @@ namespace {
 
 using json = nlohmann::json;
 
-void add_ratio_cells(const json& claim, std::vector<claim_cell>& out) {
+std::string claim_id(const json& claim) {
+  return claim.value("id", std::string("(no id)"));
+}
+
+// The claim's cells, each checked against its frame's catalogue.
+class claim_cells {
+ public:
+  claim_cells(const json& claim, std::vector<claim_cell>& out)
+      : claim_(claim), frame_(claim_frame(claim)), out_(out) {}
+
+  // Names as the claim spells them (JSON strings) or as the plan does.
+  void add(const json& workload_name, const json& strategy, const json& malloc,
+           bool every_malloc = false) {
+    const std::string workload = workload_name.get<std::string>();
+    const frame_module& row = module_of(frame_);
+    const std::vector<std::string> measured =
+        row.workloads != nullptr ? row.workloads->names() : std::vector<std::string>{};
+    if (std::find(measured.begin(), measured.end(), workload) == measured.end())
+      throw std::invalid_argument(
+          fmt::format("seed claim '{}': frame '{}' does not measure workload '{}'",
+                      claim_id(claim_), row.name, workload));
+    out_.push_back(
+        {workload, strategy.get<std::string>(), malloc.get<std::string>(), frame_, every_malloc});
+  }
+
+ private:
+  const json& claim_;
+  frame frame_;
+  std::vector<claim_cell>& out_;
+};
+
+void add_ratio_cells(const json& claim, claim_cells& cells) {
   const std::string workload = claim.at("workload");
-  const frame f = claim_frame(claim, workload);
   const std::string glibc = "glibc";
-  out.push_back({workload, claim.at("baseline").get<std::string>(),
-                 claim.value("baseline_malloc", glibc), f});
+  cells.add(workload, claim.at("baseline"), claim.value("baseline_malloc", glibc));
   if (claim.contains("candidate_mallocs")) {
     for (const auto& m : claim.at("candidate_mallocs"))
-      out.push_back({workload, claim.at("candidate").get<std::string>(), m.get<std::string>(), f});
+      cells.add(workload, claim.at("candidate"), m.get<std::string>());
     return;
   }
-  out.push_back({workload, claim.at("candidate").get<std::string>(),
-                 claim.value("candidate_malloc", glibc), f});
+  cells.add(workload, claim.at("candidate"), claim.value("candidate_malloc", glibc));
 }
 
 bool same_cell(const cell_spec& c, const claim_cell& want, const std::string& malloc) {
@@ -69,10 +100,18 @@ void restore_orders(run_plan& plan) {
 
 }  // namespace
 
-frame claim_frame(const json& claim, const std::string& workload) {
-  if (claim.value("metric", std::string()).rfind("serve_", 0) == 0) return frame::serve;
-  const frame_module* measuring = default_frame_of_workload(workload);
-  return measuring != nullptr ? measuring->id : frame::batch;
+frame claim_frame(const json& claim) {
+  const auto named = claim.find("frame");
+  if (named == claim.end() || !named->is_string())
+    throw std::invalid_argument(
+        fmt::format("seed claim '{}' names no frame: give it \"frame\", one of {}", claim_id(claim),
+                    fmt::join(frame_names(), ", ")));
+  const frame_module* row = find_module(named->get<std::string>());
+  if (row == nullptr || row->add_cells == nullptr)
+    throw std::invalid_argument(
+        fmt::format("seed claim '{}': frame '{}' names no frame; frames: {}", claim_id(claim),
+                    named->get<std::string>(), fmt::join(frame_names(), ", ")));
+  return row->id;
 }
 
 bool is_default_request(const run_request& r) {
@@ -85,22 +124,18 @@ std::vector<claim_cell> cells_for_claims(const json& claims) {
   std::vector<claim_cell> out;
   for (const json& claim : claims.at("claims")) {
     if (!claim.value("measurable", true)) continue;
-    const std::string metric = claim.value("metric", std::string());
-    if (metric == "returns_memory") {
+    claim_cells cells(claim, out);
+    if (claim.value("metric", std::string()) == "returns_memory") {
       for (const char* side : {"retains", "returns"})
         for (const auto& m : claim.at(side))
-          for (const auto& w : claim.at("workloads"))
-            out.push_back({w.get<std::string>(), heap_strategy, m.get<std::string>(), frame::heap});
+          for (const auto& w : claim.at("workloads")) cells.add(w, heap_strategy, m);
     } else if (claim.contains("among_workloads")) {
       for (const auto& w : claim.at("among_workloads"))
-        out.push_back({w.get<std::string>(), claim.value("strategy", std::string(heap_strategy)),
-                       "glibc", claim_frame(claim, w.get<std::string>()), true});
+        cells.add(w, claim.value("strategy", std::string(heap_strategy)), "glibc", true);
     } else if (claim.contains("among")) {
-      for (const auto& s : claim.at("among"))
-        out.push_back(
-            {claim.at("workload").get<std::string>(), s.get<std::string>(), "glibc", frame::batch});
+      for (const auto& s : claim.at("among")) cells.add(claim.at("workload"), s, "glibc");
     } else {
-      add_ratio_cells(claim, out);
+      add_ratio_cells(claim, cells);
     }
   }
   return out;

@@ -4,6 +4,7 @@
 // the serve claim's two variants. A claim added to claims/seed_claims.json adds its cells here.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,11 +27,14 @@ struct claim_cell {
   bool every_malloc = false;  // under every malloc of the plan (a ranking "under every malloc")
 };
 
-// The frame a claim about `workload` is measured in: serve for a `serve_` metric, else the frame
-// that measures the workload by default (the heap study's for its kernels, batch for the rest).
-lab::frame claim_frame(const nlohmann::json& claim, const std::string& workload);
+// The frame a measurable claim's cells are measured in: its "frame", as --frames names it.
+// Throws std::invalid_argument naming the claim when "frame" is missing or names no frame `run`
+// measures.
+lab::frame claim_frame(const nlohmann::json& claim);
 
-// Every cell the measurable claims of `claims` (seed_claims.json's document) need.
+// Every cell the measurable claims of `claims` (seed_claims.json's document) need. Throws
+// std::invalid_argument naming the claim when its frame is not one (claim_frame) or does not
+// measure one of its workloads.
 std::vector<claim_cell> cells_for_claims(const nlohmann::json& claims);
 
 // Adds those cells (and their mallocs, heap workloads and frames) to a plan that holds the lab

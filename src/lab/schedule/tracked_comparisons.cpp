@@ -48,16 +48,12 @@ void add_vs_baseline(const run_plan& plan, std::vector<tracked_comparison>& out)
   }
 }
 
-frame frame_of(const json& claim) {
-  return claim_frame(claim, claim.value("workload", std::string()));
-}
-
 // A ratio claim (one candidate malloc, or each of candidate_mallocs) against its accepted range.
 void add_ratio_claim(const run_plan& plan, const json& claim,
                      std::vector<tracked_comparison>& out) {
   const std::string figure = figure_of_metric(claim.at("metric"));
   if (figure.empty()) return;
-  const frame f = frame_of(claim);
+  const frame f = claim_frame(claim);
   const std::string workload = claim.at("workload");
   const auto base = cell_index(plan, f, workload, claim.at("baseline").get<std::string>(),
                                claim.value("baseline_malloc", std::string("glibc")));
@@ -86,10 +82,11 @@ void add_lowest_claim(const run_plan& plan, const json& claim,
                       std::vector<tracked_comparison>& out) {
   const std::string figure = claim.at("metric") == "lowest_cv" ? "cv" : "jitter";
   const std::string workload = claim.at("workload");
+  const frame f = claim_frame(claim);
   const auto candidate =
-      cell_index(plan, frame::batch, workload, claim.at("candidate").get<std::string>(), "glibc");
+      cell_index(plan, f, workload, claim.at("candidate").get<std::string>(), "glibc");
   for (const auto& rival : claim.at("among")) {
-    const auto other = cell_index(plan, frame::batch, workload, rival.get<std::string>(), "glibc");
+    const auto other = cell_index(plan, f, workload, rival.get<std::string>(), "glibc");
     if (!candidate || !other || *other == *candidate) continue;
     out.push_back({claim.at("id").get<std::string>() + " vs " + rival.get<std::string>(),
                    "claim",
@@ -104,11 +101,12 @@ void add_lowest_claim(const run_plan& plan, const json& claim,
 void add_highest_claim(const run_plan& plan, const json& claim,
                        std::vector<tracked_comparison>& out) {
   const std::string strategy = claim.value("strategy", std::string(heap_strategy));
+  const frame f = claim_frame(claim);
   for (const malloc_choice& m : plan.mallocs) {
     const auto top =
-        cell_index(plan, frame::heap, claim.at("candidate").get<std::string>(), strategy, m.label);
+        cell_index(plan, f, claim.at("candidate").get<std::string>(), strategy, m.label);
     for (const auto& w : claim.at("among_workloads")) {
-      const auto other = cell_index(plan, frame::heap, w.get<std::string>(), strategy, m.label);
+      const auto other = cell_index(plan, f, w.get<std::string>(), strategy, m.label);
       if (!top || !other || *other == *top) continue;
       out.push_back({fmt::format("{} @ {} vs {}", claim.at("id").get<std::string>(), m.label,
                                  w.get<std::string>()),
@@ -161,7 +159,7 @@ std::vector<tracked_comparison> planned_comparisons(const run_plan& plan, const 
 
 std::vector<tracked_comparison> peer_comparisons(const run_plan& plan, const budget_state& state) {
   std::vector<tracked_comparison> out;
-  for (const std::string& workload : plan.lab_workloads)
+  for (const std::string& workload : plan.workloads.lab)
     for (const malloc_choice& m : plan.mallocs) {
       std::optional<std::size_t> best;
       std::vector<std::size_t> peers;
