@@ -208,8 +208,6 @@ std::set<std::string> arrows_into_frames() {
 TEST(FrameTable, StagesReachFramesOnlyThroughTheTable) {
   // Known exceptions, each a piece of a frame the stage still reads directly.
   const std::set<std::string> allowed = {
-      "plan/plan.cpp -> heap",               // the heap study's default sizes
-      "plan/plan.cpp -> memory",             // the memory frame's default sizes and budget
       "plan/request.hpp -> replay",          // `replay --strategies`: the replay's resources
       "main/replay_commands.cpp -> replay",  // the same, for its help text
       "advise/advise.hpp -> replay",         // advise's sizing of a replay's arena

@@ -30,6 +30,9 @@
 // |                   |                            | is measured (balances shards), or nullptr    |
 // | workloads         | plan, claims, `list`       | the catalogue of the kind it measures, which |
 // |                   |                            | --workloads names, or nullptr                |
+// | resolve_sizes     | plan (make_plan)           | sets its own sizes and options in the plan   |
+// |                   |                            | from the request (its defaults live in its   |
+// |                   |                            | folder), or nullptr                          |
 #pragma once
 
 #include <cstddef>
@@ -88,6 +91,8 @@ struct frame_module {
   void (*console_lines)(std::string& out, const model::document& results) = nullptr;
   void (*method_lines)(std::string& md, const model::document& results) = nullptr;
   const workload_catalogue* workloads = nullptr;
+  void (*resolve_sizes)(run_plan& plan, const run_request& request,
+                        const host_view& host) = nullptr;
 };
 
 // Every frame, in the order plans and results list them.

@@ -10,13 +10,9 @@
 #include <stdexcept>
 #include <utility>
 
-#include <alloclab/memory_budget.hpp>
-
 #include <fmt/format.h>
 
 #include "plan/budget.hpp"
-#include "frames/heap/heap_workloads.hpp"      // the heap study's default sizes
-#include "frames/memory/memory_workloads.hpp"  // the memory frame's default sizes
 #include "plan/seed_plan.hpp"
 #include "results/embedded_files.hpp"
 #include "strategies/strategy.hpp"
@@ -63,12 +59,6 @@ measurement_sizes resolve_sizes(const run_request& r) {
   s.seed = r.seed;
   s.samples_per_repetition = r.iterations.value_or(r.quick ? quick_samples : default_samples);
   s.repetitions = r.repetitions.value_or(r.quick ? quick_repetitions : default_repetitions);
-  s.heap_iterations =
-      r.iterations.value_or(r.quick ? heap_quick_iterations : heap_default_iterations);
-  s.heap_repetitions =
-      r.repetitions.value_or(r.quick ? heap_quick_repetitions : heap_default_repetitions);
-  s.memory_repetitions =
-      r.repetitions.value_or(r.quick ? memory_quick_repetitions : memory_default_repetitions);
   s.replay_repetitions =
       r.repetitions.value_or(r.quick ? replay_quick_repetitions : replay_default_repetitions);
   s.processes = r.processes.value_or(r.quick ? quick_processes : default_processes);
@@ -272,32 +262,6 @@ std::vector<task> interleaved_schedule(const std::vector<std::size_t>& repetitio
 
 namespace {
 
-// --memory-budget, else the cgroup's limit when one is set, else a default the workload crosses.
-memory_budget_choice resolve_memory_budget(const run_request& r, const host_view& host) {
-  if (r.memory_budget) {
-    const std::uint64_t bytes = parse_byte_count(*r.memory_budget, "--memory-budget");
-    if (bytes < min_memory_budget_bytes)
-      throw usage_error(fmt::format("--memory-budget {} is below the smallest budget, {} MiB",
-                                    *r.memory_budget, min_memory_budget_bytes >> 20));
-    return {bytes, false, "--memory-budget"};
-  }
-  const alloclab::memory_budget detected = alloclab::memory_budget::detect(host.cgroup);
-  if (detected.source() == alloclab::budget_source::cgroup_v1 ||
-      detected.source() == alloclab::budget_source::cgroup_v2)
-    return {detected.limit(), true, detected.reason()};
-  return {r.quick ? quick_memory_budget_bytes : default_memory_budget_bytes, false,
-          "default (no --memory-budget given and no cgroup limit set)"};
-}
-
-std::uint64_t resolve_table_bytes(const run_request& r) {
-  if (!r.huge_table_bytes) return r.quick ? quick_huge_table_bytes : default_huge_table_bytes;
-  const std::uint64_t bytes = parse_byte_count(*r.huge_table_bytes, "--huge-table-bytes");
-  if (bytes < (std::uint64_t{4} << 20))
-    throw usage_error(fmt::format("--huge-table-bytes {} is below the smallest table, 4 MiB",
-                                  *r.huge_table_bytes));
-  return bytes;
-}
-
 // --strategies of `replay`: resource names ("all": every one that fits the trace). A named
 // resource that cannot replay the trace is refused with the reason.
 std::vector<std::string> select_replay_resources(const replay_request& replay) {
@@ -339,8 +303,8 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
   plan.skip_missing = request.skip_missing;
   plan.allow_debug = request.allow_debug;
   plan.placement_check = request.placement_check;
-  plan.memory_budget = resolve_memory_budget(request, host);
-  plan.huge_table_bytes = resolve_table_bytes(request);
+  for (const auto& row : frame_table())  // the heap study's and the memory frame's own sizes
+    if (row.resolve_sizes != nullptr) row.resolve_sizes(plan, request, host);
   if (sanitized && !plan.workloads.heap.empty())
     throw usage_error(
         "this is a sanitizer build: AddressSanitizer owns malloc, so the heap-study workloads ("

@@ -21,6 +21,14 @@ double expected_heap_seconds(const run_plan& plan, const task& t) {
          static_cast<double>(t.repetitions * plan.sizes.heap_iterations) * batch_seconds;
 }
 
+// The heap study's sizes: --iterations batches of pairs and --repetitions, else its defaults.
+void resolve_heap_sizes(run_plan& plan, const run_request& r, const host_view&) {
+  plan.sizes.heap_iterations =
+      r.iterations.value_or(r.quick ? heap_quick_iterations : heap_default_iterations);
+  plan.sizes.heap_repetitions =
+      r.repetitions.value_or(r.quick ? heap_quick_repetitions : heap_default_repetitions);
+}
+
 }  // namespace
 
 frame_module heap_frame() {
@@ -44,6 +52,7 @@ frame_module heap_frame() {
   row.console_lines = markdown::heap_console_lines;
   row.method_lines = markdown::heap_method_lines;
   row.workloads = &heap_workload_catalogue();
+  row.resolve_sizes = resolve_heap_sizes;
   return row;
 }
 

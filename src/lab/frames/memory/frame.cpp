@@ -1,6 +1,12 @@
 #include "frames/memory/figures.hpp"
 #include "frames/memory/frame.hpp"
 
+#include <cstdint>
+
+#include <alloclab/memory_budget.hpp>
+
+#include <fmt/format.h>
+
 #include "frames/memory/memory_workloads.hpp"
 
 namespace alloclab::lab {
@@ -26,6 +32,40 @@ double expected_memory_seconds(const run_plan& plan, const task& t) {
   return 0.05 + static_cast<double>(t.repetitions) * repetition_seconds;
 }
 
+// --memory-budget, else the cgroup's limit when one is set, else a default the workload crosses.
+memory_budget_choice resolve_memory_budget(const run_request& r, const host_view& host) {
+  if (r.memory_budget) {
+    const std::uint64_t bytes = parse_byte_count(*r.memory_budget, "--memory-budget");
+    if (bytes < min_memory_budget_bytes)
+      throw usage_error(fmt::format("--memory-budget {} is below the smallest budget, {} MiB",
+                                    *r.memory_budget, min_memory_budget_bytes >> 20));
+    return {bytes, false, "--memory-budget"};
+  }
+  const alloclab::memory_budget detected = alloclab::memory_budget::detect(host.cgroup);
+  if (detected.source() == alloclab::budget_source::cgroup_v1 ||
+      detected.source() == alloclab::budget_source::cgroup_v2)
+    return {detected.limit(), true, detected.reason()};
+  return {r.quick ? quick_memory_budget_bytes : default_memory_budget_bytes, false,
+          "default (no --memory-budget given and no cgroup limit set)"};
+}
+
+std::uint64_t resolve_table_bytes(const run_request& r) {
+  if (!r.huge_table_bytes) return r.quick ? quick_huge_table_bytes : default_huge_table_bytes;
+  const std::uint64_t bytes = parse_byte_count(*r.huge_table_bytes, "--huge-table-bytes");
+  if (bytes < (std::uint64_t{4} << 20))
+    throw usage_error(fmt::format("--huge-table-bytes {} is below the smallest table, 4 MiB",
+                                  *r.huge_table_bytes));
+  return bytes;
+}
+
+// The memory frame's sizes and options: --repetitions, the budget and the huge table's size.
+void resolve_memory_sizes(run_plan& plan, const run_request& r, const host_view& host) {
+  plan.sizes.memory_repetitions =
+      r.repetitions.value_or(r.quick ? memory_quick_repetitions : memory_default_repetitions);
+  plan.memory_budget = resolve_memory_budget(r, host);
+  plan.huge_table_bytes = resolve_table_bytes(r);
+}
+
 }  // namespace
 
 frame_module memory_frame() {
@@ -46,6 +86,7 @@ frame_module memory_frame() {
                        &model::part_codec_of<memory_cell_figures>()};
   row.render_section = markdown::memory_section;
   row.workloads = &memory_workload_catalogue();
+  row.resolve_sizes = resolve_memory_sizes;
   return row;
 }
 
