@@ -1,5 +1,6 @@
 // The budget scheduler's state (schedule/budget_state.hpp) by hand: what a look's interval is
 // built from. Its error rate over many runs is simulated in budget_simulation_test.cpp.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -94,6 +95,33 @@ TEST(BudgetState, APickAmongCandidatesIsJudgedAtAlphaOverTheirNumber) {
               1e-9);
   EXPECT_NEAR(1 - rule_with_looks(4).at_look(2).among(6).confidence(),
               (1 - rule_with_looks(4).at_look(2).confidence()) / 6, 1e-15);
+}
+
+// A side whose few processes happen to agree has a process variance near zero by chance, but its
+// interval uses the variance moderated toward its group's: that is the variance a round must
+// shrink. A shared baseline with two lucky processes must not wait while its candidate gets
+// sixteen (a real run left vector_push's std cell at 2 processes beside pmr_monotonic's 16, and
+// the claim's interval at [0.61-1.42]).
+TEST(BudgetState, ABaselineWhoseFewProcessesAgreeByChanceStillGrows) {
+  const budget_cell cell{0, 2, 27, 3, 12};
+  budget_state state{{cell, cell, cell, cell}, rule_with_looks(7)};
+  state.add_process(0, process({100, 100.1, 99.9}), 1);  // the baseline: two lucky processes
+  state.add_process(0, process({100.05, 100.15, 99.95}), 1);
+  const std::vector<double> offsets = {0.85, 1.1, 0.95, 1.2, 0.9, 1.05, 1.15, 0.8,
+                                       1.0,  0.92, 1.08, 0.97, 1.12, 0.88, 1.02, 0.99};
+  for (double o : offsets) state.add_process(1, process({80 * o, 80.1 * o, 79.9 * o}), 1);
+  for (std::size_t c = 2; c < 4; ++c)  // the group's other cells: a spread like the candidate's
+    for (double o : {0.85, 1.15, 0.95, 1.1}) state.add_process(c, process({60 * o, 60 * o}), 1);
+  const tracked_comparison c{"candidate vs baseline", "vs_std", 0, 1, "p50", {1.0}};
+  const auto looks = state.judge({c}, 5);
+  ASSERT_FALSE(looks.front().decided);
+  const auto round = state.plan_round(looks, 5);
+  const auto grows = [&](std::size_t cell) {
+    return std::any_of(round.begin(), round.end(),
+                       [&](const budget_state::growth& g) { return g.cell == cell; });
+  };
+  EXPECT_TRUE(grows(0)) << "the baseline (2 processes) is the side the interval needs";
+  EXPECT_FALSE(grows(1)) << "the candidate's 16 processes already weigh 8 times less";
 }
 
 }  // namespace

@@ -102,6 +102,13 @@ std::vector<comparison_look> budget_state::judge(const std::vector<tracked_compa
   return looks;
 }
 
+double budget_state::variance_share(std::size_t cell, const std::string& metric) const {
+  const process_spread p = spread(cell, metric);
+  const moderated_variance m = moderate(p, pool(cell, metric), rule_);
+  const double variance = m.df > 0 ? m.variance : p.process_variance;
+  return variance / static_cast<double>(std::max<std::size_t>(1, p.processes));
+}
+
 std::size_t budget_state::processes_after_look(std::size_t cell, std::size_t look) const {
   const budget_cell& s = setup_.at(cell);
   return processes_after(s.first_processes, s.max_processes, look);
@@ -144,15 +151,14 @@ std::vector<budget_state::growth> budget_state::plan_round(
     const std::size_t cap =
         std::min(setup_.at(c.base).max_processes, setup_.at(c.candidate).max_processes);
     if (l.processes_needed > cap) continue;  // no look this run allows would decide it
-    const process_spread base = spread(c.base, c.metric);
-    const process_spread candidate = spread(c.candidate, c.metric);
-    // Processes where the spread is: a side whose share of the variance is small waits.
-    const double vb =
-        base.process_variance / static_cast<double>(std::max<std::size_t>(1, base.processes));
-    const double vc = candidate.process_variance /
-                      static_cast<double>(std::max<std::size_t>(1, candidate.processes));
-    if (vb >= 0.25 * vc || base.processes < 2) want(c.base, l.processes_needed, c.metric);
-    if (vc >= 0.25 * vb || candidate.processes < 2) want(c.candidate, l.processes_needed, c.metric);
+    // Processes where the spread is: a side whose share of the interval's variance is small
+    // waits. The share is the moderated variance the interval uses, not the side's own process
+    // variance: two processes that agree by chance must not starve a shared baseline.
+    const double vb = variance_share(c.base, c.metric);
+    const double vc = variance_share(c.candidate, c.metric);
+    if (vb >= 0.25 * vc || processes(c.base) < 2) want(c.base, l.processes_needed, c.metric);
+    if (vc >= 0.25 * vb || processes(c.candidate) < 2)
+      want(c.candidate, l.processes_needed, c.metric);
   }
   std::vector<growth> round;
   std::vector<std::size_t> order;

@@ -94,6 +94,9 @@ class budget_state {
   };
   pooled_between pool(std::size_t cell, const std::string& metric) const;
   std::size_t repetitions_for(std::size_t cell, const std::string& metric) const;
+  // The cell's part of a comparison's log-ratio variance: its moderated process variance over
+  // its processes.
+  double variance_share(std::size_t cell, const std::string& metric) const;
 
   std::vector<budget_cell> setup_;
   std::vector<cell_state> cells_;
