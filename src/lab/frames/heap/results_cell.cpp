@@ -86,7 +86,7 @@ json heap_memory(const std::vector<const heap_figures*>& parts) {
 
 // Heap frame: per-batch times summarised like a lab cell, ns per pair per repetition.
 json heap_cell(const cell_spec& spec, const cell_records& rs) {
-  json cell = cell_head(spec, rs);
+  json cell = cell_json(cell_head(spec, rs));
   if (rs.broken() != nullptr) return cell;
   const std::vector<const heap_figures*> parts = figures_of(rs, &measurement_record::heap);
   cell_measurement timing;
@@ -111,7 +111,7 @@ json heap_cell(const cell_spec& spec, const cell_records& rs) {
     batches += static_cast<double>(h.batch_ns.size());
   }
   timing.timed_iterations = timing.samples_ns.size();
-  cell["timing"] = timing_json(timing, 1);
+  cell["timing"] = model::write_json(timing_of(timing, 1));
   cell["memory"] = heap_memory(parts);
   cell["os"] = {{"minor_faults_per_1000_iterations", batches > 0 ? 1000.0 * faults / batches : 0.0},
                 {"peak_rss_growth_kib",
@@ -144,10 +144,11 @@ std::string heap_checksum(const std::vector<const cell_records*>& cells, json& o
     if (reference.empty()) reference = sum;
     if (sum != reference) {
       const json cell = out_cells[i];
-      out_cells[i] = unmeasured_cell(cell["strategy"], cell["malloc"], "failed",
-                                     fmt::format("checksum mismatch: built {} where the first "
-                                                 "allocator built {}",
-                                                 sum, reference));
+      out_cells[i] =
+          cell_json(unmeasured_cell(cell["strategy"], cell["malloc"], "failed",
+                                    fmt::format("checksum mismatch: built {} where the first "
+                                                "allocator built {}",
+                                                sum, reference)));
     }
   }
   return reference;
