@@ -139,8 +139,12 @@ model::cell cell_head(const cell_spec& spec, const cell_records& rs) {
   return c;
 }
 
+std::optional<double> fraction_of(double part, double whole) {
+  return whole > 0 ? std::optional<double>(part / whole) : std::nullopt;
+}
+
 json fraction_or_null(double part, double whole) {
-  return whole > 0 ? json(part / whole) : json(nullptr);
+  return model::write_json(fraction_of(part, whole));
 }
 
 std::string checksum_text(std::uint64_t sum) {

@@ -90,6 +90,8 @@ nlohmann::json workload_json(const model::workload& w);
 model::timing timing_of(const cell_measurement& c, std::size_t batch);
 double median_of(std::vector<double> values);
 void append(std::vector<double>& to, const std::vector<double>& from);
+// part / whole, or none when whole is not positive.
+std::optional<double> fraction_of(double part, double whole);
 nlohmann::json fraction_or_null(double part, double whole);
 std::string checksum_text(std::uint64_t sum);
 // Seed 003's figure for a workload: requests per log2 size band, or null.
