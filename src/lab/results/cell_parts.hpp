@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/cell.hpp"
 #include "plan/plan.hpp"
 #include "records/measurement_record.hpp"
 #include "results/ratio_intervals.hpp"
@@ -72,21 +73,34 @@ struct workload_parts {
 void add_workloads(const frame_results_input& in, const std::vector<std::string>& names,
                    const workload_parts& parts, nlohmann::json& out);
 
-nlohmann::json or_null(const std::string& text);
-// A cell with every key of the schema and no figures.
-nlohmann::json unmeasured_cell(const std::string& strategy, const std::string& malloc,
-                               const std::string& status, const std::string& reason);
+// The text, or null when it is empty.
+std::optional<std::string> text_or_null(const std::string& text);
+// A cell with no figures: its identity, status and reason.
+model::cell unmeasured_cell(const std::string& strategy, const std::string& malloc,
+                            const std::string& status, const std::string& reason);
 // What every frame's cell starts from: its identity, its processes, the first process's proof
 // and exit facts, or those of the first process that has no number (whose status it takes).
-nlohmann::json cell_head(const cell_spec& spec, const cell_records& rs);
-nlohmann::json timing_json(const cell_measurement& c, std::size_t batch);
+model::cell cell_head(const cell_spec& spec, const cell_records& rs);
+// A cell's JSON as schema version 6 has it: the model's codec, plus the other frames' cell keys
+// as null (version 6 gave every cell every frame's keys; version 7 drops them).
+nlohmann::json cell_json(const model::cell& c);
+// The same for a workload: the model's codec plus version 6's every-workload keys as null.
+nlohmann::json workload_json(const model::workload& w);
+// The timing block of a cell's merged samples (`batch`: iterations per sample).
+model::timing timing_of(const cell_measurement& c, std::size_t batch);
 double median_of(std::vector<double> values);
 void append(std::vector<double>& to, const std::vector<double>& from);
+// part / whole, or none when whole is not positive.
+std::optional<double> fraction_of(double part, double whole);
 nlohmann::json fraction_or_null(double part, double whole);
 std::string checksum_text(std::uint64_t sum);
 // Seed 003's figure for a workload: requests per log2 size band, or null.
+std::optional<model::size_histogram> size_histogram_of(const std::vector<std::uint64_t>& bands,
+                                                       const char* source);
 nlohmann::json size_histogram_json(const std::vector<std::uint64_t>& bands, const char* source);
 nlohmann::json interval_json(const interval& i);
+std::optional<model::interval> interval_of(const interval& i);
+std::optional<model::estimate> estimate_of(const std::optional<ratio_estimate>& r);
 nlohmann::json estimate_json(const std::optional<ratio_estimate>& r);
 // The cell of `workload` with this strategy and malloc label, or nullptr.
 const nlohmann::json* find_cell(const nlohmann::json& workload, const std::string& strategy,

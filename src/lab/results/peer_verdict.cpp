@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/peers.hpp"
 #include "results/ratio_intervals.hpp"
 #include "results/results_builder.hpp"
 #include "stats/decision.hpp"
@@ -38,33 +39,29 @@ std::string time_text(double ns) {
 
 // Why the best alloclab strategy (at `best_p50_ns`) does not beat `peer`, or empty when it does.
 // `confidence` and `candidates`: of the selection (below).
-std::string shortfall(const json& peer, double best_p50_ns, double confidence,
+std::string shortfall(const model::peer_result& peer, double best_p50_ns, double confidence,
                       std::size_t candidates) {
-  const std::string name = peer.at("strategy");
-  if (peer.at("beaten").get<bool>()) return {};
-  if (peer.at("ratio").get<double>() <= 1.0)
-    return fmt::format("{} is as fast or faster ({:.2f}x; {} vs {} at p50)", name,
-                       peer.at("ratio").get<double>(), time_text(peer.at("p50_ns").get<double>()),
-                       time_text(best_p50_ns));
-  const json& range = peer.at("interval");
+  if (peer.beaten) return {};
+  if (peer.ratio <= 1.0)
+    return fmt::format("{} is as fast or faster ({:.2f}x; {} vs {} at p50)", peer.strategy,
+                       peer.ratio, time_text(peer.p50_ns), time_text(best_p50_ns));
+  const std::optional<model::interval>& range = peer.interval;
   const std::string level = fmt::format("{:.3g} %", 100 * confidence);
   const std::string interval_part =
-      range.is_object() ? fmt::format(", {} interval {:.2f}–{:.2f}x", level,
-                                      range["low"].get<double>(), range["high"].get<double>())
-                        : ", no interval";
+      range ? fmt::format(", {} interval {:.2f}–{:.2f}x", level, range->low, range->high)
+            : ", no interval";
   const std::string picked =
       candidates > 1
           ? fmt::format("; best of {} alloclab strategies: alpha / {}", candidates, candidates)
           : std::string();
-  const double p = peer.at("adjusted_p_value").get<double>();
-  if (p < significance_alpha && range.is_object())  // the U test alone would have said beaten
+  const double p = *peer.adjusted_p_value;
+  if (p < significance_alpha && range)  // the U test alone would have said beaten
     return fmt::format(
         "{} is slower by {:.2f}x, but inside the noise: its {} interval "
         "{:.2f}–{:.2f}x reaches 1 (adjusted p = {:.3g}{})",
-        name, peer.at("ratio").get<double>(), level, range["low"].get<double>(),
-        range["high"].get<double>(), p, picked);
+        peer.strategy, peer.ratio, level, range->low, range->high, p, picked);
   return fmt::format("{} is slower by {:.2f}x but not significantly (adjusted p = {:.3g}{}{})",
-                     name, peer.at("ratio").get<double>(), p, interval_part, picked);
+                     peer.strategy, peer.ratio, p, interval_part, picked);
 }
 
 // The best of `candidates` alloclab strategies is picked before it meets the peers: each test is
@@ -77,7 +74,32 @@ struct selection {
   double adjusted(double p) const { return std::min(1.0, p * static_cast<double>(candidates)); }
 };
 
-json verdict_for(const json& workload, const std::string& malloc, bool power) {
+model::peer_result peer_result_of(const json& peer, const json& best, const selection& pick,
+                                  bool power) {
+  const std::vector<double> ours = repetition_medians(best), theirs = repetition_medians(peer);
+  const mann_whitney_result test = mann_whitney_u(ours, theirs);
+  // The test can reach alpha / candidates at all with these repetitions.
+  const bool reachable =
+      power && pick.adjusted(mann_whitney_min_p(ours.size(), theirs.size())) < significance_alpha;
+  // peer / best: the speedup of the best alloclab strategy over the peer, with its interval.
+  const std::optional<ratio_estimate> estimate =
+      estimate_ratio("speedup_p50", peer, best, pick.confidence());
+  const bool bounded = estimate && estimate->range.valid();
+  model::peer_result r;
+  r.strategy = peer.at("strategy");
+  r.p50_ns = p50_of(peer);
+  r.ratio = estimate ? estimate->value : p50_of(peer) / p50_of(best);
+  if (bounded) r.interval = model::interval{estimate->range.low, estimate->range.high};
+  r.p_value = test.p_value;
+  r.adjusted_p_value.emplace(pick.adjusted(test.p_value));
+  // Beaten only outside the noise, by the lab's one rule (U test and interval), at
+  // alpha / candidates.
+  r.beaten = bounded && judge_difference(pick.adjusted(test.p_value), reachable, estimate->range) ==
+                            difference::higher;
+  return r;
+}
+
+model::peer_verdict verdict_for(const json& workload, const std::string& malloc, bool power) {
   const json* best = nullptr;
   selection pick{0};
   for (const auto& c : workload.at("cells"))
@@ -86,65 +108,38 @@ json verdict_for(const json& workload, const std::string& malloc, bool power) {
       if (best == nullptr || p50_of(c) < p50_of(*best)) best = &c;
     }
   pick.candidates = std::max<std::size_t>(1, pick.candidates);
-  json peers = json::array();
-  json unmeasured = json::array();
+  model::peer_verdict verdict;
+  verdict.malloc = malloc;
+  verdict.verdict = "not_judged";
+  verdict.candidates.emplace(pick.candidates);
+  verdict.confidence.emplace(pick.confidence());
+  if (best != nullptr)
+    verdict.best_alloclab = model::best_cell{best->at("strategy"), p50_of(*best)};
   for (const auto& c : workload.at("cells")) {
     if (c.at("malloc") != malloc || side_of(c.at("strategy")) != peer_side::peer) continue;
     if (!timed(c)) {
-      if (c.at("status") != "not_applicable") unmeasured.push_back(c.at("strategy"));
+      if (c.at("status") != "not_applicable") verdict.unmeasured_peers.push_back(c.at("strategy"));
       continue;
     }
-    if (best == nullptr) continue;
-    const std::vector<double> ours = repetition_medians(*best), theirs = repetition_medians(c);
-    const mann_whitney_result test = mann_whitney_u(ours, theirs);
-    // The test can reach alpha / candidates at all with these repetitions.
-    const bool reachable =
-        power && pick.adjusted(mann_whitney_min_p(ours.size(), theirs.size())) < significance_alpha;
-    // peer / best: the speedup of the best alloclab strategy over the peer, with its interval.
-    const std::optional<ratio_estimate> estimate =
-        estimate_ratio("speedup_p50", c, *best, pick.confidence());
-    const double ratio = estimate ? estimate->value : p50_of(c) / p50_of(*best);
-    const bool bounded = estimate && estimate->range.valid();
-    peers.push_back(
-        {{"strategy", c.at("strategy")},
-         {"p50_ns", p50_of(c)},
-         {"ratio", ratio},
-         {"interval", bounded ? json{{"low", estimate->range.low}, {"high", estimate->range.high}}
-                              : json(nullptr)},
-         {"p_value", test.p_value},
-         {"adjusted_p_value", pick.adjusted(test.p_value)},
-         // Beaten only outside the noise, by the lab's one rule (U test and interval), at
-         // alpha / candidates.
-         {"beaten", bounded && judge_difference(pick.adjusted(test.p_value), reachable,
-                                                estimate->range) == difference::higher}});
+    if (best != nullptr) verdict.peers.push_back(peer_result_of(c, *best, pick, power));
   }
-  json verdict = {{"malloc", malloc},
-                  {"best_alloclab", best == nullptr ? json(nullptr)
-                                                    : json{{"strategy", best->at("strategy")},
-                                                           {"p50_ns", p50_of(*best)}}},
-                  {"candidates", pick.candidates},
-                  {"confidence", pick.confidence()},
-                  {"peers", peers},
-                  {"unmeasured_peers", unmeasured},
-                  {"verdict", "not_judged"},
-                  {"reason", nullptr}};
   if (best == nullptr) {
-    verdict["reason"] = "no alloclab strategy has a number here";
+    verdict.reason = "no alloclab strategy has a number here";
     return verdict;
   }
-  if (peers.empty()) {
-    verdict["reason"] = "no peer strategy has a number here";
+  if (verdict.peers.empty()) {
+    verdict.reason = "no peer strategy has a number here";
     return verdict;
   }
   std::string why;
-  for (const auto& p : peers)
+  for (const auto& p : verdict.peers)
     if (const std::string s = shortfall(p, p50_of(*best), pick.confidence(), pick.candidates);
         !s.empty())
       why += (why.empty() ? "" : "; ") + s;
   if (!power && !why.empty())
     why = "too few repetitions for the U test to reach significance; " + why;
-  verdict["verdict"] = why.empty() ? "met" : "missed";
-  if (!why.empty()) verdict["reason"] = why;
+  verdict.verdict = why.empty() ? "met" : "missed";
+  if (!why.empty()) verdict.reason = why;
   return verdict;
 }
 
@@ -167,9 +162,9 @@ json peer_verdicts(const json& workload, bool power) {
     const std::string m = c.at("malloc");
     if (std::find(mallocs.begin(), mallocs.end(), m) == mallocs.end()) mallocs.push_back(m);
   }
-  json verdicts = json::array();
+  std::vector<model::peer_verdict> verdicts;
   for (const auto& m : mallocs) verdicts.push_back(verdict_for(workload, m, power));
-  return verdicts;
+  return model::write_json(verdicts);
 }
 
 }  // namespace alloclab::lab

@@ -121,30 +121,33 @@ void add_comparison(json& cell, const json& baseline, bool power) {
   const auto x = baseline["timing"]["repetition_medians_ns"].get<std::vector<double>>();
   const auto y = cell["timing"]["repetition_medians_ns"].get<std::vector<double>>();
   const mann_whitney_result test = mann_whitney_u(x, y);
-  json comparison = json::object();
-  json intervals = {{"confidence", interval_confidence},
-                    {"method",
-                     "percentile bootstrap over repetitions (each from its cell's own "
-                     "processes): ratio of medians of the per-repetition figure"}};
-  for (const char* metric : {"speedup_p50", "speedup_mean", "p99_ratio", "jitter_ratio", "cv_ratio",
-                             "throughput_ratio"}) {
+  model::comparison c;
+  c.intervals.confidence = interval_confidence;
+  c.intervals.method =
+      "percentile bootstrap over repetitions (each from its cell's own processes): ratio of "
+      "medians of the per-repetition figure";
+  const auto compare = [&](const char* metric, std::optional<double>& value,
+                           std::optional<model::interval>& range) {
     const auto r = estimate_ratio(metric, baseline, cell);
-    comparison[metric] = r ? json(r->value) : json(nullptr);
-    intervals[metric] = r ? interval_json(r->range) : json(nullptr);
-  }
+    value = r ? std::optional<double>(r->value) : std::nullopt;
+    range = r ? interval_of(r->range) : std::nullopt;
+  };
+  compare("speedup_p50", c.speedup_p50, c.intervals.speedup_p50);
+  compare("speedup_mean", c.speedup_mean, c.intervals.speedup_mean);
+  compare("p99_ratio", c.p99_ratio, c.intervals.p99_ratio);
+  compare("jitter_ratio", c.jitter_ratio, c.intervals.jitter_ratio);
+  compare("cv_ratio", c.cv_ratio, c.intervals.cv_ratio);
+  compare("throughput_ratio", c.throughput_ratio, c.intervals.throughput_ratio);
   // Heap-study cells: mean ns per malloc+free pair (NOOP subtracted) against the baseline malloc.
-  if (cell.value("ns_per_pair", json()).is_object()) {
-    const auto r = estimate_ratio("speedup_ns_per_pair", baseline, cell);
-    comparison["speedup_ns_per_pair"] = r ? json(r->value) : json(nullptr);
-    intervals["speedup_ns_per_pair"] = r ? interval_json(r->range) : json(nullptr);
-  }
-  comparison["intervals"] = std::move(intervals);
-  comparison["mann_whitney_u"] = test.u;
-  comparison["p_value"] = test.p_value;
-  comparison["exact_test"] = test.exact;
-  comparison["significant"] = power && test.p_value < significance_alpha;
-  comparison["mark"] = significance_mark(test.p_value, power);
-  cell["vs_std"] = std::move(comparison);
+  if (cell.value("ns_per_pair", json()).is_object())
+    compare("speedup_ns_per_pair", c.speedup_ns_per_pair.emplace(),
+            c.intervals.speedup_ns_per_pair.emplace());
+  c.mann_whitney_u = test.u;
+  c.p_value = test.p_value;
+  c.exact_test = test.exact;
+  c.significant = power && test.p_value < significance_alpha;
+  c.mark = significance_mark(test.p_value, power);
+  cell["vs_std"] = model::write_json(c);
 }
 
 }  // namespace

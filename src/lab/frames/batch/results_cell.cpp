@@ -2,10 +2,13 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "frames/batch/figures.hpp"
 #include "frames/batch/frame.hpp"
+#include "model/cell.hpp"
 #include "results/cell_parts.hpp"
 #include "results/peer_verdict.hpp"
 #include "results/results_builder.hpp"
@@ -19,19 +22,22 @@ namespace {
 
 using json = nlohmann::json;
 
-// Batch frame: parts concatenated (samples, per-repetition figures), counts kept per iteration.
-json batch_cell(const cell_spec& spec, const cell_records& rs) {
-  json cell = cell_head(spec, rs);
-  if (const measurement_record* bad = rs.broken();
-      bad != nullptr && (bad->status != "not_applicable" || !bad->batch))
-    return cell;
-  cell_measurement merged;
-  json residues = nullptr;  // the first process's: the counted pass runs in a fresh process
+// The parts of a batch cell merged: samples and per-repetition figures concatenated, counts kept
+// per iteration (the highest), faults summed. `residues`: the first process's that has them (the
+// counted pass runs in a fresh process).
+struct merged_parts {
+  cell_measurement cell;
+  json residues = nullptr;
   std::size_t batch = 1;
+};
+
+merged_parts merge(const cell_records& rs) {
+  merged_parts m;
+  cell_measurement& merged = m.cell;
   for (const auto* r : rs.parts) {
     if (!r->batch) continue;
     const cell_measurement& c = r->batch->cell;
-    batch = r->batch->batch_size;
+    m.batch = r->batch->batch_size;
     if (merged.warning.empty()) merged.warning = c.warning;
     append(merged.samples_ns, c.samples_ns);
     append(merged.repetition_medians_ns, c.repetition_medians_ns);
@@ -48,24 +54,45 @@ json batch_cell(const cell_spec& spec, const cell_records& rs) {
     merged.peak_rss_growth_kib = std::max(merged.peak_rss_growth_kib, c.peak_rss_growth_kib);
     merged.timed_iterations += c.timed_iterations;
     merged.buffer_bytes = c.buffer_bytes;
-    if (residues.is_null()) residues = c.residues;
+    if (m.residues.is_null()) m.residues = c.residues;
   }
-  cell["warning"] = or_null(merged.warning);
-  cell["buffer_bytes"] = merged.buffer_bytes;
-  if (cell["status"] == "not_applicable") return cell;
-  cell["heap"] = {{"allocations_per_iteration", merged.heap_allocations_per_iteration},
-                  {"bytes_per_iteration", merged.heap_bytes_per_iteration}};
-  cell["upstream_fallbacks_per_iteration"] = merged.upstream_fallbacks_per_iteration;
-  cell["placement"] = residues;
-  if (cell["status"] != "ok" || merged.samples_ns.empty()) return cell;
-  cell["timing"] = timing_json(merged, batch);
-  const double per_thousand = merged.timed_iterations
-                                  ? 1000.0 * static_cast<double>(merged.minor_faults) /
-                                        static_cast<double>(merged.timed_iterations)
-                                  : 0.0;
-  cell["os"] = {{"minor_faults_per_1000_iterations", per_thousand},
-                {"peak_rss_growth_kib", merged.peak_rss_growth_kib}};
+  return m;
+}
+
+model::os_figures os_of(const cell_measurement& merged) {
+  model::os_figures os;
+  os.minor_faults_per_1000_iterations = merged.timed_iterations
+                                            ? 1000.0 * static_cast<double>(merged.minor_faults) /
+                                                  static_cast<double>(merged.timed_iterations)
+                                            : 0.0;
+  os.peak_rss_growth_kib = merged.peak_rss_growth_kib;
+  return os;
+}
+
+model::cell batch_model_cell(const cell_spec& spec, const cell_records& rs) {
+  model::cell cell = cell_head(spec, rs);
+  if (const measurement_record* bad = rs.broken();
+      bad != nullptr && (bad->status != "not_applicable" || !bad->batch))
+    return cell;
+  const merged_parts m = merge(rs);
+  const cell_measurement& merged = m.cell;
+  cell.head.warning = text_or_null(merged.warning);
+  cell.head.buffer_bytes = merged.buffer_bytes;
+  if (cell.head.status == "not_applicable") return cell;
+  batch_cell_figures figures;
+  figures.heap =
+      counted_pass{merged.heap_allocations_per_iteration, merged.heap_bytes_per_iteration};
+  figures.upstream_fallbacks_per_iteration = merged.upstream_fallbacks_per_iteration;
+  figures.placement = model::read_json<std::optional<address_residues>>(m.residues, "/placement");
+  cell.figures = model::figures::of(std::move(figures));
+  if (cell.head.status != "ok" || merged.samples_ns.empty()) return cell;
+  cell.timing = timing_of(merged, m.batch);
+  cell.os = os_of(merged);
   return cell;
+}
+
+json batch_cell(const cell_spec& spec, const cell_records& rs) {
+  return cell_json(batch_model_cell(spec, rs));
 }
 
 // The batch executor's per-workload calibrations (workload name -> calibration).
@@ -74,31 +101,30 @@ json calibrations_of(const run_records& run) {
   return batch.value("calibrations", json::object());
 }
 
+// The workload entry without its cells, comparisons, placement analysis and peer verdicts.
 json lab_workload(const std::string& name, const run_plan& plan, const run_records& run,
                   json cells) {
-  const workload_entry* entry = find_workload(name);
   const json calibration = calibrations_of(run).value(name, json(nullptr));
-  const std::size_t batch =
-      calibration.is_null() ? 1 : calibration.at("batch_size").get<std::size_t>();
-  return {
-      {"name", name},
-      {"description", entry->description},
-      {"kind", "lab"},
-      {"frame", "batch"},
-      {"checksum",
-       calibration.is_null() ? "" : checksum_text(calibration.at("checksum").get<std::uint64_t>())},
-      {"batch_size", batch},
-      {"batched", batch > 1},
-      {"footprint", calibration.is_null() ? json(nullptr) : calibration.at("footprint")},
-      {"size_histogram",
-       calibration.is_null()
-           ? json(nullptr)
-           : size_histogram_json(calibration.at("footprint")
-                                     .value("size_histogram_log2", std::vector<std::uint64_t>{}),
-                                 "one iteration's requests, counted by a tracking pass over std")},
-      {"heap_spec", nullptr},
-      {"baseline", {{"strategy", baseline_strategy}, {"malloc", plan.mallocs.front().label}}},
-      {"cells", std::move(cells)}};
+  model::workload w;
+  w.name = name;
+  w.description = find_workload(name)->description;
+  w.kind = "lab";
+  w.frame = "batch";
+  w.baseline = {baseline_strategy, plan.mallocs.front().label};
+  batch_workload_figures figures;
+  if (!calibration.is_null()) {
+    w.checksum = checksum_text(calibration.at("checksum").get<std::uint64_t>());
+    w.batch_size = calibration.at("batch_size").get<std::size_t>();
+    figures.footprint = model::read_json<footprint>(calibration.at("footprint"), "/footprint");
+    figures.size_histogram =
+        size_histogram_of(figures.footprint->size_histogram_log2,
+                          "one iteration's requests, counted by a tracking pass over std");
+  }
+  w.batched = w.batch_size > 1;
+  w.figures = model::figures::of(std::move(figures));
+  json out = workload_json(w);
+  out["cells"] = std::move(cells);  // the frames' cells are JSON until every frame writes models
+  return out;
 }
 
 // Two estimates disagree when their intervals do not overlap and they differ by over 15 %.
@@ -111,15 +137,17 @@ bool disagree(const ratio_estimate& a, const ratio_estimate& b) {
 // Each strategy's ratio to the baseline strategy under plain glibc and under the twin without
 // memmove's copy cliff. A ratio that changes when only the copy cliff changes is driven by where
 // the blocks landed and what was copied, not by the allocator's own cost.
-json placement_analysis(const json& workload, const std::string& malloc, const std::string& twin) {
+std::optional<placement_analysis> analyse_placement(const json& workload, const std::string& malloc,
+                                                    const std::string& twin) {
   const json* base = find_cell(workload, baseline_strategy, malloc);
   const json* base_twin = find_cell(workload, baseline_strategy, twin);
   if (base == nullptr || base_twin == nullptr || base->at("timing").is_null() ||
       base_twin->at("timing").is_null())
-    return nullptr;
-  const auto cliff_cost = estimate_ratio("speedup_p50", *base, *base_twin);
-  json strategies = json::array();
-  std::vector<std::string> driven;
+    return std::nullopt;
+  placement_analysis out;
+  out.malloc = malloc;
+  out.twin = twin;
+  out.baseline_copy_cliff_cost = estimate_of(estimate_ratio("speedup_p50", *base, *base_twin));
   for (const auto& cell : workload.at("cells")) {
     if (cell.at("malloc") != malloc || cell.at("strategy") == baseline_strategy) continue;
     const json* other = find_cell(workload, cell.at("strategy"), twin);
@@ -127,17 +155,11 @@ json placement_analysis(const json& workload, const std::string& malloc, const s
     const auto with = estimate_ratio("speedup_p50", *base, cell);
     const auto without = estimate_ratio("speedup_p50", *base_twin, *other);
     const bool placement_driven = with && without && disagree(*with, *without);
-    if (placement_driven) driven.push_back(cell.at("strategy"));
-    strategies.push_back({{"strategy", cell.at("strategy")},
-                          {"with_cliff", estimate_json(with)},
-                          {"without_cliff", estimate_json(without)},
-                          {"placement_driven", placement_driven}});
+    if (placement_driven) out.placement_driven.push_back(cell.at("strategy"));
+    out.strategies.push_back(
+        {cell.at("strategy"), estimate_of(with), estimate_of(without), placement_driven});
   }
-  return {{"malloc", malloc},
-          {"twin", twin},
-          {"baseline_copy_cliff_cost", estimate_json(cliff_cost)},
-          {"placement_driven", driven},
-          {"strategies", strategies}};
+  return out;
 }
 
 }  // namespace
@@ -158,9 +180,11 @@ void add_batch_results(const frame_results_input& in, json& results) {
   };
   const auto finish = [&in](json& w) {
     add_comparisons(w, in.power);
-    w["placement"] = in.plan.placement_twin.empty()
-                         ? json(nullptr)
-                         : placement_analysis(w, native_malloc, in.plan.placement_twin);
+    const std::optional<placement_analysis> placement =
+        in.plan.placement_twin.empty()
+            ? std::nullopt
+            : analyse_placement(w, native_malloc, in.plan.placement_twin);
+    w["placement"] = model::write_json(placement);
     w["peer_verdicts"] = peer_verdicts(w, in.power);
   };
   add_workloads(in, in.plan.workloads.lab, {frame::batch, batch_cell, entry, finish},

@@ -23,35 +23,37 @@ using json = nlohmann::json;
 // Share of the RSS growth (peak - baseline) still resident, per settle time: medians over the
 // processes that took the reading (a budgeted run's first process each), then the ratio; null
 // when none did.
-json retention(const std::vector<const heap_figures*>& parts, double baseline, double peak) {
-  json out = json::object();
-  for (const auto& [name, key] : {std::pair{"after_free_0ms", "rss_after_free_bytes"},
-                                  std::pair{"after_free_100ms", "rss_100ms_after_free_bytes"},
-                                  std::pair{"after_free_1s", "rss_1s_after_free_bytes"},
-                                  std::pair{"after_purge", "rss_after_purge_bytes"}}) {
+retention_figures retention(const std::vector<const heap_figures*>& parts, double baseline,
+                            double peak) {
+  const auto share = [&](const char* key) -> std::optional<double> {
     std::vector<double> values;
     for (const auto* p : parts)
       if (p->memory.contains(key)) values.push_back(p->memory.at(key).get<double>());
-    out[name] = !values.empty()
-                    ? fraction_or_null(std::max(0.0, median_of(values) - baseline), peak - baseline)
-                    : json(nullptr);
-  }
-  return out;
+    if (values.empty()) return std::nullopt;
+    return fraction_of(std::max(0.0, median_of(values) - baseline), peak - baseline);
+  };
+  retention_figures r;
+  r.after_free_0ms = share("rss_after_free_bytes");
+  r.after_free_100ms = share("rss_100ms_after_free_bytes");
+  r.after_free_1s = share("rss_1s_after_free_bytes");
+  r.after_purge = share("rss_after_purge_bytes");
+  return r;
 }
 
 // The first process's RSS series, with the times of its last free and purge.
-json rss_series_of(const heap_figures& first) {
+std::optional<model::rss_series> rss_series_of(const heap_figures& first) {
   const json& m = first.memory;
-  if (!m.contains("rss_series")) return nullptr;
-  json s = m.at("rss_series");
-  s["process"] = 0;
-  s["last_free_ms"] = m.at("last_free_ms");
-  s["purge_ms"] = m.at("purge_ms");
+  if (!m.contains("rss_series")) return std::nullopt;
+  json worker_series = m.at("rss_series");  // the worker's has no `process`: it is the first
+  worker_series["process"] = 0;
+  auto s = model::read_json<model::rss_series>(worker_series, "/memory/rss_series");
+  s.last_free_ms.emplace(model::read_json<double>(m.at("last_free_ms"), "/memory/last_free_ms"));
+  s.purge_ms.emplace(model::read_json<double>(m.at("purge_ms"), "/memory/purge_ms"));
   return s;
 }
 
 // Heap frame memory: each figure is the median over the cell's processes.
-json heap_memory(const std::vector<const heap_figures*>& parts) {
+heap_memory heap_memory_of(const std::vector<const heap_figures*>& parts) {
   auto median_field = [&](const char* key) {
     std::vector<double> values;
     for (const auto* p : parts) values.push_back(p->memory.at(key).get<double>());
@@ -64,30 +66,44 @@ json heap_memory(const std::vector<const heap_figures*>& parts) {
   std::vector<double> live;
   for (const auto* p : parts) live.push_back(static_cast<double>(p->peak_live_bytes));
   auto whole = [](double v) { return static_cast<std::uint64_t>(std::llround(v)); };
-  return {{"baseline_rss_bytes", whole(baseline)},
-          {"peak_rss_bytes", whole(peak)},
-          {"peak_was_reset", parts.front()->memory.at("peak_was_reset")},
-          {"rss_after_free_bytes", whole(after_free)},
-          {"rss_after_purge_bytes", whole(after_purge)},
-          {"peak_live_bytes", whole(median_of(live))},
-          {"fragmentation", median_field("fragmentation")},
-          {"fragmentation_net", median_field("fragmentation_net")},
-          {"retained_after_free",
-           fraction_or_null(std::max(0.0, after_free - baseline), peak - baseline)},
-          {"retained_after_purge",
-           fraction_or_null(std::max(0.0, after_purge - baseline), peak - baseline)},
-          {"retention", retention(parts, baseline, peak)},
-          {"rss_series", rss_series_of(*parts.front())},
-          {"purge", parts.front()->memory.at("purge")},
-          {"minor_faults", whole(median_field("minor_faults"))},
-          {"major_faults", whole(median_field("major_faults"))},
-          {"processes", parts.size()}};
+  const json& first = parts.front()->memory;
+  heap_memory m;
+  m.baseline_rss_bytes = whole(baseline);
+  m.peak_rss_bytes = whole(peak);
+  m.peak_was_reset = first.at("peak_was_reset").get<bool>();
+  m.rss_after_free_bytes = whole(after_free);
+  m.rss_after_purge_bytes = whole(after_purge);
+  m.peak_live_bytes = whole(median_of(live));
+  m.fragmentation = median_field("fragmentation");
+  m.fragmentation_net = median_field("fragmentation_net");
+  m.retained_after_free = fraction_of(std::max(0.0, after_free - baseline), peak - baseline);
+  m.retained_after_purge = fraction_of(std::max(0.0, after_purge - baseline), peak - baseline);
+  m.retention = retention(parts, baseline, peak);
+  m.rss_series = rss_series_of(*parts.front());
+  m.purge = model::read_json<model::purge_call>(first.at("purge"), "/memory/purge");
+  m.minor_faults = whole(median_field("minor_faults"));
+  m.major_faults = whole(median_field("major_faults"));
+  m.processes = parts.size();
+  return m;
+}
+
+pair_cost pair_cost_of(const std::vector<const heap_figures*>& parts,
+                       const std::vector<double>& pair_reps) {
+  pair_cost c;
+  c.mean = pair_reps.empty() ? 0.0
+                             : std::accumulate(pair_reps.begin(), pair_reps.end(), 0.0) /
+                                   static_cast<double>(pair_reps.size());
+  c.per_repetition = pair_reps;
+  c.pairs_per_repetition = parts.front()->pairs_per_repetition;
+  c.noop_batch_p50_ns = parts.front()->noop_batch_p50_ns;
+  c.total_bytes_per_repetition = parts.front()->total_bytes_per_repetition;
+  return c;
 }
 
 // Heap frame: per-batch times summarised like a lab cell, ns per pair per repetition.
 json heap_cell(const cell_spec& spec, const cell_records& rs) {
-  json cell = cell_head(spec, rs);
-  if (rs.broken() != nullptr) return cell;
+  model::cell cell = cell_head(spec, rs);
+  if (rs.broken() != nullptr) return cell_json(cell);
   const std::vector<const heap_figures*> parts = figures_of(rs, &measurement_record::heap);
   cell_measurement timing;
   std::vector<double> pair_reps;
@@ -111,23 +127,14 @@ json heap_cell(const cell_spec& spec, const cell_records& rs) {
     batches += static_cast<double>(h.batch_ns.size());
   }
   timing.timed_iterations = timing.samples_ns.size();
-  cell["timing"] = timing_json(timing, 1);
-  cell["memory"] = heap_memory(parts);
-  cell["os"] = {{"minor_faults_per_1000_iterations", batches > 0 ? 1000.0 * faults / batches : 0.0},
-                {"peak_rss_growth_kib",
-                 static_cast<std::int64_t>(
-                     std::max(0.0, cell["memory"]["peak_rss_bytes"].get<double>() -
-                                       cell["memory"]["baseline_rss_bytes"].get<double>()) /
-                     1024)}};
-  const double mean = pair_reps.empty() ? 0.0
-                                        : std::accumulate(pair_reps.begin(), pair_reps.end(), 0.0) /
-                                              static_cast<double>(pair_reps.size());
-  cell["ns_per_pair"] = {{"mean", mean},
-                         {"per_repetition", pair_reps},
-                         {"pairs_per_repetition", parts.front()->pairs_per_repetition},
-                         {"noop_batch_p50_ns", parts.front()->noop_batch_p50_ns},
-                         {"total_bytes_per_repetition", parts.front()->total_bytes_per_repetition}};
-  return cell;
+  cell.timing = timing_of(timing, 1);
+  heap_cell_figures figures{heap_memory_of(parts), pair_cost_of(parts, pair_reps)};
+  const double growth = std::max(0.0, static_cast<double>(figures.memory->peak_rss_bytes) -
+                                          static_cast<double>(figures.memory->baseline_rss_bytes));
+  cell.os = model::os_figures{batches > 0 ? 1000.0 * faults / batches : 0.0,
+                              static_cast<std::int64_t>(growth / 1024)};
+  cell.figures = model::figures::of(std::move(figures));
+  return cell_json(cell);
 }
 
 // Same work or no number: heap cells whose kernels built a different checksum than the first.
@@ -144,10 +151,11 @@ std::string heap_checksum(const std::vector<const cell_records*>& cells, json& o
     if (reference.empty()) reference = sum;
     if (sum != reference) {
       const json cell = out_cells[i];
-      out_cells[i] = unmeasured_cell(cell["strategy"], cell["malloc"], "failed",
-                                     fmt::format("checksum mismatch: built {} where the first "
-                                                 "allocator built {}",
-                                                 sum, reference));
+      out_cells[i] =
+          cell_json(unmeasured_cell(cell["strategy"], cell["malloc"], "failed",
+                                    fmt::format("checksum mismatch: built {} where the first "
+                                                "allocator built {}",
+                                                sum, reference)));
     }
   }
   return reference;

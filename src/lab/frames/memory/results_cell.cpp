@@ -85,7 +85,7 @@ json huge_table_figures(const std::vector<const memory_figures*>& parts) {
 }
 
 json memory_cell(const cell_spec& spec, const cell_records& rs) {
-  json cell = cell_head(spec, rs);
+  json cell = cell_json(cell_head(spec, rs));
   if (rs.broken() != nullptr) return cell;
   const std::vector<const memory_figures*> parts = figures_of(rs, &measurement_record::memory);
   cell_measurement timing;
@@ -96,7 +96,7 @@ json memory_cell(const cell_spec& spec, const cell_records& rs) {
     add_repetitions(timing, *part);
   }
   timing.timed_iterations = timing.samples_ns.size();
-  cell["timing"] = timing_json(timing, parts.front()->operations_per_sample);
+  cell["timing"] = model::write_json(timing_of(timing, parts.front()->operations_per_sample));
   const bool budget = spec.workload == "budget_bursts";
   json series = parts.front()->rss_series;
   series["process"] = 0;

@@ -66,7 +66,7 @@ json replay_memory(const std::vector<const replay_figures*>& parts) {
 // Replay frame: one timing sample per whole replay (ns per call), so the comparison's intervals
 // are over replays in fresh processes; totals and memory beside it.
 json replay_cell(const cell_spec& spec, const cell_records& rs) {
-  json cell = cell_head(spec, rs);
+  json cell = cell_json(cell_head(spec, rs));
   if (rs.broken() != nullptr) return cell;
   const std::vector<const replay_figures*> parts = figures_of(rs, &measurement_record::replay);
   cell_measurement timing;
@@ -83,7 +83,7 @@ json replay_cell(const cell_spec& spec, const cell_records& rs) {
     for (double s : f.wall_seconds) walls.push_back(1e3 * s);
   }
   timing.timed_iterations = timing.samples_ns.size();
-  cell["timing"] = timing_json(timing, 1);
+  cell["timing"] = model::write_json(timing_of(timing, 1));
   const replay_figures& first = *parts.front();
   cell["replay"] = {
       {"calls", first.calls},

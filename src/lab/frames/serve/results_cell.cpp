@@ -76,7 +76,7 @@ json generator_summary(const std::vector<const json*>& runs) {
 }
 
 json serve_cell(const cell_spec& spec, const cell_records& rs) {
-  json cell = cell_head(spec, rs);
+  json cell = cell_json(cell_head(spec, rs));
   for (const char* key : {"hey", "wrk", "ladder", "server", "batch"}) cell[key] = nullptr;
   if (rs.broken() != nullptr) return cell;
   std::vector<const serve_repetition*> reps;
