@@ -107,7 +107,7 @@ TEST(BudgetState, ABaselineWhoseFewProcessesAgreeByChanceStillGrows) {
   budget_state state{{cell, cell, cell, cell}, rule_with_looks(7)};
   state.add_process(0, process({100, 100.1, 99.9}), 1);  // the baseline: two lucky processes
   state.add_process(0, process({100.05, 100.15, 99.95}), 1);
-  const std::vector<double> offsets = {0.85, 1.1, 0.95, 1.2, 0.9, 1.05, 1.15, 0.8,
+  const std::vector<double> offsets = {0.85, 1.1,  0.95, 1.2,  0.9,  1.05, 1.15, 0.8,
                                        1.0,  0.92, 1.08, 0.97, 1.12, 0.88, 1.02, 0.99};
   for (double o : offsets) state.add_process(1, process({80 * o, 80.1 * o, 79.9 * o}), 1);
   for (std::size_t c = 2; c < 4; ++c)  // the group's other cells: a spread like the candidate's
