@@ -112,8 +112,10 @@ TEST(BudgetState, ABaselineWhoseFewProcessesAgreeByChanceStillGrows) {
   for (double o : offsets) state.add_process(1, process({80 * o, 80.1 * o, 79.9 * o}), 1);
   for (std::size_t c = 2; c < 4; ++c)  // the group's other cells: a spread like the candidate's
     for (double o : {0.85, 1.15, 0.95, 1.1}) state.add_process(c, process({60 * o, 60 * o}), 1);
-  const tracked_comparison c{"candidate vs baseline", "vs_std", 0, 1, "p50", {1.0}};
-  const auto looks = state.judge({c}, 5);
+  // Kept alive: each look points at its comparison.
+  const std::vector<tracked_comparison> comparisons = {
+      {"candidate vs baseline", "vs_std", 0, 1, "p50", {1.0}}};
+  const auto looks = state.judge(comparisons, 5);
   ASSERT_FALSE(looks.front().decided);
   const auto round = state.plan_round(looks, 5);
   const auto grows = [&](std::size_t cell) {
