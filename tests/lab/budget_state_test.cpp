@@ -103,8 +103,8 @@ TEST(BudgetState, APickAmongCandidatesIsJudgedAtAlphaOverTheirNumber) {
 // sixteen (a real run left vector_push's std cell at 2 processes beside pmr_monotonic's 16, and
 // the claim's interval at [0.61-1.42]).
 TEST(BudgetState, ABaselineWhoseFewProcessesAgreeByChanceStillGrows) {
-  const budget_cell cell{0, 2, 27, 3, 12};
-  budget_state state{{cell, cell, cell, cell}, rule_with_looks(7)};
+  const budget_cell setup{0, 2, 27, 3, 12};
+  budget_state state{{setup, setup, setup, setup}, rule_with_looks(7)};
   state.add_process(0, process({100, 100.1, 99.9}), 1);  // the baseline: two lucky processes
   state.add_process(0, process({100.05, 100.15, 99.95}), 1);
   const std::vector<double> offsets = {0.85, 1.1,  0.95, 1.2,  0.9,  1.05, 1.15, 0.8,
