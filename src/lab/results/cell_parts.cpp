@@ -88,6 +88,12 @@ json workload_json(const model::workload& w) {
   return with_nulls(model::write_json(w), version6_workload_keys);
 }
 
+model::rss_series first_process_series(const json& worker_series, const std::string& where) {
+  json series = worker_series;
+  series["process"] = 0;  // the worker's has none: it is the first
+  return model::read_json<model::rss_series>(series, where);
+}
+
 double median_of(std::vector<double> values) {
   return values.empty() ? 0.0 : percentile(std::move(values), 0.5);
 }

@@ -88,6 +88,10 @@ nlohmann::json cell_json(const model::cell& c);
 nlohmann::json workload_json(const model::workload& w);
 // The timing block of a cell's merged samples (`batch`: iterations per sample).
 model::timing timing_of(const cell_measurement& c, std::size_t batch);
+// A worker's RSS series (heap::to_json of it) as the cell's: the worker's has no `process`, it
+// is the cell's first.
+model::rss_series first_process_series(const nlohmann::json& worker_series,
+                                       const std::string& where);
 double median_of(std::vector<double> values);
 void append(std::vector<double>& to, const std::vector<double>& from);
 // part / whole, or none when whole is not positive.

@@ -44,9 +44,7 @@ retention_figures retention(const std::vector<const heap_figures*>& parts, doubl
 std::optional<model::rss_series> rss_series_of(const heap_figures& first) {
   const json& m = first.memory;
   if (!m.contains("rss_series")) return std::nullopt;
-  json worker_series = m.at("rss_series");  // the worker's has no `process`: it is the first
-  worker_series["process"] = 0;
-  auto s = model::read_json<model::rss_series>(worker_series, "/memory/rss_series");
+  auto s = first_process_series(m.at("rss_series"), "/memory/rss_series");
   s.last_free_ms.emplace(model::read_json<double>(m.at("last_free_ms"), "/memory/last_free_ms"));
   s.purge_ms.emplace(model::read_json<double>(m.at("purge_ms"), "/memory/purge_ms"));
   return s;

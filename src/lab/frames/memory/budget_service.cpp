@@ -15,7 +15,9 @@
 
 #include <alloclab/budget_watcher.hpp>
 
+#include "frames/memory/figures.hpp"
 #include "process/measuring_worker.hpp"
+#include "records/measurement_record.hpp"
 #include "process/proc_memory.hpp"
 #include "process/rss_series.hpp"
 
@@ -46,16 +48,17 @@ struct budget_record {
   bool purged = false;
 };
 
-json to_json(const budget_record& e, std::uint64_t limit) {
-  json j = {{"t_ms", std::round(e.t_ms * 10) / 10},
-            {"kind", e.kind},
-            {"from", to_string(e.from)},
-            {"to", to_string(e.to)},
-            {"usage_bytes", e.usage},
-            {"fraction", static_cast<double>(e.usage) / static_cast<double>(limit)},
-            {"purged", e.purged}};
-  j["usage_after_bytes"] = e.usage_after > 0 ? json(e.usage_after) : json(nullptr);
-  return j;
+budget_event event_of(const budget_record& e, std::uint64_t limit) {
+  budget_event out;
+  out.t_ms = std::round(e.t_ms * 10) / 10;
+  out.kind = e.kind;
+  out.from = to_string(e.from);
+  out.to = to_string(e.to);
+  out.usage_bytes = e.usage;
+  if (e.usage_after > 0) out.usage_after_bytes = e.usage_after;
+  out.fraction = static_cast<double>(e.usage) / static_cast<double>(limit);
+  out.purged = e.purged;
+  return out;
 }
 
 // The service: a live set of blocks and the phases that move it.
@@ -186,7 +189,7 @@ json run_budget_service(const memory_spec& spec) {
   budget_watcher_options options;
   options.period = watcher_period;
   options.thresholds = thresholds;
-  options.on_crossing = [&](const budget_event& e) {
+  options.on_crossing = [&](const alloclab::budget_event& e) {
     record_event({0, "crossing", e.from, e.to, e.usage, 0, e.purged});
   };
   std::optional<budget_watcher> watcher;
@@ -249,46 +252,39 @@ json run_budget_service(const memory_spec& spec) {
     peak_usage.push_back(peak_in(series, cgroup_usage, from, to));
   }
 
-  json event_list = json::array();
-  std::size_t crossings = 0, service_purges = 0, watcher_purges = 0;
+  budget_reading r;
+  r.budget_bytes = limit;
+  r.budget_source = to_string(budget.source());
+  r.budget_reason = budget.reason();
+  r.usage_source = cgroup_usage ? budget.usage_path() : std::string("RSS (/proc/self/statm)");
+  r.soft_fraction = thresholds.soft;
+  r.hard_fraction = thresholds.hard;
+  r.usage_at_start_bytes = *start_usage;
+  r.room_bytes = room;
+  r.cycles_per_repetition = cycles_of(spec);
+  r.watcher = trim;
+  r.watcher_period_ms = watcher_period.count();
+  r.purge_method = trim ? to_string(purge.kind()) : "none (no watcher)";
+  r.time_over_soft_ms = over_soft_ms;
+  r.time_over_soft_share = over_soft_share;
+  r.peak_usage_bytes = peak_usage;
   {
     std::lock_guard<std::mutex> lock(events_mutex);
     for (const budget_record& e : events) {
-      event_list.push_back(to_json(e, limit));
+      r.events.push_back(event_of(e, limit));
       const bool crossing = std::strcmp(e.kind, "crossing") == 0;
-      crossings += crossing ? 1 : 0;
-      service_purges += crossing ? 0 : 1;
-      watcher_purges += crossing && e.purged ? 1 : 0;
+      r.crossings += crossing ? 1 : 0;
+      r.service_purges += crossing ? 0 : 1;
+      r.watcher_purges += crossing && e.purged ? 1 : 0;
     }
+    r.events_dropped = events.size() >= max_events;
   }
-  json details = {
-      {"budget_bytes", limit},
-      {"budget_source", to_string(budget.source())},
-      {"budget_reason", budget.reason()},
-      {"usage_source", cgroup_usage ? budget.usage_path() : std::string("RSS (/proc/self/statm)")},
-      {"soft_fraction", thresholds.soft},
-      {"hard_fraction", thresholds.hard},
-      {"usage_at_start_bytes", *start_usage},
-      {"room_bytes", room},
-      {"cycles_per_repetition", cycles_of(spec)},
-      {"watcher", trim},
-      {"watcher_period_ms", watcher_period.count()},
-      {"purge_method", trim ? to_string(purge.kind()) : "none (no watcher)"},
-      {"time_over_soft_ms", over_soft_ms},
-      {"time_over_soft_share", over_soft_share},
-      {"peak_usage_bytes", peak_usage},
-      {"events", event_list},
-      {"events_dropped", events.size() >= max_events},
-      {"crossings", crossings},
-      {"watcher_purges", watcher_purges},
-      {"service_purges", service_purges},
-      {"minor_faults", faults_after.minor - faults_before.minor},
-      {"major_faults", faults_after.major - faults_before.major},
-      {"checksum", svc.checksum()}};
-  return {
-      {"repetition_seconds", repetition_seconds}, {"samples_ns", samples},
-      {"samples_per_repetition", per_repetition}, {"operations_per_sample", operations_per_request},
-      {"rss_series", heap::to_json(series)},      {"details", std::move(details)}};
+  r.minor_faults = faults_after.minor - faults_before.minor;
+  r.major_faults = faults_after.major - faults_before.major;
+  r.checksum = svc.checksum();
+  return memory_figures{repetition_seconds,    samples,
+                        per_repetition,        operations_per_request,
+                        heap::to_json(series), model::write_json(r)};
 }
 
 }  // namespace alloclab::lab

@@ -38,7 +38,8 @@ struct budget_event {
   }
 };
 
-struct budget_figures {
+// The budget's settings as the worker ran them: the cell's are its first process's.
+struct budget_settings {
   std::uint64_t budget_bytes = 0;
   std::string budget_source, budget_reason, usage_source;
   double soft_fraction = 0, hard_fraction = 0;
@@ -46,17 +47,6 @@ struct budget_figures {
   bool watcher = false;
   std::int64_t watcher_period_ms = 0;
   std::string purge_method;
-  std::uint64_t peak_usage_bytes = 0;
-  double peak_fraction = 0;
-  std::vector<double> peak_usage_per_repetition, time_over_soft_ms_per_repetition;
-  double time_over_soft_share = 0;
-  std::vector<double> time_over_soft_share_per_repetition;
-  std::vector<budget_event> events;
-  bool events_dropped = false;
-  std::size_t events_process = 0;
-  std::uint64_t crossings = 0, watcher_purges = 0, service_purges = 0, minor_faults = 0,
-                major_faults = 0;
-  static constexpr const char* about_type = "`budget_bursts` against its memory budget";
   template <class S, class F>
   static void fields(S& s, F& field) {
     field(s.budget_bytes, "budget_bytes", "the budget", model::at_least(1));
@@ -77,6 +67,44 @@ struct budget_figures {
     field(s.watcher, "watcher", "a budget watcher ran (true for `budget_trim`)");
     field(s.watcher_period_ms, "watcher_period_ms", "its sampling period", model::may_be_absent);
     field(s.purge_method, "purge_method", "what a purge called", model::may_be_absent);
+  }
+};
+
+// What the watcher, the service and the kernel counted: a worker's own, summed over a cell's
+// processes.
+struct budget_counts {
+  std::uint64_t crossings = 0, watcher_purges = 0, service_purges = 0, minor_faults = 0,
+                major_faults = 0;
+  void add(const budget_counts& other) {
+    crossings += other.crossings;
+    watcher_purges += other.watcher_purges;
+    service_purges += other.service_purges;
+    minor_faults += other.minor_faults;
+    major_faults += other.major_faults;
+  }
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.crossings, "crossings", "summed over processes");
+    field(s.watcher_purges, "watcher_purges", "summed over processes");
+    field(s.service_purges, "service_purges", "summed over processes");
+    field(s.minor_faults, "minor_faults", "summed over processes", model::may_be_absent);
+    field(s.major_faults, "major_faults", "summed over processes", model::may_be_absent);
+  }
+};
+
+struct budget_figures : budget_settings, budget_counts {
+  std::uint64_t peak_usage_bytes = 0;
+  double peak_fraction = 0;
+  std::vector<double> peak_usage_per_repetition, time_over_soft_ms_per_repetition;
+  double time_over_soft_share = 0;
+  std::vector<double> time_over_soft_share_per_repetition;
+  std::vector<budget_event> events;
+  bool events_dropped = false;
+  std::size_t events_process = 0;
+  static constexpr const char* about_type = "`budget_bursts` against its memory budget";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    budget_settings::fields(s, field);
     field(s.peak_usage_bytes, "peak_usage_bytes",
           "highest 10 ms sample of the usage over every repetition and process");
     field(s.peak_fraction, "peak_fraction", "the same ÷ budget", model::at_least(0));
@@ -95,27 +123,45 @@ struct budget_figures {
           model::may_be_absent);
     field(s.events_process, "events_process", "0: the events are the first process's",
           model::may_be_absent);
-    field(s.crossings, "crossings", "summed over processes");
-    field(s.watcher_purges, "watcher_purges", "summed over processes");
-    field(s.service_purges, "service_purges", "summed over processes");
-    field(s.minor_faults, "minor_faults", "summed over processes", model::may_be_absent);
-    field(s.major_faults, "major_faults", "summed over processes", model::may_be_absent);
+    budget_counts::fields(s, field);
   }
 };
 
-struct huge_page_figures {
+// What one `budget_bursts` worker process reports (its record's `details`; transport between the
+// worker and the parent, not results.json): the per-repetition figures of its own repetitions.
+struct budget_reading : budget_settings, budget_counts {
+  std::vector<double> time_over_soft_ms, time_over_soft_share, peak_usage_bytes;
+  std::vector<budget_event> events;
+  bool events_dropped = false;
+  std::uint64_t checksum = 0;
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    budget_settings::fields(s, field);
+    field(s.time_over_soft_ms, "time_over_soft_ms", "per repetition");
+    field(s.time_over_soft_share, "time_over_soft_share", "per repetition");
+    field(s.peak_usage_bytes, "peak_usage_bytes", "per repetition");
+    field(s.events, "events", "in order");
+    field(s.events_dropped, "events_dropped", "more events happened than were kept");
+    budget_counts::fields(s, field);
+    field(s.checksum, "checksum", "the service's blocks");
+  }
+};
+
+// What one process found of its table (the cell's: its first process's, but for the fields of
+// huge_page_figures that it takes over every process).
+struct huge_table_facts {
   std::uint64_t table_bytes = 0;
   std::string backing, thp_mode;
   bool advised = false, fell_back = false;
   std::uint64_t huge_backed_bytes = 0;
-  double huge_backed_share = 0, huge_backed_share_lowest = 0, fill_ms = 0;
+  double huge_backed_share = 0, fill_ms = 0;
   std::uint64_t fill_minor_faults = 0, fill_major_faults = 0, access_minor_faults = 0,
                 accesses_per_repetition = 0;
   std::optional<std::uint64_t> dtlb_load_misses;
   std::optional<std::string> dtlb_load_misses_note;
-  static constexpr const char* about_type = "`huge_table`: a table in huge pages or small ones";
+  // The fields up to the huge-backed share, then the rest: huge_page_figures puts its own between.
   template <class S, class F>
-  static void fields(S& s, F& field) {
+  static void backing_fields(S& s, F& field) {
     field(s.table_bytes, "table_bytes", "the table's size", model::at_least(1));
     field(s.backing, "backing",
           "what backed it; starts `FELL BACK` when huge pages were asked for and THP is "
@@ -127,8 +173,9 @@ struct huge_page_figures {
     field(s.huge_backed_bytes, "huge_backed_bytes",
           "smaps `AnonHugePages` of the table after filling it (first process)");
     field(s.huge_backed_share, "huge_backed_share", "the same ÷ table_bytes", model::may_be_absent);
-    field(s.huge_backed_share_lowest, "huge_backed_share_lowest", "lowest over the processes",
-          model::at_least(0), model::at_most(1));
+  }
+  template <class S, class F>
+  static void cost_fields(S& s, F& field) {
     field(s.fill_ms, "fill_ms", "time to fill the table", model::may_be_absent);
     field(s.fill_minor_faults, "fill_minor_faults", "mean over processes");
     field(s.fill_major_faults, "fill_major_faults", "first process", model::may_be_absent);
@@ -139,6 +186,30 @@ struct huge_page_figures {
           "null when the hardware counter is not available");
     field(s.dtlb_load_misses_note, "dtlb_load_misses_note",
           "\"not available: ...\" and why, or null");
+  }
+};
+
+struct huge_page_figures : huge_table_facts {
+  double huge_backed_share_lowest = 0;
+  static constexpr const char* about_type = "`huge_table`: a table in huge pages or small ones";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    huge_table_facts::backing_fields(s, field);
+    field(s.huge_backed_share_lowest, "huge_backed_share_lowest", "lowest over the processes",
+          model::at_least(0), model::at_most(1));
+    huge_table_facts::cost_fields(s, field);
+  }
+};
+
+// What one `huge_table` worker process reports (its record's `details`; transport, not
+// results.json): its own facts (its fill_minor_faults are its own) and its checksum.
+struct huge_table_reading : huge_table_facts {
+  std::uint64_t checksum = 0;
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    huge_table_facts::backing_fields(s, field);
+    huge_table_facts::cost_fields(s, field);
+    field(s.checksum, "checksum", "of the table's accesses");
   }
 };
 

@@ -17,7 +17,9 @@
 #include <alloclab/huge_page_buffer.hpp>
 #include <alloclab/memory_budget.hpp>
 
+#include "frames/memory/figures.hpp"
 #include "process/measuring_worker.hpp"
+#include "records/measurement_record.hpp"
 #include "process/proc_memory.hpp"
 #include "process/rss_series.hpp"
 
@@ -139,29 +141,28 @@ json run_huge_table(const memory_spec& spec) {
   const heap::fault_counts f2 = heap::read_faults();
   sampler.stop();
 
-  const std::optional<std::uint64_t> misses = dtlb.total();
-  json details = {
-      {"table_bytes", buffer.size()},
-      {"backing", how},
-      {"thp_mode", to_string(buffer.mode())},
-      {"advised", buffer.advised()},
-      {"fell_back", spec.strategy == huge_pages_strategy && !buffer.advised()},
-      {"huge_backed_bytes", huge_backed},
-      {"huge_backed_share", static_cast<double>(huge_backed) / static_cast<double>(buffer.size())},
-      {"fill_ms", fill_ms},
-      {"fill_minor_faults", f1.minor - f0.minor},
-      {"fill_major_faults", f1.major - f0.major},
-      {"access_minor_faults", f2.minor - f1.minor},
-      {"accesses_per_repetition", batches * accesses_per_batch},
-      {"dtlb_load_misses", misses ? json(*misses) : json(nullptr)},
-      {"dtlb_load_misses_note", misses ? json(nullptr) : json(dtlb.why_not())},
-      {"checksum", checksum}};
-  return {{"repetition_seconds", repetition_seconds},
-          {"samples_ns", samples},
-          {"samples_per_repetition", per_repetition},
-          {"operations_per_sample", accesses_per_batch},
-          {"rss_series", heap::to_json(sampler.series())},
-          {"details", std::move(details)}};
+  huge_table_reading r;
+  r.table_bytes = buffer.size();
+  r.backing = how;
+  r.thp_mode = to_string(buffer.mode());
+  r.advised = buffer.advised();
+  r.fell_back = spec.strategy == huge_pages_strategy && !buffer.advised();
+  r.huge_backed_bytes = huge_backed;
+  r.huge_backed_share = static_cast<double>(huge_backed) / static_cast<double>(buffer.size());
+  r.fill_ms = fill_ms;
+  r.fill_minor_faults = f1.minor - f0.minor;
+  r.fill_major_faults = f1.major - f0.major;
+  r.access_minor_faults = f2.minor - f1.minor;
+  r.accesses_per_repetition = batches * accesses_per_batch;
+  r.dtlb_load_misses = dtlb.total();
+  if (!r.dtlb_load_misses) r.dtlb_load_misses_note = dtlb.why_not();
+  r.checksum = checksum;
+  return memory_figures{repetition_seconds,
+                        samples,
+                        per_repetition,
+                        accesses_per_batch,
+                        heap::to_json(sampler.series()),
+                        model::write_json(r)};
 }
 
 }  // namespace alloclab::lab

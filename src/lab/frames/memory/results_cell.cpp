@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "frames/memory/figures.hpp"
 #include "frames/memory/frame.hpp"
 #include "frames/memory/memory_workloads.hpp"
 #include "results/cell_parts.hpp"
@@ -34,81 +35,76 @@ void add_repetitions(cell_measurement& timing, const memory_figures& m) {
   }
 }
 
-std::vector<double> gathered(const std::vector<const memory_figures*>& parts, const char* key) {
-  std::vector<double> values;
-  for (const auto* p : parts)
-    if (p->details.contains(key)) append(values, p->details.at(key).get<std::vector<double>>());
-  return values;
-}
-
-double summed(const std::vector<const memory_figures*>& parts, const char* key) {
-  double total = 0;
-  for (const auto* p : parts) total += p->details.value(key, 0.0);
-  return total;
-}
-
-json budget_figures(const std::vector<const memory_figures*>& parts) {
-  const json& first = parts.front()->details;
-  const double budget = first.at("budget_bytes").get<double>();
-  const std::vector<double> over_ms = gathered(parts, "time_over_soft_ms");
-  const std::vector<double> peaks = gathered(parts, "peak_usage_bytes");
-  const std::vector<double> share = gathered(parts, "time_over_soft_share");
-  const double peak = peaks.empty() ? 0.0 : *std::max_element(peaks.begin(), peaks.end());
-  json out = first;
-  out.erase("time_over_soft_ms");
-  out.erase("time_over_soft_share");
-  out.erase("peak_usage_bytes");
-  out.erase("checksum");
-  out["peak_usage_bytes"] = static_cast<std::uint64_t>(peak);
-  out["peak_fraction"] = budget > 0 ? peak / budget : 0.0;
-  out["peak_usage_per_repetition"] = peaks;
-  out["time_over_soft_ms_per_repetition"] = over_ms;
-  out["time_over_soft_share"] = median_of(share);
-  out["time_over_soft_share_per_repetition"] = share;
-  for (const char* key :
-       {"crossings", "watcher_purges", "service_purges", "minor_faults", "major_faults"})
-    out[key] = static_cast<std::uint64_t>(summed(parts, key));
-  out["events_process"] = 0;
+// Each process's reading of its workload, in part order.
+template <class Reading>
+std::vector<Reading> readings_of(const std::vector<const memory_figures*>& parts) {
+  std::vector<Reading> out;
+  for (const auto* p : parts) out.push_back(model::read_json<Reading>(p->details, "/details"));
   return out;
 }
 
-json huge_table_figures(const std::vector<const memory_figures*>& parts) {
-  json out = parts.front()->details;
-  out.erase("checksum");
-  double lowest_share = 1;
-  for (const auto* p : parts)
-    lowest_share = std::min(lowest_share, p->details.at("huge_backed_share").get<double>());
-  out["huge_backed_share_lowest"] = lowest_share;
-  out["fill_minor_faults"] = static_cast<std::uint64_t>(summed(parts, "fill_minor_faults") /
-                                                        static_cast<double>(parts.size()));
+// The first process's settings and events; the per-repetition figures of every process; the
+// counts summed.
+budget_figures budget_figures_of(const std::vector<budget_reading>& runs) {
+  budget_figures out;
+  static_cast<budget_settings&>(out) = runs.front();
+  for (const budget_reading& r : runs) {
+    append(out.peak_usage_per_repetition, r.peak_usage_bytes);
+    append(out.time_over_soft_ms_per_repetition, r.time_over_soft_ms);
+    append(out.time_over_soft_share_per_repetition, r.time_over_soft_share);
+    out.add(r);
+  }
+  const std::vector<double>& peaks = out.peak_usage_per_repetition;
+  const double peak = peaks.empty() ? 0.0 : *std::max_element(peaks.begin(), peaks.end());
+  const auto budget = static_cast<double>(out.budget_bytes);
+  out.peak_usage_bytes = static_cast<std::uint64_t>(peak);
+  out.peak_fraction = budget > 0 ? peak / budget : 0.0;
+  out.time_over_soft_share = median_of(out.time_over_soft_share_per_repetition);
+  out.events = runs.front().events;
+  out.events_dropped = runs.front().events_dropped;
+  out.events_process = 0;
+  return out;
+}
+
+// The first process's facts, with the lowest huge-backed share and the mean fill faults.
+huge_page_figures huge_page_figures_of(const std::vector<huge_table_reading>& runs) {
+  huge_page_figures out;
+  static_cast<huge_table_facts&>(out) = runs.front();
+  double lowest_share = 1, fill_faults = 0;
+  for (const huge_table_reading& r : runs) {
+    lowest_share = std::min(lowest_share, r.huge_backed_share);
+    fill_faults += static_cast<double>(r.fill_minor_faults);
+  }
+  out.huge_backed_share_lowest = lowest_share;
+  out.fill_minor_faults =
+      static_cast<std::uint64_t>(fill_faults / static_cast<double>(runs.size()));
   return out;
 }
 
 json memory_cell(const cell_spec& spec, const cell_records& rs) {
-  json cell = cell_json(cell_head(spec, rs));
-  if (rs.broken() != nullptr) return cell;
+  model::cell cell = cell_head(spec, rs);
+  if (rs.broken() != nullptr) return cell_json(cell);
   const std::vector<const memory_figures*> parts = figures_of(rs, &measurement_record::memory);
   cell_measurement timing;
-  std::vector<double> seconds;
+  memory_frame_figures frame;
   for (const memory_figures* part : parts) {
     append(timing.samples_ns, part->samples_ns);
-    append(seconds, part->repetition_seconds);
+    append(frame.repetition_seconds, part->repetition_seconds);
     add_repetitions(timing, *part);
   }
   timing.timed_iterations = timing.samples_ns.size();
-  cell["timing"] = model::write_json(timing_of(timing, parts.front()->operations_per_sample));
+  cell.timing = timing_of(timing, parts.front()->operations_per_sample);
   const bool budget = spec.workload == "budget_bursts";
-  json series = parts.front()->rss_series;
-  series["process"] = 0;
-  cell["memory_frame"] = {{"kind", budget ? "budget" : "huge_pages"},
-                          {"repetition_seconds", seconds},
-                          {"budget", budget ? budget_figures(parts) : json(nullptr)},
-                          {"huge_pages", budget ? json(nullptr) : huge_table_figures(parts)},
-                          {"vs_first_strategy", nullptr},
-                          {"rss_series", std::move(series)}};
-  const json& huge = cell["memory_frame"]["huge_pages"];
-  if (!budget && huge.value("fell_back", false)) cell["warning"] = huge.at("backing");
-  return cell;
+  frame.kind = budget ? "budget" : "huge_pages";
+  if (budget) {
+    frame.budget = budget_figures_of(readings_of<budget_reading>(parts));
+  } else {
+    frame.huge_pages = huge_page_figures_of(readings_of<huge_table_reading>(parts));
+    if (frame.huge_pages->fell_back) cell.head.warning = frame.huge_pages->backing;
+  }
+  frame.rss_series = first_process_series(parts.front()->rss_series, "/memory_frame/rss_series");
+  cell.figures = model::figures::of(memory_cell_figures{std::move(frame)});
+  return cell_json(cell);
 }
 
 // Each cell against the workload's first strategy under the same malloc: the throughput ratio
@@ -122,38 +118,35 @@ void add_strategy_costs(json& workload) {
       if (c.at("strategy") == first && c.at("malloc") == cell.at("malloc")) base = &c;
     if (base == nullptr) continue;
     const auto r = estimate_ratio("throughput_ratio", *base, cell);
-    cell["memory_frame"]["vs_first_strategy"] = {
-        {"strategy", first},
-        {"throughput_ratio", estimate_json(r)},
-        {"method",
-         "mean time per sample of the first strategy / this cell's, same malloc; "
-         "interval: percentile bootstrap over repetitions"}};
+    cell["memory_frame"]["vs_first_strategy"] = model::write_json(
+        strategy_cost{first, estimate_of(r),
+                      "mean time per sample of the first strategy / this cell's, same malloc; "
+                      "interval: percentile bootstrap over repetitions"});
   }
 }
 
 json memory_workload_entry(const std::string& name, const run_plan& plan, json cells) {
   const memory_workload& w = *find_memory_workload(name);
-  const bool budget = name == "budget_bursts";
-  json spec = budget ? json{{"budget_bytes", plan.memory_budget.bytes},
-                            {"budget_source", plan.memory_budget.source},
-                            {"budget_from_cgroup", plan.memory_budget.from_cgroup}}
-                     : json{{"table_bytes", plan.huge_table_bytes}};
-  spec["repetitions"] = plan.sizes.memory_repetitions;
-  json entry = {
-      {"name", name},
-      {"description", w.description},
-      {"kind", "memory"},
-      {"frame", "memory"},
-      {"checksum", ""},
-      {"batch_size", 1},
-      {"batched", false},
-      {"footprint", nullptr},
-      {"heap_spec", nullptr},
-      {"memory_spec", std::move(spec)},
-      {"baseline", {{"strategy", w.strategies.front()}, {"malloc", plan.mallocs.front().label}}},
-      {"cells", std::move(cells)}};
-  add_strategy_costs(entry);
-  return entry;
+  model::workload entry;
+  entry.name = name;
+  entry.description = w.description;
+  entry.kind = "memory";
+  entry.frame = "memory";
+  entry.baseline = {w.strategies.front(), plan.mallocs.front().label};
+  memory_workload_spec spec;
+  if (name == "budget_bursts") {
+    spec.budget_bytes.emplace(plan.memory_budget.bytes);
+    spec.budget_source.emplace(plan.memory_budget.source);
+    spec.budget_from_cgroup.emplace(plan.memory_budget.from_cgroup);
+  } else {
+    spec.table_bytes.emplace(plan.huge_table_bytes);
+  }
+  spec.repetitions = plan.sizes.memory_repetitions;
+  entry.figures = model::figures::of(memory_workload_figures{std::move(spec)});
+  json out = workload_json(entry);
+  out["cells"] = std::move(cells);  // the frames' cells are JSON until every frame writes models
+  add_strategy_costs(out);
+  return out;
 }
 
 }  // namespace
