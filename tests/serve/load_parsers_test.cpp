@@ -5,12 +5,17 @@
 //   a run where nothing succeeded is a failure, with no throughput
 //                                          ... HeyParser.OnlyErrorsIsAFailure
 //   parse_wrk_report + wrk_report_script .. WrkParser.ReadsTheScriptsLine, WrkParser.RejectsOtherText
+//   a run as `alloclab load` prints it ..... LoadResultJson.KeysOfARunAndOfAFailure
+//   serve_repetition in a record (shard files): typed round trip, an older record's whole /stats
+//   accepted, a malformed repetition is nlohmann's exception (merge's exit 2)
+//                                          ... ServeRecord.RoundTripsAndRejectsGarbage
 //   parse_http_url ......................... HttpUrl.SplitsOriginAndTarget
 //   plan_pinning / allowed_cpus ............ Pinning.SeparateCoresWhenThereAreTwo
 #include <gtest/gtest.h>
 
 #include "frames/serve/load.hpp"
 #include "frames/serve/pinning.hpp"
+#include "records/measurement_record.hpp"
 
 namespace {
 
@@ -40,7 +45,7 @@ Status code distribution:
 
 TEST(HeyParser, ReadsTheSummary) {
   const load_result r = parse_hey_summary(hey_output);
-  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_TRUE(r.ok) << r.error.value_or("");
   EXPECT_DOUBLE_EQ(r.duration_s, 10.0216);
   EXPECT_DOUBLE_EQ(r.throughput_rps, 29033.1234);
   EXPECT_EQ(r.requests, 290900u);
@@ -58,7 +63,7 @@ TEST(HeyParser, CountsErrors) {
                            "  [7]\tGet \"http://127.0.0.1:1/run\": dial tcp: connection refused\n"
                            "  [3]\tGet \"http://127.0.0.1:1/run\": EOF\n";
   const load_result r = parse_hey_summary(text);
-  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_TRUE(r.ok) << r.error.value_or("");
   EXPECT_EQ(r.requests, 290912u);
   EXPECT_EQ(r.succeeded, 290900u);
   EXPECT_EQ(r.errors, 22u);
@@ -80,7 +85,7 @@ Error distribution:
   [281509]	Get "bogus": unsupported protocol scheme ""
 )");
   EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.error, "no request succeeded (0 answered, 281509 errors)");
+  EXPECT_EQ(r.error.value_or(""), "no request succeeded (0 answered, 281509 errors)");
   EXPECT_EQ(r.errors, 281509u);
   EXPECT_EQ(r.throughput_rps, 0.0);
 }
@@ -96,7 +101,7 @@ TEST(WrkParser, ReadsTheScriptsLine) {
       "Running 2s test @ http://127.0.0.1:1/run\n  1 threads and 8 connections\n"
       "alloclab-wrk requests=20000 duration_us=2000000 errors=3 status_errors=2 mean_us=250.5 "
       "p50_us=200.000 p90_us=400.000 p99_us=900.000 p999_us=1500.000\n");
-  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_TRUE(r.ok) << r.error.value_or("");
   EXPECT_EQ(r.requests, 20000u);
   EXPECT_EQ(r.errors, 5u);
   EXPECT_DOUBLE_EQ(r.duration_s, 2.0);
@@ -109,6 +114,54 @@ TEST(WrkParser, ReadsTheScriptsLine) {
 TEST(WrkParser, RejectsOtherText) {
   EXPECT_FALSE(parse_wrk_report("Running 2s test @ http://x\n").ok);
   EXPECT_FALSE(parse_wrk_report("alloclab-wrk requests=1\n").ok);
+}
+
+TEST(LoadResultJson, KeysOfARunAndOfAFailure) {
+  const nlohmann::json run = alloclab::lab::model::write_json(parse_hey_summary(hey_output));
+  EXPECT_EQ(run.at("ok"), true);
+  EXPECT_FALSE(run.contains("error"));  // only a failed run has one
+  EXPECT_EQ(run.at("generator"), "hey");
+  EXPECT_EQ(run.at("requests"), 290900u);
+  EXPECT_DOUBLE_EQ(run.at("latency_ms").at("p50").get<double>(), 0.2);
+  EXPECT_TRUE(run.at("latency_ms").at("p99.9").is_null());  // hey does not print it
+  EXPECT_TRUE(run.at("target_rate_rps").is_null());
+  EXPECT_TRUE(run.at("server").is_null());
+  const nlohmann::json failed = alloclab::lab::model::write_json(parse_wrk_report("nothing"));
+  EXPECT_EQ(failed.at("ok"), false);
+  EXPECT_EQ(failed.at("error"), "wrk printed no alloclab-wrk line (was the report script loaded?)");
+}
+
+TEST(ServeRecord, RoundTripsAndRejectsGarbage) {
+  using alloclab::lab::measurement_record;
+  measurement_record r;
+  r.frame = "serve";
+  r.status = "ok";
+  alloclab::lab::serve_repetition rep;
+  rep.hey = parse_hey_summary(hey_output);
+  rep.hey.server = server_side{290900, 12.5, 11.0, 40.0, 0.01, 30.0, 0.4};
+  rep.ladder.push_back(rep.hey);
+  rep.ladder.back().target_rate_rps = 7250;
+  rep.saturation_rps = 29000;
+  rep.stats = {290950, 2, 3};
+  r.serve = alloclab::lab::serve_figures{"server on cpu 0", 1.0, 50, {rep}};
+  nlohmann::json j = to_json(r);
+  const measurement_record back = alloclab::lab::record_from_json(j);
+  ASSERT_TRUE(back.serve.has_value());
+  const alloclab::lab::serve_repetition& got = back.serve->repetitions.at(0);
+  EXPECT_EQ(got.hey.requests, 290900u);
+  EXPECT_DOUBLE_EQ(got.hey.server->share_of_cpu.value(), 0.4);
+  EXPECT_FALSE(got.wrk.has_value());
+  EXPECT_DOUBLE_EQ(got.ladder.at(0).target_rate_rps.value(), 7250);
+  EXPECT_EQ(got.stats.requests, 290950u);
+  EXPECT_EQ(got.stats.pinned_cpu, 3);
+  EXPECT_EQ(to_json(back), j);
+  // An older shard file carried the server's whole /stats: the other keys are passed over.
+  nlohmann::json& stats = j["serve"]["repetitions"][0]["stats"];
+  stats["uptime_s"] = 12.5;
+  stats["run"] = {{"ok", 290900}};
+  EXPECT_EQ(alloclab::lab::record_from_json(j).serve->repetitions.at(0).stats.errors, 2u);
+  j["serve"]["repetitions"][0].erase("hey");
+  EXPECT_THROW(alloclab::lab::record_from_json(j), nlohmann::json::exception);
 }
 
 TEST(HttpUrl, SplitsOriginAndTarget) {

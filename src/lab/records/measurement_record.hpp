@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "measure/measurement.hpp"
+#include "records/serve_readings.hpp"
 #include "strategies/strategy.hpp"
 
 namespace alloclab::lab {
@@ -48,15 +49,35 @@ struct memory_figures {
 };
 
 // Serve frame: one fresh `alloclab serve` process per repetition, driven by hey, wrk and the
-// open-loop ladder (see executors/serve_executor.cpp). Each generator's result is
-// serve::to_json(load_result): requests, errors, throughput, latency_ms, the server's side.
+// open-loop ladder (see frames/serve/executor.cpp); each generator's run as it was read
+// (records/serve_readings.hpp), written by the results model's codec.
 struct serve_repetition {
-  nlohmann::json hey;         // closed loop, seed 004's shape (-c 50, fixed duration)
-  nlohmann::json wrk;         // closed loop, the second generator
-  nlohmann::json ladder;      // open loop, one result per target rate, ascending
+  serve::load_result hey;                  // closed loop, seed 004's shape (-c 50, fixed duration)
+  std::optional<serve::load_result> wrk;   // closed loop, the second generator; none: hey alone
+  std::vector<serve::load_result> ladder;  // open loop, one result per target rate, ascending
   double saturation_rps = 0;  // closed-loop throughput the ladder's rates are fractions of
-  nlohmann::json stats;       // the server's /stats after the last generator
+  serve::server_stats stats;  // the server's /stats after the last generator
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.hey, "hey", "hey's run");
+    field(s.wrk, "wrk", "wrk's run, or null");
+    field(s.ladder, "ladder", "the open-loop runs");
+    field(s.saturation_rps, "saturation_rps", "what the ladder's rates are fractions of");
+    field(s.stats, "stats", "the server's counters");
+  }
 };
+// For nlohmann's generated serializers of serve_figures and the record (found by ADL); a
+// repetition that is not one throws nlohmann's exception, as the rest of the record does.
+inline void to_json(nlohmann::json& j, const serve_repetition& r) {
+  j = model::write_json(r);
+}
+inline void from_json(const nlohmann::json& j, serve_repetition& r) {
+  try {
+    r = model::read_json<serve_repetition>(j, "/serve/repetitions");
+  } catch (const model::model_error& e) {
+    throw nlohmann::json::other_error::create(501, e.what(), &j);
+  }
+}
 
 struct serve_figures {
   std::string pinning;  // what ran on which CPU
@@ -120,7 +141,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(memory_figures, repetition_seconds, samples_n
                                    samples_per_repetition, operations_per_sample, rss_series,
                                    details)
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(serve_repetition, hey, wrk, ladder, saturation_rps, stats)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(serve_figures, pinning, duration_s, connections, repetitions)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_figures, ns_per_call, program_ns_per_call, call_seconds,
                                    wall_seconds, calls, skipped, threads, peak_live_bytes, memory)

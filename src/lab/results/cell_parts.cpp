@@ -10,16 +10,23 @@ namespace alloclab::lab {
 
 using json = nlohmann::json;
 
-json cells_of(const frame_results_input& in, const std::string& name, frame f, cell_builder build,
-              std::vector<const cell_records*>* records) {
-  json cells = json::array();
+void for_each_cell(const frame_results_input& in, const std::string& name, frame f,
+                   const std::function<void(const cell_spec&, const cell_records&)>& visit) {
   for (std::size_t i = 0; i < in.plan.cells.size(); ++i) {
     const cell_spec& spec = in.plan.cells[i];
     const auto found = in.by_cell.find(i);
-    if (spec.workload != name || spec.frame != f || found == in.by_cell.end()) continue;
-    if (records != nullptr) records->push_back(&found->second);
-    cells.push_back(build(spec, found->second));
+    if (spec.workload == name && spec.frame == f && found != in.by_cell.end())
+      visit(spec, found->second);
   }
+}
+
+json cells_of(const frame_results_input& in, const std::string& name, frame f, cell_builder build,
+              std::vector<const cell_records*>* records) {
+  json cells = json::array();
+  for_each_cell(in, name, f, [&](const cell_spec& spec, const cell_records& rs) {
+    if (records != nullptr) records->push_back(&rs);
+    cells.push_back(build(spec, rs));
+  });
   return cells;
 }
 
@@ -86,6 +93,12 @@ json cell_json(const model::cell& c) {
 
 json workload_json(const model::workload& w) {
   return with_nulls(model::write_json(w), version6_workload_keys);
+}
+
+json with_lab_cell_keys(json written) {
+  for (const std::string& key : model::field_names<model::cell>())
+    if (!written.contains(key)) written[key] = nullptr;
+  return with_nulls(std::move(written), version6_cell_keys);
 }
 
 model::rss_series first_process_series(const json& worker_series, const std::string& where) {

@@ -50,6 +50,10 @@ struct frame_results_input {
 
 using cell_builder = nlohmann::json (*)(const cell_spec&, const cell_records&);
 
+// Calls `visit` with each cell of workload `name` in frame `f` that has records, in plan order.
+void for_each_cell(const frame_results_input& in, const std::string& name, frame f,
+                   const std::function<void(const cell_spec&, const cell_records&)>& visit);
+
 // The results cells of workload `name` in frame `f`, in plan order; `records`, when given,
 // receives each cell's records in the same order.
 nlohmann::json cells_of(const frame_results_input& in, const std::string& name, frame f,
@@ -86,6 +90,9 @@ model::cell cell_head(const cell_spec& spec, const cell_records& rs);
 nlohmann::json cell_json(const model::cell& c);
 // The same for a workload: the model's codec plus version 6's every-workload keys as null.
 nlohmann::json workload_json(const model::workload& w);
+// A cell of a frame whose cells are its own struct, not model::cell (the serve frame's), as
+// version 6 has it: the keys the model's codec wrote, plus every lab cell key it lacks, as null.
+nlohmann::json with_lab_cell_keys(nlohmann::json written);
 // The timing block of a cell's merged samples (`batch`: iterations per sample).
 model::timing timing_of(const cell_measurement& c, std::size_t batch);
 // A worker's RSS series (heap::to_json of it) as the cell's: the worker's has no `process`, it

@@ -211,11 +211,8 @@ std::vector<std::map<std::string, std::vector<double>>> figures_of(const measure
   if (r.serve)
     for (const serve_repetition& rep : r.serve->repetitions) {
       std::map<std::string, std::vector<double>> f;
-      const json& cpu = rep.hey.value(json::json_pointer("/server/cpu_us_per_request"), json());
-      const json& rps = rep.hey.value("throughput_rps", json());
-      if (cpu.is_number()) f["cpu_per_request"] = {cpu.get<double>()};
-      if (rps.is_number() && rps.get<double>() > 0)
-        f["time_per_request"] = {1.0 / rps.get<double>()};
+      if (rep.hey.server) f["cpu_per_request"] = {rep.hey.server->cpu_us_per_request};
+      if (rep.hey.throughput_rps > 0) f["time_per_request"] = {1.0 / rep.hey.throughput_rps};
       processes.push_back(std::move(f));
     }
   return processes;

@@ -22,6 +22,7 @@
 #include "frames/serve/load.hpp"
 #include "frames/serve/pinning.hpp"
 #include "frames/serve/server_process.hpp"
+#include "model/cell.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -59,14 +60,15 @@ std::string exit_text(const serve::server_exit& e) {
 }
 
 json server_facts(serve::server_process& server, const serve::server_exit& e, double wall_s) {
-  return {{"exit", exit_text(e) + (e.killed_after_grace ? ", killed after the grace period" : "")},
-          {"exit_code", e.exited ? json(e.exit_code) : json(nullptr)},
-          {"signal", e.term_signal != 0 ? json(e.term_signal) : json(nullptr)},
-          {"timed_out", e.killed_after_grace},
-          {"wall_seconds", wall_s},
-          {"stderr_tail", server.output().size() > 4000
-                              ? server.output().substr(server.output().size() - 4000)
-                              : server.output()}};
+  model::worker_exit out;
+  out.exit = exit_text(e) + (e.killed_after_grace ? ", killed after the grace period" : "");
+  if (e.exited) out.exit_code = e.exit_code;
+  if (e.term_signal != 0) out.signal = e.term_signal;
+  out.timed_out = e.killed_after_grace;
+  out.wall_seconds = wall_s;
+  const std::string& output = server.output();
+  out.stderr_tail = output.size() > 4000 ? output.substr(output.size() - 4000) : output;
+  return model::write_json(out);
 }
 
 std::vector<std::string> server_argv(const cell_spec& cell, const run_plan& plan,
@@ -85,7 +87,7 @@ std::string judge_load(const serve::load_result& r, serve::server_process& serve
                        const char* step) {
   throw_if_interrupted();
   if (!server.running()) return fmt::format("the server died during {}", step);
-  if (!r.ok) return fmt::format("{}: {}", step, r.error);
+  if (!r.ok) return fmt::format("{}: {}", step, r.error.value_or(""));
   return {};
 }
 
@@ -105,8 +107,11 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
   } catch (const std::exception& e) {
     const std::string what = e.what();
     out.failure = what.substr(0, what.find(';'));
-    out.worker = {{"exit", "did not start"}, {"exit_code", nullptr},   {"signal", nullptr},
-                  {"timed_out", false},      {"wall_seconds", wall()}, {"stderr_tail", what}};
+    model::worker_exit never_started;
+    never_started.exit = "did not start";
+    never_started.wall_seconds = wall();
+    never_started.stderr_tail = what;
+    out.worker = model::write_json(never_started);
     return out;
   }
   const double duration = plan.sizes.serve_duration_s;
@@ -117,7 +122,11 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
   const auto finish_with_stats = [&]() -> std::string {
     const std::optional<json> stats = serve::fetch_stats(url);
     if (!stats) return "the server did not answer /stats";
-    f.stats = *stats;
+    try {
+      f.stats = model::read_json<serve::server_stats>(*stats, "/stats");
+    } catch (const model::model_error& e) {
+      return fmt::format("the server's /stats is not alloclab's: {}", e.what());
+    }
     out.live_allocator = stats->value("live_allocator", json());
     return {};
   };
@@ -130,23 +139,21 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
         serve::run_open_loop({url, warmup_rate_rps, warmup_s, serve_connections, pins.load_cpu});
     if (auto why = judge_load(r, *server, "the warm-up"); !why.empty()) return why;
     r = serve::run_hey(closed);
-    f.hey = serve::to_json(r);
+    f.hey = r;
     if (auto why = judge_load(r, *server, "hey"); !why.empty()) return why;
     const double hey_rps = r.throughput_rps;
     if (plan.sizes.serve_hey_only) {  // a budgeted run: the serve claim's generator alone
       f.saturation_rps = hey_rps;
-      f.ladder = json::array();
       return finish_with_stats();
     }
     r = serve::run_wrk(closed);
-    f.wrk = serve::to_json(r);
+    f.wrk = r;
     if (auto why = judge_load(r, *server, "wrk"); !why.empty()) return why;
     f.saturation_rps = std::min(hey_rps, r.throughput_rps);
-    f.ladder = json::array();
     for (const double fraction : serve_ladder_fractions) {
       const double rate = std::max(10.0, std::round(fraction * f.saturation_rps / 10) * 10);
       r = serve::run_open_loop({url, rate, step, serve_connections, pins.load_cpu});
-      f.ladder.push_back(serve::to_json(r));
+      f.ladder.push_back(r);
       if (auto why = judge_load(r, *server, "the open-loop ladder"); !why.empty()) return why;
     }
     return finish_with_stats();

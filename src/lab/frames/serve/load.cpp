@@ -352,35 +352,4 @@ void judge_success(load_result& r) {
   }
 }
 
-json to_json(const load_result& r) {
-  const auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
-  json j = {{"ok", r.ok},
-            {"generator", r.generator},
-            {"command", r.command},
-            {"pinning", r.pinning},
-            {"duration_s", r.duration_s},
-            {"requests", r.requests},
-            {"succeeded", r.succeeded},
-            {"errors", r.errors},
-            {"throughput_rps", r.throughput_rps},
-            {"target_rate_rps", opt(r.target_rate_rps)},
-            {"latency_ms",
-             {{"p50", opt(r.latency.p50_ms)},
-              {"p90", opt(r.latency.p90_ms)},
-              {"p99", opt(r.latency.p99_ms)},
-              {"p99.9", opt(r.latency.p999_ms)},
-              {"mean", opt(r.latency.mean_ms)}}},
-            {"server", nullptr}};
-  if (!r.ok) j["error"] = r.error;
-  if (r.server)
-    j["server"] = {{"run_requests", r.server->run_requests},
-                   {"workload_mean_us", r.server->workload_mean_us},
-                   {"workload_p50_us", r.server->workload_p50_us},
-                   {"workload_p99_us", r.server->workload_p99_us},
-                   {"share_of_latency", opt(r.server->share_of_latency)},
-                   {"cpu_us_per_request", r.server->cpu_us_per_request},
-                   {"share_of_cpu", opt(r.server->share_of_cpu)}};
-  return j;
-}
-
 }  // namespace alloclab::lab::serve

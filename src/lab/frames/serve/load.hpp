@@ -1,5 +1,6 @@
-// Load generators against one URL, each result in one shape (percentiles in ms, throughput,
-// errors), so that hey, wrk and the open-loop client can be put side by side.
+// Load generators against one URL, each result in one shape (load_result in
+// records/serve_readings.hpp: percentiles in ms, throughput, errors), so that hey, wrk and the
+// open-loop client can be put side by side.
 //   run_hey        hey -c C -z Ds (seed 004's shape), closed loop; hey prints 4 decimals of a
 //                  second (0.1 ms resolution) and no p99.9, which stays empty.
 //   run_wrk        wrk -c C -d Ds with a Lua done() hook that prints its histogram's percentiles.
@@ -19,40 +20,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "records/serve_readings.hpp"
+
 namespace alloclab::lab::serve {
-
-struct latency_percentiles {
-  std::optional<double> p50_ms, p90_ms, p99_ms, p999_ms, mean_ms;
-};
-
-// The server's own account of the run (delta of /stats before and after).
-struct server_side {
-  std::uint64_t run_requests = 0;
-  double workload_mean_us = 0;
-  double workload_p50_us = 0;
-  double workload_p99_us = 0;
-  std::optional<double> share_of_latency;  // server mean workload time / client mean latency
-  double cpu_us_per_request = 0;           // server process CPU (user + sys) / /run requests
-  std::optional<double> share_of_cpu;      // server mean workload time / its CPU per request
-};
-
-struct load_result {
-  bool ok = false;
-  std::string error;  // when !ok: one line
-  std::string generator;
-  std::vector<std::string> command;  // what was run (empty for the in-process open-loop client)
-  std::string pinning;
-  double duration_s = 0;
-  std::uint64_t requests = 0;             // answered, any status (latencies are of these)
-  std::uint64_t succeeded = 0;            // answered 2xx
-  std::uint64_t errors = 0;               // non-2xx responses and transport errors
-  double throughput_rps = 0;              // successful requests per second
-  std::optional<double> target_rate_rps;  // open loop only
-  latency_percentiles latency;
-  std::optional<server_side> server;
-};
-
-nlohmann::json to_json(const load_result& r);
 
 struct closed_loop_options {
   std::string url;

@@ -1,14 +1,13 @@
 #include <algorithm>
-#include <cmath>
-#include <map>
-#include <numeric>
+#include <functional>
+#include <iterator>
 
 #include <fmt/format.h>
 
+#include "frames/serve/figures.hpp"
 #include "frames/serve/frame.hpp"
 #include "results/cell_parts.hpp"
 #include "results/results_builder.hpp"
-#include "stats/stats.hpp"
 #include "strategies/strategy.hpp"
 
 // The serve frame's part of results.json: its cells, workloads and comparisons.
@@ -17,216 +16,248 @@ namespace {
 
 using json = nlohmann::json;
 
-// The median over repetitions of a number at `pointer` in each JSON; null when one lacks it.
-json median_at(const std::vector<const json*>& runs, const char* pointer) {
-  std::vector<double> values;
-  for (const json* run : runs) {
-    const json& v = run->value(json::json_pointer(pointer), json());
-    if (!v.is_number()) return nullptr;
-    values.push_back(v.get<double>());
-  }
-  return values.empty() ? json(nullptr) : json(median_of(values));
+using serve::load_result;
+
+// One figure of a generator's run; none when the run lacks it.
+using reading = std::function<std::optional<double>(const load_result&)>;
+
+reading run_figure(double load_result::*figure) {
+  return [figure](const load_result& r) { return std::optional<double>(r.*figure); };
+}
+reading latency_figure(std::optional<double> serve::latency_percentiles::*figure) {
+  return [figure](const load_result& r) { return r.latency.*figure; };
+}
+template <class Figure>
+reading server_figure(Figure serve::server_side::*figure) {
+  return [figure](const load_result& r) -> std::optional<double> {
+    if (!r.server) return std::nullopt;
+    return (*r.server).*figure;
+  };
 }
 
-std::vector<double> series_at(const std::vector<const json*>& runs, const char* pointer) {
+// The median over the runs; none when one of them lacks the figure.
+std::optional<double> median_over(const std::vector<const load_result*>& runs,
+                                  const reading& figure) {
   std::vector<double> values;
-  for (const json* run : runs) {
-    const json& v = run->value(json::json_pointer(pointer), json());
-    if (v.is_number()) values.push_back(v.get<double>());
+  for (const load_result* run : runs) {
+    const std::optional<double> v = figure(*run);
+    if (!v) return std::nullopt;
+    values.push_back(*v);
   }
+  if (values.empty()) return std::nullopt;
+  return median_of(values);
+}
+
+// The figure of every run that has it.
+std::vector<double> series_over(const std::vector<const load_result*>& runs,
+                                const reading& figure) {
+  std::vector<double> values;
+  for (const load_result* run : runs)
+    if (const std::optional<double> v = figure(*run)) values.push_back(*v);
   return values;
 }
 
-std::uint64_t sum_at(const std::vector<const json*>& runs, const char* key) {
-  std::uint64_t total = 0;
-  for (const json* run : runs) total += run->value(key, std::uint64_t{0});
-  return total;
+// One generator over the repetitions: medians, sums and the per-repetition series the intervals
+// are drawn from.
+std::optional<generator_summary> summary_of(const std::vector<const load_result*>& runs) {
+  if (runs.empty()) return std::nullopt;
+  using serve::latency_percentiles;
+  using serve::server_side;
+  generator_summary s;
+  s.generator = runs.front()->generator;
+  s.command = runs.front()->command;
+  for (const load_result* run : runs) {
+    s.requests += run->requests;
+    s.errors += run->errors;
+  }
+  generator_series& per = s.per_repetition;
+  // The figure's median into `median` and, when asked, every run's into `series`.
+  const auto take = [&runs](const reading& figure, std::optional<double>& median,
+                            std::vector<double>* series = nullptr) {
+    median = median_over(runs, figure);
+    if (series != nullptr) *series = series_over(runs, figure);
+  };
+  take(run_figure(&load_result::duration_s), s.duration_s);
+  take([](const load_result& r) { return r.target_rate_rps; }, s.target_rate_rps);
+  take(run_figure(&load_result::throughput_rps), s.throughput_rps, &per.throughput_rps);
+  take(latency_figure(&latency_percentiles::p50_ms), s.p50_ms, &per.p50_ms);
+  take(latency_figure(&latency_percentiles::p90_ms), s.p90_ms);
+  take(latency_figure(&latency_percentiles::p99_ms), s.p99_ms, &per.p99_ms);
+  take(latency_figure(&latency_percentiles::p999_ms), s.p999_ms);
+  take(latency_figure(&latency_percentiles::mean_ms), s.mean_ms, &per.mean_ms);
+  server_account& server = s.server;
+  take(server_figure(&server_side::workload_mean_us), server.workload_mean_us,
+       &per.workload_mean_us);
+  take(server_figure(&server_side::workload_p99_us), server.workload_p99_us);
+  take(server_figure(&server_side::cpu_us_per_request), server.cpu_us_per_request,
+       &per.cpu_us_per_request);
+  take(server_figure(&server_side::share_of_cpu), server.share_of_cpu);
+  take(server_figure(&server_side::share_of_latency), server.share_of_latency);
+  return s;
 }
 
-// One generator over the repetitions (load_result JSONs): medians, sums and the per-repetition
-// series the intervals are drawn from.
-json generator_summary(const std::vector<const json*>& runs) {
-  if (runs.empty()) return nullptr;
-  json per_repetition = json::object();
-  for (const auto& [name, pointer] :
-       {std::pair{"throughput_rps", "/throughput_rps"}, std::pair{"p50_ms", "/latency_ms/p50"},
-        std::pair{"p99_ms", "/latency_ms/p99"}, std::pair{"mean_ms", "/latency_ms/mean"},
-        std::pair{"workload_mean_us", "/server/workload_mean_us"},
-        std::pair{"cpu_us_per_request", "/server/cpu_us_per_request"}})
-    per_repetition[name] = series_at(runs, pointer);
-  return {{"generator", runs.front()->value("generator", std::string())},
-          {"command", runs.front()->value("command", json::array())},
-          {"requests", sum_at(runs, "requests")},
-          {"errors", sum_at(runs, "errors")},
-          {"duration_s", median_at(runs, "/duration_s")},
-          {"target_rate_rps", median_at(runs, "/target_rate_rps")},
-          {"throughput_rps", median_at(runs, "/throughput_rps")},
-          {"p50_ms", median_at(runs, "/latency_ms/p50")},
-          {"p90_ms", median_at(runs, "/latency_ms/p90")},
-          {"p99_ms", median_at(runs, "/latency_ms/p99")},
-          {"p999_ms", median_at(runs, "/latency_ms/p99.9")},
-          {"mean_ms", median_at(runs, "/latency_ms/mean")},
-          {"server",
-           {{"workload_mean_us", median_at(runs, "/server/workload_mean_us")},
-            {"workload_p99_us", median_at(runs, "/server/workload_p99_us")},
-            {"cpu_us_per_request", median_at(runs, "/server/cpu_us_per_request")},
-            {"share_of_cpu", median_at(runs, "/server/share_of_cpu")},
-            {"share_of_latency", median_at(runs, "/server/share_of_latency")}}},
-          {"per_repetition", per_repetition}};
+server_summary servers_of(const std::vector<const serve_repetition*>& reps,
+                          const std::string& pinning) {
+  server_summary out;
+  std::vector<double> saturation;
+  for (const serve_repetition* rep : reps) {
+    saturation.push_back(rep->saturation_rps);
+    out.requests += rep->stats.requests;
+    out.errors += rep->stats.errors;
+  }
+  out.saturation_rps = median_of(saturation);
+  out.pinned_cpu = reps.front()->stats.pinned_cpu;
+  out.pinning = pinning;
+  return out;
 }
 
-json serve_cell(const cell_spec& spec, const cell_records& rs) {
-  json cell = cell_json(cell_head(spec, rs));
-  for (const char* key : {"hey", "wrk", "ladder", "server", "batch"}) cell[key] = nullptr;
+serve_cell serve_cell_of(const cell_spec& spec, const cell_records& rs) {
+  serve_cell cell;
+  cell.head = cell_head(spec, rs).head;
   if (rs.broken() != nullptr) return cell;
   std::vector<const serve_repetition*> reps;
   for (const auto* r : rs.parts)
     for (const auto& rep : r->serve->repetitions) reps.push_back(&rep);
   if (reps.empty()) return cell;
-  std::vector<const json*> hey, wrk;
+  cell.head.processes = reps.size();  // one fresh server per repetition
+  std::vector<const load_result*> hey, wrk;
   for (const auto* rep : reps) {
     hey.push_back(&rep->hey);
-    wrk.push_back(&rep->wrk);
+    if (rep->wrk) wrk.push_back(&*rep->wrk);
   }
-  cell["processes"] = reps.size();  // one fresh server per repetition
-  cell["hey"] = generator_summary(hey);
-  cell["wrk"] = wrk.front()->is_object() ? generator_summary(wrk) : json(nullptr);  // hey alone
-  json ladder = json::array();
+  cell.hey = summary_of(hey);
+  if (reps.front()->wrk) cell.wrk = summary_of(wrk);  // none: hey alone
+  cell.ladder.emplace();
   for (std::size_t step = 0; step < reps.front()->ladder.size(); ++step) {
-    std::vector<const json*> runs;
+    std::vector<const load_result*> runs;
     for (const auto* rep : reps)
       if (step < rep->ladder.size()) runs.push_back(&rep->ladder[step]);
-    ladder.push_back(generator_summary(runs));
+    cell.ladder->push_back(summary_of(runs));
   }
-  cell["ladder"] = std::move(ladder);
-  std::vector<double> saturation;
-  std::uint64_t requests = 0, errors = 0;
-  for (const auto* rep : reps) {
-    saturation.push_back(rep->saturation_rps);
-    requests += rep->stats.value("requests", std::uint64_t{0});
-    errors += rep->stats.value("errors", std::uint64_t{0});
-  }
-  cell["server"] = {{"saturation_rps", median_of(saturation)},
-                    {"requests", requests},
-                    {"errors", errors},
-                    {"pinned_cpu", reps.front()->stats.value("pinned_cpu", json())},
-                    {"pinning", rs.parts.front()->serve->pinning}};
+  cell.server = servers_of(reps, rs.parts.front()->serve->pinning);
   return cell;
 }
 
-json serve_estimate(const json& base, const json& cell, const char* generator, const char* figure,
-                    bool higher_is_better) {
-  const auto series = [&](const json& c) {
-    if (!c.value(generator, json()).is_object()) return std::vector<double>{};
-    const json& v = c.value(
-        json::json_pointer(fmt::format("/{}/per_repetition/{}", generator, figure)), json());
-    return v.is_array() ? v.get<std::vector<double>>() : std::vector<double>{};
+using generator_of = std::optional<generator_summary> serve_cell::*;
+using series_of = std::vector<double> generator_series::*;
+
+std::optional<serve_estimate> serve_ratio(const serve_cell& base, const serve_cell& cell,
+                                          generator_of generator, series_of figure,
+                                          bool higher_is_better) {
+  const auto series = [&](const serve_cell& c) {
+    const std::optional<generator_summary>& g = c.*generator;
+    return g ? g->per_repetition.*figure : std::vector<double>{};
   };
   std::vector<double> b = series(base), c = series(cell);
   if (!higher_is_better) std::swap(b, c);  // > 1 favours the candidate
   const auto r = ratio_of_repetition_medians(c, b);
-  if (!r) return nullptr;
-  return {{"value", r->value},
-          {"interval", interval_json(r->range)},
-          {"repetitions", std::min(b.size(), c.size())}};
+  if (!r) return std::nullopt;
+  return serve_estimate{r->value, interval_of(r->range), std::min(b.size(), c.size())};
 }
 
 // Each variant against the baseline variant, over repetitions (fresh servers).
-json serve_comparison(const json& base, const json& cell) {
-  if (cell["hey"].is_null() || base["hey"].is_null()) return nullptr;
-  return {{"throughput_ratio_hey", serve_estimate(base, cell, "hey", "throughput_rps", true)},
-          {"throughput_ratio_wrk", serve_estimate(base, cell, "wrk", "throughput_rps", true)},
-          {"p50_ratio_hey", serve_estimate(base, cell, "hey", "p50_ms", false)},
-          {"p99_ratio_hey", serve_estimate(base, cell, "hey", "p99_ms", false)},
-          {"p50_ratio_wrk", serve_estimate(base, cell, "wrk", "p50_ms", false)},
-          {"p99_ratio_wrk", serve_estimate(base, cell, "wrk", "p99_ms", false)},
-          {"workload_time_ratio", serve_estimate(base, cell, "hey", "workload_mean_us", false)},
-          {"cpu_per_request_ratio", serve_estimate(base, cell, "hey", "cpu_us_per_request", false)},
-          {"intervals",
-           "percentile bootstrap over repetitions (one fresh server each): ratio of medians; "
-           "> 1 favours the candidate"}};
+std::optional<serve_comparison> comparison_of(const serve_cell& base, const serve_cell& cell) {
+  if (!cell.hey || !base.hey) return std::nullopt;
+  const auto ratio = [&](generator_of generator, series_of figure, bool higher_is_better) {
+    return serve_ratio(base, cell, generator, figure, higher_is_better);
+  };
+  constexpr generator_of hey = &serve_cell::hey, wrk = &serve_cell::wrk;
+  serve_comparison out;
+  out.throughput_ratio_hey = ratio(hey, &generator_series::throughput_rps, true);
+  out.throughput_ratio_wrk = ratio(wrk, &generator_series::throughput_rps, true);
+  out.p50_ratio_hey = ratio(hey, &generator_series::p50_ms, false);
+  out.p99_ratio_hey = ratio(hey, &generator_series::p99_ms, false);
+  out.p50_ratio_wrk = ratio(wrk, &generator_series::p50_ms, false);
+  out.p99_ratio_wrk = ratio(wrk, &generator_series::p99_ms, false);
+  out.workload_time_ratio = ratio(hey, &generator_series::workload_mean_us, false);
+  out.cpu_per_request_ratio = ratio(hey, &generator_series::cpu_us_per_request, false);
+  out.intervals =
+      "percentile bootstrap over repetitions (one fresh server each): ratio of medians; > 1 "
+      "favours the candidate";
+  return out;
+}
+
+// The batch frame's cell of the same variant (not its placement twin), or null.
+const json* batch_cell_of(const serve_cell& cell, const json* batch_workload) {
+  const json* found = nullptr;
+  if (batch_workload != nullptr)
+    for (const auto& c : batch_workload->at("cells"))
+      if (c.at("strategy") == cell.head.strategy && c.at("malloc") == cell.head.malloc &&
+          !c.value("placement_twin", false))
+        found = &c;
+  return found;
 }
 
 // The same variant in the batch frame, and Amdahl's law: a workload that is a share f of the
 // server's CPU per request, made s times faster (the batch speedup), makes the server
 // 1 / ((1 - f) + f / s) times faster; closed-loop throughput on a saturated server follows that.
-json batch_beside(const json& serve_base, const json& cell, const json* batch_workload) {
-  const json* batch = nullptr;
-  if (batch_workload != nullptr)
-    for (const auto& c : batch_workload->at("cells"))
-      if (c["strategy"] == cell["strategy"] && c["malloc"] == cell["malloc"] &&
-          !c.value("placement_twin", false))
-        batch = &c;
-  if (batch == nullptr || batch->at("timing").is_null()) return nullptr;
-  json out = {{"p50_ns", batch->at("timing").at("p50_ns")},
-              {"speedup_p50", nullptr},
-              {"workload_share", nullptr},
-              {"allocator_share_removed", nullptr},
-              {"predicted_serve_ratio", nullptr},
-              {"predicted_serve_interval", nullptr},
-              {"measured_serve_ratio", nullptr}};
-  const json& vs = batch->at("vs_std");
-  if (vs.is_object() && vs["speedup_p50"].is_number())
-    out["speedup_p50"] = {{"value", vs["speedup_p50"]},
-                          {"interval", vs["intervals"]["speedup_p50"]},
-                          {"mark", vs["mark"]}};
-  const json& share = serve_base.value(json::json_pointer("/hey/server/share_of_cpu"), json());
-  if (share.is_number()) out["workload_share"] = share;
-  if (share.is_number() && vs.is_object() && vs["speedup_p50"].is_number()) {
-    const double f = std::clamp(share.get<double>(), 0.0, 1.0);
-    const double s = vs["speedup_p50"].get<double>();
+std::optional<batch_beside> batch_of(const serve_cell& serve_base, const serve_cell& cell,
+                                     const json* batch_workload) {
+  const json* batch = batch_cell_of(cell, batch_workload);
+  if (batch == nullptr) return std::nullopt;
+  const auto timing = model::read_json<std::optional<model::timing>>(batch->at("timing"));
+  if (!timing) return std::nullopt;
+  const auto vs = model::read_json<std::optional<model::comparison>>(batch->at("vs_std"));
+  batch_beside out;
+  out.p50_ns = timing->p50_ns;
+  if (vs && vs->speedup_p50)
+    out.speedup_p50 = batch_speedup{*vs->speedup_p50, vs->intervals.speedup_p50, vs->mark};
+  if (serve_base.hey) out.workload_share = serve_base.hey->server.share_of_cpu;
+  if (out.workload_share && out.speedup_p50) {
+    const double f = std::clamp(*out.workload_share, 0.0, 1.0);
+    const double s = out.speedup_p50->value;
     // The share of the baseline's request time the variant's allocation strategy takes away
     // (negative: adds): what is left of a batch speedup once a request does everything else too.
-    const auto amdahl = [f](double speedup) { return amdahl_ratio(f, speedup); };
-    out["allocator_share_removed"] = f * (1.0 - 1.0 / s);
-    out["predicted_serve_ratio"] = amdahl(s);
+    out.allocator_share_removed = f * (1.0 - 1.0 / s);
+    out.predicted_serve_ratio = amdahl_ratio(f, s);
     // Amdahl rises with s, so the batch interval's ends bound the prediction (f held fixed).
-    const json& range = out["speedup_p50"]["interval"];
-    if (range.is_object())
-      out["predicted_serve_interval"] = {{"low", amdahl(range["low"].get<double>())},
-                                         {"high", amdahl(range["high"].get<double>())}};
+    if (const auto& range = out.speedup_p50->interval)
+      out.predicted_serve_interval =
+          model::interval{amdahl_ratio(f, range->low), amdahl_ratio(f, range->high)};
   }
-  if (cell["vs_std"].is_object())
-    out["measured_serve_ratio"] = cell["vs_std"]["throughput_ratio_hey"];
+  if (cell.vs_std) out.measured_serve_ratio = cell.vs_std->throughput_ratio_hey;
   return out;
 }
 
-json serve_results(const frame_results_input& in, const json& workloads) {
+// A lab workload served: its cells in plan order, each against the baseline variant and beside
+// the same variant in the batch frame (`workloads`: results.json's, the batch frame's included).
+serve_workload served_workload(const frame_results_input& in, const std::string& name,
+                               const json& workloads) {
+  serve_workload w;
+  w.name = name;
+  w.baseline = {baseline_strategy, in.plan.mallocs.front().label};
+  for_each_cell(in, name, frame::serve, [&w](const cell_spec& spec, const cell_records& rs) {
+    w.cells.push_back(serve_cell_of(spec, rs));
+  });
+  const auto base = std::find_if(w.cells.begin(), w.cells.end(), [&w](const serve_cell& c) {
+    return c.head.strategy == w.baseline.strategy && c.head.malloc == w.baseline.malloc;
+  });
+  if (base == w.cells.end()) return w;
+  const json* batch_workload = nullptr;
+  for (const auto& b : workloads)
+    if (b.at("name") == name && b.at("kind") == "lab") batch_workload = &b;
+  const serve_cell built = *base;  // before any comparison is added
+  for (auto c = w.cells.begin(); c != w.cells.end(); ++c) {
+    if (c != base) c->vs_std = comparison_of(built, *c);
+    c->batch = batch_of(built, *c, batch_workload);
+  }
+  return w;
+}
+
+serve_section serve_results(const frame_results_input& in, const json& workloads) {
   const run_plan& plan = in.plan;
-  if (!has_frame(plan, frame::serve)) return nullptr;
-  const auto entry = [&plan](const std::string& name, json cells, const auto&) {
-    const json baseline = {{"strategy", baseline_strategy}, {"malloc", plan.mallocs.front().label}};
-    return json{{"name", name}, {"baseline", baseline}, {"cells", std::move(cells)}};
-  };
-  // Each variant against the baseline variant, and beside the same variant in the batch frame.
-  const auto finish = [&workloads](json& w) {
-    const json built = w;  // the cells before any comparison is added to them
-    const json* base =
-        find_cell(built, baseline_strategy, built["baseline"]["malloc"].get<std::string>());
-    const json* batch_workload = nullptr;
-    for (const auto& b : workloads)
-      if (b["name"] == built["name"] && b["kind"] == "lab") batch_workload = &b;
-    for (auto& c : w["cells"]) {
-      c["vs_std"] = base != nullptr && c != *base ? serve_comparison(*base, c) : json(nullptr);
-      if (base != nullptr) c["batch"] = batch_beside(*base, c, batch_workload);
-    }
-  };
-  std::vector<std::string> served;  // the lab workloads with a served variant
-  for (const std::string& name : plan.workloads.lab)
+  serve_section out;
+  out.duration_s = plan.sizes.serve_duration_s;
+  out.generators = plan.sizes.serve_hey_only ? "hey" : "hey and wrk";
+  out.connections = serve_connections;
+  out.repetitions = plan.sizes.serve_repetitions;
+  out.ladder_fractions.assign(std::begin(serve_ladder_fractions), std::end(serve_ladder_fractions));
+  for (const std::string& name : plan.workloads.lab)  // the lab workloads with a served variant
     if (std::any_of(plan.cells.begin(), plan.cells.end(), [&](const cell_spec& c) {
           return c.frame == frame::serve && c.workload == name;
         }))
-      served.push_back(name);
-  json serve_workloads = json::array();
-  add_workloads(in, served, {frame::serve, serve_cell, entry, finish}, serve_workloads);
-  std::vector<double> fractions(std::begin(serve_ladder_fractions),
-                                std::end(serve_ladder_fractions));
-  return {{"duration_s", plan.sizes.serve_duration_s},
-          {"generators", plan.sizes.serve_hey_only ? "hey" : "hey and wrk"},
-          {"connections", serve_connections},
-          {"repetitions", plan.sizes.serve_repetitions},
-          {"ladder_fractions", fractions},
-          {"workloads", std::move(serve_workloads)}};
+      out.workloads.push_back(served_workload(in, name, workloads));
+  return out;
 }
 
 }  // namespace
@@ -243,7 +274,13 @@ std::string describe_serve_frame(const run_plan& plan) {
 }
 
 void add_serve_results(const frame_results_input& in, json& results) {
-  results["serve"] = serve_results(in, results["workloads"]);
+  if (!has_frame(in.plan, frame::serve)) {
+    results["serve"] = nullptr;
+    return;
+  }
+  model::write_fields(serve_document_figures{serve_results(in, results.at("workloads"))}, results);
+  for (json& workload : results.at("serve").at("workloads"))
+    for (json& cell : workload.at("cells")) cell = with_lab_cell_keys(std::move(cell));
 }
 
 }  // namespace alloclab::lab

@@ -197,10 +197,9 @@ int execute_load(const load_request& r) {
     const closed_loop_options options{r.url, r.connections, r.duration_s, r.cpu};
     result = r.generator == "hey" ? run_hey(options) : run_wrk(options);
   }
-  json doc = to_json(result);
-  std::cout << doc.dump(2) << '\n';
+  std::cout << model::write_json(result).dump(2) << '\n';
   if (!result.ok) {
-    std::cerr << "alloclab load: " << result.error << '\n';
+    std::cerr << "alloclab load: " << result.error.value_or("") << '\n';
     return 1;
   }
   return 0;
