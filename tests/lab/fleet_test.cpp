@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "frames/frame_table.hpp"
 #include "merge/fleet.hpp"
 #include "merge/shard_file.hpp"
 #include "plan/plan.hpp"
@@ -169,7 +170,7 @@ TEST(ShardFile, PlanKeepsEverySize) {
 TEST(ShardFile, OtherVersionsAndKindsAreRefused) {
   shard_file f;
   f.whole_plan = make_plan(run_request{}, false);
-  f.deal = deal_workloads(f.whole_plan, 2);
+  f.deal = deal_workloads(f.whole_plan, 2, expected_task_seconds);
   EXPECT_EQ(shard_file_from_json(to_json(f), "shard.json").deal, f.deal);
   json doc = to_json(f);
   EXPECT_NO_THROW(shard_file_from_json(doc, "shard.json"));

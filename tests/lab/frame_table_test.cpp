@@ -208,7 +208,7 @@ std::set<std::string> arrows_into_frames() {
 TEST(FrameTable, StagesReachFramesOnlyThroughTheTable) {
   // Known exceptions, each a piece of a frame the stage still reads directly.
   const std::set<std::string> allowed = {
-      "plan/request.hpp -> replay",          // `replay --strategies`: the replay's resources
+      "plan/request.hpp -> replay",          // `replay`'s request carries the trace's facts
       "main/replay_commands.cpp -> replay",  // the same, for its help text
       "advise/advise.hpp -> replay",         // advise's sizing of a replay's arena
       "trace/trace_info.cpp -> heap",        // a trace's sizes against seed 003's shapes

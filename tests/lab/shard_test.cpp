@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "frames/frame_table.hpp"
 #include "plan/plan.hpp"
 #include "plan/shard.hpp"
 
@@ -111,7 +112,7 @@ std::vector<run_plan> all_shards(const run_plan& plan, std::size_t count) {
   std::vector<run_plan> shards;
   for (std::size_t k = 1; k <= count; ++k) {
     run_plan p = plan;
-    keep_workloads(p, deal_workloads(plan, count).at(k - 1));
+    keep_workloads(p, deal_workloads(plan, count, expected_task_seconds).at(k - 1));
     shards.push_back(std::move(p));
   }
   return shards;
@@ -137,9 +138,10 @@ TEST(DealWorkloads, EveryCellInExactlyOneShardWithItsWorkload) {
 
 TEST(DealWorkloads, DeterministicAndBalanced) {
   const run_plan plan = small_plan();
-  EXPECT_EQ(deal_workloads(plan, 2), deal_workloads(small_plan(), 2));
+  EXPECT_EQ(deal_workloads(plan, 2, expected_task_seconds),
+            deal_workloads(small_plan(), 2, expected_task_seconds));
   // Equal workloads (same cells, same sizes): five over two shards is three and two.
-  const auto dealt = deal_workloads(plan, 2);
+  const auto dealt = deal_workloads(plan, 2, expected_task_seconds);
   EXPECT_EQ(dealt[0].size() + dealt[1].size(), 5u);
   EXPECT_LE(std::max(dealt[0].size(), dealt[1].size()), 3u);
   // Expected cost decides: a serve-only workload outweighs batch-only ones.
@@ -154,14 +156,14 @@ TEST(DealWorkloads, DeterministicAndBalanced) {
   for (const char* s : {"std", "pmr_monotonic"})
     mixed.cells.push_back({"log_lines", s, mixed.mallocs.front(), frame::serve, false});
   for (std::size_t c = heavy; c < mixed.cells.size(); ++c) mixed.schedule.push_back({c, 0, 2, 42});
-  const auto by_cost = deal_workloads(mixed, 2);
+  const auto by_cost = deal_workloads(mixed, 2, expected_task_seconds);
   EXPECT_EQ(by_cost[0], std::vector<std::string>{"log_lines"});
   EXPECT_EQ(by_cost[1], (std::vector<std::string>{"vector_push", "map_int"}));
 }
 
 TEST(DealWorkloads, MoreShardsThanWorkloadsIsRefused) {
-  EXPECT_THROW(deal_workloads(small_plan(), 6), usage_error);
-  EXPECT_NO_THROW(deal_workloads(small_plan(), 5));
+  EXPECT_THROW(deal_workloads(small_plan(), 6, expected_task_seconds), usage_error);
+  EXPECT_NO_THROW(deal_workloads(small_plan(), 5, expected_task_seconds));
 }
 
 TEST(DealWorkloads, MeasuredCostsOutweighEstimates) {
@@ -172,10 +174,10 @@ TEST(DealWorkloads, MeasuredCostsOutweighEstimates) {
                                    {"log_lines", 25.0},
                                    {"trade_batch", 25.0},
                                    {"string_concat", 25.0}};
-  const auto dealt = deal_workloads(plan, 2, measured);
+  const auto dealt = deal_workloads(plan, 2, expected_task_seconds, measured);
   EXPECT_EQ(dealt[0], std::vector<std::string>{"vector_push"});
   EXPECT_EQ(dealt[1].size(), 4u);
-  EXPECT_NE(deal_workloads(plan, 2), dealt);
+  EXPECT_NE(deal_workloads(plan, 2, expected_task_seconds), dealt);
 }
 
 TEST(KeepShard, ScheduleIsThePlansWithTheOtherShardsLeftOut) {

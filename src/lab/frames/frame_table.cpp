@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "schedule/executor.hpp"
+
 namespace alloclab::lab {
 
 // Each frame's row, from its folder's frame.cpp.
@@ -30,6 +32,14 @@ const frame_module& module_of(frame f) {
   for (const auto& m : frame_table())
     if (m.id == f) return m;
   return frame_table().front();
+}
+
+std::unique_ptr<executor> make_frame_executor(frame f) {
+  return module_of(f).make_executor();
+}
+
+double expected_task_seconds(const run_plan& plan, const task& t) {
+  return module_of(plan.cells.at(t.cell).frame).expected_seconds(plan, t);
 }
 
 const frame_module* find_module(const std::string& name) {

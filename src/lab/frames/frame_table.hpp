@@ -11,7 +11,8 @@
 // | repetitions       | plan, results              | repetitions of each of its cells             |
 // | worker_command    | main (before parsing)      | argv[1] of its worker processes, or nullptr  |
 // | worker_main       | main                       | the worker: one JSON document on stdout      |
-// | make_executor     | schedule (run_schedule)    | turns a task into a measurement_record       |
+// | make_executor     | run, handed to schedule    | turns a task into a measurement_record       |
+// |                   | (make_frame_executor)      |                                              |
 // | add_results       | results (build_results)    | adds the frame's figures to results.json     |
 // | describe          | results (build_results)    | what the frame's numbers include             |
 // | render_section    | render (render_report)     | the frame's report.md section, from the      |
@@ -26,13 +27,15 @@
 // |                   |                            | part), or nullptr                            |
 // | compare_workloads | compare (compare_results)  | its figures as cells of workloads, so the    |
 // |                   |                            | one comparison rule applies, or nullptr      |
-// | expected_seconds  | plan (--shard)             | a task's expected wall time, before anything |
-// |                   |                            | is measured (balances shards), or nullptr    |
+// | expected_seconds  | run, handed to plan's      | a task's expected wall time, before anything |
+// |                   | --shard (expected_task_    | is measured (balances shards), or nullptr    |
+// |                   | seconds)                   |                                              |
 // | workloads         | plan, claims, `list`       | the catalogue of the kind it measures, which |
 // |                   |                            | --workloads names, or nullptr                |
 // | resolve_sizes     | plan (make_plan)           | sets its own sizes and options in the plan   |
 // |                   |                            | from the request (its defaults live in its   |
-// |                   |                            | folder), or nullptr                          |
+// |                   |                            | folder; the replay frame's resources), or    |
+// |                   |                            | nullptr                                      |
 #pragma once
 
 #include <cstddef>
@@ -102,6 +105,12 @@ const std::vector<frame_module>& frame_table();
 // program (whose runs `alloclab try` reports on their own: report_heading).
 std::vector<const frame_module*> report_order();
 const frame_module& module_of(frame f);
+// The executor of frame `f`, from its row: what the run's schedule measures each task with
+// (schedule/scheduler.hpp's executor_factory).
+std::unique_ptr<executor> make_frame_executor(frame f);
+// A task's expected wall time from its frame's row (`expected_seconds`), before anything is
+// measured: what the run deals shards by (plan/shard.hpp's task_cost).
+double expected_task_seconds(const run_plan& plan, const task& t);
 // The row whose name (as results.json spells it) is `name`, or nullptr.
 const frame_module* find_module(const std::string& name);
 

@@ -17,14 +17,15 @@
 #include "process/noise_gate.hpp"
 #include "process/run_lock.hpp"
 #include "schedule/budget_run.hpp"
+#include "schedule/executor.hpp"
 #include "schedule/scheduler.hpp"
 #include "main/commands.hpp"
 #include "measure/build_guard.hpp"
 #include "measure/copy_cliff.hpp"
 #include "merge/merge_inputs.hpp"
 #include "merge/shard_file.hpp"
-#include "plan/plan.hpp"
-#include "plan/shard.hpp"
+#include "frames/frame_table.hpp"
+#include "plan/resolved_run.hpp"
 #include "render/atomic_write.hpp"
 #include "render/html.hpp"
 #include "render/markdown.hpp"
@@ -116,9 +117,38 @@ void check_output_root(const fs::path& root) {
                                   fs::is_directory(existing) ? "a directory" : "not a symlink"));
 }
 
-// Exit status of a finished run: 1 when a cell that was asked for has no number for a reason
-// other than its strategy not fitting, or a named malloc is missing without --skip-missing.
-int run_exit_status(const json& results, const run_plan& plan) {
+// What a run checks and holds before it measures: the output root, the build (refused unless
+// --allow-debug, else stamped DEBUG) and the machine's one lab run at a time
+// (process/run_lock.hpp; busy is bad input, exit 2).
+struct run_guard {
+  bool debug = false;
+  std::unique_ptr<heap::run_lock> lock;  // null with ALLOCLAB_LOCK_FILE=none
+};
+
+run_guard guard_run(const run_request& request) {
+  run_guard guard;
+  check_output_root(request.out);
+  guard.debug = check_build_or_refuse(request.allow_debug);
+  const std::string holder = fmt::format("pid {}, started {}, `{}`", ::getpid(),
+                                         utc_now("%Y-%m-%dT%H:%M:%SZ"), request.command_line);
+  const std::string path = heap::lock_path_from_environment();
+  if (path.empty()) return guard;
+  try {
+    guard.lock = std::make_unique<heap::run_lock>(
+        path, holder, request.wait_for_lock, [](const std::string& who) {
+          std::cerr << "alloclab: waiting for the lab run already measuring (" << who << ")\n";
+        });
+  } catch (const heap::lock_busy& e) {
+    throw usage_error(e.what());
+  } catch (const std::runtime_error& e) {
+    throw usage_error(e.what());
+  }
+  return guard;
+}
+
+// What makes a finished run exit 1: a cell that was asked for has no number for a reason other
+// than its strategy not fitting, or a named malloc is missing without --skip-missing.
+std::vector<std::string> run_problems(const json& results, const run_plan& plan) {
   std::vector<std::string> problems;
   const auto check = [&](const json& workloads, const char* frame) {
     for (const auto& w : workloads)
@@ -136,11 +166,7 @@ int run_exit_status(const json& results, const run_plan& plan) {
   for (const auto& m : plan.mallocs)
     if (!m.missing.empty() && m.named && !plan.skip_missing)
       problems.push_back(m.missing + " (pass --skip-missing to accept)");
-  if (problems.empty()) return 0;
-  std::cerr << fmt::format("alloclab: {} problem(s); results were written anyway:\n",
-                           problems.size());
-  for (const auto& p : problems) std::cerr << "  " << p << '\n';
-  return 1;
+  return problems;
 }
 
 // results.json first (a shard's shard.json before it), then the report, then the link: a failure
@@ -167,24 +193,6 @@ fs::path write_run(const fs::path& root, const json& results, const std::string&
   return directory;
 }
 
-// The machine's one lab run at a time (process/run_lock.hpp): busy is bad input, exit 2.
-std::unique_ptr<heap::run_lock> take_lab_lock(const run_request& request) {
-  const std::string holder = fmt::format("pid {}, started {}, `{}`", ::getpid(),
-                                         utc_now("%Y-%m-%dT%H:%M:%SZ"), request.command_line);
-  const std::string path = heap::lock_path_from_environment();
-  if (path.empty()) return nullptr;  // ALLOCLAB_LOCK_FILE=none
-  try {
-    return std::make_unique<heap::run_lock>(
-        path, holder, request.wait_for_lock, [](const std::string& who) {
-          std::cerr << "alloclab: waiting for the lab run already measuring (" << who << ")\n";
-        });
-  } catch (const heap::lock_busy& e) {
-    throw usage_error(e.what());
-  } catch (const std::runtime_error& e) {
-    throw usage_error(e.what());
-  }
-}
-
 }  // namespace
 
 std::string fit_to_width(const std::string& line, std::size_t columns) {
@@ -198,24 +206,12 @@ std::string fit_to_width(const std::string& line, std::size_t columns) {
 }
 
 int execute_run(const run_request& request) {
-  run_plan plan = make_plan(request, alloclab::build::sanitized);
-  std::optional<shard_spec> shard;
-  const run_plan whole = plan;
-  std::vector<std::vector<std::string>> deal;
-  if (!request.shard_costs.empty() && request.shard.empty())
-    throw usage_error("--shard-costs weighs the deal of --shard: give --shard too");
-  if (!request.shard.empty()) {
-    shard = parse_shard(request.shard, process_environment());
-    const workload_costs measured =
-        request.shard_costs.empty() ? workload_costs{}
-                                    : workload_seconds(read_checked_results(request.shard_costs));
-    deal = deal_workloads(plan, shard->count, measured);
-    keep_workloads(plan, deal.at(shard->index - 1));
-  }
-  const fs::path root = request.out;
-  check_output_root(root);
-  const bool debug = check_build_or_refuse(request.allow_debug);
-  const std::unique_ptr<heap::run_lock> lock = take_lab_lock(request);  // before the handlers:
+  const auto read_costs = [](const std::string& path) {
+    return workload_seconds(read_checked_results(path));
+  };
+  resolved_run run =
+      resolve_run(request, alloclab::build::sanitized, expected_task_seconds, read_costs);
+  const run_guard guard = guard_run(request);  // the lock before the handlers:
   install_interrupt_handlers();  // a Ctrl-C while waiting for the lock just ends the process
   const auto started = std::chrono::steady_clock::now();  // the budget: from holding the lock
   heap::periodic_noise_watch noise;
@@ -223,31 +219,34 @@ int execute_run(const run_request& request) {
   results_context context{current_build(), request.command_line, utc_now("%Y-%m-%dT%H:%M:%SZ"),
                           nullptr};
   // The memmove probe (typed figures); without a cliff the placement twin measures nothing new.
-  const placement_probe probe = probe_placement();
-  settle_placement_twin(plan, probe.plain.has_cliff());
-  context.placement = probe.to_json();
-  context.placement["check"] = to_string(plan.placement_check);
-  if (shard)
-    context.shard = shard_summary(
-        *shard, whole, plan,
-        request.shard_costs.empty() ? "estimated" : "measured in " + request.shard_costs);
-  const run_records records = plan.sizes.budget_seconds > 0
-                                  ? run_budgeted(plan, started, make_progress_printer())
-                                  : run_schedule(plan, make_progress_printer());
+  context.placement = settle_placement_twin(run.plan, probe_placement());
+  if (run.shard) context.shard = shard_summary(*run.shard, run.whole, run.plan, run.costs);
+  const run_plan& plan = run.plan;
+  const run_records records =
+      plan.sizes.budget_seconds > 0
+          ? run_budgeted(run.plan, started, make_frame_executor, make_progress_printer())
+          : run_schedule(plan, make_frame_executor, make_progress_printer());
   end_progress_line();
   context.noise = noise.finish();
   const json results = build_results(plan, records, context);
   const std::string shard_text =
-      shard ? to_json(shard_file{*shard, deal, whole, records, context}).dump() + "\n" : "";
-  const fs::path directory = write_run(root, results, shard_text);
+      run.shard
+          ? to_json(shard_file{*run.shard, run.deal, run.whole, records, context}).dump() + "\n"
+          : "";
+  const std::vector<std::string> problems = run_problems(results, plan);
+  const fs::path directory = write_run(request.out, results, shard_text);
 
   std::string summary = render_headline(results);
   for (const auto& warning : results["warnings"])
     summary += "warning: " + warning.get<std::string>() + "\n";
-  summary += (debug ? "DEBUG report: " : "report: ") + (directory / "report.html").string() +
+  summary += (guard.debug ? "DEBUG report: " : "report: ") + (directory / "report.html").string() +
              " (charts; tables also in report.md)\n";
   print_or_throw(summary);
-  return run_exit_status(results, plan);
+  if (problems.empty()) return 0;
+  std::cerr << fmt::format("alloclab: {} problem(s); results were written anyway:\n",
+                           problems.size());
+  for (const auto& p : problems) std::cerr << "  " << p << '\n';
+  return 1;
 }
 
 }  // namespace alloclab::lab

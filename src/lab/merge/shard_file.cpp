@@ -112,24 +112,6 @@ run_plan plan_from_json(const json& j) {
   return plan;
 }
 
-json shard_summary(const shard_spec& spec, const run_plan& whole, const run_plan& shard_plan,
-                   const std::string& costs) {
-  const bool twin = !shard_plan.placement_twin.empty();
-  std::size_t plan_cells = 0;
-  for (const cell_spec& c : whole.cells) plan_cells += !c.copy_cliff_removed || twin ? 1 : 0;
-  std::vector<std::string> workloads;
-  for (const cell_spec& c : shard_plan.cells)
-    if (std::find(workloads.begin(), workloads.end(), c.workload) == workloads.end())
-      workloads.push_back(c.workload);
-  return {{"index", spec.index},
-          {"count", spec.count},
-          {"source", spec.source},
-          {"workloads", workloads},
-          {"cells", shard_plan.cells.size()},
-          {"plan_cells", plan_cells},
-          {"costs", costs}};
-}
-
 json to_json(const shard_file& file) {
   json records = json::array();
   for (const auto& r : file.records.records) records.push_back(to_json(r));

@@ -39,13 +39,6 @@ nlohmann::json to_json(const shard_file& file);
 // Throws usage_error naming `path` for a document that is not a shard file of this version.
 shard_file shard_file_from_json(const nlohmann::json& doc, const std::string& path);
 
-// A shard's "shard" entry of results.json: {index, count, source, workloads (this shard's),
-// cells (this shard's, after the placement step), plan_cells (the whole plan's, likewise), costs
-// (what the deal was weighed by)}.
-// `shard_plan` is the shard's plan after settle_placement_twin.
-nlohmann::json shard_summary(const shard_spec& spec, const run_plan& whole,
-                             const run_plan& shard_plan, const std::string& costs);
-
 // The plan alone, both ways (cells carry their malloc choice whole; a registry malloc's entry is
 // looked up again by name).
 nlohmann::json plan_to_json(const run_plan& plan);

@@ -162,4 +162,11 @@ std::size_t samples_for_time(double target_ns, double sample_ns, std::size_t flo
   return static_cast<std::size_t>(std::clamp(std::ceil(target_ns / sample_ns), least, most));
 }
 
+stop_rule budget_rule(const std::vector<budget_cell>& cells) {
+  std::size_t looks = 1;
+  for (const budget_cell& c : cells)
+    looks = std::max(looks, looks_to_reach(c.first_processes, c.max_processes));
+  return rule_with_looks(looks);
+}
+
 }  // namespace alloclab::lab

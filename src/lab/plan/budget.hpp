@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plan/plan.hpp"
+#include "stats/sequential.hpp"
 
 namespace alloclab::lab {
 
@@ -80,6 +81,9 @@ void apply_budget_sizes(measurement_sizes& sizes, const run_request& request);
 
 // Each cell's budget setup, by frame.
 std::vector<budget_cell> budget_cells(const run_plan& plan);
+
+// The stop rule of a budgeted plan: as many looks as rounds it allows its cells.
+stop_rule budget_rule(const std::vector<budget_cell>& cells);
 
 // The first round: `first_processes` shuffled passes over the cells (seeded), one process of a
 // cell per pass, so machine drift hits every cell alike.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -17,11 +18,6 @@ namespace heap = alloclab::heap;
 
 bool looks_like_path(std::string_view name) {
   return name.find('/') != std::string_view::npos || name.find(".so") != std::string_view::npos;
-}
-
-std::string file_name(const std::string& path) {
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 std::string missing_reason(const heap::malloc_entry& e) {
@@ -118,7 +114,7 @@ std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& reque
   }
   for (const heap::preload_check& check : custom) {
     malloc_choice c;
-    c.label = "custom:" + file_name(check.path);
+    c.label = "custom:" + std::filesystem::path(check.path).filename().string();
     c.argument = check.path;
     c.preload_path = check.path;
     if (std::none_of(chosen.begin(), chosen.end(), [&](auto& o) { return o.label == c.label; }))

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "measure/copy_cliff.hpp"
 #include "plan/plan.hpp"
 
 namespace alloclab::lab {
@@ -23,8 +24,12 @@ bool wants_placement_twin(const run_plan& plan, bool sanitized) {
   return glibc && !already;
 }
 
-void settle_placement_twin(run_plan& plan, bool probe_found_cliff) {
-  if (!keep_placement_twin(plan.placement_check, probe_found_cliff)) drop_placement_twin(plan);
+nlohmann::json settle_placement_twin(run_plan& plan, const placement_probe& probe) {
+  if (!keep_placement_twin(plan.placement_check, probe.plain.has_cliff()))
+    drop_placement_twin(plan);
+  nlohmann::json placement = probe.to_json();
+  placement["check"] = to_string(plan.placement_check);
+  return placement;
 }
 
 bool keep_placement_twin(placement_check_mode mode, bool probe_found_cliff) {

@@ -30,12 +30,6 @@ std::vector<std::string> all_names(const Registry& registry) {
   return collect(registry, [](const auto& entry) { return std::string(entry.name); });
 }
 
-// An empty name comes from a stray comma (`--workloads ,`): say so instead of guessing.
-void refuse_empty_names(const std::vector<std::string>& names, const char* option) {
-  if (std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.empty(); }))
-    throw usage_error(fmt::format("{} has an empty name (a stray comma?)", option));
-}
-
 // Requested names in registry order; an unknown one is a usage error listing the valid ones.
 template <class Registry>
 std::vector<std::string> select(const std::vector<std::string>& requested, const Registry& registry,
@@ -98,6 +92,11 @@ std::size_t share(std::size_t total, std::size_t parts, std::size_t part) {
 }
 
 }  // namespace
+
+void refuse_empty_names(const std::vector<std::string>& names, const char* option) {
+  if (std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.empty(); }))
+    throw usage_error(fmt::format("{} has an empty name (a stray comma?)", option));
+}
 
 const char* to_string(frame f) {
   return module_of(f).name;
@@ -260,44 +259,16 @@ std::vector<task> interleaved_schedule(const std::vector<std::size_t>& repetitio
   return schedule;
 }
 
-namespace {
-
-// --strategies of `replay`: resource names ("all": every one that fits the trace). A named
-// resource that cannot replay the trace is refused with the reason.
-std::vector<std::string> select_replay_resources(const replay_request& replay) {
-  refuse_empty_names(replay.strategies, "--strategies");
-  const bool all = std::find(replay.strategies.begin(), replay.strategies.end(), "all") !=
-                   replay.strategies.end();
-  std::vector<std::string> valid;
-  for (const auto& e : replay_resources()) valid.push_back(e.name);
-  std::vector<std::string> chosen;
-  for (const auto& e : replay_resources()) {
-    const bool named = std::find(replay.strategies.begin(), replay.strategies.end(), e.name) !=
-                       replay.strategies.end();
-    const std::string mismatch = replay_mismatch(e, replay.facts);
-    if (named && !mismatch.empty()) throw usage_error(mismatch);
-    if ((named || all) && mismatch.empty()) chosen.push_back(e.name);
-  }
-  for (const auto& name : replay.strategies)
-    if (name != "all" && find_replay_resource(name) == nullptr)
-      throw usage_error(
-          fmt::format("unknown replay strategy '{}'; valid: {}, all", name, join_names(valid)));
-  return chosen;
-}
-
-}  // namespace
-
 run_plan make_plan(const run_request& request, bool sanitized, const host_view& host) {
   run_plan plan;
-  plan.replay = request.replay;
-  if (!plan.replay.trace.empty()) plan.replay.strategies = select_replay_resources(request.replay);
+  plan.replay = request.replay;  // its resources are chosen by the replay frame's resolve_sizes
   refuse_empty_names(request.strategies, "--strategies");
   refuse_empty_names(request.mallocs, "--malloc");
   plan.workloads = split_workloads(request.workloads);
   choose_frames(plan, request);
   plan.strategies = select(request.strategies, strategy_registry(), "strategy", "strategies");
-  plan.mallocs =
-      add_knob_variants(resolve_mallocs(request.mallocs, sanitized), request.replay.variants);
+  std::vector<malloc_choice> mallocs = resolve_mallocs(request.mallocs, sanitized);
+  plan.mallocs = add_knob_variants(std::move(mallocs), request.replay.variants);
   plan.sizes = resolve_sizes(request);
   plan.cell_timeout = resolve_timeout(request);
   plan.skip_missing = request.skip_missing;

@@ -11,11 +11,14 @@
 #include <vector>
 
 #include <alloclab/memory_budget.hpp>
+#include <nlohmann/json.hpp>
 
 #include "plan/malloc_choice.hpp"
 #include "plan/request.hpp"
 
 namespace alloclab::lab {
+
+struct placement_probe;  // measure/copy_cliff.hpp
 
 // A frame is how a cell is measured: one folder frames/<name>/ and one row of the frame table
 // (frames/frame_table.hpp), which names its cells, executor, results and report section.
@@ -158,6 +161,10 @@ struct host_view {
 // `sanitized`: this binary runs under AddressSanitizer (only plain glibc, no heap frame).
 run_plan make_plan(const run_request& request, bool sanitized, const host_view& host = {});
 
+// An empty name comes from a stray comma (`--workloads ,`): says so (usage_error naming `option`)
+// instead of guessing.
+void refuse_empty_names(const std::vector<std::string>& names, const char* option);
+
 // A byte count as --memory-budget and --huge-table-bytes take it: digits with an optional K, M, G
 // or T suffix (powers of 1024, "MiB" also accepted). Throws usage_error naming `option`.
 std::uint64_t parse_byte_count(const std::string& text, const char* option);
@@ -173,8 +180,9 @@ void keep_cells(run_plan& plan, const std::function<bool(const cell_spec&)>& kee
 // Whether the twin stays after this machine's placement probe: under `automatic`, only when the
 // probe found a cliff. Pure, so both branches are tested on any CPU.
 bool keep_placement_twin(placement_check_mode mode, bool probe_found_cliff);
-// The plan's placement step, once the probe has run: drops the twin unless keep_placement_twin.
-void settle_placement_twin(run_plan& plan, bool probe_found_cliff);
+// The plan's placement step, once the probe has run: drops the twin unless keep_placement_twin,
+// and returns results.json's environment.placement (the probe's figures and the mode, `check`).
+nlohmann::json settle_placement_twin(run_plan& plan, const placement_probe& probe);
 
 // "auto", "always", "never" (the option's words) and back; throws usage_error on another word.
 const char* to_string(placement_check_mode mode);

@@ -9,8 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
-
 namespace alloclab::lab {
 namespace {
 
@@ -87,10 +85,10 @@ std::vector<std::string> workloads_in_order(const run_plan& plan) {
   return names;
 }
 
-workload_costs costs_of(const run_plan& plan, const workload_costs& measured) {
+workload_costs costs_of(const run_plan& plan, const task_cost& task_seconds,
+                        const workload_costs& measured) {
   workload_costs cost;
-  for (const task& t : plan.schedule)
-    cost[plan.cells.at(t.cell).workload] += expected_task_seconds(plan, t);
+  for (const task& t : plan.schedule) cost[plan.cells.at(t.cell).workload] += task_seconds(plan, t);
   for (auto& [workload, seconds] : cost)
     if (const auto it = measured.find(workload); it != measured.end()) seconds = it->second;
   return cost;
@@ -127,11 +125,8 @@ shard_spec parse_shard(const std::string& text, const env_lookup& env) {
   return checked(*index, *count, "--shard " + text);
 }
 
-double expected_task_seconds(const run_plan& plan, const task& t) {
-  return module_of(plan.cells.at(t.cell).frame).expected_seconds(plan, t);
-}
-
 std::vector<std::vector<std::string>> deal_workloads(const run_plan& plan, std::size_t count,
+                                                     const task_cost& task_seconds,
                                                      const workload_costs& measured) {
   const std::vector<std::string> names = workloads_in_order(plan);
   if (names.size() < count)
@@ -139,7 +134,7 @@ std::vector<std::vector<std::string>> deal_workloads(const run_plan& plan, std::
         "--shard: the plan has {} workload(s) and a workload's cells stay in one shard (so its "
         "comparisons share a machine); use at most {} shard(s)",
         names.size(), names.size()));
-  const workload_costs cost = costs_of(plan, measured);
+  const workload_costs cost = costs_of(plan, task_seconds, measured);
   std::vector<std::size_t> order(names.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -172,6 +167,20 @@ void keep_workloads(run_plan& plan, const std::vector<std::string>& kept) {
                                          [f](const cell_spec& c) { return c.frame == f; });
                                    }),
                     plan.frames.end());
+}
+
+nlohmann::json shard_summary(const shard_spec& spec, const run_plan& whole,
+                             const run_plan& shard_plan, const std::string& costs) {
+  const bool twin = !shard_plan.placement_twin.empty();
+  std::size_t plan_cells = 0;
+  for (const cell_spec& c : whole.cells) plan_cells += !c.copy_cliff_removed || twin ? 1 : 0;
+  return {{"index", spec.index},
+          {"count", spec.count},
+          {"source", spec.source},
+          {"workloads", workloads_in_order(shard_plan)},
+          {"cells", shard_plan.cells.size()},
+          {"plan_cells", plan_cells},
+          {"costs", costs}};
 }
 
 std::string cell_key(const cell_spec& cell) {

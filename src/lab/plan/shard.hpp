@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "plan/plan.hpp"
 
 namespace alloclab::lab {
@@ -48,22 +50,29 @@ env_lookup process_environment();
 // count outside 1..max_shards.
 shard_spec parse_shard(const std::string& text, const env_lookup& env);
 
-// What a task is expected to cost, in seconds, before anything is measured (frame table's
-// `expected_seconds`).
-double expected_task_seconds(const run_plan& plan, const task& t);
+// What a task is expected to cost, in seconds, before anything is measured: the run passes
+// its frame's estimate (expected_task_seconds, frames/frame_table.hpp), tests their own.
+using task_cost = std::function<double(const run_plan& plan, const task& t)>;
 
 // Seconds each workload took in an earlier run (`--shard-costs`); a workload not listed is
-// weighed by its tasks' expected_task_seconds.
+// weighed by its tasks' task_cost.
 using workload_costs = std::map<std::string, double>;
 
 // The plan's workloads in shard order: for each shard (0-based), its workloads, in plan order.
 // Throws usage_error when the plan has fewer workloads than shards.
 std::vector<std::vector<std::string>> deal_workloads(const run_plan& plan, std::size_t count,
+                                                     const task_cost& cost,
                                                      const workload_costs& measured = {});
 
 // Keeps the cells of `workloads` only: their cells, their tasks (in the plan's order), the
 // plan's workload lists cut to them, and the frames that still have cells.
 void keep_workloads(run_plan& plan, const std::vector<std::string>& workloads);
+
+// A shard's "shard" entry of results.json: {index, count, source, workloads (this shard's),
+// cells (this shard's, after the placement step), plan_cells (the whole plan's, likewise), costs
+// (what the deal was weighed by)}. `shard_plan` is the shard's plan after settle_placement_twin.
+nlohmann::json shard_summary(const shard_spec& spec, const run_plan& whole,
+                             const run_plan& shard_plan, const std::string& costs);
 
 // The identity of a cell across shards: "frame/workload/strategy/malloc".
 std::string cell_key(const cell_spec& cell);

@@ -17,10 +17,6 @@ namespace {
 
 using json = nlohmann::json;
 
-bool starts_with(const std::string& text, const char* prefix) {
-  return text.rfind(prefix, 0) == 0;
-}
-
 bool timed(const json& cell) {
   return cell.at("status") == "ok" && !cell.at("timing").is_null();
 }
@@ -144,17 +140,6 @@ model::peer_verdict verdict_for(const json& workload, const std::string& malloc,
 }
 
 }  // namespace
-
-peer_side side_of(const std::string& strategy) {
-  if (starts_with(strategy, "alloclab_")) return peer_side::alloclab;
-  if (starts_with(strategy, "foonathan_") || starts_with(strategy, "boost_") ||
-      strategy == "mimalloc_heap")
-    return peer_side::peer;
-  for (const char* libstdcxx :
-       {"pmr_monotonic", "pmr_unsync_pool", "pmr_sync_pool", "pmr_monotonic_over_pool"})
-    if (strategy == libstdcxx) return peer_side::peer;
-  return peer_side::neither;
-}
 
 json peer_verdicts(const json& workload, bool power) {
   std::vector<std::string> mallocs;

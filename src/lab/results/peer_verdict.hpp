@@ -7,15 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace alloclab::lab {
+#include "strategies/strategy.hpp"  // side_of
 
-// Which side of the check a strategy is on.
-enum class peer_side { alloclab, peer, neither };
-// alloclab_*: ours. Peers: foonathan_*, boost_*, mimalloc_heap and libstdc++'s pmr resources
-// (pmr_monotonic, pmr_unsync_pool, pmr_sync_pool, pmr_monotonic_over_pool). Neither: the
-// baseline std, pmr_new_delete (malloc through a virtual call) and pmr_monotonic_undersized (seed
-// 000's bug, kept on purpose).
-peer_side side_of(const std::string& strategy);
+namespace alloclab::lab {
 
 // One verdict per malloc of the workload's cells:
 //   {malloc, verdict: "met" | "missed" | "not_judged", best_alloclab: {strategy, p50_ns} | null,

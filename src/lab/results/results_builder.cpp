@@ -94,11 +94,14 @@ model::document skeleton(const run_plan& plan, const run_records& run,
   d.debug_build = !context.build.benchmark_ready();
   d.smoke_test = plan.sizes.quick;
   d.config = run_config_of(plan);
-  for (const frame f : plan.frames) d.frames[to_string(f)] = module_of(f).describe(plan);
+  for (const frame_module& row : frame_table())
+    if (std::find(plan.frames.begin(), plan.frames.end(), row.id) != plan.frames.end())
+      d.frames[row.name] = row.describe(plan);
   d.environment = describe_environment(context.build);
   d.environment.placement = model::read_json<std::optional<model::placement_facts>>(
       context.placement, "/environment/placement");
-  d.timer = describe_timer(clock_of(run));
+  const clock_profile clock = clock_of(run);
+  d.timer = describe_timer(clock);
   d.duration_seconds = run.duration_seconds;
   d.significance = significance_of(repetitions, power);
   d.noise.emplace(model::read_json<std::optional<model::noise_gate>>(context.noise, "/noise"));
@@ -252,7 +255,8 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
                                       ? plan.sizes.repetitions
                                       : plan.sizes.*module_of(plan.frames.front()).repetitions;
   const bool power = test_has_power(repetitions);
-  json results = model::to_json(skeleton(plan, run, context, repetitions, power));
+  const model::document head = skeleton(plan, run, context, repetitions, power);
+  json results = model::to_json(head);
   const frame_results_input in{plan, run, by_cell, power};
   for (const auto& row : frame_table())
     if (row.add_results != nullptr) row.add_results(in, results);

@@ -34,10 +34,13 @@ std::string clock_text(double seconds) {
 class budget_runner {
  public:
   budget_runner(run_plan& plan, steady::time_point started, const schedule_progress_fn& progress)
+      : budget_runner(plan, budget_cells(plan), started, progress) {}
+  budget_runner(run_plan& plan, const std::vector<budget_cell>& cells, steady::time_point started,
+                const schedule_progress_fn& progress)
       : plan_(plan),
         started_(started),
         progress_(progress),
-        state_(budget_cells(plan), budget_rule(plan)),
+        state_(cells, budget_rule(cells)),
         attempts_(plan.cells.size(), 0),
         planned_(planned_comparisons(plan, json::parse(embedded::seed_claims_json))) {}
 
@@ -188,17 +191,11 @@ class budget_runner {
 
 }  // namespace
 
-stop_rule budget_rule(const run_plan& plan) {
-  std::size_t looks = 1;
-  for (const budget_cell& c : budget_cells(plan))
-    looks = std::max(looks, looks_to_reach(c.first_processes, c.max_processes));
-  return rule_with_looks(looks);
-}
-
 run_records run_budgeted(run_plan& plan, steady::time_point started,
+                         const executor_factory& make_executor,
                          const schedule_progress_fn& progress) {
   budget_runner runner(plan, started, progress);
-  executor_set executors(plan, progress);
+  executor_set executors(plan, make_executor, progress);
   // Every cell's first process runs whatever the budget; its later first-round processes (a
   // second one, a served variant's other servers) only while the budget lasts.
   const std::vector<task> first = plan.schedule;

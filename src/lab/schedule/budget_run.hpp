@@ -14,12 +14,10 @@
 
 namespace alloclab::lab {
 
-// The stop rule of a budgeted plan: as many looks as rounds it allows its cells.
-stop_rule budget_rule(const run_plan& plan);
-
 // Runs the plan; on return plan.schedule holds every task that ran, in the order its record is
 // in. `started`: when the run began (the budget counts from there, probe included).
 run_records run_budgeted(run_plan& plan, std::chrono::steady_clock::time_point started,
+                         const executor_factory& make_executor,
                          const schedule_progress_fn& progress);
 
 // The same account for a fixed plan: its comparisons judged once, at the end (one look).

@@ -1,7 +1,5 @@
 #include "schedule/scheduler.hpp"
 
-#include "frames/frame_table.hpp"
-
 #include <chrono>
 
 #include <fmt/format.h>
@@ -28,9 +26,10 @@ std::string describe_task(const run_plan& plan, const task& t) {
                      t.part + 1);
 }
 
-executor_set::executor_set(const run_plan& plan, const schedule_progress_fn& progress) {
+executor_set::executor_set(const run_plan& plan, const executor_factory& make_executor,
+                           const schedule_progress_fn& progress) {
   for (const cell_spec& c : plan.cells)
-    if (executors_.count(c.frame) == 0) executors_[c.frame] = module_of(c.frame).make_executor();
+    if (executors_.count(c.frame) == 0) executors_[c.frame] = make_executor(c.frame);
   const std::size_t total = plan.schedule.size();
   for (auto& [f, e] : executors_) {
     e->prepare(plan, [&](const std::string& what) { progress({0, total, -1, what}); });
@@ -52,10 +51,11 @@ nlohmann::json executor_set::facts() const {
   return facts;
 }
 
-run_records run_schedule(const run_plan& plan, const schedule_progress_fn& progress) {
+run_records run_schedule(const run_plan& plan, const executor_factory& make_executor,
+                         const schedule_progress_fn& progress) {
   const auto started = steady::now();
   run_records out;
-  executor_set executors(plan, progress);
+  executor_set executors(plan, make_executor, progress);
   const std::size_t total = plan.schedule.size();
   const auto measuring = steady::now();
   for (std::size_t i = 0; i < total; ++i) {

@@ -37,9 +37,14 @@ struct run_records {
 };
 
 // Every frame's executor the plan's cells need, each prepared once (calibrations, pinning).
+// A frame's executor: the run passes its frame table's (make_frame_executor,
+// frames/frame_table.hpp), tests their own.
+using executor_factory = std::function<std::unique_ptr<executor>(frame f)>;
+
 class executor_set {
  public:
-  executor_set(const run_plan& plan, const schedule_progress_fn& progress);
+  executor_set(const run_plan& plan, const executor_factory& make_executor,
+               const schedule_progress_fn& progress);
   ~executor_set();
   measurement_record run(const run_plan& plan, const task& t);
   nlohmann::json facts() const;  // frame name -> executor's run_facts
@@ -52,6 +57,7 @@ class executor_set {
 std::string describe_task(const run_plan& plan, const task& t);
 
 // Throws run_interrupted on SIGINT/SIGTERM (after killing the running worker).
-run_records run_schedule(const run_plan& plan, const schedule_progress_fn& progress);
+run_records run_schedule(const run_plan& plan, const executor_factory& make_executor,
+                         const schedule_progress_fn& progress);
 
 }  // namespace alloclab::lab

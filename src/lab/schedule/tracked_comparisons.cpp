@@ -6,7 +6,6 @@
 
 #include "plan/seed_plan.hpp"
 #include "results/claim_rules.hpp"
-#include "results/peer_verdict.hpp"
 #include "strategies/strategy.hpp"
 
 namespace alloclab::lab {

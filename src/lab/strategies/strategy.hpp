@@ -58,6 +58,14 @@ const strategy_entry* find_strategy(const std::string& name);
 // Why `strategy` cannot run a workload that allocates on `threads` threads, or empty.
 std::string thread_safety_reason(const strategy_entry& strategy, std::size_t threads);
 
+// Which side of the peer check (results/peer_verdict.hpp) a strategy is on.
+enum class peer_side { alloclab, peer, neither };
+// alloclab_*: ours. Peers: foonathan_*, boost_*, mimalloc_heap and libstdc++'s pmr resources
+// (pmr_monotonic, pmr_unsync_pool, pmr_sync_pool, pmr_monotonic_over_pool). Neither: the
+// baseline std, pmr_new_delete (malloc through a virtual call) and pmr_monotonic_undersized (seed
+// 000's bug, kept on purpose).
+peer_side side_of(const std::string& strategy);
+
 // The baseline every ratio is taken against.
 inline constexpr const char* baseline_strategy = "std";
 
