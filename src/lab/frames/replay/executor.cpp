@@ -8,7 +8,9 @@
 #include "process/worker_records.hpp"
 #include "process/measuring_worker.hpp"
 #include "process/proc_memory.hpp"
+#include "frames/replay/figures.hpp"
 #include "frames/replay/replay_resources.hpp"
+#include "model/codecs.hpp"
 #include "trace/replay.hpp"
 #include "process/hooks.hpp"
 #include "process/malloc_knobs.hpp"
@@ -98,26 +100,26 @@ replay_figures measure(const replay_spec& s) {
     std::unique_ptr<replay_resource> holder = entry ? entry->make(s.facts) : nullptr;
     trace::replay_options options;
     options.resource = holder ? holder->resource() : nullptr;
-    json memory;
+    replay_memory_reading memory;
     if (rep == 0) {
-      memory["peak_was_reset"] = heap::reset_peak_rss();
-      memory["baseline_rss_bytes"] = rss_now();
+      memory.peak_was_reset = heap::reset_peak_rss();
+      memory.baseline_rss_bytes = rss_now();
     }
     const heap::fault_counts faults = heap::read_faults();
     const trace::replay_result r = trace::replay_trace(file, options);
     if (rep == 0) {
       const heap::proc_status after_free = heap::read_proc_status();
-      memory["peak_rss_bytes"] = after_free.vm_hwm_bytes.value_or(0);
-      memory["rss_after_free_bytes"] = after_free.vm_rss_bytes.value_or(0);
-      memory["minor_faults"] = heap::read_faults().minor - faults.minor;
-      memory["bookkeeping_bytes"] = r.bookkeeping_bytes;
+      memory.peak_rss_bytes = after_free.vm_hwm_bytes.value_or(0);
+      memory.rss_after_free_bytes = after_free.vm_rss_bytes.value_or(0);
+      memory.minor_faults = heap::read_faults().minor - faults.minor;
+      memory.bookkeeping_bytes = r.bookkeeping_bytes;
     }
     holder.reset();
     const heap::purge_result purge = heap::purge_live_malloc();
     if (rep == 0) {
-      memory["rss_after_purge_bytes"] = rss_now();
-      memory["purge"] = heap::to_json(purge);
-      f.memory = memory;
+      memory.rss_after_purge_bytes = rss_now();
+      memory.purge = {purge.method, purge.available, purge.rc};
+      f.memory = model::write_json(memory);
       f.calls = r.calls;
       f.skipped = r.skipped;
       f.peak_live_bytes = r.peak_live_bytes;

@@ -60,6 +60,27 @@ struct replay_memory {
   }
 };
 
+// What one replay worker read around its first replay (its record's `memory`; transport between
+// the worker and the parent, not results.json). The cell's replay_memory summarises them.
+struct replay_memory_reading {
+  bool peak_was_reset = false;
+  std::uint64_t baseline_rss_bytes = 0, peak_rss_bytes = 0, rss_after_free_bytes = 0;
+  std::uint64_t rss_after_purge_bytes = 0, bookkeeping_bytes = 0, minor_faults = 0;
+  model::purge_call purge;
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.peak_was_reset, "peak_was_reset", "VmHWM was reset before the replay");
+    field(s.baseline_rss_bytes, "baseline_rss_bytes", "VmRSS before the replay");
+    field(s.peak_rss_bytes, "peak_rss_bytes", "VmHWM after it");
+    field(s.rss_after_free_bytes, "rss_after_free_bytes", "VmRSS after its last free");
+    field(s.rss_after_purge_bytes, "rss_after_purge_bytes",
+          "VmRSS after the resource was destroyed and the malloc purged");
+    field(s.bookkeeping_bytes, "bookkeeping_bytes", "the replay engine's own block table");
+    field(s.minor_faults, "minor_faults", "minor page faults of the replay");
+    field(s.purge, "purge", "the purge call");
+  }
+};
+
 struct replay_figures_out {
   std::uint64_t calls = 0, skipped_calls = 0, threads = 0;
   per_replay ns_per_call, program_ns_per_call, total_ms, wall_ms;

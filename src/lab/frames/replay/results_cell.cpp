@@ -19,58 +19,68 @@ namespace {
 using json = nlohmann::json;
 
 // Median and range over the processes of one of the replay's RSS readings.
-json spread_json(std::vector<double> values) {
-  if (values.empty()) return nullptr;
+std::optional<model::spread> spread_of(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
   std::sort(values.begin(), values.end());
   auto whole = [](double v) { return static_cast<std::uint64_t>(std::llround(v)); };
-  return {{"median", whole(median_of(values))},
-          {"min", whole(values.front())},
-          {"max", whole(values.back())}};
+  return model::spread{whole(median_of(values)), whole(values.front()), whole(values.back())};
 }
 
 // Replay frame memory: per reading, the median and range over the cell's processes. "ideal" is
 // the trace's peak live bytes; fragmentation is the peak RSS growth beyond the engine's own
 // bookkeeping, per ideal byte.
-json replay_memory(const std::vector<const replay_figures*>& parts) {
-  auto readings = [&](const char* key) {
+replay_memory replay_memory_of(const std::vector<replay_memory_reading>& runs,
+                               std::uint64_t peak_live_bytes) {
+  const auto readings = [&](std::uint64_t replay_memory_reading::*reading) {
     std::vector<double> values;
-    for (const auto* p : parts) values.push_back(p->memory.at(key).get<double>());
+    for (const auto& r : runs) values.push_back(static_cast<double>(r.*reading));
     return values;
   };
+  const auto above = [](std::uint64_t value, std::uint64_t base) {
+    return std::max(0.0, static_cast<double>(value) - static_cast<double>(base));
+  };
   std::vector<double> growth, after_free, after_purge;
-  for (const auto* p : parts) {
-    const double base = p->memory.at("baseline_rss_bytes").get<double>();
-    const double book = p->memory.at("bookkeeping_bytes").get<double>();
-    growth.push_back(std::max(0.0, p->memory.at("peak_rss_bytes").get<double>() - base - book));
-    after_free.push_back(std::max(0.0, p->memory.at("rss_after_free_bytes").get<double>() - base));
-    after_purge.push_back(
-        std::max(0.0, p->memory.at("rss_after_purge_bytes").get<double>() - base));
+  for (const auto& r : runs) {
+    growth.push_back(
+        std::max(0.0, above(r.peak_rss_bytes, r.baseline_rss_bytes) -
+                          static_cast<double>(r.bookkeeping_bytes)));
+    after_free.push_back(above(r.rss_after_free_bytes, r.baseline_rss_bytes));
+    after_purge.push_back(above(r.rss_after_purge_bytes, r.baseline_rss_bytes));
   }
-  const double ideal = static_cast<double>(parts.front()->peak_live_bytes);
   const double peak_growth = median_of(growth);
-  return {{"baseline_rss_bytes", spread_json(readings("baseline_rss_bytes"))},
-          {"peak_rss_bytes", spread_json(readings("peak_rss_bytes"))},
-          {"peak_rss_growth_bytes", spread_json(growth)},
-          {"ideal_rss_bytes", parts.front()->peak_live_bytes},
-          {"bookkeeping_bytes", spread_json(readings("bookkeeping_bytes"))},
-          {"fragmentation", fraction_or_null(peak_growth, ideal)},
-          {"rss_after_free_bytes", spread_json(readings("rss_after_free_bytes"))},
-          {"rss_after_purge_bytes", spread_json(readings("rss_after_purge_bytes"))},
-          {"retained_after_free", fraction_or_null(median_of(after_free), peak_growth)},
-          {"retained_after_purge", fraction_or_null(median_of(after_purge), peak_growth)},
-          {"peak_was_reset", parts.front()->memory.at("peak_was_reset")},
-          {"purge", parts.front()->memory.at("purge")},
-          {"minor_faults", spread_json(readings("minor_faults"))}};
+  replay_memory m;
+  m.baseline_rss_bytes = spread_of(readings(&replay_memory_reading::baseline_rss_bytes));
+  m.peak_rss_bytes = spread_of(readings(&replay_memory_reading::peak_rss_bytes));
+  m.peak_rss_growth_bytes = spread_of(growth);
+  m.ideal_rss_bytes = peak_live_bytes;
+  m.bookkeeping_bytes = spread_of(readings(&replay_memory_reading::bookkeeping_bytes));
+  m.fragmentation = fraction_of(peak_growth, static_cast<double>(peak_live_bytes));
+  m.rss_after_free_bytes = spread_of(readings(&replay_memory_reading::rss_after_free_bytes));
+  m.rss_after_purge_bytes = spread_of(readings(&replay_memory_reading::rss_after_purge_bytes));
+  m.retained_after_free = fraction_of(median_of(after_free), peak_growth);
+  m.retained_after_purge = fraction_of(median_of(after_purge), peak_growth);
+  m.peak_was_reset = runs.front().peak_was_reset;
+  m.purge = runs.front().purge;
+  m.minor_faults = spread_of(readings(&replay_memory_reading::minor_faults));
+  return m;
+}
+
+per_replay per_replay_of(std::vector<double> values) {
+  per_replay p;
+  p.median = median_of(values);
+  p.per_repetition = std::move(values);
+  return p;
 }
 
 // Replay frame: one timing sample per whole replay (ns per call), so the comparison's intervals
 // are over replays in fresh processes; totals and memory beside it.
 json replay_cell(const cell_spec& spec, const cell_records& rs) {
-  json cell = cell_json(cell_head(spec, rs));
-  if (rs.broken() != nullptr) return cell;
+  model::cell cell = cell_head(spec, rs);
+  if (rs.broken() != nullptr) return cell_json(cell);
   const std::vector<const replay_figures*> parts = figures_of(rs, &measurement_record::replay);
   cell_measurement timing;
   std::vector<double> totals, walls, program;
+  std::vector<replay_memory_reading> memory;
   for (const replay_figures* part : parts) {
     const replay_figures& f = *part;
     append(program, f.program_ns_per_call);
@@ -81,43 +91,39 @@ json replay_cell(const cell_spec& spec, const cell_records& rs) {
     timing.repetition_cv.insert(timing.repetition_cv.end(), f.ns_per_call.size(), 0.0);
     for (double s : f.call_seconds) totals.push_back(1e3 * s);
     for (double s : f.wall_seconds) walls.push_back(1e3 * s);
+    memory.push_back(model::read_json<replay_memory_reading>(f.memory, "/memory"));
   }
   timing.timed_iterations = timing.samples_ns.size();
-  cell["timing"] = model::write_json(timing_of(timing, 1));
+  cell.timing = timing_of(timing, 1);
   const replay_figures& first = *parts.front();
-  cell["replay"] = {
-      {"calls", first.calls},
-      {"skipped_calls", first.skipped},
-      {"threads", first.threads},
-      {"ns_per_call",
-       {{"median", median_of(timing.samples_ns)}, {"per_repetition", timing.samples_ns}}},
-      {"program_ns_per_call", {{"median", median_of(program)}, {"per_repetition", program}}},
-      {"total_ms", {{"median", median_of(totals)}, {"per_repetition", totals}}},
-      {"wall_ms", {{"median", median_of(walls)}, {"per_repetition", walls}}},
-      {"memory", replay_memory(parts)}};
-  return cell;
+  replay_figures_out out;
+  out.calls = first.calls;
+  out.skipped_calls = first.skipped;
+  out.threads = first.threads;
+  out.ns_per_call = per_replay_of(timing.samples_ns);
+  out.program_ns_per_call = per_replay_of(std::move(program));
+  out.total_ms = per_replay_of(std::move(totals));
+  out.wall_ms = per_replay_of(std::move(walls));
+  out.memory = replay_memory_of(memory, first.peak_live_bytes);
+  cell.figures = model::figures::of(replay_cell_figures{std::move(out)});
+  return cell_json(cell);
 }
 
 json replay_workload_entry(const run_plan& plan, json cells) {
   const replay_request& t = plan.replay;
-  return {
-      {"name", t.name},
-      {"description", "replay of the trace " + t.trace},
-      {"kind", "trace"},
-      {"frame", "replay"},
-      {"checksum", ""},
-      {"batch_size", 1},
-      {"batched", false},
-      {"footprint", nullptr},
-      {"heap_spec", nullptr},
-      {"trace",
-       {{"path", t.trace},
-        {"threads", t.facts.threads},
-        {"monotonic_footprint", t.facts.monotonic_footprint},
-        {"aligned_allocations", t.facts.aligned_allocations},
-        {"arena_bytes", replay_arena_bytes(t.facts)}}},
-      {"baseline", {{"strategy", replay_malloc_strategy}, {"malloc", plan.mallocs.front().label}}},
-      {"cells", std::move(cells)}};
+  model::workload entry;
+  entry.name = t.name;
+  entry.description = "replay of the trace " + t.trace;
+  entry.kind = "trace";
+  entry.frame = "replay";
+  entry.baseline = {replay_malloc_strategy, plan.mallocs.front().label};
+  replay_workload_figures figures;
+  figures.trace = {t.trace, t.facts.threads, t.facts.monotonic_footprint,
+                   t.facts.aligned_allocations, replay_arena_bytes(t.facts)};
+  entry.figures = model::figures::of(std::move(figures));
+  json out = workload_json(entry);
+  out["cells"] = std::move(cells);  // the frames' cells are JSON until every frame writes models
+  return out;
 }
 
 // The replay's settings, in the results' config (model: replay_config_figures).
