@@ -3,7 +3,8 @@
 #   1. Release build (g++): unit tests, lab tests, usage examples, lab smoke run;
 #   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer (unoptimised, line
 #      tables only: -g1 names every frame of a report and builds faster than -g; compiled in
-#      unity batches, as the test drivers of step 1 are: the lab binary of step 1 is not);
+#      unity batches where the files allow, as some test drivers of step 1 are: never the lab
+#      binary of step 1);
 #   3. clang++ as C++20 with -Werror (unoptimised): the library, its tests, the lab (its test
 #      drivers and tests run in steps 1 and 2) and short libFuzzer runs (the header checks in
 #      step 1 cover both compilers);
