@@ -1,7 +1,7 @@
 # Precompiled headers for the lab and the test drivers: most of a lab file's compile time is
 # parsing nlohmann/json, fmt and GoogleTest again. Each target gets its own precompiled header
-# (built with that target's flags); ALLOCLAB_PCH=OFF turns them off, which the clang++ step does
-# so that it still catches a source file that forgot an include.
+# (built with that target's flags). Every preset uses them; ALLOCLAB_PCH=OFF turns them off, for
+# a build that checks that each source file names its own includes.
 option(ALLOCLAB_PCH "Precompile the heavy third-party headers of the lab and the tests" ON)
 
 set(alloclab_pch_std <algorithm> <functional> <map> <memory> <optional> <string> <vector>)

@@ -2,7 +2,9 @@
 # Every test alloclab has, from a fresh clone:
 #   1. Release build (g++): unit tests, lab tests, usage examples, lab smoke run;
 #   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer (unoptimised, line
-#      tables only: -g1 names every frame of a report and builds faster than -g);
+#      tables only: -g1 names every frame of a report and builds faster than -g; compiled in
+#      unity batches where the files allow, as some test drivers of step 1 are: never the lab
+#      binary of step 1);
 #   3. clang++ as C++20 with -Werror (unoptimised): the library, its tests, the lab (its test
 #      drivers and tests run in steps 1 and 2) and short libFuzzer runs (the header checks in
 #      step 1 cover both compilers);
@@ -15,8 +17,15 @@ alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACK
 
 jobs=$(nproc)
 summary=$(mktemp)
-trap 'rm -f "$summary"' EXIT
-step() { printf '\n== %s ==\n' "$*"; }
+# Each step's header says when it started (seconds since the script began) and the CPU time its
+# commands used so far (user + system): per-step costs, also on a machine shared with other work.
+times_file=$(mktemp)
+trap 'rm -f "$summary" "$times_file"' EXIT
+step() {
+  times >"$times_file"  # in this shell: the children's times are on its second line
+  printf '\n== %s (at %d s, %d CPU s) ==\n' "$*" "$SECONDS" \
+    "$(awk 'NR == 2 { gsub(/[ms]/, " "); print int($1 * 60 + $2 + $3 * 60 + $4) }' "$times_file")"
+}
 # Runs ctest, keeping its "N tests failed out of M" and "***Skipped" lines for the total.
 run_ctest() { ctest "$@" | tee >(grep -E 'tests failed out of|\*\*\*Skipped' >>"$summary"); }
 
@@ -44,6 +53,7 @@ cmake -S tests/consumer -B build/consumer-subdir -G Ninja -DALLOCLAB_SOURCE_DIR=
 cmake --build build/consumer-subdir
 run_ctest --test-dir build/consumer-subdir --output-on-failure
 
+step "done"
 sleep 1  # let the last tee flush
 awk '/Skipped/ { skipped++; next }
      { total += $NF; failed += $(NF-5) }

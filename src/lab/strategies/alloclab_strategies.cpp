@@ -37,10 +37,6 @@ class arena_source final : public strategy_instance {
   allocator_kind kind_;
 };
 
-std::string always_applicable(const workload_footprint&) {
-  return {};
-}
-
 // A fixed-capacity alloclab pool whose block fits the workload's largest request.
 class node_pool_source final : public strategy_instance {
  public:
@@ -75,7 +71,7 @@ std::string pool_applicability(const workload_footprint& f) {
       f.largest_request, max_pool_block);
 }
 
-const strategy_registrar registrations[] = {
+const strategy_registrar alloclab_registrations[] = {
     strategy_registrar{
         {"alloclab_arena",
          "pmr containers on alloclab::arena_resource (tracking-sized buffer, null upstream, "

@@ -78,11 +78,7 @@ class boost_monotonic_source final : public strategy_instance {
   boost_bridge<bpmr::monotonic_buffer_resource> monotonic_;
 };
 
-std::string always_applicable(const workload_footprint&) {
-  return {};
-}
-
-const strategy_registrar registrations[] = {
+const strategy_registrar boost_registrations[] = {
     strategy_registrar{
         {"boost_pmr_monotonic",
          "boost::container::pmr::monotonic_buffer_resource on a buffer sized by the tracking "

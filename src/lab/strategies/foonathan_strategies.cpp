@@ -115,10 +115,6 @@ std::unique_ptr<strategy_instance> make_collection(const workload_footprint& f) 
       largest, block_for(64, largest));
 }
 
-std::string always_applicable(const workload_footprint&) {
-  return {};
-}
-
 std::string node_sized_only(const workload_footprint& f) {
   if (f.largest_request <= max_pool_block) return {};
   return fmt::format(
@@ -126,7 +122,7 @@ std::string node_sized_only(const workload_footprint& f) {
       f.largest_request, max_pool_block);
 }
 
-const strategy_registrar registrations[] = {
+const strategy_registrar foonathan_registrations[] = {
     strategy_registrar{
         {"foonathan_stack",
          "foonathan::memory::memory_stack (first block sized by the tracking pass), frees are "

@@ -140,10 +140,6 @@ class mimalloc_heap_source final : public strategy_instance {
   mimalloc_heap_resource resource_;
 };
 
-std::string always_applicable(const workload_footprint&) {
-  return {};
-}
-
 std::string mimalloc_missing() {
   if (malloc_hidden("mimalloc")) return "libmimalloc.so.2 hidden by a test hook";
   if (alloclab::heap::resolve_library(mimalloc_soname)) return {};

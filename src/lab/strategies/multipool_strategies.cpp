@@ -44,11 +44,7 @@ class multipool_static_source final : public strategy_instance {
   alloclab::multipool_resource pool_;
 };
 
-std::string always_applicable(const workload_footprint&) {
-  return {};
-}
-
-const strategy_registrar registrations[] = {
+const strategy_registrar multipool_registrations[] = {
     strategy_registrar{
         {"alloclab_multipool",
          "pmr containers on alloclab::multipool_resource over new_delete_resource (size classes "

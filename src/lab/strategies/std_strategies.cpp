@@ -62,11 +62,7 @@ class monotonic_over_pool_source final : private owned_sync_pool, public monoton
   explicit monotonic_over_pool_source(std::size_t size) : monotonic_source(size, &pool) {}
 };
 
-std::string always_applicable(const workload_footprint&) {
-  return {};
-}
-
-const strategy_registrar registrations[] = {
+const strategy_registrar std_registrations[] = {
     strategy_registrar{{"std", "std::allocator: the global heap (glibc malloc), the baseline",
                         fallback_rule::none, always_applicable,
                         [](const workload_footprint&) -> std::unique_ptr<strategy_instance> {
