@@ -174,9 +174,11 @@ TEST(SeedPlan, AClaimIsMeasuredInTheFrameItNames) {
     ASSERT_EQ(cells.size(), 2u);
     for (const claim_cell& c : cells) EXPECT_EQ(c.frame, f) << to_string(f);
   }
-  for (const auto& claim : seed_claims().at("claims"))
-    if (claim.value("measurable", true))
+  for (const auto& claim : seed_claims().at("claims")) {
+    if (claim.value("measurable", true)) {
       EXPECT_EQ(to_string(claim_frame(claim)), claim.at("frame").get<std::string>());
+    }
+  }
 }
 
 TEST(SeedPlan, AClaimWhoseFrameNamesNoFrameIsRefused) {
