@@ -41,9 +41,8 @@ replay_memory replay_memory_of(const std::vector<replay_memory_reading>& runs,
   };
   std::vector<double> growth, after_free, after_purge;
   for (const auto& r : runs) {
-    growth.push_back(
-        std::max(0.0, above(r.peak_rss_bytes, r.baseline_rss_bytes) -
-                          static_cast<double>(r.bookkeeping_bytes)));
+    growth.push_back(std::max(0.0, above(r.peak_rss_bytes, r.baseline_rss_bytes) -
+                                       static_cast<double>(r.bookkeeping_bytes)));
     after_free.push_back(above(r.rss_after_free_bytes, r.baseline_rss_bytes));
     after_purge.push_back(above(r.rss_after_purge_bytes, r.baseline_rss_bytes));
   }
