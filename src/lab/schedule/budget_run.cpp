@@ -21,10 +21,6 @@ using steady = std::chrono::steady_clock;
 // that other processes kept 80 % busy).
 constexpr double closing_seconds = 15;
 
-double seconds_since(steady::time_point start) {
-  return std::chrono::duration<double>(steady::now() - start).count();
-}
-
 std::string clock_text(double seconds) {
   const auto s = static_cast<long>(std::max(0.0, seconds) + 0.5);
   return fmt::format("{}:{:02}", s / 60, s % 60);

@@ -13,10 +13,6 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-double seconds_since(steady::time_point start) {
-  return std::chrono::duration<double>(steady::now() - start).count();
-}
-
 }  // namespace
 
 std::string describe_task(const run_plan& plan, const task& t) {

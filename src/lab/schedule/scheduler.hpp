@@ -3,6 +3,7 @@
 // rounds are run by schedule/budget_run.hpp on the same executors.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -17,6 +18,11 @@
 #include "schedule/budget_account.hpp"
 
 namespace alloclab::lab {
+
+// Seconds on the steady clock since `start`.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 class executor;
 
