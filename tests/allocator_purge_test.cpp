@@ -17,14 +17,13 @@
 #include <map>
 #include <string>
 
+#include "support/text_contains.hpp"
+
 namespace {
 
 using alloclab::allocator_purge;
 using alloclab::purge_kind;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using alloclab::testing::contains;
 
 TEST(allocator_purge, finds_the_purge_of_this_process) {
   const allocator_purge purge = allocator_purge::find();

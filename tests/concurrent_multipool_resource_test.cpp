@@ -26,12 +26,13 @@
 
 #include <gtest/gtest.h>
 
+#include "block_exchange.hpp"
+#include "patterned_block.hpp"
 #include "test_resources.hpp"
 
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -44,6 +45,7 @@
 namespace {
 
 using namespace alloclab;
+using alloclab::testing::intact;
 
 // Runs `f` on a new thread and waits for it.
 template <class Function>
@@ -400,37 +402,11 @@ struct handed_block {
   unsigned char pattern;
 };
 
-class block_exchange {
- public:
-  void put(const handed_block& b) {
-    const std::lock_guard<std::mutex> lock{mutex_};
-    queue_.push_back(b);
-  }
-  bool take(handed_block& b) {
-    const std::lock_guard<std::mutex> lock{mutex_};
-    if (queue_.empty()) return false;
-    b = queue_.front();
-    queue_.pop_front();
-    return true;
-  }
-
- private:
-  std::mutex mutex_;
-  std::deque<handed_block> queue_;
-};
-
-bool intact(const handed_block& b) {
-  for (std::size_t i = 0; i < b.size; ++i) {
-    if (b.p[i] != std::byte{b.pattern}) return false;
-  }
-  return true;
-}
-
 TEST(concurrent_multipool_resource, stress_with_cross_thread_frees_matches_the_model) {
   checked_resource checker{std::pmr::new_delete_resource()};
   synchronized_resource<> upstream{&checker};  // oversize calls also come from many threads
   live_model model;
-  block_exchange exchange;
+  alloclab::testing::block_exchange<handed_block> exchange;
   std::atomic<int> errors{0};
   constexpr int threads = 4;
   constexpr int operations = 4000;

@@ -15,13 +15,14 @@
 
 #include <gtest/gtest.h>
 
+#include "block_exchange.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -144,7 +145,7 @@ TEST(concurrent_multipool_turnover,
 }
 
 // A block on its way from one thread to another, with a pattern to check.
-struct handed_block {
+struct turnover_block {
   concurrent_multipool_resource* pool;
   unsigned char* p;
   std::size_t size;
@@ -154,46 +155,27 @@ struct handed_block {
 
 // A few sizes (each pool touches few classes, so the test stays fast under
 // sanitizers), every power-of-two alignment up to 64.
-handed_block take_block(concurrent_multipool_resource& pool, std::mt19937& random) {
+turnover_block take_block(concurrent_multipool_resource& pool, std::mt19937& random) {
   static constexpr std::size_t sizes[] = {1, 24, 64, 100, 256, 600};
-  handed_block b{&pool, nullptr, sizes[random() % std::size(sizes)],
-                 std::size_t{1} << (random() % 7), static_cast<unsigned char>(random())};
+  turnover_block b{&pool, nullptr, sizes[random() % std::size(sizes)],
+                   std::size_t{1} << (random() % 7), static_cast<unsigned char>(random())};
   b.p = static_cast<unsigned char*>(pool.allocate(b.size, b.alignment));
   std::memset(b.p, b.pattern, b.size);
   return b;
 }
 
 // Frees `b`; false if its memory was overwritten while it was live.
-bool give_back(const handed_block& b) {
+bool give_back(const turnover_block& b) {
   bool intact = reinterpret_cast<std::uintptr_t>(b.p) % b.alignment == 0;
   for (std::size_t i = 0; i < b.size; ++i) intact = intact && b.p[i] == b.pattern;
   b.pool->deallocate(b.p, b.size, b.alignment);
   return intact;
 }
 
-class block_exchange {
- public:
-  void put(const handed_block& b) {
-    const std::lock_guard<std::mutex> lock{mutex_};
-    queue_.push_back(b);
-  }
-  bool take(handed_block& b) {
-    const std::lock_guard<std::mutex> lock{mutex_};
-    if (queue_.empty()) return false;
-    b = queue_.front();
-    queue_.pop_front();
-    return true;
-  }
-
- private:
-  std::mutex mutex_;
-  std::deque<handed_block> queue_;
-};
-
 // Destroyed after the thread's registry: allocates and frees once more then.
-struct late_user {
+struct late_pool_user {
   concurrent_multipool_resource* pool = nullptr;
-  ~late_user() {
+  ~late_pool_user() {
     if (pool != nullptr) use_once(*pool, 48);
   }
 };
@@ -210,7 +192,7 @@ struct generation {
   std::atomic<int>& errors;
   std::unique_ptr<concurrent_multipool_resource> middle;
   std::unique_ptr<concurrent_multipool_resource> top;
-  block_exchange exchange;
+  alloclab::testing::block_exchange<turnover_block> exchange;
 
   generation(concurrent_multipool_resource& base_pool, std::atomic<int>& error_count)
       : base(base_pool), errors(error_count) {
@@ -229,13 +211,13 @@ struct generation {
   }
 
   void work(unsigned seed) {
-    thread_local late_user late;  // constructed before this thread's registry
+    thread_local late_pool_user late;  // constructed before this thread's registry
     late.pool = &base;
     std::mt19937 random{seed};
-    std::vector<handed_block> mine;
+    std::vector<turnover_block> mine;
     for (int op = 0; op < operations; ++op) {
       const auto dice = random() % 8;
-      handed_block b{};
+      turnover_block b{};
       if (dice < 4 || mine.empty()) {
         mine.push_back(take_block(pick(random), random));
       } else if (dice < 6) {
@@ -248,7 +230,7 @@ struct generation {
         mine.pop_back();
       }
     }
-    for (const handed_block& b : mine)
+    for (const turnover_block& b : mine)
       if (!give_back(b)) ++errors;
   }
 
@@ -274,7 +256,7 @@ struct generation {
     holding.wait();
     use_once(*top, 24);  // the main thread's registry collects dead entries
     use_once(*middle, 24);
-    handed_block b{};
+    turnover_block b{};
     while (exchange.take(b))
       if (!give_back(b)) ++errors;
     top.reset();

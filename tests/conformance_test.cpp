@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "patterned_block.hpp"
 #include "test_heap.hpp"
 
 #include <cstdint>
@@ -23,6 +24,7 @@
 namespace {
 
 using namespace alloclab;
+using alloclab::testing::intact;
 using alloclab::testing::test_heap;
 
 // Each fixture owns a resource under test plus whatever it is built on.
@@ -88,13 +90,6 @@ struct live_block {
 
 void fill(const live_block& b) {
   std::memset(b.p, b.pattern, b.size);
-}
-
-bool intact(const live_block& b) {
-  for (std::size_t i = 0; i < b.size; ++i) {
-    if (b.p[i] != std::byte{b.pattern}) return false;
-  }
-  return true;
 }
 
 const std::vector<std::size_t> sizes = {0, 1, 3, 7, 13, 64, 100, 4095, 4096, 4097, 65536 + 17};

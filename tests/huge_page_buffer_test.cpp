@@ -26,11 +26,14 @@
 #include <string>
 #include <vector>
 
+#include "support/text_contains.hpp"
+
 namespace {
 
 using alloclab::huge_page_buffer;
 using alloclab::huge_page_options;
 using alloclab::thp_mode;
+using alloclab::testing::contains;
 
 constexpr std::size_t mib = std::size_t{1} << 20;
 const std::string thp_fixtures = std::string(ALLOCLAB_TEST_DATA) + "/thp/";
@@ -39,10 +42,6 @@ huge_page_options with_thp(const std::string& fixture) {
   huge_page_options options;
   options.thp_enabled_path = thp_fixtures + fixture;
   return options;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 TEST(huge_page_buffer, reads_every_thp_mode) {

@@ -26,11 +26,14 @@
 #include <fstream>
 #include <string>
 
+#include "support/text_contains.hpp"
+
 namespace {
 
 using alloclab::budget_source;
 using alloclab::memory_budget;
 using alloclab::memory_budget_options;
+using alloclab::testing::contains;
 
 const std::string fixtures = std::string(ALLOCLAB_TEST_DATA) + "/cgroup/";
 const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
@@ -42,10 +45,6 @@ memory_budget_options at(const std::string& fixture,
   options.cgroup_root = fixtures + fixture + "/sys_fs_cgroup";
   options.caller_limit = caller_limit;
   return options;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 TEST(memory_budget, detects_cgroup_v2_with_the_tightest_limit_up_the_hierarchy) {

@@ -92,7 +92,7 @@ TEST(AddressResidues, PlacementTableOverflowIsCounted) {
   EXPECT_EQ(r.overflow(), 10u);
 }
 
-copy_cliff_result cliff_at_16() {
+copy_cliff_result cliffs_with_one_at_16() {
   copy_cliff_config c;
   c.sizes = {2048};
   c.step = 16;
@@ -101,7 +101,7 @@ copy_cliff_result cliff_at_16() {
 }
 
 TEST(AddressResidues, CopiesOnTheCliffAreCounted) {
-  const copy_cliff_result cliffs = cliff_at_16();
+  const copy_cliff_result cliffs = cliffs_with_one_at_16();
   ASSERT_TRUE(cliffs.has_cliff());
   address_residue_recorder r;
   r.record(at(0x10000), 4096);
@@ -134,7 +134,7 @@ TEST(AddressResidues, JsonShape) {
   EXPECT_EQ(j.at("growth_overflow"), 0);
   EXPECT_TRUE(j.at("copies_on_cliff").is_null());  // no cliff table given
   EXPECT_TRUE(j.at("fraction_on_cliff").is_null());
-  const copy_cliff_result cliffs = cliff_at_16();
+  const copy_cliff_result cliffs = cliffs_with_one_at_16();
   const nlohmann::json k = to_json(r, &cliffs);
   EXPECT_EQ(k.at("copies_on_cliff"), 0);
   EXPECT_TRUE(k.at("fraction_on_cliff").is_null());  // no copies: no fraction

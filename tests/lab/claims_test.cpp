@@ -69,23 +69,25 @@ std::string verdict_of(const json& results, const json& one_claim) {
   return judge_claims(results, json{{"claims", json::array({one_claim})}}).at(0).at("verdict");
 }
 
-const json results = results_with(timing(200, 200, 40, 0.10), timing(100, 100, 10, 0.20));
+const json fast_and_slow = results_with(timing(200, 200, 40, 0.10), timing(100, 100, 10, 0.20));
 
 TEST(Claims, RatioInsideToleranceIsReproduced) {
-  EXPECT_EQ(verdict_of(results, claim("fast", "speedup_p50", 2.1)), "reproduced");
-  EXPECT_EQ(verdict_of(results, claim("fast", "jitter_ratio", 4.0)), "reproduced");
-  EXPECT_EQ(verdict_of(results, claim("fast", "speedup_mean", json::array({1.5, 2.5}))),
+  EXPECT_EQ(verdict_of(fast_and_slow, claim("fast", "speedup_p50", 2.1)), "reproduced");
+  EXPECT_EQ(verdict_of(fast_and_slow, claim("fast", "jitter_ratio", 4.0)), "reproduced");
+  EXPECT_EQ(verdict_of(fast_and_slow, claim("fast", "speedup_mean", json::array({1.5, 2.5}))),
             "reproduced");
 }
 
 TEST(Claims, RatioOutsideToleranceIsRefuted) {
-  EXPECT_EQ(verdict_of(results, claim("fast", "speedup_p50", 0.3)), "refuted");  // "3x slower"
-  EXPECT_EQ(verdict_of(results, claim("fast", "cv_ratio", 3.0)), "refuted");     // measured 0.5
+  EXPECT_EQ(verdict_of(fast_and_slow, claim("fast", "speedup_p50", 0.3)),
+            "refuted");                                                             // "3x slower"
+  EXPECT_EQ(verdict_of(fast_and_slow, claim("fast", "cv_ratio", 3.0)), "refuted");  // measured 0.5
 }
 
 TEST(Claims, ARatioVerdictCarriesItsRangeAndEstimateAsNumbers) {
   const json v =
-      judge_claims(results, json{{"claims", json::array({claim("fast", "speedup_p50", 2.1, 0.2)})}})
+      judge_claims(fast_and_slow,
+                   json{{"claims", json::array({claim("fast", "speedup_p50", 2.1, 0.2)})}})
           .at(0);
   EXPECT_NEAR(v.at("accepted").at("low").get<double>(), 2.1 / 1.2, 1e-9);
   EXPECT_NEAR(v.at("accepted").at("high").get<double>(), 2.1 * 1.2, 1e-9);
@@ -97,7 +99,8 @@ TEST(Claims, ARatioVerdictCarriesItsRangeAndEstimateAsNumbers) {
   EXPECT_GE(e.at("high").get<double>(), e.at("value").get<double>());
 
   const json missing =
-      judge_claims(results, json{{"claims", json::array({claim("absent", "speedup_p50", 2.0)})}})
+      judge_claims(fast_and_slow,
+                   json{{"claims", json::array({claim("absent", "speedup_p50", 2.0)})}})
           .at(0);
   EXPECT_TRUE(missing.at("accepted").is_null());
   EXPECT_TRUE(missing.at("estimates").empty());
@@ -105,7 +108,7 @@ TEST(Claims, ARatioVerdictCarriesItsRangeAndEstimateAsNumbers) {
 
 TEST(Claims, ARefutedRatioSaysHowItMissed) {
   auto detail_of = [](const json& one_claim) {
-    return judge_claims(results, json{{"claims", json::array({one_claim})}})
+    return judge_claims(fast_and_slow, json{{"claims", json::array({one_claim})}})
         .at(0)
         .at("detail")
         .get<std::string>();
@@ -136,9 +139,9 @@ TEST(Claims, TooFewSamplesAreNotJudged) {
 }
 
 TEST(Claims, MeasuredRatiosCarryTheirInterval) {
-  const json v =
-      judge_claims(results, json{{"claims", json::array({claim("fast", "speedup_p50", 2.0)})}})
-          .at(0);
+  const json v = judge_claims(fast_and_slow,
+                              json{{"claims", json::array({claim("fast", "speedup_p50", 2.0)})}})
+                     .at(0);
   const std::string measured = v.at("measured");
   EXPECT_EQ(measured.rfind("2.0", 0), 0u) << measured;
   EXPECT_NE(measured.find("x ["), std::string::npos) << measured;
@@ -148,7 +151,7 @@ TEST(Claims, MissingCellsAndUnmeasurableClaimsSayWhy) {
   json absent_with_hint = claim("absent", "speedup_p50", 1.0);
   absent_with_hint["run_with"] = "--workloads w --malloc all";
   const json verdicts = judge_claims(
-      results,
+      fast_and_slow,
       json{{"claims",
             json::array({claim("gone", "speedup_p50", 1.0),
                          claim("absent", "speedup_p50", 1.0),
@@ -232,7 +235,7 @@ TEST(Claims, HighestCostWorkloadUnderEveryMalloc) {
   EXPECT_EQ(v.at("measured"), "highest under 3/3 mallocs");
   c["candidate"] = "h_log";
   EXPECT_EQ(verdict_of(heap_results(), c), "refuted");
-  EXPECT_EQ(verdict_of(results, c), "not measured in this run");
+  EXPECT_EQ(verdict_of(fast_and_slow, c), "not measured in this run");
 }
 
 TEST(Claims, ReturnsMemoryComparesTheKeptShareWithTheThreshold) {
@@ -249,7 +252,7 @@ TEST(Claims, ReturnsMemoryComparesTheKeptShareWithTheThreshold) {
       << v.at("detail");
   c["returns"] = {"jemalloc", "mimalloc"};  // mimalloc keeps 70%
   EXPECT_EQ(verdict_of(heap_results(), c), "refuted");
-  EXPECT_EQ(verdict_of(results, c), "not measured in this run");
+  EXPECT_EQ(verdict_of(fast_and_slow, c), "not measured in this run");
 }
 
 TEST(Claims, ReturnsMemoryIsJudgedOnTheNamedRetentionFigure) {
@@ -314,11 +317,11 @@ TEST(Claims, RetentionOverTimeIsJudgedUnderLightLoadAtTheHorizon) {
   c["returns"] = {"jemalloc", "mimalloc"};  // no mimalloc timeline: not decided
   c["figure"] = "timeline_light";
   EXPECT_EQ(verdict_of(timeline_results(0.9, 0.1, 1.0), c), "inconclusive");
-  EXPECT_EQ(verdict_of(results, c), "not measured in this run");
+  EXPECT_EQ(verdict_of(fast_and_slow, c), "not measured in this run");
 }
 
 TEST(Claims, ARatioClaimIsJudgedOnTheStopRulesIntervalWhenTheRunHasOne) {
-  json r = results;  // over repetitions: 2.0x [~1.98-2.02], inside 2.1 +- 25 %
+  json r = fast_and_slow;  // over repetitions: 2.0x [~1.98-2.02], inside 2.1 +- 25 %
   const json c = claim("fast", "speedup_p50", 2.1);
   EXPECT_EQ(verdict_of(r, c), "reproduced");
   r["budget"] = {
@@ -332,7 +335,7 @@ TEST(Claims, ARatioClaimIsJudgedOnTheStopRulesIntervalWhenTheRunHasOne) {
 }
 
 TEST(Claims, TimeSizedCellsAreJudgedOnTheirOwnSamples) {
-  json r = results;
+  json r = fast_and_slow;
   r["config"]["samples_per_repetition"] = 5000;  // a budgeted run's most, not what each cell had
   for (auto& cell : r["workloads"][0]["cells"])
     if (cell["timing"].is_object()) cell["timing"]["samples"] = 5 * 40;  // 40 a repetition
@@ -355,9 +358,9 @@ TEST(Claims, LowestFigureClaims) {
                     {"candidate", "std"},
                     {"metric", "lowest_cv"},
                     {"among", json::array({"std", "fast"})}};
-  EXPECT_EQ(verdict_of(results, lowest_cv), "reproduced");
+  EXPECT_EQ(verdict_of(fast_and_slow, lowest_cv), "reproduced");
   lowest_cv["metric"] = "lowest_jitter";
-  EXPECT_EQ(verdict_of(results, lowest_cv), "refuted");
+  EXPECT_EQ(verdict_of(fast_and_slow, lowest_cv), "refuted");
   // The same ranking inside the noise: per-repetition CVs overlap.
   const json close =
       results_with(timing(200, 200, 40, 0.10, 5, 0.5), timing(100, 100, 10, 0.11, 5, 0.5));

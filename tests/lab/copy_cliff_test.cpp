@@ -42,7 +42,7 @@ model::copy_probe modelled(const copy_cliff_result& r) {
   return probe;
 }
 
-copy_cliff_config small_config() {
+copy_cliff_config small_cliff_config() {
   copy_cliff_config c;
   c.sizes = {4096, 32768};
   c.step = 8;
@@ -62,7 +62,7 @@ double flat(std::size_t bytes, unsigned delta) {
 }
 
 TEST(CopyCliff, FindsTheInjectedCliff) {
-  const copy_cliff_result r = find_copy_cliffs(small_config(), cliff_at_16);
+  const copy_cliff_result r = find_copy_cliffs(small_cliff_config(), cliff_at_16);
   EXPECT_EQ(r.costs.size(), 2u * 512u);
   ASSERT_TRUE(r.has_cliff());
   ASSERT_EQ(r.cliffs.size(), 6u);  // three distances at each of the two sizes
@@ -79,7 +79,7 @@ TEST(CopyCliff, FindsTheInjectedCliff) {
 }
 
 TEST(CopyCliff, FlatTableHasNoCliff) {
-  const copy_cliff_result r = find_copy_cliffs(small_config(), flat);
+  const copy_cliff_result r = find_copy_cliffs(small_cliff_config(), flat);
   EXPECT_FALSE(r.has_cliff());
   EXPECT_LT(r.worst_ratio(), 1.01);
   EXPECT_GE(r.worst_ratio(), 1.0);
@@ -89,7 +89,7 @@ TEST(CopyCliff, FlatTableHasNoCliff) {
 
 TEST(CopyCliff, CliffIsJudgedPerSize) {
   // Only 4 KiB has cliffs (6.7x, at 48 and 56..64 and 4088); 32 KiB costs more but is flat.
-  copy_cliff_config c = small_config();
+  copy_cliff_config c = small_cliff_config();
   auto at_4k = [](double slow) {
     return [slow](std::size_t bytes, unsigned delta) {
       if (bytes == 32768) return 5000.0;
@@ -118,7 +118,7 @@ TEST(CopyCliff, DeltaMod64) {
 }
 
 TEST(CopyCliff, OnCliffUsesTheLargestMeasuredSizeBelow) {
-  copy_cliff_config c = small_config();
+  copy_cliff_config c = small_cliff_config();
   // Cliff at 32 KiB only, at distance 16.
   const copy_cliff_result r = find_copy_cliffs(c, [](std::size_t bytes, unsigned delta) {
     return bytes == 32768 && delta == 16 ? 10000.0 : 100.0;
@@ -134,7 +134,7 @@ TEST(CopyCliff, OnCliffUsesTheLargestMeasuredSizeBelow) {
 }
 
 TEST(CopyCliff, JsonShapeAndRoundTrip) {
-  copy_cliff_result r = find_copy_cliffs(small_config(), cliff_at_16);
+  copy_cliff_result r = find_copy_cliffs(small_cliff_config(), cliff_at_16);
   r.glibc_tunables = "glibc.cpu.x86_rep_movsb_threshold=4000000";
   const nlohmann::json j = r.to_json();
   for (const char* key :
@@ -275,10 +275,10 @@ TEST(CopyCliff, FailingChildIsReportedNotThrown) {
 }
 
 TEST(CopyCliff, TunableWordingFollowsTheMeasurement) {
-  const copy_cliff_result plain = find_copy_cliffs(small_config(), cliff_at_16);
-  copy_cliff_result removed = find_copy_cliffs(small_config(), flat);
+  const copy_cliff_result plain = find_copy_cliffs(small_cliff_config(), cliff_at_16);
+  copy_cliff_result removed = find_copy_cliffs(small_cliff_config(), flat);
   removed.glibc_tunables = rep_movsb_off_tunables;
-  copy_cliff_result remains = find_copy_cliffs(small_config(), cliff_at_16);
+  copy_cliff_result remains = find_copy_cliffs(small_cliff_config(), cliff_at_16);
   remains.glibc_tunables = rep_movsb_off_tunables;
 
   const model::copy_probe plain_probe = modelled(plain);
@@ -292,12 +292,13 @@ TEST(CopyCliff, TunableWordingFollowsTheMeasurement) {
   EXPECT_NE(still.find("it remains (16.0x)"), std::string::npos) << still;
   EXPECT_EQ(still.find("removes"), std::string::npos);
   // No cliff to remove: the tunable is not mentioned.
-  const model::copy_probe none = modelled(find_copy_cliffs(small_config(), flat));
+  const model::copy_probe none = modelled(find_copy_cliffs(small_cliff_config(), flat));
   EXPECT_EQ(tunable_description(none, modelled(removed)), cliff_description(none));
 }
 
 TEST(CopyCliff, PlacementSummarySaysWhetherTheTwinWasMeasured) {
-  const placement_probe probe{find_copy_cliffs(small_config(), cliff_at_16), std::nullopt, "x"};
+  const placement_probe probe{find_copy_cliffs(small_cliff_config(), cliff_at_16), std::nullopt,
+                              "x"};
   nlohmann::json placement_json = probe.to_json();
   placement_json["check"] = "auto";
   model::placement_facts placement;

@@ -37,9 +37,9 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using namespace cli_support;
 
-const std::string tiny = " --iterations 20 --repetitions 2";
+const std::string tiny_run = " --iterations 20 --repetitions 2";
 
-std::string allow_debug() {
+std::string allow_debug_unless_release() {
   return alloclab::build::optimized && !alloclab::build::assertions && !alloclab::build::sanitized
              ? ""
              : " --allow-debug";
@@ -54,9 +54,9 @@ class Defects : public binary_test {
     EXPECT_EQ(o.err.find("json.exception"), std::string::npos) << o.err;
   }
   fs::path small_run(const std::string& extra = "") const {
-    const outcome o =
-        run("run --workloads trade_batch --strategies std,pmr_monotonic" + tiny +
-            " --no-placement-check --out " + (dir_ / "r").string() + extra + allow_debug());
+    const outcome o = run("run --workloads trade_batch --strategies std,pmr_monotonic" + tiny_run +
+                          " --no-placement-check --out " + (dir_ / "r").string() + extra +
+                          allow_debug_unless_release());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     return dir_ / "r" / "latest" / "results.json";
   }
@@ -123,8 +123,8 @@ TEST_F(Defects, InterruptLeavesNoWorkerAndNoEmptyDirectory) {
 
 TEST_F(Defects, CellTimeoutIsPerCell) {
   const outcome o =
-      run("run --workloads trade_batch,map_int --strategies std --cell-timeout 2" + tiny +
-              " --no-placement-check --out " + (dir_ / "r").string() + allow_debug(),
+      run("run --workloads trade_batch,map_int --strategies std --cell-timeout 2" + tiny_run +
+              " --no-placement-check --out " + (dir_ / "r").string() + allow_debug_unless_release(),
           "ALLOCLAB_TEST_WORKER_FAULT=hang:map_int/std@glibc");
   EXPECT_EQ(o.exit_code, 1) << o.err;
   const json r = json::parse(read_file(dir_ / "r" / "latest" / "results.json"));
@@ -149,8 +149,8 @@ TEST_F(Defects, NonNumericTimeoutIsBadInput) {
 
 TEST_F(Defects, RetentionAboveOneIsValid) {
   if (alloclab::build::sanitized) GTEST_SKIP() << "no heap-study cells under ASan";
-  const outcome o = run("run --workloads fifo_lognormal" + tiny + " --out " +
-                        (dir_ / "r").string() + allow_debug());
+  const outcome o = run("run --workloads fifo_lognormal" + tiny_run + " --out " +
+                        (dir_ / "r").string() + allow_debug_unless_release());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   json r = json::parse(read_file(dir_ / "r" / "latest" / "results.json"));
   // RSS can grow during a purge: a heap cell retaining 100.49 % is a measurement, not an error.
@@ -163,8 +163,9 @@ TEST_F(Defects, RetentionAboveOneIsValid) {
 
 // `report` renders the verdicts the run judged; only `--rejudge` judges again, and says so.
 TEST_F(Defects, ReportRendersTheStoredVerdictsUnlessAskedToRejudge) {
-  const outcome o = run("run --workloads trade_batch --strategies std" + tiny +
-                        " --no-placement-check --out " + (dir_ / "r").string() + allow_debug());
+  const outcome o =
+      run("run --workloads trade_batch --strategies std" + tiny_run +
+          " --no-placement-check --out " + (dir_ / "r").string() + allow_debug_unless_release());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   json r = json::parse(read_file(dir_ / "r" / "latest" / "results.json"));
   ASSERT_FALSE(r["claims"].empty());
@@ -191,7 +192,7 @@ TEST_F(Defects, LabelsNameTheBaselineMalloc) {
   const outcome o =
       run("run --workloads trade_batch --strategies std,pmr_monotonic --malloc "
           "glibc_arena2" +
-          tiny + " --out " + (dir_ / "r").string() + allow_debug());
+          tiny_run + " --out " + (dir_ / "r").string() + allow_debug_unless_release());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("speed vs std @ glibc_arena2"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("std @ glibc "), std::string::npos) << o.out;
@@ -200,9 +201,9 @@ TEST_F(Defects, LabelsNameTheBaselineMalloc) {
 }
 
 TEST_F(Defects, ProgressCountsEveryCellProcess) {
-  const outcome o =
-      run("run --workloads trade_batch,log_lines --strategies std,pmr_monotonic" + tiny +
-          " --processes 2 --no-placement-check --out " + (dir_ / "r").string() + allow_debug());
+  const outcome o = run("run --workloads trade_batch,log_lines --strategies std,pmr_monotonic" +
+                        tiny_run + " --processes 2 --no-placement-check --out " +
+                        (dir_ / "r").string() + allow_debug_unless_release());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   // Not a terminal: plain lines, counting 0..8 cell processes (4 cells x 2 processes).
   for (int done = 0; done <= 8; ++done)
@@ -258,10 +259,10 @@ TEST_F(Defects, ReportDestinationIsChecked) {
 }
 
 TEST_F(Defects, FileSizeLimitIsReported) {
-  const std::string command = "ulimit -f 4; '" + binary() +
-                              "' run --workloads trade_batch --strategies std" + tiny +
-                              " --no-placement-check --out '" + (dir_ / "r").string() + "'" +
-                              allow_debug() + " >/dev/null 2>'" + (dir_ / "err.txt").string() + "'";
+  const std::string command =
+      "ulimit -f 4; '" + binary() + "' run --workloads trade_batch --strategies std" + tiny_run +
+      " --no-placement-check --out '" + (dir_ / "r").string() + "'" + allow_debug_unless_release() +
+      " >/dev/null 2>'" + (dir_ / "err.txt").string() + "'";
   const int status = std::system(("sh -c \"" + command + "\"").c_str());
   ASSERT_TRUE(WIFEXITED(status)) << "killed by SIGXFSZ";
   EXPECT_EQ(WEXITSTATUS(status), 1);
@@ -272,8 +273,9 @@ TEST_F(Defects, FileSizeLimitIsReported) {
 }
 
 TEST_F(Defects, RunWithoutStdExplains) {
-  const outcome o = run("run --workloads trade_batch --strategies pmr_monotonic" + tiny +
-                        " --no-placement-check --out " + (dir_ / "r").string() + allow_debug());
+  const outcome o =
+      run("run --workloads trade_batch --strategies pmr_monotonic" + tiny_run +
+          " --no-placement-check --out " + (dir_ / "r").string() + allow_debug_unless_release());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("add std to --strategies"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("std p50"), std::string::npos) << "an empty table: " << o.out;
@@ -300,8 +302,9 @@ TEST_F(Defects, SmallCliFixes) {
   const outcome unknown = run("frobnicate");
   EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
   EXPECT_EQ(unknown.err.find("worker"), std::string::npos) << unknown.err;
-  const outcome o = run("run --workloads trade_batch --strategies std,pmr_monotonic" + tiny +
-                        " --no-placement-check --out " + (dir_ / "r").string() + allow_debug());
+  const outcome o =
+      run("run --workloads trade_batch --strategies std,pmr_monotonic" + tiny_run +
+          " --no-placement-check --out " + (dir_ / "r").string() + allow_debug_unless_release());
   EXPECT_NE(o.out.find("! = "), std::string::npos) << o.out;
 }
 

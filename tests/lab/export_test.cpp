@@ -21,18 +21,13 @@
 #include "cli_support.hpp"
 #include "export/gbench_export.hpp"
 #include "stats/stats.hpp"
+#include "report_fixture.hpp"
 
 namespace alloclab::lab {
 namespace {
 
 using json = nlohmann::json;
 using namespace cli_support;
-
-const fs::path fixture = fs::path(ALLOCLAB_TEST_DATA) / "report_fixture" / "results.json";
-
-json fixture_results() {
-  return json::parse(read_file(fixture));
-}
 
 json reference_output() {
   const std::string command = std::string("'") + ALLOCLAB_GBENCH_REFERENCE +
@@ -70,7 +65,7 @@ const json* first_entry(const json& benchmarks, const std::string& run_type,
 TEST(GbenchExport, KeysAndTypesMatchTheInstalledGoogleBenchmark) {
   const json reference = reference_output();
   ASSERT_TRUE(reference.is_object()) << "the reference program printed no JSON";
-  const json exported = to_gbench_json(fixture_results());
+  const json exported = to_gbench_json(report_fixture::results());
   expect_same_keys(reference.at("context"), exported.at("context"), "context");
   const json& ours = exported.at("benchmarks");
   const json* iteration = first_entry(reference.at("benchmarks"), "iteration");
@@ -91,7 +86,7 @@ TEST(GbenchExport, KeysAndTypesMatchTheInstalledGoogleBenchmark) {
 }
 
 TEST(GbenchExport, EntriesCarryTheCellsRepetitions) {
-  const json results = fixture_results();
+  const json results = report_fixture::results();
   const json exported = to_gbench_json(results);
   std::map<std::string, std::vector<double>> iterations;
   std::map<std::string, json> aggregates;
@@ -137,7 +132,7 @@ TEST(GbenchExport, EntriesCarryTheCellsRepetitions) {
 }
 
 TEST(GbenchExport, ACellThatDidNotRunIsAnErrorEntry) {
-  json results = fixture_results();
+  json results = report_fixture::results();
   json& cell = results.at("workloads").at(0).at("cells").at(1);
   cell["status"] = "failed";
   cell["reason"] = "worker killed by SIGKILL";
@@ -158,22 +153,23 @@ class ExportCommand : public binary_test {};
 
 TEST_F(ExportCommand, CommandWritesAndRefuses) {
   const fs::path out = dir_ / "gbench.json";
-  const outcome ok = run("export --format gbench " + fixture.string() + " -o " + out.string());
+  const outcome ok = run("export --format gbench " + report_fixture::results_file.string() +
+                         " -o " + out.string());
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_EQ(json::parse(read_file(out)), to_gbench_json(fixture_results()));
+  EXPECT_EQ(json::parse(read_file(out)), to_gbench_json(report_fixture::results()));
 
   const fs::path copy = dir_ / "results.json";
-  fs::copy_file(fixture, copy);
+  fs::copy_file(report_fixture::results_file, copy);
   for (const std::string& args :
-       {"export --format csv " + fixture.string(),
+       {"export --format csv " + report_fixture::results_file.string(),
         "export --format gbench " + copy.string() + " -o " + copy.string(),
         "export --format gbench " + (dir_ / "missing.json").string(),
-        std::string("export " + fixture.string())}) {
+        std::string("export " + report_fixture::results_file.string())}) {
     const outcome refused = run(args);
     EXPECT_EQ(refused.exit_code, 2) << args;
     EXPECT_EQ(line_count(refused.err), 1u) << args << ": " << refused.err;
   }
-  EXPECT_EQ(read_file(copy), read_file(fixture));
+  EXPECT_EQ(read_file(copy), read_file(report_fixture::results_file));
 }
 
 }  // namespace

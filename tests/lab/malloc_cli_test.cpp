@@ -22,20 +22,17 @@
 #include "results/schema_check.hpp"
 #include "cli_support.hpp"
 #include "model_agreement.hpp"
+#include "run_support.hpp"
 
 namespace alloclab::lab {
 namespace {
+using run_support::allow_debug;
+using run_support::sanitized;
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 using namespace cli_support;
 
-bool sanitized() {
-  return current_build().sanitized;
-}
-std::string allow_debug() {
-  return current_build().benchmark_ready() ? "" : " --allow-debug";
-}
 bool installed(const char* name) {
   return alloclab::heap::installed(*alloclab::heap::find_malloc(name));
 }
@@ -60,8 +57,8 @@ class MallocCli : public binary_test {
   }
 };
 
-const json& cell_of(const json& results, const std::string& workload, const std::string& strategy,
-                    const std::string& malloc) {
+const json& malloc_cell_of(const json& results, const std::string& workload,
+                           const std::string& strategy, const std::string& malloc) {
   static const json none = json::object();
   for (const auto& w : results.at("workloads"))
     if (w.at("name") == workload)
@@ -163,8 +160,8 @@ TEST_F(MallocCli, CrashingAndHangingWorkersBecomeFailedRowsAndEverythingElseIsKe
   if (sanitized()) GTEST_SKIP() << "AddressSanitizer owns malloc: no workers in sanitizer builds";
   const json crashed = heap_run("--malloc glibc --workloads fifo_uniform,fifo_lognormal",
                                 "ALLOCLAB_TEST_WORKER_FAULT=abort:fifo_lognormal/glibc", 1);
-  EXPECT_EQ(cell_of(crashed, "fifo_uniform", "malloc", "glibc").at("status"), "ok");
-  const json& dead = cell_of(crashed, "fifo_lognormal", "malloc", "glibc");
+  EXPECT_EQ(malloc_cell_of(crashed, "fifo_uniform", "malloc", "glibc").at("status"), "ok");
+  const json& dead = malloc_cell_of(crashed, "fifo_lognormal", "malloc", "glibc");
   EXPECT_EQ(dead.at("status"), "failed");
   EXPECT_NE(dead.at("reason").get<std::string>().find("SIGABRT"), std::string::npos)
       << dead.at("reason");
@@ -178,8 +175,8 @@ TEST_F(MallocCli, CrashingAndHangingWorkersBecomeFailedRowsAndEverythingElseIsKe
   const json hung =
       heap_run("--malloc glibc --workloads fifo_uniform,fifo_lognormal --cell-timeout 4",
                "ALLOCLAB_TEST_WORKER_FAULT=hang:fifo_lognormal/glibc", 1);
-  EXPECT_EQ(cell_of(hung, "fifo_uniform", "malloc", "glibc").at("status"), "ok");
-  const json& stuck = cell_of(hung, "fifo_lognormal", "malloc", "glibc");
+  EXPECT_EQ(malloc_cell_of(hung, "fifo_uniform", "malloc", "glibc").at("status"), "ok");
+  const json& stuck = malloc_cell_of(hung, "fifo_lognormal", "malloc", "glibc");
   EXPECT_EQ(stuck.at("status"), "failed");
   EXPECT_TRUE(stuck.at("worker").at("timed_out").get<bool>());
   EXPECT_NE(stuck.at("reason").get<std::string>().find("timed out"), std::string::npos)
@@ -193,13 +190,13 @@ TEST_F(MallocCli, LabWorkloadsRunUnderAnotherMallocInAProvenWorker) {
       "--workloads trade_batch,log_lines --strategies std,pmr_monotonic --malloc glibc," + other,
       "ALLOCLAB_TEST_WORKER_FAULT=abort:log_lines/" + other, 1);
   for (const char* strategy : {"std", "pmr_monotonic"}) {
-    EXPECT_EQ(cell_of(r, "trade_batch", strategy, "glibc").at("status"), "ok");
-    const json& c = cell_of(r, "trade_batch", strategy, other);
+    EXPECT_EQ(malloc_cell_of(r, "trade_batch", strategy, "glibc").at("status"), "ok");
+    const json& c = malloc_cell_of(r, "trade_batch", strategy, other);
     ASSERT_EQ(c.at("status"), "ok") << c.at("reason");
     EXPECT_TRUE(c.at("live_allocator").at("ok").get<bool>());
     EXPECT_FALSE(c.at("vs_std").is_null());  // compared with std @ glibc
-    EXPECT_EQ(cell_of(r, "log_lines", strategy, "glibc").at("status"), "ok");
-    EXPECT_EQ(cell_of(r, "log_lines", strategy, other).at("status"), "failed");
+    EXPECT_EQ(malloc_cell_of(r, "log_lines", strategy, "glibc").at("status"), "ok");
+    EXPECT_EQ(malloc_cell_of(r, "log_lines", strategy, other).at("status"), "failed");
   }
   // Asked directly, a worker that is not under the preload refuses to measure.
   if (other == "mimalloc") {
@@ -228,14 +225,15 @@ TEST_F(MallocCli, MissingAllocatorGivesARowAndFailsUnlessSkipped) {
   if (sanitized()) GTEST_SKIP() << "AddressSanitizer owns malloc";
   const std::string hide = "ALLOCLAB_TEST_HIDE_MALLOC=jemalloc";
   const json failed = heap_run("--malloc glibc,jemalloc --workloads fifo_lognormal", hide, 1);
-  const json& row = cell_of(failed, "fifo_lognormal", "malloc", "jemalloc");
+  const json& row = malloc_cell_of(failed, "fifo_lognormal", "malloc", "jemalloc");
   EXPECT_EQ(row.at("status"), "not_installed");
   EXPECT_NE(row.at("reason").get<std::string>().find("not installed"), std::string::npos);
-  EXPECT_EQ(cell_of(failed, "fifo_lognormal", "malloc", "glibc").at("status"), "ok");
+  EXPECT_EQ(malloc_cell_of(failed, "fifo_lognormal", "malloc", "glibc").at("status"), "ok");
 
   const json skipped =
       heap_run("--malloc glibc,jemalloc --skip-missing --workloads fifo_lognormal", hide, 0);
-  EXPECT_EQ(cell_of(skipped, "fifo_lognormal", "malloc", "jemalloc").at("status"), "not_installed");
+  EXPECT_EQ(malloc_cell_of(skipped, "fifo_lognormal", "malloc", "jemalloc").at("status"),
+            "not_installed");
   bool warned = false;
   for (const auto& w : skipped.at("warnings"))
     warned = warned || w.get<std::string>().find("not_installed") != std::string::npos;
@@ -243,7 +241,8 @@ TEST_F(MallocCli, MissingAllocatorGivesARowAndFailsUnlessSkipped) {
 
   // "all" means every installed one: the missing one is shown, but does not fail the run.
   const json all = heap_run("--malloc all --workloads fifo_lognormal", hide, 0);
-  EXPECT_EQ(cell_of(all, "fifo_lognormal", "malloc", "jemalloc").at("status"), "not_installed");
+  EXPECT_EQ(malloc_cell_of(all, "fifo_lognormal", "malloc", "jemalloc").at("status"),
+            "not_installed");
 }
 
 TEST_F(MallocCli, CustomPreloadLibraryRunsAsItsOwnMalloc) {
@@ -251,7 +250,7 @@ TEST_F(MallocCli, CustomPreloadLibraryRunsAsItsOwnMalloc) {
   const auto path = alloclab::heap::resolve_library("libjemalloc.so.2");
   if (!path) GTEST_SKIP() << "libjemalloc2 not installed";
   const json r = heap_run("--malloc " + *path + " --workloads fifo_lognormal", "", 0);
-  const json& c = cell_of(r, "fifo_lognormal", "malloc", "custom:libjemalloc.so.2");
+  const json& c = malloc_cell_of(r, "fifo_lognormal", "malloc", "custom:libjemalloc.so.2");
   ASSERT_EQ(c.at("status"), "ok") << c.at("reason");
   EXPECT_TRUE(c.at("live_allocator").at("ok").get<bool>());
   EXPECT_EQ(c.at("live_allocator").at("expected"), "custom");

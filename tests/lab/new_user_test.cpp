@@ -33,16 +33,14 @@
 #include "results/schema_check.hpp"
 #include "stats/decision.hpp"
 #include "stats/ratio_text.hpp"
+#include "run_support.hpp"
 
 namespace alloclab::lab {
 namespace {
+using run_support::allow_debug;
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using namespace cli_support;
-
-std::string allow_debug() {
-  return current_build().benchmark_ready() ? "" : " --allow-debug";
-}
 
 class NewUser : public binary_test {
  protected:

@@ -24,12 +24,12 @@ namespace {
 namespace heap = alloclab::heap;
 using json = nlohmann::json;
 
-std::string fixture(const std::string& name) {
+std::string noise_fixture(const std::string& name) {
   return std::string(ALLOCLAB_TEST_DATA) + "/noise/" + name;
 }
 
 json gate_of(const std::string& before, const std::string& after, double own_cpu_seconds) {
-  const heap::noise_probe first(fixture(before)), second(fixture(after));
+  const heap::noise_probe first(noise_fixture(before)), second(noise_fixture(after));
   heap::noise_watch watch(first.settings(), 200);
   watch.add(first.snapshot(0));
   watch.add(second.snapshot(10));
@@ -37,14 +37,14 @@ json gate_of(const std::string& before, const std::string& after, double own_cpu
 }
 
 TEST(NoiseGate, ReadsTheSettingsThatMoveTimings) {
-  const heap::host_settings s = heap::noise_probe(fixture("busy_before")).settings();
+  const heap::host_settings s = heap::noise_probe(noise_fixture("busy_before")).settings();
   EXPECT_EQ(s.governors, (std::vector<std::string>{"performance", "powersave"}));
   ASSERT_TRUE(s.boost.has_value());
   EXPECT_TRUE(*s.boost);
   EXPECT_EQ(s.thp.value_or(""), "madvise");
   EXPECT_EQ(s.aslr.value_or(-1), 2);
   EXPECT_EQ(s.cpus, 2);
-  const heap::host_settings none = heap::noise_probe(fixture("quiet_before")).settings();
+  const heap::host_settings none = heap::noise_probe(noise_fixture("quiet_before")).settings();
   EXPECT_TRUE(none.governors.empty());  // a VM without cpufreq: not readable, not guessed
   EXPECT_FALSE(none.boost.has_value());
   EXPECT_FALSE(none.thp.has_value());
@@ -79,7 +79,7 @@ TEST(NoiseGate, AQuietMachinePassesWithoutAWarning) {
 }
 
 TEST(NoiseGate, OneLookHasNoDuringFigures) {
-  const heap::noise_probe probe(fixture("busy_before"));
+  const heap::noise_probe probe(noise_fixture("busy_before"));
   heap::noise_watch watch(probe.settings(), 200);
   watch.add(probe.snapshot(0));
   const json g = watch.gate(1);

@@ -38,19 +38,19 @@
 #include "results/schema_check.hpp"
 #include "strategies/strategy.hpp"
 #include "workloads/workload.hpp"
+#include "run_support.hpp"
 
 namespace alloclab::lab {
 namespace {
+using run_support::allow_debug;
+using run_support::ignore_progress;
+using run_support::sanitized;
 
 using json = nlohmann::json;
 
 bool mimalloc_present() {
   const strategy_entry* s = find_strategy("mimalloc_heap");
   return s != nullptr && s->not_installed != nullptr && s->not_installed().empty();
-}
-
-bool sanitized() {
-  return current_build().sanitized;
 }
 
 // Every registered strategy that can run in this process.
@@ -71,7 +71,7 @@ std::vector<std::string> suite_workloads() {
   return names;
 }
 
-run_config small_config(const std::string& workload, std::vector<std::string> strategies) {
+run_config peer_config(const std::string& workload, std::vector<std::string> strategies) {
   run_config config;
   config.workloads = {workload};
   config.strategies = std::move(strategies);
@@ -82,9 +82,8 @@ run_config small_config(const std::string& workload, std::vector<std::string> st
   return config;
 }
 
-void ignore_progress(const progress_event&) {}
-
-const cell_measurement& cell_of(const workload_measurement& w, const std::string& strategy) {
+const cell_measurement& strategy_cell_of(const workload_measurement& w,
+                                         const std::string& strategy) {
   for (const auto& c : w.cells)
     if (c.strategy == strategy) return c;
   throw std::runtime_error("no cell " + strategy);
@@ -95,7 +94,7 @@ const cell_measurement& cell_of(const workload_measurement& w, const std::string
 std::vector<run_measurement> run_everything() {
   std::vector<run_measurement> runs;
   for (const auto& workload : suite_workloads())
-    runs.push_back(run_suite(small_config(workload, runnable_strategies()), ignore_progress));
+    runs.push_back(run_suite(peer_config(workload, runnable_strategies()), ignore_progress));
   return runs;
 }
 
@@ -134,7 +133,7 @@ TEST(StrategyConformance, EveryWorkloadHasAMultipoolNumber) {
     const workload_measurement& w = run.workloads.at(0);
     const bool threaded = find_workload(w.name)->threads > 1;
     for (const char* ours : {"alloclab_multipool", "alloclab_multipool_static"}) {
-      const cell_measurement& c = cell_of(w, ours);
+      const cell_measurement& c = strategy_cell_of(w, ours);
       if (threaded) {
         EXPECT_EQ(c.status, cell_status::not_applicable) << w.name << " / " << ours;
       } else {
@@ -144,7 +143,8 @@ TEST(StrategyConformance, EveryWorkloadHasAMultipoolNumber) {
       }
     }
     if (threaded) {
-      EXPECT_EQ(cell_of(w, "alloclab_concurrent_multipool").status, cell_status::ok) << w.name;
+      EXPECT_EQ(strategy_cell_of(w, "alloclab_concurrent_multipool").status, cell_status::ok)
+          << w.name;
     }
   }
 }
@@ -186,7 +186,7 @@ TEST(StrategyConformance, MultithreadedChecksumsAgreeAcrossStrategies) {
     // Several runs: thread interleavings differ, the results must not.
     std::set<std::uint64_t> sums;
     for (int round = 0; round < 3; ++round) {
-      const run_measurement run = run_suite(small_config(name, safe), ignore_progress);
+      const run_measurement run = run_suite(peer_config(name, safe), ignore_progress);
       for (const auto& c : run.workloads.at(0).cells) {
         ASSERT_EQ(c.status, cell_status::ok) << name << " / " << c.strategy << ": " << c.reason;
         sums.insert(c.checksum);
@@ -200,11 +200,11 @@ TEST(StrategyConformance, ArenaPeersResetEveryIteration) {
   // A stack or monotonic buffer that was not reset would exhaust (boost: throws, no number) or
   // grow (foonathan: heap blocks per iteration) over many iterations.
   run_config config =
-      small_config("string_concat", {"std", "foonathan_stack", "boost_pmr_monotonic"});
+      peer_config("string_concat", {"std", "foonathan_stack", "boost_pmr_monotonic"});
   config.counted_iterations = 200;
   const run_measurement run = run_suite(config, ignore_progress);
   for (const char* s : {"foonathan_stack", "boost_pmr_monotonic"}) {
-    const cell_measurement& c = cell_of(run.workloads.at(0), s);
+    const cell_measurement& c = strategy_cell_of(run.workloads.at(0), s);
     EXPECT_EQ(c.status, cell_status::ok) << s << ": " << c.reason;
     EXPECT_EQ(c.heap_allocations_per_iteration, 0.0) << s;
   }
@@ -417,7 +417,7 @@ using namespace cli_support;
 class PeersCli : public binary_test {
  protected:
   json lab_run(const std::string& args, const std::string& environment = "") const {
-    const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
+    const std::string allow = allow_debug();
     const outcome o =
         run("run --iterations 5 --repetitions 2 --processes 1 --no-placement-check --out " +
                 (dir_ / "results").string() + " " + args + allow,

@@ -1,4 +1,4 @@
-// Test plan: estimate_ratio, the one definition of every ratio between two timed cells.
+// Test plan: estimate_ratio, the one definition of every ratio between two timed_medians cells.
 //   The point and the interval come from the same per-repetition figures, so the point lies
 //   inside its own interval even when the pooled p50 disagrees with the repetitions (the
 //   request_mix_mt case: bimodal repetitions, pooled p50 far from their median)
@@ -15,7 +15,7 @@ namespace alloclab::lab {
 namespace {
 using json = nlohmann::json;
 
-json timed(double pooled_p50, std::vector<double> repetition_medians) {
+json timed_medians(double pooled_p50, std::vector<double> repetition_medians) {
   return {{"timing",
            {{"p50_ns", pooled_p50},
             {"mean_ns", pooled_p50},
@@ -26,8 +26,8 @@ json timed(double pooled_p50, std::vector<double> repetition_medians) {
 TEST(RatioIntervals, PointIsTheRatioOfRepetitionMediansAndLiesInItsInterval) {
   // Baseline: repetitions agree at 100 ns. Candidate: most repetitions near 100 ns, a few
   // much faster ones with many samples each, which drag the pooled p50 to 60 ns.
-  const json base = timed(100, {99, 100, 101, 100, 100, 99, 101});
-  const json candidate = timed(60, {101, 100, 102, 99, 100, 50, 52});
+  const json base = timed_medians(100, {99, 100, 101, 100, 100, 99, 101});
+  const json candidate = timed_medians(60, {101, 100, 102, 99, 100, 50, 52});
   const auto r = estimate_ratio("speedup_p50", base, candidate);
   ASSERT_TRUE(r.has_value());
   EXPECT_DOUBLE_EQ(r->value, 1.0);  // median 100 / median 100, not 100 / 60
@@ -39,16 +39,17 @@ TEST(RatioIntervals, PointIsTheRatioOfRepetitionMediansAndLiesInItsInterval) {
 }
 
 TEST(RatioIntervals, PooledFiguresWhenThereAreNoRepetitions) {
-  const auto r = estimate_ratio("speedup_mean", timed(120, {}), timed(40, {}));
+  const auto r = estimate_ratio("speedup_mean", timed_medians(120, {}), timed_medians(40, {}));
   ASSERT_TRUE(r.has_value());
   EXPECT_DOUBLE_EQ(r->value, 3.0);
   EXPECT_FALSE(r->range.valid());
 }
 
 TEST(RatioIntervals, NoRatioWithoutPositiveFigures) {
-  EXPECT_FALSE(estimate_ratio("speedup_p50", timed(0, {1, 2}), timed(10, {10})).has_value());
-  EXPECT_FALSE(estimate_ratio("speedup_p50", json{{"timing", nullptr}}, timed(10, {10})));
-  EXPECT_FALSE(estimate_ratio("no_such_metric", timed(10, {10}), timed(10, {10})));
+  EXPECT_FALSE(
+      estimate_ratio("speedup_p50", timed_medians(0, {1, 2}), timed_medians(10, {10})).has_value());
+  EXPECT_FALSE(estimate_ratio("speedup_p50", json{{"timing", nullptr}}, timed_medians(10, {10})));
+  EXPECT_FALSE(estimate_ratio("no_such_metric", timed_medians(10, {10}), timed_medians(10, {10})));
 }
 
 }  // namespace

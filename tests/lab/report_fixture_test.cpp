@@ -13,8 +13,6 @@
 //   the program frame's report and console summary render from its model part byte for byte
 //     (TryFixture.RendersTheStoredReportAndConsoleByteForByte).
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -26,45 +24,34 @@
 #include "render/markdown.hpp"
 #include "frames/heap/heap_retention.hpp"
 #include "results/schema_check.hpp"
+#include "report_fixture.hpp"
 
 namespace alloclab::lab {
 namespace {
 
 using json = nlohmann::json;
-const std::filesystem::path fixture = std::filesystem::path(ALLOCLAB_TEST_DATA) / "report_fixture";
-
-std::string text_of(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-json fixture_results() {
-  return json::parse(text_of(fixture / "results.json"));
-}
-
+using cli_support::read_file;
 TEST(ReportFixture, RendersTheStoredReportByteForByte) {
-  const std::string expected = text_of(fixture / "report.md");
+  const std::string expected = read_file(report_fixture::directory / "report.md");
   ASSERT_FALSE(expected.empty());
-  EXPECT_EQ(render_report(fixture_results()), expected);
+  EXPECT_EQ(render_report(report_fixture::results()), expected);
 }
 
 TEST(ReportFixture, RetentionSummaryIsTheBuildersOwn) {
-  const json r = fixture_results();
+  const json r = report_fixture::results();
   ASSERT_FALSE(r.at("heap_retention").empty());
   EXPECT_EQ(heap_retention_summary(r.at("workloads")), r.at("heap_retention"));
 }
 
 TEST(ReportFixture, FixtureIsSchemaValid) {
-  const auto problems = schema_violations(fixture_results(), results_schema());
+  const auto problems = schema_violations(report_fixture::results(), results_schema());
   EXPECT_TRUE(problems.empty()) << problems.front();
 }
 
 TEST(ReportFixture, KeySectionsFromTheModelReadOnce) {
-  const model::document d = model::from_json(fixture_results());
+  const model::document d = model::from_json(report_fixture::results());
   const std::string md = render_report(d);
-  EXPECT_EQ(md, render_report(fixture_results()));
+  EXPECT_EQ(md, render_report(report_fixture::results()));
   for (const char* section :
        {"# alloclab report\n", "> **SMOKE TEST (`--quick`)**", "## Headline: speed vs std @ glibc",
         "## alloclab vs peers", "| request_mix | ", "## What the numbers include", "## Seed claims",
@@ -82,14 +69,17 @@ TEST(ReportFixture, KeySectionsFromTheModelReadOnce) {
     EXPECT_NE(headline.find(line), std::string::npos) << line << "\n" << headline;
 }
 
-const std::filesystem::path try_fixture = std::filesystem::path(ALLOCLAB_TEST_DATA) / "try_fixture";
+const std::filesystem::path try_fixture_dir =
+    std::filesystem::path(ALLOCLAB_TEST_DATA) / "try_fixture";
 
 TEST(TryFixture, RendersTheStoredReportAndConsoleByteForByte) {
-  const model::document d = model::from_json(json::parse(text_of(try_fixture / "results.json")));
-  EXPECT_EQ(render_report(d), text_of(try_fixture / "report.md"));
+  const model::document d =
+      model::from_json(json::parse(read_file(try_fixture_dir / "results.json")));
+  EXPECT_EQ(render_report(d), read_file(try_fixture_dir / "report.md"));
   const auto* part = d.parts.get<program_document_figures>();
   ASSERT_NE(part, nullptr);
-  EXPECT_EQ(program::render_program_console(part->program), text_of(try_fixture / "console.txt"));
+  EXPECT_EQ(program::render_program_console(part->program),
+            read_file(try_fixture_dir / "console.txt"));
 }
 
 }  // namespace

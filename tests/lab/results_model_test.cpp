@@ -17,8 +17,6 @@
 //     gets it from its cells when read, and one that has it keeps it
 //     (AFileWithoutBudgetSpreadGetsItWhenRead).
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -29,20 +27,15 @@
 #include "model/versions.hpp"
 #include "results/schema_check.hpp"
 #include "model_agreement.hpp"
+#include "report_fixture.hpp"
 
 namespace alloclab::lab {
 namespace {
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
+using cli_support::read_file;
 const fs::path source_dir = fs::path(ALLOCLAB_TEST_DATA).parent_path().parent_path();
-
-std::string text_of(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 bool allows(const json& type, const char* name) {
   return type == name ||
@@ -114,12 +107,8 @@ TEST(ResultsModel, AFullyPopulatedDocumentRoundTrips) {
   EXPECT_TRUE(problems.empty()) << problems.front();
 }
 
-json fixture() {
-  return json::parse(text_of(fs::path(ALLOCLAB_TEST_DATA) / "report_fixture" / "results.json"));
-}
-
 TEST(ResultsModel, AVersion6FileKeepsItsKeysAndValues) {
-  const json read = fixture();
+  const json read = report_fixture::results();
   ASSERT_EQ(read.at("schema_version"), 6);
   const json written = model::to_json(model::from_json(read));
   model_agreement::expect_same_keys(read, written, "");
@@ -129,13 +118,13 @@ TEST(ResultsModel, AVersion6FileKeepsItsKeysAndValues) {
 }
 
 TEST(ResultsModel, TheFixtureAgreesWithTheModel) {
-  model_agreement::expect_model_agrees(fixture(), "report_fixture/results.json");
+  model_agreement::expect_model_agrees(report_fixture::results(), "report_fixture/results.json");
 }
 
 // The agreement check itself: a key the writer adds without adding it to the model is found,
 // null or not; a null key of another frame's cell (version 6) is not.
 TEST(ResultsModel, AKeyTheModelDoesNotKnowIsFound) {
-  json d = fixture();
+  json d = report_fixture::results();
   EXPECT_EQ(model::undescribed_keys(d), std::vector<std::string>());
   ASSERT_EQ(d["workloads"][0]["frame"], "batch");
   ASSERT_TRUE(d["workloads"][0]["cells"][0].contains("memory_frame"));
@@ -159,7 +148,7 @@ TEST(ResultsModel, AKeyTheModelDoesNotKnowIsFound) {
 }
 
 TEST(ResultsModel, WritingWhatWasReadIsStable) {
-  const json once = model::to_json(model::from_json(fixture()));
+  const json once = model::to_json(model::from_json(report_fixture::results()));
   EXPECT_EQ(model::to_json(model::from_json(once)), once);
 }
 
@@ -173,13 +162,13 @@ std::string refusal(const json& document) {
 }
 
 TEST(ResultsModel, RefusesWhatItCannotRead) {
-  json d = fixture();
+  json d = report_fixture::results();
   d["schema_version"] = 5;
   EXPECT_EQ(refusal(d), "schema_version is 5, this alloclab reads versions 6 to 7");
-  d = fixture();
+  d = report_fixture::results();
   d["workloads"][0]["cells"][1].erase("status");
   EXPECT_EQ(refusal(d), "/workloads/0/cells/1: missing key \"status\"");
-  d = fixture();
+  d = report_fixture::results();
   d["workloads"][1]["heap_spec"]["iterations"] = "many";
   EXPECT_EQ(refusal(d), "/workloads/1/heap_spec/iterations: expected an integer, found string");
   EXPECT_EQ(refusal(json::array()),
@@ -187,7 +176,7 @@ TEST(ResultsModel, RefusesWhatItCannotRead) {
 }
 
 TEST(ResultsModel, CommittedSchemaIsTheGeneratedOne) {
-  const std::string committed = text_of(source_dir / "src/lab/results/results.schema.json");
+  const std::string committed = read_file(source_dir / "src/lab/results/results.schema.json");
   EXPECT_EQ(committed, model::results_json_schema().dump(2) + "\n")
       << "regenerate it: build/release/alloclab schema > src/lab/results/results.schema.json";
 }
@@ -196,7 +185,7 @@ constexpr const char* begin_marker = "<!-- BEGIN field tables: generated from sr
 constexpr const char* end_marker = "<!-- END field tables -->";
 
 TEST(ResultsModel, DocsTablesAreTheGeneratedOnes) {
-  const std::string page = text_of(source_dir / "docs/results-schema.md");
+  const std::string page = read_file(source_dir / "docs/results-schema.md");
   const auto begin = page.find(begin_marker);
   const auto end = page.find(end_marker);
   ASSERT_NE(begin, std::string::npos);
@@ -249,7 +238,7 @@ TEST(ResultsModel, AFileWithoutBudgetSpreadGetsItWhenRead) {
   model::budget_facts budget;
   budget.mode = "fixed";
   budget.cells = spread_cells();
-  json d = fixture();
+  json d = report_fixture::results();
   d["budget"] = model::write_json(budget);
   ASSERT_FALSE(d["budget"].contains("spread"));
   const model::document read = model::from_json(d);

@@ -4,9 +4,11 @@
 
 #include "frames/batch/runner.hpp"
 #include "workloads/workload.hpp"
+#include "run_support.hpp"
 
 namespace alloclab::lab {
 namespace {
+using run_support::ignore_progress;
 
 // A deliberately broken workload: it builds different data under std::allocator than under
 // any other allocator, which the runner must refuse to report.
@@ -36,13 +38,11 @@ run_config small_config(std::vector<std::string> workloads, std::vector<std::str
   return config;
 }
 
-const cell_measurement& cell_of(const run_measurement& run, const std::string& strategy) {
+const cell_measurement& run_cell_of(const run_measurement& run, const std::string& strategy) {
   for (const auto& c : run.workloads.at(0).cells)
     if (c.strategy == strategy) return c;
   throw std::runtime_error("no cell " + strategy);
 }
-
-void ignore_progress(const progress_event&) {}
 
 TEST(Runner, DivergentChecksumsFailTheRunLoudly) {
   const run_config config = small_config({"test_divergent_checksum"}, {"std", "pmr_new_delete"});
@@ -67,11 +67,11 @@ TEST(Runner, ArenasAreSizedFromTrackingAndNeverTouchTheHeap) {
       run_suite(small_config({"map_string"}, {"std", "pmr_monotonic", "alloclab_arena",
                                               "alloclab_arena_static", "alloclab_pool"}),
                 ignore_progress);
-  EXPECT_EQ(cell_of(run, "std").heap_allocations_per_iteration,
+  EXPECT_EQ(run_cell_of(run, "std").heap_allocations_per_iteration,
             1000.0);  // 500 nodes + 500 heap-sized keys
   for (const char* arena :
        {"pmr_monotonic", "alloclab_arena", "alloclab_arena_static", "alloclab_pool"}) {
-    const cell_measurement& c = cell_of(run, arena);
+    const cell_measurement& c = run_cell_of(run, arena);
     EXPECT_EQ(c.status, cell_status::ok) << arena << ": " << c.reason;
     EXPECT_EQ(c.heap_allocations_per_iteration, 0.0) << arena;
     EXPECT_EQ(c.upstream_fallbacks_per_iteration, 0.0) << arena;
@@ -84,7 +84,7 @@ TEST(Runner, ArenasAreSizedFromTrackingAndNeverTouchTheHeap) {
 TEST(Runner, UndersizedBufferReportsItsFallbacksAsAWarning) {
   const run_measurement run = run_suite(
       small_config({"vector_push"}, {"std", "pmr_monotonic_undersized"}), ignore_progress);
-  const cell_measurement& c = cell_of(run, "pmr_monotonic_undersized");
+  const cell_measurement& c = run_cell_of(run, "pmr_monotonic_undersized");
   EXPECT_EQ(c.status, cell_status::ok);
   EXPECT_GT(c.upstream_fallbacks_per_iteration, 0.0);
   EXPECT_FALSE(c.warning.empty());
@@ -94,7 +94,7 @@ TEST(Runner, UndersizedBufferReportsItsFallbacksAsAWarning) {
 TEST(Runner, NodePoolIsNotApplicableToLargeRequests) {
   const run_measurement run =
       run_suite(small_config({"vector_push"}, {"std", "alloclab_pool"}), ignore_progress);
-  const cell_measurement& c = cell_of(run, "alloclab_pool");
+  const cell_measurement& c = run_cell_of(run, "alloclab_pool");
   EXPECT_EQ(c.status, cell_status::not_applicable);
   EXPECT_FALSE(c.reason.empty());
   EXPECT_TRUE(c.samples_ns.empty());

@@ -199,7 +199,7 @@ class ServeFrame : public binary_test {
   json results() const { return json::parse(read_file(dir_ / "r" / "latest" / "results.json")); }
 };
 
-const json& serve_cell(const json& r, const std::string& strategy) {
+const json& served_cell_of(const json& r, const std::string& strategy) {
   for (const auto& c : r.at("serve").at("workloads").at(0).at("cells"))
     if (c.at("strategy") == strategy) return c;
   throw std::runtime_error("no serve cell " + strategy);
@@ -236,8 +236,8 @@ TEST_F(ServeFrame, BatchAndServeEndToEnd) {
   model_agreement::expect_model_agrees(r, "the batch and serve run's results");
   ASSERT_TRUE(r.at("serve").is_object());
   EXPECT_EQ(r.at("serve").at("repetitions"), 2u);
-  const json& base = serve_cell(r, "std");
-  const json& pmr = serve_cell(r, "pmr_monotonic_over_pool");
+  const json& base = served_cell_of(r, "std");
+  const json& pmr = served_cell_of(r, "pmr_monotonic_over_pool");
   expect_served(base);
   expect_served(pmr);
   EXPECT_EQ(pmr.at("processes"), 2u);  // one fresh server per repetition
@@ -307,7 +307,7 @@ TEST_F(ServeFrame, CrashedOrHungServerIsAFailedRow) {
   EXPECT_NE(crashed.err.find("serve request_mix / std @ glibc: failed"), std::string::npos)
       << crashed.err;
   json r = results();
-  const json& dead = serve_cell(r, "std");
+  const json& dead = served_cell_of(r, "std");
   EXPECT_EQ(dead.at("status"), "failed");
   EXPECT_NE(dead.at("reason").get<std::string>().find("the server died during"), std::string::npos)
       << dead.at("reason");
@@ -315,7 +315,7 @@ TEST_F(ServeFrame, CrashedOrHungServerIsAFailedRow) {
       << dead.at("worker");
   EXPECT_NE(dead.at("worker").at("stderr_tail").get<std::string>().find("abort_later"),
             std::string::npos);
-  expect_served(serve_cell(r, "pmr_monotonic_over_pool"));  // the other variant still ran
+  expect_served(served_cell_of(r, "pmr_monotonic_over_pool"));  // the other variant still ran
   const std::string md = read_file(dir_ / "r" / "latest" / "report.md");
   EXPECT_NE(md.find("### Failed servers"), std::string::npos);
   EXPECT_EQ(run("validate " + (dir_ / "r" / "latest" / "results.json").string()).exit_code, 0);
@@ -325,8 +325,8 @@ TEST_F(ServeFrame, CrashedOrHungServerIsAFailedRow) {
                            "ALLOCLAB_TEST_WORKER_FAULT=hang:request_mix/std@glibc");
   EXPECT_EQ(hung.exit_code, 1) << hung.err;
   r = results();
-  EXPECT_EQ(serve_cell(r, "std").at("status"), "failed");
-  EXPECT_NE(serve_cell(r, "std").at("reason").get<std::string>().find("did not announce"),
+  EXPECT_EQ(served_cell_of(r, "std").at("status"), "failed");
+  EXPECT_NE(served_cell_of(r, "std").at("reason").get<std::string>().find("did not announce"),
             std::string::npos);
 }
 
