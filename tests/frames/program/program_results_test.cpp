@@ -125,6 +125,28 @@ TEST(ProgramResults, KnobChecksSayWhetherEachVariantsKnobsTook) {
   EXPECT_FALSE(c[1].at("knob_environment").empty());
 }
 
+TEST(ProgramResults, AKnobReadBackDifferentIsNotApplied) {
+  const std::vector<variant> one{{"jemalloc", {{"dirty_decay_ms", "0"}}}};
+  std::vector<run_row> rows(2);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows[i].round = i;
+    rows[i].record.reason = "knob dirty_decay_ms not applied";
+    rows[i].record.knobs = {{"dirty_decay_ms", "10000", "mallctl(opt.dirty_decay_ms)"}};
+  }
+  stopping_outcome outcome;
+  outcome.rounds = 2;
+  try_plan plan = plan_of(2);
+  plan.combinations = one;
+  const auto section = program_results(plan, rows, compute_figures(one, rows, false), false,
+                                       fixed_stopping(2), outcome);
+  const lab::knob_check_figures& check = section.combinations.at(0).knob_check;
+  EXPECT_EQ(check.status, "not applied");
+  ASSERT_TRUE(check.read_back.has_value());
+  EXPECT_EQ(check.read_back->at("dirty_decay_ms").applied, std::optional<bool>(false));
+  EXPECT_EQ(section.runs.at(1).reason,
+            std::optional<std::string>("knob dirty_decay_ms not applied"));
+}
+
 TEST(ProgramResults, FailedRunsKeepTheirReasonAndGiveNoRatio) {
   const json results = document_of(fixed_section());
   const json& program = results.at("program");
