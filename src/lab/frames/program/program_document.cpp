@@ -22,31 +22,28 @@ constexpr const char* frame_description =
     "by the liveness probe) and knob variant: CPU time of its process tree, wall time and peak RSS "
     "from wait4, so page faults, start-up and the program's own memory accesses are included";
 
-std::vector<std::string> warnings_of(const json& program) {
+std::vector<std::string> warnings_of(const lab::program_results_section& program) {
   std::vector<std::string> warnings;
-  const json& output = program.at("output");
-  if (output.at("mode") == "check" && !output.at("consistent").get<bool>())
-    warnings.push_back("program output differs: " + output.at("finding").get<std::string>());
-  for (const json& c : program.at("combinations"))
-    if (c.at("runs_failed").get<std::size_t>() > 0)
-      warnings.push_back(fmt::format("{}: {} of its runs failed (no numbers)",
-                                     c.at("name").get<std::string>(),
-                                     c.at("runs_failed").get<std::size_t>()));
+  if (program.output.mode == "check" && !program.output.consistent)
+    warnings.push_back("program output differs: " + program.output.finding.value());
+  for (const lab::combination_result& c : program.combinations)
+    if (c.runs_failed > 0)
+      warnings.push_back(
+          fmt::format("{}: {} of its runs failed (no numbers)", c.name, c.runs_failed));
   return warnings;
 }
 
 // The run's configuration in the lab's terms: one run of the program is one sample, a round is a
 // repetition; there are no workloads or strategies.
-lab::model::run_config config_of(const json& program) {
+lab::model::run_config config_of(const lab::program_results_section& program) {
   lab::model::run_config c;
-  for (const json& combination : program.at("combinations"))
-    if (combination.at("knobs").empty())
-      c.mallocs.push_back(combination.at("malloc").get<std::string>());
+  for (const lab::combination_result& combination : program.combinations)
+    if (combination.knobs.empty()) c.mallocs.push_back(combination.malloc);
   c.samples_per_repetition = 1;
-  c.repetitions = program.at("rounds").get<std::size_t>();
-  c.seed = program.at("seed").get<std::uint64_t>();
+  c.repetitions = program.rounds;
+  c.seed = program.seed;
   c.counted_iterations = 1;
-  c.cell_timeout_seconds = program.at("timeout_seconds").get<double>();
+  c.cell_timeout_seconds = program.timeout_seconds;
   return c;
 }
 
@@ -69,8 +66,8 @@ lab::model::significance_facts significance_of(std::size_t rounds) {
 
 }  // namespace
 
-json program_document(json program, const std::string& command_line, const std::string& created_utc,
-                      double duration_seconds) {
+json program_document(lab::program_results_section program, const std::string& command_line,
+                      const std::string& created_utc, double duration_seconds) {
   const lab::build_facts build = lab::current_build();
   lab::model::document d;
   d.schema_version = lab::results_schema_version;
@@ -82,12 +79,13 @@ json program_document(json program, const std::string& command_line, const std::
   d.environment = lab::describe_environment(build);  // no placement probe: null
   d.timer = timer_of();
   d.duration_seconds = duration_seconds;
-  d.significance = significance_of(program.at("rounds").get<std::size_t>());
+  d.significance = significance_of(program.rounds);
   d.warnings = warnings_of(program);
-  // No seed published a table of the user's program; no heap-study cell runs here.
+  d.parts.set(lab::program_document_figures{std::move(program)});
+  // No seed published a table of the user's program; no heap-study cell runs here: the heap
+  // frame's part is there, empty (its type is the heap frame's, not this one's to name).
   json results = lab::model::to_json(d);
   results["heap_retention"] = json::array();
-  results["program"] = std::move(program);
   return results;
 }
 

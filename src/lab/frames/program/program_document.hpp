@@ -4,7 +4,7 @@
 // `alloclab report`, `validate` and `compare` read it like any run's.
 //
 // Example:
-//   const auto results = alloclab::program::program_document(program, "alloclab try -- true",
+//   const auto results = alloclab::program::program_document(section, "alloclab try -- true",
 //                                                             "2026-01-01T00:00:00Z", 1.5);
 //   alloclab::program::write_program_outputs(results, "results/try-1");
 #pragma once
@@ -14,10 +14,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "frames/program/program_model.hpp"
+
 namespace alloclab::program {
 
-nlohmann::json program_document(nlohmann::json program, const std::string& command_line,
-                                const std::string& created_utc, double duration_seconds);
+nlohmann::json program_document(lab::program_results_section program,
+                                const std::string& command_line, const std::string& created_utc,
+                                double duration_seconds);
 
 void write_program_outputs(const nlohmann::json& results, const std::filesystem::path& directory);
 

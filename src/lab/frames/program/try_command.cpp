@@ -268,8 +268,9 @@ int execute_try(const try_request& request) {
       compute_figures(plan.combinations, rows, check, noise_floor,
                       stopping.adaptive ? std::optional(stopper.final_rule()) : std::nullopt);
   const nlohmann::json results = program_document(
-      program_json(plan, rows, figures, check, stopping, stopper.outcome()), request.command_line,
-      created, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      program_results(plan, rows, figures, check, stopping, stopper.outcome()),
+      request.command_line, created,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   write_program_outputs(results, directory);
   const lab::model::document document = lab::model::from_json(results);
   std::cout << render_program_console(document.parts.get<lab::program_document_figures>()->program)
