@@ -81,25 +81,6 @@ void end_progress_line() {
   if (::isatty(STDERR_FILENO)) std::cerr << "\r\033[K" << std::flush;
 }
 
-// Refuses an unoptimised build unless --allow-debug; returns whether the output is stamped DEBUG.
-bool check_build_or_refuse(bool allow_debug) {
-  const build_facts facts = current_build();
-  switch (judge_build(facts, allow_debug)) {
-    case build_verdict::publish:
-      return false;
-    case build_verdict::refuse:
-      throw usage_error(
-          fmt::format("this binary is not benchmark-ready ({}, build type {}); rebuild with "
-                      "`cmake --preset release` or pass --allow-debug to get DEBUG-stamped output",
-                      facts.describe(), facts.build_type));
-    case build_verdict::stamp_debug:
-      std::cerr << "alloclab: WARNING: DEBUG build (" << facts.describe()
-                << "); every output is stamped DEBUG\n";
-      return true;
-  }
-  return true;
-}
-
 // Everything about the output root that can be checked before measuring.
 void check_output_root(const fs::path& root) {
   try {
@@ -128,7 +109,7 @@ struct run_guard {
 run_guard guard_run(const run_request& request) {
   run_guard guard;
   check_output_root(request.out);
-  guard.debug = check_build_or_refuse(request.allow_debug);
+  guard.debug = stamp_debug_or_refuse(request.allow_debug);
   const std::string holder = fmt::format("pid {}, started {}, `{}`", ::getpid(),
                                          utc_now("%Y-%m-%dT%H:%M:%SZ"), request.command_line);
   const std::string path = heap::lock_path_from_environment();
@@ -169,16 +150,27 @@ std::vector<std::string> run_problems(const json& results, const run_plan& plan)
   return problems;
 }
 
+// What write_run leaves: the run's directory and its results read into the model, which both
+// reports were rendered from (report.html around report.md's text) and the console summary is.
+struct written_run {
+  fs::path directory;
+  model::document results;
+};
+
 // results.json first (a shard's shard.json before it), then the report, then the link: a failure
 // leaves what was written whole.
-fs::path write_run(const fs::path& root, const json& results, const std::string& shard_text) {
-  const fs::path directory = fresh_run_directory(root);
+written_run write_run(const fs::path& root, const json& results, const std::string& shard_text) {
+  written_run run{fresh_run_directory(root), {}};
+  const fs::path& directory = run.directory;
   fs::create_directories(directory);
   try {
     if (!shard_text.empty()) write_file_atomically(directory / shard_file_name, shard_text);
     write_file_atomically(directory / "results.json", results.dump(2) + "\n");
-    write_file_atomically(directory / "report.md", render_report(results));
-    write_file_atomically(directory / "report.html", render_html_report(results));
+    run.results = model::from_json(results);
+    const std::string report = render_report(run.results);
+    write_file_atomically(directory / "report.md", report);
+    write_file_atomically(directory / "report.html",
+                          render_html_report(run.results, report, results));
     replace_symlink_atomically(root / "latest", directory.filename());
   } catch (const std::system_error& e) {
     std::error_code ignored;
@@ -190,7 +182,7 @@ fs::path write_run(const fs::path& root, const json& results, const std::string&
                            (directory / "results.json").string())
              : ""));
   }
-  return directory;
+  return run;
 }
 
 }  // namespace
@@ -234,13 +226,13 @@ int execute_run(const run_request& request) {
           ? to_json(shard_file{*run.shard, run.deal, run.whole, records, context}).dump() + "\n"
           : "";
   const std::vector<std::string> problems = run_problems(results, plan);
-  const fs::path directory = write_run(request.out, results, shard_text);
+  const written_run written = write_run(request.out, results, shard_text);
 
-  std::string summary = render_headline(results);
-  for (const auto& warning : results["warnings"])
-    summary += "warning: " + warning.get<std::string>() + "\n";
-  summary += (guard.debug ? "DEBUG report: " : "report: ") + (directory / "report.html").string() +
-             " (charts; tables also in report.md)\n";
+  std::string summary = render_headline(written.results);
+  for (const std::string& warning : written.results.warnings)
+    summary += "warning: " + warning + "\n";
+  summary += (guard.debug ? "DEBUG report: " : "report: ") +
+             (written.directory / "report.html").string() + " (charts; tables also in report.md)\n";
   print_or_throw(summary);
   if (problems.empty()) return 0;
   std::cerr << fmt::format("alloclab: {} problem(s); results were written anyway:\n",

@@ -1,7 +1,11 @@
 #include "build_guard.hpp"
 
-#include <alloclab/build_info.hpp>
+#include <iostream>
 
+#include <alloclab/build_info.hpp>
+#include <fmt/format.h>
+
+#include "plan/request.hpp"
 #include "process/hooks.hpp"
 
 #ifndef ALLOCLAB_LAB_BUILD_TYPE
@@ -43,6 +47,24 @@ build_facts current_build() {
 build_verdict judge_build(const build_facts& facts, bool allow_debug) {
   if (facts.benchmark_ready()) return build_verdict::publish;
   return allow_debug ? build_verdict::stamp_debug : build_verdict::refuse;
+}
+
+bool stamp_debug_or_refuse(bool allow_debug) {
+  const build_facts facts = current_build();
+  switch (judge_build(facts, allow_debug)) {
+    case build_verdict::publish:
+      return false;
+    case build_verdict::refuse:
+      throw usage_error(
+          fmt::format("this binary is not benchmark-ready ({}, build type {}); rebuild with "
+                      "`cmake --preset release` or pass --allow-debug to get DEBUG-stamped output",
+                      facts.describe(), facts.build_type));
+    case build_verdict::stamp_debug:
+      std::cerr << "alloclab: WARNING: DEBUG build (" << facts.describe()
+                << "); every output is stamped DEBUG\n";
+      return true;
+  }
+  return true;
 }
 
 }  // namespace alloclab::lab

@@ -28,4 +28,8 @@ enum class build_verdict {
 
 build_verdict judge_build(const build_facts& facts, bool allow_debug);
 
+// The run's guard: refuses this binary unless it is benchmark-ready or --allow-debug was given
+// (usage_error); returns whether every output is stamped DEBUG, after warning on stderr.
+bool stamp_debug_or_refuse(bool allow_debug);
+
 }  // namespace alloclab::lab

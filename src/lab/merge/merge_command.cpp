@@ -62,8 +62,10 @@ json results_of(const machine_group& g, const std::string& command_line) {
 void write_results(const fs::path& directory, const json& results) {
   fs::create_directories(directory);
   write_file_atomically(directory / "results.json", results.dump(2) + "\n");
-  write_file_atomically(directory / "report.md", render_report(results));
-  write_file_atomically(directory / "report.html", render_html_report(results));
+  const model::document document = model::from_json(results);
+  const std::string report = render_report(document);
+  write_file_atomically(directory / "report.md", report);
+  write_file_atomically(directory / "report.html", render_html_report(document, report, results));
 }
 
 std::size_t cell_count(const json& results) {

@@ -109,6 +109,7 @@ run_plan plan_from_json(const json& j) {
   j.at("memory_budget").get_to(plan.memory_budget);
   j.at("huge_table_bytes").get_to(plan.huge_table_bytes);
   j.at("replay").get_to(plan.replay);
+  resolve_repetitions(plan);
   return plan;
 }
 

@@ -259,6 +259,13 @@ std::vector<task> interleaved_schedule(const std::vector<std::size_t>& repetitio
   return schedule;
 }
 
+void resolve_repetitions(run_plan& plan) {
+  plan.repetitions.clear();
+  for (const frame f : plan.frames) plan.repetitions[f] = plan.sizes.*module_of(f).repetitions;
+  for (const cell_spec& c : plan.cells)
+    plan.repetitions[c.frame] = plan.sizes.*module_of(c.frame).repetitions;
+}
+
 run_plan make_plan(const run_request& request, bool sanitized, const host_view& host) {
   run_plan plan;
   plan.replay = request.replay;  // its resources are chosen by the replay frame's resolve_sizes
@@ -294,14 +301,14 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
   resolve_retention(plan.sizes, request, seed_plan);
 
   plan.sizes.budget_seconds = resolve_budget(request, plan.frames);
+  if (plan.sizes.budget_seconds > 0) apply_budget_sizes(plan.sizes, request);
+  resolve_repetitions(plan);
   if (plan.sizes.budget_seconds > 0) {
-    apply_budget_sizes(plan.sizes, request);
     plan.schedule = first_round(budget_cells(plan), request.seed);
     return plan;
   }
   std::vector<std::size_t> repetitions;
-  for (const cell_spec& c : plan.cells)
-    repetitions.push_back(plan.sizes.*module_of(c.frame).repetitions);
+  for (const cell_spec& c : plan.cells) repetitions.push_back(plan.repetitions.at(c.frame));
   plan.schedule = interleaved_schedule(repetitions, plan.sizes.processes, request.seed);
   return plan;
 }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -102,7 +103,9 @@ struct workload_selection {
 };
 
 struct run_plan {
-  std::vector<frame> frames;            // the frames that have cells, table order
+  std::vector<frame> frames;  // the frames that have cells, table order
+  // Each frame's repetitions of a cell over all its processes, from its row (resolve_repetitions).
+  std::map<frame, std::size_t> repetitions;
   workload_selection workloads;         // by kind, registry order
   std::vector<std::string> strategies;  // batch frame, registry order
   std::vector<malloc_choice> mallocs;   // the first is the baseline malloc
@@ -160,6 +163,10 @@ struct host_view {
 // Validates everything and builds the cells and the schedule; throws usage_error.
 // `sanitized`: this binary runs under AddressSanitizer (only plain glibc, no heap frame).
 run_plan make_plan(const run_request& request, bool sanitized, const host_view& host = {});
+
+// Sets plan.repetitions from each frame's row once the sizes are final (make_plan does; a plan
+// read back from a shard file needs it too), so later stages read a value, not the frame table.
+void resolve_repetitions(run_plan& plan);
 
 // An empty name comes from a stray comma (`--workloads ,`): says so (usage_error naming `option`)
 // instead of guessing.

@@ -130,8 +130,9 @@ void ensure_writable_directory(const fs::path& directory) {
   fs::create_directories(directory, error);
   if (error) fail("cannot create directory " + directory.string(), error.value());
   if (!fs::is_directory(directory)) fail(directory.string() + " is not a directory", ENOTDIR);
-  write_file_atomically(directory / ".alloclab-write-probe", "probe\n");
-  fs::remove(directory / ".alloclab-write-probe", error);
+  const fs::path probe = directory / ".alloclab-write-probe";
+  write_file_atomically(probe, "probe\n");
+  ::unlink(probe.c_str());
 }
 
 std::string utc_now(const char* pattern) {

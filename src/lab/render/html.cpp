@@ -130,10 +130,15 @@ std::string html_page(const std::string& title, const std::string& body_html, co
 
 std::string render_html_report(const json& results, const report_options& options) {
   const model::document d = model::from_json(results);
+  return render_html_report(d, render_report(d, options), results);
+}
+
+std::string render_html_report(const model::document& d, const std::string& report_md,
+                               const json& results) {
   const std::string title =
       fmt::format("{}alloclab report {}", d.debug_build ? "DEBUG " : "", d.created_utc);
   // The title, run line and banners of report.md first, then the charts, then its sections.
-  const std::string tables = markdown_to_html(render_report(d, options));
+  const std::string tables = markdown_to_html(report_md);
   std::size_t first_section = tables.find("<h2");
   if (first_section == std::string::npos) first_section = tables.size();
   std::string body = "<main>\n" + tables.substr(0, first_section);

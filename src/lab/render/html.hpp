@@ -16,6 +16,10 @@
 namespace alloclab::lab {
 
 std::string render_html_report(const nlohmann::json& results, const report_options& options = {});
+// The same page from what a caller holds already: the results read into the model, report.md
+// rendered from it, and the results JSON the charts read (a run renders report.md once).
+std::string render_html_report(const model::document& results, const std::string& report_md,
+                               const nlohmann::json& results_json);
 
 // GitHub-flavoured Markdown (tables included) to HTML, via md4c.
 std::string markdown_to_html(const std::string& markdown);

@@ -251,9 +251,8 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
     std::sort(rs.parts.begin(), rs.parts.end(),
               [](const auto* a, const auto* b) { return a->part < b->part; });
 
-  const std::size_t repetitions = plan.frames.empty()
-                                      ? plan.sizes.repetitions
-                                      : plan.sizes.*module_of(plan.frames.front()).repetitions;
+  const std::size_t repetitions =
+      plan.frames.empty() ? plan.sizes.repetitions : plan.repetitions.at(plan.frames.front());
   const bool power = test_has_power(repetitions);
   const model::document head = skeleton(plan, run, context, repetitions, power);
   json results = model::to_json(head);
