@@ -9,22 +9,33 @@ namespace alloclab::heap {
 
 using nlohmann::json;
 
+lab::model::purge_call model_of(const purge_result& p) {
+  return lab::model::purge_call{p.method, p.available, p.rc};
+}
+
+lab::model::rss_series model_of(const rss_series& s) {
+  lab::model::rss_series out;
+  out.period_ms = s.period_ms;
+  if (!s.cgroup_file.empty()) {
+    out.cgroup_file = s.cgroup_file;
+    out.cgroup_bytes.emplace();
+  }
+  for (const rss_point& p : s.points) {
+    out.t_ms.push_back(std::round(p.t_ms * 10) / 10);
+    out.rss_bytes.push_back(p.rss_bytes);
+    if (out.cgroup_bytes)
+      out.cgroup_bytes->push_back(p.cgroup_bytes < 0 ? std::nullopt
+                                                     : std::optional<std::int64_t>(p.cgroup_bytes));
+  }
+  return out;
+}
+
 json to_json(const purge_result& p) {
-  return json{{"method", p.method}, {"available", p.available}, {"rc", p.rc}};
+  return lab::model::write_json(model_of(p));
 }
 
 json to_json(const rss_series& s) {
-  json t = json::array(), rss = json::array(), cgroup = json::array();
-  for (const rss_point& p : s.points) {
-    t.push_back(std::round(p.t_ms * 10) / 10);
-    rss.push_back(p.rss_bytes);
-    cgroup.push_back(p.cgroup_bytes < 0 ? json(nullptr) : json(p.cgroup_bytes));
-  }
-  return json{{"period_ms", s.period_ms},
-              {"cgroup_file", s.cgroup_file.empty() ? json(nullptr) : json(s.cgroup_file)},
-              {"t_ms", t},
-              {"rss_bytes", rss},
-              {"cgroup_bytes", s.cgroup_file.empty() ? json(nullptr) : cgroup}};
+  return lab::model::write_json(model_of(s));
 }
 
 json to_json(const live_allocator& l) {

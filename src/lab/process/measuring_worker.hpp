@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/values.hpp"
 #include "process/liveness.hpp"
 #include "process/purge.hpp"
 #include "process/rss_series.hpp"
@@ -43,5 +44,8 @@ cell_outcome run_measuring_worker(const worker_request& request);
 nlohmann::json to_json(const live_allocator& l);
 nlohmann::json to_json(const purge_result& p);
 nlohmann::json to_json(const rss_series& s);
+/// The results model's form of a worker's readings (the JSON above is theirs, written).
+lab::model::purge_call model_of(const purge_result& p);
+lab::model::rss_series model_of(const rss_series& s);
 
 }  // namespace alloclab::heap

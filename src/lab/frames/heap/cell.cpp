@@ -1,6 +1,7 @@
 #include "frames/heap/cell.hpp"
 
 #include "process/enum_names.hpp"
+#include "frames/heap/figures.hpp"
 #include "frames/heap/retention_timeline.hpp"
 
 #include <algorithm>
@@ -129,11 +130,33 @@ cell_spec cell_spec_from_json(const json& j) {
 
 namespace {
 
+// What the worker read of its memory, as the results cell reads it back.
+lab::heap_memory_reading memory_reading(const memory_figures& m) {
+  auto finite = [](double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; };
+  lab::heap_memory_reading r;
+  r.baseline_rss_bytes = m.baseline_rss_bytes;
+  r.peak_rss_bytes = m.peak_rss_bytes;
+  r.peak_was_reset = m.peak_was_reset;
+  r.rss_after_free_bytes = m.rss_after_free_bytes;
+  if (m.settled) {  // a process that did not wait has no settled readings (not zeros)
+    r.rss_100ms_after_free_bytes.emplace(m.rss_100ms_after_free_bytes);
+    r.rss_1s_after_free_bytes.emplace(m.rss_1s_after_free_bytes);
+  }
+  r.rss_after_purge_bytes = m.rss_after_purge_bytes;
+  r.last_free_ms = m.last_free_ms;
+  r.purge_ms = m.purge_ms;
+  r.rss_series = model_of(m.series);
+  r.purge = model_of(m.purge);
+  r.minor_faults = m.minor_faults;
+  r.major_faults = m.major_faults;
+  r.fragmentation = finite(m.fragmentation);
+  r.fragmentation_net = finite(m.fragmentation_net);
+  return r;
+}
+
 // The figures of a measured cell: the worker document's "result".
 json result_json(const cell_result& r) {
-  const memory_figures& m = r.memory;
-  auto finite_or_null = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
-  json result = json{
+  return json{
       {"ns_per_pair", r.ns_per_pair},
       {"ns_per_pair_reps", r.ns_per_pair_reps},
       {"pairs_per_rep", r.pairs_per_rep},
@@ -143,25 +166,8 @@ json result_json(const cell_result& r) {
       {"size_histogram_log2", r.size_histogram_log2},
       {"batch_ns", summary(r.batch_ns, r.spec.config.batch, r.spec.keep_samples)},
       {"noop_batch_ns", summary(r.noop_batch_ns, r.spec.config.batch, r.spec.keep_samples)},
-      {"memory", json{{"baseline_rss_bytes", m.baseline_rss_bytes},
-                      {"peak_rss_bytes", m.peak_rss_bytes},
-                      {"peak_was_reset", m.peak_was_reset},
-                      {"rss_after_free_bytes", m.rss_after_free_bytes},
-                      {"last_free_ms", m.last_free_ms},
-                      {"purge_ms", m.purge_ms},
-                      {"rss_series", to_json(m.series)},
-                      {"rss_after_purge_bytes", m.rss_after_purge_bytes},
-                      {"purge", to_json(m.purge)},
-                      {"minor_faults", m.minor_faults},
-                      {"major_faults", m.major_faults},
-                      {"fragmentation", finite_or_null(m.fragmentation)},
-                      {"fragmentation_net", finite_or_null(m.fragmentation_net)}}},
+      {"memory", lab::model::write_json(memory_reading(r.memory))},
   };
-  if (m.settled) {  // a process that did not wait has no settled readings (not zeros)
-    result["memory"]["rss_100ms_after_free_bytes"] = m.rss_100ms_after_free_bytes;
-    result["memory"]["rss_1s_after_free_bytes"] = m.rss_1s_after_free_bytes;
-  }
-  return result;
 }
 
 // Measures the cell `r.spec` names into `r`, its malloc proven live.

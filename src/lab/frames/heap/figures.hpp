@@ -15,6 +15,40 @@
 
 namespace alloclab::lab {
 
+// What one heap worker read of its memory (the worker document's `result.memory`); the results
+// cell takes the medians over the cell's processes (heap_memory below).
+struct heap_memory_reading {
+  std::uint64_t baseline_rss_bytes = 0, peak_rss_bytes = 0;
+  bool peak_was_reset = false;
+  std::uint64_t rss_after_free_bytes = 0;
+  model::omittable<std::uint64_t> rss_100ms_after_free_bytes, rss_1s_after_free_bytes;
+  std::uint64_t rss_after_purge_bytes = 0;
+  double last_free_ms = 0, purge_ms = 0;
+  model::rss_series rss_series;
+  model::purge_call purge;
+  std::uint64_t minor_faults = 0, major_faults = 0;
+  std::optional<double> fragmentation, fragmentation_net;
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.baseline_rss_bytes, "baseline_rss_bytes", "VmRSS before the runs");
+    field(s.peak_rss_bytes, "peak_rss_bytes", "VmHWM after the runs");
+    field(s.peak_was_reset, "peak_was_reset", "VmHWM was reset before the runs");
+    field(s.rss_after_free_bytes, "rss_after_free_bytes", "VmRSS with every block freed");
+    field(s.rss_100ms_after_free_bytes, "rss_100ms_after_free_bytes",
+          "100 ms after the last free; absent when the worker did not wait");
+    field(s.rss_1s_after_free_bytes, "rss_1s_after_free_bytes", "1 s after it; the same");
+    field(s.rss_after_purge_bytes, "rss_after_purge_bytes", "after the allocator's purge");
+    field(s.last_free_ms, "last_free_ms", "series time of the last free");
+    field(s.purge_ms, "purge_ms", "series time of the purge call");
+    field(s.rss_series, "rss_series", "RSS through the process");
+    field(s.purge, "purge", "the purge call");
+    field(s.minor_faults, "minor_faults", "during the runs");
+    field(s.major_faults, "major_faults", "during the runs");
+    field(s.fragmentation, "fragmentation", "peak RSS ÷ peak live bytes; null when not finite");
+    field(s.fragmentation_net, "fragmentation_net", "(peak − baseline RSS) ÷ peak live bytes");
+  }
+};
+
 struct retention_figures {
   std::optional<double> after_free_0ms, after_free_100ms, after_free_1s, after_purge;
   static constexpr const char* about_type =

@@ -20,67 +20,99 @@ namespace {
 
 using json = nlohmann::json;
 
+using reading_field = std::uint64_t heap_memory_reading::*;
+
+// Each process's memory reading, in part order.
+std::vector<heap_memory_reading> readings_of(const std::vector<const heap_figures*>& parts) {
+  std::vector<heap_memory_reading> out;
+  for (const heap_figures* p : parts)
+    out.push_back(model::read_json<heap_memory_reading>(p->memory, "/memory"));
+  return out;
+}
+
+template <class Get>
+std::vector<double> values_of(const std::vector<heap_memory_reading>& rs, Get get) {
+  std::vector<double> values;
+  for (const heap_memory_reading& r : rs)
+    if (const std::optional<double> v = get(r)) values.push_back(*v);
+  return values;
+}
+
+double median_field(const std::vector<heap_memory_reading>& rs, reading_field field) {
+  return median_of(values_of(
+      rs, [field](const heap_memory_reading& r) { return static_cast<double>(r.*field); }));
+}
+
 // Share of the RSS growth (peak - baseline) still resident, per settle time: medians over the
 // processes that took the reading (a budgeted run's first process each), then the ratio; null
 // when none did.
-retention_figures retention(const std::vector<const heap_figures*>& parts, double baseline,
+retention_figures retention(const std::vector<heap_memory_reading>& rs, double baseline,
                             double peak) {
-  const auto share = [&](const char* key) -> std::optional<double> {
-    std::vector<double> values;
-    for (const auto* p : parts)
-      if (p->memory.contains(key)) values.push_back(p->memory.at(key).get<double>());
+  const auto share = [&](auto get) -> std::optional<double> {
+    const std::vector<double> values = values_of(rs, get);
     if (values.empty()) return std::nullopt;
     return fraction_of(std::max(0.0, median_of(values) - baseline), peak - baseline);
   };
+  const auto settled = [](model::omittable<std::uint64_t> heap_memory_reading::*field) {
+    return [field](const heap_memory_reading& r) -> std::optional<double> {
+      if (!(r.*field)) return std::nullopt;
+      return static_cast<double>(*(r.*field));
+    };
+  };
+  const auto always = [](reading_field field) {
+    return [field](const heap_memory_reading& r) -> std::optional<double> {
+      return static_cast<double>(r.*field);
+    };
+  };
   retention_figures r;
-  r.after_free_0ms = share("rss_after_free_bytes");
-  r.after_free_100ms = share("rss_100ms_after_free_bytes");
-  r.after_free_1s = share("rss_1s_after_free_bytes");
-  r.after_purge = share("rss_after_purge_bytes");
+  r.after_free_0ms = share(always(&heap_memory_reading::rss_after_free_bytes));
+  r.after_free_100ms = share(settled(&heap_memory_reading::rss_100ms_after_free_bytes));
+  r.after_free_1s = share(settled(&heap_memory_reading::rss_1s_after_free_bytes));
+  r.after_purge = share(always(&heap_memory_reading::rss_after_purge_bytes));
   return r;
 }
 
 // The first process's RSS series, with the times of its last free and purge.
-std::optional<model::rss_series> rss_series_of(const heap_figures& first) {
-  const json& m = first.memory;
-  if (!m.contains("rss_series")) return std::nullopt;
-  auto s = first_process_series(m.at("rss_series"), "/memory/rss_series");
-  s.last_free_ms.emplace(model::read_json<double>(m.at("last_free_ms"), "/memory/last_free_ms"));
-  s.purge_ms.emplace(model::read_json<double>(m.at("purge_ms"), "/memory/purge_ms"));
+model::rss_series rss_series_of(const heap_memory_reading& first) {
+  model::rss_series s = first.rss_series;
+  s.process = 0;
+  s.last_free_ms.emplace(first.last_free_ms);
+  s.purge_ms.emplace(first.purge_ms);
   return s;
 }
 
 // Heap frame memory: each figure is the median over the cell's processes.
-heap_memory heap_memory_of(const std::vector<const heap_figures*>& parts) {
-  auto median_field = [&](const char* key) {
-    std::vector<double> values;
-    for (const auto* p : parts) values.push_back(p->memory.at(key).get<double>());
-    return median_of(values);
-  };
-  const double baseline = median_field("baseline_rss_bytes");
-  const double peak = median_field("peak_rss_bytes");
-  const double after_free = median_field("rss_after_free_bytes");
-  const double after_purge = median_field("rss_after_purge_bytes");
+heap_memory heap_memory_of(const std::vector<const heap_figures*>& parts,
+                           const std::vector<heap_memory_reading>& rs) {
+  const double baseline = median_field(rs, &heap_memory_reading::baseline_rss_bytes);
+  const double peak = median_field(rs, &heap_memory_reading::peak_rss_bytes);
+  const double after_free = median_field(rs, &heap_memory_reading::rss_after_free_bytes);
+  const double after_purge = median_field(rs, &heap_memory_reading::rss_after_purge_bytes);
   std::vector<double> live;
   for (const auto* p : parts) live.push_back(static_cast<double>(p->peak_live_bytes));
   auto whole = [](double v) { return static_cast<std::uint64_t>(std::llround(v)); };
-  const json& first = parts.front()->memory;
+  auto median_or_null = [&rs](std::optional<double> heap_memory_reading::*field) {
+    const std::vector<double> values =
+        values_of(rs, [field](const heap_memory_reading& r) { return r.*field; });
+    return values.empty() ? std::nullopt : std::optional<double>(median_of(values));
+  };
+  const heap_memory_reading& first = rs.front();
   heap_memory m;
   m.baseline_rss_bytes = whole(baseline);
   m.peak_rss_bytes = whole(peak);
-  m.peak_was_reset = first.at("peak_was_reset").get<bool>();
+  m.peak_was_reset = first.peak_was_reset;
   m.rss_after_free_bytes = whole(after_free);
   m.rss_after_purge_bytes = whole(after_purge);
   m.peak_live_bytes = whole(median_of(live));
-  m.fragmentation = median_field("fragmentation");
-  m.fragmentation_net = median_field("fragmentation_net");
+  m.fragmentation = median_or_null(&heap_memory_reading::fragmentation);
+  m.fragmentation_net = median_or_null(&heap_memory_reading::fragmentation_net);
   m.retained_after_free = fraction_of(std::max(0.0, after_free - baseline), peak - baseline);
   m.retained_after_purge = fraction_of(std::max(0.0, after_purge - baseline), peak - baseline);
-  m.retention = retention(parts, baseline, peak);
-  m.rss_series = rss_series_of(*parts.front());
-  m.purge = model::read_json<model::purge_call>(first.at("purge"), "/memory/purge");
-  m.minor_faults = whole(median_field("minor_faults"));
-  m.major_faults = whole(median_field("major_faults"));
+  m.retention = retention(rs, baseline, peak);
+  m.rss_series = rss_series_of(first);
+  m.purge = first.purge;
+  m.minor_faults = whole(median_field(rs, &heap_memory_reading::minor_faults));
+  m.major_faults = whole(median_field(rs, &heap_memory_reading::major_faults));
   m.processes = parts.size();
   return m;
 }
@@ -121,12 +153,13 @@ json heap_cell(const cell_spec& spec, const cell_records& rs) {
       timing.repetition_means_ns.push_back(s.mean);
       timing.repetition_cv.push_back(s.cv);
     }
-    faults += h.memory.at("minor_faults").get<double>();
     batches += static_cast<double>(h.batch_ns.size());
   }
+  const std::vector<heap_memory_reading> readings = readings_of(parts);
+  for (const heap_memory_reading& r : readings) faults += static_cast<double>(r.minor_faults);
   timing.timed_iterations = timing.samples_ns.size();
   cell.timing = timing_of(timing, 1);
-  heap_cell_figures figures{heap_memory_of(parts), pair_cost_of(parts, pair_reps)};
+  heap_cell_figures figures{heap_memory_of(parts, readings), pair_cost_of(parts, pair_reps)};
   const double growth = std::max(0.0, static_cast<double>(figures.memory->peak_rss_bytes) -
                                           static_cast<double>(figures.memory->baseline_rss_bytes));
   cell.os = model::os_figures{batches > 0 ? 1000.0 * faults / batches : 0.0,
