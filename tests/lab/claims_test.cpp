@@ -12,10 +12,17 @@
 //   the seed claims file (TheSeedClaimsFileIsWellFormed).
 //   numbers for charts: accepted range and estimates as numbers
 //     (ARatioVerdictCarriesItsRangeAndEstimateAsNumbers).
+//   the verdicts are the results model's typed claims: what judge_claims writes is valid against
+//     the results schema and reads back into the model and writes again unchanged, with null
+//     where a figure has none (VerdictsRoundTripThroughTheModelsCodecAndSchema).
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
+#include "model/fields.hpp"
 #include "plan/seed_plan.hpp"
 #include "results/claims.hpp"
+#include "results/schema_check.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -203,15 +210,20 @@ json heap_results() {
           {"workloads", workloads}};
 }
 
+// "One of jemalloc, mimalloc and tcmalloc speeds h_exp up 1.4x-2.2x"; heap_results has no tcmalloc.
+json any_malloc_claim() {
+  return {{"id", "a"},
+          {"workload", "h_exp"},
+          {"baseline", "malloc"},
+          {"candidate", "malloc"},
+          {"candidate_mallocs", {"jemalloc", "mimalloc", "tcmalloc"}},
+          {"metric", "speedup_ns_per_pair"},
+          {"claimed", {1.4, 2.2}},
+          {"tolerance", 0.0}};
+}
+
 TEST(Claims, AnyOfSeveralMallocsInsideTheRangeReproducesAndSaysWhich) {
-  json c = {{"id", "a"},
-            {"workload", "h_exp"},
-            {"baseline", "malloc"},
-            {"candidate", "malloc"},
-            {"candidate_mallocs", {"jemalloc", "mimalloc", "tcmalloc"}},
-            {"metric", "speedup_ns_per_pair"},
-            {"claimed", {1.4, 2.2}},
-            {"tolerance", 0.0}};
+  json c = any_malloc_claim();
   const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
   EXPECT_EQ(v.at("verdict"), "reproduced");  // mimalloc 2.0x; jemalloc 1.25x is outside
   EXPECT_NE(v.at("measured").get<std::string>().find("jemalloc 1.25x ["), std::string::npos);
@@ -366,6 +378,61 @@ TEST(Claims, LowestFigureClaims) {
       results_with(timing(200, 200, 40, 0.10, 5, 0.5), timing(100, 100, 10, 0.11, 5, 0.5));
   lowest_cv["metric"] = "lowest_cv";
   EXPECT_EQ(verdict_of(close, lowest_cv), "inconclusive");
+}
+
+TEST(Claims, VerdictsRoundTripThroughTheModelsCodecAndSchema) {
+  json any_malloc = any_malloc_claim();
+  any_malloc["seed"] = "002";
+  any_malloc["source"] = "a seed's table";
+  any_malloc["statement"] = "some malloc is faster";
+  const json highest = {{"id", "h"},
+                        {"metric", "highest_ns_per_pair"},
+                        {"candidate", "h_uniform"},
+                        {"among_workloads", {"h_uniform", "h_exp", "h_log"}}};
+  const json malformed = {{"id", "m"}, {"statement", "names no metric"}};
+  // Cells without repetitions: the pooled ratio stands alone, its estimate's low and high null.
+  json pooled_only = any_malloc;
+  pooled_only["id"] = "p";
+  pooled_only.erase("candidate_mallocs");
+  pooled_only["candidate_malloc"] = "mimalloc";
+  json heap = heap_results();
+  for (json& w : heap.at("workloads"))
+    for (json& c : w.at("cells")) c.at("ns_per_pair").at("per_repetition") = json::array();
+  const json claims = {{"claims", json::array({any_malloc, highest, malformed})}};
+  const json one_claim = {{"claims", json::array({pooled_only})}};
+  for (const json& written :
+       {judge_claims(heap_results(), claims), judge_claims(heap, one_claim)}) {
+    EXPECT_EQ(schema_violations(written, results_schema().at("properties").at("claims")),
+              std::vector<std::string>());
+    const auto read = model::read_json<std::vector<model::claim_verdict>>(written, "/claims");
+    EXPECT_EQ(model::write_json(read), written);
+    for (const json& v : written) {
+      std::vector<std::string> keys;
+      for (const auto& [key, value] : v.items()) keys.push_back(key);
+      std::sort(keys.begin(), keys.end());
+      std::vector<std::string> model_keys = model::field_names<model::claim_verdict>();
+      std::sort(model_keys.begin(), model_keys.end());
+      EXPECT_EQ(keys, model_keys) << v.at("id");
+    }
+  }
+  const json v = judge_claims(heap_results(), claims);
+  EXPECT_EQ(v[0].at("seed"), "002");
+  EXPECT_EQ(v[0].at("candidate"), "malloc @ jemalloc|mimalloc|tcmalloc");
+  EXPECT_TRUE(v[0].at("accepted").at("low").is_number_float());
+  ASSERT_EQ(v[0].at("estimates").size(), 2u);  // tcmalloc has no cell
+  EXPECT_EQ(v[0].at("estimates")[1].at("malloc"), "mimalloc");
+  EXPECT_TRUE(v[0].at("estimates")[1].at("high").is_number_float());
+  EXPECT_TRUE(v[1].at("accepted").is_null());  // a ranking claim has no ratio range
+  EXPECT_EQ(v[1].at("estimates"), json::array());
+  EXPECT_EQ(v[2].at("verdict"), "not measurable here");
+  EXPECT_EQ(v[2].at("seed"), "");  // keys the claims file lacks are empty, not absent
+  EXPECT_NE(v[2].at("detail").get<std::string>().find("malformed claim"), std::string::npos);
+  const json single = judge_claims(heap, one_claim).at(0);
+  EXPECT_EQ(single.at("verdict"), "not judged: too few samples");
+  ASSERT_FALSE(single.at("estimates").empty());
+  EXPECT_TRUE(single.at("estimates")[0].at("value").is_number_float());
+  EXPECT_TRUE(single.at("estimates")[0].at("low").is_null());
+  EXPECT_TRUE(single.at("estimates")[0].at("high").is_null());
 }
 
 TEST(Claims, TheSeedClaimsFileIsWellFormed) {

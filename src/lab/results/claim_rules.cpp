@@ -117,15 +117,19 @@ std::string verdict_of(const ratio_estimate& r, const accepted_range& range) {
   return inconclusive;
 }
 
-json range_json(const accepted_range& range) {
-  return {{"low", range.low}, {"high", range.high}};
+model::interval accepted_interval(const accepted_range& range) {
+  return {range.low, range.high};
 }
 
-json estimate_json(const ratio_estimate& r, const std::string& malloc) {
-  return {{"malloc", malloc},
-          {"value", r.value},
-          {"low", r.range.valid() ? json(r.range.low) : json(nullptr)},
-          {"high", r.range.valid() ? json(r.range.high) : json(nullptr)}};
+model::claim_estimate estimate_of(const ratio_estimate& r, const std::string& malloc) {
+  model::claim_estimate e;
+  e.malloc = malloc;
+  e.value = r.value;
+  if (r.range.valid()) {
+    e.low = r.range.low;
+    e.high = r.range.high;
+  }
+  return e;
 }
 
 std::string estimate_text(const ratio_estimate& r) {

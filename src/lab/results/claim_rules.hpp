@@ -12,9 +12,11 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "model/claims.hpp"
 #include "results/ratio_intervals.hpp"
 
 namespace alloclab::lab::claim_rules {
@@ -38,8 +40,8 @@ struct outcome {
   std::string verdict;
   std::string measured;
   std::string detail;
-  json accepted = nullptr;         // {low, high}: the ratio range the claim accepts
-  json estimates = json::array();  // {malloc, value, low, high}: what the run measured
+  std::optional<model::interval> accepted{};       // the ratio range the claim accepts
+  std::vector<model::claim_estimate> estimates{};  // what the run measured
 };
 
 struct accepted_range {
@@ -74,9 +76,10 @@ std::string too_small(const json& results, const ratio_estimate& r, const std::s
 // Reproduced when the whole interval lies inside the accepted range, refuted when none of it
 // does, inconclusive when it straddles a bound.
 std::string verdict_of(const ratio_estimate& r, const accepted_range& range);
-// The verdict's figures as results.json holds them, and the estimate as the claims table shows it.
-json range_json(const accepted_range& range);
-json estimate_json(const ratio_estimate& r, const std::string& malloc);
+// The verdict's figures as the results model holds them, and the estimate as the claims table
+// shows it.
+model::interval accepted_interval(const accepted_range& range);
+model::claim_estimate estimate_of(const ratio_estimate& r, const std::string& malloc);
 std::string estimate_text(const ratio_estimate& r);
 
 // The stop rule's interval of the comparison `id` (results.json's `budget`, which every run

@@ -4,11 +4,14 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "embedded_files.hpp"
+#include "model/fields.hpp"
 #include "results/claim_rules.hpp"
 #include "results/ratio_intervals.hpp"
 #include "stats/ratio_text.hpp"
@@ -19,7 +22,10 @@ namespace {
 
 using namespace claim_rules;
 
-outcome judge_ratio(const json& results, const json& claim) {
+// The claim's candidate strategy under `candidate_malloc` against its baseline; `comparison_id`
+// names the pair in the stop rule's comparisons.
+outcome judge_ratio(const json& results, const json& claim, const std::string& candidate_malloc,
+                    const std::string& comparison_id) {
   const std::string workload = claim.at("workload");
   const std::string metric = claim.at("metric");
   const json* base = nullptr;
@@ -27,8 +33,8 @@ outcome judge_ratio(const json& results, const json& claim) {
   if (auto why = why_untimed(results, claim, workload, claim.at("baseline"),
                              claim.value("baseline_malloc", std::string("glibc")), base))
     return *why;
-  if (auto why = why_untimed(results, claim, workload, claim.at("candidate"),
-                             claim.value("candidate_malloc", std::string("glibc")), cand))
+  if (auto why =
+          why_untimed(results, claim, workload, claim.at("candidate"), candidate_malloc, cand))
     return *why;
 
   std::optional<ratio_estimate> measured = estimate_ratio(metric, *base, *cand);
@@ -36,19 +42,22 @@ outcome judge_ratio(const json& results, const json& claim) {
     return {not_measurable, "-",
             fmt::format("metric {} is undefined here (zero or negative figure)", metric)};
   const accepted_range range = accepted(claim);
-  const std::string id =
-      claim.at("id").get<std::string>() + claim.value("comparison_suffix", std::string());
-  const std::string judged_on = use_stop_rule_interval(results, id, *measured);
+  const std::string judged_on = use_stop_rule_interval(results, comparison_id, *measured);
   std::string detail = fmt::format("claimed {}, accepted {:.2f}-{:.2f}; {}",
                                    claim.at("claimed").dump(), range.low, range.high, judged_on);
-  const json estimates = json::array(
-      {estimate_json(*measured, claim.value("candidate_malloc", std::string("glibc")))});
+  const std::vector<model::claim_estimate> estimates{estimate_of(*measured, candidate_malloc)};
   if (const std::string small = too_small(results, *measured, metric, base, cand); !small.empty())
-    return {too_few, estimate_text(*measured), detail + "; " + small, range_json(range), estimates};
+    return {too_few, estimate_text(*measured), detail + "; " + small, accepted_interval(range),
+            estimates};
   const std::string verdict = verdict_of(*measured, range);
   if (verdict == refuted) detail += "; measured " + miss_direction(measured->value, range);
   if (verdict == inconclusive) detail += "; the interval straddles the accepted range";
-  return {verdict, estimate_text(*measured), detail, range_json(range), estimates};
+  return {verdict, estimate_text(*measured), detail, accepted_interval(range), estimates};
+}
+
+outcome judge_ratio(const json& results, const json& claim) {
+  return judge_ratio(results, claim, claim.value("candidate_malloc", std::string("glibc")),
+                     claim.at("id").get<std::string>());
 }
 
 // "Some candidate malloc is N x better than the baseline": each of `candidate_mallocs` that this
@@ -57,22 +66,19 @@ outcome judge_any_malloc(const json& results, const json& claim) {
   const accepted_range range = accepted(claim);
   std::string measured, outside;
   std::vector<std::string> inside, missing;
-  json estimates = json::array();
+  std::vector<model::claim_estimate> estimates;
   bool undecided = false;
-  for (const auto& m : claim.at("candidate_mallocs")) {
-    json one = claim;
-    one["candidate_malloc"] = m;
-    one["comparison_suffix"] = " @ " + m.get<std::string>();  // the stop rule's comparison id
-    const outcome o = judge_ratio(results, one);
+  for (const std::string m : claim.at("candidate_mallocs")) {
+    const std::string comparison_id = claim.at("id").get<std::string>() + " @ " + m;
+    const outcome o = judge_ratio(results, claim, m, comparison_id);
     if (o.verdict != reproduced && o.verdict != refuted && o.verdict != inconclusive) {
-      missing.push_back(m.get<std::string>());
+      missing.push_back(m);
       continue;
     }
     if (o.verdict == inconclusive) undecided = true;
-    measured +=
-        fmt::format("{}{} {}", measured.empty() ? "" : ", ", m.get<std::string>(), o.measured);
-    for (const json& e : o.estimates) estimates.push_back(e);
-    if (o.verdict == reproduced) inside.push_back(m.get<std::string>());
+    measured += fmt::format("{}{} {}", measured.empty() ? "" : ", ", m, o.measured);
+    estimates.insert(estimates.end(), o.estimates.begin(), o.estimates.end());
+    if (o.verdict == reproduced) inside.push_back(m);
   }
   if (measured.empty()) {
     const json* cell = nullptr;
@@ -91,7 +97,7 @@ outcome judge_any_malloc(const json& results, const json& claim) {
   return {!inside.empty() ? reproduced
           : undecided     ? inconclusive
                           : refuted,
-          measured, detail, range_json(range), estimates};
+          measured, detail, accepted_interval(range), estimates};
 }
 
 // The served throughput beside the server's CPU per request, and how much narrower the CPU
@@ -202,8 +208,8 @@ const json& seed_claims() {
   return claims;
 }
 
-json judge_claims(const json& results, const json& claims) {
-  json verdicts = json::array();
+std::vector<model::claim_verdict> claim_verdicts(const json& results, const json& claims) {
+  std::vector<model::claim_verdict> verdicts;
   for (const auto& claim : claims.at("claims")) {
     outcome o;
     std::pair<std::string, std::string> where;
@@ -213,21 +219,25 @@ json judge_claims(const json& results, const json& claims) {
     } catch (const json::exception& e) {
       o = {not_measurable, "-", fmt::format("malformed claim or results: {}", e.what())};
     }
-    const auto& [workload, candidate] = where;
-    verdicts.push_back({{"id", claim.at("id")},
-                        {"seed", claim.value("seed", "")},
-                        {"source", claim.value("source", "")},
-                        {"statement", claim.value("statement", "")},
-                        {"workload", workload},
-                        {"candidate", candidate},
-                        {"metric", claim.value("metric", "")},
-                        {"verdict", o.verdict},
-                        {"measured", o.measured},
-                        {"accepted", o.accepted},
-                        {"estimates", o.estimates},
-                        {"detail", o.detail}});
+    model::claim_verdict v;
+    v.id = claim.at("id");
+    v.seed = claim.value("seed", "");
+    v.source = claim.value("source", "");
+    v.statement = claim.value("statement", "");
+    std::tie(v.workload, v.candidate) = std::move(where);
+    v.metric = claim.value("metric", "");
+    v.verdict = std::move(o.verdict);
+    v.measured = std::move(o.measured);
+    v.accepted = o.accepted;
+    v.estimates = std::move(o.estimates);
+    v.detail = std::move(o.detail);
+    verdicts.push_back(std::move(v));
   }
   return verdicts;
+}
+
+json judge_claims(const json& results, const json& claims) {
+  return model::write_json(claim_verdicts(results, claims));
 }
 
 }  // namespace alloclab::lab
