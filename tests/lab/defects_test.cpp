@@ -99,11 +99,19 @@ TEST_F(Defects, InterruptLeavesNoWorkerAndNoEmptyDirectory) {
     // deadlines are generous: on 2 busy cores a process start can take seconds.
     const auto waited_for = [](const std::function<bool()>& done) {
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-      while (!done() && std::chrono::steady_clock::now() < deadline)
+      while (std::chrono::steady_clock::now() < deadline) {
+        if (done()) return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      return done();
+      }
+      return false;
     };
-    EXPECT_TRUE(waited_for([&] { return processes_with(marker) >= 2; })) << "no worker started";
+    // The hung worker stays; the workload's calibration process before it does not. So a second
+    // marked process must be seen on 25 polls in a row (0.5 s).
+    int polls_with_worker = 0;
+    EXPECT_TRUE(waited_for([&] {
+      polls_with_worker = processes_with(marker) >= 2 ? polls_with_worker + 1 : 0;
+      return polls_with_worker >= 25;
+    })) << "no worker started";
     ::kill(pid, sig);
     int status = 0;
     ::waitpid(pid, &status, 0);
