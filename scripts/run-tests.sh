@@ -3,7 +3,7 @@
 #   1. Release build (g++): unit tests, lab tests, usage examples, lab smoke run;
 #   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer (unoptimised, line
 #      tables only: -g1 names every frame of a report and builds faster than -g; compiled in
-#      unity batches where the files allow, as some test drivers of step 1 are: never the lab
+#      unity batches where the files allow, as most test drivers of step 1 are: never the lab
 #      binary of step 1);
 #   3. clang++ as C++20 with -Werror (unoptimised): the library, its tests, the lab (its test
 #      drivers and tests run in steps 1 and 2) and short libFuzzer runs (the header checks in
