@@ -6,7 +6,7 @@
 #include <new>
 #include <numeric>
 
-#include "frames/heap/size_distribution.hpp"
+#include "workloads/size_distribution.hpp"
 
 using namespace alloclab::heap;
 

@@ -208,16 +208,10 @@ std::set<std::string> arrows_into_frames() {
 TEST(FrameTable, StagesReachFramesOnlyThroughTheTable) {
   // Known exceptions, each a piece of a frame the stage still reads directly.
   const std::set<std::string> allowed = {
-      "plan/request.hpp -> replay",          // `replay`'s request carries the trace's facts
-      "main/replay_commands.cpp -> replay",  // the same, for its help text
-      "advise/advise.hpp -> replay",         // advise's sizing of a replay's arena
-      "trace/trace_info.cpp -> heap",        // a trace's sizes against seed 003's shapes
-      // advise reads the two frames it reconciles: the replay's cells and the real runs
+      // advise is no stage but a reader that reconciles two frames: the replay's cells (and
+      // how the replay sized its arena) against the program frame's real runs
       "advise/advise.cpp -> replay",
       "advise/program_runs.hpp -> program",
-      // the report skeleton's lab tables read the batch frame's figures (they belong in its
-      // folder, behind a row member)
-      "render/markdown.cpp -> batch",
   };
   const std::set<std::string> arrows = arrows_into_frames();
   for (const std::string& arrow : arrows)

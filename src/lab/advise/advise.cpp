@@ -10,6 +10,7 @@
 #include "advise/malloc_advice.hpp"
 #include "advise/program_runs.hpp"
 #include "frames/replay/figures.hpp"
+#include "frames/replay/replay_resources.hpp"
 #include "process/malloc_registry.hpp"
 #include "plan/plan.hpp"
 #include "plan/request.hpp"

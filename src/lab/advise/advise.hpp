@@ -13,7 +13,7 @@
 
 #include "model/document.hpp"
 #include "stats/decision.hpp"
-#include "frames/replay/replay_resources.hpp"
+#include "trace/trace_facts.hpp"
 #include "trace/trace_info.hpp"
 #include "trace/trace_reader.hpp"
 

@@ -15,8 +15,12 @@
 // |                   | (make_frame_executor)      |                                              |
 // | add_results       | results (build_results)    | adds the frame's figures to results.json     |
 // | describe          | results (build_results)    | what the frame's numbers include             |
+// | render_summary    | render (render_report)     | its sections at the head of report.md (after |
+// |                   |                            | the title), or nullptr                       |
 // | render_section    | render (render_report)     | the frame's report.md section, from the      |
 // |                   |                            | results model                                |
+// | render_details    | render (render_report)     | its closing tables (after the failures), or  |
+// |                   |                            | nullptr                                      |
 // | console_lines     | render (render_headline)   | its lines in the console summary a run ends  |
 // |                   |                            | with, from the results model, or nullptr     |
 // | method_lines      | render (Method section)    | how its cells ran, in report.md's Method, or |
@@ -90,7 +94,9 @@ struct frame_module {
   std::vector<model::workload> (*compare_workloads)(const model::document& results) = nullptr;
   double (*expected_seconds)(const run_plan& plan, const task& t) = nullptr;
   model::frame_results_parts results_parts;  // its own keys in results.json (model/frame_part.hpp)
+  void (*render_summary)(std::string& md, const model::document& results) = nullptr;
   void (*render_section)(std::string& md, const model::document& results) = nullptr;
+  void (*render_details)(std::string& md, const model::document& results) = nullptr;
   void (*console_lines)(std::string& out, const model::document& results) = nullptr;
   void (*method_lines)(std::string& md, const model::document& results) = nullptr;
   const workload_catalogue* workloads = nullptr;

@@ -19,7 +19,7 @@
 #include "render/units.hpp"
 #include "stats/decision.hpp"
 #include "stats/ratio_text.hpp"
-#include "frames/replay/replay_resources.hpp"
+#include "trace/trace_facts.hpp"
 #include "trace/trace_info.hpp"
 #include "trace/trace_reader.hpp"
 
@@ -122,7 +122,7 @@ replay_commands::replay_commands(CLI::App& app, const std::string& command_line)
                   "Comma-separated process-wide mallocs (default: glibc; advise: all), or a path "
                   "to a malloc library (.so)")
         ->expected(1);
-    c->add_option("--variants", r.replay.variants,
+    c->add_option("--variants", request_->variants,
                   "Knob variants, each a cell of its own, its knobs read back from the malloc in "
                   "the worker: MALLOC:KNOB=VALUE[+KNOB=VALUE],...; " +
                       heap::knob_summary());
@@ -167,6 +167,7 @@ bool replay_commands::parsed() const {
 int replay_commands::execute() const {
   const replay_command_request& q = *request_;
   for (auto* list : {&request_->run.mallocs, &request_->run.replay.strategies}) split_commas(*list);
+  request_->run.replay.variants = parse_knob_variants(request_->variants);
   if (replay_->parsed()) return execute_replay(q.run, q.trace);
   int status = 0;
   fs::path results_path = q.results;

@@ -20,8 +20,9 @@ namespace alloclab::lab {
 
 struct replay_command_request {
   std::string trace;
-  std::string results;  // advise --results
-  std::string real;     // advise --real: a program-frame results.json
+  std::string results;   // advise --results
+  std::string real;      // advise --real: a program-frame results.json
+  std::string variants;  // --variants, as typed (parsed into run.replay.variants)
   double noise_floor_percent = default_noise_floor_percent;  // advise --noise-floor
   run_request run;  // mallocs, out, repetitions, processes, quick, ...
 };

@@ -150,27 +150,20 @@ std::vector<std::string> run_problems(const json& results, const run_plan& plan)
   return problems;
 }
 
-// What write_run leaves: the run's directory and its results read into the model, which both
-// reports were rendered from (report.html around report.md's text) and the console summary is.
-struct written_run {
-  fs::path directory;
-  model::document results;
-};
-
 // results.json first (a shard's shard.json before it), then the report, then the link: a failure
 // leaves what was written whole.
-written_run write_run(const fs::path& root, const json& results, const std::string& shard_text) {
-  written_run run{fresh_run_directory(root), {}};
-  const fs::path& directory = run.directory;
+// `model` is `results` read into the model: both reports are rendered from it (report.html
+// around report.md's text). Returns the run's directory.
+fs::path write_run(const fs::path& root, const json& results, const model::document& model,
+                   const std::string& shard_text) {
+  const fs::path directory = fresh_run_directory(root);
   fs::create_directories(directory);
   try {
     if (!shard_text.empty()) write_file_atomically(directory / shard_file_name, shard_text);
     write_file_atomically(directory / "results.json", results.dump(2) + "\n");
-    run.results = model::from_json(results);
-    const std::string report = render_report(run.results);
+    const std::string report = render_report(model);
     write_file_atomically(directory / "report.md", report);
-    write_file_atomically(directory / "report.html",
-                          render_html_report(run.results, report, results));
+    write_file_atomically(directory / "report.html", render_html_report(model, report, results));
     replace_symlink_atomically(root / "latest", directory.filename());
   } catch (const std::system_error& e) {
     std::error_code ignored;
@@ -182,7 +175,7 @@ written_run write_run(const fs::path& root, const json& results, const std::stri
                            (directory / "results.json").string())
              : ""));
   }
-  return run;
+  return directory;
 }
 
 }  // namespace
@@ -225,14 +218,14 @@ int execute_run(const run_request& request) {
       run.shard
           ? to_json(shard_file{*run.shard, run.deal, run.whole, records, context}).dump() + "\n"
           : "";
+  const model::document model = model::from_json(results);
   const std::vector<std::string> problems = run_problems(results, plan);
-  const written_run written = write_run(request.out, results, shard_text);
+  const fs::path directory = write_run(request.out, results, model, shard_text);
 
-  std::string summary = render_headline(written.results);
-  for (const std::string& warning : written.results.warnings)
-    summary += "warning: " + warning + "\n";
-  summary += (guard.debug ? "DEBUG report: " : "report: ") +
-             (written.directory / "report.html").string() + " (charts; tables also in report.md)\n";
+  std::string summary = render_headline(model);
+  for (const std::string& warning : model.warnings) summary += "warning: " + warning + "\n";
+  summary += (guard.debug ? "DEBUG report: " : "report: ") + (directory / "report.html").string() +
+             " (charts; tables also in report.md)\n";
   print_or_throw(summary);
   if (problems.empty()) return 0;
   std::cerr << fmt::format("alloclab: {} problem(s); results were written anyway:\n",

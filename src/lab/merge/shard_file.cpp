@@ -17,8 +17,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(measurement_sizes, samples_per_repetition, re
                                    max_processes, repetition_ms, serve_hey_only,
                                    retention_horizon_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(memory_budget_choice, bytes, from_cgroup, source)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_trace_facts, threads, monotonic_footprint,
-                                   aligned_allocations)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_request, trace, name, facts, strategies)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(build_facts, optimized, assertions, sanitized, build_type,
                                    compiler, flags)

@@ -50,15 +50,17 @@ heap::variant malloc_choice::knob_variant() const {
   return {registry_name(), knobs};
 }
 
-std::vector<malloc_choice> add_knob_variants(std::vector<malloc_choice> chosen,
-                                             const std::string& text) {
-  if (text.empty()) return chosen;
-  std::vector<heap::variant> variants;
+std::vector<heap::variant> parse_knob_variants(const std::string& text) {
+  if (text.empty()) return {};
   try {
-    variants = heap::parse_variants(text);
+    return heap::parse_variants(text);
   } catch (const heap::variant_error& e) {
     throw usage_error(e.what());
   }
+}
+
+std::vector<malloc_choice> add_knob_variants(std::vector<malloc_choice> chosen,
+                                             std::vector<heap::variant> variants) {
   for (heap::variant& v : variants) {
     const auto base = std::find_if(chosen.begin(), chosen.end(), [&v](const malloc_choice& c) {
       return c.entry != nullptr && c.label == v.malloc;

@@ -44,11 +44,14 @@ inline constexpr const char* native_malloc = "glibc";
 std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& requested,
                                            bool sanitized);
 
-// Adds a choice per knob variant of --variants (process/malloc_knobs.hpp), after the malloc it
-// varies, labelled as the variant ("jemalloc dirty_decay_ms=0"). Each variant's malloc must be a
-// registry malloc among `chosen`; a bad text or malloc is a usage_error. Empty text: `chosen`.
+// The text of --variants, parsed (process/malloc_knobs.hpp); bad text is a usage_error.
+std::vector<alloclab::heap::variant> parse_knob_variants(const std::string& text);
+
+// Adds a choice per knob variant, after the malloc it varies, labelled as the variant
+// ("jemalloc dirty_decay_ms=0"). Each variant's malloc must be a registry malloc among `chosen`,
+// else a usage_error.
 std::vector<malloc_choice> add_knob_variants(std::vector<malloc_choice> chosen,
-                                             const std::string& text);
+                                             std::vector<alloclab::heap::variant> variants);
 
 // The worker's environment for a choice (LD_PRELOAD, tuning variables set or removed, a knob
 // variant's knobs set).

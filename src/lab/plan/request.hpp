@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "frames/replay/replay_resources.hpp"
+#include "trace/trace_facts.hpp"
+#include "process/malloc_knobs.hpp"
 
 namespace alloclab::lab {
 
@@ -24,7 +25,7 @@ struct replay_request {
   std::string name;   // the workload name of its cells (the file's stem)
   replay_trace_facts facts;
   std::vector<std::string> strategies;  // --strategies of `replay`: replay_resources() names, "all"
-  std::string variants;  // --variants of `replay`: knob variants (process/malloc_knobs.hpp)
+  std::vector<alloclab::heap::variant> variants;  // --variants of `replay`, parsed by the command
 };
 
 // --placement-check: re-measure glibc cells under the variant without memmove's copy cliff.

@@ -17,6 +17,10 @@ struct document;
 namespace alloclab::lab::markdown {
 
 void batch_section(std::string& md, const model::document& r);
+// The batch frame's opening sections (headline, peers, placement) and closing workload tables,
+// through its row's render_summary and render_details.
+void batch_summary_sections(std::string& md, const model::document& r);
+void batch_workload_sections(std::string& md, const model::document& r);
 // Each frame's lines in the console summary (render_headline), through its row's console_lines.
 void batch_console_lines(std::string& out, const model::document& r);
 void heap_console_lines(std::string& out, const model::document& r);

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "frames/heap/size_distribution.hpp"
+#include "workloads/size_distribution.hpp"
 
 namespace alloclab::trace {
 

@@ -42,7 +42,9 @@ frame_module batch_frame() {
   row.expected_seconds = expected_batch_seconds;
   row.results_parts = {nullptr, nullptr, &model::part_codec_of<batch_workload_figures>(),
                        &model::part_codec_of<batch_cell_figures>()};
+  row.render_summary = markdown::batch_summary_sections;
   row.render_section = markdown::batch_section;
+  row.render_details = markdown::batch_workload_sections;
   row.console_lines = markdown::batch_console_lines;
   row.workloads = &lab_workload_catalogue();
   return row;

@@ -18,7 +18,7 @@
 
 #include "frames/heap/kernels.hpp"
 #include "process/measuring_worker.hpp"
-#include "frames/heap/size_distribution.hpp"
+#include "workloads/size_distribution.hpp"
 
 namespace alloclab::heap {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "frames/heap/kernels.hpp"
-#include "frames/heap/size_distribution.hpp"
+#include "workloads/size_distribution.hpp"
 #include "plan/plan.hpp"
 #include "workloads/catalogue.hpp"
 

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frames/heap/size_distribution.hpp"
+#include "workloads/size_distribution.hpp"
 #include "model/fields.hpp"
 
 namespace alloclab::lab::model {

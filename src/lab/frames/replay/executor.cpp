@@ -24,9 +24,6 @@ namespace alloclab::lab {
 namespace heap = alloclab::heap;
 using json = nlohmann::json;
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_trace_facts, threads, monotonic_footprint,
-                                   aligned_allocations)
-
 namespace {
 
 struct replay_spec {

@@ -9,14 +9,9 @@
 #include <string>
 #include <vector>
 
-namespace alloclab::lab {
+#include "trace/trace_facts.hpp"
 
-// What an entry needs to know about the trace to build its resource.
-struct replay_trace_facts {
-  std::size_t threads = 1;
-  std::uint64_t monotonic_footprint = 0;  // a bump arena's consumption (trace info)
-  std::uint64_t aligned_allocations = 0;  // memalign family: each may pad up to its alignment
-};
+namespace alloclab::lab {
 
 // A resource and whatever owns its memory (freed when the holder is destroyed).
 class replay_resource {

@@ -1,4 +1,4 @@
-#include "frames/heap/size_distribution.hpp"
+#include "workloads/size_distribution.hpp"
 
 #include "process/enum_names.hpp"
 
