@@ -62,6 +62,22 @@ TEST(Runner, AgreeingStrategiesShareOneChecksum) {
   }
 }
 
+TEST(Runner, EveryTimedRepetitionHasAReferenceReadingOnEachSide) {
+  const run_measurement run =
+      run_suite(small_config({"vector_push"}, {"std", "alloclab_pool"}), ignore_progress);
+  const cell_measurement& timed = run_cell_of(run, "std");
+  ASSERT_EQ(timed.repetition_medians_ns.size(), 2u);
+  EXPECT_EQ(timed.repetition_reference_before_ns.size(), 2u);
+  EXPECT_EQ(timed.repetition_reference_after_ns.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_GT(timed.repetition_reference_before_ns[i], 0.0) << i;
+    EXPECT_GT(timed.repetition_reference_after_ns[i], 0.0) << i;
+  }
+  const cell_measurement& untimed = run_cell_of(run, "alloclab_pool");  // not applicable
+  EXPECT_TRUE(untimed.repetition_reference_before_ns.empty());
+  EXPECT_TRUE(untimed.repetition_reference_after_ns.empty());
+}
+
 TEST(Runner, ArenasAreSizedFromTrackingAndNeverTouchTheHeap) {
   const run_measurement run =
       run_suite(small_config({"map_string"}, {"std", "pmr_monotonic", "alloclab_arena",

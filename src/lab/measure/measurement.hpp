@@ -44,6 +44,10 @@ struct cell_measurement {
   std::vector<double> repetition_p99_ns;      // one p99 per repetition: how stable the tail is
   std::vector<double> repetition_means_ns;    // one mean per repetition
   std::vector<double> repetition_cv;          // one CV per repetition
+  // Per repetition: the contention reference (measure/contention_reference.hpp) read right
+  // before its warm-up and right after its last sample, ns per chase.
+  std::vector<double> repetition_reference_before_ns;
+  std::vector<double> repetition_reference_after_ns;
   double heap_allocations_per_iteration = 0;
   double heap_bytes_per_iteration = 0;
   double upstream_fallbacks_per_iteration = 0;

@@ -70,10 +70,24 @@ struct address_residues {
   }
 };
 
+// The contention reference read around each repetition (measure/contention_reference.hpp).
+struct contention_readings {
+  std::vector<double> before_ns, after_ns;
+  static constexpr const char* about_type =
+      "the contention reference (a 64 KiB pointer chase, the median of 24) read around each "
+      "repetition, in the order of `timing.repetition_medians_ns`";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.before_ns, "before_ns", "ns per chase, right before the repetition's warm-up");
+    field(s.after_ns, "after_ns", "ns per chase, right after its last sample");
+  }
+};
+
 struct batch_cell_figures {
   std::optional<counted_pass> heap;
   std::optional<double> upstream_fallbacks_per_iteration;
   std::optional<address_residues> placement;
+  std::optional<contention_readings> contention_reference;
   static constexpr const char* about_type = "a lab workload's cell (the batch frame)";
   template <class S, class F>
   static void fields(S& s, F& field) {
@@ -83,6 +97,9 @@ struct batch_cell_figures {
     field(s.upstream_fallbacks_per_iteration, "upstream_fallbacks_per_iteration",
           "allocations the strategy's buffer passed to its upstream", model::at_least(0));
     field(s.placement, "placement", "counted pass: where the blocks landed");
+    field(s.contention_reference, "contention_reference",
+          "how fast the machine's caches were around each repetition (null without timing)",
+          model::may_be_absent);
   }
 };
 

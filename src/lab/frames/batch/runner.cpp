@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "measure/address_residues.hpp"
+#include "measure/contention_reference.hpp"
 #include "measure/heap_counter.hpp"
 #include "measure/os_stats.hpp"
 #include "plan/budget.hpp"
@@ -130,7 +131,9 @@ class cell {
     return sized_samples_;
   }
 
-  void timed_repetition(std::size_t samples, std::size_t batch) {
+  // One repetition: a reference reading, the warm-up, `samples` timed batches, a second reading.
+  void timed_repetition(std::size_t samples, std::size_t batch, contention_reference& reference) {
+    const double reference_before_ns = reference.reading();
     const std::size_t warmup_batches = std::max<std::size_t>(2, samples / 20);
     for (std::size_t i = 0; i < warmup_batches; ++i)
       if (!run_guarded(batch)) return;
@@ -152,6 +155,8 @@ class cell {
       return;
     }
     const os_snapshot after = take_os_snapshot();
+    out_.repetition_reference_before_ns.push_back(reference_before_ns);
+    out_.repetition_reference_after_ns.push_back(reference.reading());
     out_.minor_faults += after.minor_faults - before.minor_faults;
     out_.peak_rss_growth_kib += after.peak_rss_kib - before.peak_rss_kib;
     out_.timed_iterations += samples * batch;
@@ -186,6 +191,8 @@ class cell {
     out_.repetition_p99_ns.clear();
     out_.repetition_means_ns.clear();
     out_.repetition_cv.clear();
+    out_.repetition_reference_before_ns.clear();
+    out_.repetition_reference_after_ns.clear();
   }
 
   void verify(std::uint64_t sum, std::size_t iterations) const {
@@ -317,6 +324,7 @@ run_measurement run_suite(const run_config& config, const progress_callback& pro
                          : batch_size_for(fastest_iteration_ns(state.cells), run.clock);
   }
 
+  contention_reference reference;
   std::mt19937_64 shuffler(config.order_seed);
   std::vector<std::size_t> workload_order(states.size());
   for (std::size_t i = 0; i < workload_order.size(); ++i) workload_order[i] = i;
@@ -335,7 +343,7 @@ run_measurement run_suite(const run_config& config, const progress_callback& pro
                 ? c->samples_for_target(config.repetition_target_ns, config.min_samples,
                                         config.samples_per_repetition, batch)
                 : config.samples_per_repetition;
-        if (c->active()) c->timed_repetition(samples, batch);
+        if (c->active()) c->timed_repetition(samples, batch, reference);
       }
       done += order.size();
     }

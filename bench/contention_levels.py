@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Does the contention reference tell a cell's slow repetitions from its fast ones?
+
+Usage: bench/contention_levels.py RESULTS.json [--threshold 0.15]
+
+Reads the batch cells' `contention_reference` (the 64 KiB chase read before and after each
+repetition, measure/contention_reference.hpp) beside their `timing.repetition_medians_ns`.
+
+| figure | meaning |
+|---|---|
+| reference quantiles | every reading of the run, before and after, in ns per chase |
+| quiet level | the run's 10th percentile of readings |
+| quiet repetition | both its readings within `threshold` of the quiet level |
+| slow repetition | both readings above it; mixed: one of each |
+| rho | per cell, Spearman's rank correlation of a repetition's median with the mean of its two readings |
+| CV all / quiet | per cell, the CV of its repetition medians, all of them / quiet ones only (cells with 3+ quiet) |
+Prints Markdown.
+"""
+import argparse
+import json
+import math
+import statistics
+
+
+def ranks(values):
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    r = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2.0
+        i = j + 1
+    return r
+
+
+def spearman(x, y):
+    if len(x) < 3:
+        return None
+    rx, ry = ranks(x), ranks(y)
+    mx, my = statistics.fmean(rx), statistics.fmean(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else None
+
+
+def cv(values):
+    if len(values) < 2:
+        return None
+    m = statistics.fmean(values)
+    return statistics.stdev(values) / m if m > 0 else None
+
+
+def timed_cells(results):
+    for w in results.get("workloads", []):
+        if w.get("kind", "lab") != "lab":
+            continue
+        for c in w["cells"]:
+            ref = c.get("contention_reference")
+            timing = c.get("timing")
+            if not ref or not timing or not ref.get("before_ns"):
+                continue
+            medians = timing["repetition_medians_ns"]
+            if len(medians) != len(ref["before_ns"]):
+                continue
+            yield w["name"], c, medians, ref["before_ns"], ref["after_ns"]
+
+
+def quantile(sorted_values, q):
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("results")
+    parser.add_argument("--threshold", type=float, default=0.15)
+    args = parser.parse_args()
+    with open(args.results) as f:
+        results = json.load(f)
+    cells = list(timed_cells(results))
+    if not cells:
+        raise SystemExit("no batch cell with contention readings in " + args.results)
+    readings = sorted(v for _, _, _, b, a in cells for v in b + a)
+    quiet_level = quantile(readings, 0.10)
+    limit = quiet_level * (1 + args.threshold)
+    print("| readings | p5 | p25 | p50 | p75 | p95 | quiet level | limit |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| {} | {} |".format(len(readings), " | ".join(
+        "{:.0f}".format(quantile(readings, q)) for q in (0.05, 0.25, 0.5, 0.75, 0.95))) +
+        " {:.0f} | {:.0f} |".format(quiet_level, limit))
+    counts = {"quiet": 0, "slow": 0, "mixed": 0}
+    rows, rhos, cv_pairs = [], [], []
+    for name, c, medians, before, after in cells:
+        kinds = ["quiet" if b <= limit and a <= limit else "slow" if b > limit and a > limit
+                 else "mixed" for b, a in zip(before, after)]
+        for k in kinds:
+            counts[k] += 1
+        rho = spearman(medians, [(b + a) / 2 for b, a in zip(before, after)])
+        quiet = [m for m, k in zip(medians, kinds) if k == "quiet"]
+        cv_all, cv_quiet = cv(medians), cv(quiet) if len(quiet) >= 3 else None
+        if rho is not None:
+            rhos.append(rho)
+        if cv_all is not None and cv_quiet is not None:
+            cv_pairs.append((cv_all, cv_quiet))
+        rows.append((name, "{} @ {}".format(c["strategy"], c["malloc"]), len(medians),
+                     kinds.count("quiet"), kinds.count("slow"), rho, cv_all, cv_quiet))
+    total = sum(counts.values())
+    print()
+    print("| repetitions | quiet | slow | mixed | median rho | median CV all | median CV quiet |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    fmt = lambda v, p=2: "-" if v is None else "{:.{}f}".format(v, p)
+    print("| {} | {} ({:.0f} %) | {} ({:.0f} %) | {} | {} | {} | {} |".format(
+        total, counts["quiet"], 100 * counts["quiet"] / total, counts["slow"],
+        100 * counts["slow"] / total, counts["mixed"],
+        fmt(statistics.median(rhos) if rhos else None),
+        fmt(100 * statistics.median(p[0] for p in cv_pairs) if cv_pairs else None, 1) + " %",
+        fmt(100 * statistics.median(p[1] for p in cv_pairs) if cv_pairs else None, 1) + " %"))
+    print()
+    print("| workload | cell | reps | quiet | slow | rho | CV all | CV quiet |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for name, cell, n, q, s, rho, cv_all, cv_quiet in rows:
+        print("| {} | {} | {} | {} | {} | {} | {} | {} |".format(
+            name, cell, n, q, s, fmt(rho),
+            fmt(None if cv_all is None else 100 * cv_all, 1),
+            fmt(None if cv_quiet is None else 100 * cv_quiet, 1)))
+
+
+if __name__ == "__main__":
+    main()
