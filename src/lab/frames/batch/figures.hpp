@@ -87,7 +87,7 @@ struct batch_cell_figures {
   std::optional<counted_pass> heap;
   std::optional<double> upstream_fallbacks_per_iteration;
   std::optional<address_residues> placement;
-  std::optional<contention_readings> contention_reference;
+  model::omittable<contention_readings> contention_reference;
   static constexpr const char* about_type = "a lab workload's cell (the batch frame)";
   template <class S, class F>
   static void fields(S& s, F& field) {
@@ -98,8 +98,8 @@ struct batch_cell_figures {
           "allocations the strategy's buffer passed to its upstream", model::at_least(0));
     field(s.placement, "placement", "counted pass: where the blocks landed");
     field(s.contention_reference, "contention_reference",
-          "how fast the machine's caches were around each repetition (null without timing)",
-          model::may_be_absent);
+          "how fast the machine's caches were around each repetition; absent without timing and "
+          "in files written before it");
   }
 };
 
