@@ -19,10 +19,10 @@ TEST(RetentionTimeline, SampleTimesEndAtTheHorizon) {
 }
 
 TEST(RetentionTimeline, KeptShareLeavesOutLazyFreePagesAndClamps) {
-  EXPECT_DOUBLE_EQ(kept_share(150, 0, 100, 200).get<double>(), 0.5);
-  EXPECT_DOUBLE_EQ(kept_share(150, 40, 100, 200).get<double>(), 0.1);
-  EXPECT_DOUBLE_EQ(kept_share(90, 0, 100, 200).get<double>(), 0.0);
-  EXPECT_TRUE(kept_share(100, 0, 100, 100).is_null());  // no growth: nothing to keep
+  EXPECT_DOUBLE_EQ(kept_share(150, 0, 100, 200).value(), 0.5);
+  EXPECT_DOUBLE_EQ(kept_share(150, 40, 100, 200).value(), 0.1);
+  EXPECT_DOUBLE_EQ(kept_share(90, 0, 100, 200).value(), 0.0);
+  EXPECT_FALSE(kept_share(100, 0, 100, 100).has_value());  // no growth: nothing to keep
 }
 
 TEST(RetentionTimeline, ReadsLazyFreeFromSmapsRollup) {
@@ -56,20 +56,19 @@ TEST(RetentionTimeline, MeasuresRssAfterTheLastFreeOverTheHorizon) {
   s.light_load = true;
   s.horizon_s = 0.3;
   s.iterations = 3;
-  const json r = measure_retention(s).at("retention");
-  const json& timeline = r.at("timeline");
-  ASSERT_EQ(timeline.size(), 4u);
-  EXPECT_EQ(timeline.back().at("t_s"), 0.3);
-  EXPECT_GT(r.at("peak_rss_bytes").get<double>(), r.at("baseline_rss_bytes").get<double>());
-  for (const json& point : timeline) {
-    EXPECT_GT(point.at("rss_bytes").get<double>(), 0);
-    const json& kept = point.at("kept");
-    if (kept.is_number()) {
-      EXPECT_GE(kept.get<double>(), 0);
-      EXPECT_LE(kept.get<double>(), 1);
+  const retention_timeline_figures r = measure_retention(s);
+  ASSERT_EQ(r.timeline.size(), 4u);
+  EXPECT_EQ(r.timeline.back().t_s, 0.3);
+  EXPECT_GT(r.peak_rss_bytes, r.baseline_rss_bytes);
+  for (const retention_reading& point : r.timeline) {
+    EXPECT_GT(point.rss_bytes, 0);
+    if (point.kept) {
+      EXPECT_GE(*point.kept, 0);
+      EXPECT_LE(*point.kept, 1);
     }
   }
-  EXPECT_TRUE(r.at("background_thread").is_null());  // read back for jemalloc only
+  EXPECT_EQ(r.kept, r.timeline.back().kept);
+  EXPECT_FALSE(r.background_thread.has_value());  // read back for jemalloc only
 }
 
 }  // namespace

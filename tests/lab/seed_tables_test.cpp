@@ -146,8 +146,9 @@ TEST(SeedTables, TablesRenderOnlyWhereTheirFrameMeasured) {
   cell.hey->p99_ms = 1.5;
   cell.hey->throughput_rps = 31000.0;
   serve_document_figures figures;
-  figures.serve.connections = 1;
-  figures.serve.workloads.push_back({"request_mix", {"std", "glibc"}, {cell}});
+  figures.serve.emplace();
+  figures.serve->connections = 1;
+  figures.serve->workloads.push_back({"request_mix", {"std", "glibc"}, {cell}});
   served.parts.set(figures);
   std::string md = serve_rendered(served);
   EXPECT_NE(md.find("| plain | std @ glibc | 0.25 ms | 1.50 ms | 31000/s | baseline |"),
@@ -155,7 +156,7 @@ TEST(SeedTables, TablesRenderOnlyWhereTheirFrameMeasured) {
       << md;
   EXPECT_NE(md.find("| pooled | pmr_pool @ glibc | not in this run |"), std::string::npos) << md;
 
-  figures.serve.workloads[0].name = "another";
+  figures.serve->workloads[0].name = "another";
   served.parts.set(figures);
   md = serve_rendered(served);
   EXPECT_NE(md.find("## Batch and serve"), std::string::npos) << md;

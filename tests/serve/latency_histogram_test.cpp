@@ -4,7 +4,8 @@
 //   record, snapshot, mean_ns, percentile_ns against exact values
 //                                          ... LatencyHistogram.PercentilesMatchTheExactOnes
 //   since: only what was recorded in between ... LatencyHistogram.SinceIsTheRunsOwnDelta
-//   to_json / histogram_from_json round trip ... LatencyHistogram.JsonRoundTrip
+//   counts_of / snapshot_of through JSON ..... LatencyHistogram.JsonRoundTrip
+//   a bucket that is not a pair is refused .. LatencyHistogram.MalformedBucketsAreRefused
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -15,8 +16,9 @@
 
 namespace {
 
-using alloclab::lab::serve::histogram_from_json;
+using alloclab::lab::serve::histogram_counts;
 using alloclab::lab::serve::latency_histogram;
+namespace model = alloclab::lab::model;
 
 TEST(LatencyHistogram, BucketsAreWithinTheirPrecision) {
   for (std::uint64_t v = 2; v < (std::uint64_t{1} << 40); v = v * 3 / 2 + 1) {
@@ -66,10 +68,21 @@ TEST(LatencyHistogram, JsonRoundTrip) {
   latency_histogram h;
   for (std::uint64_t v : {5u, 50u, 500u, 500u}) h.record(v);
   const auto s = h.snapshot();
-  const auto back = histogram_from_json(to_json(s));
+  const nlohmann::json j = model::write_json(counts_of(s));
+  EXPECT_EQ(j.at("buckets_per_octave"), latency_histogram::buckets_per_octave);
+  EXPECT_EQ(j.at("buckets").at(0), nlohmann::json::array({latency_histogram::bucket_of(5), 1}));
+  const auto back = snapshot_of(model::read_json<histogram_counts>(j));
   EXPECT_EQ(back.count, s.count);
   EXPECT_EQ(back.sum_ns, s.sum_ns);
   EXPECT_EQ(back.buckets, s.buckets);
+}
+
+TEST(LatencyHistogram, MalformedBucketsAreRefused) {
+  histogram_counts c;
+  c.buckets = {{3}};
+  EXPECT_THROW(snapshot_of(c), model::model_error);
+  c.buckets = {{latency_histogram::bucket_count, 1}};
+  EXPECT_THROW(snapshot_of(c), model::model_error);
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
 
 #include <alloclab/build_info.hpp>
 
+#include "frames/serve/http_answers.hpp"
 #include "process/malloc_registry.hpp"
 #include "serve_support.hpp"
 
@@ -42,6 +43,19 @@ namespace {
 using json = nlohmann::json;
 using namespace serve_test;
 using namespace std::chrono_literals;
+using alloclab::lab::serve::stats_document;
+
+// A JSON answer of the server, read as its typed body (http_answers.hpp).
+template <class Answer>
+Answer answer_of(const reply& r) {
+  return alloclab::lab::model::read_json<Answer>(json::parse(r.body()));
+}
+stats_document stats_of(int port) {
+  return answer_of<stats_document>(get(port, "/stats"));
+}
+std::string checksum_of(const reply& run) {
+  return answer_of<alloclab::lab::serve::run_answer>(run).checksum;
+}
 
 class Serving : public ::testing::Test {
  protected:
@@ -72,11 +86,12 @@ class Serving : public ::testing::Test {
     ASSERT_EQ(run.status, 200) << run.text;
     const reply stats = get(port(), "/stats");
     ASSERT_EQ(stats.status, 200) << stats.text;
-    EXPECT_EQ(json::parse(run.body()).at("checksum"),
-              json::parse(stats.body()).at("expected_checksum"));
+    EXPECT_EQ(checksum_of(run), answer_of<stats_document>(stats).facts.expected_checksum);
   }
 
-  static json error_of(const reply& r) { return json::parse(r.body()).at("error"); }
+  static std::string error_of(const reply& r) {
+    return answer_of<alloclab::lab::serve::error_answer>(r).error;
+  }
 
   static server_process* server_;
 };
@@ -84,21 +99,20 @@ class Serving : public ::testing::Test {
 server_process* Serving::server_ = nullptr;
 
 TEST_F(Serving, RunHealthzAndStatsAnswer) {
-  const json before = json::parse(get(port(), "/stats").body());
+  const stats_document before = stats_of(port());
   const reply first = get(port(), run_target());
   const reply second = get(port(), run_target());
   ASSERT_EQ(first.status, 200) << first.text;
   ASSERT_EQ(second.status, 200) << second.text;
-  EXPECT_EQ(json::parse(first.body()).at("checksum"), json::parse(second.body()).at("checksum"));
-  const json after = json::parse(get(port(), "/stats").body());
-  EXPECT_EQ(after.at("workload"), workload);
-  EXPECT_EQ(after.at("strategy"), strategy);
-  EXPECT_EQ(after.at("malloc"), "glibc");
-  EXPECT_EQ(after["run"]["ok"].get<int>() - before["run"]["ok"].get<int>(), 2);
-  const json& time = after["run"]["workload_time"];
-  EXPECT_EQ(time.at("count"), after["run"]["ok"]);
-  EXPECT_GT(time.at("sum_ns").get<std::uint64_t>(), 0u);
-  EXPECT_GE(after.at("requests").get<int>(), before.at("requests").get<int>() + 3);
+  EXPECT_EQ(checksum_of(first), checksum_of(second));
+  const stats_document after = stats_of(port());
+  EXPECT_EQ(after.workload, workload);
+  EXPECT_EQ(after.strategy, strategy);
+  EXPECT_EQ(after.facts.malloc, "glibc");
+  EXPECT_EQ(after.run.ok - before.run.ok, 2u);
+  EXPECT_EQ(after.run.workload_time.count, after.run.ok);
+  EXPECT_GT(after.run.workload_time.sum_ns, 0u);
+  EXPECT_GE(after.requests, before.requests + 3);
 }
 
 TEST_F(Serving, UnknownNamesGet400WithAJsonError) {
@@ -110,12 +124,11 @@ TEST_F(Serving, UnknownNamesGet400WithAJsonError) {
   EXPECT_EQ(error_of(s), "unknown strategy 'no_such_strategy'");
   const reply other = get(port(), run_target(workload, "std"));
   EXPECT_EQ(other.status, 400);
-  EXPECT_NE(error_of(other).get<std::string>().find("one server process per variant"),
-            std::string::npos);
+  EXPECT_NE(error_of(other).find("one server process per variant"), std::string::npos);
 }
 
 TEST_F(Serving, InvalidQueriesGet400) {
-  const json before = json::parse(get(port(), "/stats").body());
+  const stats_document before = stats_of(port());
   const std::string both = "workload=" + std::string(workload) + "&strategy=" + strategy;
   for (const std::string& target : std::vector<std::string>{
            "/run", "/run?strategy=" + std::string(strategy),
@@ -124,11 +137,11 @@ TEST_F(Serving, InvalidQueriesGet400) {
            "/run?" + both + "&&&==="}) {
     const reply r = get(port(), target);
     EXPECT_EQ(r.status, 400) << target << "\n" << r.text;
-    EXPECT_FALSE(error_of(r).get<std::string>().empty()) << target;
+    EXPECT_FALSE(error_of(r).empty()) << target;
   }
-  const json after = json::parse(get(port(), "/stats").body());
-  EXPECT_GE(after["errors"].get<int>() - before["errors"].get<int>(), 7);
-  EXPECT_EQ(after["run"]["ok"], before["run"]["ok"]);
+  const stats_document after = stats_of(port());
+  EXPECT_GE(after.errors - before.errors, 7u);
+  EXPECT_EQ(after.run.ok, before.run.ok);
 }
 
 TEST_F(Serving, GarbageBytesDoNotHurtIt) {
@@ -269,9 +282,9 @@ TEST(Lifecycle, RequestInFlightAtSigtermIsAnswered) {
 
 TEST(Lifecycle, VariantDefaultsToRequestMixWithStd) {
   const auto server = start_serve({});
-  const json stats = json::parse(get(server->port(), "/stats").body());
-  EXPECT_EQ(stats.at("workload"), "request_mix");
-  EXPECT_EQ(stats.at("strategy"), "std");
+  const stats_document stats = stats_of(server->port());
+  EXPECT_EQ(stats.workload, "request_mix");
+  EXPECT_EQ(stats.strategy, "std");
   EXPECT_EQ(get(server->port(), run_target("request_mix", "std")).status, 200);
 }
 
@@ -313,7 +326,7 @@ TEST(Connections, OverTheLimitIs503AndHealthzStillAnswers) {
          std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(20ms);
   EXPECT_EQ(status, 200);
-  EXPECT_GE(json::parse(get(server->port(), "/stats").body()).value("busy_refusals", 0), 1);
+  EXPECT_GE(stats_of(server->port()).busy_refusals, 1u);
 }
 
 TEST(Lifecycle, PortInUseIsExit2WithOneLine) {
@@ -359,19 +372,19 @@ TEST(Lifecycle, BadArgumentsAreExit2) {
 
 TEST(Lifecycle, MallocIsPreloadedAndProvenLive) {
   if (alloclab::build::sanitized) GTEST_SKIP() << "AddressSanitizer owns malloc in this build";
-  const json reference = json::parse(get(start_server()->port(), "/stats").body());
+  const stats_document reference = stats_of(start_server()->port());
   int tried = 0;  // mallocs that come in by LD_PRELOAD (glibc_arena2 and glibc_trim do not)
   for (const auto& entry : alloclab::heap::malloc_registry()) {
     if (entry.preload.empty() || !alloclab::heap::installed(entry)) continue;
     ++tried;
     const std::string name(entry.name);
     auto server = start_server({"--malloc", name});
-    const json stats = json::parse(get(server->port(), "/stats").body());
-    EXPECT_EQ(stats.at("malloc"), name);
-    EXPECT_TRUE(stats.at("live_allocator").at("ok").get<bool>()) << stats.dump();
+    const stats_document stats = stats_of(server->port());
+    EXPECT_EQ(stats.facts.malloc, name);
+    EXPECT_TRUE(stats.facts.live_allocator.ok) << stats.facts.live_allocator.detail;
     const reply run = get(server->port(), run_target());
     ASSERT_EQ(run.status, 200) << run.text;
-    EXPECT_EQ(json::parse(run.body()).at("checksum"), reference.at("expected_checksum"));
+    EXPECT_EQ(checksum_of(run), reference.facts.expected_checksum);
   }
   EXPECT_GT(tried, 0) << "no preloadable malloc installed (scripts/deps.sh installs them)";
 }

@@ -261,7 +261,9 @@ worker_cell retention_worker_cell(const retention_spec& spec) {
   cell.id = "retention_" + std::string(to_string(spec.dist)) + "/malloc@" + spec.malloc_name;
   cell.prove = [spec] { return prove_named(spec.malloc_name, ""); };
   cell.head = {{"schema", "alloclab.heap.retention/1"}, {"spec", to_json(spec)}};
-  cell.measure = [spec] { return measure_retention(spec); };
+  cell.measure = [spec] {
+    return lab::model::write_json(retention_worker_result{measure_retention(spec)});
+  };
   return cell;
 }
 

@@ -61,16 +61,16 @@ class heap_executor final : public executor {
 
   void prepare(const run_plan& plan, const progress_note& note) override {
     const auto specs = planned_timelines(plan);
-    if (!specs.empty()) timelines_ = run_retention_timelines(plan, specs, note);
+    if (!specs.empty()) facts_.retention_timelines = run_retention_timelines(plan, specs, note);
   }
   measurement_record execute(const run_plan& plan, const task& t) override {
     return cells_->execute(plan, t);
   }
-  json run_facts() const override { return {{"retention_timelines", timelines_}}; }
+  json run_facts() const override { return model::write_json(facts_); }
 
  private:
   std::unique_ptr<executor> cells_;
-  json timelines_ = json::array();
+  retention_phase_facts facts_;
 };
 
 }  // namespace

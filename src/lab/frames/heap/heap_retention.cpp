@@ -1,117 +1,118 @@
 #include "frames/heap/heap_retention.hpp"
 
 #include <algorithm>
-#include <array>
-#include <map>
-#include <string>
-#include <vector>
+#include <utility>
 
 #include "stats/stats.hpp"
 
 namespace alloclab::lab {
 namespace {
 
-using json = nlohmann::json;
+using settle_time = std::optional<double> retention_figures::*;
+using settle_spread = std::optional<model::fraction_spread> retention_row::*;
 
-constexpr std::array<const char*, 4> settle_times = {"after_free_0ms", "after_free_100ms",
-                                                     "after_free_1s", "after_purge"};
+constexpr std::pair<settle_time, settle_spread> settle_times[] = {
+    {&retention_figures::after_free_0ms, &retention_row::after_free_0ms},
+    {&retention_figures::after_free_100ms, &retention_row::after_free_100ms},
+    {&retention_figures::after_free_1s, &retention_row::after_free_1s},
+    {&retention_figures::after_purge, &retention_row::after_purge}};
 
-json median_and_range(std::vector<double> values) {
-  if (values.empty()) return nullptr;
-  std::sort(values.begin(), values.end());
-  return {
-      {"median", percentile_sorted(values, 0.5)}, {"min", values.front()}, {"max", values.back()}};
-}
-
-bool has_retention(const json& cell) {
-  return cell["status"] == "ok" && cell["memory"].is_object() &&
-         cell["memory"].contains("retention");
-}
-
-}  // namespace
-
-json heap_retention_summary(const json& workloads) {
-  std::vector<std::string> mallocs;
-  std::map<std::string, std::array<std::vector<double>, settle_times.size()>> kept;
-  std::map<std::string, std::string> purge_call;
-  for (const auto& w : workloads) {
-    if (w.value("kind", "lab") != "heap") continue;
-    for (const auto& c : w["cells"]) {
-      if (!has_retention(c)) continue;
-      const std::string m = c.value("malloc", std::string("glibc"));
-      if (kept.find(m) == kept.end()) mallocs.push_back(m);
-      for (std::size_t i = 0; i < settle_times.size(); ++i)
-        if (const json& v = c["memory"]["retention"][settle_times[i]]; v.is_number())
-          kept[m][i].push_back(v.get<double>());
-      purge_call[m] = c["memory"]["purge"]["method"].get<std::string>();
-    }
-  }
-  json summary = json::array();
-  for (const std::string& m : mallocs) {
-    json row = {{"malloc", m}, {"workloads", kept[m][0].size()}, {"purge_call", purge_call[m]}};
-    for (std::size_t i = 0; i < settle_times.size(); ++i)
-      row[settle_times[i]] = median_and_range(kept[m][i]);
-    summary.push_back(std::move(row));
-  }
-  return summary;
-}
-
-namespace {
-
-json median_or_null(std::vector<double> values) {
-  if (values.empty()) return nullptr;
+std::optional<double> median_of_values(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
   std::sort(values.begin(), values.end());
   return percentile_sorted(values, 0.5);
 }
 
+std::optional<model::fraction_spread> median_and_range(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  return model::fraction_spread{percentile_sorted(values, 0.5), values.front(), values.back()};
+}
+
+// The cells of one malloc, in cell order.
+std::vector<const cell_retention*> cells_of_malloc(const std::vector<cell_retention>& cells,
+                                                   const std::string& malloc) {
+  std::vector<const cell_retention*> out;
+  for (const cell_retention& c : cells)
+    if (c.malloc == malloc) out.push_back(&c);
+  return out;
+}
+
+retention_row row_of(const std::string& malloc, const std::vector<const cell_retention*>& cells) {
+  retention_row row;
+  row.malloc = malloc;
+  row.purge_call = cells.back()->purge_call;
+  for (const auto& [figure, spread] : settle_times) {
+    std::vector<double> values;
+    for (const cell_retention* c : cells)
+      if (const std::optional<double>& v = c->retention.*figure) values.push_back(*v);
+    row.*spread = median_and_range(values);
+    if (figure == &retention_figures::after_free_0ms) row.workloads = values.size();
+  }
+  return row;
+}
+
+// The variant of this timeline's spec, added when it is new.
+retention_variant& variant_of(std::vector<retention_variant>& variants,
+                              const heap::retention_spec& spec) {
+  const std::string load = spec.light_load ? "light" : "idle";
+  for (retention_variant& v : variants)
+    if (v.malloc == spec.malloc_name && v.background_thread == spec.background_thread &&
+        v.load == load)
+      return v;
+  retention_variant v;
+  v.malloc = spec.malloc_name;
+  v.background_thread = spec.background_thread;
+  v.load = load;
+  variants.push_back(std::move(v));
+  return variants.back();
+}
+
+void add_medians(retention_variant& v) {
+  std::vector<double> kept, unreclaimable;
+  for (const auto& [name, w] : v.workloads) {
+    if (w.kept) kept.push_back(*w.kept);
+    if (w.kept_unreclaimable) unreclaimable.push_back(*w.kept_unreclaimable);
+  }
+  v.median_kept = median_of_values(std::move(kept));
+  v.median_kept_unreclaimable = median_of_values(std::move(unreclaimable));
+}
+
+constexpr const char* kept_figure =
+    "share of the heap growth (peak RSS - baseline) still resident at the horizon; "
+    "kept_unreclaimable leaves out LazyFree (pages freed with MADV_FREE, which the kernel "
+    "takes back when it needs them)";
+
 }  // namespace
 
-json retention_timelines_summary(const json& timelines, double horizon_s) {
-  if (!timelines.is_array() || timelines.empty()) return nullptr;
-  json variants = json::array();
-  for (const json& t : timelines) {
-    const json& spec = t.at("spec");
-    const std::string malloc = spec.at("malloc");
-    const bool background = spec.at("background_thread");
-    const std::string load = spec.at("light_load").get<bool>() ? "light" : "idle";
-    json* row = nullptr;
-    for (json& v : variants)
-      if (v["malloc"] == malloc && v["background_thread"] == background && v["load"] == load)
-        row = &v;
-    if (row == nullptr) {
-      variants.push_back({{"malloc", malloc},
-                          {"background_thread", background},
-                          {"load", load},
-                          {"workloads", json::object()},
-                          {"failures", json::array()}});
-      row = &variants.back();
-    }
-    const std::string workload = "fifo_" + spec.at("dist").get<std::string>();
-    if (t.at("status") != "ok") {
-      (*row)["failures"].push_back(workload + ": " + t.value("reason", json("")).dump());
+std::vector<retention_row> heap_retention_summary(const std::vector<cell_retention>& cells) {
+  std::vector<retention_row> rows;
+  for (const cell_retention& c : cells) {
+    const bool named = std::any_of(rows.begin(), rows.end(),
+                                   [&c](const retention_row& r) { return r.malloc == c.malloc; });
+    if (!named) rows.push_back(row_of(c.malloc, cells_of_malloc(cells, c.malloc)));
+  }
+  return rows;
+}
+
+std::optional<retention_timelines_figures> retention_timelines_summary(
+    std::vector<retention_timeline_run> timelines, double horizon_s) {
+  if (timelines.empty()) return std::nullopt;
+  retention_timelines_figures out;
+  out.horizon_s = horizon_s;
+  out.figure = kept_figure;
+  for (const retention_timeline_run& t : timelines) {
+    retention_variant& row = variant_of(out.variants, t.spec.spec);
+    const std::string workload = "fifo_" + std::string(heap::to_string(t.spec.spec.dist));
+    if (t.status != "ok" || !t.retention) {
+      row.failures.push_back(workload + ": " + model::write_json(t.reason).dump());
       continue;
     }
-    const json& r = t.at("retention");
-    (*row)["workloads"][workload] = {{"kept", r.at("kept")},
-                                     {"kept_unreclaimable", r.at("kept_unreclaimable")}};
+    row.workloads[workload] = {t.retention->kept, t.retention->kept_unreclaimable};
   }
-  for (json& v : variants) {
-    std::vector<double> kept, unreclaimable;
-    for (const auto& [name, w] : v["workloads"].items()) {
-      if (w["kept"].is_number()) kept.push_back(w["kept"].get<double>());
-      if (w["kept_unreclaimable"].is_number())
-        unreclaimable.push_back(w["kept_unreclaimable"].get<double>());
-    }
-    v["median_kept"] = median_or_null(kept);
-    v["median_kept_unreclaimable"] = median_or_null(unreclaimable);
-  }
-  return {{"horizon_s", horizon_s},
-          {"figure",
-           "share of the heap growth (peak RSS - baseline) still resident at the horizon; "
-           "kept_unreclaimable leaves out LazyFree (pages freed with MADV_FREE, which the kernel "
-           "takes back when it needs them)"},
-          {"variants", variants},
-          {"timelines", timelines}};
+  for (retention_variant& v : out.variants) add_medians(v);
+  out.timelines = std::move(timelines);
+  return out;
 }
 
 }  // namespace alloclab::lab

@@ -10,6 +10,7 @@
 #include "frames/heap/frame.hpp"
 #include "frames/heap/heap_retention.hpp"
 #include "frames/heap/heap_workloads.hpp"
+#include "frames/heap/retention_phase.hpp"
 #include "results/cell_parts.hpp"
 #include "results/results_builder.hpp"
 #include "stats/stats.hpp"
@@ -117,6 +118,15 @@ heap_memory heap_memory_of(const std::vector<const heap_figures*>& parts,
   return m;
 }
 
+// A measured heap cell's retention figures, as its memory (heap_memory_of) holds them.
+cell_retention retention_of(const cell_spec& spec, const cell_records& records) {
+  const std::vector<heap_memory_reading> rs =
+      readings_of(figures_of(records, &measurement_record::heap));
+  const double baseline = median_field(rs, &heap_memory_reading::baseline_rss_bytes);
+  const double peak = median_field(rs, &heap_memory_reading::peak_rss_bytes);
+  return {spec.malloc.label, retention(rs, baseline, peak), rs.front().purge.method};
+}
+
 pair_cost pair_cost_of(const std::vector<const heap_figures*>& parts,
                        const std::vector<double>& pair_reps) {
   pair_cost c;
@@ -168,9 +178,17 @@ json heap_cell(const cell_spec& spec, const cell_records& rs) {
   return cell_json(cell);
 }
 
-// Same work or no number: heap cells whose kernels built a different checksum than the first.
-std::string heap_checksum(const std::vector<const cell_records*>& cells, json& out_cells) {
+// A heap workload's checksum: the first measured cell's, and each cell that lost its number for
+// building another (in cell order).
+struct checksum_outcome {
   std::string reference;
+  std::vector<bool> failed;
+};
+
+// Same work or no number: heap cells whose kernels built a different checksum than the first.
+checksum_outcome heap_checksum(const std::vector<const cell_records*>& cells, json& out_cells) {
+  std::string reference;
+  std::vector<bool> failed(cells.size(), false);
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (cells[i]->broken() != nullptr) continue;
     const std::string sum = checksum_text(cells[i]->parts.front()->heap->checksum);
@@ -178,6 +196,7 @@ std::string heap_checksum(const std::vector<const cell_records*>& cells, json& o
       if (checksum_text(r->heap->checksum) != sum) {
         out_cells[i]["status"] = "failed";
         out_cells[i]["reason"] = "checksum differs between processes";
+        failed[i] = true;
       }
     if (reference.empty()) reference = sum;
     if (sum != reference) {
@@ -187,9 +206,10 @@ std::string heap_checksum(const std::vector<const cell_records*>& cells, json& o
                                     fmt::format("checksum mismatch: built {} where the first "
                                                 "allocator built {}",
                                                 sum, reference)));
+      failed[i] = true;
     }
   }
-  return reference;
+  return {reference, failed};
 }
 
 // The kernel's parameters as the heap worker reads them, less the per-cell malloc fields.
@@ -230,6 +250,29 @@ json heap_workload_entry(const std::string& name, const run_plan& plan, json cel
           {"cells", std::move(cells)}};
 }
 
+// The heap cells of workload `name` that kept their number (none broken, none failed by
+// `checksums`), in cell order.
+void add_measured_cells(const frame_results_input& in, const std::string& name,
+                        const checksum_outcome& checksums, std::vector<cell_retention>& out) {
+  std::size_t i = 0;
+  for_each_cell(in, name, frame::heap, [&](const cell_spec& spec, const cell_records& rs) {
+    if (rs.broken() == nullptr && !checksums.failed.at(i)) out.push_back(retention_of(spec, rs));
+    ++i;
+  });
+}
+
+// The heap frame's top-level part: the retention summary of its cells and of its timelines.
+heap_document_figures heap_document(const frame_results_input& in,
+                                    const std::vector<cell_retention>& cells) {
+  auto facts = model::read_json<retention_phase_facts>(
+      in.run.frame_facts.value("heap", json::object()), "/frame_facts/heap");
+  heap_document_figures d;
+  d.heap_retention = heap_retention_summary(cells);
+  d.retention_timelines.emplace(retention_timelines_summary(std::move(facts.retention_timelines),
+                                                            in.plan.sizes.retention_horizon_s));
+  return d;
+}
+
 // The heap-study sizes, in the results' config (model: heap_config_figures).
 heap_config_figures heap_config(const run_plan& plan) {
   heap_config_figures part;
@@ -249,18 +292,18 @@ std::string describe_heap_frame(const run_plan& plan) {
 }
 
 void add_heap_results(const frame_results_input& in, json& results) {
-  const auto entry = [&in](const std::string& name, json cells,
-                           const std::vector<const cell_records*>& records) {
-    const std::string checksum = heap_checksum(records, cells);
-    return heap_workload_entry(name, in.plan, std::move(cells), checksum, drawn_sizes(records));
+  std::vector<cell_retention> measured;
+  const auto entry = [&in, &measured](const std::string& name, json cells,
+                                      const std::vector<const cell_records*>& records) {
+    const checksum_outcome checksums = heap_checksum(records, cells);
+    add_measured_cells(in, name, checksums, measured);
+    return heap_workload_entry(name, in.plan, std::move(cells), checksums.reference,
+                               drawn_sizes(records));
   };
   add_workloads(in, in.plan.workloads.heap, {frame::heap, heap_cell, entry, {}},
                 results["workloads"]);
   if (!in.plan.workloads.heap.empty()) model::write_fields(heap_config(in.plan), results["config"]);
-  results["heap_retention"] = heap_retention_summary(results["workloads"]);
-  results["retention_timelines"] = retention_timelines_summary(
-      in.run.frame_facts.value("heap", json::object()).value("retention_timelines", json()),
-      in.plan.sizes.retention_horizon_s);
+  model::write_fields(heap_document(in, measured), results);
 }
 
 }  // namespace alloclab::lab

@@ -26,43 +26,8 @@ struct retention_timeline_spec {
   }
 };
 
-struct retention_reading {
-  double t_s = 0, rss_bytes = 0, lazy_free_bytes = 0;
-  std::optional<double> kept, kept_unreclaimable;
-  static constexpr const char* about_type = "one reading after the last free";
-  template <class S, class F>
-  static void fields(S& s, F& field) {
-    field(s.t_s, "t_s", "seconds after the last free", model::at_least(0));
-    field(s.rss_bytes, "rss_bytes", "VmRSS", model::at_least(0));
-    field(s.lazy_free_bytes, "lazy_free_bytes", "LazyFree of `smaps_rollup` (MADV_FREE pages)",
-          model::at_least(0));
-    field(s.kept, "kept",
-          "(rss − baseline) ÷ (peak − baseline), clamped to [0, 1]; null without growth",
-          model::at_least(0), model::at_most(1));
-    field(s.kept_unreclaimable, "kept_unreclaimable", "the same less LazyFree", model::at_least(0),
-          model::at_most(1));
-  }
-};
-
-struct retention_timeline_figures {
-  std::vector<retention_reading> timeline;
-  double baseline_rss_bytes = 0, peak_rss_bytes = 0;
-  std::optional<double> kept, kept_unreclaimable;
-  std::optional<std::string> background_thread;
-  static constexpr const char* about_type = "a timeline's readings, as its worker measured them";
-  template <class S, class F>
-  static void fields(S& s, F& field) {
-    field(s.timeline, "timeline", "the readings, in time order");
-    field(s.baseline_rss_bytes, "baseline_rss_bytes", "VmRSS before the FIFO ran",
-          model::at_least(0));
-    field(s.peak_rss_bytes, "peak_rss_bytes", "VmHWM after the drain", model::at_least(0));
-    field(s.kept, "kept", "`kept` at the horizon", model::at_least(0), model::at_most(1));
-    field(s.kept_unreclaimable, "kept_unreclaimable", "`kept_unreclaimable` at the horizon",
-          model::at_least(0), model::at_most(1));
-    field(s.background_thread, "background_thread",
-          "jemalloc's `background_thread` as it read it back (null for other mallocs)");
-  }
-};
+using heap::retention_reading;
+using heap::retention_timeline_figures;
 
 struct retention_timeline_run {
   retention_timeline_spec spec;

@@ -65,7 +65,15 @@ const malloc_choice* measured_malloc(const run_plan& plan, const char* name) {
   return nullptr;
 }
 
-json run_one(const run_plan& plan, const heap::retention_spec& spec) {
+// The timeline with this status and the reason for it.
+retention_timeline_run with_status(retention_timeline_run run, std::string status,
+                                   std::string reason) {
+  run.status = std::move(status);
+  run.reason = std::move(reason);
+  return run;
+}
+
+retention_timeline_run run_one(const run_plan& plan, const heap::retention_spec& spec) {
   const malloc_choice& m = *measured_malloc(plan, spec.malloc_name.c_str());
   const heap::worker_env env = environment_for(m);
   heap::worker_request request;
@@ -76,26 +84,20 @@ json run_one(const run_plan& plan, const heap::retention_spec& spec) {
   if (spec.background_thread) request.env_set.emplace_back("MALLOC_CONF", "background_thread:true");
   request.timeout = std::chrono::milliseconds(static_cast<long>(1000 * (spec.horizon_s + 60)));
   const heap::cell_outcome o = heap::run_measuring_worker(request);
-  json out = {{"spec", to_json(spec)},
-              {"status", std::string(to_string(o.status))},
-              {"reason", nullptr},
-              {"live_allocator", nullptr},
-              {"retention", nullptr}};
-  if (o.document.is_object()) out["live_allocator"] = o.document.value("live_allocator", json());
-  if (o.status != heap::cell_status::ok) {
-    out["reason"] = o.detail;
-    return out;
-  }
-  out["retention"] = o.document.value("retention", json());
-  if (!out["retention"].is_object()) {
-    out["status"] = "failed";
-    out["reason"] = "the worker's document has no retention figures";
-    return out;
-  }
-  if (spec.background_thread && out["retention"].value("background_thread", json()) != "true") {
-    out["status"] = "refused";  // the knob did not take: not the variant it claims to be
-    out["reason"] = "jemalloc did not report background_thread on";
-  }
+  retention_timeline_run out;
+  out.spec.spec = spec;
+  out.status = to_string(o.status);
+  const json& document = o.document.is_object() ? o.document : json::object();
+  out.live_allocator = model::read_json<std::optional<model::liveness_proof>>(
+      document.value("live_allocator", json()), "/live_allocator");
+  if (o.status != heap::cell_status::ok) return with_status(out, out.status, o.detail);
+  const json figures = document.value("retention", json());
+  if (!figures.is_object())
+    return with_status(out, "failed", "the worker's document has no retention figures");
+  out.retention = model::read_json<retention_timeline_figures>(figures, "/retention");
+  const bool knob_took = !spec.background_thread || out.retention->background_thread == "true";
+  if (!knob_took)  // not the variant it claims to be
+    return with_status(out, "refused", "jemalloc did not report background_thread on");
   return out;
 }
 
@@ -141,9 +143,10 @@ std::vector<std::vector<std::size_t>> retention_waves(
   return waves;
 }
 
-json run_retention_timelines(const run_plan& plan, const std::vector<heap::retention_spec>& specs,
-                             const progress_note& note) {
-  std::vector<json> done(specs.size());
+std::vector<retention_timeline_run> run_retention_timelines(
+    const run_plan& plan, const std::vector<heap::retention_spec>& specs,
+    const progress_note& note) {
+  std::vector<retention_timeline_run> done(specs.size());
   const auto waves = retention_waves(specs, available_memory() / 2);
   for (std::size_t w = 0; w < waves.size(); ++w) {
     note(fmt::format("retention timelines: {} side by side, {:.0f} s each (wave {} of {})",
@@ -154,11 +157,9 @@ json run_retention_timelines(const run_plan& plan, const std::vector<heap::reten
         try {
           done[i] = run_one(plan, specs[i]);
         } catch (const std::exception& e) {  // a failed timeline, never a terminated run
-          done[i] = {{"spec", to_json(specs[i])},
-                     {"status", "failed"},
-                     {"reason", e.what()},
-                     {"live_allocator", nullptr},
-                     {"retention", nullptr}};
+          retention_timeline_run failed;
+          failed.spec.spec = specs[i];
+          done[i] = with_status(std::move(failed), "failed", e.what());
         }
       });
     for (auto& t : threads) t.join();

@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "frames/heap/retention_figures.hpp"
 #include "frames/heap/retention_timeline.hpp"
 #include "plan/plan.hpp"
 #include "schedule/executor.hpp"
@@ -20,10 +19,20 @@ namespace alloclab::lab {
 // when plan.sizes.retention_horizon_s is 0.
 std::vector<alloclab::heap::retention_spec> planned_timelines(const run_plan& plan);
 
-// Runs them; one JSON per spec: {spec, status, reason, live_allocator, retention}.
-nlohmann::json run_retention_timelines(const run_plan& plan,
-                                       const std::vector<alloclab::heap::retention_spec>& specs,
-                                       const progress_note& note);
+// Runs them; one per spec, in spec order.
+std::vector<retention_timeline_run> run_retention_timelines(
+    const run_plan& plan, const std::vector<alloclab::heap::retention_spec>& specs,
+    const progress_note& note);
+
+// What the heap frame's executor keeps of a run (its run_facts, in shard files too): the timelines.
+struct retention_phase_facts {
+  std::vector<retention_timeline_run> retention_timelines;
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.retention_timelines, "retention_timelines", "each timeline, in spec order",
+          model::may_be_absent);
+  }
+};
 
 // Groups of specs (indices) whose estimated heap growth fits in `memory_bytes` together.
 std::vector<std::vector<std::size_t>> retention_waves(

@@ -42,6 +42,24 @@ void light_work(const std::vector<std::uint32_t>& sizes, std::size_t& next) {
   }
 }
 
+// RSS and LazyFree now, `t` seconds after the last free.
+retention_reading reading_at(double t, double baseline, double peak) {
+  retention_reading r;
+  r.t_s = t;
+  r.rss_bytes = rss_now();
+  r.lazy_free_bytes = parse_lazy_free(read_text("/proc/self/smaps_rollup"));
+  r.kept = kept_share(r.rss_bytes, 0, baseline, peak);
+  r.kept_unreclaimable = kept_share(r.rss_bytes, r.lazy_free_bytes, baseline, peak);
+  return r;
+}
+
+// jemalloc's `background_thread` as it reads it back, if it can.
+std::optional<std::string> jemalloc_background_thread() {
+  const auto readings = read_knobs("jemalloc", {"background_thread"});
+  if (readings.empty()) return std::nullopt;
+  return readings.front().value;
+}
+
 }  // namespace
 
 json to_json(const retention_spec& s) {
@@ -78,23 +96,22 @@ double parse_lazy_free(const std::string& smaps_rollup) {
   return 0;
 }
 
-json kept_share(double rss, double lazy, double baseline, double peak) {
-  if (!(peak > baseline)) return nullptr;
+std::optional<double> kept_share(double rss, double lazy, double baseline, double peak) {
+  if (!(peak > baseline)) return std::nullopt;
   return std::clamp((rss - lazy - baseline) / (peak - baseline), 0.0, 1.0);
 }
 
-json measure_retention(const retention_spec& spec) {
+retention_timeline_figures measure_retention(const retention_spec& spec) {
   const std::vector<std::uint32_t> sizes = make_sizes(spec.dist, spec.iterations * 100, spec.seed);
   kernel_config config;
   config.touch = touch_mode::every_page;
   reset_peak_rss();
-  const double baseline = rss_now();
+  retention_timeline_figures out;
+  out.baseline_rss_bytes = rss_now();
   run_kernel<malloc_policy>(kernel_kind::fifo, sizes, spec.iterations, config);  // drains it all
   const auto last_free = steady::now();
-  const double peak = static_cast<double>(read_proc_status().vm_hwm_bytes.value_or(0));
-  json timeline = json::array();
+  out.peak_rss_bytes = static_cast<double>(read_proc_status().vm_hwm_bytes.value_or(0));
   std::size_t next = 0;
-  double rss = 0, lazy = 0;
   for (const double t : retention_sample_times(spec.horizon_s)) {
     const auto due =
         last_free + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(t));
@@ -102,26 +119,12 @@ json measure_retention(const retention_spec& spec) {
       if (spec.light_load) light_work(sizes, next);
       std::this_thread::sleep_until(std::min(due, steady::now() + light_period));
     }
-    rss = rss_now();
-    lazy = parse_lazy_free(read_text("/proc/self/smaps_rollup"));
-    timeline.push_back({{"t_s", t},
-                        {"rss_bytes", rss},
-                        {"lazy_free_bytes", lazy},
-                        {"kept", kept_share(rss, 0, baseline, peak)},
-                        {"kept_unreclaimable", kept_share(rss, lazy, baseline, peak)}});
+    out.timeline.push_back(reading_at(t, out.baseline_rss_bytes, out.peak_rss_bytes));
   }
-  json knob = nullptr;
-  if (spec.malloc_name == "jemalloc") {
-    const auto readings = read_knobs("jemalloc", {"background_thread"});
-    if (!readings.empty() && readings.front().value) knob = *readings.front().value;
-  }
-  return {{"retention",
-           {{"timeline", timeline},
-            {"baseline_rss_bytes", baseline},
-            {"peak_rss_bytes", peak},
-            {"kept", kept_share(rss, 0, baseline, peak)},
-            {"kept_unreclaimable", kept_share(rss, lazy, baseline, peak)},
-            {"background_thread", knob}}}};
+  out.kept = out.timeline.back().kept;
+  out.kept_unreclaimable = out.timeline.back().kept_unreclaimable;
+  if (spec.malloc_name == "jemalloc") out.background_thread = jemalloc_background_thread();
+  return out;
 }
 
 }  // namespace alloclab::heap

@@ -11,6 +11,7 @@
 // leaves them out.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,56 @@ struct retention_spec {
   }
 };
 
+struct retention_reading {
+  double t_s = 0, rss_bytes = 0, lazy_free_bytes = 0;
+  std::optional<double> kept, kept_unreclaimable;
+  static constexpr const char* about_type = "one reading after the last free";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    using lab::model::at_least;
+    using lab::model::at_most;
+    field(s.t_s, "t_s", "seconds after the last free", at_least(0));
+    field(s.rss_bytes, "rss_bytes", "VmRSS", at_least(0));
+    field(s.lazy_free_bytes, "lazy_free_bytes", "LazyFree of `smaps_rollup` (MADV_FREE pages)",
+          at_least(0));
+    field(s.kept, "kept",
+          "(rss − baseline) ÷ (peak − baseline), clamped to [0, 1]; null without growth",
+          at_least(0), at_most(1));
+    field(s.kept_unreclaimable, "kept_unreclaimable", "the same less LazyFree", at_least(0),
+          at_most(1));
+  }
+};
+
+struct retention_timeline_figures {
+  std::vector<retention_reading> timeline;
+  double baseline_rss_bytes = 0, peak_rss_bytes = 0;
+  std::optional<double> kept, kept_unreclaimable;
+  std::optional<std::string> background_thread;
+  static constexpr const char* about_type = "a timeline's readings, as its worker measured them";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    using lab::model::at_least;
+    using lab::model::at_most;
+    field(s.timeline, "timeline", "the readings, in time order");
+    field(s.baseline_rss_bytes, "baseline_rss_bytes", "VmRSS before the FIFO ran", at_least(0));
+    field(s.peak_rss_bytes, "peak_rss_bytes", "VmHWM after the drain", at_least(0));
+    field(s.kept, "kept", "`kept` at the horizon", at_least(0), at_most(1));
+    field(s.kept_unreclaimable, "kept_unreclaimable", "`kept_unreclaimable` at the horizon",
+          at_least(0), at_most(1));
+    field(s.background_thread, "background_thread",
+          "jemalloc's `background_thread` as it read it back (null for other mallocs)");
+  }
+};
+
+// What a timeline worker writes: its readings under `retention`.
+struct retention_worker_result {
+  retention_timeline_figures retention;
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.retention, "retention", "the timeline's readings");
+  }
+};
+
 nlohmann::json to_json(const retention_spec& s);
 // Throws std::invalid_argument on a bad spec.
 retention_spec retention_spec_from_json(const nlohmann::json& j);
@@ -74,13 +125,12 @@ retention_spec retention_spec_from_json(const nlohmann::json& j);
 // Seconds after the last free at which RSS is read, up to and including `horizon_s`.
 std::vector<double> retention_sample_times(double horizon_s);
 
-// The worker's measurement in this process (its malloc already proven): {"timeline": [...],
-// "baseline_rss_bytes", "peak_rss_bytes", "kept", "kept_unreclaimable", "background_thread"}.
-nlohmann::json measure_retention(const retention_spec& spec);
+// The worker's measurement in this process (its malloc already proven).
+retention_timeline_figures measure_retention(const retention_spec& spec);
 
 // Share of the growth (peak - baseline) still resident: `rss - lazy - baseline` over it, clamped
-// to [0, 1]; null when there was no growth.
-nlohmann::json kept_share(double rss, double lazy, double baseline, double peak);
+// to [0, 1]; none when there was no growth.
+std::optional<double> kept_share(double rss, double lazy, double baseline, double peak);
 
 // "LazyFree:  123 kB" in /proc/self/smaps_rollup, in bytes (0 when absent).
 double parse_lazy_free(const std::string& smaps_rollup);

@@ -82,11 +82,7 @@ json program_document(lab::program_results_section program, const std::string& c
   d.significance = significance_of(program.rounds);
   d.warnings = warnings_of(program);
   d.parts.set(lab::program_document_figures{std::move(program)});
-  // No seed published a table of the user's program; no heap-study cell runs here: the heap
-  // frame's part is there, empty (its type is the heap frame's, not this one's to name).
-  json results = lab::model::to_json(d);
-  results["heap_retention"] = json::array();
-  return results;
+  return lab::model::to_json(d);
 }
 
 void write_program_outputs(const json& results, const std::filesystem::path& directory) {

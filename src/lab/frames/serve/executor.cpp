@@ -19,6 +19,7 @@
 #include "schedule/executor.hpp"
 #include "process/interrupt.hpp"
 #include "process/worker_records.hpp"
+#include "frames/serve/http_answers.hpp"
 #include "frames/serve/load.hpp"
 #include "frames/serve/pinning.hpp"
 #include "frames/serve/server_process.hpp"
@@ -120,14 +121,16 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
       fmt::format("{}/run?workload={}&strategy={}", server->origin(), cell.workload, cell.strategy);
   serve_repetition& f = out.figures;
   const auto finish_with_stats = [&]() -> std::string {
-    const std::optional<json> stats = serve::fetch_stats(url);
-    if (!stats) return "the server did not answer /stats";
+    const std::optional<json> answer = serve::fetch_stats(url);
+    if (!answer) return "the server did not answer /stats";
+    serve::stats_document stats;
     try {
-      f.stats = model::read_json<serve::server_stats>(*stats, "/stats");
+      stats = model::read_json<serve::stats_document>(*answer, "/stats");
     } catch (const model::model_error& e) {
       return fmt::format("the server's /stats is not alloclab's: {}", e.what());
     }
-    out.live_allocator = stats->value("live_allocator", json());
+    f.stats = {stats.requests, stats.errors, stats.facts.pinned_cpu};
+    out.live_allocator = model::write_json(stats.facts.live_allocator);
     return {};
   };
   const auto measure = [&]() -> std::string {

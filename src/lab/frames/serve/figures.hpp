@@ -227,7 +227,7 @@ struct serve_section {
 };
 
 struct serve_document_figures {
-  serve_section serve;
+  std::optional<serve_section> serve;  // none: the frame did not run
   template <class S, class F>
   static void fields(S& s, F& field) {
     field(s.serve, "serve", "the serve frame, when it ran (`--frames …,serve`)");

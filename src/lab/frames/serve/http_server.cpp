@@ -29,6 +29,7 @@
 #include <httplib.h>
 
 #include "connections.hpp"
+#include "http_answers.hpp"
 #include "latency_histogram.hpp"
 #include "metrics.hpp"
 #include "server_counters.hpp"
@@ -58,7 +59,7 @@ void reply_json(httplib::Response& res, int status, const json& body) {
 }
 
 void reply_error(httplib::Response& res, int status, const std::string& message) {
-  reply_json(res, status, json{{"error", message}});
+  reply_json(res, status, model::write_json(error_answer{message}));
 }
 
 httplib::Server::HandlerResponse refuse(const httplib::Request& req, httplib::Response& res,
@@ -112,26 +113,31 @@ std::string bind_failure(const std::string& bind, int port) {
   return fmt::format("cannot listen on {}:{}: {}", bind, port, why);
 }
 
-json stats_document(const served_variant& variant, const server_options& options, const counters& c,
-                    lab_clock::time_point started) {
-  json doc = options.facts;
-  doc["workload"] = variant.workload();
-  doc["strategy"] = variant.strategy();
-  doc["threads"] = options.threads;
-  doc["uptime_s"] = static_cast<double>(elapsed_ns(started, lab_clock::now())) / 1e9;
+double cpu_seconds_of_process() {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
   const auto seconds = [](const timeval& t) {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
   };
-  doc["cpu_s"] = seconds(usage.ru_utime) + seconds(usage.ru_stime);  // the whole process
-  doc["requests"] = c.responses.load();
-  doc["errors"] = c.errors.load();
-  doc["busy_refusals"] = c.busy.load();
-  doc["run"] = {{"ok", c.run_ok.load()},
-                {"failed", c.run_failed.load()},
-                {"workload_time", to_json(c.workload_time.snapshot())},
-                {"request_time", to_json(c.request_time.snapshot())}};
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+stats_document stats_of(const served_variant& variant, const server_options& options,
+                        const counters& c, lab_clock::time_point started) {
+  stats_document doc;
+  doc.facts = options.facts;
+  doc.workload = variant.workload();
+  doc.strategy = variant.strategy();
+  doc.threads = options.threads;
+  doc.uptime_s = static_cast<double>(elapsed_ns(started, lab_clock::now())) / 1e9;
+  doc.cpu_s = cpu_seconds_of_process();
+  doc.requests = c.responses.load();
+  doc.errors = c.errors.load();
+  doc.busy_refusals = c.busy.load();
+  doc.run.ok = c.run_ok.load();
+  doc.run.failed = c.run_failed.load();
+  doc.run.workload_time = counts_of(c.workload_time.snapshot());
+  doc.run.request_time = counts_of(c.request_time.snapshot());
   return doc;
 }
 
@@ -143,7 +149,7 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
     if (connection_over_capacity()) close_after_response(req);
   });
   server.Get("/stats", [&, started](const httplib::Request&, httplib::Response& res) {
-    reply_json(res, 200, stats_document(variant, options, c, started));
+    reply_json(res, 200, model::write_json(stats_of(variant, options, c, started)));
   });
   server.Get("/run", [&](const httplib::Request& req, httplib::Response& res) {
     const std::size_t mark = req.target.find('?');
@@ -159,12 +165,10 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
     }
     c.workload_time.record(r.workload_ns);
     c.run_ok.fetch_add(1, std::memory_order_relaxed);
-    reply_json(
-        res, 200,
-        json{{"checksum", fmt::format("{:#018x}", r.checksum)}, {"workload_ns", r.workload_ns}});
+    reply_json(res, 200,
+               model::write_json(run_answer{fmt::format("{:#018x}", r.checksum), r.workload_ns}));
   });
-  const variant_labels labels{variant.workload(), variant.strategy(),
-                              options.facts.value("malloc", std::string("glibc"))};
+  const variant_labels labels{variant.workload(), variant.strategy(), options.facts.malloc};
   // After /run: httplib tries the routes in order, one regex each, and /run is the hot one.
   server.Get("/metrics", [&metrics, labels](const httplib::Request&, httplib::Response& res) {
     res.set_content(exposition_text(metric_families(metrics.read(), labels)),

@@ -22,10 +22,9 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 #include <alloclab/memory_budget.hpp>
 
+#include "http_answers.hpp"
 #include "served_variant.hpp"
 
 namespace alloclab {
@@ -48,7 +47,7 @@ struct server_options {
   int port = 8080;            // 0: any free port
   std::size_t threads = 256;  // connections served at once, a thread each; more get 503
   http_limits limits;
-  nlohmann::json facts = nlohmann::json::object();  // malloc, proof, pinning: shown in /stats
+  served_facts facts;                                        // shown in /stats
   const alloclab::budget_watcher* budget_watcher = nullptr;  // shown in /metrics when set
   alloclab::memory_budget_options cgroup;                    // where /metrics reads the cgroup
 };

@@ -63,21 +63,24 @@ histogram_snapshot histogram_snapshot::since(const histogram_snapshot& earlier) 
   return d;
 }
 
-nlohmann::json to_json(const histogram_snapshot& s) {
-  nlohmann::json buckets = nlohmann::json::array();
-  for (const auto& [bucket, n] : s.buckets) buckets.push_back({bucket, n});
-  return {{"count", s.count},
-          {"sum_ns", s.sum_ns},
-          {"buckets_per_octave", latency_histogram::buckets_per_octave},
-          {"buckets", std::move(buckets)}};
+histogram_counts counts_of(const histogram_snapshot& s) {
+  histogram_counts out;
+  out.count = s.count;
+  out.sum_ns = s.sum_ns;
+  out.buckets_per_octave = latency_histogram::buckets_per_octave;
+  for (const auto& [bucket, n] : s.buckets) out.buckets.push_back({bucket, n});
+  return out;
 }
 
-histogram_snapshot histogram_from_json(const nlohmann::json& j) {
+histogram_snapshot snapshot_of(const histogram_counts& c) {
   histogram_snapshot s;
-  s.count = j.at("count").get<std::uint64_t>();
-  s.sum_ns = j.at("sum_ns").get<std::uint64_t>();
-  for (const auto& pair : j.at("buckets"))
-    s.buckets[pair.at(0).get<std::uint32_t>()] = pair.at(1).get<std::uint64_t>();
+  s.count = c.count;
+  s.sum_ns = c.sum_ns;
+  for (const std::vector<std::uint64_t>& pair : c.buckets) {
+    if (pair.size() != 2 || pair[0] >= latency_histogram::bucket_count)
+      throw model::model_error("/buckets: expected [bucket index, count] pairs");
+    s.buckets[static_cast<std::uint32_t>(pair[0])] = pair[1];
+  }
   return s;
 }
 

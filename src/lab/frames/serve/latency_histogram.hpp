@@ -9,8 +9,9 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <vector>
 
-#include <nlohmann/json.hpp>
+#include "model/fields.hpp"
 
 namespace alloclab::lab::serve {
 
@@ -27,8 +28,23 @@ struct histogram_snapshot {
   histogram_snapshot since(const histogram_snapshot& earlier) const;
 };
 
-nlohmann::json to_json(const histogram_snapshot& s);
-histogram_snapshot histogram_from_json(const nlohmann::json& j);  // throws nlohmann::json errors
+// A snapshot as JSON carries it (GET /stats): its non-empty buckets as [index, count] pairs.
+struct histogram_counts {
+  std::uint64_t count = 0, sum_ns = 0;
+  int buckets_per_octave = 0;
+  std::vector<std::vector<std::uint64_t>> buckets;
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.count, "count", "durations recorded");
+    field(s.sum_ns, "sum_ns", "their sum (ns)");
+    field(s.buckets_per_octave, "buckets_per_octave", "bucket width: 2^(1/this)");
+    field(s.buckets, "buckets", "[bucket index, count] of each non-empty bucket, ascending");
+  }
+};
+
+histogram_counts counts_of(const histogram_snapshot& s);
+// Throws model::model_error when a bucket is not an [index, count] pair.
+histogram_snapshot snapshot_of(const histogram_counts& c);
 
 class latency_histogram {
  public:

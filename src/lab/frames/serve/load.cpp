@@ -17,6 +17,7 @@
 #include <httplib.h>
 
 #include "process/worker.hpp"
+#include "http_answers.hpp"
 #include "latency_histogram.hpp"
 #include "pinning.hpp"
 #include "stats/stats.hpp"
@@ -56,9 +57,10 @@ std::optional<server_side> server_delta(const std::optional<json>& before,
                                         const latency_percentiles& client) {
   if (!before || !after) return std::nullopt;
   try {
+    const auto first = model::read_json<stats_document>(*before, "/stats");
+    const auto last = model::read_json<stats_document>(*after, "/stats");
     const histogram_snapshot delta =
-        histogram_from_json(after->at("run").at("workload_time"))
-            .since(histogram_from_json(before->at("run").at("workload_time")));
+        snapshot_of(last.run.workload_time).since(snapshot_of(first.run.workload_time));
     server_side s;
     s.run_requests = delta.count;
     s.workload_mean_us = delta.mean_ns() / 1e3;
@@ -66,11 +68,11 @@ std::optional<server_side> server_delta(const std::optional<json>& before,
     s.workload_p99_us = delta.percentile_ns(0.99) / 1e3;
     if (client.mean_ms && *client.mean_ms > 0)
       s.share_of_latency = s.workload_mean_us / (*client.mean_ms * 1e3);
-    const double cpu_s = after->at("cpu_s").get<double>() - before->at("cpu_s").get<double>();
+    const double cpu_s = last.cpu_s - first.cpu_s;
     if (delta.count > 0) s.cpu_us_per_request = cpu_s * 1e6 / static_cast<double>(delta.count);
     if (s.cpu_us_per_request > 0) s.share_of_cpu = s.workload_mean_us / s.cpu_us_per_request;
     return s;
-  } catch (const json::exception&) {
+  } catch (const model::model_error&) {  // not alloclab's /stats
     return std::nullopt;
   }
 }

@@ -43,7 +43,8 @@ load_result run_hey(const closed_loop_options& options);
 load_result run_wrk(const closed_loop_options& options);
 load_result run_open_loop(const open_loop_options& options);
 
-// The server's GET /stats as JSON (the origin of `url`); nullopt when it does not answer.
+// The server's GET /stats as JSON (the origin of `url`; alloclab's reads as a stats_document,
+// http_answers.hpp); nullopt when it does not answer.
 std::optional<nlohmann::json> fetch_stats(const std::string& url);
 
 // Parsers of the generators' outputs (exposed for tests). They fill requests, errors,

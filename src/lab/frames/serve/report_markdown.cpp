@@ -187,8 +187,8 @@ seed_table_cells serve_seed_cells(const lab::serve_section& serve) {
 
 void serve_section(std::string& md, const model::document& r) {
   const serve_document_figures* part = r.parts.get<serve_document_figures>();
-  if (part == nullptr) return;
-  const lab::serve_section& serve = part->serve;
+  if (part == nullptr || !part->serve) return;
+  const lab::serve_section& serve = *part->serve;
   const std::string generators = serve.generators.value_or("hey and wrk");
   md += fmt::format(
       "## Batch and serve (seed 004's two frames)\n\n"

@@ -274,11 +274,10 @@ std::string describe_serve_frame(const run_plan& plan) {
 }
 
 void add_serve_results(const frame_results_input& in, json& results) {
-  if (!has_frame(in.plan, frame::serve)) {
-    results["serve"] = nullptr;
-    return;
-  }
-  model::write_fields(serve_document_figures{serve_results(in, results.at("workloads"))}, results);
+  serve_document_figures part;
+  if (has_frame(in.plan, frame::serve)) part.serve = serve_results(in, results.at("workloads"));
+  model::write_fields(part, results);
+  if (!part.serve) return;
   for (json& workload : results.at("serve").at("workloads"))
     for (json& cell : workload.at("cells")) cell = with_lab_cell_keys(std::move(cell));
 }

@@ -60,8 +60,6 @@ struct load_request {
 
 namespace {
 
-using json = nlohmann::json;
-
 std::vector<std::string> own_command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -94,7 +92,7 @@ std::vector<std::string> own_command_line() {
 }
 
 // The malloc this server must run under, proven live; re-executes itself when it is not yet.
-json prove_malloc_or_reexec(const std::string& requested) {
+served_facts prove_malloc_or_reexec(const std::string& requested) {
   const std::vector<malloc_choice> choices =
       resolve_mallocs({requested}, alloclab::build::sanitized);
   if (choices.size() != 1) throw usage_error("serve runs under exactly one --malloc");
@@ -107,7 +105,12 @@ json prove_malloc_or_reexec(const std::string& requested) {
     throw std::runtime_error(
         fmt::format("refusing to serve: --malloc {} is not live: {}", choice.label, live.detail));
   }
-  return {{"malloc", choice.label}, {"live_allocator", alloclab::heap::to_json(live)}};
+  served_facts facts;
+  facts.malloc = choice.label;
+  // The proof's one writer is the measuring worker's: read back, it is the results model's proof.
+  facts.live_allocator =
+      model::read_json<model::liveness_proof>(alloclab::heap::to_json(live), "/live_allocator");
+  return facts;
 }
 
 bool judge_build_or_refuse(bool allow_debug) {
@@ -144,9 +147,8 @@ alloclab::memory_budget watched_budget(const std::string& what) {
 
 int execute_serve(const serve_request& r) {
   const bool debug = judge_build_or_refuse(r.allow_debug);
-  json facts = prove_malloc_or_reexec(r.malloc);
-  const std::string cell_id =
-      fmt::format("{}/{}@{}", r.workload, r.strategy, facts["malloc"].get<std::string>());
+  served_facts facts = prove_malloc_or_reexec(r.malloc);
+  const std::string cell_id = fmt::format("{}/{}@{}", r.workload, r.strategy, facts.malloc);
   before_measuring(cell_id);
   if (aborts_under_load(cell_id))
     std::thread([] {
@@ -154,15 +156,14 @@ int execute_serve(const serve_request& r) {
       std::fprintf(stderr, "alloclab serve: test fault 'abort_later'\n");
       std::abort();
     }).detach();
-  facts["debug_build"] = debug;
-  facts["pinned_cpu"] = nullptr;
+  facts.debug_build = debug;
   if (r.cpu) {
     if (!pin_current_thread(*r.cpu))
       throw usage_error(fmt::format("--cpu {}: this process may not run there", *r.cpu));
-    facts["pinned_cpu"] = *r.cpu;  // before any server thread exists: they all inherit it
+    facts.pinned_cpu = *r.cpu;  // before any server thread exists: they all inherit it
   }
   served_variant variant(r.workload, r.strategy, r.seed);
-  facts["expected_checksum"] = fmt::format("{:#018x}", variant.expected_checksum());
+  facts.expected_checksum = fmt::format("{:#018x}", variant.expected_checksum());
   server_options options;
   options.bind = r.bind;
   options.port = r.port;
@@ -173,7 +174,7 @@ int execute_serve(const serve_request& r) {
   std::optional<alloclab::budget_watcher> watcher;
   if (!r.budget_watch.empty()) {
     watcher.emplace(watched_budget(r.budget_watch));  // purges the malloc crossing into soft
-    facts["budget_watch"] = watcher->budget().reason();
+    facts.budget_watch = watcher->budget().reason();
     // SIGINT and SIGTERM are taken by the server's one waiting thread (http_server.cpp): block
     // them here so that the watcher's thread inherits the block and never takes one itself.
     sigset_t stop_signals;
