@@ -20,31 +20,19 @@ import argparse
 import json
 import math
 import statistics
+import sys
+from pathlib import Path
+
+# Spearman's rho as the replay validation computes it (ties share their mean rank).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts" / "validate-replay"))
+from compare import spearman  # noqa: E402
 
 
-def ranks(values):
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    r = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            r[order[k]] = (i + j) / 2.0
-        i = j + 1
-    return r
-
-
-def spearman(x, y):
+def rank_correlation(x, y):
     if len(x) < 3:
         return None
-    rx, ry = ranks(x), ranks(y)
-    mx, my = statistics.fmean(rx), statistics.fmean(ry)
-    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    sxx = sum((a - mx) ** 2 for a in rx)
-    syy = sum((b - my) ** 2 for b in ry)
-    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else None
+    rho = spearman(x, y)
+    return None if math.isnan(rho) else rho
 
 
 def cv(values):
@@ -98,7 +86,7 @@ def main():
                  else "mixed" for b, a in zip(before, after)]
         for k in kinds:
             counts[k] += 1
-        rho = spearman(medians, [(b + a) / 2 for b, a in zip(before, after)])
+        rho = rank_correlation(medians, [(b + a) / 2 for b, a in zip(before, after)])
         quiet = [m for m, k in zip(medians, kinds) if k == "quiet"]
         cv_all, cv_quiet = cv(medians), cv(quiet) if len(quiet) >= 3 else None
         if rho is not None:
