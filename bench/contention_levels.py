@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Does the contention reference tell a cell's slow repetitions from its fast ones?
 
-Usage: bench/contention_levels.py RESULTS.json [--threshold 0.15]
+Usage: bench/contention_levels.py RESULTS.json [--threshold 0.15] [--cells]
 
-Reads the batch cells' `contention_reference` (the 64 KiB chase read before and after each
-repetition, measure/contention_reference.hpp) beside their `timing.repetition_medians_ns`.
+Reads the batch cells' `contention_reference` (a 64 KiB chase and a 2 MiB copy, read before and
+after each repetition, measure/contention_reference.hpp) beside their
+`timing.repetition_medians_ns`, each reading on its own.
 
 | figure | meaning |
 |---|---|
@@ -54,26 +55,27 @@ def timed_cells(results):
             medians = timing["repetition_medians_ns"]
             if len(medians) != len(ref["before_ns"]):
                 continue
-            yield w["name"], c, medians, ref["before_ns"], ref["after_ns"]
+            yield w["name"], c, medians, ref
 
 
 def quantile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("results")
-    parser.add_argument("--threshold", type=float, default=0.15)
-    args = parser.parse_args()
-    with open(args.results) as f:
-        results = json.load(f)
-    cells = list(timed_cells(results))
+READINGS = (("64 KiB chase", "before_ns", "after_ns"),
+            ("2 MiB copy", "memory_before_ns", "memory_after_ns"))
+
+
+def analyse(cells, label, before_key, after_key, threshold, per_cell):
+    cells = [(n, c, m, r[before_key], r[after_key]) for n, c, m, r in cells if r.get(before_key)]
     if not cells:
-        raise SystemExit("no batch cell with contention readings in " + args.results)
+        print("\n(no {} readings)".format(label))
+        return
     readings = sorted(v for _, _, _, b, a in cells for v in b + a)
     quiet_level = quantile(readings, 0.10)
-    limit = quiet_level * (1 + args.threshold)
+    limit = quiet_level * (1 + threshold)
+    fmt = lambda v, p=2: "-" if v is None else "{:.{}f}".format(v, p)
+    print("\n**{}**\n".format(label))
     print("| readings | p5 | p25 | p50 | p75 | p95 | quiet level | limit |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     print("| {} | {} |".format(len(readings), " | ".join(
@@ -99,21 +101,37 @@ def main():
     print()
     print("| repetitions | quiet | slow | mixed | median rho | median CV all | median CV quiet |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
-    fmt = lambda v, p=2: "-" if v is None else "{:.{}f}".format(v, p)
     print("| {} | {} ({:.0f} %) | {} ({:.0f} %) | {} | {} | {} | {} |".format(
         total, counts["quiet"], 100 * counts["quiet"] / total, counts["slow"],
         100 * counts["slow"] / total, counts["mixed"],
         fmt(statistics.median(rhos) if rhos else None),
         fmt(100 * statistics.median(p[0] for p in cv_pairs) if cv_pairs else None, 1) + " %",
         fmt(100 * statistics.median(p[1] for p in cv_pairs) if cv_pairs else None, 1) + " %"))
+    if not per_cell:
+        return
     print()
     print("| workload | cell | reps | quiet | slow | rho | CV all | CV quiet |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
-    for name, cell, n, q, s, rho, cv_all, cv_quiet in rows:
+    for name, cell, n, q, sl, rho, cv_all, cv_quiet in rows:
         print("| {} | {} | {} | {} | {} | {} | {} | {} |".format(
-            name, cell, n, q, s, fmt(rho),
+            name, cell, n, q, sl, fmt(rho),
             fmt(None if cv_all is None else 100 * cv_all, 1),
             fmt(None if cv_quiet is None else 100 * cv_quiet, 1)))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("results")
+    parser.add_argument("--threshold", type=float, default=0.15)
+    parser.add_argument("--cells", action="store_true", help="a row per cell")
+    args = parser.parse_args()
+    with open(args.results) as f:
+        results = json.load(f)
+    cells = list(timed_cells(results))
+    if not cells:
+        raise SystemExit("no batch cell with contention readings in " + args.results)
+    for label, before_key, after_key in READINGS:
+        analyse(cells, label, before_key, after_key, args.threshold, args.cells)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ TEST(ContentionReference, AReadingIsAPositiveTimeAndTheWalkReturnsToItsStart) {
   for (int i = 0; i < 3; ++i) {
     EXPECT_GT(reference.reading(), 0.0);
     EXPECT_EQ(reference.last_stop(), 0u);
+    EXPECT_GT(reference.memory_reading(), 0.0);
   }
 }
 

@@ -69,9 +69,13 @@ TEST(Runner, EveryTimedRepetitionHasAReferenceReadingOnEachSide) {
   ASSERT_EQ(timed.repetition_medians_ns.size(), 2u);
   EXPECT_EQ(timed.repetition_reference_before_ns.size(), 2u);
   EXPECT_EQ(timed.repetition_reference_after_ns.size(), 2u);
+  EXPECT_EQ(timed.repetition_memory_reference_before_ns.size(), 2u);
+  EXPECT_EQ(timed.repetition_memory_reference_after_ns.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
     EXPECT_GT(timed.repetition_reference_before_ns[i], 0.0) << i;
     EXPECT_GT(timed.repetition_reference_after_ns[i], 0.0) << i;
+    EXPECT_GT(timed.repetition_memory_reference_before_ns[i], 0.0) << i;
+    EXPECT_GT(timed.repetition_memory_reference_after_ns[i], 0.0) << i;
   }
   const cell_measurement& untimed = run_cell_of(run, "alloclab_pool");  // not applicable
   EXPECT_TRUE(untimed.repetition_reference_before_ns.empty());

@@ -1,6 +1,7 @@
 #include "measure/contention_reference.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <random>
 
@@ -9,7 +10,10 @@
 namespace alloclab::lab {
 
 contention_reference::contention_reference(std::uint64_t seed)
-    : words_(lines * words_per_line, 0), times_(chases, 0.0) {
+    : words_(lines * words_per_line, 0),
+      times_(chases, 0.0),
+      copy_from_(copy_bytes, 1),
+      copy_to_(copy_bytes, 0) {
   std::vector<std::uint32_t> order(lines);
   std::iota(order.begin(), order.end(), 0u);
   std::shuffle(order.begin() + 1, order.end(), std::mt19937_64(seed));
@@ -25,6 +29,14 @@ std::size_t contention_reference::cycle_length() const {
     ++length;
   } while (line != 0 && length <= lines);
   return length;
+}
+
+double contention_reference::memory_reading() {
+  const auto start = lab_clock::now();
+  std::memcpy(copy_to_.data(), copy_from_.data(), copy_bytes);
+  const auto stop = lab_clock::now();
+  asm volatile("" : : "r"(copy_to_.data()) : "memory");
+  return static_cast<double>(elapsed_ns(start, stop));
 }
 
 double contention_reference::reading() {

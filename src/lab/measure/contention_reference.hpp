@@ -8,6 +8,10 @@
 // over the cache lines of a 64 KiB buffer in a fixed random order, so each load waits for the
 // last and the time is the cache's latency, not the ALU's throughput.
 //
+// A second reading copies 2 MiB between two buffers: on an Intel host the 64 KiB walk stayed
+// flat while the slow level came and went, and a copy of a few MiB (and a walk over 4 MiB) slowed
+// with it (docs/budget.md), so the slow level lives in the last-level cache or memory there.
+//
 // The readings are taken outside the timed loop (before its warm-up and after its last sample):
 // they never enter a cell's figures, and their cost is a fraction of a percent of a 20 ms
 // repetition.
@@ -30,11 +34,16 @@ class contention_reference {
   static constexpr std::size_t buffer_bytes = 64 * 1024;
   static constexpr std::size_t line_bytes = 64;
   static constexpr std::size_t chases = 24;  // per reading: its median is the reading
+  static constexpr std::size_t copy_bytes = 2 * 1024 * 1024;
 
   explicit contention_reference(std::uint64_t seed = 42);
 
   // The median time of `chases` walks over every line of the buffer, in ns. Never allocates.
   double reading();
+  // The time of one copy of `copy_bytes` between two buffers of its own, in ns: a reading at the
+  // level of the last-level cache and memory, which the 64 KiB walk does not reach. Never
+  // allocates.
+  double memory_reading();
 
   // The last line index a walk ended on (keeps the walk observable; the walk is a cycle, so it
   // always ends where it started).
@@ -47,6 +56,7 @@ class contention_reference {
   static constexpr std::size_t words_per_line = line_bytes / sizeof(std::uint32_t);
   std::vector<std::uint32_t> words_;  // words_[line * words_per_line]: the next line to visit
   std::vector<double> times_;         // one reading's chases, reused
+  std::vector<unsigned char> copy_from_, copy_to_;
   std::uint32_t last_stop_ = 0;
 };
 

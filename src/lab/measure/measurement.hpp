@@ -48,6 +48,9 @@ struct cell_measurement {
   // before its warm-up and right after its last sample, ns per chase.
   std::vector<double> repetition_reference_before_ns;
   std::vector<double> repetition_reference_after_ns;
+  // The same moments: one 2 MiB copy (contention_reference::memory_reading), ns.
+  std::vector<double> repetition_memory_reference_before_ns;
+  std::vector<double> repetition_memory_reference_after_ns;
   double heap_allocations_per_iteration = 0;
   double heap_bytes_per_iteration = 0;
   double upstream_fallbacks_per_iteration = 0;

@@ -126,13 +126,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(workload_footprint, allocations, bytes_reques
                                    peak_blocks, largest_request, monotonic_footprint,
                                    suggested_arena_bytes, size_histogram_log2)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(clock_profile, overhead_ns, resolution_ns)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(cell_measurement, strategy, status, reason, warning, samples_ns,
-                                   repetition_medians_ns, repetition_p99_ns, repetition_means_ns,
-                                   repetition_cv, repetition_reference_before_ns,
-                                   repetition_reference_after_ns, heap_allocations_per_iteration,
-                                   heap_bytes_per_iteration, upstream_fallbacks_per_iteration,
-                                   minor_faults, peak_rss_growth_kib, timed_iterations,
-                                   buffer_bytes, checksum, residues)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(
+    cell_measurement, strategy, status, reason, warning, samples_ns, repetition_medians_ns,
+    repetition_p99_ns, repetition_means_ns, repetition_cv, repetition_reference_before_ns,
+    repetition_reference_after_ns, repetition_memory_reference_before_ns,
+    repetition_memory_reference_after_ns, heap_allocations_per_iteration, heap_bytes_per_iteration,
+    upstream_fallbacks_per_iteration, minor_faults, peak_rss_growth_kib, timed_iterations,
+    buffer_bytes, checksum, residues)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(batch_figures, batch_size, footprint, cell)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(heap_figures, iterations_per_repetition, batch_ns,
                                    ns_per_pair_reps, pairs_per_repetition, peak_live_bytes,

@@ -72,14 +72,19 @@ struct address_residues {
 
 // The contention reference read around each repetition (measure/contention_reference.hpp).
 struct contention_readings {
-  std::vector<double> before_ns, after_ns;
+  std::vector<double> before_ns, after_ns, memory_before_ns, memory_after_ns;
   static constexpr const char* about_type =
-      "the contention reference (a 64 KiB pointer chase, the median of 24) read around each "
-      "repetition, in the order of `timing.repetition_medians_ns`";
+      "the contention reference (a 64 KiB pointer chase, the median of 24, and one 2 MiB copy) "
+      "read around each repetition, in the order of `timing.repetition_medians_ns`";
   template <class S, class F>
   static void fields(S& s, F& field) {
     field(s.before_ns, "before_ns", "ns per chase, right before the repetition's warm-up");
     field(s.after_ns, "after_ns", "ns per chase, right after its last sample");
+    field(s.memory_before_ns, "memory_before_ns",
+          "ns of one 2 MiB copy (last-level cache and memory), right before the warm-up",
+          model::may_be_absent);
+    field(s.memory_after_ns, "memory_after_ns", "the same, right after the last sample",
+          model::may_be_absent);
   }
 };
 

@@ -46,6 +46,8 @@ merged_parts merge(const cell_records& rs) {
     append(merged.repetition_cv, c.repetition_cv);
     append(merged.repetition_reference_before_ns, c.repetition_reference_before_ns);
     append(merged.repetition_reference_after_ns, c.repetition_reference_after_ns);
+    append(merged.repetition_memory_reference_before_ns, c.repetition_memory_reference_before_ns);
+    append(merged.repetition_memory_reference_after_ns, c.repetition_memory_reference_after_ns);
     merged.heap_allocations_per_iteration =
         std::max(merged.heap_allocations_per_iteration, c.heap_allocations_per_iteration);
     merged.heap_bytes_per_iteration =
@@ -91,7 +93,8 @@ model::cell batch_model_cell(const cell_spec& spec, const cell_records& rs) {
   cell.timing = timing_of(merged, m.batch);
   cell.os = os_of(merged);
   cell.figures.as<batch_cell_figures>()->contention_reference = contention_readings{
-      merged.repetition_reference_before_ns, merged.repetition_reference_after_ns};
+      merged.repetition_reference_before_ns, merged.repetition_reference_after_ns,
+      merged.repetition_memory_reference_before_ns, merged.repetition_memory_reference_after_ns};
   return cell;
 }
 

@@ -134,6 +134,7 @@ class cell {
   // One repetition: a reference reading, the warm-up, `samples` timed batches, a second reading.
   void timed_repetition(std::size_t samples, std::size_t batch, contention_reference& reference) {
     const double reference_before_ns = reference.reading();
+    const double memory_before_ns = reference.memory_reading();
     const std::size_t warmup_batches = std::max<std::size_t>(2, samples / 20);
     for (std::size_t i = 0; i < warmup_batches; ++i)
       if (!run_guarded(batch)) return;
@@ -157,6 +158,8 @@ class cell {
     const os_snapshot after = take_os_snapshot();
     out_.repetition_reference_before_ns.push_back(reference_before_ns);
     out_.repetition_reference_after_ns.push_back(reference.reading());
+    out_.repetition_memory_reference_before_ns.push_back(memory_before_ns);
+    out_.repetition_memory_reference_after_ns.push_back(reference.memory_reading());
     out_.minor_faults += after.minor_faults - before.minor_faults;
     out_.peak_rss_growth_kib += after.peak_rss_kib - before.peak_rss_kib;
     out_.timed_iterations += samples * batch;
@@ -193,6 +196,8 @@ class cell {
     out_.repetition_cv.clear();
     out_.repetition_reference_before_ns.clear();
     out_.repetition_reference_after_ns.clear();
+    out_.repetition_memory_reference_before_ns.clear();
+    out_.repetition_memory_reference_after_ns.clear();
   }
 
   void verify(std::uint64_t sum, std::size_t iterations) const {
