@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/cell.hpp"
 #include "model/fields.hpp"
 #include "model/peers.hpp"
 #include "model/values.hpp"
@@ -182,5 +183,10 @@ struct batch_workload_figures {
     field(s.peer_verdicts, "peer_verdicts", "one per malloc of the cells");
   }
 };
+
+// A workload's batch figures, or null when another frame measured it.
+inline const batch_workload_figures* batch_figures_of(const model::workload& w) {
+  return w.figures.as<batch_workload_figures>();
+}
 
 }  // namespace alloclab::lab

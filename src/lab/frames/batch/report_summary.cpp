@@ -17,12 +17,8 @@
 namespace alloclab::lab::markdown {
 namespace {
 
-const batch_workload_figures* batch_figures(const model::workload& w) {
-  return w.figures.as<batch_workload_figures>();
-}
-
 const peer_verdict* peer_verdict_of(const model::workload& w, const std::string& malloc) {
-  if (const auto* f = batch_figures(w))
+  if (const auto* f = batch_figures_of(w))
     for (const auto& v : f->peer_verdicts)
       if (v.malloc == malloc) return &v;
   return nullptr;
@@ -30,7 +26,7 @@ const peer_verdict* peer_verdict_of(const model::workload& w, const std::string&
 
 bool any_peer_verdict(const model::document& r) {
   for (const auto& w : r.workloads)
-    if (const auto* f = batch_figures(w); f != nullptr && !f->peer_verdicts.empty()) return true;
+    if (const auto* f = batch_figures_of(w); f != nullptr && !f->peer_verdicts.empty()) return true;
   return false;
 }
 
@@ -101,7 +97,7 @@ void headline_section(std::string& md, const model::document& r) {
 // before the selection correction have no `candidates`).
 bool picked_among_several(const model::document& r) {
   for (const auto& w : r.workloads)
-    if (const auto* f = batch_figures(w))
+    if (const auto* f = batch_figures_of(w))
       for (const auto& v : f->peer_verdicts)
         if (v.candidates.value_or(1) > 1) return true;
   return false;
@@ -145,7 +141,7 @@ void peers_section(std::string& md, const model::document& r) {
                     text_column("best alloclab (p50)"), text_column("peers (ratio, p)"),
                     text_column("verdict"), text_column("why not")});
   for (const auto& w : r.workloads) {
-    const auto* f = batch_figures(w);
+    const auto* f = batch_figures_of(w);
     if (f == nullptr) continue;
     for (const auto& v : f->peer_verdicts)
       md +=
@@ -159,7 +155,7 @@ void peers_section(std::string& md, const model::document& r) {
 void placement_section(std::string& md, const model::document& r) {
   std::string body;
   for (const auto& w : r.workloads) {
-    const auto* f = batch_figures(w);
+    const auto* f = batch_figures_of(w);
     if (f == nullptr || !f->placement) continue;
     const placement_analysis& p = *f->placement;
     body += fmt::format("| {} | {} |", w.name, estimate_or_dash(p.baseline_copy_cliff_cost));

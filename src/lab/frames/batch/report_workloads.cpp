@@ -16,10 +16,6 @@
 namespace alloclab::lab::markdown {
 namespace {
 
-const batch_workload_figures* batch_figures(const model::workload& w) {
-  return w.figures.as<batch_workload_figures>();
-}
-
 // What a timed cell's figures stand on: "3 × 2000" (processes × samples per repetition).
 std::string stands_on(const model::cell& c) {
   const model::timing& t = *c.timing;
@@ -28,7 +24,7 @@ std::string stands_on(const model::cell& c) {
 }
 
 void footprint_text(std::string& md, const model::workload& w, const model::document& r) {
-  const auto* figures = batch_figures(w);
+  const auto* figures = batch_figures_of(w);
   const auto& f = figures == nullptr ? std::optional<footprint>() : figures->footprint;
   if (f)
     md += fmt::format(
