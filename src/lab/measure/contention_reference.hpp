@@ -13,8 +13,8 @@
 // with it (docs/budget.md), so the slow level lives in the last-level cache or memory there.
 //
 // The readings are taken outside the timed loop (before its warm-up and after its last sample):
-// they never enter a cell's figures, and their cost is a fraction of a percent of a 20 ms
-// repetition.
+// they never enter a cell's figures. They cost budget time: 48 chases and two copies, about
+// 0.8 ms a repetition in a default run, some 4 % of a 20 ms repetition.
 //
 // Example:
 //   alloclab::lab::contention_reference reference;
