@@ -15,6 +15,7 @@
 
 #include "frames/serve/load.hpp"
 #include "frames/serve/pinning.hpp"
+#include "frames/serve/process_figures.hpp"
 #include "records/measurement_record.hpp"
 
 namespace {
@@ -143,11 +144,13 @@ TEST(ServeRecord, RoundTripsAndRejectsGarbage) {
   rep.ladder.back().target_rate_rps = 7250;
   rep.saturation_rps = 29000;
   rep.stats = {290950, 2, 3};
-  r.serve = alloclab::lab::serve_figures{"server on cpu 0", 1.0, 50, {rep}};
+  r.figures =
+      alloclab::lab::frame_figures(alloclab::lab::serve_figures{"server on cpu 0", 1.0, 50, {rep}});
   nlohmann::json j = to_json(r);
   const measurement_record back = alloclab::lab::record_from_json(j);
-  ASSERT_TRUE(back.serve.has_value());
-  const alloclab::lab::serve_repetition& got = back.serve->repetitions.at(0);
+  const auto* figures = back.figures.get<alloclab::lab::serve_figures>();
+  ASSERT_NE(figures, nullptr);
+  const alloclab::lab::serve_repetition& got = figures->repetitions.at(0);
   EXPECT_EQ(got.hey.requests, 290900u);
   EXPECT_DOUBLE_EQ(got.hey.server->share_of_cpu.value(), 0.4);
   EXPECT_FALSE(got.wrk.has_value());
@@ -159,7 +162,11 @@ TEST(ServeRecord, RoundTripsAndRejectsGarbage) {
   nlohmann::json& stats = j["serve"]["repetitions"][0]["stats"];
   stats["uptime_s"] = 12.5;
   stats["run"] = {{"ok", 290900}};
-  EXPECT_EQ(alloclab::lab::record_from_json(j).serve->repetitions.at(0).stats.errors, 2u);
+  EXPECT_EQ(alloclab::lab::record_from_json(j)
+                .figures.get<alloclab::lab::serve_figures>()
+                ->repetitions.at(0)
+                .stats.errors,
+            2u);
   j["serve"]["repetitions"][0].erase("hey");
   EXPECT_THROW(alloclab::lab::record_from_json(j), nlohmann::json::exception);
 }

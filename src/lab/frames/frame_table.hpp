@@ -40,9 +40,19 @@
 // |                   |                            | from the request (its defaults live in its   |
 // |                   |                            | folder; the replay frame's resources), or    |
 // |                   |                            | nullptr                                      |
+// | read_figures      | records (record_from_json) | its process figures from their JSON (records |
+// |                   |                            | in transport and shard files), or nullptr    |
+// | stop_readings     | schedule (the stop rule)   | a measured record's readings by figure, one  |
+// |                   |                            | map per process or server, or nullptr        |
+// | headline_figure   | schedule (the account)     | the figure its cells' spread is reported on  |
+// | count_samples     | schedule (the account)     | a record's timed samples and repetitions, or |
+// |                   |                            | nullptr                                      |
+// | tracked_baseline  | schedule (the stop rule)   | the strategy its cells' vs-baseline          |
+// |                   |                            | comparisons are against, or nullptr: none    |
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,6 +62,7 @@
 #include "model/cell.hpp"
 #include "model/frame_part.hpp"
 #include "plan/plan.hpp"
+#include "records/measurement_record.hpp"
 #include "workloads/catalogue.hpp"
 
 namespace CLI {
@@ -73,6 +84,15 @@ class frame_commands {
   virtual std::vector<std::string> names() const = 0;  // as typed after `alloclab`
   virtual bool parsed() const = 0;                     // one of them was on the command line
   virtual int execute() const = 0;                     // runs it; throws usage_error
+};
+
+// One process's readings by figure ("p50", "ns_per_pair", ...), one per repetition: what the
+// stop rule compares (schedule/tracked_comparisons.hpp).
+using figure_readings = std::map<std::string, std::vector<double>>;
+
+// A record's timed samples and the repetitions they make.
+struct sample_count {
+  std::size_t samples = 0, repetitions = 0;
 };
 
 struct frame_module {
@@ -102,6 +122,11 @@ struct frame_module {
   const workload_catalogue* workloads = nullptr;
   void (*resolve_sizes)(run_plan& plan, const run_request& request,
                         const host_view& host) = nullptr;
+  frame_figures (*read_figures)(const nlohmann::json& figures) = nullptr;
+  std::vector<figure_readings> (*stop_readings)(const measurement_record& r) = nullptr;
+  const char* headline_figure = "p50";
+  sample_count (*count_samples)(const measurement_record& r) = nullptr;
+  const char* tracked_baseline = nullptr;
 };
 
 // Every frame, in the order plans and results list them.

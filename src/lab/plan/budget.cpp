@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "frames/frame_table.hpp"
+
 namespace alloclab::lab {
 
 double parse_budget(const std::string& text) {
@@ -47,7 +49,7 @@ double parse_budget(const std::string& text) {
 double resolve_budget(const run_request& r, const std::vector<frame>& frames) {
   const bool sized = r.iterations || r.repetitions || r.processes || r.quick;
   const bool stop_rule_frames = std::all_of(frames.begin(), frames.end(), [](frame f) {
-    return f == frame::batch || f == frame::heap || f == frame::serve;
+    return module_of(f).stop_readings != nullptr;  // the stop rule reads its records
   });
   if (!r.budget)
     return r.full || sized || !stop_rule_frames || frames.empty() ? 0 : default_budget_seconds;

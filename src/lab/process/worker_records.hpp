@@ -38,12 +38,12 @@ using spec_writer =
 using figures_reader =
     std::function<void(const nlohmann::json& result, const run_plan& plan, measurement_record& r)>;
 
-// A figures_reader that converts the whole result into the record's `figures`
-// (e.g. &measurement_record::memory).
+// A figures_reader that converts the whole result into the record's figures, of type `Figures`
+// (e.g. read_into<memory_figures>()).
 template <class Figures>
-figures_reader read_into(std::optional<Figures> measurement_record::*figures) {
-  return [figures](const nlohmann::json& result, const run_plan&, measurement_record& r) {
-    r.*figures = result.get<Figures>();
+figures_reader read_into() {
+  return [](const nlohmann::json& result, const run_plan&, measurement_record& r) {
+    r.figures = frame_figures(result.get<Figures>());
   };
 }
 

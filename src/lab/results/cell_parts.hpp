@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/measurement.hpp"
 #include "model/cell.hpp"
 #include "plan/plan.hpp"
 #include "records/measurement_record.hpp"
@@ -31,13 +32,12 @@ struct cell_records {
   }
 };
 
-// The figures one frame put in each of a cell's records (`figures`: e.g. &measurement_record::heap),
-// in part order; call it on a cell whose records all measured.
+// The figures one frame put in each of a cell's records (e.g. figures_of<heap_figures>(rs)), in
+// part order; call it on a cell whose records all measured.
 template <class Figures>
-std::vector<const Figures*> figures_of(const cell_records& rs,
-                                       std::optional<Figures> measurement_record::*figures) {
+std::vector<const Figures*> figures_of(const cell_records& rs) {
   std::vector<const Figures*> out;
-  for (const auto* r : rs.parts) out.push_back(&*(r->*figures));
+  for (const auto* r : rs.parts) out.push_back(r->figures.template get<Figures>());
   return out;
 }
 

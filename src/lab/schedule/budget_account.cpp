@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "frames/frame_table.hpp"
 #include "plan/budget.hpp"
 #include "stats/sequential.hpp"
 
@@ -12,14 +13,7 @@ namespace {
 
 // The figure a cell's spread is reported on: what its vs-baseline comparison is judged on.
 const char* headline_figure(const cell_spec& c) {
-  switch (c.frame) {
-    case frame::heap:
-      return "ns_per_pair";
-    case frame::serve:
-      return "cpu_per_request";
-    default:
-      return "p50";
-  }
+  return module_of(c.frame).headline_figure;
 }
 
 // Per cell: processes, repetitions, samples per repetition, seconds, and its spread split.
@@ -27,9 +21,11 @@ std::vector<cell_account> cell_accounts(const account_input& in) {
   std::vector<std::size_t> samples(in.plan.cells.size(), 0), repetitions(in.plan.cells.size(), 0);
   for (std::size_t i = 0; i < in.records.size(); ++i) {
     const measurement_record& r = in.records[i];
-    if (!r.batch || r.status != "ok") continue;
-    samples[in.ran[i].cell] += r.batch->cell.samples_ns.size();
-    repetitions[in.ran[i].cell] += r.batch->cell.repetition_medians_ns.size();
+    const auto count = module_of(in.plan.cells[in.ran[i].cell].frame).count_samples;
+    if (count == nullptr || !r.figures || r.status != "ok") continue;
+    const sample_count n = count(r);
+    samples[in.ran[i].cell] += n.samples;
+    repetitions[in.ran[i].cell] += n.repetitions;
   }
   std::vector<cell_account> cells;
   for (std::size_t i = 0; i < in.plan.cells.size(); ++i) {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "frames/frame_table.hpp"
 #include "plan/seed_plan.hpp"
 #include "results/claim_rules.hpp"
 #include "strategies/strategy.hpp"
@@ -34,16 +35,11 @@ void add_vs_baseline(const run_plan& plan, std::vector<tracked_comparison>& out)
   const std::string first = plan.mallocs.front().label;
   for (std::size_t i = 0; i < plan.cells.size(); ++i) {
     const cell_spec& c = plan.cells[i];
-    if (c.copy_cliff_removed || (c.frame != frame::batch && c.frame != frame::heap)) continue;
-    const std::string strategy = c.frame == frame::heap ? heap_strategy : baseline_strategy;
-    const auto base = cell_index(plan, c.frame, c.workload, strategy, first);
+    const frame_module& row = module_of(c.frame);
+    if (c.copy_cliff_removed || row.tracked_baseline == nullptr) continue;
+    const auto base = cell_index(plan, c.frame, c.workload, row.tracked_baseline, first);
     if (!base || *base == i) continue;
-    out.push_back({"vs_std " + cell_text(c),
-                   "vs_std",
-                   *base,
-                   i,
-                   c.frame == frame::heap ? "ns_per_pair" : "p50",
-                   {1.0}});
+    out.push_back({"vs_std " + cell_text(c), "vs_std", *base, i, row.headline_figure, {1.0}});
   }
 }
 
@@ -118,11 +114,6 @@ void add_highest_claim(const run_plan& plan, const json& claim,
   }
 }
 
-void add_vector(std::map<std::string, std::vector<double>>& out, const char* key,
-                std::vector<double> values) {
-  if (!values.empty()) out[key] = std::move(values);
-}
-
 }  // namespace
 
 std::string figure_of_metric(const std::string& metric) {
@@ -189,32 +180,10 @@ std::vector<tracked_comparison> peer_comparisons(const run_plan& plan, const bud
   return out;
 }
 
-std::vector<std::map<std::string, std::vector<double>>> figures_of(const measurement_record& r) {
-  std::vector<std::map<std::string, std::vector<double>>> processes;
-  if (r.status != "ok") return processes;
-  if (r.batch) {
-    const cell_measurement& c = r.batch->cell;
-    std::map<std::string, std::vector<double>> f;
-    add_vector(f, "p50", c.repetition_medians_ns);
-    add_vector(f, "mean", c.repetition_means_ns);
-    add_vector(f, "p99", c.repetition_p99_ns);
-    add_vector(f, "cv", c.repetition_cv);
-    std::vector<double> jitter;
-    for (std::size_t i = 0; i < c.repetition_p99_ns.size() && i < c.repetition_medians_ns.size();
-         ++i)
-      jitter.push_back(c.repetition_p99_ns[i] - c.repetition_medians_ns[i]);
-    add_vector(f, "jitter", jitter);
-    if (!f.empty()) processes.push_back(std::move(f));
-  }
-  if (r.heap) processes.push_back({{"ns_per_pair", r.heap->ns_per_pair_reps}});
-  if (r.serve)
-    for (const serve_repetition& rep : r.serve->repetitions) {
-      std::map<std::string, std::vector<double>> f;
-      if (rep.hey.server) f["cpu_per_request"] = {rep.hey.server->cpu_us_per_request};
-      if (rep.hey.throughput_rps > 0) f["time_per_request"] = {1.0 / rep.hey.throughput_rps};
-      processes.push_back(std::move(f));
-    }
-  return processes;
+std::vector<figure_readings> figures_of(const measurement_record& r) {
+  const frame_module* row = find_module(r.frame);
+  if (r.status != "ok" || !r.figures || row == nullptr || row->stop_readings == nullptr) return {};
+  return row->stop_readings(r);
 }
 
 }  // namespace alloclab::lab

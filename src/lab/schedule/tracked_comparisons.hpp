@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "frames/frame_table.hpp"
 #include "plan/plan.hpp"
 #include "records/measurement_record.hpp"
 #include "schedule/budget_state.hpp"
@@ -28,8 +29,9 @@ std::vector<tracked_comparison> planned_comparisons(const run_plan& plan,
 // each peer strategy measured beside it (boundary 1).
 std::vector<tracked_comparison> peer_comparisons(const run_plan& plan, const budget_state& state);
 
-// A record's per-repetition figures by metric, one map per process it stands for (a serve record
-// holds one fresh server per repetition). Empty when the record has no number.
-std::vector<std::map<std::string, std::vector<double>>> figures_of(const measurement_record& r);
+// A record's per-repetition readings by figure, one map per process it stands for (a serve
+// record holds one fresh server per repetition), from its frame's row. Empty when the record has
+// no number.
+std::vector<figure_readings> figures_of(const measurement_record& r);
 
 }  // namespace alloclab::lab

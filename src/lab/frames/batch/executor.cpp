@@ -14,6 +14,7 @@
 #include "process/worker_records.hpp"
 #include "measure/build_guard.hpp"
 #include "frames/batch/runner.hpp"
+#include "frames/batch/process_figures.hpp"
 #include "plan/budget.hpp"
 #include "workloads/workload.hpp"
 #include "process/hooks.hpp"
@@ -139,11 +140,12 @@ class batch_executor final : public executor {
  private:
   // Same work or no number: a cell whose iteration built something else than the baseline's.
   static measurement_record checked(measurement_record r, std::uint64_t reference) {
-    if (r.status != "ok" || !r.batch || r.batch->cell.checksum == reference) return r;
+    const batch_figures* figures = r.figures.get<batch_figures>();
+    if (r.status != "ok" || figures == nullptr || figures->cell.checksum == reference) return r;
     r.status = "failed";
     r.reason = fmt::format("checksum mismatch: built {:#018x} where {} built {:#018x}",
-                           r.batch->cell.checksum, baseline_strategy, reference);
-    r.batch.reset();
+                           figures->cell.checksum, baseline_strategy, reference);
+    r.figures.reset();
     return r;
   }
 
@@ -186,7 +188,7 @@ measurement_record measure_in_this_process(const json& request, const std::strin
              : c.status == cell_status::overflowed ? "overflowed"
                                                    : "not_applicable";
   r.reason = c.reason;
-  r.batch = batch_figures{w.batch_size, w.footprint, c};
+  r.figures = frame_figures(batch_figures{w.batch_size, w.footprint, c});
   return r;
 }
 

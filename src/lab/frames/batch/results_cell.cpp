@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "frames/batch/figures.hpp"
+#include "frames/batch/process_figures.hpp"
 #include "frames/batch/frame.hpp"
 #include "model/cell.hpp"
 #include "results/cell_parts.hpp"
@@ -35,9 +36,10 @@ merged_parts merge(const cell_records& rs) {
   merged_parts m;
   cell_measurement& merged = m.cell;
   for (const auto* r : rs.parts) {
-    if (!r->batch) continue;
-    const cell_measurement& c = r->batch->cell;
-    m.batch = r->batch->batch_size;
+    const batch_figures* figures = r->figures.get<batch_figures>();
+    if (figures == nullptr) continue;
+    const cell_measurement& c = figures->cell;
+    m.batch = figures->batch_size;
     if (merged.warning.empty()) merged.warning = c.warning;
     append(merged.samples_ns, c.samples_ns);
     append(merged.repetition_medians_ns, c.repetition_medians_ns);
@@ -76,7 +78,7 @@ model::os_figures os_of(const cell_measurement& merged) {
 model::cell batch_model_cell(const cell_spec& spec, const cell_records& rs) {
   model::cell cell = cell_head(spec, rs);
   if (const measurement_record* bad = rs.broken();
-      bad != nullptr && (bad->status != "not_applicable" || !bad->batch))
+      bad != nullptr && (bad->status != "not_applicable" || !bad->figures))
     return cell;
   const merged_parts m = merge(rs);
   const cell_measurement& merged = m.cell;

@@ -7,6 +7,7 @@
 #include "schedule/executor.hpp"
 #include "process/worker_records.hpp"
 #include "frames/heap/cell.hpp"
+#include "frames/heap/process_figures.hpp"
 #include "frames/heap/heap_workloads.hpp"
 #include "frames/heap/retention_phase.hpp"
 #include "process/hooks.hpp"
@@ -56,7 +57,7 @@ class heap_executor final : public executor {
       : cells_(make_worker_executor(
             heap_worker_command, spec_for,
             [](const json& result, const run_plan& plan, measurement_record& r) {
-              r.heap = figures_from(result, plan.sizes.heap_iterations);
+              r.figures = frame_figures(figures_from(result, plan.sizes.heap_iterations));
             })) {}
 
   void prepare(const run_plan& plan, const progress_note& note) override {

@@ -1,6 +1,7 @@
 #include "frames/heap/figures.hpp"
 #include "frames/heap/frame.hpp"
 #include "frames/heap/heap_workloads.hpp"
+#include "frames/heap/process_figures.hpp"
 
 namespace alloclab::lab {
 
@@ -29,6 +30,10 @@ void resolve_heap_sizes(run_plan& plan, const run_request& r, const host_view&) 
       r.repetitions.value_or(r.quick ? heap_quick_repetitions : heap_default_repetitions);
 }
 
+std::vector<figure_readings> heap_stop_readings(const measurement_record& r) {
+  return {{{"ns_per_pair", r.figures.get<heap_figures>()->ns_per_pair_reps}}};
+}
+
 }  // namespace
 
 frame_module heap_frame() {
@@ -53,6 +58,10 @@ frame_module heap_frame() {
   row.method_lines = markdown::heap_method_lines;
   row.workloads = &heap_workload_catalogue();
   row.resolve_sizes = resolve_heap_sizes;
+  row.read_figures = read_figures_as<heap_figures>;
+  row.stop_readings = heap_stop_readings;
+  row.headline_figure = "ns_per_pair";
+  row.tracked_baseline = heap_strategy;
   return row;
 }
 

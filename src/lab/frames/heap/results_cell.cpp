@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "frames/heap/cell.hpp"
+#include "frames/heap/process_figures.hpp"
 #include "frames/heap/figures.hpp"
 #include "frames/heap/frame.hpp"
 #include "frames/heap/heap_retention.hpp"
@@ -120,8 +121,7 @@ heap_memory heap_memory_of(const std::vector<const heap_figures*>& parts,
 
 // A measured heap cell's retention figures, as its memory (heap_memory_of) holds them.
 cell_retention retention_of(const cell_spec& spec, const cell_records& records) {
-  const std::vector<heap_memory_reading> rs =
-      readings_of(figures_of(records, &measurement_record::heap));
+  const std::vector<heap_memory_reading> rs = readings_of(figures_of<heap_figures>(records));
   const double baseline = median_field(rs, &heap_memory_reading::baseline_rss_bytes);
   const double peak = median_field(rs, &heap_memory_reading::peak_rss_bytes);
   return {spec.malloc.label, retention(rs, baseline, peak), rs.front().purge.method};
@@ -144,7 +144,7 @@ pair_cost pair_cost_of(const std::vector<const heap_figures*>& parts,
 json heap_cell(const cell_spec& spec, const cell_records& rs) {
   model::cell cell = cell_head(spec, rs);
   if (rs.broken() != nullptr) return cell_json(cell);
-  const std::vector<const heap_figures*> parts = figures_of(rs, &measurement_record::heap);
+  const std::vector<const heap_figures*> parts = figures_of<heap_figures>(rs);
   cell_measurement timing;
   std::vector<double> pair_reps;
   double faults = 0, batches = 0;
@@ -191,9 +191,10 @@ checksum_outcome heap_checksum(const std::vector<const cell_records*>& cells, js
   std::vector<bool> failed(cells.size(), false);
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (cells[i]->broken() != nullptr) continue;
-    const std::string sum = checksum_text(cells[i]->parts.front()->heap->checksum);
+    const std::string sum =
+        checksum_text(cells[i]->parts.front()->figures.get<heap_figures>()->checksum);
     for (const auto* r : cells[i]->parts)
-      if (checksum_text(r->heap->checksum) != sum) {
+      if (checksum_text(r->figures.get<heap_figures>()->checksum) != sum) {
         out_cells[i]["status"] = "failed";
         out_cells[i]["reason"] = "checksum differs between processes";
         failed[i] = true;
@@ -229,7 +230,8 @@ json heap_spec_json(const heap_workload& w, const run_plan& plan) {
 // The sizes every cell of a heap workload drew (the same seed): from its first measured process.
 std::vector<std::uint64_t> drawn_sizes(const std::vector<const cell_records*>& cells) {
   for (const auto* c : cells)
-    if (c->broken() == nullptr) return c->parts.front()->heap->size_histogram_log2;
+    if (c->broken() == nullptr)
+      return c->parts.front()->figures.get<heap_figures>()->size_histogram_log2;
   return {};
 }
 

@@ -17,7 +17,7 @@
 
 #include "frames/memory/figures.hpp"
 #include "process/measuring_worker.hpp"
-#include "records/measurement_record.hpp"
+#include "frames/memory/process_figures.hpp"
 #include "process/proc_memory.hpp"
 #include "process/rss_series.hpp"
 

@@ -27,7 +27,7 @@ inline constexpr const char* budget_trim_strategy = "budget_trim";
 double ms_at_or_above(const heap::rss_series& series, bool cgroup, double threshold, double from_ms,
                       double to_ms);
 
-// The memory worker's result document (see memory_figures in records/measurement_record.hpp).
+// The memory worker's result document (see memory_figures in frames/memory/process_figures.hpp).
 // Throws std::runtime_error when the budget leaves no room for the workload.
 nlohmann::json run_budget_service(const memory_spec& spec);
 

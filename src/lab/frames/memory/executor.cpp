@@ -8,6 +8,7 @@
 #include "schedule/executor.hpp"
 #include "process/worker_records.hpp"
 #include "frames/memory/memory_workloads.hpp"
+#include "frames/memory/process_figures.hpp"
 #include "process/hooks.hpp"
 
 namespace alloclab::lab {
@@ -34,8 +35,7 @@ json spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
 }  // namespace
 
 std::unique_ptr<executor> make_memory_executor() {
-  return make_worker_executor(memory_worker_command, spec_for,
-                              read_into(&measurement_record::memory));
+  return make_worker_executor(memory_worker_command, spec_for, read_into<memory_figures>());
 }
 
 int run_memory_worker(const char* spec_json) {

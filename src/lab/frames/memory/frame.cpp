@@ -1,5 +1,6 @@
 #include "frames/memory/figures.hpp"
 #include "frames/memory/frame.hpp"
+#include "frames/memory/process_figures.hpp"
 
 #include <cstdint>
 
@@ -87,6 +88,7 @@ frame_module memory_frame() {
   row.render_section = markdown::memory_section;
   row.workloads = &memory_workload_catalogue();
   row.resolve_sizes = resolve_memory_sizes;
+  row.read_figures = read_figures_as<memory_figures>;
   return row;
 }
 

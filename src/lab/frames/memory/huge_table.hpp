@@ -24,7 +24,7 @@ inline constexpr const char* huge_pages_strategy = "huge_pages";
 huge_page_buffer make_huge_table(const memory_spec& spec, std::string& how,
                                  const huge_page_options& host = {});
 
-// The memory worker's result document (see memory_figures in records/measurement_record.hpp).
+// The memory worker's result document (see memory_figures in frames/memory/process_figures.hpp).
 nlohmann::json run_huge_table(const memory_spec& spec);
 
 }  // namespace alloclab::lab

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "frames/memory/figures.hpp"
+#include "frames/memory/process_figures.hpp"
 #include "frames/memory/frame.hpp"
 #include "frames/memory/memory_workloads.hpp"
 #include "results/cell_parts.hpp"
@@ -84,7 +85,7 @@ huge_page_figures huge_page_figures_of(const std::vector<huge_table_reading>& ru
 json memory_cell(const cell_spec& spec, const cell_records& rs) {
   model::cell cell = cell_head(spec, rs);
   if (rs.broken() != nullptr) return cell_json(cell);
-  const std::vector<const memory_figures*> parts = figures_of(rs, &measurement_record::memory);
+  const std::vector<const memory_figures*> parts = figures_of<memory_figures>(rs);
   cell_measurement timing;
   memory_frame_figures frame;
   for (const memory_figures* part : parts) {

@@ -9,6 +9,7 @@
 #include "process/measuring_worker.hpp"
 #include "process/proc_memory.hpp"
 #include "frames/replay/figures.hpp"
+#include "frames/replay/process_figures.hpp"
 #include "frames/replay/replay_resources.hpp"
 #include "model/codecs.hpp"
 #include "trace/replay.hpp"
@@ -148,8 +149,7 @@ heap::live_allocator prove_with_knobs(const replay_spec& spec) {
 }  // namespace
 
 std::unique_ptr<executor> make_replay_executor() {
-  return make_worker_executor(replay_worker_command, spec_for,
-                              read_into(&measurement_record::replay));
+  return make_worker_executor(replay_worker_command, spec_for, read_into<replay_figures>());
 }
 
 int run_replay_worker(const char* spec_json) {

@@ -1,5 +1,6 @@
 #include "frames/replay/figures.hpp"
 #include "frames/replay/frame.hpp"
+#include "frames/replay/process_figures.hpp"
 
 #include <algorithm>
 
@@ -77,6 +78,7 @@ frame_module replay_frame() {
                        &model::part_codec_of<replay_cell_figures>()};
   row.render_section = markdown::replay_section;
   row.console_lines = markdown::replay_console_lines;
+  row.read_figures = read_figures_as<replay_figures>;
   return row;
 }
 

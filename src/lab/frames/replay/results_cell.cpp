@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "frames/replay/figures.hpp"
+#include "frames/replay/process_figures.hpp"
 #include "frames/replay/frame.hpp"
 #include "frames/replay/replay_resources.hpp"
 #include "results/cell_parts.hpp"
@@ -76,7 +77,7 @@ per_replay per_replay_of(std::vector<double> values) {
 json replay_cell(const cell_spec& spec, const cell_records& rs) {
   model::cell cell = cell_head(spec, rs);
   if (rs.broken() != nullptr) return cell_json(cell);
-  const std::vector<const replay_figures*> parts = figures_of(rs, &measurement_record::replay);
+  const std::vector<const replay_figures*> parts = figures_of<replay_figures>(rs);
   cell_measurement timing;
   std::vector<double> totals, walls, program;
   std::vector<replay_memory_reading> memory;

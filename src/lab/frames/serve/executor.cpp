@@ -20,6 +20,7 @@
 #include "process/interrupt.hpp"
 #include "process/worker_records.hpp"
 #include "frames/serve/http_answers.hpp"
+#include "frames/serve/process_figures.hpp"
 #include "frames/serve/load.hpp"
 #include "frames/serve/pinning.hpp"
 #include "frames/serve/server_process.hpp"
@@ -192,7 +193,7 @@ class serve_executor final : public executor {
       }
       figures.repetitions.push_back(std::move(run.figures));
     }
-    r.serve = std::move(figures);
+    r.figures = frame_figures(std::move(figures));
     return r;
   }
 

@@ -1,5 +1,5 @@
 // Load generators against one URL, each result in one shape (load_result in
-// records/serve_readings.hpp: percentiles in ms, throughput, errors), so that hey, wrk and the
+// frames/serve/serve_readings.hpp: percentiles in ms, throughput, errors), so that hey, wrk and the
 // open-loop client can be put side by side.
 //   run_hey        hey -c C -z Ds (seed 004's shape), closed loop; hey prints 4 decimals of a
 //                  second (0.1 ms resolution) and no p99.9, which stays empty.
@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "records/serve_readings.hpp"
+#include "frames/serve/serve_readings.hpp"
 
 namespace alloclab::lab::serve {
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "frames/serve/figures.hpp"
+#include "frames/serve/process_figures.hpp"
 #include "frames/serve/frame.hpp"
 #include "results/cell_parts.hpp"
 #include "results/results_builder.hpp"
@@ -117,7 +118,7 @@ serve_cell serve_cell_of(const cell_spec& spec, const cell_records& rs) {
   if (rs.broken() != nullptr) return cell;
   std::vector<const serve_repetition*> reps;
   for (const auto* r : rs.parts)
-    for (const auto& rep : r->serve->repetitions) reps.push_back(&rep);
+    for (const auto& rep : r->figures.get<serve_figures>()->repetitions) reps.push_back(&rep);
   if (reps.empty()) return cell;
   cell.head.processes = reps.size();  // one fresh server per repetition
   std::vector<const load_result*> hey, wrk;
@@ -134,7 +135,7 @@ serve_cell serve_cell_of(const cell_spec& spec, const cell_records& rs) {
       if (step < rep->ladder.size()) runs.push_back(&rep->ladder[step]);
     cell.ladder->push_back(summary_of(runs));
   }
-  cell.server = servers_of(reps, rs.parts.front()->serve->pinning);
+  cell.server = servers_of(reps, rs.parts.front()->figures.get<serve_figures>()->pinning);
   return cell;
 }
 

@@ -1,0 +1,59 @@
+// What the serve frame measured of a cell in one task: the record's figures
+// (records/frame_figures.hpp), one fresh server per repetition, which the serve results cell
+// summarises.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "frames/serve/serve_readings.hpp"
+#include "model/fields.hpp"
+
+namespace alloclab::lab {
+
+// Serve frame: one fresh `alloclab serve` process per repetition, driven by hey, wrk and the
+// open-loop ladder (see frames/serve/executor.cpp); each generator's run as it was read
+// (serve_readings.hpp), written by the results model's codec.
+struct serve_repetition {
+  serve::load_result hey;                  // closed loop, seed 004's shape (-c 50, fixed duration)
+  std::optional<serve::load_result> wrk;   // closed loop, the second generator; none: hey alone
+  std::vector<serve::load_result> ladder;  // open loop, one result per target rate, ascending
+  double saturation_rps = 0;  // closed-loop throughput the ladder's rates are fractions of
+  serve::server_stats stats;  // the server's /stats after the last generator
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.hey, "hey", "hey's run");
+    field(s.wrk, "wrk", "wrk's run, or null");
+    field(s.ladder, "ladder", "the open-loop runs");
+    field(s.saturation_rps, "saturation_rps", "what the ladder's rates are fractions of");
+    field(s.stats, "stats", "the server's counters");
+  }
+};
+// For nlohmann's generated serializers of serve_figures and the record (found by ADL); a
+// repetition that is not one throws nlohmann's exception, as the rest of the record does.
+inline void to_json(nlohmann::json& j, const serve_repetition& r) {
+  j = model::write_json(r);
+}
+inline void from_json(const nlohmann::json& j, serve_repetition& r) {
+  try {
+    r = model::read_json<serve_repetition>(j, "/serve/repetitions");
+  } catch (const model::model_error& e) {
+    throw nlohmann::json::other_error::create(501, e.what(), &j);
+  }
+}
+
+struct serve_figures {
+  std::string pinning;  // what ran on which CPU
+  double duration_s = 0;
+  unsigned connections = 0;
+  std::vector<serve_repetition> repetitions;
+};
+
+// Field list for nlohmann's generated serializer (found by ADL): the record's transport, from
+// worker to parent and through shard files.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(serve_figures, pinning, duration_s, connections, repetitions)
+
+}  // namespace alloclab::lab
