@@ -52,20 +52,20 @@ TEST(MeasurementRecord, RoundTripsEachFramesFiguresUnderItsName) {
   b.batch_size = 7;
   b.cell.repetition_medians_ns = {100, 101};
   batch.figures = frame_figures(b);
-  const nlohmann::json j = to_json(batch);
+  const nlohmann::json j = record_to_json(batch);
   EXPECT_EQ(j.at("batch").at("batch_size"), 7);
-  const measurement_record back = record_from_json(j);
+  const measurement_record back = read_record(j);
   ASSERT_NE(back.figures.get<batch_figures>(), nullptr);
   EXPECT_EQ(back.figures.get<batch_figures>()->cell.repetition_medians_ns,
             b.cell.repetition_medians_ns);
   EXPECT_EQ(back.part, 2u);
-  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(record_to_json(back), j);
 
   measurement_record replay = record_of("replay");
   replay_figures f;
   f.calls = 99;
   replay.figures = frame_figures(f);
-  const measurement_record replay_back = record_from_json(to_json(replay));
+  const measurement_record replay_back = read_record(record_to_json(replay));
   ASSERT_NE(replay_back.figures.get<replay_figures>(), nullptr);
   EXPECT_EQ(replay_back.figures.get<replay_figures>()->calls, 99u);
   EXPECT_EQ(replay_back.figures.get<batch_figures>(), nullptr);
@@ -80,22 +80,22 @@ TEST(MeasurementRecord, ARecordWithoutFiguresReadsBackWithout) {
   measurement_record failed = record_of("heap");
   failed.status = "failed";
   failed.reason = "crashed";
-  const nlohmann::json j = to_json(failed);
+  const nlohmann::json j = record_to_json(failed);
   EXPECT_TRUE(j.at("heap").is_null());
-  const measurement_record back = record_from_json(j);
+  const measurement_record back = read_record(j);
   EXPECT_FALSE(back.figures);
   EXPECT_EQ(back.reason, "crashed");
 }
 
 TEST(MeasurementRecord, RejectsUnknownFramesAndFiguresOfTheWrongShape) {
-  nlohmann::json j = to_json(record_of("heap"));
+  nlohmann::json j = record_to_json(record_of("heap"));
   j["frame"] = "toy";
-  EXPECT_THROW(record_from_json(j), nlohmann::json::exception);
+  EXPECT_THROW(read_record(j), nlohmann::json::exception);
   j["frame"] = "heap";
   j["heap"] = {{"ns_per_pair_reps", "fast"}};
-  EXPECT_THROW(record_from_json(j), nlohmann::json::exception);
+  EXPECT_THROW(read_record(j), nlohmann::json::exception);
   j.erase("heap");
-  EXPECT_THROW(record_from_json(j), nlohmann::json::exception);
+  EXPECT_THROW(read_record(j), nlohmann::json::exception);
 }
 
 }  // namespace

@@ -146,8 +146,9 @@ TEST(ServeRecord, RoundTripsAndRejectsGarbage) {
   rep.stats = {290950, 2, 3};
   r.figures =
       alloclab::lab::frame_figures(alloclab::lab::serve_figures{"server on cpu 0", 1.0, 50, {rep}});
-  nlohmann::json j = to_json(r);
-  const measurement_record back = alloclab::lab::record_from_json(j);
+  nlohmann::json j = alloclab::lab::record_to_json(r);
+  const measurement_record back = alloclab::lab::record_from_json(
+      j, alloclab::lab::read_figures_as<alloclab::lab::serve_figures>);
   const auto* figures = back.figures.get<alloclab::lab::serve_figures>();
   ASSERT_NE(figures, nullptr);
   const alloclab::lab::serve_repetition& got = figures->repetitions.at(0);
@@ -157,18 +158,21 @@ TEST(ServeRecord, RoundTripsAndRejectsGarbage) {
   EXPECT_DOUBLE_EQ(got.ladder.at(0).target_rate_rps.value(), 7250);
   EXPECT_EQ(got.stats.requests, 290950u);
   EXPECT_EQ(got.stats.pinned_cpu, 3);
-  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(alloclab::lab::record_to_json(back), j);
   // An older shard file carried the server's whole /stats: the other keys are passed over.
   nlohmann::json& stats = j["serve"]["repetitions"][0]["stats"];
   stats["uptime_s"] = 12.5;
   stats["run"] = {{"ok", 290900}};
-  EXPECT_EQ(alloclab::lab::record_from_json(j)
+  EXPECT_EQ(alloclab::lab::record_from_json(
+                j, alloclab::lab::read_figures_as<alloclab::lab::serve_figures>)
                 .figures.get<alloclab::lab::serve_figures>()
                 ->repetitions.at(0)
                 .stats.errors,
             2u);
   j["serve"]["repetitions"][0].erase("hey");
-  EXPECT_THROW(alloclab::lab::record_from_json(j), nlohmann::json::exception);
+  EXPECT_THROW(alloclab::lab::record_from_json(
+                   j, alloclab::lab::read_figures_as<alloclab::lab::serve_figures>),
+               nlohmann::json::exception);
 }
 
 TEST(HttpUrl, SplitsOriginAndTarget) {

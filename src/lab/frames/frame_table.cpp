@@ -48,6 +48,14 @@ const frame_module* find_module(const std::string& name) {
   return nullptr;
 }
 
+measurement_record read_record(const nlohmann::json& j) {
+  const frame_module* row = find_module(j.at("frame").get<std::string>());
+  if (row == nullptr || row->read_figures == nullptr)
+    throw nlohmann::json::other_error::create(
+        501, "a record of frame " + j.at("frame").dump() + ", which measures nothing", &j);
+  return record_from_json(j, row->read_figures);
+}
+
 std::vector<kind_catalogue> workload_catalogues() {
   std::vector<kind_catalogue> out;
   for (const auto& m : frame_table()) {

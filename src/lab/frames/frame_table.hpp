@@ -40,19 +40,13 @@
 // |                   |                            | from the request (its defaults live in its   |
 // |                   |                            | folder; the replay frame's resources), or    |
 // |                   |                            | nullptr                                      |
-// | read_figures      | records (record_from_json) | its process figures from their JSON (records |
-// |                   |                            | in transport and shard files), or nullptr    |
-// | stop_readings     | schedule (the stop rule)   | a measured record's readings by figure, one  |
-// |                   |                            | map per process or server, or nullptr        |
-// | headline_figure   | schedule (the account)     | the figure its cells' spread is reported on  |
-// | count_samples     | schedule (the account)     | a record's timed samples and repetitions, or |
-// |                   |                            | nullptr                                      |
-// | tracked_baseline  | schedule (the stop rule)   | the strategy its cells' vs-baseline          |
-// |                   |                            | comparisons are against, or nullptr: none    |
+// | read_figures      | merge (read_record)        | its process figures from their JSON (records |
+// |                   |                            | in shard files), or nullptr                  |
+// | budgeted          | plan (resolve_budget)      | whether a budget's stop rule can size its    |
+// |                   |                            | cells (its figures give stop readings)       |
 #pragma once
 
 #include <cstddef>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,15 +80,6 @@ class frame_commands {
   virtual int execute() const = 0;                     // runs it; throws usage_error
 };
 
-// One process's readings by figure ("p50", "ns_per_pair", ...), one per repetition: what the
-// stop rule compares (schedule/tracked_comparisons.hpp).
-using figure_readings = std::map<std::string, std::vector<double>>;
-
-// A record's timed samples and the repetitions they make.
-struct sample_count {
-  std::size_t samples = 0, repetitions = 0;
-};
-
 struct frame_module {
   frame id = frame::batch;
   const char* name = "";  // as --frames and results.json spell it
@@ -122,11 +107,8 @@ struct frame_module {
   const workload_catalogue* workloads = nullptr;
   void (*resolve_sizes)(run_plan& plan, const run_request& request,
                         const host_view& host) = nullptr;
-  frame_figures (*read_figures)(const nlohmann::json& figures) = nullptr;
-  std::vector<figure_readings> (*stop_readings)(const measurement_record& r) = nullptr;
-  const char* headline_figure = "p50";
-  sample_count (*count_samples)(const measurement_record& r) = nullptr;
-  const char* tracked_baseline = nullptr;
+  figures_json_reader read_figures = nullptr;
+  bool budgeted = false;
 };
 
 // Every frame, in the order plans and results list them.
@@ -144,6 +126,9 @@ std::unique_ptr<executor> make_frame_executor(frame f);
 double expected_task_seconds(const run_plan& plan, const task& t);
 // The row whose name (as results.json spells it) is `name`, or nullptr.
 const frame_module* find_module(const std::string& name);
+// A record from its JSON (a shard file's), its figures read by its frame's row; throws
+// nlohmann::json::exception for a frame that measures nothing or a document that is no record.
+measurement_record read_record(const nlohmann::json& j);
 
 // Each workload kind --workloads names, with its catalogue (from the first row measuring it), in
 // table order.

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "frames/frame_table.hpp"
 #include "process/malloc_registry.hpp"
 
 namespace alloclab::lab {
@@ -113,7 +114,7 @@ run_plan plan_from_json(const json& j) {
 
 json to_json(const shard_file& file) {
   json records = json::array();
-  for (const auto& r : file.records.records) records.push_back(to_json(r));
+  for (const auto& r : file.records.records) records.push_back(record_to_json(r));
   return {
       {"schema", "alloclab-shard"},
       {"results_schema_version", results_schema_version},
@@ -147,7 +148,7 @@ shard_file shard_file_from_json(const json& doc, const std::string& path) {
                   s.at("source").get<std::string>()};
     doc.at("deal").get_to(file.deal);
     file.whole_plan = plan_from_json(doc.at("plan"));
-    for (const auto& r : doc.at("records")) file.records.records.push_back(record_from_json(r));
+    for (const auto& r : doc.at("records")) file.records.records.push_back(read_record(r));
     file.records.frame_facts = doc.at("frame_facts");
     file.records.duration_seconds = doc.at("duration_seconds").get<double>();
     const json& c = doc.at("context");

@@ -48,9 +48,8 @@ double parse_budget(const std::string& text) {
 
 double resolve_budget(const run_request& r, const std::vector<frame>& frames) {
   const bool sized = r.iterations || r.repetitions || r.processes || r.quick;
-  const bool stop_rule_frames = std::all_of(frames.begin(), frames.end(), [](frame f) {
-    return module_of(f).stop_readings != nullptr;  // the stop rule reads its records
-  });
+  const bool stop_rule_frames =
+      std::all_of(frames.begin(), frames.end(), [](frame f) { return module_of(f).budgeted; });
   if (!r.budget)
     return r.full || sized || !stop_rule_frames || frames.empty() ? 0 : default_budget_seconds;
   const double seconds = parse_budget(*r.budget);

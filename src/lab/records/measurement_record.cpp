@@ -1,12 +1,8 @@
 #include "records/measurement_record.hpp"
 
-#include <string>
-
-#include "frames/frame_table.hpp"
-
 namespace alloclab::lab {
 
-nlohmann::json to_json(const measurement_record& record) {
+nlohmann::json record_to_json(const measurement_record& record) {
   nlohmann::json j = {{"frame", record.frame},       {"workload", record.workload},
                       {"strategy", record.strategy}, {"malloc", record.malloc},
                       {"part", record.part},         {"status", record.status},
@@ -16,7 +12,7 @@ nlohmann::json to_json(const measurement_record& record) {
   return j;
 }
 
-measurement_record record_from_json(const nlohmann::json& j) {
+measurement_record record_from_json(const nlohmann::json& j, figures_json_reader read_figures) {
   measurement_record r;
   j.at("frame").get_to(r.frame);
   j.at("workload").get_to(r.workload);
@@ -27,12 +23,8 @@ measurement_record record_from_json(const nlohmann::json& j) {
   j.at("reason").get_to(r.reason);
   r.live_allocator = j.at("live_allocator");
   r.worker = j.at("worker");
-  const frame_module* row = find_module(r.frame);
-  if (row == nullptr || row->read_figures == nullptr)
-    throw nlohmann::json::other_error::create(
-        501, "a record of frame '" + r.frame + "', which measures nothing", &j);
   const nlohmann::json& figures = j.at(r.frame);
-  if (!figures.is_null()) r.figures = row->read_figures(figures);
+  if (!figures.is_null()) r.figures = read_figures(figures);
   return r;
 }
 

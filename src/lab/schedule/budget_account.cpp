@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include "frames/frame_table.hpp"
 #include "plan/budget.hpp"
 #include "stats/sequential.hpp"
 
@@ -13,7 +12,14 @@ namespace {
 
 // The figure a cell's spread is reported on: what its vs-baseline comparison is judged on.
 const char* headline_figure(const cell_spec& c) {
-  return module_of(c.frame).headline_figure;
+  switch (c.frame) {
+    case frame::heap:
+      return "ns_per_pair";
+    case frame::serve:
+      return "cpu_per_request";
+    default:
+      return "p50";
+  }
 }
 
 // Per cell: processes, repetitions, samples per repetition, seconds, and its spread split.
@@ -21,9 +27,8 @@ std::vector<cell_account> cell_accounts(const account_input& in) {
   std::vector<std::size_t> samples(in.plan.cells.size(), 0), repetitions(in.plan.cells.size(), 0);
   for (std::size_t i = 0; i < in.records.size(); ++i) {
     const measurement_record& r = in.records[i];
-    const auto count = module_of(in.plan.cells[in.ran[i].cell].frame).count_samples;
-    if (count == nullptr || !r.figures || r.status != "ok") continue;
-    const sample_count n = count(r);
+    if (r.status != "ok") continue;
+    const sample_count n = r.figures.samples();
     samples[in.ran[i].cell] += n.samples;
     repetitions[in.ran[i].cell] += n.repetitions;
   }

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
 #include "plan/seed_plan.hpp"
 #include "results/claim_rules.hpp"
 #include "strategies/strategy.hpp"
@@ -35,11 +34,16 @@ void add_vs_baseline(const run_plan& plan, std::vector<tracked_comparison>& out)
   const std::string first = plan.mallocs.front().label;
   for (std::size_t i = 0; i < plan.cells.size(); ++i) {
     const cell_spec& c = plan.cells[i];
-    const frame_module& row = module_of(c.frame);
-    if (c.copy_cliff_removed || row.tracked_baseline == nullptr) continue;
-    const auto base = cell_index(plan, c.frame, c.workload, row.tracked_baseline, first);
+    if (c.copy_cliff_removed || (c.frame != frame::batch && c.frame != frame::heap)) continue;
+    const std::string strategy = c.frame == frame::heap ? heap_strategy : baseline_strategy;
+    const auto base = cell_index(plan, c.frame, c.workload, strategy, first);
     if (!base || *base == i) continue;
-    out.push_back({"vs_std " + cell_text(c), "vs_std", *base, i, row.headline_figure, {1.0}});
+    out.push_back({"vs_std " + cell_text(c),
+                   "vs_std",
+                   *base,
+                   i,
+                   c.frame == frame::heap ? "ns_per_pair" : "p50",
+                   {1.0}});
   }
 }
 
@@ -181,9 +185,8 @@ std::vector<tracked_comparison> peer_comparisons(const run_plan& plan, const bud
 }
 
 std::vector<figure_readings> figures_of(const measurement_record& r) {
-  const frame_module* row = find_module(r.frame);
-  if (r.status != "ok" || !r.figures || row == nullptr || row->stop_readings == nullptr) return {};
-  return row->stop_readings(r);
+  if (r.status != "ok") return {};
+  return r.figures.readings();
 }
 
 }  // namespace alloclab::lab

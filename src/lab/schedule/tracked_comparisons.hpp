@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frames/frame_table.hpp"
 #include "plan/plan.hpp"
 #include "records/measurement_record.hpp"
 #include "schedule/budget_state.hpp"
@@ -30,8 +29,8 @@ std::vector<tracked_comparison> planned_comparisons(const run_plan& plan,
 std::vector<tracked_comparison> peer_comparisons(const run_plan& plan, const budget_state& state);
 
 // A record's per-repetition readings by figure, one map per process it stands for (a serve
-// record holds one fresh server per repetition), from its frame's row. Empty when the record has
-// no number.
+// record holds one fresh server per repetition), as its figures' type gives them. Empty when the
+// record has no number.
 std::vector<figure_readings> figures_of(const measurement_record& r);
 
 }  // namespace alloclab::lab

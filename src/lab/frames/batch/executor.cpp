@@ -123,7 +123,8 @@ class batch_executor final : public executor {
         run_cell_worker(cell, {"/proc/self/exe", batch_worker_command, request.dump()}, plan);
     if (o.status != heap::cell_status::ok) return failed_record(cell, t, o);
     try {
-      measurement_record r = record_from_json(o.document.at("record"));
+      measurement_record r =
+          record_from_json(o.document.at("record"), read_figures_as<batch_figures>);
       r.malloc = cell.malloc.label;
       r.live_allocator = o.document.at("live_allocator");
       r.worker = worker_facts(o.worker, false);
@@ -206,7 +207,7 @@ heap::worker_cell batch_worker_cell(const json& request) {
     };
   else
     cell.measure = [request, label = malloc.label] {
-      return json{{"record", to_json(measure_in_this_process(request, label))}};
+      return json{{"record", record_to_json(measure_in_this_process(request, label))}};
     };
   return cell;
 }

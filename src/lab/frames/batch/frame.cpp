@@ -25,30 +25,6 @@ double expected_batch_seconds(const run_plan& plan, const task& t) {
          static_cast<double>(t.repetitions * plan.sizes.samples_per_repetition) * sample_seconds;
 }
 
-// A process's repetitions by figure, for the stop rule.
-std::vector<figure_readings> batch_stop_readings(const measurement_record& r) {
-  const cell_measurement& c = r.figures.get<batch_figures>()->cell;
-  figure_readings f;
-  const auto add = [&f](const char* figure, const std::vector<double>& values) {
-    if (!values.empty()) f[figure] = values;
-  };
-  add("p50", c.repetition_medians_ns);
-  add("mean", c.repetition_means_ns);
-  add("p99", c.repetition_p99_ns);
-  add("cv", c.repetition_cv);
-  std::vector<double> jitter;
-  for (std::size_t i = 0; i < c.repetition_p99_ns.size() && i < c.repetition_medians_ns.size(); ++i)
-    jitter.push_back(c.repetition_p99_ns[i] - c.repetition_medians_ns[i]);
-  add("jitter", jitter);
-  if (f.empty()) return {};
-  return {f};
-}
-
-sample_count batch_samples(const measurement_record& r) {
-  const cell_measurement& c = r.figures.get<batch_figures>()->cell;
-  return {c.samples_ns.size(), c.repetition_medians_ns.size()};
-}
-
 }  // namespace
 
 frame_module batch_frame() {
@@ -73,9 +49,7 @@ frame_module batch_frame() {
   row.console_lines = markdown::batch_console_lines;
   row.workloads = &lab_workload_catalogue();
   row.read_figures = read_figures_as<batch_figures>;
-  row.stop_readings = batch_stop_readings;
-  row.count_samples = batch_samples;
-  row.tracked_baseline = baseline_strategy;
+  row.budgeted = true;
   return row;
 }
 

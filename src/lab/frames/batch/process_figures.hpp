@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "measure/measurement.hpp"
+#include "records/frame_figures.hpp"
 #include "strategies/strategy.hpp"
 
 namespace alloclab::lab {
@@ -17,6 +18,29 @@ struct batch_figures {
   workload_footprint footprint;
   cell_measurement cell;  // samples, counted pass, faults; cell.checksum is one iteration's
 };
+
+// What the stop rule reads of a batch process: its repetitions by figure.
+inline std::vector<figure_readings> stop_readings_of(const batch_figures& figures) {
+  const cell_measurement& c = figures.cell;
+  figure_readings f;
+  const auto add = [&f](const char* figure, const std::vector<double>& values) {
+    if (!values.empty()) f[figure] = values;
+  };
+  add("p50", c.repetition_medians_ns);
+  add("mean", c.repetition_means_ns);
+  add("p99", c.repetition_p99_ns);
+  add("cv", c.repetition_cv);
+  std::vector<double> jitter;
+  for (std::size_t i = 0; i < c.repetition_p99_ns.size() && i < c.repetition_medians_ns.size(); ++i)
+    jitter.push_back(c.repetition_p99_ns[i] - c.repetition_medians_ns[i]);
+  add("jitter", jitter);
+  if (f.empty()) return {};
+  return {f};
+}
+
+inline sample_count timed_samples_of(const batch_figures& figures) {
+  return {figures.cell.samples_ns.size(), figures.cell.repetition_medians_ns.size()};
+}
 
 // Field lists for nlohmann's generated serializers (found by ADL): the record's transport, from
 // worker to parent and through shard files.

@@ -30,10 +30,6 @@ void resolve_heap_sizes(run_plan& plan, const run_request& r, const host_view&) 
       r.repetitions.value_or(r.quick ? heap_quick_repetitions : heap_default_repetitions);
 }
 
-std::vector<figure_readings> heap_stop_readings(const measurement_record& r) {
-  return {{{"ns_per_pair", r.figures.get<heap_figures>()->ns_per_pair_reps}}};
-}
-
 }  // namespace
 
 frame_module heap_frame() {
@@ -59,9 +55,7 @@ frame_module heap_frame() {
   row.workloads = &heap_workload_catalogue();
   row.resolve_sizes = resolve_heap_sizes;
   row.read_figures = read_figures_as<heap_figures>;
-  row.stop_readings = heap_stop_readings;
-  row.headline_figure = "ns_per_pair";
-  row.tracked_baseline = heap_strategy;
+  row.budgeted = true;
   return row;
 }
 

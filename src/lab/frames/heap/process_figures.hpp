@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "records/frame_figures.hpp"
+
 namespace alloclab::lab {
 
 // Heap frame: a seed-003 kernel under the process-wide malloc (see heap/cell.hpp).
@@ -23,6 +25,14 @@ struct heap_figures {
   double noop_batch_p50_ns = 0;
   nlohmann::json memory;  // the worker's memory figures (heap::memory_figures as JSON)
 };
+
+// What the stop rule reads of a heap process: the NOOP-subtracted ns per pair of each repetition.
+inline std::vector<figure_readings> stop_readings_of(const heap_figures& f) {
+  return {{{"ns_per_pair", f.ns_per_pair_reps}}};
+}
+inline sample_count timed_samples_of(const heap_figures&) {
+  return {};
+}
 
 // Field list for nlohmann's generated serializer (found by ADL): the record's transport, from
 // worker to parent and through shard files.

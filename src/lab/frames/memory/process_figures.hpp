@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "records/frame_figures.hpp"
+
 namespace alloclab::lab {
 
 // Memory frame: a memory workload over time (see memory/memory_workloads.hpp).
@@ -18,6 +20,14 @@ struct memory_figures {
   nlohmann::json rss_series;  // heap::rss_series as JSON, through the whole process
   nlohmann::json details;     // the workload's own figures (budget events, huge-page coverage)
 };
+
+// The stop rule reads nothing of a memory process: a budget does not size its cells.
+inline std::vector<figure_readings> stop_readings_of(const memory_figures&) {
+  return {};
+}
+inline sample_count timed_samples_of(const memory_figures&) {
+  return {};
+}
 
 // Field list for nlohmann's generated serializer (found by ADL): the record's transport, from
 // worker to parent and through shard files.

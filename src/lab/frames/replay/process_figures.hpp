@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "records/frame_figures.hpp"
+
 namespace alloclab::lab {
 
 // Replay frame: whole replays of a recorded trace, in one process (see executors/replay_executor).
@@ -22,6 +24,14 @@ struct replay_figures {
   std::uint64_t peak_live_bytes = 0;  // the trace's "ideal RSS"
   nlohmann::json memory;              // RSS readings of the process's first replay
 };
+
+// The stop rule reads nothing of a replay process: a budget does not size its cells.
+inline std::vector<figure_readings> stop_readings_of(const replay_figures&) {
+  return {};
+}
+inline sample_count timed_samples_of(const replay_figures&) {
+  return {};
+}
 
 // Field list for nlohmann's generated serializer (found by ADL): the record's transport, from
 // worker to parent and through shard files.

@@ -49,18 +49,6 @@ double expected_serve_seconds(const run_plan& plan, const task& t) {
   return static_cast<double>(t.repetitions) * server;
 }
 
-// One map per fresh server: its CPU time per request and the time per request of its throughput.
-std::vector<figure_readings> serve_stop_readings(const measurement_record& r) {
-  std::vector<figure_readings> servers;
-  for (const serve_repetition& rep : r.figures.get<serve_figures>()->repetitions) {
-    figure_readings f;
-    if (rep.hey.server) f["cpu_per_request"] = {rep.hey.server->cpu_us_per_request};
-    if (rep.hey.throughput_rps > 0) f["time_per_request"] = {1.0 / rep.hey.throughput_rps};
-    servers.push_back(std::move(f));
-  }
-  return servers;
-}
-
 }  // namespace
 
 frame_module serve_frame() {
@@ -79,8 +67,7 @@ frame_module serve_frame() {
   row.render_section = markdown::serve_section;
   row.workloads = &lab_workload_catalogue();
   row.read_figures = read_figures_as<serve_figures>;
-  row.stop_readings = serve_stop_readings;
-  row.headline_figure = "cpu_per_request";
+  row.budgeted = true;
   return row;
 }
 

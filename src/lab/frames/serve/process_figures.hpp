@@ -11,6 +11,7 @@
 
 #include "frames/serve/serve_readings.hpp"
 #include "model/fields.hpp"
+#include "records/frame_figures.hpp"
 
 namespace alloclab::lab {
 
@@ -51,6 +52,22 @@ struct serve_figures {
   unsigned connections = 0;
   std::vector<serve_repetition> repetitions;
 };
+
+// What the stop rule reads of a serve task: one map per fresh server, its CPU time per request
+// and the time per request of its throughput.
+inline std::vector<figure_readings> stop_readings_of(const serve_figures& figures) {
+  std::vector<figure_readings> servers;
+  for (const serve_repetition& rep : figures.repetitions) {
+    figure_readings f;
+    if (rep.hey.server) f["cpu_per_request"] = {rep.hey.server->cpu_us_per_request};
+    if (rep.hey.throughput_rps > 0) f["time_per_request"] = {1.0 / rep.hey.throughput_rps};
+    servers.push_back(std::move(f));
+  }
+  return servers;
+}
+inline sample_count timed_samples_of(const serve_figures&) {
+  return {};
+}
 
 // Field list for nlohmann's generated serializer (found by ADL): the record's transport, from
 // worker to parent and through shard files.
