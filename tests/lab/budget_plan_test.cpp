@@ -182,19 +182,20 @@ TEST(SeedPlan, AClaimIsMeasuredInTheFrameItNames) {
 }
 
 TEST(SeedPlan, AClaimWhoseFrameNamesNoFrameIsRefused) {
+  // Every frame `run` plans, as the table lists them: batch, heap, memory, serve, replay, and
+  // any frame added after them.
+  std::string frames;
+  for (const std::string& name : frame_names()) frames += (frames.empty() ? "" : ", ") + name;
+  ASSERT_EQ(frames.rfind("batch, heap, memory, serve, replay", 0), 0u) << frames;
   EXPECT_EQ(refusal_of(claims_in_frame("nope")),
-            "seed claim 'c1': frame 'nope' names no frame; frames: batch, heap, memory, serve, "
-            "replay");
+            "seed claim 'c1': frame 'nope' names no frame; frames: " + frames);
   // The program frame is measured by `alloclab try`, never planned: no claim cells in it.
   EXPECT_EQ(refusal_of(claims_in_frame("program")),
-            "seed claim 'c1': frame 'program' names no frame; frames: batch, heap, memory, serve, "
-            "replay");
+            "seed claim 'c1': frame 'program' names no frame; frames: " + frames);
   EXPECT_EQ(refusal_of(claims_in_frame(nullptr)),
-            "seed claim 'c1' names no frame: give it \"frame\", one of batch, heap, memory, serve, "
-            "replay");
+            "seed claim 'c1' names no frame: give it \"frame\", one of " + frames);
   EXPECT_EQ(refusal_of(claims_in_frame(3)),
-            "seed claim 'c1' names no frame: give it \"frame\", one of batch, heap, memory, serve, "
-            "replay");
+            "seed claim 'c1' names no frame: give it \"frame\", one of " + frames);
   // A frame that exists but does not measure the claim's workload.
   EXPECT_EQ(refusal_of(claims_in_frame("heap")),
             "seed claim 'c1': frame 'heap' does not measure workload 'request_mix'");
