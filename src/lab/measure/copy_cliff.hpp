@@ -43,6 +43,9 @@ struct copy_cliff_config {
   unsigned trials = 5;            ///< the median of this many timings is a placement's cost
   unsigned copies_per_trial = 4;  ///< memmoves per timing (ns reported per copy)
   double cliff_ratio = 3.0;       ///< a placement costing more than this x the median is a cliff
+  /// A placement read above cliff_ratio is timed this many more times and costs the least of its
+  /// timings, so one slow timing (an interrupt, a neighbour's burst) does not make a cliff.
+  unsigned rechecks = 2;
 };
 
 /// One measured placement: `bytes` copied to an address `delta_mod4096` bytes past the source,
@@ -65,6 +68,7 @@ struct copy_cliff_result {
   copy_cliff_config config;
   std::vector<copy_cost> costs;    ///< every placement measured, by size then distance
   std::vector<copy_cliff> cliffs;  ///< the placements above the cliff ratio, worst first
+  unsigned rechecked = 0;          ///< placements re-timed because they first read above the ratio
   std::string glibc_tunables;      ///< GLIBC_TUNABLES of the measuring process ("" if unset)
   double elapsed_ms = 0;           ///< how long the measurement took
 
@@ -83,10 +87,11 @@ struct copy_cliff_result {
 using copy_timer = std::function<double(std::size_t bytes, unsigned delta_mod4096)>;
 
 /// Throws std::invalid_argument for no sizes, sizes above 64 MiB, a step of 0 or not dividing
-/// 4096, a src_offset >= 4096, zero trials or copies, or a cliff ratio <= 1.
+/// 4096, a src_offset >= 4096, zero trials or copies, a cliff ratio <= 1, or over 100 rechecks.
 void validate(const copy_cliff_config& config);
 
-/// Times every (size, distance) with `timer` and finds the cliffs. Pure.
+/// Times every (size, distance) with `timer`, re-times those above the cliff ratio
+/// (config.rechecks times each) and finds the cliffs. Pure.
 copy_cliff_result find_copy_cliffs(const copy_cliff_config& config, const copy_timer& timer);
 
 /// find_copy_cliffs with a timer around this process's std::memmove.

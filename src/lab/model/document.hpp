@@ -79,7 +79,7 @@ struct run_config {
 
 struct probe_config {
   std::vector<std::uint64_t> sizes;
-  unsigned step = 8, src_offset = 0, trials = 5, copies_per_trial = 4;
+  unsigned step = 8, src_offset = 0, trials = 5, copies_per_trial = 4, rechecks = 0;
   double cliff_ratio = 3;
   static constexpr const char* about_type = "how the memmove placement probe measured";
   template <class S, class F>
@@ -92,6 +92,10 @@ struct probe_config {
     field(s.copies_per_trial, "copies_per_trial", "memmoves per timing", at_least(1));
     field(s.cliff_ratio, "cliff_ratio",
           "a placement costing more than this × its size's median is a cliff");
+    field(s.rechecks, "rechecks",
+          "a placement first read above the ratio is timed this many more times and costs the "
+          "least of its timings (absent, as 0, in results written before)",
+          at_most(100), may_be_absent);
   }
 };
 
@@ -130,6 +134,7 @@ struct copy_probe {
   double elapsed_ms = 0;
   bool has_cliff = false;
   double worst_ratio = 1;
+  unsigned rechecked = 0;
   std::vector<copy_cliff> cliffs;
   std::vector<copy_cost> costs;
   static constexpr const char* about_type = "one run of the memmove placement probe";
@@ -141,6 +146,8 @@ struct copy_probe {
     field(s.elapsed_ms, "elapsed_ms", "how long the probe took", may_be_absent);
     field(s.has_cliff, "has_cliff", "some placement is above the cliff ratio");
     field(s.worst_ratio, "worst_ratio", "the worst placement's cost ÷ its size's median");
+    field(s.rechecked, "rechecked", "placements re-timed because they first read above the ratio",
+          may_be_absent);
     field(s.cliffs, "cliffs", "each placement above the cliff ratio, worst first");
     field(s.costs, "costs", "every placement measured", may_be_absent);
   }
