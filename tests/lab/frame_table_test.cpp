@@ -118,7 +118,7 @@ TEST(FrameTable, EveryStageHasItsFunction) {
     EXPECT_NE(m.repetitions, nullptr) << m.name;
     EXPECT_NE(m.make_executor, nullptr) << m.name;
     EXPECT_NE(m.add_results, nullptr) << m.name;
-    EXPECT_NE(m.describe, nullptr) << m.name;
+    EXPECT_NE(m.what_numbers_include, nullptr) << m.name;
     EXPECT_EQ(m.report_heading, nullptr) << m.name;
     if (m.make_executor != nullptr) {
       EXPECT_NE(m.make_executor(), nullptr) << m.name;
@@ -150,8 +150,8 @@ TEST(FrameTable, EveryFrameDescribesItsNumbers) {
   const run_plan plan = make_plan(tiny, false);
   ASSERT_FALSE(plan.mallocs.empty());
   for (const auto& m : frame_table())
-    if (m.describe != nullptr) {
-      EXPECT_FALSE(m.describe(plan).empty()) << m.name;
+    if (m.what_numbers_include != nullptr) {
+      EXPECT_FALSE(m.what_numbers_include(plan).empty()) << m.name;
     }
 }
 

@@ -14,7 +14,7 @@
 // | make_executor     | run, handed to schedule    | turns a task into a measurement_record       |
 // |                   | (make_frame_executor)      |                                              |
 // | add_results       | results (build_results)    | adds the frame's figures to results.json     |
-// | describe          | results (build_results)    | what the frame's numbers include             |
+// | what_numbers_include | results (build_results) | what the frame's numbers include          |
 // | render_summary    | render (render_report)     | its sections at the head of report.md (after |
 // |                   |                            | the title), or nullptr                       |
 // | render_section    | render (render_report)     | the frame's report.md section, from the      |
@@ -92,7 +92,7 @@ struct frame_module {
   int (*worker_main)(const char* spec_json) = nullptr;
   std::unique_ptr<executor> (*make_executor)() = nullptr;
   void (*add_results)(const frame_results_input& in, nlohmann::json& results) = nullptr;
-  std::string (*describe)(const run_plan& plan) = nullptr;  // what its numbers include
+  std::string (*what_numbers_include)(const run_plan& plan) = nullptr;  // what its numbers include
   std::unique_ptr<frame_commands> (*add_commands)(CLI::App& app,
                                                   const std::string& command_line) = nullptr;
   std::string (*report_heading)(const model::document& results) = nullptr;

@@ -237,7 +237,8 @@ std::vector<model::claim_verdict> claim_verdicts(const json& results, const json
 }
 
 json judge_claims(const json& results, const json& claims) {
-  return model::write_json(claim_verdicts(results, claims));
+  const std::vector<model::claim_verdict> verdicts = claim_verdicts(results, claims);
+  return model::write_json(verdicts);
 }
 
 }  // namespace alloclab::lab

@@ -96,7 +96,7 @@ model::document skeleton(const run_plan& plan, const run_records& run,
   d.config = run_config_of(plan);
   for (const frame_module& row : frame_table())
     if (std::find(plan.frames.begin(), plan.frames.end(), row.id) != plan.frames.end())
-      d.frames[row.name] = row.describe(plan);
+      d.frames[row.name] = row.what_numbers_include(plan);
   d.environment = describe_environment(context.build);
   d.environment.placement = model::read_json<std::optional<model::placement_facts>>(
       context.placement, "/environment/placement");

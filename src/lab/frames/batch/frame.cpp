@@ -39,7 +39,7 @@ frame_module batch_frame() {
   row.worker_main = run_batch_worker;
   row.make_executor = make_batch_executor;
   row.add_results = add_batch_results;
-  row.describe = describe_batch_frame;
+  row.what_numbers_include = describe_batch_frame;
   row.expected_seconds = expected_batch_seconds;
   row.results_parts = {nullptr, nullptr, &model::part_codec_of<batch_workload_figures>(),
                        &model::part_codec_of<batch_cell_figures>()};

@@ -44,7 +44,7 @@ frame_module heap_frame() {
   row.worker_main = run_heap_worker;
   row.make_executor = make_heap_executor;
   row.add_results = add_heap_results;
-  row.describe = describe_heap_frame;
+  row.what_numbers_include = describe_heap_frame;
   row.expected_seconds = expected_heap_seconds;
   row.results_parts = {
       &model::part_codec_of<heap_document_figures>(), &model::part_codec_of<heap_config_figures>(),

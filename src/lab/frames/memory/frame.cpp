@@ -81,7 +81,7 @@ frame_module memory_frame() {
   row.worker_main = run_memory_worker;
   row.make_executor = make_memory_executor;
   row.add_results = add_memory_results;
-  row.describe = describe_memory_frame;
+  row.what_numbers_include = describe_memory_frame;
   row.expected_seconds = expected_memory_seconds;
   row.results_parts = {nullptr, nullptr, &model::part_codec_of<memory_workload_figures>(),
                        &model::part_codec_of<memory_cell_figures>()};

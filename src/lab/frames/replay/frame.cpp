@@ -70,7 +70,7 @@ frame_module replay_frame() {
   row.worker_main = run_replay_worker;
   row.make_executor = make_replay_executor;
   row.add_results = add_replay_results;
-  row.describe = describe_replay_frame;
+  row.what_numbers_include = describe_replay_frame;
   row.expected_seconds = expected_replay_seconds;
   row.resolve_sizes = resolve_replay_resources;
   row.results_parts = {nullptr, &model::part_codec_of<replay_config_figures>(),
