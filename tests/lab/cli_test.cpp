@@ -215,7 +215,7 @@ TEST_F(Cli, ACellWorkerPrintsOneRecordAsJson) {
   const json document = json::parse(o.out);
   EXPECT_TRUE(document.at("measured").get<bool>());
   EXPECT_TRUE(document.contains("live_allocator"));
-  const json& record = document.at("record");
+  const json& record = document.at("result");  // every frame's worker answers under "result"
   EXPECT_EQ(record.at("strategy"), "pmr_monotonic");
   EXPECT_EQ(record.at("part"), 1);
   EXPECT_EQ(record.at("batch").at("batch_size"), 3);

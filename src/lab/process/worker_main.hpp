@@ -8,10 +8,12 @@
 // | before_measuring(id)  | a seam for tests (process hooks); may be empty   |              |
 // | not ready             | `not_ready` set: one line on stderr              | 2            |
 // | prove the malloc      | not live: {"measured":false,"live_allocator":..} | 3 (refused)  |
-// | measure               | {"measured":true,"live_allocator":..} + its keys | 0            |
+// | measure               | {"measured":true,"live_allocator":..,"result":..}| 0            |
 // | anything throws       | one line on stderr                               | 1            |
 //
-// Every document also carries the cell's `head` keys. The parent side is measuring_worker.hpp.
+// Every document also carries the cell's `head` keys; what the frame measured (figures, a record,
+// a calibration: whatever the parent asked for) is under "result". The parent side is
+// measuring_worker.hpp.
 //
 // Example:
 //   std::ostringstream out, err;
@@ -49,7 +51,7 @@ struct worker_cell {
   bool measure_unproven = false;          // measure even when not proven (ASan's glibc), and say so
   std::string not_ready;                  // non-empty: why this process must not measure (exit 2)
   nlohmann::json head = nlohmann::json::object();  // keys every document of this cell carries
-  std::function<nlohmann::json()> measure;         // the frame's measuring function: its own keys
+  std::function<nlohmann::json()> measure;         // the frame's measuring function: {"result": ..}
 };
 
 // One frame's worker entry.

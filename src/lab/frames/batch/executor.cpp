@@ -95,7 +95,7 @@ class batch_executor final : public executor {
         continue;
       }
       try {
-        const json& c = o.document.at("calibration");
+        const json& c = o.document.at("result");
         out.result.batch_size = c.at("batch_size");
         out.result.iteration_ns = c.value("iteration_ns", 0.0);
         out.result.checksum = c.at("checksum");
@@ -124,7 +124,7 @@ class batch_executor final : public executor {
     if (o.status != heap::cell_status::ok) return failed_record(cell, t, o);
     try {
       measurement_record r =
-          record_from_json(o.document.at("record"), read_figures_as<batch_figures>);
+          record_from_json(o.document.at("result"), read_figures_as<batch_figures>);
       r.malloc = cell.malloc.label;
       r.live_allocator = o.document.at("live_allocator");
       r.worker = worker_facts(o.worker, false);
@@ -203,11 +203,11 @@ heap::worker_cell batch_worker_cell(const json& request) {
   cell.not_ready = not_benchmark_ready(request.at("allow_debug"));
   if (request.at("mode") == "calibrate")
     cell.measure = [workload, seed = request.at("seed").get<std::uint64_t>()] {
-      return json{{"calibration", calibration_json(calibrate_workload(workload, seed))}};
+      return json{{"result", calibration_json(calibrate_workload(workload, seed))}};
     };
   else
     cell.measure = [request, label = malloc.label] {
-      return json{{"record", record_to_json(measure_in_this_process(request, label))}};
+      return json{{"result", record_to_json(measure_in_this_process(request, label))}};
     };
   return cell;
 }
