@@ -10,7 +10,9 @@ Usage: bench/budget_targets.py RESULTS.json [RESULTS.json ...]
 | claims decided | reproduced or refuted |
 | vs_std half-width, bootstrap | median over timed cells of (high - low) / 2 / value of vs_std's 95 % bootstrap interval (the figure of the issue's "today" column) |
 | vs_std half-width, stop rule | the same over the stop rule's vs_std intervals (budget.comparisons) |
-| peer verdicts decided | met, or missed with a peer's interval wholly below 1 (the peer is faster) |
+| comparisons open at the end | the stop rule's comparisons still open at its last look |
+| comparisons on pairs / the same | comparisons whose interval stood on lockstep pairs, and those decided as the same within 2 % |
+| peer verdicts decided | met, or missed with a peer's interval wholly below 1 (the peer is faster), or every peer beaten or the same within 2 % |
 | peer verdicts met | met |
 Prints a Markdown table.
 """
@@ -58,6 +60,8 @@ def peers(results):
                 decided += 1
             elif any(p.get("interval") and p["interval"]["high"] < 1 for p in v["peers"]):
                 decided += 1
+            elif all(p["beaten"] or p.get("same_within_margin") for p in v["peers"]):
+                decided += 1  # every peer beaten or the same within the margin
     return decided, met, judged
 
 
@@ -82,6 +86,13 @@ def column(path):
         "claims decided": str(len(decided)),
         "vs_std half-width, bootstrap (median)": f"{100 * statistics.median(boot):.1f} %" if boot else "-",
         "vs_std half-width, stop rule (median)": f"{100 * statistics.median(seq):.1f} %" if seq else "-",
+        "comparisons open at the end": "{} of {}".format(
+            budget.get("open", "-"),
+            budget.get("decided", 0) + budget.get("open", 0) + budget.get("unmeasurable", 0)),
+        "comparisons on pairs / the same within 2 %": "{} / {}".format(
+            sum(1 for c in budget.get("comparisons", []) if c.get("paired_runs")),
+            sum(1 for c in budget.get("comparisons", [])
+                if c.get("verdict") == "the same within the margin")),
         "peer verdicts decided": f"{p_decided} of {p_judged}",
         "peer verdicts met": f"{p_met} of {p_judged}",
         "load before / others' CPUs during": "{} / {}".format(

@@ -139,6 +139,10 @@ int run_cli(int argc, char** argv) {
   run->add_flag("--full", request.full,
                 "The fixed plan: every cell 3 processes x 5 repetitions x 2000 samples (the "
                 "same as --budget 0)");
+  run->add_flag("--unpaired", request.unpaired,
+                "Budgeted runs: time each cell's processes on their own, not in lockstep rings "
+                "with the other cells of their workload (the design before pairing; "
+                "docs/budget.md)");
   run->add_option("--repetition-time", request.repetition_ms,
                   "Budgeted runs: milliseconds of timed work per repetition (default 20)");
   run->add_option("--retention-horizon", request.retention_horizon_seconds,

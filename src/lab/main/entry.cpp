@@ -5,6 +5,7 @@
 
 #include "frames/frame_table.hpp"
 #include "main/cli.hpp"
+#include "main/pair_check.hpp"
 #include "main/replay_commands.hpp"
 #include "measure/copy_cliff.hpp"
 
@@ -20,6 +21,8 @@ int alloclab_main(int argc, char** argv) {
   // The memmove placement probe, re-executed under GLIBC_TUNABLES (read only at exec).
   if (argc == 3 && std::string_view(argv[1]) == "__copy-probe")
     return copy_probe_main(argv[2], std::cout, std::cerr);
+  if (argc == 3 && std::string_view(argv[1]) == "__pair-check")
+    return pair_check_main(argv[2], std::cout, std::cerr);
   return run_cli(argc, argv);
 }
 

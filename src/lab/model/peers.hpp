@@ -31,6 +31,8 @@ struct peer_result {
   double p_value = 1;
   omittable<double> adjusted_p_value;
   bool beaten = false;
+  omittable<bool> same_within_margin;
+  omittable<std::size_t> paired_runs;
   static constexpr const char* about_type = "one timed peer against the best alloclab strategy";
   template <class S, class F>
   static void fields(S& s, F& field) {
@@ -46,7 +48,16 @@ struct peer_result {
           "`p_value` × the verdict's `candidates` (Bonferroni), at most 1: what `beaten` holds "
           "against alpha; absent in files written before the selection correction",
           at_least(0), at_most(1));
-    field(s.beaten, "beaten", "p < alpha with enough repetitions and the interval's `low` above 1");
+    field(s.beaten, "beaten",
+          "p < alpha with enough repetitions and the interval's `low` above 1; where the stop "
+          "rule tracked the peer (`paired_runs` present), its interval's `low` above 1");
+    field(s.same_within_margin, "same_within_margin",
+          "the stop rule's interval lies inside the equivalence margin (2 %): the two are the "
+          "same, a decided answer; absent where the stop rule did not track the peer");
+    field(s.paired_runs, "paired_runs",
+          "the interval is the stop rule's, over this many lockstep ring runs (0: unpaired "
+          "processes); absent where it is the bootstrap over repetitions",
+          at_least(0));
   }
 };
 

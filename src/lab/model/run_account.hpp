@@ -210,6 +210,9 @@ struct budget_comparison {
   std::optional<std::size_t> processes_needed;
   omittable<std::size_t> candidates;
   omittable<double> confidence;
+  omittable<std::size_t> paired_runs;
+  omittable<double> margin;
+  omittable<std::string> verdict;
   static constexpr const char* about_type = "a comparison the stop rule tracked, at its last look";
   template <class S, class F>
   static void fields(S& s, F& field) {
@@ -237,6 +240,18 @@ struct budget_comparison {
           "is at alpha ÷ candidates; absent in files written before the selection correction",
           at_least(1));
     field(s.confidence, "confidence", "its interval's confidence", at_least(0), at_most(1));
+    field(s.paired_runs, "paired_runs",
+          "lockstep ring runs both sides took part in: when > 0 the interval stands on the "
+          "per-slice ratios of those runs (paired), not on the sides' separate processes; absent "
+          "in files written before pairing",
+          at_least(0));
+    field(s.margin, "margin",
+          "equivalence margin: an interval inside [1 / (1 + margin), 1 + margin] decides it as the "
+          "same within the margin; absent when none",
+          at_least(0));
+    field(s.verdict, "verdict", "the answer at the last look",
+          one_of{"candidate faster", "candidate slower", "the same within the margin", "open",
+                 "unmeasurable", "decided"});
   }
 };
 

@@ -280,6 +280,7 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
   plan.cell_timeout = resolve_timeout(request);
   plan.skip_missing = request.skip_missing;
   plan.allow_debug = request.allow_debug;
+  plan.lockstep = !request.unpaired;
   plan.placement_check = request.placement_check;
   for (const auto& row : frame_table())  // the heap study's and the memory frame's own sizes
     if (row.resolve_sizes != nullptr) row.resolve_sizes(plan, request, host);

@@ -115,6 +115,9 @@ struct run_plan {
   std::chrono::milliseconds cell_timeout{};
   bool skip_missing = false;
   bool allow_debug = false;
+  // A budgeted run times the cells of a comparison group (a workload in the batch or heap frame)
+  // in lockstep rings, so its comparisons stand on paired slices (lockstep/ring.hpp).
+  bool lockstep = false;
   placement_check_mode placement_check = placement_check_mode::automatic;
   // The glibc variant without memmove's copy cliff, measured beside plain glibc for every lab
   // cell so the report can tell placement-driven ratios apart (empty: not measured).

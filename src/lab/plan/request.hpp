@@ -58,6 +58,7 @@ struct run_request {
   // --budget: wall time of the whole run ("5m", "300s", "0" = the fixed plan); --full = "0".
   std::optional<std::string> budget;
   bool full = false;
+  bool unpaired = false;  // --unpaired: a budgeted run's cells one process at a time (no rings)
   std::optional<double> repetition_ms;  // --repetition-time: timed work per repetition (budget)
   std::optional<double> retention_horizon_seconds;  // --retention-horizon (heap frame)
   bool wait_for_lock = false;                       // --wait: queue behind another lab run

@@ -125,6 +125,21 @@ bool pump(int fd, std::string& sink, std::size_t limit, bool keep_tail, bool& tr
   }
 }
 
+// Closes the parent's copies of the descriptors handed to a child, once (on every path).
+struct handed_guard {
+  const std::vector<std::pair<int, int>>& fds;
+  bool closed = false;
+  explicit handed_guard(const std::vector<std::pair<int, int>>& handed) : fds(handed) {}
+  handed_guard(const handed_guard&) = delete;
+  handed_guard& operator=(const handed_guard&) = delete;
+  ~handed_guard() { close_all(); }
+  void close_all() noexcept {
+    if (closed) return;
+    closed = true;
+    for (const auto& handed : fds) ::close(handed.first);
+  }
+};
+
 }  // namespace
 
 std::string worker_outcome::describe() const {
@@ -150,6 +165,7 @@ void kill_active_worker() noexcept {
 
 worker_outcome run_worker(const worker_request& req) noexcept {
   worker_outcome out;
+  handed_guard handed{req.handed_fds};
   try {
     if (req.argv.empty()) {
       out.error = "no program given";
@@ -179,6 +195,8 @@ worker_outcome run_worker(const worker_request& req) noexcept {
       posix_spawn_file_actions_addchdir_np(&actions, req.working_directory.c_str());
     posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
     posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
+    for (const auto& [from, to] : req.handed_fds)
+      posix_spawn_file_actions_adddup2(&actions, from, to);
 
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
@@ -219,6 +237,7 @@ worker_outcome run_worker(const worker_request& req) noexcept {
     ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
+    handed.close_all();
     if (rc != 0) {
       out.error = req.argv[0] + ": " + std::strerror(rc);
       return out;

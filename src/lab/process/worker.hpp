@@ -32,6 +32,10 @@ struct worker_request {
   std::vector<std::pair<std::string, std::string>> env_set;
   /// Removed from the parent's environment.
   std::vector<std::string> env_unset;
+  /// Descriptors handed to the child: `from` in the parent becomes `to` in the child. The parent's
+  /// `from` is closed as soon as the child has it (or could not be started), so the child's exit
+  /// reads as end of file on the other ends. `from` must not be 0-2 nor another entry's `to`.
+  std::vector<std::pair<int, int>> handed_fds;
   /// Wall-clock limit; on expiry the whole process group gets SIGKILL.
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   std::size_t stderr_tail_bytes = 4096;

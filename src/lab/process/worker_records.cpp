@@ -8,6 +8,8 @@
 
 #include "process/hooks.hpp"
 #include "process/interrupt.hpp"
+#include "lockstep/enrolment.hpp"
+#include "lockstep/slice_gate.hpp"
 
 namespace alloclab::lab {
 namespace heap = alloclab::heap;
@@ -45,6 +47,13 @@ heap::cell_outcome run_cell_worker(const cell_spec& cell, std::vector<std::strin
   request.env_unset = env.unset;
   request.timeout = plan.cell_timeout;
   request.stdout_max_bytes = std::size_t{256} << 20;
+  if (const lockstep::enrolment& ring = lockstep::thread_enrolment(); ring.active()) {
+    request.handed_fds = {{ring.go_read, lockstep::go_descriptor},
+                          {ring.done_write, lockstep::done_descriptor}};
+    request.env_set.emplace_back(lockstep::environment_variable, lockstep::ring_setting(ring.cpu));
+    for (const auto& setting : ring.extra_env) request.env_set.push_back(setting);
+    lockstep::thread_enrolment() = {};  // one worker per enrolment
+  }
   heap::cell_outcome outcome = heap::run_measuring_worker(request);
   throw_if_interrupted();
   return outcome;

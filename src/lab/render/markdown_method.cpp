@@ -13,6 +13,48 @@
 
 namespace alloclab::lab::markdown {
 
+namespace {
+
+bool in_lockstep(const model::budget_facts* budget) {
+  return budget != nullptr && std::any_of(budget->comparisons.begin(), budget->comparisons.end(),
+                                          [](const model::budget_comparison& c) {
+                                            return c.paired_runs.value_or(0) > 0;
+                                          });
+}
+
+// What a pair is and what "the same" means, when the stop rule judged paired readings.
+void pairing_lines(std::string& md, const model::budget_facts& budget) {
+  std::size_t paired = 0, same = 0;
+  double margin = 0;
+  for (const model::budget_comparison& c : budget.comparisons) {
+    paired += c.paired_runs.value_or(0) > 0;
+    same += c.verdict.value_or("") == "the same within the margin";
+    margin = std::max(margin, c.margin.value_or(0.0));
+  }
+  if (paired == 0) return;
+  md += fmt::format(
+      "- **Pairs.** The cells of one workload (every strategy and malloc of it, in the batch or "
+      "the heap frame) run as one lockstep ring: each cell in a fresh process of its own, all "
+      "started together, pinned to one CPU, and only one of them timing at any moment: a "
+      "coordinator hands a token round the ring, in a fresh random order each cycle, and each "
+      "holder times one repetition (its own warm-up first). Repetition k of every cell lies in "
+      "cycle k, so base ÷ candidate of repetition k is a paired reading: both sides met the "
+      "machine in the same state (a neighbour's load, the host's slow level). A comparison's "
+      "interval is over its per-repetition ratios, grouped by ring run (a ring run is the unit: "
+      "each fresh process lands its buffers elsewhere), with the run-to-run variance moderated "
+      "toward the workload's other pairs; {} of {} comparisons stood on pairs.\n",
+      paired, budget.comparisons.size());
+  if (margin > 0)
+    md += fmt::format(
+        "- **Equivalence.** A comparison against 1 is decided when its interval lies wholly above "
+        "or below 1, or wholly inside ±{:.0f} % ([{:.3f}, {:.3f}]): then the two are *the same "
+        "within {:.0f} %* (two one-sided tests at the look's confidence), an answer, not an open "
+        "question; {} comparisons ended so.\n",
+        100 * margin, 1 / (1 + margin), 1 + margin, 100 * margin, same);
+}
+
+}  // namespace
+
 void method_section(std::string& md, const model::document& r) {
   const model::timer_facts& t = r.timer;
   const model::run_config& cfg = r.config;
@@ -47,12 +89,17 @@ void method_section(std::string& md, const model::document& r) {
   md += fmt::format(
       "- {}. Every cell (workload × strategy × malloc) runs alone in fresh processes that "
       "prove their malloc live before measuring, so no heap history leaks in from another cell; "
-      "the cells' processes run one at a time in rounds, each round a freshly shuffled order "
-      "(seed {}), so machine drift hits all cells alike. Each workload's batch size and "
+      "{} (seed {}), so machine drift hits all cells alike. Each workload's batch size and "
       "reference checksum come from a calibration process of its own, with std, whatever else "
       "the run measures. Ratios are against the baseline cell (std under the run's first "
       "malloc).\n",
-      sizes, cfg.seed);
+      sizes,
+      in_lockstep(budget) ? "the processes of a workload's cells time their repetitions in "
+                            "lockstep (Pairs, below), the workloads in rounds"
+                          : "the cells' processes run one at a time in rounds, each round a "
+                            "freshly shuffled order",
+      cfg.seed);
+  if (budget != nullptr) pairing_lines(md, *budget);
   md += fmt::format(
       "- Heap allocations come from a separate untimed pass of {} iterations with the global "
       "operator new counted; fallbacks are upstream allocations of the strategy's own buffer.\n",

@@ -2,6 +2,7 @@
 
 #include "model/versions.hpp"
 #include "plan/budget.hpp"
+#include "stats/decision.hpp"
 #include "stats/sequential.hpp"
 
 namespace alloclab::lab {
@@ -25,6 +26,15 @@ model::budget_cell cell_facts(const cell_account& a, const run_plan& plan) {
   cell.within_cv = a.within_cv;
   cell.spread = a.spread;
   return cell;
+}
+
+// The answer in words: for a ratio against 1 which side is faster or that they are the same
+// within the margin; for a claim's range only decided or open.
+std::string verdict_of(const comparison_account& a) {
+  if (a.state != "decided") return a.state;
+  const auto& b = a.comparison.boundaries;
+  if (b.size() != 1 || b.front() != 1.0) return "decided";
+  return to_string(judge_ratio_interval(a.ratio.low, a.ratio.high, a.comparison.margin));
 }
 
 model::budget_comparison comparison_facts(const comparison_account& a, const run_plan& plan,
@@ -51,6 +61,9 @@ model::budget_comparison comparison_facts(const comparison_account& a, const run
   // alpha / candidates.
   out.candidates.emplace(c.candidates);
   out.confidence.emplace(rule.among(c.candidates).confidence());
+  out.paired_runs.emplace(a.paired_runs);
+  if (c.margin > 0) out.margin.emplace(c.margin);
+  out.verdict.emplace(verdict_of(a));
   return out;
 }
 

@@ -33,11 +33,24 @@ std::string time_text(double ns) {
   return ns >= 1e4 ? fmt::format("{:.1f} µs", ns / 1e3) : fmt::format("{:.1f} ns", ns);
 }
 
+// Why the best alloclab strategy does not beat `peer`, judged on the stop rule's interval.
+std::string stop_rule_shortfall(const model::peer_result& peer, double confidence) {
+  const std::string range =
+      fmt::format("{:.3g} % stop-rule interval {:.3f}–{:.3f}x{}", 100 * confidence,
+                  peer.interval->low, peer.interval->high, *peer.paired_runs > 0 ? ", paired" : "");
+  if (peer.same_within_margin.value_or(false))
+    return fmt::format("{} is the same within 2 % ({:.3f}x, {})", peer.strategy, peer.ratio, range);
+  if (peer.interval->high < 1)
+    return fmt::format("{} is faster ({:.3f}x, {})", peer.strategy, peer.ratio, range);
+  return fmt::format("{}: open, {:.3f}x, the {} reaches 1", peer.strategy, peer.ratio, range);
+}
+
 // Why the best alloclab strategy (at `best_p50_ns`) does not beat `peer`, or empty when it does.
 // `confidence` and `candidates`: of the selection (below).
 std::string shortfall(const model::peer_result& peer, double best_p50_ns, double confidence,
                       std::size_t candidates) {
   if (peer.beaten) return {};
+  if (peer.paired_runs) return stop_rule_shortfall(peer, confidence);
   if (peer.ratio <= 1.0)
     return fmt::format("{} is as fast or faster ({:.2f}x; {} vs {} at p50)", peer.strategy,
                        peer.ratio, time_text(peer.p50_ns), time_text(best_p50_ns));
@@ -95,13 +108,37 @@ model::peer_result peer_result_of(const json& peer, const json& best, const sele
   return r;
 }
 
-model::peer_verdict verdict_for(const json& workload, const std::string& malloc, bool power) {
+// The stop rule's interval for `peer` under `malloc`, if it tracked one.
+const peer_stop_interval* stop_interval_of(const std::vector<peer_stop_interval>& intervals,
+                                           const std::string& malloc, const std::string& peer) {
+  for (const auto& i : intervals)
+    if (i.malloc == malloc && i.peer == peer) return &i;
+  return nullptr;
+}
+
+void judge_on_stop_rule(model::peer_result& r, const peer_stop_interval& i) {
+  r.ratio = i.value;
+  r.interval = model::interval{i.low, i.high};
+  r.beaten = i.low > 1;
+  r.same_within_margin.emplace(inside_margin(i.low, i.high, i.margin));
+  r.paired_runs.emplace(i.paired_runs);
+}
+
+model::peer_verdict verdict_for(const json& workload, const std::string& malloc, bool power,
+                                const std::vector<peer_stop_interval>& stop_rule) {
   const json* best = nullptr;
   selection pick{0};
+  std::string tracked_best;  // the stop rule's best, when it tracked this malloc's peers
+  for (const auto& i : stop_rule)
+    if (i.malloc == malloc) tracked_best = i.best;
   for (const auto& c : workload.at("cells"))
     if (c.at("malloc") == malloc && side_of(c.at("strategy")) == peer_side::alloclab && timed(c)) {
       ++pick.candidates;
-      if (best == nullptr || p50_of(c) < p50_of(*best)) best = &c;
+      if (!tracked_best.empty()) {
+        if (c.at("strategy") == tracked_best) best = &c;
+      } else if (best == nullptr || p50_of(c) < p50_of(*best)) {
+        best = &c;
+      }
     }
   pick.candidates = std::max<std::size_t>(1, pick.candidates);
   model::peer_verdict verdict;
@@ -117,7 +154,10 @@ model::peer_verdict verdict_for(const json& workload, const std::string& malloc,
       if (c.at("status") != "not_applicable") verdict.unmeasured_peers.push_back(c.at("strategy"));
       continue;
     }
-    if (best != nullptr) verdict.peers.push_back(peer_result_of(c, *best, pick, power));
+    if (best == nullptr) continue;
+    verdict.peers.push_back(peer_result_of(c, *best, pick, power));
+    if (const auto* i = stop_interval_of(stop_rule, malloc, c.at("strategy")))
+      judge_on_stop_rule(verdict.peers.back(), *i);
   }
   if (best == nullptr) {
     verdict.reason = "no alloclab strategy has a number here";
@@ -132,7 +172,9 @@ model::peer_verdict verdict_for(const json& workload, const std::string& malloc,
     if (const std::string s = shortfall(p, p50_of(*best), pick.confidence(), pick.candidates);
         !s.empty())
       why += (why.empty() ? "" : "; ") + s;
-  if (!power && !why.empty())
+  const bool on_stop_rule = std::all_of(verdict.peers.begin(), verdict.peers.end(),
+                                        [](const auto& p) { return p.paired_runs.has_value(); });
+  if (!power && !on_stop_rule && !why.empty())
     why = "too few repetitions for the U test to reach significance; " + why;
   verdict.verdict = why.empty() ? "met" : "missed";
   if (!why.empty()) verdict.reason = why;
@@ -141,14 +183,15 @@ model::peer_verdict verdict_for(const json& workload, const std::string& malloc,
 
 }  // namespace
 
-json peer_verdicts(const json& workload, bool power) {
+json peer_verdicts(const json& workload, bool power,
+                   const std::vector<peer_stop_interval>& stop_rule) {
   std::vector<std::string> mallocs;
   for (const auto& c : workload.at("cells")) {
     const std::string m = c.at("malloc");
     if (std::find(mallocs.begin(), mallocs.end(), m) == mallocs.end()) mallocs.push_back(m);
   }
   std::vector<model::peer_verdict> verdicts;
-  for (const auto& m : mallocs) verdicts.push_back(verdict_for(workload, m, power));
+  for (const auto& m : mallocs) verdicts.push_back(verdict_for(workload, m, power, stop_rule));
   return model::write_json(verdicts);
 }
 

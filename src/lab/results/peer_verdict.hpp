@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,16 @@ namespace alloclab::lab {
 //    unmeasured_peers: [strategy], reason: string | null}
 // A peer is beaten when the best alloclab p50 is lower and the Mann-Whitney U test over the
 // per-repetition medians gives p < alpha (and the run has enough repetitions to reach alpha).
-nlohmann::json peer_verdicts(const nlohmann::json& workload, bool test_has_power);
+//
+// A budgeted run tracks each peer against its best alloclab strategy with the stop rule (paired
+// when the cells ran in lockstep); where it did, the verdict stands on that interval instead:
+// beaten when it lies above 1, the same when it lies inside the equivalence margin.
+struct peer_stop_interval {
+  std::string malloc, best, peer;
+  double value = 0, low = 0, high = 0, margin = 0;
+  std::size_t paired_runs = 0;
+};
+nlohmann::json peer_verdicts(const nlohmann::json& workload, bool test_has_power,
+                             const std::vector<peer_stop_interval>& stop_rule = {});
 
 }  // namespace alloclab::lab

@@ -64,6 +64,7 @@ comparison_account comparison_of(const account_input& in, const comparison_look&
   const bool known =
       l.processes_needed != 0 && l.processes_needed != std::numeric_limits<std::size_t>::max();
   if (!l.decided && !l.unmeasurable && known) a.processes_needed = l.processes_needed;
+  a.paired_runs = l.paired_runs;
   return a;
 }
 

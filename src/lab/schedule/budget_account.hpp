@@ -44,6 +44,7 @@ struct comparison_account {
   std::size_t base_processes = 0;
   std::size_t candidate_processes = 0;
   std::optional<std::size_t> processes_needed;  // per side, to clear the nearest boundary
+  std::size_t paired_runs = 0;                  // > 0: the interval stands on paired slices
 };
 
 // The rest of a budgeted run as planned after its first round (plan/budget.hpp).

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
 
 #include <fmt/format.h>
 
+#include "lockstep/ring.hpp"
 #include "plan/budget.hpp"
 #include "results/embedded_files.hpp"
 #include "schedule/budget_account.hpp"
@@ -57,6 +60,62 @@ class budget_runner {
     ++attempts_[t.cell];
   }
 
+  // The tasks of one group as a lockstep ring: each its own process, their slices interleaved.
+  void run_ring(executor_set& executors, const std::vector<task>& ring, std::size_t round) {
+    progress_(
+        {ran_.size(), 0, -1,
+         fmt::format("round {}, {} of {} budget: {} cells of {} in lockstep", round,
+                     clock_text(seconds_since(started_)), clock_text(plan_.sizes.budget_seconds),
+                     ring.size(), plan_.cells.at(ring.front().cell).workload)});
+    std::vector<measurement_record> records(ring.size());
+    std::vector<std::function<void()>> members;
+    for (std::size_t i = 0; i < ring.size(); ++i)
+      members.emplace_back([&, i] { records[i] = executors.run(plan_, ring[i]); });
+    const auto before = steady::now();
+    lockstep::run_ring(members, {lockstep::ring_cpu(), plan_.sizes.seed + ran_.size()});
+    const double seconds = seconds_since(before) / static_cast<double>(ring.size());
+    std::vector<std::size_t> cells;
+    std::vector<figure_readings> paired;
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const auto processes = figures_of(records[i]);
+      if (processes.empty()) state_.mark_unmeasurable(ring[i].cell);
+      for (const auto& figures : processes) state_.add_process(ring[i].cell, figures, seconds);
+      if (processes.size() == 1) {
+        cells.push_back(ring[i].cell);
+        paired.push_back(processes.front());
+      }
+      records_.push_back(std::move(records[i]));
+      ran_.push_back(ring[i]);
+      ++attempts_[ring[i].cell];
+    }
+    state_.add_ring(cells, paired);
+  }
+
+  bool in_lockstep(std::size_t cell) const {
+    const frame f = plan_.cells.at(cell).frame;
+    return plan_.lockstep && (f == frame::batch || f == frame::heap);
+  }
+
+  // Runs `tasks`: the tasks of one lockstep group together, as one ring; the others one by one.
+  void run_all(executor_set& executors, const std::vector<task>& tasks, std::size_t round) {
+    std::vector<std::vector<task>> rings;
+    std::map<std::size_t, std::size_t> ring_of_group;
+    for (const task& t : tasks) {
+      if (!in_lockstep(t.cell)) {
+        rings.push_back({t});
+        continue;
+      }
+      const auto [at, fresh] = ring_of_group.emplace(state_.setup(t.cell).group, rings.size());
+      if (fresh) rings.emplace_back();
+      rings[at->second].push_back(t);
+    }
+    for (const auto& ring : rings)
+      if (ring.size() == 1)
+        run(executors, ring.front(), round);
+      else
+        run_ring(executors, ring, round);
+  }
+
   std::vector<comparison_look> look(std::size_t look_number) {
     comparisons_ = planned_;
     for (auto& p : peer_comparisons(plan_, state_)) comparisons_.push_back(std::move(p));
@@ -73,10 +132,15 @@ class budget_runner {
 
   // Whether one more process of `cell` with `repetitions` still fits in the budget, at the
   // seconds its processes took so far.
-  bool fits(std::size_t cell, std::size_t repetitions) const {
-    const double estimate = state_.seconds_per_process(cell) * static_cast<double>(repetitions) /
-                            static_cast<double>(state_.setup(cell).repetitions);
-    return seconds_since(started_) + estimate + closing_seconds <= plan_.sizes.budget_seconds;
+  bool fits(std::size_t cell, std::size_t repetitions, double planned = 0) const {
+    return seconds_since(started_) + planned + estimate(cell, repetitions) + closing_seconds <=
+           plan_.sizes.budget_seconds;
+  }
+
+  // Seconds one more process of `cell` with `repetitions` should take, at its processes so far.
+  double estimate(std::size_t cell, std::size_t repetitions) const {
+    return state_.seconds_per_process(cell) * static_cast<double>(repetitions) /
+           static_cast<double>(state_.setup(cell).repetitions);
   }
 
   // Fixes the rest of the run from what the first round cost (`first_round_seconds`), before
@@ -101,16 +165,18 @@ class budget_runner {
   void top_up(executor_set& executors, const std::vector<budget_state::growth>& round,
               std::size_t round_number) {
     for (;;) {
-      bool any = false;
+      std::vector<task> pass;
+      double planned = 0;
       for (const auto& g : round) {
         if (attempts_[g.cell] >= state_.setup(g.cell).max_processes ||
-            state_.unmeasurable(g.cell) || !fits(g.cell, g.repetitions))
+            state_.unmeasurable(g.cell) || !fits(g.cell, g.repetitions, planned))
           continue;
+        planned += estimate(g.cell, g.repetitions);
         const std::size_t part = attempts_[g.cell];
-        run(executors, {g.cell, part, g.repetitions, plan_.sizes.seed + part}, round_number);
-        any = true;
+        pass.push_back({g.cell, part, g.repetitions, plan_.sizes.seed + part});
       }
-      if (!any) return;
+      if (pass.empty()) return;
+      run_all(executors, pass, round_number);
     }
   }
 
@@ -142,15 +208,22 @@ class budget_runner {
   bool grow(executor_set& executors, const std::vector<budget_state::growth>& round,
             std::size_t round_number) {
     for (;;) {  // passes
-      bool any = false;
+      std::vector<task> pass;
+      bool spent = false;
+      double planned = 0;  // seconds of the tasks this pass holds so far
       for (const auto& g : round) {
         if (attempts_[g.cell] >= g.target_processes || state_.unmeasurable(g.cell)) continue;
-        if (!fits(g.cell, g.repetitions)) return false;
+        if (!fits(g.cell, g.repetitions, planned)) {
+          spent = true;
+          break;
+        }
+        planned += estimate(g.cell, g.repetitions);
         const std::size_t part = attempts_[g.cell];
-        run(executors, {g.cell, part, g.repetitions, plan_.sizes.seed + part}, round_number);
-        any = true;
+        pass.push_back({g.cell, part, g.repetitions, plan_.sizes.seed + part});
       }
-      if (!any) return true;
+      run_all(executors, pass, round_number);
+      if (spent) return false;
+      if (pass.empty()) return true;
     }
   }
 
@@ -197,11 +270,24 @@ run_records run_budgeted(run_plan& plan, steady::time_point started,
   const std::vector<task> first = plan.schedule;
   std::size_t cut = 0;
   const steady::time_point first_round_started = steady::now();
-  for (const task& t : first)
-    if (t.part == 0 || runner.fits(t.cell, t.repetitions))
-      runner.run(executors, t, 1);
-    else
-      ++cut;
+  // In passes (one process of each cell), each pass's tasks of a group as one ring.
+  for (std::size_t begin = 0; begin < first.size();) {
+    std::size_t end = begin;
+    while (end < first.size() && first[end].part == first[begin].part) ++end;
+    std::vector<task> pass;
+    double planned = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const task& t = first[i];
+      if (t.part == 0 || runner.fits(t.cell, t.repetitions, planned)) {
+        pass.push_back(t);
+        planned += t.part == 0 ? 0 : runner.estimate(t.cell, t.repetitions);
+      } else {
+        ++cut;
+      }
+    }
+    runner.run_all(executors, pass, 1);
+    begin = end;
+  }
   runner.plan_rest(seconds_since(first_round_started));
   const std::size_t last_look = runner.state().rule().looks;
   for (std::size_t look = 1;; ++look) {

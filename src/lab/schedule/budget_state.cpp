@@ -5,20 +5,26 @@
 #include <limits>
 #include <stdexcept>
 
+#include "stats/decision.hpp"
+
 namespace alloclab::lab {
 namespace {
 
 constexpr std::size_t never = std::numeric_limits<std::size_t>::max();
 
-// Processes per side for the interval around `l`'s estimate to clear its nearest boundary, if both
-// sides had that many with the variances seen now.
-std::size_t needed_per_side(const comparison_look& l, double base_variance,
-                            double candidate_variance, double t) {
-  const auto& boundaries = l.comparison->boundaries;
+// Processes (per side, or ring runs of a pair) for the interval around `l`'s estimate to clear
+// its nearest boundary, or to fit inside its equivalence margin, whichever comes first, with
+// `variance` the variance one more process of each side adds to the log ratio.
+std::size_t processes_to_decide(const comparison_look& l, double variance, double t) {
   double nearest = std::numeric_limits<double>::infinity();
-  for (double b : boundaries) nearest = std::min(nearest, std::abs(std::log(l.ratio.value / b)));
-  if (!(nearest > 0) || !std::isfinite(nearest)) return never;
-  const double processes = t * t * (base_variance + candidate_variance) / (nearest * nearest);
+  for (double b : l.comparison->boundaries)
+    nearest = std::min(nearest, std::abs(std::log(l.ratio.value / b)));
+  if (!(nearest > 0) || !std::isfinite(nearest)) nearest = 0;
+  if (l.comparison->margin > 0)  // the half-width that would fit inside the margin
+    nearest =
+        std::max(nearest, std::log1p(l.comparison->margin) - std::abs(std::log(l.ratio.value)));
+  if (!(nearest > 0)) return never;
+  const double processes = t * t * variance / (nearest * nearest);
   if (!std::isfinite(processes) || processes > 1e6) return never;
   return static_cast<std::size_t>(std::ceil(processes));
 }
@@ -67,6 +73,65 @@ pooled_between budget_state::pool(std::size_t cell, const std::string& metric) c
   return pool_between(group);
 }
 
+void budget_state::add_ring(
+    const std::vector<std::size_t>& cells,
+    const std::vector<std::map<std::string, std::vector<double>>>& figures) {
+  for (std::size_t i = 0; i < cells.size(); ++i)
+    for (std::size_t j = 0; j < cells.size(); ++j) {
+      if (cells[i] >= cells[j]) continue;
+      auto& by_metric = paired_[{cells[i], cells[j]}];
+      for (const auto& [metric, first] : figures[i]) {
+        const auto other = figures[j].find(metric);
+        if (other == figures[j].end()) continue;
+        std::vector<double> ratios;
+        const std::size_t n = std::min(first.size(), other->second.size());
+        for (std::size_t k = 0; k < n; ++k)
+          if (first[k] > 0 && other->second[k] > 0) ratios.push_back(first[k] / other->second[k]);
+        if (!ratios.empty()) by_metric[metric].push_back(std::move(ratios));
+      }
+    }
+}
+
+figures_by_process budget_state::paired_ratios(std::size_t base, std::size_t candidate,
+                                               const std::string& metric) const {
+  const bool flipped = base > candidate;
+  const auto found =
+      paired_.find(flipped ? paired_key{candidate, base} : paired_key{base, candidate});
+  if (found == paired_.end()) return {};
+  const auto by_metric = found->second.find(metric);
+  if (by_metric == found->second.end()) return {};
+  figures_by_process runs = by_metric->second;
+  if (flipped)
+    for (auto& run : runs)
+      for (double& r : run) r = 1 / r;
+  return runs;
+}
+
+pooled_between budget_state::paired_pool(const paired_key& left_out,
+                                         const std::string& metric) const {
+  // Leave-one-out, as for cells: what the group's other paired comparisons say.
+  const std::size_t group = setup_.at(left_out.first).group;
+  std::vector<process_spread> others;
+  for (const auto& [key, by_metric] : paired_) {
+    if (key == left_out || setup_.at(key.first).group != group) continue;
+    const auto found = by_metric.find(metric);
+    if (found != by_metric.end()) others.push_back(spread_of(found->second));
+  }
+  return pool_between(others);
+}
+
+sequential_ratio budget_state::judge_pair(const tracked_comparison& c, const stop_rule& rule,
+                                          std::size_t& runs, double& variance) const {
+  const figures_by_process ratios = paired_ratios(c.base, c.candidate, c.metric);
+  const process_spread spread = spread_of(ratios);
+  runs = spread.processes;
+  if (!spread.valid()) return {};
+  const paired_key key{std::min(c.base, c.candidate), std::max(c.base, c.candidate)};
+  const pooled_between pool = paired_pool(key, c.metric);
+  variance = moderate(spread, pool, rule).variance;
+  return compare_paired(spread, pool, rule);
+}
+
 std::vector<comparison_look> budget_state::judge(const std::vector<tracked_comparison>& comparisons,
                                                  std::size_t look) const {
   std::vector<comparison_look> looks;
@@ -80,11 +145,29 @@ std::vector<comparison_look> budget_state::judge(const std::vector<tracked_compa
       looks.push_back(l);
       continue;
     }
+    // The next look's confidence: the one more processes would be judged at.
+    const auto next_t = [&](double df) {
+      return t_quantile(rule.at_look(look + 1).confidence(), std::max(df, 1.0));
+    };
+    std::size_t runs = 0;
+    double pair_variance = 0;
+    const sequential_ratio paired = judge_pair(c, rule, runs, pair_variance);
+    if (paired.bounded()) {
+      l.ratio = paired;
+      l.paired_runs = runs;
+      l.decided =
+          decided(l.ratio, c.boundaries) || inside_margin(l.ratio.low, l.ratio.high, c.margin);
+      if (!l.decided)
+        l.processes_needed = processes_to_decide(l, pair_variance, next_t(l.ratio.df));
+      looks.push_back(l);
+      continue;
+    }
     const process_spread base = spread(c.base, c.metric);
     const process_spread candidate = spread(c.candidate, c.metric);
     l.ratio =
         compare_levels(base, pool(c.base, c.metric), candidate, pool(c.candidate, c.metric), rule);
-    l.decided = decided(l.ratio, c.boundaries);
+    l.decided =
+        decided(l.ratio, c.boundaries) || inside_margin(l.ratio.low, l.ratio.high, c.margin);
     // A cell whose processes gave a figure at or below zero (a NOOP-subtracted heap cost lost in
     // the noise) has no log scale: more of them would not help.
     const bool no_log_scale = (!base.valid() && processes(c.base) > 0) ||
@@ -93,9 +176,9 @@ std::vector<comparison_look> budget_state::judge(const std::vector<tracked_compa
     if (!l.decided && base.valid() && candidate.valid()) {
       const moderated_variance b = moderate(base, pool(c.base, c.metric), rule);
       const moderated_variance v = moderate(candidate, pool(c.candidate, c.metric), rule);
-      // The next look's confidence: the one these processes would be judged at.
-      const double t = t_quantile(rule.at_look(look + 1).confidence(), std::max(l.ratio.df, 1.0));
-      l.processes_needed = b.df > 0 && v.df > 0 ? needed_per_side(l, b.variance, v.variance, t) : 0;
+      l.processes_needed = b.df > 0 && v.df > 0
+                               ? processes_to_decide(l, b.variance + v.variance, next_t(l.ratio.df))
+                               : 0;
     }
     looks.push_back(l);
   }
@@ -154,6 +237,11 @@ std::vector<budget_state::growth> budget_state::plan_round(
     // Processes where the spread is: a side whose share of the interval's variance is small
     // waits. The share is the moderated variance the interval uses, not the side's own process
     // variance: two processes that agree by chance must not starve a shared baseline.
+    if (l.paired_runs > 0) {  // a ring runs both sides together: both grow
+      want(c.base, l.processes_needed, c.metric);
+      want(c.candidate, l.processes_needed, c.metric);
+      continue;
+    }
     const double vb = variance_share(c.base, c.metric);
     const double vc = variance_share(c.candidate, c.metric);
     if (vb >= 0.25 * vc || processes(c.base) < 2) want(c.base, l.processes_needed, c.metric);

@@ -26,6 +26,9 @@ struct tracked_comparison {
   std::vector<double> boundaries;
   // Picked as the best of, or holding if any of, this many candidates: judged at alpha / it.
   std::size_t candidates = 1;
+  // > 0: an interval wholly inside [1 / (1 + margin), 1 + margin] decides it too, as "the same
+  // within the margin" (stats/decision.hpp).
+  double margin = 0;
 };
 
 // A comparison at one look.
@@ -38,6 +41,9 @@ struct comparison_look {
   // a boundary, or a side has no number).
   std::size_t processes_needed = 0;
   bool unmeasurable = false;  // a side has no number
+  // The interval stands on paired readings: the sides' slices timed in lockstep (the count of
+  // ring runs both sides took part in), not on the sides' separate processes.
+  std::size_t paired_runs = 0;
 };
 
 class budget_state {
@@ -53,6 +59,10 @@ class budget_state {
   // One more process of `cell`: its figures by metric, and what it cost.
   void add_process(std::size_t cell, const std::map<std::string, std::vector<double>>& figures,
                    double seconds);
+  // The processes of one lockstep ring run (lockstep/ring.hpp), by cell: their figures paired
+  // slice by slice, for every two of them. Call add_process for each as well.
+  void add_ring(const std::vector<std::size_t>& cells,
+                const std::vector<std::map<std::string, std::vector<double>>>& figures);
   std::size_t processes(std::size_t cell) const { return cells_.at(cell).processes; }
   // A cell whose process gave no number (failed, not applicable, not installed): it gets no more
   // processes, and its comparisons are not open but unmeasurable.
@@ -93,6 +103,16 @@ class budget_state {
     std::map<std::string, figures_by_process> figures;
   };
   pooled_between pool(std::size_t cell, const std::string& metric) const;
+  // Per-slice ratios first / second of two cells' paired runs, keyed by (first, second) with
+  // first < second, then by metric.
+  using paired_key = std::pair<std::size_t, std::size_t>;
+  std::map<paired_key, std::map<std::string, figures_by_process>> paired_;
+  // base / candidate per slice pair, grouped by ring run (empty: never paired).
+  figures_by_process paired_ratios(std::size_t base, std::size_t candidate,
+                                   const std::string& metric) const;
+  pooled_between paired_pool(const paired_key& left_out, const std::string& metric) const;
+  sequential_ratio judge_pair(const tracked_comparison& c, const stop_rule& rule, std::size_t& runs,
+                              double& variance) const;
   std::size_t repetitions_for(std::size_t cell, const std::string& metric) const;
   // The cell's part of a comparison's log-ratio variance: its moderated process variance over
   // its processes.

@@ -1,5 +1,7 @@
 #include "schedule/tracked_comparisons.hpp"
 
+#include "stats/decision.hpp"
+
 #include <optional>
 
 #include <fmt/format.h>
@@ -148,6 +150,8 @@ std::vector<tracked_comparison> planned_comparisons(const run_plan& plan, const 
     else if (claim.contains("workload") && claim.contains("candidate"))
       add_ratio_claim(plan, claim, out);
   }
+  for (tracked_comparison& c : out)
+    if (c.kind == "vs_std") c.margin = default_equivalence_margin;
   return out;
 }
 
@@ -179,7 +183,8 @@ std::vector<tracked_comparison> peer_comparisons(const run_plan& plan, const bud
                        *best,
                        "p50",
                        {1.0},
-                       candidates});
+                       candidates,
+                       default_equivalence_margin});
     }
   return out;
 }

@@ -25,4 +25,29 @@ const char* to_string(difference d) {
   return "inside the noise";
 }
 
+bool inside_margin(double low, double high, double margin) {
+  return margin > 0 && low > 0 && high < 1e300 && low >= 1 / (1 + margin) && high <= 1 + margin;
+}
+
+ratio_verdict judge_ratio_interval(double low, double high, double margin) {
+  if (!(low > 0) || !(high < 1e300)) return ratio_verdict::open;
+  if (low > 1) return ratio_verdict::favours_candidate;
+  if (high < 1) return ratio_verdict::favours_base;
+  return inside_margin(low, high, margin) ? ratio_verdict::same_within : ratio_verdict::open;
+}
+
+const char* to_string(ratio_verdict v) {
+  switch (v) {
+    case ratio_verdict::favours_candidate:
+      return "candidate faster";
+    case ratio_verdict::favours_base:
+      return "candidate slower";
+    case ratio_verdict::same_within:
+      return "the same within the margin";
+    case ratio_verdict::open:
+      return "open";
+  }
+  return "open";
+}
+
 }  // namespace alloclab::lab

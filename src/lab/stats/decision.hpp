@@ -27,4 +27,20 @@ difference judge_difference(double p_value, bool has_power, const interval& rang
 
 const char* to_string(difference d);
 
+// Two sides the same within +-margin is an answer too (two one-sided tests: the interval, at the
+// confidence its rule gives, lies wholly inside [1 / (1 + margin), 1 + margin]). A budgeted run
+// tracks vs_std and peer comparisons with this margin.
+inline constexpr double default_equivalence_margin = 0.02;
+
+enum class ratio_verdict {
+  favours_candidate,  // the interval lies above 1 (> 1 favours the candidate)
+  favours_base,       // below 1
+  same_within,        // includes 1, but lies inside the equivalence margin
+  open,               // none of these: more evidence needed
+};
+// `margin` <= 0: no equivalence answer.
+ratio_verdict judge_ratio_interval(double low, double high, double margin);
+bool inside_margin(double low, double high, double margin);
+const char* to_string(ratio_verdict v);
+
 }  // namespace alloclab::lab

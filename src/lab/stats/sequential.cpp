@@ -134,6 +134,22 @@ sequential_ratio compare_levels(const process_spread& base, const pooled_between
   return r;
 }
 
+sequential_ratio compare_paired(const process_spread& ratios, const pooled_between& pool,
+                                const stop_rule& rule) {
+  sequential_ratio r;
+  if (!ratios.valid()) return r;
+  r.value = std::exp(ratios.level);
+  r.high = unbounded;
+  const moderated_variance m = moderate(ratios, pool, rule);
+  if (m.df <= 0) return r;
+  r.log_se = std::sqrt(m.variance / static_cast<double>(ratios.processes));
+  r.df = m.df;
+  const double half = t_quantile(rule.confidence(), std::max(r.df, 1e-3)) * r.log_se;
+  r.low = std::exp(ratios.level - half);
+  r.high = std::exp(ratios.level + half);
+  return r;
+}
+
 bool decided(const sequential_ratio& r, const std::vector<double>& boundaries) {
   if (!r.bounded()) return false;
   return std::none_of(boundaries.begin(), boundaries.end(),

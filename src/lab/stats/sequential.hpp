@@ -114,6 +114,13 @@ sequential_ratio compare_levels(const process_spread& base, const pooled_between
                                 const process_spread& candidate,
                                 const pooled_between& candidate_pool, const stop_rule& rule);
 
+// A paired comparison: `ratios` holds base figure / candidate figure per slice pair, grouped by
+// the ring run (one process of each side, in lockstep) that measured them. Its level is the
+// ratio; its variance that of one ring run's mean log ratio, moderated toward `pool` (the
+// group's other paired comparisons), over the runs.
+sequential_ratio compare_paired(const process_spread& ratios, const pooled_between& pool,
+                                const stop_rule& rule);
+
 // first / second for figures of one process each (a run of a whole program): each side its own
 // variance (no pool: sides whose run-to-run spreads differ would break the error rate), and an
 // interval never narrower than rounding each figure to `resolution` allows (identical runs read

@@ -11,6 +11,7 @@
 #include "frames/batch/frame.hpp"
 #include "model/cell.hpp"
 #include "results/cell_parts.hpp"
+#include "schedule/budget_account.hpp"
 #include "results/peer_verdict.hpp"
 #include "results/results_builder.hpp"
 #include "stats/stats.hpp"
@@ -171,6 +172,23 @@ std::optional<placement_analysis> analyse_placement(const json& workload, const 
   return out;
 }
 
+// The stop rule's peer comparisons of `workload` (a budgeted run), as the peer check reads them.
+std::vector<peer_stop_interval> peer_intervals(const frame_results_input& in,
+                                               const std::string& workload) {
+  std::vector<peer_stop_interval> out;
+  if (!in.run.budget) return out;
+  for (const comparison_account& a : in.run.budget->comparisons) {
+    const tracked_comparison& c = a.comparison;
+    if (c.kind != "peer" || !a.ratio.bounded()) continue;
+    const cell_spec& peer = in.plan.cells.at(c.base);
+    const cell_spec& best = in.plan.cells.at(c.candidate);
+    if (peer.workload != workload) continue;
+    out.push_back({peer.malloc.label, best.strategy, peer.strategy, a.ratio.value, a.ratio.low,
+                   a.ratio.high, c.margin, a.paired_runs});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string describe_batch_frame(const run_plan& plan) {
@@ -194,7 +212,7 @@ void add_batch_results(const frame_results_input& in, json& results) {
             ? std::nullopt
             : analyse_placement(w, native_malloc, in.plan.placement_twin);
     w["placement"] = model::write_json(placement);
-    w["peer_verdicts"] = peer_verdicts(w, in.power);
+    w["peer_verdicts"] = peer_verdicts(w, in.power, peer_intervals(in, w.at("name")));
   };
   add_workloads(in, in.plan.workloads.lab, {frame::batch, batch_cell, entry, finish},
                 results["workloads"]);

@@ -1,6 +1,8 @@
 #include "frames/batch/runner.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <memory>
 #include <new>
@@ -9,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "lockstep/slice_gate.hpp"
 #include "measure/address_residues.hpp"
 #include "measure/contention_reference.hpp"
 #include "measure/heap_counter.hpp"
@@ -24,6 +27,26 @@ namespace {
 // Keeps a value alive in the eyes of the optimiser.
 inline void keep(std::uint64_t value) {
   asm volatile("" : : "r"(value) : "memory");
+}
+
+// A known extra cost, for validating how the lab decides (bench/lockstep_validation.py): the
+// share of each timed batch's own time that ALLOCLAB_INJECT_PERCENT adds to it (0: none).
+double injected_share() {
+  static const double share = [] {
+    const char* value = std::getenv("ALLOCLAB_INJECT_PERCENT");
+    const double percent = value != nullptr ? std::atof(value) : 0.0;
+    return percent > 0 && percent < 1000 ? percent / 100 : 0.0;
+  }();
+  return share;
+}
+
+// Spins until the time since `start` has grown by `share` of itself.
+void spin_for_share(lab_clock::time_point start, double share) {
+  const auto worked = lab_clock::now() - start;
+  const auto until =
+      start + worked + std::chrono::duration_cast<lab_clock::duration>(worked * share);
+  while (lab_clock::now() < until) {
+  }
 }
 
 // A strategy seen through a residue-recording resource (polymorphic kinds; the arena_static
@@ -146,6 +169,7 @@ class cell {
       for (std::size_t i = 0; i < samples; ++i) {
         const auto start = lab_clock::now();
         const std::uint64_t sum = workload_.run_batch(input_, *instance_, batch);
+        if (injected_share() > 0) spin_for_share(start, injected_share());
         const auto stop = lab_clock::now();
         keep(sum);
         verify(sum, batch);
@@ -330,6 +354,7 @@ run_measurement run_suite(const run_config& config, const progress_callback& pro
   }
 
   contention_reference reference;
+  lockstep::slice_gate& gate = lockstep::this_process_gate();
   std::mt19937_64 shuffler(config.order_seed);
   std::vector<std::size_t> workload_order(states.size());
   for (std::size_t i = 0; i < workload_order.size(); ++i) workload_order[i] = i;
@@ -343,16 +368,21 @@ run_measurement run_suite(const run_config& config, const progress_callback& pro
       progress({rep, config.repetitions, done, cells_total, run.workloads[w].name});
       const std::size_t batch = run.workloads[w].batch_size;
       for (cell* c : order) {
+        if (!c->active()) continue;
+        // One repetition is one slice of a lockstep ring (a no-op outside one).
+        gate.begin(states[w].entry->threads <= 1);
         const std::size_t samples =
-            config.repetition_target_ns > 0 && c->active()
+            config.repetition_target_ns > 0
                 ? c->samples_for_target(config.repetition_target_ns, config.min_samples,
                                         config.samples_per_repetition, batch)
                 : config.samples_per_repetition;
         if (c->active()) c->timed_repetition(samples, batch, reference);
+        gate.end();
       }
       done += order.size();
     }
   }
+  gate.finish();
   run.duration_seconds = static_cast<double>(elapsed_ns(started, lab_clock::now())) / 1e9;
   return run;
 }

@@ -3,6 +3,7 @@
 #include "process/enum_names.hpp"
 #include "frames/heap/figures.hpp"
 #include "frames/heap/retention_timeline.hpp"
+#include "lockstep/slice_gate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -172,6 +173,7 @@ json result_json(const cell_result& r) {
 
 // Measures the cell `r.spec` names into `r`, its malloc proven live.
 void measure_cell(cell_result& r) {
+  lab::lockstep::slice_gate& gate = lab::lockstep::this_process_gate();  // reads its setting now
   const cell_spec& spec = r.spec;
   const std::size_t wanted = spec.iterations * spec.config.batch;
   const std::vector<std::uint32_t> sizes =
@@ -192,6 +194,7 @@ void measure_cell(cell_result& r) {
   m.baseline_rss_bytes = read_proc_status().vm_rss_bytes.value_or(0);
   const fault_counts f0 = read_faults();
   for (std::size_t rep = 0; rep < spec.repetitions; ++rep) {
+    gate.begin();  // one repetition is one slice of a lockstep ring (a no-op outside one)
     const kernel_result noop =
         run_kernel<noop_policy>(spec.kernel, sizes, spec.iterations, spec.config);
     const kernel_result real =
@@ -207,7 +210,9 @@ void measure_cell(cell_result& r) {
     r.ns_per_pair_reps.push_back(ns_per_pair(real.total_ns, noop.total_ns, real.pairs));
     r.batch_ns.insert(r.batch_ns.end(), real.batch_ns.begin(), real.batch_ns.end());
     r.noop_batch_ns.insert(r.noop_batch_ns.end(), noop.batch_ns.begin(), noop.batch_ns.end());
+    gate.end();
   }
+  gate.finish();
   const auto last_free = std::chrono::steady_clock::now();
   m.last_free_ms = sampler.now_ms();
   const fault_counts f1 = read_faults();

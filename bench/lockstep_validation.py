@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Checks how the lab decides, on this machine: an A/A comparison and injected known effects.
+
+Each trial is one `alloclab-lab __pair-check SPEC` (src/lab/main/pair_check.hpp): a workload's
+whole lockstep ring, as the default main job times it, plus a second copy of its std cell; the
+copy's worker adds INJECT % to each timed batch. A trial gives the copy's ratio twice, paired
+(per-slice ratios in lockstep) and unpaired (the same processes' levels), each at 95 % with a 2 %
+equivalence margin.
+
+Usage: bench/lockstep_validation.py [--binary build/release/alloclab-lab] [--workload W]
+                                    [--trials N] [--runs R] [--inject 0,1,2,5] [--json OUT]
+
+Prints a Markdown table per condition: how often the comparison was called different (A/A:
+false differences; with an effect: found in the right direction), called the same within 2 %,
+left open, and the median half-width of the interval.
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+
+def trial(binary, workload, runs, inject, seed):
+    spec = json.dumps({"workload": workload, "runs": runs, "inject_percent": inject, "seed": seed})
+    done = subprocess.run([binary, "__pair-check", spec], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"__pair-check failed ({done.returncode}): {done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def summary(rows, design, inject):
+    verdicts = [r[design]["verdict"] for r in rows]
+    widths = [(r[design]["high"] - r[design]["low"]) / 2 / r[design]["value"] for r in rows
+              if r[design]["high"] is not None and r[design]["high"] < 1e300]
+    n = len(verdicts)
+    # The copy is the candidate: ratio std / copy, below 1 when the copy pays an injected cost.
+    wrong_way = verdicts.count("candidate faster")
+    right_way = verdicts.count("candidate slower")
+    same = verdicts.count("the same within the margin")
+    found = right_way if inject > 0 else right_way + wrong_way
+    return {
+        "condition": "A/A" if inject == 0 else f"+{inject:g} % on one side",
+        "design": design,
+        "trials": n,
+        "called different" if inject == 0 else "found, right direction": f"{found} ({100 * found / n:.0f} %)",
+        "wrong direction": str(wrong_way if inject > 0 else "-"),
+        "same within 2 %": f"{same} ({100 * same / n:.0f} %)",
+        "median half-width": f"{100 * statistics.median(widths):.2f} %" if widths else "-",
+    }
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--binary", default="build/release/alloclab-lab")
+    p.add_argument("--workload", default="vector_push")
+    p.add_argument("--trials", type=int, default=40)
+    p.add_argument("--runs", type=int, default=4)
+    p.add_argument("--inject", default="0,1,2,5")
+    p.add_argument("--json", help="also write every trial's answer here")
+    a = p.parse_args()
+    table, raw = [], []
+    for inject in [float(x) for x in a.inject.split(",")]:
+        rows = [trial(a.binary, a.workload, a.runs, inject, seed) for seed in range(1, a.trials + 1)]
+        raw.extend(rows)
+        for design in ("paired", "unpaired"):
+            table.append(summary(rows, design, inject))
+        print(f"done: {inject:g} %", file=sys.stderr)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(raw, f, indent=1)
+    keys = ["condition", "design", "trials", "called different / found", "wrong direction",
+            "same within 2 %", "median half-width"]
+    print("| " + " | ".join(keys) + " |")
+    print("|---|---|" + "---:|" * (len(keys) - 2))
+    for row in table:
+        found = row.get("called different", row.get("found, right direction"))
+        print(f"| {row['condition']} | {row['design']} | {row['trials']} | {found} | "
+              f"{row['wrong direction']} | {row['same within 2 %']} | {row['median half-width']} |")
+
+
+if __name__ == "__main__":
+    main()
