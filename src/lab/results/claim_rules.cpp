@@ -148,9 +148,13 @@ std::string use_stop_rule_interval(const json& results, const std::string& id, r
                       : interval{};
         const json& rule = budget.at("stop_rule");
         const std::size_t candidates = c.value("candidates", std::size_t{1});
+        const std::size_t paired = c.value("paired_runs", std::size_t{0});
         return fmt::format(
-            "{:.4g}% stop-rule interval (process-level, {} look{}{}; docs/budget.md)",
+            "{:.4g}% stop-rule interval ({}, {} look{}{}; docs/budget.md)",
             100 * c.value("confidence", rule.at("confidence").get<double>()),
+            paired > 0
+                ? fmt::format("paired: {} lockstep ring run{}", paired, paired == 1 ? "" : "s")
+                : std::string("process-level"),
             rule.at("looks").get<std::size_t>(),
             rule.at("looks").get<std::size_t>() == 1 ? "" : "s",
             candidates > 1
