@@ -3,9 +3,10 @@
 
 Each trial is one `alloclab-lab __pair-check SPEC` (src/lab/main/pair_check.hpp): a workload's
 whole lockstep ring, as the default main job times it, plus a second copy of its std cell; the
-copy's worker adds INJECT % to each timed batch. A trial gives the copy's ratio twice, paired
-(per-slice ratios in lockstep) and unpaired (the same processes' levels), each at 95 % with a 2 %
-equivalence margin.
+copy's worker adds INJECT % to each timed batch. A trial grows its ring runs as a budgeted run
+grows a comparison (2, then by half up to --runs, the stop rule's alpha spent over the looks) and
+gives the copy's ratio twice, paired (per-run median of the per-slice ratios in lockstep) and
+unpaired (the same processes' levels), each with a 2 % equivalence margin.
 
 Usage: bench/lockstep_validation.py [--binary build/release/alloclab-lab] [--workload W]
                                     [--trials N] [--runs R] [--inject 0,1,2,5] [--json OUT]
@@ -47,6 +48,7 @@ def summary(rows, design, inject):
         "wrong direction": str(wrong_way if inject > 0 else "-"),
         "same within 2 %": f"{same} ({100 * same / n:.0f} %)",
         "median half-width": f"{100 * statistics.median(widths):.2f} %" if widths else "-",
+        "median ring runs": f"{statistics.median(r[design]['runs'] for r in rows):g}",
     }
 
 
@@ -55,7 +57,7 @@ def main():
     p.add_argument("--binary", default="build/release/alloclab-lab")
     p.add_argument("--workload", default="vector_push")
     p.add_argument("--trials", type=int, default=40)
-    p.add_argument("--runs", type=int, default=4)
+    p.add_argument("--runs", type=int, default=8, help="the most ring runs a trial may grow to")
     p.add_argument("--inject", default="0,1,2,5")
     p.add_argument("--json", help="also write every trial's answer here")
     a = p.parse_args()
@@ -70,13 +72,14 @@ def main():
         with open(a.json, "w") as f:
             json.dump(raw, f, indent=1)
     keys = ["condition", "design", "trials", "called different / found", "wrong direction",
-            "same within 2 %", "median half-width"]
+            "same within 2 %", "median half-width", "median ring runs"]
     print("| " + " | ".join(keys) + " |")
     print("|---|---|" + "---:|" * (len(keys) - 2))
     for row in table:
         found = row.get("called different", row.get("found, right direction"))
         print(f"| {row['condition']} | {row['design']} | {row['trials']} | {found} | "
-              f"{row['wrong direction']} | {row['same within 2 %']} | {row['median half-width']} |")
+              f"{row['wrong direction']} | {row['same within 2 %']} | {row['median half-width']} | "
+              f"{row['median ring runs']} |")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ using json = nlohmann::json;
 
 struct check_spec {
   std::string workload;
-  std::size_t runs = 4;
+  std::size_t runs = 8;  // the most ring runs
   double inject_percent = 0;
   std::uint64_t seed = 1;
 };
@@ -56,55 +57,118 @@ std::vector<double> p50s(const measurement_record& r) {
   return found == processes.front().end() ? std::vector<double>{} : found->second;
 }
 
-}  // namespace
+// The std cell and its copy, one lockstep ring run after another.
+class pair_check {
+ public:
+  explicit pair_check(const check_spec& spec) : spec_(spec), plan_(plan_for(spec)) {
+    const auto base = std::find_if(plan_.cells.begin(), plan_.cells.end(), [](const cell_spec& c) {
+      return c.strategy == baseline_strategy;
+    });
+    if (base == plan_.cells.end()) throw usage_error("the workload has no std cell");
+    std_cell_ = static_cast<std::size_t>(base - plan_.cells.begin());
+    repetitions_ = budget_cells(plan_).at(std_cell_).repetitions;
+    executors_ =
+        std::make_unique<executor_set>(plan_, make_frame_executor, [](const schedule_progress&) {});
+  }
 
-int pair_check_main(const char* spec_json, std::ostream& out, std::ostream& err) {
-  try {
-    const check_spec spec = read_spec(spec_json);
+  // One ring run of every cell of the workload plus the copy.
+  void run_once() {
+    const std::size_t run = paired_.size(), members_count = plan_.cells.size() + 1;
+    std::vector<measurement_record> records(members_count);
+    std::vector<std::function<void()>> members;
+    for (std::size_t i = 0; i < members_count; ++i)
+      members.emplace_back([&, i] {
+        const bool copy = i == plan_.cells.size();
+        if (copy && spec_.inject_percent > 0)
+          lockstep::thread_enrolment().extra_env.emplace_back("ALLOCLAB_INJECT_PERCENT",
+                                                              std::to_string(spec_.inject_percent));
+        const task t{copy ? std_cell_ : i, 2 * run + (copy ? 1 : 0), repetitions_,
+                     spec_.seed + run};
+        records[i] = executors_->run(plan_, t);
+      });
+    lockstep::run_ring(members, {lockstep::ring_cpu(), spec_.seed * 1000 + run});
+    const std::vector<double> a = p50s(records[std_cell_]), b = p50s(records.back());
+    if (a.empty() || b.empty()) throw std::runtime_error("the std cell or its copy has no number");
+    std::vector<double> ratios;
+    for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) ratios.push_back(a[k] / b[k]);
+    paired_.push_back(ratios);
+    std_side_.push_back(a);
+    copy_side_.push_back(b);
+  }
+
+  sequential_ratio paired(const stop_rule& rule) const {
+    return compare_paired(spread_of(median_by_run(paired_)), {}, rule);
+  }
+  sequential_ratio unpaired(const stop_rule& rule) const {
+    return compare_levels(spread_of(std_side_), {}, spread_of(copy_side_), {}, rule);
+  }
+  std::size_t runs() const { return paired_.size(); }
+  const figures_by_process& ratios() const { return paired_; }
+  std::size_t members() const { return plan_.cells.size() + 1; }
+
+ private:
+  static run_plan plan_for(const check_spec& spec) {
     run_request request;
     request.workloads = {spec.workload};
     request.budget = std::string("5m");
     request.placement_check = placement_check_mode::never;
     request.seed = spec.seed;
-    run_plan plan = make_plan(request, false);
-    const auto base = std::find_if(plan.cells.begin(), plan.cells.end(), [](const cell_spec& c) {
-      return c.strategy == baseline_strategy;
-    });
-    if (base == plan.cells.end()) throw usage_error("the workload has no std cell");
-    const std::size_t std_cell = static_cast<std::size_t>(base - plan.cells.begin());
-    executor_set executors(plan, make_frame_executor, [](const schedule_progress&) {});
-    const std::size_t repetitions = budget_cells(plan).at(std_cell).repetitions;
-    figures_by_process paired, std_side, copy_side;
-    for (std::size_t run = 0; run < spec.runs; ++run) {
-      std::vector<measurement_record> records(plan.cells.size() + 1);
-      std::vector<std::function<void()>> members;
-      for (std::size_t i = 0; i <= plan.cells.size(); ++i)
-        members.emplace_back([&, i] {
-          const bool copy = i == plan.cells.size();
-          if (copy && spec.inject_percent > 0)
-            lockstep::thread_enrolment().extra_env.emplace_back(
-                "ALLOCLAB_INJECT_PERCENT", std::to_string(spec.inject_percent));
-          const task t{copy ? std_cell : i, 2 * run + (copy ? 1 : 0), repetitions, spec.seed + run};
-          records[i] = executors.run(plan, t);
-        });
-      lockstep::run_ring(members, {lockstep::ring_cpu(), spec.seed * 1000 + run});
-      const std::vector<double> a = p50s(records[std_cell]), b = p50s(records.back());
-      if (a.empty() || b.empty())
-        throw std::runtime_error("the std cell or its copy has no number");
-      std::vector<double> ratios;
-      for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) ratios.push_back(a[k] / b[k]);
-      paired.push_back(ratios);
-      std_side.push_back(a);
-      copy_side.push_back(b);
+    return make_plan(request, false);
+  }
+
+  check_spec spec_;
+  run_plan plan_;
+  std::size_t std_cell_ = 0, repetitions_ = 0;
+  std::unique_ptr<executor_set> executors_;
+  figures_by_process paired_, std_side_, copy_side_;
+};
+
+// A design's answer: its interval at the first look that decided, or at the last.
+struct design_answer {
+  sequential_ratio ratio;
+  std::size_t runs = 0;
+  bool decided = false;
+};
+
+void look_at(design_answer& a, const sequential_ratio& r, std::size_t runs) {
+  if (a.decided) return;
+  a.ratio = r;
+  a.runs = runs;
+  a.decided =
+      judge_ratio_interval(r.low, r.high, default_equivalence_margin) != ratio_verdict::open;
+}
+
+json answer_json(const design_answer& a) {
+  json j = interval_json(a.ratio);
+  j["runs"] = a.runs;
+  return j;
+}
+
+}  // namespace
+
+int pair_check_main(const char* spec_json, std::ostream& out, std::ostream& err) {
+  try {
+    const check_spec spec = read_spec(spec_json);
+    pair_check check(spec);
+    // Looks as a budgeted run's: 2 ring runs, then grown by half to the most, alpha spent over
+    // the looks (stats/sequential.hpp).
+    std::vector<std::size_t> looks{2};
+    while (looks.back() < spec.runs) looks.push_back(std::min(spec.runs, looks.back() * 3 / 2 + 1));
+    const stop_rule rule = rule_with_looks(looks.size());
+    design_answer paired, unpaired;
+    for (std::size_t k = 0; k < looks.size() && !(paired.decided && unpaired.decided); ++k) {
+      while (check.runs() < looks[k]) check.run_once();
+      look_at(paired, check.paired(rule.at_look(k + 1)), check.runs());
+      look_at(unpaired, check.unpaired(rule.at_look(k + 1)), check.runs());
     }
-    const stop_rule rule = rule_with_looks(1);
     out << json{{"workload", spec.workload},
-                {"runs", spec.runs},
-                {"members", plan.cells.size() + 1},
+                {"most_runs", spec.runs},
+                {"looks", looks.size()},
+                {"members", check.members()},
                 {"inject_percent", spec.inject_percent},
-                {"paired", interval_json(compare_paired(spread_of(paired), {}, rule))},
-                {"unpaired", interval_json(compare_levels(spread_of(std_side), {},
-                                                          spread_of(copy_side), {}, rule))}}
+                {"paired", answer_json(paired)},
+                {"unpaired", answer_json(unpaired)},
+                {"ratios_by_run", check.ratios()}}
                .dump()
         << "\n";
     return 0;

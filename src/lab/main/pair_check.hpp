@@ -4,9 +4,11 @@
 // copy is an A/A comparison when nothing is injected and a known effect when something is;
 // bench/lockstep_validation.py runs it many times and counts the verdicts (docs/budget.md).
 //
-// SPEC (JSON): {"workload": "vector_push", "runs": 4, "inject_percent": 0, "seed": 1}
-// Prints one JSON object: the paired interval (per-slice ratios, grouped by ring run) and the
-// unpaired one (the same processes' levels), each with its verdict at 95 % and a 2 % margin.
+// SPEC (JSON): {"workload": "vector_push", "runs": 8, "inject_percent": 0, "seed": 1}
+// Runs ring runs as a budgeted run grows a comparison (2, then by half up to `runs`), looking
+// after each step with the stop rule's alpha spending, and prints one JSON object: the paired
+// answer (per-slice ratios, grouped by ring run) and the unpaired one (the same processes'
+// levels), each at the first look that decided it (a 2 % equivalence margin) or the last.
 #pragma once
 
 #include <iosfwd>

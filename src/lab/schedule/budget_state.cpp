@@ -115,14 +115,14 @@ pooled_between budget_state::paired_pool(const paired_key& left_out,
   for (const auto& [key, by_metric] : paired_) {
     if (key == left_out || setup_.at(key.first).group != group) continue;
     const auto found = by_metric.find(metric);
-    if (found != by_metric.end()) others.push_back(spread_of(found->second));
+    if (found != by_metric.end()) others.push_back(spread_of(median_by_run(found->second)));
   }
   return pool_between(others);
 }
 
 sequential_ratio budget_state::judge_pair(const tracked_comparison& c, const stop_rule& rule,
                                           std::size_t& runs, double& variance) const {
-  const figures_by_process ratios = paired_ratios(c.base, c.candidate, c.metric);
+  const figures_by_process ratios = median_by_run(paired_ratios(c.base, c.candidate, c.metric));
   const process_spread spread = spread_of(ratios);
   runs = spread.processes;
   if (!spread.valid()) return {};

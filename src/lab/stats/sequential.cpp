@@ -150,6 +150,17 @@ sequential_ratio compare_paired(const process_spread& ratios, const pooled_betwe
   return r;
 }
 
+figures_by_process median_by_run(const figures_by_process& ratios) {
+  figures_by_process out;
+  for (std::vector<double> run : ratios) {
+    if (run.empty()) continue;
+    std::sort(run.begin(), run.end());
+    const std::size_t n = run.size();
+    out.push_back({n % 2 == 1 ? run[n / 2] : std::sqrt(run[n / 2 - 1] * run[n / 2])});
+  }
+  return out;
+}
+
 bool decided(const sequential_ratio& r, const std::vector<double>& boundaries) {
   if (!r.bounded()) return false;
   return std::none_of(boundaries.begin(), boundaries.end(),

@@ -121,6 +121,11 @@ sequential_ratio compare_levels(const process_spread& base, const pooled_between
 sequential_ratio compare_paired(const process_spread& ratios, const pooled_between& pool,
                                 const stop_rule& rule);
 
+// Each ring run's reading: the median of its per-slice ratios, as a run of one figure. A slice
+// that another process on the CPU preempted is one slice's outlier, not the run's; the runs stay
+// the independent unit (and the interval a Student-t over them).
+figures_by_process median_by_run(const figures_by_process& ratios);
+
 // first / second for figures of one process each (a run of a whole program): each side its own
 // variance (no pool: sides whose run-to-run spreads differ would break the error rate), and an
 // interval never narrower than rounding each figure to `resolution` allows (identical runs read
