@@ -177,29 +177,53 @@ double shrink_needed(const sequential_ratio& r, const std::vector<double>& bound
   return half / nearest;
 }
 
-sequential_ratio compare_runs(const std::vector<double>& first, const std::vector<double>& second,
-                              const stop_rule& rule, double resolution) {
-  const auto one_process_per_run = [](const std::vector<double>& runs) {
-    figures_by_process processes;
-    for (double figure : runs) processes.push_back({figure});
-    return spread_of(processes);
+namespace {
+
+// Widens `r` to what rounding each side's figures to `resolution` allows (q^2 / 12 per figure),
+// over `runs` runs; `first_level` and `second_level` are the sides' log levels.
+sequential_ratio with_resolution_floor(sequential_ratio r, double first_level, double second_level,
+                                       std::size_t runs, const stop_rule& rule, double resolution) {
+  if (!r.bounded() || !(resolution > 0) || runs == 0) return r;
+  const auto rounding = [&](double level) {
+    const double q = resolution / std::exp(level);
+    return q * q / 12 / static_cast<double>(runs);
   };
-  const process_spread a = one_process_per_run(first);
-  const process_spread b = one_process_per_run(second);
-  sequential_ratio r = compare_levels(a, {}, b, {}, rule);
-  if (!r.bounded() || !(resolution > 0)) return r;
-  // A figure read to a resolution q varies by at least q^2 / 12 (rounding).
-  const auto rounding = [resolution](const process_spread& side) {
-    const double q = resolution / std::exp(side.level);
-    return q * q / 12 / static_cast<double>(side.processes);
-  };
-  const double floor = rounding(a) + rounding(b);
+  const double floor = rounding(first_level) + rounding(second_level);
   if (r.log_se * r.log_se >= floor) return r;
   r.log_se = std::sqrt(floor);
   const double half = t_quantile(rule.confidence(), std::max(r.df, 1.0)) * r.log_se;
   r.low = r.value * std::exp(-half);
   r.high = r.value * std::exp(half);
   return r;
+}
+
+// One process of one figure per run.
+process_spread one_process_per_run(const std::vector<double>& runs) {
+  figures_by_process processes;
+  for (double figure : runs) processes.push_back({figure});
+  return spread_of(processes);
+}
+
+}  // namespace
+
+sequential_ratio compare_runs(const std::vector<double>& first, const std::vector<double>& second,
+                              const stop_rule& rule, double resolution) {
+  const process_spread a = one_process_per_run(first);
+  const process_spread b = one_process_per_run(second);
+  const sequential_ratio r = compare_levels(a, {}, b, {}, rule);
+  return with_resolution_floor(r, a.level, b.level, std::min(a.processes, b.processes), rule,
+                               resolution);
+}
+
+sequential_ratio compare_paired_runs(const std::vector<double>& first,
+                                     const std::vector<double>& second, const stop_rule& rule,
+                                     double resolution) {
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < first.size() && i < second.size(); ++i)
+    if (first[i] > 0 && second[i] > 0) ratios.push_back(first[i] / second[i]);
+  const sequential_ratio r = compare_paired(one_process_per_run(ratios), {}, rule);
+  return with_resolution_floor(r, one_process_per_run(first).level,
+                               one_process_per_run(second).level, ratios.size(), rule, resolution);
 }
 
 }  // namespace alloclab::lab

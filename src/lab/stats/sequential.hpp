@@ -133,6 +133,14 @@ figures_by_process median_by_run(const figures_by_process& ratios);
 sequential_ratio compare_runs(const std::vector<double>& first, const std::vector<double>& second,
                               const stop_rule& rule, double resolution);
 
+// first / second for whole runs paired by round (`first[i]` and `second[i]` ran in round i, a
+// round apart at most, so both met the machine at about the same moment): the ratio of each
+// round's pair is one reading, the interval a Student-t over the rounds, never narrower than the
+// figures' `resolution` allows (as compare_runs).
+sequential_ratio compare_paired_runs(const std::vector<double>& first,
+                                     const std::vector<double>& second, const stop_rule& rule,
+                                     double resolution);
+
 // Decided: no boundary lies inside [low, high] (and the interval is bounded).
 bool decided(const sequential_ratio& r, const std::vector<double>& boundaries);
 

@@ -83,6 +83,30 @@ TEST(TryStopping, ALookDecidesSeparatedAndEqualCombinationsAndKeepsTheFloorOpen)
   EXPECT_EQ(look.open(), 1u);
 }
 
+// A host that is 1.6x slower in some rounds moves every run of that round: the runs of one round
+// are paired, so a steady 8 % gain is decided although the rounds' levels overlap it by far.
+TEST(TryStopping, RunsArePairedByRoundSoAHostLevelShiftCancels) {
+  std::vector<run_row> rows;
+  std::mt19937_64 engine(5);
+  std::normal_distribution<double> noise(0, 0.005);
+  for (std::size_t r = 0; r < 12; ++r) {
+    const double level = r % 3 == 0 ? 1.6 : 1.0;
+    rows.push_back(run(r, 0, 2.0 * level * std::exp(noise(engine))));
+    rows.push_back(run(r, 1, 2.0 * 0.92 * level * std::exp(noise(engine))));
+  }
+  const auto look = look_at(rows, 2, 0, lab::rule_with_looks(1), 0.03);
+  ASSERT_EQ(look.comparisons.size(), 1u);
+  EXPECT_TRUE(look.comparisons[0].decided);
+  EXPECT_NEAR(look.comparisons[0].cpu.value, 0.92, 0.01);
+  EXPECT_LT(look.comparisons[0].cpu.high, 1 / 1.03);
+  // Unpaired, the same runs leave it open.
+  std::vector<double> a, b;
+  for (const run_row& row : rows)
+    (row.combination == 1 ? a : b).push_back(row.record.figures.cpu_seconds());
+  const auto unpaired = lab::compare_runs(a, b, lab::rule_with_looks(1), cpu_resolution_seconds);
+  EXPECT_GT(unpaired.high, 1 / 1.03);
+}
+
 // The verdict also needs the U test to be able to reach p < 0.05, which 3 runs a side cannot:
 // a look must not stop rounds whose verdict would then read "too few runs".
 TEST(TryStopping, NothingIsDecidedBeforeTheUTestCanBe) {

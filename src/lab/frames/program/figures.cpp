@@ -59,11 +59,12 @@ struct interval_method {
 };
 
 ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& base,
-                      double noise_floor, const interval_method& method) {
+                      const paired_figures& pairs, double noise_floor,
+                      const interval_method& method) {
   ratio_figure r;
   if (method.stopped_at) {
     const lab::sequential_ratio s =
-        lab::compare_runs(b, base, *method.stopped_at, method.resolution);
+        lab::compare_paired_runs(pairs.a, pairs.b, *method.stopped_at, method.resolution);
     r.value = s.value;
     if (s.bounded()) r.range = {s.low, s.high};
     r.decided = lab::decided(s, noise_boundaries(noise_floor));
@@ -176,8 +177,10 @@ program_figures compute_figures(const std::vector<variant>& combinations,
     c.median = medians(s);
     c.cpu_seconds = median(s.cpu);
     if (i != out.baseline && c.runs_ok > 0 && !base.cpu.empty()) {
-      c.cpu = ratio_of(s.cpu, base.cpu, noise_floor, cpu_method);
-      c.peak_rss = ratio_of(s.rss, base.rss, noise_floor, rss_method);
+      c.cpu = ratio_of(s.cpu, base.cpu, paired_by_round(rows, i, out.baseline, cpu_seconds_of),
+                       noise_floor, cpu_method);
+      c.peak_rss = ratio_of(s.rss, base.rss, paired_by_round(rows, i, out.baseline, peak_rss_of),
+                            noise_floor, rss_method);
     }
     c.stdout_hashes = distinct_hashes(rows, i);
     c.failures = distinct_failures(rows, i);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
 
 #include "stats/stats.hpp"
 
@@ -27,6 +29,31 @@ std::vector<std::vector<double>> cpu_by_combination(const std::vector<run_row>& 
 }
 
 }  // namespace
+
+double cpu_seconds_of(const run_record& r) {
+  return r.figures.cpu_seconds();
+}
+
+double peak_rss_of(const run_record& r) {
+  return static_cast<double>(r.figures.peak_rss_bytes);
+}
+
+paired_figures paired_by_round(const std::vector<run_row>& rows, std::size_t a, std::size_t b,
+                               double (*figure)(const run_record&)) {
+  std::map<std::size_t, std::pair<const run_record*, const run_record*>> rounds;
+  for (const run_row& row : rows) {
+    if (!row.record.ok) continue;
+    if (row.combination == a) rounds[row.round].first = &row.record;
+    if (row.combination == b) rounds[row.round].second = &row.record;
+  }
+  paired_figures out;
+  for (const auto& [round, pair] : rounds)
+    if (pair.first != nullptr && pair.second != nullptr) {
+      out.a.push_back(figure(*pair.first));
+      out.b.push_back(figure(*pair.second));
+    }
+  return out;
+}
 
 lab::stop_rule stopping_plan::rule_at(std::size_t look) const {
   lab::stop_rule rule = lab::rule_with_looks(adaptive ? look_rounds.size() : 1);
@@ -76,7 +103,8 @@ look_state look_at(const std::vector<run_row>& rows, std::size_t combinations, s
     comparison_look c;
     c.combination = i;
     c.undecidable = failing(i) || failing(baseline);
-    c.cpu = lab::compare_runs(cpu[i], cpu[baseline], rule, cpu_resolution_seconds);
+    const paired_figures pairs = paired_by_round(rows, i, baseline, cpu_seconds_of);
+    c.cpu = lab::compare_paired_runs(pairs.a, pairs.b, rule, cpu_resolution_seconds);
     // The verdict needs the U test too: undecided while its counts cannot reach p < alpha.
     const bool testable =
         !cpu[i].empty() && !cpu[baseline].empty() &&

@@ -64,7 +64,18 @@ struct look_state {
   std::size_t open() const;
 };
 
-/// Judges the rows' CPU times at `rule.look`.
+/// A figure of combination `a` and of `b`, from the rounds in which both ran successfully, in
+/// round order: the pairs a paired interval stands on (lab::compare_paired_runs).
+struct paired_figures {
+  std::vector<double> a, b;
+};
+paired_figures paired_by_round(const std::vector<run_row>& rows, std::size_t a, std::size_t b,
+                               double (*figure)(const run_record&));
+double cpu_seconds_of(const run_record& r);
+double peak_rss_of(const run_record& r);
+
+/// Judges the rows' CPU times at `rule.look`, each combination against the baseline on the
+/// ratios of their runs paired by round.
 look_state look_at(const std::vector<run_row>& rows, std::size_t combinations, std::size_t baseline,
                    const lab::stop_rule& rule, double noise_floor);
 
