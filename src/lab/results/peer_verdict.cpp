@@ -36,8 +36,8 @@ std::string time_text(double ns) {
 // Why the best alloclab strategy does not beat `peer`, judged on the stop rule's interval.
 std::string stop_rule_shortfall(const model::peer_result& peer, double confidence) {
   const std::string range =
-      fmt::format("{:.3g} % stop-rule interval {:.3f}–{:.3f}x{}", 100 * confidence,
-                  peer.interval->low, peer.interval->high, *peer.paired_runs > 0 ? ", paired" : "");
+      fmt::format("{:.3g} % {}stop-rule interval {:.3f}–{:.3f}x", 100 * confidence,
+                  *peer.paired_runs > 0 ? "paired " : "", peer.interval->low, peer.interval->high);
   if (peer.same_within_margin.value_or(false))
     return fmt::format("{} is the same within 2 % ({:.3f}x, {})", peer.strategy, peer.ratio, range);
   if (peer.interval->high < 1)
