@@ -194,7 +194,9 @@ TEST_F(ShardAndMerge, ShardsWithMoreProcessesThanPlannedMerge) {
     for (const auto& c : w.at("cells")) {
       const std::string key =
           w.at("name").get<std::string>() + "/" + c.at("strategy").get<std::string>();
-      if (before.count(key) != 0) EXPECT_EQ(c.at("processes"), 2 * before.at(key)) << key;
+      if (before.count(key) != 0) {
+        EXPECT_EQ(c.at("processes"), 2 * before.at(key)) << key;
+      }
     }
   EXPECT_EQ(run("validate '" + (dir_ / "merged_grown" / "results.json").string() + "'").exit_code,
             0);
