@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/budget.hpp"
+#include "plan/budget_reserve.hpp"
 #include "plan/plan.hpp"
 #include "plan/seed_plan.hpp"
 #include "results/claims.hpp"
@@ -29,6 +30,20 @@ TEST(Budget, ParsesDurationsAndRefusesTheRest) {
   EXPECT_EQ(parse_budget("0"), 0);
   for (const char* bad : {"", "5x", "-1", "m", "1m30", "0.5s", "8d", "5 m"})
     EXPECT_THROW(parse_budget(bad), usage_error) << bad;
+}
+
+// A budget under the smallest is refused naming the smallest (it used to read "not a
+// duration"); what a budget buys after the results' reserve is said before the run.
+TEST(Budget, SaysTheSmallestBudgetAndWhatABudgetBuys) {
+  try {
+    parse_budget("0.1s");
+    FAIL() << "0.1s was accepted";
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the smallest budget, 1s"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(budget_line(20).find("about 5 s of measuring (15 s of it are kept"), std::string::npos)
+      << budget_line(20);
+  EXPECT_NE(budget_line(10).find("first process only"), std::string::npos) << budget_line(10);
 }
 
 TEST(Budget, IsTheDefaultUnlessTheRunIsSizedOrHasAFrameWithoutAStopRule) {

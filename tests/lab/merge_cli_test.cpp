@@ -1,6 +1,8 @@
 // Test plan: `run --shard` and `merge` end to end with the built binary. The runs are tiny (three
-// workloads x two strategies, 20 samples, 4 repetitions in one process each, no placement twin
-// unless asked): what is tested is which cells land where and what merge accepts, not numbers.
+// workloads x two strategies, no placement twin unless asked) and budgeted, the default mode and
+// the one every job in deploy/ runs: a 1 s budget with 1 ms repetitions runs each cell's first
+// process and stops, so a shard holds fewer processes than its plan dealt it. What is tested is
+// which cells land where and what merge accepts, not numbers.
 // They are needed end to end because a shard is a whole run of its own (probe, calibration,
 // results.json, shard.json) and merge reads what those runs wrote. About 30 processes in all.
 //   sharded and merged: three shards run one after the other hold disjoint cells; merged, they
@@ -8,6 +10,9 @@
 //     the merged cells (equal to judging the merged file again, and the merged file is not any
 //     shard's), no shard warning but a merged one, and the file passes `validate`
 //     (ShardAndMerge.ThreeShardsMergeIntoTheWholePlan).
+//   the stop rule decides how many processes a cell gets: a shard whose cells hold more processes
+//     than the plan dealt them merges, and the merged cells count them
+//     (ShardAndMerge.ShardsWithMoreProcessesThanPlannedMerge).
 //   refusals, exit 2 and one line: the same shard twice, a missing shard, a shard short of a
 //     cell, two builds, another schema version, another configuration, a lone whole run, a whole
 //     run beside shards, bad --shard values
@@ -40,10 +45,10 @@ using json = nlohmann::json;
 using namespace cli_support;
 
 constexpr const char* sizes =
-    "--strategies std,pmr_monotonic --repetitions 4 --processes 1 --allow-debug";
+    "--strategies std,pmr_monotonic --budget 1s --repetition-time 1 --allow-debug";
 constexpr const char* tiny =
-    "--workloads vector_push,map_int,log_lines --iterations 20 "
-    "--strategies std,pmr_monotonic --repetitions 4 --processes 1 --allow-debug";
+    "--workloads vector_push,map_int,log_lines "
+    "--strategies std,pmr_monotonic --budget 1s --repetition-time 1 --allow-debug";
 
 class ShardAndMerge : public binary_test {
  protected:
@@ -155,6 +160,48 @@ TEST_F(ShardAndMerge, ThreeShardsMergeIntoTheWholePlan) {
   EXPECT_EQ(run("validate '" + (dir_ / "merged" / "results.json").string() + "'").exit_code, 0);
 }
 
+// The records of a shard's cells: workload/strategy/malloc -> processes.
+std::map<std::string, std::size_t> processes_per_cell(const json& shard_json) {
+  std::map<std::string, std::size_t> n;
+  for (const auto& r : shard_json.at("records"))
+    ++n[r.at("workload").get<std::string>() + "/" + r.at("strategy").get<std::string>()];
+  return n;
+}
+
+TEST_F(ShardAndMerge, ShardsWithMoreProcessesThanPlannedMerge) {
+  // What the stop rule does when it grows a cell: a shard whose every cell has one more process
+  // (a copy of its last one, as the next part) than it has now.
+  const fs::path grown = dir_ / "grown";
+  fs::copy(fs::path(shard_dir(2)) / "latest", grown, fs::copy_options::recursive);
+  json shard = json::parse(read_file(grown / "shard.json"));
+  const std::map<std::string, std::size_t> before = processes_per_cell(shard);
+  json records = shard.at("records");
+  for (const auto& r : shard.at("records")) {
+    json extra = r;
+    extra["part"] =
+        before.at(r.at("workload").get<std::string>() + "/" + r.at("strategy").get<std::string>()) +
+        r.at("part").get<std::size_t>();
+    records.push_back(extra);
+  }
+  shard["records"] = records;
+  std::ofstream(grown / "shard.json") << shard.dump();
+  const outcome o = run(words("merge {} {} {} -o {}", shard_dir(1), grown.string(), shard_dir(3),
+                              (dir_ / "merged_grown").string()));
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json merged = results_in(dir_ / "merged_grown");
+  EXPECT_EQ(statuses(merged), statuses(results_in(root_ / "whole" / "latest")));
+  for (const auto& w : merged.at("workloads"))
+    for (const auto& c : w.at("cells")) {
+      const std::string key =
+          w.at("name").get<std::string>() + "/" + c.at("strategy").get<std::string>();
+      if (before.count(key) != 0) {
+        EXPECT_EQ(c.at("processes"), 2 * before.at(key)) << key;
+      }
+    }
+  EXPECT_EQ(run("validate '" + (dir_ / "merged_grown" / "results.json").string() + "'").exit_code,
+            0);
+}
+
 TEST_F(ShardAndMerge, Refusals) {
   expect_refused(words("{} {} {} {}", shard_dir(1), shard_dir(2), shard_dir(3), shard_dir(2)),
                  "overlapping shards");
@@ -183,7 +230,7 @@ TEST_F(ShardAndMerge, Refusals) {
                  "does not hold the cells its index deals it");
   // Another configuration: shard 3 of a run with more samples.
   run_tiny(
-      "--workloads vector_push,map_int,log_lines --iterations 30 --placement-check never "
+      "--workloads vector_push,map_int,log_lines --repetition-time 2 --placement-check never "
       "--shard 3/3 --out " +
       (dir_ / "other_config").string());
   expect_refused(words("{} {} {}", shard_dir(1), shard_dir(2), (dir_ / "other_config").string()),
@@ -245,10 +292,8 @@ TEST_F(ShardAndMerge, BadShardValues) {
 
 TEST_F(ShardAndMerge, FleetOfTwoPlacementConfigurations) {
   if (alloclab::build::sanitized) GTEST_SKIP() << "a sanitizer build measures no placement twin";
-  run_tiny("--workloads vector_push --iterations 20 --placement-check always --out " +
-           (dir_ / "twin").string());
-  run_tiny("--workloads vector_push --iterations 20 --placement-check never --out " +
-           (dir_ / "plain").string());
+  run_tiny("--workloads vector_push --placement-check always --out " + (dir_ / "twin").string());
+  run_tiny("--workloads vector_push --placement-check never --out " + (dir_ / "plain").string());
   // What the memmove probe read depends on the CPU and on how busy it was: fix it, so the
   // machines differ in the copy cliff as they do in the twin, whatever this host is.
   set_copy_cliff(dir_ / "twin" / "latest" / "results.json", true);

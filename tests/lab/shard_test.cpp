@@ -91,6 +91,14 @@ TEST(ParseShard, AutoRefusals) {
                                            {"SLURM_ARRAY_TASK_MIN", "2"},
                                            {"SLURM_ARRAY_TASK_COUNT", "3"}})),
                usage_error);
+  // Kubernetes counts from 0: the refusal names the range in its numbering (it said "1 to 2").
+  try {
+    parse_shard("auto", env_of({{"JOB_COMPLETION_INDEX", "5"}, {"ALLOCLAB_SHARD_COUNT", "2"}}));
+    ADD_FAILURE() << "index 5 of 2 was accepted";
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the index must be 0 to 1"), std::string::npos)
+        << e.what();
+  }
   try {
     parse_shard("auto", env_of({{"JOB_COMPLETION_INDEX", "1"}}));
   } catch (const usage_error& e) {

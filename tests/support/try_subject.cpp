@@ -6,6 +6,8 @@
 //   sleep SECONDS       sleeps
 //   fork                a child allocates and exits; the parent waits for it, prints "ok"
 //   linger PIDFILE      forks a child that sleeps for a minute, writes both pids, sleeps too
+//   daemonize PIDFILE   forks a child that leaves the session (setsid), appends its pid and
+//                       sleeps for a minute; the parent exits at once
 #include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -82,6 +84,22 @@ int main(int argc, char** argv) {
     }
     std::ofstream(argv[2]) << ::getpid() << ' ' << child << '\n';
     ::sleep(60);
+  } else if (mode == "daemonize" && argc > 2) {
+    int written[2];
+    if (::pipe(written) != 0) return 1;
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::setsid();
+      std::ofstream(argv[2], std::ios::app) << ::getpid() << '\n';
+      ::close(written[0]);
+      ::close(written[1]);  // the parent's read returns: the pid is in the file
+      ::sleep(60);
+      _exit(0);
+    }
+    ::close(written[1]);
+    char byte = 0;
+    while (::read(written[0], &byte, 1) < 0) {
+    }
   } else {
     std::cerr << "try_subject: unknown mode '" << mode << "'\n";
     return 2;

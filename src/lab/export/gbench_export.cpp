@@ -21,23 +21,27 @@ json or_null(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
+// host_name: results.json does not record the host's name (`machine` is `uname -m`, which the
+// export wrote here before). cpu_scaling_enabled is left out when the run could not read the
+// governor (a VM): false would say scaling was off.
 json context_of(const model::document& results, const json& schema_version) {
   const model::environment& env = results.environment;
-  return {{"date", results.created_utc},
-          {"host_name", env.machine},
-          {"executable", results.command},
-          {"num_cpus", env.logical_cpus},
-          {"mhz_per_cpu", 0},
-          {"cpu_scaling_enabled", env.governor && *env.governor != "performance"},
-          {"caches", json::array()},
-          {"load_avg", json::array()},
-          {"library_build_type", env.optimized ? "release" : "debug"},
-          {"alloclab_schema_version", schema_version},
-          {"alloclab_git_revision", or_null(env.git_revision)},
-          {"alloclab_cpu_model", or_null(env.cpu_model)},
-          {"alloclab_glibc", env.glibc},
-          {"alloclab_kernel", env.kernel},
-          {"alloclab_time_note", time_note}};
+  json context = {{"date", results.created_utc},
+                  {"host_name", "unknown"},
+                  {"executable", results.command},
+                  {"num_cpus", env.logical_cpus},
+                  {"mhz_per_cpu", 0},
+                  {"caches", json::array()},
+                  {"load_avg", json::array()},
+                  {"library_build_type", env.optimized ? "release" : "debug"},
+                  {"alloclab_schema_version", schema_version},
+                  {"alloclab_git_revision", or_null(env.git_revision)},
+                  {"alloclab_cpu_model", or_null(env.cpu_model)},
+                  {"alloclab_glibc", env.glibc},
+                  {"alloclab_kernel", env.kernel},
+                  {"alloclab_time_note", time_note}};
+  if (env.governor) context["cpu_scaling_enabled"] = *env.governor != "performance";
+  return context;
 }
 
 std::string family_name(const model::workload& workload, const model::cell& cell) {
@@ -119,6 +123,11 @@ void add_error(json& out, const model::workload& workload, const model::cell& ce
   entry["error_occurred"] = true;
   const std::optional<std::string>& reason = cell.head.reason;
   entry["error_message"] = fmt::format("{}{}", cell.head.status, reason ? ": " + *reason : "");
+  // Google Benchmark writes these on an errored run too (zero): readers index them.
+  entry["iterations"] = 0;
+  entry["real_time"] = 0.0;
+  entry["cpu_time"] = 0.0;
+  entry["time_unit"] = "ns";
   out.push_back(std::move(entry));
 }
 
@@ -143,9 +152,12 @@ json to_gbench_json(const json& file) {
         skipped.insert(workload.frame);
     }
   }
+  // Frames whose figures live in a part of their own (serve, program) have no repetitions to
+  // export.
   json top_level = json::object();
   results.parts.write(top_level);
-  if (top_level.contains("serve")) skipped.insert("serve");
+  for (const auto& [frame_name, what] : results.frames)
+    if (top_level.contains(frame_name)) skipped.insert(frame_name);
   json context = context_of(results, file.at("schema_version"));
   context["alloclab_frames_not_exported"] = skipped;
   return {{"context", std::move(context)}, {"benchmarks", std::move(benchmarks)}};

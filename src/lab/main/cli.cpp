@@ -19,6 +19,7 @@
 #include "merge/merge_command.hpp"
 #include "plan/plan.hpp"
 #include "render/shell_words.hpp"
+#include "results/build_revision.hpp"
 #include "trace/trace_commands.hpp"
 
 #ifndef ALLOCLAB_LAB_VERSION
@@ -109,11 +110,22 @@ void split_commas(std::vector<std::string>& values) {
   values = std::move(names);
 }
 
+namespace {
+
+// "alloclab 0.9.0 (85ca753fab64)": the version and the revision it was built from.
+std::string version_line() {
+  const std::string revision = build_revision();
+  return fmt::format("alloclab {} ({})", ALLOCLAB_LAB_VERSION,
+                     revision.empty() ? "built outside a git checkout" : revision);
+}
+
+}  // namespace
+
 int run_cli(int argc, char** argv) {
   CLI::App app{
       "alloclab: measures allocation strategies on the seeds' workloads and checks the seeds' "
       "claims"};
-  app.set_version_flag("--version", std::string("alloclab ") + ALLOCLAB_LAB_VERSION);
+  app.set_version_flag("--version", version_line());
   app.require_subcommand(1);
 
   run_request request;

@@ -1,5 +1,7 @@
 // `alloclab list`, `report`, `validate` and `export`: the commands that read tables or results
 // files.
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -56,19 +58,70 @@ json read_results_file(const std::string& path) {
   return document;
 }
 
+// The versions `alloclab schema` describes: what `run` writes and what the results model writes
+// (it reads the older one), as the schema's own schema_version field allows.
+bool readable_version(const json& version) {
+  return version.is_number_integer() && version.get<int>() >= model::oldest_readable_version &&
+         version.get<int>() <= model::schema_version;
+}
+
+std::string readable_versions() {
+  return fmt::format("versions {} to {}", model::oldest_readable_version, model::schema_version);
+}
+
+// No timed sample lasts a day (a cell's process times out long before): a longer one is a
+// corrupted or edited file (medians scaled by 1e300 passed, and compare printed 1e300 ratios).
+constexpr double longest_time_ns = 86400e9;
+
+// The lab cells' times over longest_time_ns, as schema-like lines.
+std::vector<std::string> impossible_times(const json& results) {
+  std::vector<std::string> problems;
+  const json& workloads = results.value("workloads", json::array());
+  for (std::size_t w = 0; workloads.is_array() && w < workloads.size(); ++w) {
+    const json& cells = workloads[w].value("cells", json::array());
+    for (std::size_t c = 0; cells.is_array() && c < cells.size(); ++c) {
+      const json& timing = cells[c].value("timing", json());
+      if (!timing.is_object()) continue;
+      for (const auto& [key, value] : timing.items()) {
+        if (key.size() < 3 || key.compare(key.size() - 3, 3, "_ns") != 0) continue;
+        const bool too_long =
+            value.is_array()
+                ? std::any_of(value.begin(), value.end(),
+                              [](const json& v) {
+                                return v.is_number() && v.get<double>() > longest_time_ns;
+                              })
+                : value.is_number() && value.get<double>() > longest_time_ns;
+        if (too_long)
+          problems.push_back(fmt::format(
+              "/workloads/{}/cells/{}/timing/{}: a time over a day ({:g} ns); no run measures it",
+              w, c, key, longest_time_ns));
+      }
+    }
+  }
+  return problems;
+}
+
 // Schema problems, or a single line when the file was written by another schema version.
 std::vector<std::string> results_problems(const json& results) {
   const json version = results.value("schema_version", json());
-  if (version != results_schema_version)
-    return {
-        fmt::format("schema_version is {}, this alloclab reads version {} (re-run to regenerate)",
-                    version.dump(), results_schema_version)};
-  return schema_violations(results, results_schema());
+  if (!readable_version(version))
+    return {fmt::format("schema_version is {}, this alloclab reads {} (re-run to regenerate)",
+                        version.dump(), readable_versions())};
+  std::vector<std::string> problems = schema_violations(results, results_schema());
+  for (std::string& p : impossible_times(results)) problems.push_back(std::move(p));
+  return problems;
+}
+
+// "-" and the names of this process's standard output: printed, not written as a file (a pipe
+// cannot be replaced atomically).
+bool standard_output(const std::string& path) {
+  return path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1";
 }
 
 // Where an output may be written: not over an input, and only where checked_output_file allows
 // (a regular file or a new one, symlinks followed). Checked before any work; one line if not.
 void check_destination(const std::string& output, const std::vector<std::string>& inputs) {
+  if (standard_output(output)) return;
   std::error_code ec;
   for (const auto& input : inputs)
     if (fs::exists(output, ec) && fs::equivalent(output, input, ec))
@@ -82,6 +135,7 @@ void check_destination(const std::string& output, const std::vector<std::string>
 }
 
 void write_output(const std::string& path, const std::string& text) {
+  if (standard_output(path)) return print_or_throw(text);
   try {
     write_file_atomically(path, text);
   } catch (const std::system_error& e) {
@@ -94,9 +148,9 @@ void write_output(const std::string& path, const std::string& text) {
 json read_checked_results(const std::string& path) {
   json results = read_results_file(path);
   const json version = results.value("schema_version", json());
-  if (version != results_schema_version)
-    throw usage_error(fmt::format("'{}' has schema_version {}, this alloclab reads version {}",
-                                  path, version.dump(), results_schema_version));
+  if (!readable_version(version))
+    throw usage_error(fmt::format("'{}' has schema_version {}, this alloclab reads {}", path,
+                                  version.dump(), readable_versions()));
   if (auto problems = results_problems(results); !problems.empty())
     throw usage_error(
         fmt::format("'{}' does not match the results schema: {}", path, problems.front()));
@@ -144,7 +198,7 @@ int execute_list() {
 
 int execute_report(const std::string& results_path, const std::string& output_path,
                    const std::string& html_path, bool rejudge) {
-  const bool markdown_to_stdout = output_path.empty() || output_path == "-";
+  const bool markdown_to_stdout = output_path.empty() || standard_output(output_path);
   if (!html_path.empty()) check_destination(html_path, {results_path});
   if (!markdown_to_stdout) check_destination(output_path, {results_path});
   json results = read_checked_results(results_path);
@@ -164,7 +218,7 @@ int execute_export(const std::string& results_path, const std::string& format,
                    const std::string& output_path) {
   if (format != "gbench")
     throw usage_error(fmt::format("export: unknown --format '{}'; valid formats: gbench", format));
-  const bool to_stdout = output_path.empty() || output_path == "-";
+  const bool to_stdout = output_path.empty() || standard_output(output_path);
   if (!to_stdout) check_destination(output_path, {results_path});
   const std::string text = to_gbench_json(read_checked_results(results_path)).dump(2) + "\n";
   if (to_stdout)
@@ -207,7 +261,10 @@ int execute_compare(const std::string& a_path, const std::string& b_path,
   const comparison changes = compare_results(a, b, a_path, b_path, noise_floor_percent);
   print_or_throw(render_comparison_text(changes));
   if (!output_path.empty()) {
-    const bool html = fs::path(output_path).extension() == ".html";
+    std::string extension = fs::path(output_path).extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool html = extension == ".html" || extension == ".htm";
     write_output(output_path,
                  html ? render_comparison_html(changes) : render_comparison_markdown(changes));
   }

@@ -14,6 +14,7 @@
 #include "process/malloc_registry.hpp"
 #include "main/cli.hpp"
 #include "main/commands.hpp"
+#include "main/option_checks.hpp"
 #include "plan/malloc_choice.hpp"
 #include "plan/plan.hpp"
 #include "render/units.hpp"
@@ -144,6 +145,8 @@ replay_commands::replay_commands(CLI::App& app, const std::string& command_line)
     c->add_flag("--allow-debug", r.allow_debug, "Run an unoptimised build; stamped DEBUG");
     c->add_option("--cell-timeout", r.cell_timeout_seconds,
                   "Wall-clock limit in seconds of each replaying process (default 600)");
+    c->add_flag("--wait", r.wait_for_lock,
+                "Queue behind another lab run measuring on this machine instead of exiting 2");
   }
   advise_->add_option("--results", request_->results,
                       "results.json of an earlier `alloclab replay` of this trace (default: run "
@@ -157,7 +160,7 @@ replay_commands::replay_commands(CLI::App& app, const std::string& command_line)
                    fmt::format("Percent under which a difference is noise: no switch is "
                                "recommended for a smaller gain (default {:g})",
                                default_noise_floor_percent))
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(finite_in_range(0.0, 100.0));
 }
 
 bool replay_commands::parsed() const {

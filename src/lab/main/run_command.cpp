@@ -23,7 +23,9 @@
 #include "measure/build_guard.hpp"
 #include "measure/copy_cliff.hpp"
 #include "merge/merge_inputs.hpp"
+#include "main/machine_lock.hpp"
 #include "merge/shard_file.hpp"
+#include "plan/budget_reserve.hpp"
 #include "frames/frame_table.hpp"
 #include "plan/resolved_run.hpp"
 #include "render/atomic_write.hpp"
@@ -110,20 +112,7 @@ run_guard guard_run(const run_request& request) {
   run_guard guard;
   check_output_root(request.out);
   guard.debug = stamp_debug_or_refuse(request.allow_debug);
-  const std::string holder = fmt::format("pid {}, started {}, `{}`", ::getpid(),
-                                         utc_now("%Y-%m-%dT%H:%M:%SZ"), request.command_line);
-  const std::string path = heap::lock_path_from_environment();
-  if (path.empty()) return guard;
-  try {
-    guard.lock = std::make_unique<heap::run_lock>(
-        path, holder, request.wait_for_lock, [](const std::string& who) {
-          std::cerr << "alloclab: waiting for the lab run already measuring (" << who << ")\n";
-        });
-  } catch (const heap::lock_busy& e) {
-    throw usage_error(e.what());
-  } catch (const std::runtime_error& e) {
-    throw usage_error(e.what());
-  }
+  guard.lock = take_machine_lock(request.command_line, request.wait_for_lock);
   return guard;
 }
 
@@ -180,6 +169,20 @@ fs::path write_run(const fs::path& root, const json& results, const model::docum
 
 }  // namespace
 
+std::unique_ptr<heap::run_lock> take_machine_lock(const std::string& command_line, bool wait) {
+  const std::string holder = fmt::format("pid {}, started {}, `{}`", ::getpid(),
+                                         utc_now("%Y-%m-%dT%H:%M:%SZ"), command_line);
+  const std::string path = heap::lock_path_from_environment();
+  if (path.empty()) return nullptr;
+  try {
+    return std::make_unique<heap::run_lock>(path, holder, wait, [](const std::string& who) {
+      std::cerr << "alloclab: waiting for the lab run already measuring (" << who << ")\n";
+    });
+  } catch (const std::runtime_error& e) {  // lock_busy too
+    throw usage_error(e.what());
+  }
+}
+
 std::string fit_to_width(const std::string& line, std::size_t columns) {
   if (columns == 0) return line;
   std::size_t shown = 0, at = 0;
@@ -196,6 +199,8 @@ int execute_run(const run_request& request) {
   };
   resolved_run run =
       resolve_run(request, alloclab::build::sanitized, expected_task_seconds, read_costs);
+  if (run.plan.sizes.budget_seconds > 0)
+    std::cerr << "alloclab: " << budget_line(run.plan.sizes.budget_seconds) << '\n';
   const run_guard guard = guard_run(request);  // the lock before the handlers:
   install_interrupt_handlers();  // a Ctrl-C while waiting for the lock just ends the process
   const auto started = std::chrono::steady_clock::now();  // the budget: from holding the lock

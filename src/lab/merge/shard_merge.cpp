@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -51,32 +53,60 @@ void check_complete(const std::vector<const merge_input*>& shards) {
                                   fmt::join(missing, ", "), count));
 }
 
-bool same_cell(const measurement_record& r, const cell_spec& c, const task& t) {
+bool same_cell(const measurement_record& r, const cell_spec& c) {
   return r.frame == to_string(c.frame) && r.workload == c.workload && r.strategy == c.strategy &&
-         r.malloc == c.malloc.label && r.part == t.part;
+         r.malloc == c.malloc.label;
 }
 
-// The whole plan's task index of each record of `in`, checked cell by cell.
-std::vector<std::size_t> tasks_of(const merge_input& in, const run_plan& whole,
-                                  const std::vector<std::string>& workloads, bool twin) {
-  std::vector<std::size_t> tasks;
-  for (std::size_t i = 0; i < whole.schedule.size(); ++i) {
-    const cell_spec& c = whole.cells.at(whole.schedule[i].cell);
+// The cells of the whole plan that `workloads` deal a shard.
+std::vector<std::size_t> dealt_cells(const run_plan& whole,
+                                     const std::vector<std::string>& workloads, bool twin) {
+  std::vector<std::size_t> cells;
+  for (std::size_t i = 0; i < whole.cells.size(); ++i) {
+    const cell_spec& c = whole.cells[i];
     if (std::find(workloads.begin(), workloads.end(), c.workload) != workloads.end() &&
         (twin || !c.copy_cliff_removed))
-      tasks.push_back(i);
+      cells.push_back(i);
   }
+  return cells;
+}
+
+// The task that measured part `part` of `cell`: the plan's own when it planned that process, else
+// the one a budgeted run's stop rule added (schedule/budget_run.cpp seeds it the same way).
+task task_for(const run_plan& whole, std::size_t cell, std::size_t part) {
+  const task* first = nullptr;
+  for (const task& t : whole.schedule) {
+    if (t.cell != cell) continue;
+    if (t.part == part) return t;
+    if (first == nullptr) first = &t;
+  }
+  return {cell, part, first != nullptr ? first->repetitions : 0, whole.sizes.seed + part};
+}
+
+// One task of the whole plan per record of `in`. A budgeted run gives each cell as many processes
+// as its stop rule asks for, more or fewer than the plan's first round, so a record is placed by
+// its own cell and part; every cell dealt to the shard must hold a process, and no part twice.
+std::vector<task> tasks_of(const merge_input& in, const run_plan& whole,
+                           const std::vector<std::string>& workloads, bool twin) {
+  const std::vector<std::size_t> cells = dealt_cells(whole, workloads, twin);
   const std::vector<measurement_record>& records = in.shard->records.records;
-  bool same = records.size() == tasks.size();
-  for (std::size_t k = 0; same && k < tasks.size(); ++k) {
-    const task& t = whole.schedule[tasks[k]];
-    same = same_cell(records[k], whole.cells.at(t.cell), t);
+  std::vector<task> tasks;
+  std::set<std::pair<std::size_t, std::size_t>> seen;  // cell, part
+  for (const measurement_record& r : records) {
+    const auto cell = std::find_if(cells.begin(), cells.end(),
+                                   [&](std::size_t c) { return same_cell(r, whole.cells[c]); });
+    if (cell == cells.end() || !seen.emplace(*cell, r.part).second) break;
+    tasks.push_back(task_for(whole, *cell, r.part));
   }
-  if (!same)
+  const bool every_cell = std::all_of(cells.begin(), cells.end(), [&](std::size_t c) {
+    const auto at = seen.lower_bound({c, 0});
+    return at != seen.end() && at->first == c;
+  });
+  if (tasks.size() != records.size() || !every_cell)
     throw usage_error(
         fmt::format("{} does not hold the cells its index deals it ({} records for "
-                    "{} tasks of workloads {})",
-                    name_of(in), records.size(), tasks.size(), fmt::join(workloads, ", ")));
+                    "{} cells of workloads {})",
+                    name_of(in), records.size(), cells.size(), fmt::join(workloads, ", ")));
   return tasks;
 }
 
@@ -115,23 +145,30 @@ json merge_shards(const std::vector<const merge_input*>& unordered, const std::s
     throw usage_error(fmt::format("{} records a deal of {} shards, not {}",
                                   name_of(*shards.front()), dealt.size(), shards.size()));
 
-  std::vector<const measurement_record*> by_task(whole.schedule.size(), nullptr);
+  std::vector<std::pair<task, const measurement_record*>> measured;
   run_records merged;
   json entries = json::array();
   for (const merge_input* in : shards) {
-    const std::vector<std::size_t> tasks =
+    const std::vector<task> tasks =
         tasks_of(*in, whole, dealt.at(in->shard->shard.index - 1), twin);
     for (std::size_t k = 0; k < tasks.size(); ++k)
-      by_task[tasks[k]] = &in->shard->records.records[k];
+      measured.emplace_back(tasks[k], &in->shard->records.records[k]);
     for (const auto& [frame_name, facts] : in->shard->records.frame_facts.items())
       merged.frame_facts[frame_name].merge_patch(facts);
     merged.duration_seconds += in->shard->records.duration_seconds;
     entries.push_back(shard_entry(*in));
   }
+  // The merged schedule is what ran, cell by cell, each cell's processes in order.
+  std::sort(measured.begin(), measured.end(), [](const auto& a, const auto& b) {
+    return std::pair{a.first.cell, a.first.part} < std::pair{b.first.cell, b.first.part};
+  });
   run_plan plan = whole;
+  plan.schedule.clear();
+  for (const auto& [t, record] : measured) {
+    plan.schedule.push_back(t);
+    merged.records.push_back(*record);
+  }
   if (!twin) drop_placement_twin(plan);
-  for (std::size_t i = 0; i < whole.schedule.size(); ++i)
-    if (by_task[i] != nullptr) merged.records.push_back(*by_task[i]);
 
   results_context context = shards.front()->shard->context;
   context.command_line = command_line;

@@ -208,8 +208,8 @@ struct environment {
     field(s.optimized, "optimized", "a fact behind `debug_build`");
     field(s.assertions, "assertions", "a fact behind `debug_build`");
     field(s.git_revision, "git_revision",
-          "`git rev-parse` at run time (`-dirty` if tracked files changed), else the "
-          "configure-time revision, else null");
+          "the source tree's `git rev-parse` when the lab was built (`-dirty` if the tree "
+          "differed from the commit, untracked files included), null without a checkout");
     field(s.foonathan_memory, "foonathan_memory",
           "how the installed foonathan/memory was built, from its generated `config_impl.hpp`: "
           "version and each debug check on or off");

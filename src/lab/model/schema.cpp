@@ -188,10 +188,11 @@ json results_json_schema() {
   json s = object_schema(fields_schema<document>());
   add_parts(s, &frame_results_parts::document);
   s["$comment"] = fmt::format(
-      "alloclab results.json, schema_version {}: generated from the results model "
-      "(src/lab/model, `alloclab schema`); documented in docs/results-schema.md. A JSON Schema "
-      "subset checked by the lab's own validator (alloclab validate).",
-      schema_version);
+      "alloclab results.json, schema_version {} to {} (`alloclab run` writes {}, the results "
+      "model {}): generated from the results model (src/lab/model, `alloclab schema`); "
+      "documented in docs/results-schema.md. A JSON Schema subset checked by the lab's own "
+      "validator (alloclab validate), which accepts the same versions.",
+      oldest_readable_version, schema_version, oldest_readable_version, schema_version);
   return s;
 }
 

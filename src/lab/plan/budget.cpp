@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "frames/frame_table.hpp"
+#include "plan/budget_reserve.hpp"
 
 namespace alloclab::lab {
 
@@ -42,8 +43,25 @@ double parse_budget(const std::string& text) {
     at = end == text.size() ? end : end + 1;
   }
   if (text.empty() || !std::isfinite(seconds) || seconds > 7 * 86400) throw bad();
-  if (seconds > 0 && seconds < 1) throw bad();
+  if (seconds > 0 && seconds < smallest_budget_seconds)
+    throw usage_error(fmt::format(
+        "--budget '{}' is under the smallest budget, {:g}s (and {:g} s of any budget are kept "
+        "for writing the results), or 0 for the fixed plan",
+        text, smallest_budget_seconds, results_reserve_seconds));
   return seconds;
+}
+
+std::string budget_line(double seconds) {
+  const double measuring = seconds - results_reserve_seconds;
+  if (measuring < 1)
+    return fmt::format(
+        "budget {:g} s: within the {:g} s kept for writing the results, so each cell gets its "
+        "first process only",
+        seconds, results_reserve_seconds);
+  return fmt::format(
+      "budget {:g} s: about {:g} s of measuring ({:g} s of it are kept for writing the results); "
+      "each cell's first process runs whatever the budget",
+      seconds, std::floor(measuring), results_reserve_seconds);
 }
 
 double resolve_budget(const run_request& r, const std::vector<frame>& frames) {

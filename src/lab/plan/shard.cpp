@@ -29,12 +29,15 @@ std::size_t number_of(const char* name, const std::string& value) {
   return *n;
 }
 
-shard_spec checked(std::size_t index, std::size_t count, std::string source) {
+// `index` counts from 1; `first` is the first index as the user gave it (0 for Kubernetes'
+// JOB_COMPLETION_INDEX), so the refusal names the range in the user's own numbering.
+shard_spec checked(std::size_t index, std::size_t count, std::string source,
+                   std::size_t first = 1) {
   if (count < 1 || count > max_shards)
     throw usage_error(fmt::format("--shard: {}: the count must be 1 to {}", source, max_shards));
   if (index < 1 || index > count)
-    throw usage_error(
-        fmt::format("--shard: {}: the index must be 1 to {} (the count)", source, count));
+    throw usage_error(fmt::format("--shard: {}: the index must be {} to {} (for {} shards)", source,
+                                  first, first + count - 1, count));
   return {index, count, std::move(source)};
 }
 
@@ -69,7 +72,7 @@ shard_spec from_environment(const env_lookup& env) {
     const std::size_t i = number_of(p.index, *index);
     if (i < base)
       throw usage_error(fmt::format("--shard auto: {}: the index is below {}", source, base));
-    return checked(i - base + 1, number_of(p.count, *count), source);
+    return checked(i - base + 1, number_of(p.count, *count), source, base);
   }
   throw usage_error(
       "--shard auto: none of ALLOCLAB_SHARD_INDEX, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, "

@@ -5,9 +5,7 @@
 #include <sched.h>
 #include <sys/utsname.h>
 
-#include <cstdio>
 #include <fstream>
-#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -16,13 +14,7 @@
 #include <foonathan/memory/config.hpp>
 
 #include "process/malloc_registry.hpp"
-
-#ifndef ALLOCLAB_LAB_SOURCE_DIR
-#define ALLOCLAB_LAB_SOURCE_DIR ""
-#endif
-#ifndef ALLOCLAB_LAB_GIT_REVISION
-#define ALLOCLAB_LAB_GIT_REVISION ""
-#endif
+#include "results/build_revision.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -46,32 +38,12 @@ std::optional<std::string> cpu_model() {
   return std::nullopt;
 }
 
-std::string command_output(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return {};
-  std::string out;
-  char chunk[256];
-  while (std::fgets(chunk, sizeof chunk, pipe.get())) out += chunk;
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
-// The source revision: asked of git at run time (the tree may have moved since configure),
-// falling back to the configure-time answer; null when neither knows. "-dirty": the tree
-// differs from the commit (untracked files included: new sources are measured code too).
+// The source revision the lab was built from (build_revision(), fixed at build time); null when
+// the build found no git checkout.
 std::optional<std::string> git_revision() {
-  const std::string dir = ALLOCLAB_LAB_SOURCE_DIR;
-  if (!dir.empty()) {
-    std::string rev = command_output("git -C '" + dir + "' rev-parse --short=12 HEAD 2>/dev/null");
-    if (!rev.empty()) {
-      if (!command_output("git -C '" + dir + "' status --porcelain 2>/dev/null").empty())
-        rev += "-dirty";
-      return rev;
-    }
-  }
-  const std::string configured = ALLOCLAB_LAB_GIT_REVISION;
-  if (!configured.empty()) return configured + " (at configure time)";
-  return std::nullopt;
+  const std::string revision = build_revision();
+  if (revision.empty()) return std::nullopt;
+  return revision;
 }
 
 const char* on_off(bool on) {

@@ -9,6 +9,7 @@
 
 #include "lockstep/ring.hpp"
 #include "plan/budget.hpp"
+#include "plan/budget_reserve.hpp"
 #include "results/embedded_files.hpp"
 #include "schedule/budget_account.hpp"
 #include "schedule/budget_state.hpp"
@@ -20,9 +21,7 @@ namespace {
 using json = nlohmann::json;
 using steady = std::chrono::steady_clock;
 
-// Seconds kept back for building and writing the results (14 s for 1 270 records on 2 cores
-// that other processes kept 80 % busy).
-constexpr double closing_seconds = 15;
+constexpr double closing_seconds = results_reserve_seconds;  // plan/budget_reserve.hpp
 
 std::string clock_text(double seconds) {
   const auto s = static_cast<long>(std::max(0.0, seconds) + 0.5);

@@ -19,6 +19,7 @@
 
 #include "cli_support.hpp"
 #include "model_agreement.hpp"
+#include "process/run_lock.hpp"
 
 namespace alloclab::program {
 namespace {
@@ -355,6 +356,57 @@ TEST_F(TryCommand, AnInterruptedTryKeepsTheRunsItFinished) {
   lab::model_agreement::expect_model_agrees(results(), "the interrupted try's results");
 }
 
+// A program whose child leaves its session and lives on: `try` ends it with the run. Before,
+// every run left one such process behind, after `try` had exited 0.
+TEST_F(TryCommand, ADaemonizedGrandchildIsEndedWithItsRun) {
+  const fs::path pids = dir_ / "daemons.txt";
+  const auto o =
+      run_try("--malloc glibc --rounds 2 --timeout 20", "daemonize '" + pids.string() + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::istringstream in(read_file(pids));
+  std::vector<pid_t> daemons;
+  for (pid_t pid = 0; in >> pid;) daemons.push_back(pid);
+  ASSERT_EQ(daemons.size(), 2u) << read_file(pids);
+  for (const pid_t pid : daemons) EXPECT_TRUE(gone(pid)) << pid;
+}
+
+// The peak RSS is the program's own: /bin/true's is a few MiB at most (its libraries and the
+// probe's), far under the `alloclab` process that started it. wait4's ru_maxrss kept that
+// parent's high-water mark from before exec (11.9 MiB for every malloc).
+TEST_F(TryCommand, PeakRssIsTheProgramsOwnNotTheParents) {
+  const auto o = run("try --malloc glibc,jemalloc --rounds 2 -o '" + (dir_ / "out").string() +
+                     "' -- /bin/true");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json p = results().at("program");
+  ASSERT_EQ(p.at("runs").size(), 4u);
+  for (const json& r : p.at("runs")) {
+    EXPECT_GT(r.at("peak_rss_bytes").get<double>(), 0) << r.dump();
+    EXPECT_LT(r.at("peak_rss_bytes").get<double>(), 6.0 * 1024 * 1024) << r.dump();
+  }
+}
+
+// `try` measures like `run`: it takes the machine's lab lock (exit 2 naming the holder while
+// another run holds it, queued with --wait) and records the noise gate in its results.
+TEST_F(TryCommand, TakesTheLabLockAndRecordsTheNoiseGate) {
+  const std::string lock_file = "ALLOCLAB_LOCK_FILE=" + (dir_ / "lab.lock").string();
+  {
+    const heap::run_lock held((dir_ / "lab.lock").string(), "pid 1, a test holding the lock",
+                              false);
+    const auto busy =
+        run("try --malloc glibc --rounds 2 -o '" + (dir_ / "out").string() + "' -- /bin/true",
+            lock_file);
+    EXPECT_EQ(busy.exit_code, 2) << busy.err;
+    EXPECT_EQ(lab::cli_support::line_count(busy.err), 1u) << busy.err;
+    EXPECT_NE(busy.err.find("a test holding the lock"), std::string::npos) << busy.err;
+    EXPECT_NE(busy.err.find("--wait"), std::string::npos) << busy.err;
+  }
+  const auto o =
+      run("try --wait --malloc glibc --rounds 2 -o '" + (dir_ / "out").string() + "' -- /bin/true",
+          lock_file);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(results().at("noise").is_object()) << results().dump();
+}
+
 struct bad_arguments {
   const char* arguments;
   const char* says;
@@ -385,6 +437,8 @@ INSTANTIATE_TEST_SUITE_P(
         bad_arguments{"--", "no program given"},
         bad_arguments{"-- no-such-program-here", "not found in PATH"},
         bad_arguments{"--stdin /no/such/file -- SUBJECT cat", "--stdin"},
+        bad_arguments{"--stdin /tmp -- SUBJECT cat", "--stdin '/tmp' is not a readable file"},
+        bad_arguments{"--wait -- no-such-program-here", "not found in PATH"},
         bad_arguments{"--cwd /no/such/dir -- SUBJECT pwd", "--cwd"},
         bad_arguments{"--rounds 1 -- SUBJECT alloc", "--rounds"},
         bad_arguments{"--rounds 3 --budget 1m -- SUBJECT alloc", "exclude each other"},

@@ -6,6 +6,9 @@
 //   "<pid> knob NAME VALUE HOW" per knob ALLOCLAB_PROOF_KNOBS names (comma-separated): what the
 //   malloc itself reports it uses (process/knob_readback.hpp), "?" when it cannot say
 // ALLOCLAB_PROOF_MALLOC names the registry entry to prove. Without both variables it does nothing.
+// Its destructor (at exit()) appends "<pid> peak_rss KIB": the process's own VmHWM. wait4's
+// ru_maxrss cannot give it: exec keeps the high-water mark of the image it replaced, here the
+// `alloclab` parent's (posix_spawn shares the parent's memory until exec).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -49,15 +52,41 @@ std::string knob_lines() {
   return lines;
 }
 
+// The "VmHWM:" line of /proc/self/status, in KiB; empty when it cannot be read.
+std::string own_peak_kib() {
+  const int fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  char text[4096];
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (n <= 0) return {};
+  const std::string status(text, static_cast<std::size_t>(n));
+  const std::size_t at = status.find("VmHWM:");
+  if (at == std::string::npos) return {};
+  const std::size_t digits = status.find_first_of("0123456789", at);
+  const std::size_t end = status.find_first_not_of("0123456789", digits);
+  return digits == std::string::npos ? std::string() : status.substr(digits, end - digits);
+}
+
+void append_to_proof_file(const std::string& text) {
+  const char* path = std::getenv("ALLOCLAB_PROOF_FILE");
+  if (path == nullptr || *path == '\0') return;
+  const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  const ssize_t written = ::write(fd, text.data(), text.size());
+  (void)written;
+  ::close(fd);
+}
+
 __attribute__((constructor)) void prove_malloc_live() {
   const char* path = std::getenv("ALLOCLAB_PROOF_FILE");
   if (path == nullptr || *path == '\0') return;
-  const std::string line = proof_line() + knob_lines();
-  const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  const ssize_t written = ::write(fd, line.data(), line.size());
-  (void)written;
-  ::close(fd);
+  append_to_proof_file(proof_line() + knob_lines());
+}
+
+__attribute__((destructor)) void report_own_peak() {
+  const std::string kib = own_peak_kib();
+  if (!kib.empty()) append_to_proof_file(std::to_string(::getpid()) + " peak_rss " + kib + "\n");
 }
 
 }  // namespace

@@ -19,8 +19,9 @@ namespace {
 
 constexpr const char* frame_description =
     "the user's own program, run whole under each malloc (preloaded, proven live in every process "
-    "by the liveness probe) and knob variant: CPU time of its process tree, wall time and peak RSS "
-    "from wait4, so page faults, start-up and the program's own memory accesses are included";
+    "by the liveness probe) and knob variant: CPU time of its process tree and wall time from "
+    "wait4, peak RSS the largest VmHWM its processes report at exit (wait4's when none does), so "
+    "page faults, start-up and the program's own memory accesses are included";
 
 std::vector<std::string> warnings_of(const lab::program_results_section& program) {
   std::vector<std::string> warnings;
@@ -67,7 +68,7 @@ lab::model::significance_facts significance_of(std::size_t rounds) {
 }  // namespace
 
 json program_document(lab::program_results_section program, const std::string& command_line,
-                      const std::string& created_utc, double duration_seconds) {
+                      const std::string& created_utc, double duration_seconds, const json& noise) {
   const lab::build_facts build = lab::current_build();
   lab::model::document d;
   d.schema_version = lab::results_schema_version;
@@ -81,6 +82,9 @@ json program_document(lab::program_results_section program, const std::string& c
   d.duration_seconds = duration_seconds;
   d.significance = significance_of(program.rounds);
   d.warnings = warnings_of(program);
+  d.noise.emplace(lab::model::read_json<std::optional<lab::model::noise_gate>>(noise, "/noise"));
+  if (noise.is_object() && noise.value("warning", json()).is_string())
+    d.warnings.push_back(noise.at("warning").get<std::string>());
   d.parts.set(lab::program_document_figures{std::move(program)});
   return lab::model::to_json(d);
 }

@@ -37,14 +37,15 @@ struct program_run_figures {
                 involuntary_switches = 0;
   static constexpr const char* about_type =
       "from `wait4`'s rusage: the program and every descendant it waited for; peak RSS is the "
-      "largest such process, not a sum";
+      "largest VmHWM its processes report at exit, not a sum (`wait4`'s ru_maxrss, which keeps "
+      "the `alloclab` parent's high-water mark from before exec, only when none reports one)";
   template <class S, class F>
   static void fields(S& s, F& field) {
     field(s.cpu_seconds, "cpu_seconds", "user + sys", model::at_least(0));
     field(s.user_seconds, "user_seconds", "user CPU", model::at_least(0));
     field(s.sys_seconds, "sys_seconds", "system CPU", model::at_least(0));
     field(s.wall_seconds, "wall_seconds", "wall time", model::at_least(0));
-    field(s.peak_rss_bytes, "peak_rss_bytes", "ru_maxrss");
+    field(s.peak_rss_bytes, "peak_rss_bytes", "the largest VmHWM, else ru_maxrss");
     field(s.minor_faults, "minor_faults", "minor page faults");
     field(s.major_faults, "major_faults", "major page faults");
     field(s.voluntary_switches, "voluntary_switches", "voluntary context switches");

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
 
 #include "process/malloc_registry.hpp"
 #include "process/worker.hpp"
@@ -56,11 +58,23 @@ heap::worker_env run_environment(const variant& combination, const std::string& 
 }
 
 // What the probes wrote: each process that loaded one, "<pid> ok" or "<pid> failed <why>", then
-// "<pid> knob ..." per knob of the malloc.
+// "<pid> knob ..." per knob of the malloc, and "<pid> peak_rss KIB" when it called exit().
 struct proof {
   std::string problem;  ///< "" when every process is proven and there is at least one
   std::vector<std::vector<heap::knob_reading>> knobs;  ///< per process, in the file's order
+  std::uint64_t peak_rss_bytes = 0;  ///< the largest own peak a process reported; 0: none
 };
+
+// "peak_rss KIB" -> bytes; none for any other line.
+std::optional<std::uint64_t> parse_peak_line(const std::string& rest) {
+  constexpr std::string_view prefix = "peak_rss ";
+  if (rest.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  try {
+    return std::stoull(rest.substr(prefix.size())) * 1024;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
 
 proof read_proof(const std::string& proof_file) {
   std::ifstream in(proof_file);
@@ -71,6 +85,10 @@ proof read_proof(const std::string& proof_file) {
     const std::size_t space = line.find(' ');
     const std::string pid = line.substr(0, space);
     const std::string rest = space == std::string::npos ? "" : line.substr(space + 1);
+    if (const auto peak = parse_peak_line(rest)) {
+      p.peak_rss_bytes = std::max(p.peak_rss_bytes, *peak);
+      continue;
+    }
     if (auto reading = heap::parse_reading_line(rest)) {
       if (p.knobs.empty() || pid != last_pid) p.knobs.emplace_back();
       last_pid = pid;
@@ -98,7 +116,10 @@ std::string knob_problem(const variant& combination, const proof& p) {
   return {};
 }
 
-run_figures figures_of(const heap::worker_outcome& outcome) {
+// wait4's figures; the peak RSS is the program's own as its probes read it (wait4's keeps the
+// parent's high-water mark from before exec), wait4's only when no process reported one (a
+// program that ends with _exit or a signal, or ignores the preload).
+run_figures figures_of(const heap::worker_outcome& outcome, std::uint64_t probed_peak_bytes) {
   const struct rusage& u = outcome.usage;
   run_figures f;
   f.user_seconds =
@@ -106,7 +127,8 @@ run_figures figures_of(const heap::worker_outcome& outcome) {
   f.sys_seconds =
       static_cast<double>(u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_stime.tv_usec);
   f.wall_seconds = outcome.wall_seconds;
-  f.peak_rss_bytes = static_cast<std::uint64_t>(u.ru_maxrss) * 1024;  // Linux: kibibytes
+  f.peak_rss_bytes =
+      probed_peak_bytes > 0 ? probed_peak_bytes : static_cast<std::uint64_t>(u.ru_maxrss) * 1024;
   f.minor_faults = static_cast<std::uint64_t>(u.ru_minflt);
   f.major_faults = static_cast<std::uint64_t>(u.ru_majflt);
   f.voluntary_switches = static_cast<std::uint64_t>(u.ru_nvcsw);
@@ -144,8 +166,8 @@ run_record run_once(const run_setup& setup, const variant& combination,
   r.exit_code = outcome.exit_code;
   r.stdout_hash = outcome.stdout_hash;
   r.stdout_bytes = outcome.stdout_bytes;
-  r.figures = figures_of(outcome);
   const proof probed = outcome.started ? read_proof(proof_file) : proof{};
+  r.figures = figures_of(outcome, probed.peak_rss_bytes);
   r.live = outcome.started && probed.problem.empty();
   if (!probed.knobs.empty()) r.knobs = probed.knobs.front();
   ::unlink(proof_file.c_str());

@@ -6,7 +6,9 @@
 // kept, with its reading saying so.
 //
 // CPU time and page faults are the program's own plus those of every descendant it waited for
-// (wait4 reports both); peak RSS (ru_maxrss) is the largest of those processes, not their sum.
+// (wait4 reports both). Peak RSS is the largest VmHWM the probe reads in a process at exit(), not
+// their sum; ru_maxrss only when no process reports one (it keeps the high-water mark of the
+// image exec replaced: the `alloclab` parent's, which posix_spawn shares until exec).
 //
 // Example:
 //   alloclab::program::run_setup setup;

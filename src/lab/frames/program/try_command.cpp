@@ -18,7 +18,9 @@
 #include "plan/budget.hpp"
 #include "process/interrupt.hpp"
 #include "process/malloc_registry.hpp"
+#include "process/noise_gate.hpp"
 #include "main/cli.hpp"
+#include "main/machine_lock.hpp"
 #include "main/option_checks.hpp"
 #include "model/document.hpp"
 #include "plan/request.hpp"
@@ -115,7 +117,8 @@ void check_request(const try_request& r) {
   if (r.command.empty())
     throw usage_error("try: no program given; usage: alloclab try [options] -- PROG ARGS");
   check_program(r.command.front());
-  if (!r.stdin_path.empty() && ::access(r.stdin_path.c_str(), R_OK) != 0)
+  if (!r.stdin_path.empty() &&
+      (::access(r.stdin_path.c_str(), R_OK) != 0 || fs::is_directory(r.stdin_path)))
     throw usage_error("try: --stdin '" + r.stdin_path + "' is not a readable file");
   if (!r.working_directory.empty() && !fs::is_directory(r.working_directory))
     throw usage_error("try: --cwd '" + r.working_directory + "' is not a directory");
@@ -156,7 +159,8 @@ try_command::try_command(CLI::App& app, const std::string& command_line) {
   command_ = app.add_subcommand(
       "try",
       "Run YOUR program under each malloc and knob variant in shuffled rounds, each run's malloc "
-      "proven live: CPU time, wall time, peak RSS, faults from wait4. Usage: try [options] -- "
+      "proven live: CPU time, wall time and faults from wait4, the program's own peak RSS. Usage: "
+      "try [options] -- "
       "PROG ARGS");
   try_request& r = *request_;
   command_
@@ -203,6 +207,8 @@ try_command::try_command(CLI::App& app, const std::string& command_line) {
                        "results/try-<UTC time>)");
   command_->add_option("--seed", r.seed, "Seed of the run order (default: random, recorded)")
       ->check(lab::unsigned_64_bit_integer());
+  command_->add_flag("--wait", r.wait_for_lock,
+                     "Queue behind another lab run measuring on this machine instead of exiting 2");
   command_->add_option("command", r.command, "-- PROG ARGS: the program and its arguments");
 }
 
@@ -231,6 +237,9 @@ int execute_try(const try_request& request) {
                                   directory.string(), e.code().message()));
   }
   plan.scratch_directory = fs::absolute(directory).string();
+  // One lab measurement per machine, as `run` and `replay`: a `try` beside them times them both.
+  const auto lock = lab::take_machine_lock(request.command_line, request.wait_for_lock);
+  heap::periodic_noise_watch noise;
   const std::string created = lab::utc_now("%Y-%m-%dT%H:%M:%SZ");
   const auto start = std::chrono::steady_clock::now();
   const double noise_floor = lab::default_noise_floor_percent / 100;
@@ -270,7 +279,8 @@ int execute_try(const try_request& request) {
   const nlohmann::json results = program_document(
       program_results(plan, rows, figures, check, stopping, stopper.outcome()),
       request.command_line, created,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+      noise.finish());
   write_program_outputs(results, directory);
   const lab::model::document document = lab::model::from_json(results);
   std::cout << render_program_console(document.parts.get<lab::program_document_figures>()->program)

@@ -32,8 +32,9 @@ struct try_request {
   std::string stdin_path;
   std::string working_directory;
   std::string output = "discard";
-  std::string out_directory;  ///< empty: results/try-<UTC time>
-  std::uint64_t seed = 0;     ///< 0: drawn at random (and recorded)
+  std::string out_directory;   ///< empty: results/try-<UTC time>
+  std::uint64_t seed = 0;      ///< 0: drawn at random (and recorded)
+  bool wait_for_lock = false;  ///< --wait: queue behind another lab run
   std::vector<std::string> command;
   std::string command_line;
 };
