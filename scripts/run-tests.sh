@@ -9,7 +9,8 @@
 #      drivers and tests run in steps 1 and 2) and short libFuzzer runs (the header checks in
 #      step 1 cover both compilers);
 #   4. the threaded tests (concurrent_multipool, synchronized, scratch_stack) under ThreadSanitizer;
-#   5. install + find_package(alloclab) from a separate consumer project.
+#   5. install + find_package(alloclab) and pkg-config from a separate consumer project (the lab
+#      run from an install tree is a ctest of step 1, lab.installed_layout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
@@ -43,12 +44,16 @@ cmake --build --preset tsan -j "$jobs"
 step "test: tsan (the threaded tests)"
 run_ctest --preset tsan -j "$jobs" --timeout 600
 
-step "downstream use: install + find_package, and add_subdirectory"
-rm -rf build/install-test build/consumer-installed build/consumer-subdir
+step "downstream use: install + find_package, pkg-config, and add_subdirectory"
+rm -rf build/install-test build/consumer-installed build/consumer-pkg-config build/consumer-subdir
 cmake --install build/release --prefix build/install-test >/dev/null
 cmake -S tests/consumer -B build/consumer-installed -G Ninja -DCMAKE_PREFIX_PATH="$PWD/build/install-test" >/dev/null
 cmake --build build/consumer-installed
 run_ctest --test-dir build/consumer-installed --output-on-failure
+PKG_CONFIG_PATH="$PWD/build/install-test/lib/pkgconfig" \
+  cmake -S tests/consumer -B build/consumer-pkg-config -G Ninja -DALLOCLAB_USE_PKG_CONFIG=ON >/dev/null
+cmake --build build/consumer-pkg-config
+run_ctest --test-dir build/consumer-pkg-config --output-on-failure
 cmake -S tests/consumer -B build/consumer-subdir -G Ninja -DALLOCLAB_SOURCE_DIR="$PWD" >/dev/null
 cmake --build build/consumer-subdir
 run_ctest --test-dir build/consumer-subdir --output-on-failure

@@ -130,7 +130,7 @@ TEST_F(Compare, SlowerCopyIsASignificantRegression) {
   const fs::path a = write("a.json", a_), bp = write("b.json", b);
   const outcome o = run("compare " + a.string() + " " + bp.string() + " --fail-on-regression 20");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
-  EXPECT_NE(o.err.find("1 cell(s) slower than A by more than 20%, outside the noise"),
+  EXPECT_NE(o.err.find("1 cell slower than A by more than 20%, outside the noise"),
             std::string::npos)
       << o.err;
   const auto [ratio, low, high] = ratio_of(o.out, "vector_push / std @ glibc");

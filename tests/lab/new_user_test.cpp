@@ -123,7 +123,7 @@ TEST_F(NewUser, ProcessCountIsWhatRan) {
   EXPECT_EQ(r.at("config").at("processes"), 2);  // asked for 3, but 2 repetitions fill 2
   const std::string report = read_file(shared_ / "r" / "latest" / "report.md");
   EXPECT_EQ(report.find("3 fresh processes"), std::string::npos);
-  EXPECT_EQ(report.find("3 process(es)"), std::string::npos);
+  EXPECT_EQ(report.find("3 processes per cell"), std::string::npos);
 }
 
 TEST_F(NewUser, ReportHtmlAlsoPrintsMarkdown) {

@@ -13,6 +13,7 @@
 //   the program frame's report and console summary render from its model part byte for byte
 //     (TryFixture.RendersTheStoredReportAndConsoleByteForByte).
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "render/markdown.hpp"
 #include "frames/heap/heap_retention.hpp"
 #include "results/schema_check.hpp"
+#include "render/columns.hpp"
 #include "report_fixture.hpp"
 
 namespace alloclab::lab {
@@ -93,8 +95,11 @@ TEST(TryFixture, RendersTheStoredReportAndConsoleByteForByte) {
   EXPECT_EQ(render_report(d), read_file(try_fixture_dir / "report.md"));
   const auto* part = d.parts.get<program_document_figures>();
   ASSERT_NE(part, nullptr);
-  EXPECT_EQ(program::render_program_console(part->program),
-            read_file(try_fixture_dir / "console.txt"));
+  const std::string console = program::render_program_console(part->program);
+  EXPECT_EQ(console, read_file(try_fixture_dir / "console.txt"));
+  std::istringstream lines(console);
+  for (std::string line; std::getline(lines, line);)  // a terminal's 80 columns, UTF-8 counted
+    EXPECT_LE(lab::display_width(line), 80u) << line;
 }
 
 }  // namespace

@@ -5,7 +5,12 @@
 //   tables of report.md present        -> ReportHtml.RendersEveryChartInChromiumWithoutRequests
 //   a screenshot for a human (light and dark) kept as an artifact in the build directory:
 //   ALLOCLAB_ARTIFACT_DIR/report-screenshot.png and report-screenshot-dark.png.
+//   the default run's size (14 workloads x 20 strategies, made from the stored fixture): at
+//   1400 px no heat-map label overflows its cell or overlaps a neighbour
+//                                       -> ReportHtml.DefaultSizeHeatMapLabelsFitTheirCells
+//   (its screenshot: ALLOCLAB_ARTIFACT_DIR/report-default-size.png)
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
@@ -17,6 +22,7 @@
 
 #include "cli_support.hpp"
 #include "measure/build_guard.hpp"
+#include "report_fixture.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -137,6 +143,90 @@ TEST_F(ReportHtml, RendersEveryChartInChromiumWithoutRequests) {
             0);
   EXPECT_GT(fs::exists(shot) ? fs::file_size(shot) : 0, 20'000u);
   EXPECT_GT(fs::exists(dark) ? fs::file_size(dark) : 0, 20'000u);
+}
+
+// The stored fixture grown to the default run's size: its first lab workload under each of the
+// 14 lab workload names, with glibc cells of 19 strategies beside the baseline (a few of them
+// "not_applicable", the longest text a cell shows).
+nlohmann::json default_size_results() {
+  nlohmann::json doc = report_fixture::results();
+  const std::vector<std::string> workloads = {
+      "log_lines",   "map_int",        "map_string",   "message_queue",      "message_queue_mt",
+      "request_mix", "request_mix_mt", "sensor_frame", "string_concat",      "strings_heap",
+      "strings_sso", "trade_batch",    "vector_push",  "vector_push_reserve"};
+  const std::vector<std::string> strategies = {"pmr_new_delete",
+                                               "pmr_monotonic",
+                                               "pmr_monotonic_over_pool",
+                                               "pmr_monotonic_undersized",
+                                               "pmr_unsync_pool",
+                                               "pmr_sync_pool",
+                                               "alloclab_arena",
+                                               "alloclab_arena_static",
+                                               "alloclab_pool",
+                                               "alloclab_multipool",
+                                               "alloclab_multipool_static",
+                                               "alloclab_concurrent_multipool",
+                                               "boost_pmr_monotonic",
+                                               "boost_pmr_unsync_pool",
+                                               "boost_pmr_sync_pool",
+                                               "foonathan_pool",
+                                               "foonathan_pool_collection",
+                                               "foonathan_stack",
+                                               "mimalloc_heap"};
+  nlohmann::json lab_template;
+  for (const auto& w : doc["workloads"])
+    if (w["kind"] == "lab") lab_template = w;
+  nlohmann::json baseline, measured;
+  for (const auto& c : lab_template["cells"]) {
+    if (c["malloc"] != "glibc") continue;
+    (c["strategy"] == "std" ? baseline : measured) = c;
+  }
+  nlohmann::json grown = nlohmann::json::array();
+  for (std::size_t i = 0; i < workloads.size(); ++i) {
+    nlohmann::json w = lab_template;
+    w["name"] = workloads[i];
+    w["cells"] = nlohmann::json::array({baseline});
+    for (std::size_t k = 0; k < strategies.size(); ++k) {
+      nlohmann::json c = measured;
+      c["strategy"] = strategies[k];
+      if ((i + k) % 7 == 0) {
+        c["status"] = "not_applicable";
+        c["reason"] = "not applicable here";
+      }
+      w["cells"].push_back(c);
+    }
+    grown.push_back(w);
+  }
+  doc["workloads"] = grown;
+  doc["config"]["workloads"] = workloads;
+  doc["config"]["mallocs"] = {"glibc"};
+  nlohmann::json all = strategies;
+  all.insert(all.begin(), "std");
+  doc["config"]["strategies"] = all;
+  return doc;
+}
+
+TEST_F(ReportHtml, DefaultSizeHeatMapLabelsFitTheirCells) {
+  ASSERT_TRUE(fs::exists(ALLOCLAB_CHROMIUM))
+      << "headless Chromium is needed: apt-get install chromium (scripts/deps.sh does)";
+  const fs::path results = dir_ / "results.json";
+  std::ofstream(results) << default_size_results().dump(1);
+  const fs::path page = dir_ / "report.html";
+  const outcome o = run("report " + results.string() + " --html " + page.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const fs::path dom_file = dir_ / "dom.html";
+  ASSERT_EQ(chromium("--dump-dom --window-size=1400,2000", page, dom_file), 0)
+      << read_file(dir_ / "chromium-stderr.txt");
+  const std::string dom = read_file(dom_file);
+  EXPECT_EQ(attribute(dom, "data-script-errors"), "0");
+  EXPECT_NE(dom.find("id=\"chart-headline\""), std::string::npos);
+  EXPECT_NE(dom.find("vector_push_reserve"), std::string::npos);
+  EXPECT_EQ(attribute(dom, "data-heatmap-overflows"), "0");
+  const fs::path shot = fs::path(ALLOCLAB_ARTIFACT_DIR) / "report-default-size.png";
+  EXPECT_EQ(
+      chromium("--hide-scrollbars --window-size=1400,1600 --screenshot='" + shot.string() + "'",
+               page, dir_ / "shot.txt"),
+      0);
 }
 
 }  // namespace

@@ -48,6 +48,16 @@ TEST(ParseShard, BadFormsAreUsageErrors) {
     EXPECT_THROW(parse_shard(bad, env_of({})), usage_error) << bad;
 }
 
+TEST(ParseShard, OutOfRangeSaysTheOptionOnce) {
+  try {
+    parse_shard("0/2", env_of({}));
+    FAIL() << "0/2 was accepted";
+  } catch (const usage_error& e) {
+    // Was "--shard: --shard 0/2: the index must be 1 to 2 (the count)".
+    EXPECT_EQ(std::string(e.what()), "--shard 0/2: the index must be 1 to 2 (for 2 shards)");
+  }
+}
+
 TEST(ParseShard, AutoFromEachEngine) {
   EXPECT_EQ(index_count(parse_shard(
                 "auto", env_of({{"ALLOCLAB_SHARD_INDEX", "2"}, {"ALLOCLAB_SHARD_COUNT", "3"}}))),

@@ -9,14 +9,21 @@
 //   Content-Length: -5 -> 400 ................ Serving.MalformedContentLengthIs400
 //   a refusal says close and closes, no Keep-Alive
 //                                          ... Serving.RefusalsCloseWithoutKeepAlive
+//   400 and 414 to keep-alive requests close . Serving.MalformedAndOverlongRequestsClose
+//   two pipelined requests both answered ..... Serving.PipelinedRequestsAreBothAnswered
 //   slowloris (half-sent, held open) ......... Serving.HalfSentRequestsAreDroppedAfterTheReadTimeout
 //   every test above ends with ............... expect_still_serving (healthz + /run checksum)
 //   SIGTERM / SIGINT stop it, exit 0 ......... Lifecycle.SigtermAndSigintStopItCleanly
 //   a request in flight at SIGTERM finishes .. Lifecycle.RequestInFlightAtSigtermIsAnswered
+//   --bind ::1 announces [::1]:PORT ......... Lifecycle.AnIpv6BindIsAnnouncedInBrackets
 //   no --workload/--strategy: request_mix/std  Lifecycle.VariantDefaultsToRequestMixWithStd
 //   idle connections do not starve /healthz .. Connections.IdleConnectionsDoNotStarveHealthz
 //   over --threads connections: 503 + close, /healthz still answered
 //                                          ... Connections.OverTheLimitIs503AndHealthzStillAnswers
+//   a burst of connections opened at once: each answered 200 or 503, the 503s counted in /stats
+//                                          ... Connections.BurstsAreAnsweredNeverDropped
+//   idle keep-alive connections do not wake the server
+//                                          ... Connections.IdleKeepAliveConnectionsDoNotWakeIt
 //   port in use -> exit 2, one line .......... Lifecycle.PortInUseIsExit2WithOneLine
 //   bad arguments (NaN, --seed -1 ...) -> exit 2 ... Lifecycle.BadArgumentsAreExit2
 //   --malloc: re-executed under it, proven live, same checksum
@@ -25,7 +32,10 @@
 //   the suite's server exits 0 (no leak under ASan) ... Serving (TearDownTestSuite)
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -217,6 +227,37 @@ TEST_F(Serving, RefusalsCloseWithoutKeepAlive) {
   EXPECT_EQ(head.find("Keep-Alive"), std::string::npos) << head;
 }
 
+// The head of the first response in `text`.
+std::string head_of(const std::string& text) {
+  return text.substr(0, text.find("\r\n\r\n"));
+}
+
+TEST_F(Serving, MalformedAndOverlongRequestsClose) {
+  // Keep-alive requests (no "Connection: close") that httplib itself refuses.
+  for (const std::string& request : {std::string("NONSENSE\r\nHost: x\r\n\r\n"),
+                                     "GET " + run_target() + "&pad=" + std::string(16 * 1024, 'a') +
+                                         " HTTP/1.1\r\nHost: x\r\n\r\n"}) {
+    const reply r = send_request(port(), request, 20s);
+    EXPECT_TRUE(r.status == 400 || r.status == 414) << r.text.substr(0, 200);
+    EXPECT_TRUE(r.closed) << "the refused connection stayed open";
+    EXPECT_NE(head_of(r.text).find("Connection: close"), std::string::npos) << head_of(r.text);
+    EXPECT_EQ(head_of(r.text).find("Keep-Alive"), std::string::npos) << head_of(r.text);
+  }
+}
+
+TEST_F(Serving, PipelinedRequestsAreBothAnswered) {
+  const std::string first = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string second =
+      "GET " + run_target() + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  const reply r = send_request(port(), first + second, 20s);
+  EXPECT_TRUE(r.closed);
+  const std::size_t answer_two = r.text.find("HTTP/1.1 ", 1);
+  ASSERT_NE(answer_two, std::string::npos) << "only one answer:\n" << r.text;
+  EXPECT_EQ(status_of(r.text), 200) << r.text;
+  EXPECT_EQ(status_of(r.text.substr(answer_two)), 200) << r.text;
+  EXPECT_NE(r.text.find("checksum"), std::string::npos) << r.text;
+}
+
 TEST_F(Serving, HalfSentRequestsAreDroppedAfterTheReadTimeout) {
   // Fewer held connections than server threads: the others keep serving meanwhile.
   std::vector<std::unique_ptr<connection>> held;
@@ -245,6 +286,21 @@ TEST(Lifecycle, SigtermAndSigintStopItCleanly) {
     EXPECT_FALSE(exit.killed_after_grace);
     EXPECT_NE(server->output().find("stopped after"), std::string::npos) << server->output();
   }
+}
+
+TEST(Lifecycle, AnIpv6BindIsAnnouncedInBrackets) {
+  std::unique_ptr<server_process> server;
+  try {
+    server = start_serve({"--bind", "::1"});
+  } catch (const std::runtime_error& e) {
+    GTEST_SKIP() << "no IPv6 loopback here: " << e.what();
+  }
+  EXPECT_NE(server->output().find("listening on [::1]:" + std::to_string(server->port())),
+            std::string::npos)
+      << server->output();
+  server->stop(SIGTERM);
+  EXPECT_NE(server->output().find("stopped after 0 requests (0 errors)"), std::string::npos)
+      << server->output();
 }
 
 TEST(Lifecycle, RequestInFlightAtSigtermIsAnswered) {
@@ -327,6 +383,65 @@ TEST(Connections, OverTheLimitIs503AndHealthzStillAnswers) {
     std::this_thread::sleep_for(20ms);
   EXPECT_EQ(status, 200);
   EXPECT_GE(stats_of(server->port()).busy_refusals, 1u);
+}
+
+// Opens `count` connections at once, then sends a /run on each and reads every answer: the
+// statuses seen, 0 for a connection closed with no answer.
+std::vector<int> burst_of_runs(int port, int count) {
+  std::vector<std::unique_ptr<connection>> burst;
+  for (int i = 0; i < count; ++i) burst.push_back(std::make_unique<connection>(port));
+  const std::string request =
+      "GET " + run_target() + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  for (auto& c : burst) c->send(request);
+  std::vector<int> statuses;
+  for (auto& c : burst) {
+    std::string answer;
+    c->read_until_closed(answer, 60s);
+    statuses.push_back(status_of(answer));
+  }
+  return statuses;
+}
+
+TEST(Connections, BurstsAreAnsweredNeverDropped) {
+  // Below --threads every connection is served; above it the extra ones get 503, counted.
+  for (const char* threads : {"256", "8"}) {
+    auto server = start_server({"--threads", threads});
+    const std::vector<int> statuses = burst_of_runs(server->port(), 200);
+    const auto busy = static_cast<std::uint64_t>(std::count(statuses.begin(), statuses.end(), 503));
+    for (const int status : statuses)
+      EXPECT_TRUE(status == 200 || status == 503)
+          << "--threads " << threads << ": status " << status;
+    if (std::string(threads) == "256") EXPECT_EQ(busy, 0u);
+    EXPECT_EQ(stats_of(server->port()).busy_refusals, busy) << "--threads " << threads;
+  }
+}
+
+// Voluntary context switches of every thread of `pid` so far (its wake-ups).
+long wakeups_of(pid_t pid) {
+  long total = 0;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks)) {
+    std::ifstream status(task.path() / "status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0) total += std::stol(line.substr(24));
+  }
+  return total;
+}
+
+TEST(Connections, IdleKeepAliveConnectionsDoNotWakeIt) {
+  auto server = start_server({"--keep-alive", "60"});
+  std::vector<std::unique_ptr<connection>> idle;
+  for (int i = 0; i < 50; ++i) {
+    idle.push_back(std::make_unique<connection>(server->port()));
+    idle.back()->send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::string answer;
+    ASSERT_TRUE(idle.back()->read_until(answer, "ok\n", 20s)) << answer;
+  }
+  const long before = wakeups_of(server->pid());
+  std::this_thread::sleep_for(1s);
+  // Polling each socket every 10 ms would be about 5 000 wake-ups; waiting for data, none.
+  EXPECT_LT(wakeups_of(server->pid()) - before, 200) << "idle connections are polled";
 }
 
 TEST(Lifecycle, PortInUseIsExit2WithOneLine) {

@@ -19,6 +19,7 @@
 //                                                   -> Recorder.ExecedDescendantsGetTheirOwnTraces,
 //                                                      Recorder.ExecReplacingTheProgramIsFollowed
 //   record: killed program -> readable, truncated   -> Recorder.KilledProgramLeavesTruncatedTrace
+//   record --help: no "{false}" on a negated flag  -> Recorder.HelpShowsTheFollowDefaultsAsTheyAre
 //   record: missing / static program -> exit 2      -> Recorder.RefusesMissingAndStaticPrograms
 //   record -o: the program itself, a device, fifo or directory -> exit 2 before running it;
 //              a symlink is followed; an old trace survives a failed preload
@@ -493,6 +494,15 @@ TEST_F(Recorder, KilledProgramLeavesTruncatedTrace) {
   const outcome info = run("trace info '" + trace_path().string() + "'");
   EXPECT_EQ(info.exit_code, 0) << info.err;
   EXPECT_NE(info.out.find("TRUNCATED"), std::string::npos);
+}
+
+TEST_F(Recorder, HelpShowsTheFollowDefaultsAsTheyAre) {
+  const outcome help = run("record --help");
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find("--no-follow-exec"), std::string::npos) << help.out;
+  // CLI11 wrote a negated flag as "--no-follow-exec{false}", read as "default false".
+  EXPECT_EQ(help.out.find("{false}"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("(default on)"), std::string::npos) << help.out;
 }
 
 TEST_F(Recorder, RefusesMissingAndStaticPrograms) {

@@ -14,6 +14,7 @@
 #include "process/malloc_registry.hpp"
 #include "plan/plan.hpp"
 #include "plan/request.hpp"
+#include "render/plural.hpp"
 
 namespace alloclab::lab {
 
@@ -353,9 +354,10 @@ std::string advise(const advised_trace& t, const std::string& trace_path,
   const replay_cells cells = cells_of(w);
   check_same_trace(w, t, trace_path);
   std::string out = fmt::format(
-      "alloclab advise: {} ({} threads, {} allocations, peak live {}), from the replay in the "
+      "alloclab advise: {} ({}, {}, peak live {}), from the replay in the "
       "results of {}\n",
-      trace_path, t.file->threads().size(), t.summary.allocations,
+      trace_path, lab::counted(t.file->threads().size(), "thread"),
+      lab::counted(t.summary.allocations, "allocation"),
       bytes_text(static_cast<double>(t.summary.peak_live_bytes)),
       results.created_utc.empty() ? std::string("?") : results.created_utc);
   if (results.smoke_test || results.debug_build)

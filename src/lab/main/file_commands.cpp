@@ -26,6 +26,7 @@
 #include "results/schema_check.hpp"
 #include "strategies/strategy.hpp"
 #include "workloads/workload.hpp"
+#include "render/plural.hpp"
 
 namespace alloclab::lab {
 namespace fs = std::filesystem;
@@ -272,8 +273,8 @@ int execute_compare(const std::string& a_path, const std::string& b_path,
   const std::size_t slower = regressions(changes, fail_on_regression_percent);
   if (slower == 0) return 0;
   std::cerr << fmt::format(
-      "alloclab: {} cell(s) slower than A by more than {}%, outside the noise (noise floor {}%)\n",
-      slower, fail_on_regression_percent, noise_floor_percent);
+      "alloclab: {} slower than A by more than {}%, outside the noise (noise floor {}%)\n",
+      counted(slower, "cell"), fail_on_regression_percent, noise_floor_percent);
   return 1;
 }
 

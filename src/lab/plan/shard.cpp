@@ -33,11 +33,13 @@ std::size_t number_of(const char* name, const std::string& value) {
 // JOB_COMPLETION_INDEX), so the refusal names the range in the user's own numbering.
 shard_spec checked(std::size_t index, std::size_t count, std::string source,
                    std::size_t first = 1) {
+  // "--shard 0/2: ..." as given, or "--shard auto: JOB_COMPLETION_INDEX=...: ..."
+  const std::string given = source.rfind("--shard", 0) == 0 ? source : "--shard auto: " + source;
   if (count < 1 || count > max_shards)
-    throw usage_error(fmt::format("--shard: {}: the count must be 1 to {}", source, max_shards));
+    throw usage_error(fmt::format("{}: the count must be 1 to {}", given, max_shards));
   if (index < 1 || index > count)
-    throw usage_error(fmt::format("--shard: {}: the index must be {} to {} (for {} shards)", source,
-                                  first, first + count - 1, count));
+    throw usage_error(fmt::format("{}: the index must be {} to {} (for {} shards)", given, first,
+                                  first + count - 1, count));
   return {index, count, std::move(source)};
 }
 

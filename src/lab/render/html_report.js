@@ -82,29 +82,6 @@
     body.setAttribute('data-charts-rendered', String(++rendered));
   }
 
-  // Text drawn on each point of a scatter dataset that has `labels` (the heat map's figures).
-  const pointLabels = {
-    id: 'pointLabels',
-    afterDatasetsDraw(chart) {
-      const ctx = chart.ctx;
-      chart.data.datasets.forEach((set, i) => {
-        if (!set.labels) return;
-        chart.getDatasetMeta(i).data.forEach((point, j) => {
-          const lines = set.labels[j];
-          ctx.save();
-          ctx.textAlign = 'center';
-          ctx.textBaseline = 'middle';
-          lines.forEach((line, k) => {
-            ctx.font = (k === 0 ? 'bold 13px ' : '11px ') + Chart.defaults.font.family;
-            ctx.fillStyle = set.labelColor;
-            ctx.fillText(line, point.x, point.y + (k - (lines.length - 1) / 2) * 15);
-          });
-          ctx.restore();
-        });
-      });
-    },
-  };
-
   // Ratio > 1 (faster) green, < 1 red, saturating at 2x either way; pale when not significant.
   function ratioColor(ratio, significant) {
     const t = Math.max(-1, Math.min(1, Math.log2(ratio)));
@@ -114,18 +91,52 @@
     return `hsla(${hue}, 62%, 45%, ${alpha.toFixed(2)})`;
   }
 
-  // A heat-map tile: a canvas filling its grid cell (Chart.js draws a canvas point style as is).
-  function tile(ctx, color) {
-    const area = ctx.chart.chartArea;
-    const scales = ctx.chart.scales;
-    const canvas = document.createElement('canvas');
-    if (!area) return canvas;
-    canvas.width = Math.max(1, area.width / scales.x.ticks.length - 4);
-    canvas.height = Math.max(1, area.height / scales.y.ticks.length - 4);
-    const g = canvas.getContext('2d');
-    g.fillStyle = color;
-    g.fillRect(0, 0, canvas.width, canvas.height);
-    return canvas;
+  // A titled figure holding an HTML element instead of a canvas (the heat map: a table, so that
+  // 19 columns wrap and scroll instead of drawing texts over each other).
+  function addElement(id, title, caption, element) {
+    const figure = document.createElement('figure');
+    figure.className = 'chart';
+    figure.id = 'chart-' + id;
+    const heading = document.createElement('h3');
+    heading.textContent = title;
+    const text = document.createElement('figcaption');
+    text.textContent = caption;
+    figure.append(heading, element, text);
+    list.appendChild(figure);
+    body.setAttribute('data-charts-rendered', String(++rendered));
+  }
+
+  // A cell of `row` holding `lines` (the first in bold); names break after their underscores.
+  function cellOf(row, tag, lines) {
+    const cell = document.createElement(tag);
+    lines.forEach((line, i) => {
+      const span = document.createElement('span');
+      if (i === 0) span.className = 'first';
+      line.split('_').forEach((part, k, parts) => {
+        span.append(part + (k < parts.length - 1 ? '_' : ''));
+        if (k < parts.length - 1) span.append(document.createElement('wbr'));
+      });
+      cell.appendChild(span);
+    });
+    row.appendChild(cell);
+    return cell;
+  }
+
+  // Heat-map cells whose text is wider than the cell, or that overlap a neighbour, and the
+  // table's scroll box when it reaches past the page's column (the browser test reads the
+  // count: it must be 0 at every report size).
+  function overflowingCells(table) {
+    let count = table.parentElement.getBoundingClientRect().right >
+                list.getBoundingClientRect().right + 1 ? 1 : 0;
+    table.querySelectorAll('tr').forEach((tr) => {
+      let right = -Infinity;
+      tr.querySelectorAll('th, td').forEach((cell) => {
+        const box = cell.getBoundingClientRect();
+        if (cell.scrollWidth > cell.clientWidth + 1 || box.left < right - 1) ++count;
+        right = box.right;
+      });
+    });
+    return count;
   }
 
   // ---- the charts; a new chart is one more function here ----
@@ -136,40 +147,39 @@
     rows.forEach((w) => shownCells(w).forEach((c) => {
       if (!isBaseline(w, c) && !columns.includes(cellLabel(c))) columns.push(cellLabel(c));
     }));
-    const points = [], labels = [], colors = [];
-    rows.forEach((w) => shownCells(w).forEach((c) => {
-      if (isBaseline(w, c)) return;
-      const vs = c.vs_std;
-      const ok = c.status === 'ok' && vs && vs.speedup_p50 !== null;
-      const iv = ok && vs.intervals && vs.intervals.speedup_p50;
-      points.push({ x: cellLabel(c), y: w.name });
-      labels.push(ok ? [vs.speedup_p50.toFixed(2) + '×' + markText(vs),
-                        iv ? `[${iv.low.toFixed(2)}–${iv.high.toFixed(2)}]` : '']
-                     : [c.status.replace('_', ' ')]);
-      colors.push(ok ? ratioColor(vs.speedup_p50, vs.significant) : 'rgba(128,128,128,0.15)');
-    }));
+    const table = document.createElement('table');
+    table.className = 'heatmap';
+    const head = table.createTHead().insertRow();
+    cellOf(head, 'th', ['workload']).className = 'row-label';
+    columns.forEach((name) => cellOf(head, 'th', [name]));
+    const tbody = table.createTBody();
+    rows.forEach((w) => {
+      const tr = tbody.insertRow();
+      cellOf(tr, 'th', [w.name]).className = 'row-label';
+      columns.forEach((name) => {
+        const c = shownCells(w).find((cell) => cellLabel(cell) === name && !isBaseline(w, cell));
+        const vs = c && c.vs_std;
+        const ok = c && c.status === 'ok' && vs && vs.speedup_p50 !== null;
+        const iv = ok && vs.intervals && vs.intervals.speedup_p50;
+        const lines = ok ? [vs.speedup_p50.toFixed(2) + '×' + markText(vs),
+                            iv ? `[${iv.low.toFixed(2)}–${iv.high.toFixed(2)}]` : '']
+                         : [c ? c.status.replace(/_/g, ' ') : 'not run'];
+        const td = cellOf(tr, 'td', lines.filter((line) => line !== ''));
+        td.style.background = ok ? ratioColor(vs.speedup_p50, vs.significant) : 'rgba(128,128,128,0.15)';
+        td.title = `${w.name} / ${name}: ` + lines.join(' ');
+      });
+    });
+    const scroll = document.createElement('div');
+    scroll.className = 'heatmap-scroll';
+    scroll.appendChild(table);
     const base = rows[0].baseline;
-    add('headline', `Speed vs ${base.strategy} @ ${base.malloc} at p50 (> 1: faster)`,
+    addElement('headline', `Speed vs ${base.strategy} @ ${base.malloc} at p50 (> 1: faster)`,
         'Each square: baseline p50 ÷ cell p50 (each side\'s median repetition p50), its 95 % bootstrap interval over repetitions, and the ' +
         'Mann-Whitney U mark (** p < 0.01, * p < 0.05, n.s. not significant, ? too few ' +
-        'repetitions). Green is faster, red slower, saturating at 2×; pale squares are not significant.',
-        90 + rows.length * 62,
-        {
-          type: 'scatter',
-          data: { datasets: [{ data: points, labels, labelColor: css('--fg'),
-                               pointStyle: (ctx) => tile(ctx, colors[ctx.dataIndex]),
-                               pointRadius: 20, pointHoverRadius: 20 }] },
-          options: {
-            plugins: { legend: { display: false },
-                       tooltip: { callbacks: { label: (ctx) => `${ctx.raw.y} / ${ctx.raw.x}: ` +
-                                               ctx.dataset.labels[ctx.dataIndex].join(' ') } } },
-            scales: { x: { type: 'category', labels: columns, offset: true, position: 'top',
-                           grid: { display: false } },
-                      y: { type: 'category', labels: rows.map((w) => w.name), offset: true,
-                           grid: { display: false } } },
-          },
-          plugins: [pointLabels],
-        });
+        'repetitions). Green is faster, red slower, saturating at 2×; pale squares are not significant. ' +
+        'A wide table scrolls sideways; the workload names stay in view.',
+        scroll);
+    body.setAttribute('data-heatmap-overflows', String(overflowingCells(table)));
   }
 
   function latencyDistributions() {
@@ -497,30 +507,90 @@
 
   // The program frame (`alloclab try`): each combination's median CPU time against its median
   // peak RSS; the Pareto front (nothing else has less of both) is joined by a line.
+  // Names beside the points of datasets that carry `names`, and whiskers for their `whiskers`
+  // ({x: [low, high], y: [low, high]} in data units), both drawn after the points.
+  const namedPoints = {
+    id: 'namedPoints',
+    afterDatasetsDraw(chart) {
+      const ctx = chart.ctx;
+      const { x: xs, y: ys } = chart.scales;
+      const area = chart.chartArea;
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
+      ctx.clip();
+      chart.data.datasets.forEach((set, i) => {
+        if (!set.names) return;
+        chart.getDatasetMeta(i).data.forEach((point, j) => {
+          ctx.save();
+          ctx.strokeStyle = set.borderColor;
+          ctx.lineWidth = 1.5;
+          const w = set.whiskers && set.whiskers[j];
+          if (w && w.x) {
+            ctx.beginPath();
+            ctx.moveTo(xs.getPixelForValue(w.x[0]), point.y);
+            ctx.lineTo(xs.getPixelForValue(w.x[1]), point.y);
+            ctx.stroke();
+          }
+          if (w && w.y) {
+            ctx.beginPath();
+            ctx.moveTo(point.x, ys.getPixelForValue(w.y[0]));
+            ctx.lineTo(point.x, ys.getPixelForValue(w.y[1]));
+            ctx.stroke();
+          }
+          ctx.fillStyle = css('--fg');
+          ctx.font = '12px ' + Chart.defaults.font.family;
+          ctx.textBaseline = 'bottom';
+          ctx.fillText(set.names[j], point.x + 9, point.y - 6);
+          ctx.restore();
+        });
+      });
+      ctx.restore();
+    },
+  };
+
   function programTradeOff() {
     if (!data.program) return;
     const measured = data.program.combinations.filter((c) => c.runs_ok > 0);
     if (!measured.length) return;
     const point = (c) => ({ x: c.median.cpu_seconds, y: c.median.peak_rss_bytes / 1048576, name: c.name });
+    const base = measured.find((c) => c.name === data.program.baseline);
+    // A ratio's 95 % interval against the baseline, as a range around the baseline's median.
+    const range = (vs, baseValue) => vs && vs.interval ? [baseValue * vs.interval.low, baseValue * vs.interval.high] : null;
+    const whisker = (c) => base ? { x: range(c.cpu_vs_baseline, point(base).x),
+                                    y: range(c.peak_rss_vs_baseline, point(base).y) } : null;
     const front = measured.filter((c) => c.pareto_front).map(point).sort((a, b) => a.x - b.x);
+    // Each axis spans every point and whisker.
+    const extent = (axis) => {
+      const values = measured.flatMap((c) => [point(c)[axis]].concat((whisker(c) || {})[axis] || []));
+      return { suggestedMin: Math.min(...values), suggestedMax: Math.max(...values) };
+    };
     const sets = measured.map((c, i) => ({
-      label: c.name + (c.pareto_front ? ' (front)' : ''), data: [point(c)],
-      pointRadius: c.pareto_front ? 6 : 4.5, pointStyle: c.pareto_front ? 'circle' : 'crossRot',
+      label: c.name + (c.pareto_front ? ' (front)' : ''), data: [point(c)], names: [c.name],
+      whiskers: [whisker(c)],
+      pointRadius: c.pareto_front ? 8 : 7, pointHoverRadius: 9, borderWidth: 2,
+      pointStyle: c.pareto_front ? 'circle' : 'rectRot',
       backgroundColor: palette[i % palette.length], borderColor: palette[i % palette.length] }));
-    sets.unshift({ type: 'line', label: 'Pareto front', data: front, borderColor: css('--good'),
-                   backgroundColor: css('--good'), pointRadius: 0, borderWidth: 1.5, borderDash: [6, 3] });
+    if (front.length > 1)
+      sets.unshift({ type: 'line', label: 'Pareto front', data: front, showLine: true,
+                     borderColor: css('--good'), backgroundColor: css('--good'), pointRadius: 0,
+                     borderWidth: 2, borderDash: [6, 3] });
     add('program-trade-off', 'Your program: CPU time against peak RSS, per malloc and knob variant',
         'Medians over the successful runs of each combination. CPU time is user + sys of the whole ' +
-        'process tree (wait4); peak RSS is the largest process\'s. Points on the dashed line form the ' +
-        'Pareto front: no other combination uses both less CPU and less memory. Pick a point on it.',
-        360, {
+        'process tree (wait4); peak RSS is the largest process\'s. Whiskers: the 95 % interval of ' +
+        'each ratio to the baseline, drawn around the baseline\'s median. Circles form the Pareto ' +
+        'front' + (front.length > 1 ? ' (joined by the dashed line)' : '') + ': no other combination ' +
+        'uses both less CPU and less memory. Pick a point on it.',
+        380, {
           type: 'scatter',
           data: { datasets: sets },
-          options: { plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } },
+          options: { layout: { padding: { right: 90, top: 16 } },
+                     plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } },
                                 tooltip: { callbacks: { label: (ctx) => `${ctx.raw.name}: ` +
                                   `${ctx.raw.x.toFixed(3)} s CPU, ${ctx.raw.y.toFixed(1)} MiB peak RSS` } } },
-                     scales: { x: { type: 'linear', title: { display: true, text: 'median CPU time, user + sys (s)' } },
-                               y: { type: 'linear', title: { display: true, text: 'median peak RSS (MiB)' } } } },
+                     scales: { x: { type: 'linear', grace: '10%', ...extent('x'), title: { display: true, text: 'median CPU time, user + sys (s)' } },
+                               y: { type: 'linear', grace: '10%', ...extent('y'), title: { display: true, text: 'median peak RSS (MiB)' } } } },
+          plugins: [namedPoints],
         });
   }
 

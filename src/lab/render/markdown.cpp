@@ -15,6 +15,7 @@
 #include "markdown_format.hpp"
 #include "render/placement_text.hpp"
 #include "markdown_sections.hpp"
+#include "render/plural.hpp"
 
 namespace alloclab::lab {
 namespace markdown {
@@ -31,7 +32,7 @@ std::string claim_badge(const std::string& verdict) {
   return verdict == "reproduced"                 ? "✅ reproduced"
          : verdict == "refuted"                  ? "❌ refuted"
          : verdict == "inconclusive"             ? "❔ inconclusive"
-         : verdict == "not measured in this run" ? "⏭ not measured in this run"
+         : verdict == "not measured in this run" ? "– not measured in this run"
          : verdict == "not measurable here"      ? "➖ not measurable here"
                                                  : "⏸ " + verdict;
 }
@@ -54,13 +55,29 @@ void claims_section(std::string& md, const model::document& r, const report_opti
   md += table_head({text_column("seed"), text_column("claim"), text_column("workload / candidate"),
                     text_column("metric"), figure_column("measured"), text_column("verdict"),
                     text_column("detail")});
+  std::vector<std::string> unmeasured;  // said once below the table, not a row each
   for (const auto& c : r.claims) {
     const std::string where =
         c.workload.empty() ? "-" : fmt::format("{} / {}", c.workload, c.candidate);
+    if (c.verdict == "not measured in this run") {
+      const std::string item = fmt::format("{} ({})", c.seed, where);
+      if (std::find(unmeasured.begin(), unmeasured.end(), item) == unmeasured.end())
+        unmeasured.push_back(item);
+      continue;
+    }
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", c.seed, c.statement, where,
                       c.metric, c.measured, claim_badge(c.verdict), c.detail);
   }
   md += "\n";
+  if (!unmeasured.empty())
+    md += fmt::format(
+        "Not measured in this run (their cells were not part of it; each claim's `detail` in "
+        "results.json names the options that measure it): {} on {}.\n\n",
+        counted(static_cast<std::uint64_t>(std::count_if(
+                    r.claims.begin(), r.claims.end(),
+                    [](const auto& c) { return c.verdict == "not measured in this run"; })),
+                "claim"),
+        fmt::join(unmeasured, ", "));
 }
 
 // Isolated workers that crashed, hung or refused: what they said.
@@ -128,9 +145,10 @@ std::string render_report(const model::document& d, const report_options& option
     md +=
         "> **SMOKE TEST (`--quick`)**: small samples, to check that the lab works. Do not quote "
         "these numbers.\n\n";
-  md += fmt::format("Run {} · {} workloads × {} strategies × {} malloc(s) · revision {}\n\n",
-                    d.created_utc, d.config.workloads.size(), d.config.strategies.size(),
-                    d.config.mallocs.size(), revision_text(d));
+  md += fmt::format("Run {} · {} × {} × {} · revision {}\n\n", d.created_utc,
+                    counted(d.config.workloads.size(), "workload"),
+                    counted(d.config.strategies.size(), "strategy", "strategies"),
+                    counted(d.config.mallocs.size(), "malloc"), revision_text(d));
   noise_line(md, d);
   for (const frame_module* row : report_order())
     if (row->render_summary != nullptr) row->render_summary(md, d);

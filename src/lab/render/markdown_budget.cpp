@@ -2,6 +2,7 @@
 // still open, where the spread is) and its noise line under the title (`noise`); the console
 // summary's lines for both. From the results document alone.
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "markdown_format.hpp"
 #include "markdown_sections.hpp"
 #include "model/document.hpp"
+#include "render/plural.hpp"
 
 namespace alloclab::lab::markdown {
 namespace {
@@ -28,6 +30,11 @@ std::string interval_of(const model::budget_comparison& c) {
   if (!c.value) return "-";
   if (!c.low || !c.high) return fmt::format("{:.3g}× (spread unknown)", *c.value);
   return ratio_text(*c.value, model::interval{*c.low, *c.high});
+}
+
+std::string capitalised(std::string text) {
+  if (!text.empty()) text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
+  return text;
 }
 
 // "3 comparisons still open; `--budget 15m` would likely decide 2 of them".
@@ -131,32 +138,37 @@ void budget_section(std::string& md, const model::document& r) {
   const model::stop_rule_facts& rule = b.stop_rule;
   md += "## Budget: what the run's time bought\n\n";
   if (b.mode == "budget" && b.budget_seconds)
-    md += fmt::format(
-        "Budget {} (`--budget`), spent {:.0f} s on {} cell processes in {} looks; stopped: {}. "
-        "{}.\n\n",
-        minutes_text(*b.budget_seconds), b.spent_seconds, b.processes, b.rounds.size(), b.stopped,
-        open_sentence(b));
+    md += fmt::format("Budget {} (`--budget`), spent {:.0f} s on {} in {}; stopped: {}.{}\n\n",
+                      minutes_text(*b.budget_seconds), b.spent_seconds,
+                      counted(b.processes, "cell process", "cell processes"),
+                      counted(b.rounds.size(), "look"), b.stopped,
+                      // the stop reason may already say that every comparison is decided
+                      b.stopped.find(open_sentence(b)) == std::string::npos
+                          ? " " + capitalised(open_sentence(b)) + "."
+                          : std::string());
   else
     md += fmt::format(
-        "The fixed plan (`--full` or sizes given): {} cell processes, judged once at "
+        "The fixed plan (`--full` or sizes given): {}, judged once at "
         "the end. {}.\n\n",
-        b.processes, open_sentence(b));
+        counted(b.processes, "cell process", "cell processes"), open_sentence(b));
   if (b.planned_after_first_round && *b.planned_after_first_round) {
     const model::planned_rest& planned = **b.planned_after_first_round;
     md += fmt::format(
         "After the first round ({:.0f} s, {:.0f} s of the budget left) the run fixed its rest, "
-        "before any look: {} more round{}, up to {} processes a cell, {} looks.\n\n",
+        "before any look: {} more {}, up to {} a cell, {}.\n\n",
         planned.first_round_seconds, planned.seconds_left, planned.rounds,
-        planned.rounds == 1 ? "" : "s", planned.max_processes, planned.looks);
+        plural(planned.rounds, "round"), counted(planned.max_processes, "process", "processes"),
+        counted(planned.looks, "look"));
   }
   md += fmt::format(
-      "Stop rule: {} ({} look{}, each interval at {:.4g} %, so a false decision has at most {:.0f} "
+      "Stop rule: {} ({} {}, each interval at {:.4g} %, so a false decision has at most {:.0f} "
       "% chance however often the run looked; {}). Decided: {}; open: {}; without a number: "
       "{}. Claims are judged on these intervals.\n\n",
-      rule.name, rule.looks, rule.looks == 1 ? "" : "s", 100 * rule.confidence, 100 * rule.alpha,
+      rule.name, rule.looks, plural(rule.looks, "look"), 100 * rule.confidence, 100 * rule.alpha,
       rule.simulation, b.decided, b.open, b.unmeasurable);
   if (!b.rounds.empty()) rounds_table(md, b);
   open_table(md, b);
+  if (!b.spread || b.spread->empty()) return;
   md +=
       "Where the spread is (the figure each cell's comparison is judged on; CVs from the "
       "variance of log figures):\n\n";
@@ -166,9 +178,9 @@ void budget_section(std::string& md, const model::document& r) {
 std::string budget_headline(const model::document& r) {
   const model::budget_facts* b = budget_of(r);
   if (b == nullptr || b->mode != "budget" || !b->budget_seconds) return {};
-  return fmt::format("budget {}: {:.0f} s, {} cell processes, {} comparisons decided; {}\n",
-                     minutes_text(*b->budget_seconds), b->spent_seconds, b->processes, b->decided,
-                     open_sentence(*b));
+  return fmt::format("budget {}: {:.0f} s, {}, {} decided; {}\n", minutes_text(*b->budget_seconds),
+                     b->spent_seconds, counted(b->processes, "cell process", "cell processes"),
+                     counted(b->decided, "comparison"), open_sentence(*b));
 }
 
 }  // namespace alloclab::lab::markdown

@@ -10,6 +10,7 @@
 #include "frames/frame_table.hpp"
 #include "model/document.hpp"
 #include "render/placement_text.hpp"
+#include "render/plural.hpp"
 
 namespace alloclab::lab::markdown {
 
@@ -84,8 +85,9 @@ void method_section(std::string& md, const model::document& r) {
                      budget != nullptr ? budget->repetition_ms.value_or(0.0) : 0.0)
                : fmt::format(
                      "{} repetitions × {} timed samples per cell, after warm-up, spread "
-                     "over {} process(es) per cell",
-                     cfg.repetitions, cfg.samples_per_repetition, cfg.processes.value_or(1));
+                     "over {} per cell",
+                     cfg.repetitions, cfg.samples_per_repetition,
+                     counted(cfg.processes.value_or(1), "process", "processes"));
   md += fmt::format(
       "- {}. Every cell (workload × strategy × malloc) runs alone in fresh processes that "
       "prove their malloc live before measuring, so no heap history leaks in from another cell; "

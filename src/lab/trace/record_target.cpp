@@ -80,18 +80,21 @@ bool statically_linked(const fs::path& program) {
   return is_static;
 }
 
-std::optional<fs::path> find_interposer() {
-  if (const char* forced = std::getenv("ALLOCLAB_RECORD_LIBRARY"); forced != nullptr)
-    return fs::path(forced);
+std::optional<fs::path> find_lab_library(const std::string& name) {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return std::nullopt;
   for (const fs::path& candidate :
-       {self.parent_path() / interposer_name,
-        self.parent_path().parent_path() / "lib" / "alloclab" / interposer_name}) {
-    if (fs::is_regular_file(candidate, ec)) return candidate;
+       {self.parent_path() / name, self.parent_path() / installed_library_dir / name}) {
+    if (fs::is_regular_file(candidate, ec)) return candidate.lexically_normal();
   }
   return std::nullopt;
+}
+
+std::optional<fs::path> find_interposer() {
+  if (const char* forced = std::getenv("ALLOCLAB_RECORD_LIBRARY"); forced != nullptr)
+    return fs::path(forced);
+  return find_lab_library(interposer_name);
 }
 
 std::variant<output_target, std::string> prepare_output(const std::string& requested,

@@ -28,8 +28,14 @@ std::optional<std::filesystem::path> find_program(const std::string& name);
 /// Scripts and other non-ELF files are not judged here (their interpreter is).
 bool statically_linked(const std::filesystem::path& program);
 
-/// The interposer next to this binary (the build and install layouts both put it there), or
-/// $ALLOCLAB_RECORD_LIBRARY.
+/// Where the lab's own libraries install, relative to the directory of the `alloclab` binary.
+inline constexpr const char* installed_library_dir = "../lib/alloclab";
+
+/// The lab's library `name` beside this binary (the build tree) or in installed_library_dir
+/// (`cmake --install`); nullopt when in neither.
+std::optional<std::filesystem::path> find_lab_library(const std::string& name);
+
+/// The interposer (find_lab_library), or $ALLOCLAB_RECORD_LIBRARY.
 std::optional<std::filesystem::path> find_interposer();
 
 /// Where `record -o` writes: the path with symlinks followed to their target.

@@ -249,13 +249,22 @@ trace_commands::trace_commands(CLI::App& app) {
       ->add_option("--zstd-level", request_->zstd_level,
                    "zstd level of each 64 KiB chunk (default 1; 0 = store raw)")
       ->check(CLI::Range(0, 19));
-  record_->add_flag("--follow-exec,!--no-follow-exec", request_->follow_exec,
+  // Each negation is a flag of its own: CLI11 would list "!--no-follow-exec" as
+  // "--no-follow-exec{false}", read as a default of false.
+  const std::shared_ptr<record_request> request = request_;
+  record_->add_flag("--follow-exec", request_->follow_exec,
                     "Record every process image the program starts (exec), each into its own "
                     "trace OUTPUT.1, OUTPUT.2... in order of start (default on)");
-  record_->add_flag("--follow-fork,!--no-follow-fork", request_->follow_fork,
+  record_->add_flag_callback(
+      "--no-follow-exec", [request] { request->follow_exec = false; },
+      "Record the program's own image only");
+  record_->add_flag("--follow-fork", request_->follow_fork,
                     "Record every process the program forks without exec (in it or in any "
                     "descendant), each into its own trace, numbered with the exec'd images "
                     "(default off)");
+  record_->add_flag_callback(
+      "--no-follow-fork", [request] { request->follow_fork = false; },
+      "Record no forked process (the default)");
   record_->add_option("command", request_->command, "PROGRAM and its arguments (after --)")
       ->required();
 
@@ -285,11 +294,10 @@ int execute_record(const record_request& request) {
                      "is nothing to record");
   }
   const std::optional<fs::path> interposer = find_interposer();
-  if (!interposer) {
-    std::cerr << "alloclab: FAILED: " << interposer_name
-              << " not found next to the alloclab binary\n";
-    return exit_program_failed;
-  }
+  if (!interposer)
+    return bad_input(std::string(interposer_name) +
+                     " is neither next to the alloclab binary nor in " + installed_library_dir +
+                     " beside it (install with cmake --install)");
   auto prepared = prepare_output(request.output, *program);
   if (const auto* reason = std::get_if<std::string>(&prepared)) return bad_input(*reason);
   const output_target output = std::get<output_target>(std::move(prepared));

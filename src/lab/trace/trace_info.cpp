@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "workloads/size_distribution.hpp"
+#include "render/plural.hpp"
 
 namespace alloclab::trace {
 
@@ -236,11 +237,12 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
         " the events up to its last flushed chunk are below");
   } else {
     const trace_footer& f = *trace.footer();
-    add_line(out, "status       complete: {} calls from {} thread(s){}{}", f.events, f.threads,
+    add_line(out, "status       complete: {} calls from {}{}{}", f.events,
+             lab::counted(f.threads, "thread"),
              f.threads_unflushed == 0
                  ? ""
-                 : fmt::format("; {} threads were inside a call at exit, their last chunk is lost",
-                               f.threads_unflushed),
+                 : fmt::format("; {} inside a call at exit, their last chunk is lost",
+                               lab::counted(f.threads_unflushed, "thread was", "threads were")),
              f.bootstrap_allocations == 0
                  ? ""
                  : fmt::format("; {} allocations served before the recorder was ready",

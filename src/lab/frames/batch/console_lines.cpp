@@ -10,6 +10,7 @@
 #include "model/document.hpp"
 #include "render/markdown_format.hpp"
 #include "render/markdown_sections.hpp"
+#include "render/plural.hpp"
 
 namespace alloclab::lab::markdown {
 namespace {
@@ -73,11 +74,10 @@ void peer_line(std::string& out, const model::document& r, const model::workload
     else
       missed += (missed.empty() ? "" : ", ") + w.name;
   }
-  if (!any) return;
-  out += fmt::format(
-      "alloclab vs peers ({}): best alloclab beats every peer on {} of {} workloads{}\n",
-      first.baseline.malloc, met, judged,
-      missed.empty() ? "" : "; missed: " + missed + " (reasons in report.md)");
+  if (!any || judged == 0) return;
+  out += fmt::format("alloclab vs peers ({}): best alloclab beats every peer on {} of {}{}\n",
+                     first.baseline.malloc, met, lab::counted(judged, "workload"),
+                     missed.empty() ? "" : "; missed: " + missed + " (reasons in report.md)");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "render/markdown_format.hpp"
 #include "render/markdown_sections.hpp"
 #include "render/units.hpp"
+#include "render/plural.hpp"
 
 namespace alloclab::lab::markdown {
 namespace {
@@ -39,9 +40,9 @@ void footprint_text(std::string& md, const model::workload& w, const model::docu
         r.timer.batch_threshold_ns, w.batch_size);
   if (f && f->allocations <= 2)
     md += fmt::format(
-        " **Note:** only {} allocation(s) per iteration; the rest is container and copy work, so "
+        " **Note:** only {} per iteration; the rest is container and copy work, so "
         "differences of a few percent here are code generation and code layout, not the allocator.",
-        f->allocations);
+        counted(f->allocations, "allocation"));
 }
 
 std::string workload_row(const model::workload& w, const model::cell& c, bool with_malloc) {

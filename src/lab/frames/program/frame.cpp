@@ -10,6 +10,7 @@
 #include "frames/program/try_command.hpp"
 #include "model/document.hpp"
 #include "render/markdown_format.hpp"
+#include "render/plural.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -42,9 +43,9 @@ std::string program_report_heading(const model::document& r) {
   if (part == nullptr) return "";
   std::string md = r.debug_build ? "# DEBUG — alloclab report: your program\n\n"
                                  : "# alloclab report: your program under each malloc\n\n";
-  md += fmt::format("Run {} · {} combination(s) × {} rounds · revision {}\n\n", r.created_utc,
-                    part->program.combinations.size(), part->program.rounds,
-                    markdown::revision_text(r));
+  md += fmt::format("Run {} · {} × {} · revision {}\n\n", r.created_utc,
+                    lab::counted(part->program.combinations.size(), "combination"),
+                    lab::counted(part->program.rounds, "round"), markdown::revision_text(r));
   return md;
 }
 

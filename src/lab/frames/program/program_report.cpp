@@ -12,7 +12,9 @@
 #include "render/markdown_format.hpp"
 #include "render/shell_words.hpp"
 #include "render/units.hpp"
+#include "render/columns.hpp"
 #include "stats/ratio_text.hpp"
+#include "render/plural.hpp"
 
 namespace alloclab::program {
 namespace {
@@ -50,12 +52,12 @@ bool is_baseline(const program_results_section& program, const combination_resul
 std::string stopping_summary(const program_stopping& s) {
   const std::string open = joined(s.open.value_or(std::vector<std::string>{}));
   const std::string failing = joined(s.failing.value_or(std::vector<std::string>{}));
-  return fmt::format(
-      "stopped after {} rounds ({}): {} of {} comparisons decided{}{}; intervals at {:.2f} %",
-      s.rounds, s.stopped_because, s.decided.value_or(0), s.comparisons.value_or(0),
-      open.empty() ? "" : ", open: " + open,
-      failing.empty() ? "" : ", undecidable (most runs failed): " + failing,
-      100 * s.confidence.value_or(0));
+  return fmt::format("stopped after {} ({}): {} of {} decided{}{}; intervals at {:.2f} %",
+                     lab::counted(s.rounds, "round"), s.stopped_because, s.decided.value_or(0),
+                     lab::counted(s.comparisons.value_or(0), "comparison"),
+                     open.empty() ? "" : ", open: " + open,
+                     failing.empty() ? "" : ", undecidable (most runs failed): " + failing,
+                     100 * s.confidence.value_or(0));
 }
 
 // The rounds' stopping and the intervals it implies, in a sentence or two.
@@ -187,25 +189,45 @@ std::string render_program_markdown(const program_results_section& program) {
 }
 
 std::string render_program_console(const program_results_section& program) {
-  std::string out = fmt::format("{:<34} {:>7} {:>10} {:<26} {:>11} {:<26}\n", "combination", "runs",
-                                "CPU", "vs baseline", "peak RSS", "vs baseline");
-  for (const combination_result& c : program.combinations) {
-    const bool measured = c.runs_ok > 0;
-    const bool base = is_baseline(program, c);
-    auto with_verdict = [base](const std::optional<program_ratio>& vs) {
-      return vs ? ratio_cell(vs, "x", false) + " " + vs->verdict : ratio_cell(vs, "x", base);
-    };
-    out += fmt::format(
-        "{:<34} {:>7} {:>10} {:<26} {:>11} {:<26}{}\n", c.name,
-        fmt::format("{}/{}", c.runs_ok, c.runs_ok + c.runs_failed),
-        measured ? seconds(c.median.cpu_seconds) : "-",
-        measured ? with_verdict(c.cpu_vs_baseline) : "-",
-        measured ? lab::format_bytes(static_cast<double>(c.median.peak_rss_bytes)) : "-",
-        measured ? with_verdict(c.peak_rss_vs_baseline) : "-",
-        c.pareto_front ? "  [Pareto front]" : "");
-  }
+  const std::string baseline = program.baseline.value_or("the baseline");
+  std::size_t name_width = std::string("combination").size();
+  for (const combination_result& c : program.combinations)
+    name_width = std::max(name_width, lab::display_width(c.name));
+  std::string out;
+  // One table per measure, each within 80 columns: name, runs, median, ratio and verdict.
+  const auto table = [&](const std::string& measure, auto median, auto ratio_of) {
+    out += lab::padded("combination", name_width) + " runs  " + lab::padded(measure, 9, true) +
+           "  vs " + baseline + " (cost ratio: > 1 is more)\n";
+    for (const combination_result& c : program.combinations) {
+      const bool measured = c.runs_ok > 0;
+      const std::optional<program_ratio>& vs = ratio_of(c);
+      out += lab::padded(c.name, name_width) + " " +
+             lab::padded(fmt::format("{}/{}", c.runs_ok, c.runs_ok + c.runs_failed), 4, true) +
+             "  " + lab::padded(measured ? median(c) : "-", 9, true) + "  " +
+             (measured ? ratio_cell(vs, "x", is_baseline(program, c)) +
+                             (vs ? " " + vs->verdict : std::string())
+                       : std::string("-")) +
+             "\n";
+    }
+  };
+  table(
+      "CPU", [](const combination_result& c) { return seconds(c.median.cpu_seconds); },
+      [](const combination_result& c) -> const std::optional<program_ratio>& {
+        return c.cpu_vs_baseline;
+      });
+  table(
+      "peak RSS",
+      [](const combination_result& c) {
+        return lab::format_bytes(static_cast<double>(c.median.peak_rss_bytes));
+      },
+      [](const combination_result& c) -> const std::optional<program_ratio>& {
+        return c.peak_rss_vs_baseline;
+      });
+  out +=
+      "Pareto front (no other uses both less CPU and less memory): " + front_names(program) + "\n";
   if (program.stopping && program.stopping->mode == "adaptive")
-    out += "rounds: " + stopping_summary(*program.stopping) + "\n";
+    out +=
+        "rounds: " + lab::wrapped(stopping_summary(*program.stopping), 80 - 8, "\n        ") + "\n";
   if (program.output.mode == "check" && !program.output.consistent)
     out += "FINDING: " + program.output.finding.value_or("") + "\n";
   if (const std::string failed = failures_list(program); !failed.empty())

@@ -11,6 +11,7 @@
 
 #include "process/malloc_registry.hpp"
 #include "process/worker.hpp"
+#include "trace/record_target.hpp"
 
 namespace alloclab::program {
 namespace {
@@ -139,12 +140,8 @@ run_figures figures_of(const heap::worker_outcome& outcome, std::uint64_t probed
 }  // namespace
 
 std::string default_probe_path() {
-  char self[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return {};
-  std::string path(self, static_cast<std::size_t>(n));
-  path = path.substr(0, path.rfind('/') + 1) + probe_file_name;
-  return ::access(path.c_str(), R_OK) == 0 ? path : std::string();
+  const auto path = trace::find_lab_library(probe_file_name);
+  return path ? path->string() : std::string();
 }
 
 run_record run_once(const run_setup& setup, const variant& combination,

@@ -25,6 +25,7 @@
 #include "model/document.hpp"
 #include "plan/request.hpp"
 #include "render/atomic_write.hpp"
+#include "render/plural.hpp"
 
 namespace alloclab::program {
 namespace fs = std::filesystem;
@@ -135,8 +136,9 @@ try_plan plan_of(const try_request& r) {
   plan.setup.probe_path = default_probe_path();
   if (plan.setup.probe_path.empty())
     throw usage_error(
-        "try: the liveness probe liballoclab_program_probe.so is not next to the "
-        "alloclab binary (build the alloclab_cli target, which builds it)");
+        "try: the liveness probe liballoclab_program_probe.so is neither next to the "
+        "alloclab binary nor in ../lib/alloclab beside it (build the alloclab_cli target, or "
+        "install with cmake --install)");
   plan.combinations = combinations_of(checked_mallocs(r.mallocs), r.variants);
   plan.rounds = r.rounds;
   plan.seed = r.seed != 0 ? r.seed : std::random_device{}() | 1u;
@@ -253,9 +255,10 @@ int execute_try(const try_request& request) {
         so_far, completed,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (stopper.outcome().looks_taken != looks)
-      std::cerr << fmt::format("\nlook {} after {} rounds: {} of {} comparisons decided{}\n",
-                               stopper.outcome().looks_taken, completed, stopper.outcome().decided,
-                               stopper.outcome().compared,
+      std::cerr << fmt::format("\nlook {} after {}: {} of {} decided{}\n",
+                               stopper.outcome().looks_taken, lab::counted(completed, "round"),
+                               stopper.outcome().decided,
+                               lab::counted(stopper.outcome().compared, "comparison"),
                                more ? "" : "; " + stopper.outcome().stopped_because);
     return more;
   };

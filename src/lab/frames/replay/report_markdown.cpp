@@ -9,6 +9,7 @@
 #include "model/document.hpp"
 #include "render/markdown_format.hpp"
 #include "render/markdown_sections.hpp"
+#include "render/plural.hpp"
 
 namespace alloclab::lab::markdown {
 namespace {
@@ -30,7 +31,7 @@ std::string program_ns_text(const per_replay& program) {
 void replay_table(std::string& md, const model::workload& w, const trace_facts& t) {
   md += fmt::format("### Replay of `{}`\n\n", w.name);
   md += fmt::format(
-      "Trace {} · {} thread(s) · monotonic footprint {} · arena for the arena resource {}. "
+      "Trace {} · {} · monotonic footprint {} · arena for the arena resource {}. "
       "ns per call: malloc call time; program ns per call: replayed program time, the calls and "
       "the modelled program work over the live blocks (touches in proportion to size, lifetime "
       "and the recorded time between calls; `alloclab advise` compares it). "
@@ -38,7 +39,8 @@ void replay_table(std::string& md, const model::workload& w, const trace_facts& 
       "processes. Peak RSS growth excludes the replay engine's own block table; ideal = the "
       "trace's peak live bytes; fragmentation = growth ÷ ideal; resident after the last free and "
       "after the allocator's purge are above the process's baseline.\n\n",
-      t.path, t.threads, format_bytes(static_cast<double>(t.monotonic_footprint)),
+      t.path, counted(t.threads, "thread"),
+      format_bytes(static_cast<double>(t.monotonic_footprint)),
       format_bytes(static_cast<double>(t.arena_bytes)), baseline_name(w));
   md += table_head({text_column("malloc / resource"), figure_column("ns per call"),
                     figure_column("vs baseline"), figure_column("program ns per call"),

@@ -2,10 +2,15 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <sys/resource.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <system_error>
 
@@ -15,39 +20,94 @@ namespace {
 // Set while a thread serves a connection over the limit (read by the handlers).
 thread_local bool over_capacity = false;
 
-// Set by close_after_response until the response is written (the logger runs then).
+// Set by close_after_response until the connection's loop reads it.
 thread_local bool closing = false;
 
-// The socket of `req`'s connection (httplib does not hand it to handlers): the one whose local
-// and peer addresses are the request's. -1 when not found.
-int connection_socket(const httplib::Request& req) {
-  const auto same = [](const sockaddr_storage& a, const std::string& address, int port) {
+int milliseconds_of(time_t seconds, time_t microseconds) {
+  return static_cast<int>(seconds * 1000 + microseconds / 1000);
+}
+
+// True when `sock` has `events` within `timeout_ms` (EINTR retried).
+bool wait_for(socket_t sock, short events, int timeout_ms) {
+  pollfd p{sock, events, 0};
+  int ready = 0;
+  while ((ready = ::poll(&p, 1, timeout_ms)) < 0 && errno == EINTR) {
+  }
+  return ready > 0;
+}
+
+// One connection's bytes, buffered across its requests (pipelined ones included); reads and
+// writes wait at most the server's read and write timeouts.
+class connection_stream : public httplib::Stream {
+ public:
+  connection_stream(socket_t sock, int read_timeout_ms, int write_timeout_ms)
+      : sock_(sock), read_timeout_ms_(read_timeout_ms), write_timeout_ms_(write_timeout_ms) {}
+
+  bool has_buffered() const { return begin_ < end_; }
+
+  bool is_readable() const override {
+    return has_buffered() || wait_for(sock_, POLLIN, read_timeout_ms_);
+  }
+  bool is_writable() const override { return wait_for(sock_, POLLOUT, write_timeout_ms_); }
+
+  ssize_t read(char* ptr, size_t size) override {
+    if (!has_buffered()) {
+      if (!is_readable()) return -1;
+      ssize_t n = 0;
+      while ((n = ::recv(sock_, buffer_, sizeof buffer_, 0)) < 0 && errno == EINTR) {
+      }
+      if (n <= 0) return n;
+      begin_ = 0;
+      end_ = static_cast<std::size_t>(n);
+    }
+    const std::size_t taken = std::min(size, end_ - begin_);
+    std::memcpy(ptr, buffer_ + begin_, taken);
+    begin_ += taken;
+    return static_cast<ssize_t>(taken);
+  }
+
+  ssize_t write(const char* ptr, size_t size) override {
+    if (!is_writable()) return -1;
+    ssize_t n = 0;
+    while ((n = ::send(sock_, ptr, size, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+    }
+    return n;
+  }
+
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    address_of(::getpeername, ip, port);
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    address_of(::getsockname, ip, port);
+  }
+  socket_t socket() const override { return sock_; }
+
+ private:
+  template <class Query>
+  void address_of(Query query, std::string& ip, int& port) const {
+    sockaddr_storage a{};
+    socklen_t length = sizeof a;
+    if (query(sock_, reinterpret_cast<sockaddr*>(&a), &length) != 0) return;
     char text[INET6_ADDRSTRLEN] = {};
-    int actual_port = -1;
     if (a.ss_family == AF_INET) {
       const auto* v4 = reinterpret_cast<const sockaddr_in*>(&a);
       ::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
-      actual_port = ntohs(v4->sin_port);
+      port = ntohs(v4->sin_port);
     } else if (a.ss_family == AF_INET6) {
       const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&a);
       ::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
-      actual_port = ntohs(v6->sin6_port);
+      port = ntohs(v6->sin6_port);
     }
-    return actual_port == port && address == text;
-  };
-  rlimit files{};
-  ::getrlimit(RLIMIT_NOFILE, &files);
-  const int last = static_cast<int>(std::min<rlim_t>(files.rlim_cur, 65536));
-  for (int fd = 3; fd < last; ++fd) {
-    sockaddr_storage local{}, peer{};
-    socklen_t local_length = sizeof local, peer_length = sizeof peer;
-    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_length) != 0) continue;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_length) != 0) continue;
-    if (same(peer, req.remote_addr, req.remote_port) && same(local, req.local_addr, req.local_port))
-      return fd;
+    ip = text;
   }
-  return -1;
-}
+
+  const socket_t sock_;
+  const int read_timeout_ms_;
+  const int write_timeout_ms_;
+  char buffer_[4096];
+  std::size_t begin_ = 0;
+  std::size_t end_ = 0;
+};
 
 }  // namespace
 
@@ -105,10 +165,49 @@ void close_after_response(const httplib::Request& req) {
   closing = true;
 }
 
-void after_response(const httplib::Request& req) {
-  if (!closing) return;
+keep_alive_server::keep_alive_server() : stopping_fd_(::eventfd(0, EFD_CLOEXEC)) {
+  if (stopping_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+}
+
+keep_alive_server::~keep_alive_server() {
+  ::close(stopping_fd_);
+}
+
+void keep_alive_server::widen_backlog() {
+  const socket_t sock = svr_sock_;
+  if (sock != INVALID_SOCKET) ::listen(sock, SOMAXCONN);
+}
+
+void keep_alive_server::stop_serving() {
+  stop();
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t written = ::write(stopping_fd_, &one, sizeof one);
+}
+
+bool keep_alive_server::wait_for_request(socket_t sock) const {
+  pollfd waits[2] = {{sock, POLLIN, 0}, {stopping_fd_, POLLIN, 0}};
+  const int timeout_ms = milliseconds_of(keep_alive_timeout_sec_, 0);
+  int ready = 0;
+  while ((ready = ::poll(waits, 2, timeout_ms)) < 0 && errno == EINTR) {
+  }
+  return ready > 0 && waits[1].revents == 0 && waits[0].revents != 0;
+}
+
+bool keep_alive_server::process_and_close_socket(socket_t sock) {
+  connection_stream stream(sock, milliseconds_of(read_timeout_sec_, read_timeout_usec_),
+                           milliseconds_of(write_timeout_sec_, write_timeout_usec_));
+  bool served = false;
+  for (std::size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
+    if (!stream.has_buffered() && !wait_for_request(sock)) break;
+    bool connection_closed = false;
+    closing = false;
+    served = process_request(stream, left == 1, connection_closed, nullptr);
+    if (!served || connection_closed || closing) break;
+  }
   closing = false;
-  if (const int fd = connection_socket(req); fd >= 0) ::shutdown(fd, SHUT_RD);
+  ::shutdown(sock, SHUT_RDWR);
+  ::close(sock);
+  return served;
 }
 
 }  // namespace alloclab::lab::serve

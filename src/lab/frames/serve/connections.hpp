@@ -1,13 +1,13 @@
 // The serve frame's connections (http_server.cpp): a thread per open connection, up to a limit
 // (the ones beyond run flagged over capacity, answered 503 and closed), and how a response closes
-// its connection once it is written.
+// its connection once it is written, and the loop that serves each connection.
 //
 // Example:
-//   httplib::Server server;
+//   alloclab::lab::serve::keep_alive_server server;
 //   server.new_task_queue = [] { return new alloclab::lab::serve::connection_threads(256, 64); };
-//   server.set_logger([](const httplib::Request& req, const httplib::Response&) {
-//     alloclab::lab::serve::after_response(req);
-//   });
+//   server.bind_to_port("127.0.0.1", 8080);
+//   server.widen_backlog();
+//   server.listen_after_bind();  // until server.stop_serving()
 #pragma once
 
 #include <condition_variable>
@@ -61,11 +61,34 @@ class connection_threads : public httplib::TaskQueue {
 bool connection_over_capacity();
 
 // The response to `req` ends its connection: "Connection: close" (and no Keep-Alive) is written
-// because the request now asks for it; once written, the socket's read side is shut
-// (after_response), so httplib's next read finds the end and closes it: a refused request's
-// unread body is never parsed. (Shut before the write, httplib would find the socket dead.)
+// because the request now asks for it, and the connection's loop (keep_alive_server) closes once
+// it is written: a refused request's unread body is never parsed.
 void close_after_response(const httplib::Request& req);
-// Called when the response to `req` has been written (httplib's logger runs then).
-void after_response(const httplib::Request& req);
+
+// httplib's Server with its own loop per connection (httplib 0.11's, compiled into Debian's
+// library, polls every idle keep-alive socket each 10 ms, and reads each request through a
+// fresh buffer, dropping a pipelined second request). Here an idle connection sleeps in one
+// poll() until a request, its keep-alive timeout or stop(); one buffered stream serves all of a
+// connection's requests in order.
+class keep_alive_server : public httplib::Server {
+ public:
+  keep_alive_server();
+  keep_alive_server(const keep_alive_server&) = delete;
+  keep_alive_server& operator=(const keep_alive_server&) = delete;
+  ~keep_alive_server() override;
+
+  // After bind_to_port: the kernel queues up to SOMAXCONN connections not yet accepted (httplib
+  // 0.11 listens with a backlog of 5, so a burst of connections overflowed and was dropped).
+  void widen_backlog();
+  // httplib's stop(), and wakes every connection waiting for a request so that it closes.
+  void stop_serving();
+
+ private:
+  bool process_and_close_socket(socket_t sock) override;
+  // Waits until `sock` has bytes (true), or its keep-alive timeout passes or the server stops.
+  bool wait_for_request(socket_t sock) const;
+
+  int stopping_fd_;  // an eventfd, readable once stop_serving ran
+};
 
 }  // namespace alloclab::lab::serve

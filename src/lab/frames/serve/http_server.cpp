@@ -34,6 +34,7 @@
 #include "metrics.hpp"
 #include "server_counters.hpp"
 #include "plan/request.hpp"
+#include "render/plural.hpp"
 #include "measure/clock.hpp"
 
 namespace alloclab::lab::serve {
@@ -84,6 +85,12 @@ std::pair<int, std::string> body_refusal(const httplib::Request& req, std::size_
   return {0, {}};
 }
 
+// "127.0.0.1:8080", "[::1]:8080": an IPv6 address in brackets, as in a URL.
+std::string host_and_port(const std::string& host, int port) {
+  return host.find(':') == std::string::npos ? fmt::format("{}:{}", host, port)
+                                             : fmt::format("[{}]:{}", host, port);
+}
+
 // Why `bind` cannot listen on `port`, from the kernel's own answer.
 std::string bind_failure(const std::string& bind, int port) {
   sockaddr_storage address{};
@@ -110,7 +117,7 @@ std::string bind_failure(const std::string& bind, int port) {
   if (::bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 || ::listen(fd, 1) != 0)
     why = errno == EADDRINUSE ? "the port is in use" : std::strerror(errno);
   ::close(fd);
-  return fmt::format("cannot listen on {}:{}: {}", bind, port, why);
+  return fmt::format("cannot listen on {}: {}", host_and_port(bind, port), why);
 }
 
 double cpu_seconds_of_process() {
@@ -141,7 +148,7 @@ stats_document stats_of(const served_variant& variant, const server_options& opt
   return doc;
 }
 
-void add_routes(httplib::Server& server, served_variant& variant, const server_options& options,
+void add_routes(keep_alive_server& server, served_variant& variant, const server_options& options,
                 counters& c, const metrics_source& metrics) {
   const auto started = lab_clock::now();
   server.Get("/healthz", [](const httplib::Request& req, httplib::Response& res) {
@@ -195,6 +202,12 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
         }
         return httplib::Server::HandlerResponse::Unhandled;
       });
+  // Every refusal closes its connection, httplib's own 400 and 414 included.
+  server.set_error_handler(
+      httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
+        if (res.status / 100 == 4 || res.status == 503) close_after_response(req);
+        return httplib::Server::HandlerResponse::Unhandled;
+      }));
   server.set_exception_handler([](const httplib::Request&, httplib::Response& res,
                                   std::exception_ptr) { reply_error(res, 500, "internal error"); });
   // httplib calls the logger once the response is written.
@@ -204,7 +217,6 @@ void add_routes(httplib::Server& server, served_variant& variant, const server_o
           static_cast<std::uint64_t>(elapsed_ns(request_read_at, lab_clock::now())));
     c.responses.fetch_add(1, std::memory_order_relaxed);
     if (res.status >= 400) c.errors.fetch_add(1, std::memory_order_relaxed);
-    after_response(req);
   });
 }
 
@@ -218,7 +230,7 @@ std::size_t most_connections() {
   return limit > 2 * reserved ? limit - reserved : reserved;
 }
 
-void configure(httplib::Server& server, const server_options& options) {
+void configure(keep_alive_server& server, const server_options& options) {
   const std::size_t most = most_connections();
   const std::size_t served = std::min(options.threads, most);
   server.new_task_queue = [served, most] { return new connection_threads(served, most - served); };
@@ -242,7 +254,7 @@ void configure(httplib::Server& server, const server_options& options) {
 // it runs. finished() must be called when listen returns.
 class stop_on_signal {
  public:
-  explicit stop_on_signal(httplib::Server& server) : server_(server) {
+  explicit stop_on_signal(keep_alive_server& server) : server_(server) {
     sigemptyset(&signals_);
     sigaddset(&signals_, SIGINT);
     sigaddset(&signals_, SIGTERM);
@@ -266,10 +278,10 @@ class stop_on_signal {
     // stop() is ignored until listen() runs: wait for it (or for its end).
     while (!finished_.load() && !server_.is_running())
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    if (!finished_.load()) server_.stop();
+    if (!finished_.load()) server_.stop_serving();
   }
 
-  httplib::Server& server_;
+  keep_alive_server& server_;
   sigset_t signals_{};
   std::atomic<bool> signalled_{false};
   std::atomic<bool> finished_{false};
@@ -313,7 +325,7 @@ std::string check_run_query(std::string_view query, const served_variant& varian
 
 int run_http_server(served_variant& variant, const server_options& options,
                     std::ostream& announce) {
-  httplib::Server server;
+  keep_alive_server server;
   counters c;
   const metrics_source metrics(c, options.budget_watcher, options.cgroup);
   configure(server, options);
@@ -325,12 +337,13 @@ int run_http_server(served_variant& variant, const server_options& options,
   } else if (!server.bind_to_port(options.bind, port)) {
     throw usage_error(bind_failure(options.bind, port));
   }
+  server.widen_backlog();
   stop_on_signal stopper(server);
-  announce << fmt::format("listening on {}:{}", options.bind, port) << std::endl;
+  announce << fmt::format("listening on {}", host_and_port(options.bind, port)) << std::endl;
   server.listen_after_bind();
   stopper.finished();
-  announce << fmt::format("stopped after {} requests ({} errors)", c.responses.load(),
-                          c.errors.load())
+  announce << fmt::format("stopped after {} ({})", counted(c.responses.load(), "request"),
+                          counted(c.errors.load(), "error"))
            << std::endl;
   return 0;
 }

@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <limits>
+#include <regex>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <prometheus/text_serializer.h>
 
 #include <alloclab/budget_watcher.hpp>
@@ -51,6 +53,9 @@ class family_builder {
   void gauge(const char* name, const char* help, double value) {
     sample(add(name, help, MetricType::Gauge)).gauge.value = value;
   }
+  static double bucket_bound_seconds(int edge) {
+    return std::exp2(static_cast<double>(edge) / latency_histogram::buckets_per_octave) / 1e9;
+  }
   void histogram(const char* name, const char* help, const histogram_snapshot& s) {
     ClientMetric::Histogram& h = sample(add(name, help, MetricType::Histogram)).histogram;
     h.sample_count = s.count;
@@ -60,9 +65,7 @@ class family_builder {
     for (int edge = first_edge; edge <= last_edge; edge += edge_step) {
       for (; next != s.buckets.end() && next->first < static_cast<std::uint32_t>(edge); ++next)
         below += next->second;
-      h.bucket.push_back(
-          {below,
-           std::exp2(static_cast<double>(edge) / latency_histogram::buckets_per_octave) / 1e9});
+      h.bucket.push_back({below, bucket_bound_seconds(edge)});
     }
     h.bucket.push_back({s.count, std::numeric_limits<double>::infinity()});
   }
@@ -176,10 +179,30 @@ std::vector<MetricFamily> metric_families(const metrics_readings& readings,
   return b.take();
 }
 
+namespace {
+
+// prometheus-cpp 1.0 writes a bucket bound with 16 significant digits, float noise included
+// (le="8.192000000000001e-06"): each le label is rewritten with 10 (2^13 ns reads "8.192e-06",
+// 2^30 ns "1.073741824", every edge stays distinct and within 1e-9 of its value).
+std::string with_plain_bounds(const std::string& text) {
+  static const std::regex bound(R"re(le="([0-9.eE+-]+)")re");
+  std::string out;
+  auto last = text.cbegin();
+  for (std::sregex_iterator it(text.begin(), text.end(), bound), end; it != end; ++it) {
+    out.append(last, (*it)[0].first);
+    out += fmt::format("le=\"{:.10g}\"", std::stod((*it)[1].str()));
+    last = (*it)[0].second;
+  }
+  out.append(last, text.cend());
+  return out;
+}
+
+}  // namespace
+
 std::string exposition_text(const std::vector<MetricFamily>& families) {
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, families);
-  return out.str();
+  return with_plain_bounds(out.str());
 }
 
 metrics_source::metrics_source(const server_counters& counters,
