@@ -184,6 +184,8 @@ model::simulated_cost simulate_cell(const cell_simulation_request& request,
       return unmeasured(o.status == heap::cell_status::refused ? "refused" : "failed", o.detail);
     }
     const json& result = o.document.at("result");
+    if (result.contains("not_applicable"))  // the strategy cannot serve this workload
+      return unmeasured("not_simulated", result.at("not_applicable").get<std::string>());
     c.status = "ok";
     c.unit = result.at("unit");
     c.units = result.at("units");

@@ -15,9 +15,12 @@ struct simulation_worker {
   std::string not_simulated;      // non-empty: why this cell has no simulation (args unused)
 };
 
-// Batch cells: iterations counted after the warm-up. Heap cells: batches of 100 malloc/free
-// pairs, counted after the warm-up (the NOOP kernel runs as many, and is subtracted).
+// Batch cells: iterations counted after the warm-up; a multithreaded workload's iteration (its
+// threads hand work over and wait, which Valgrind runs one thread at a time) takes ~100 times a
+// single-threaded one's, so it runs fewer. Heap cells: batches of 100 malloc/free pairs, counted
+// after the warm-up (the NOOP kernel runs as many, and is subtracted).
 inline constexpr std::size_t batch_iterations = 64, batch_warmup_iterations = 16;
+inline constexpr std::size_t threaded_batch_iterations = 8, threaded_batch_warmup_iterations = 2;
 inline constexpr std::size_t heap_batches = 100, heap_warmup_batches = 20;
 
 }  // namespace alloclab::lab::simulate

@@ -79,17 +79,15 @@ std::optional<queue_limits> simulation_limits(const run_request& request, const 
 }
 
 simulation_queue::simulation_queue(const run_plan& plan, queue_limits limits)
-    : plan_(plan), limits_(limits), order_(simulation_order(plan)), tools_(find_tools()) {
+    : plan_(plan), limits_(limits), order_(simulation_order(plan)) {
   started_ = clock::now();
   for (const queued_cell& q : order_) {
     simulated_cell s{q.cell, {}};
     s.cost.status = "not_simulated";
-    s.cost.reason = !tools_.missing.empty()           ? tools_.missing
-                    : !q.worker.not_simulated.empty() ? q.worker.not_simulated
-                                                      : "the run ended first";
+    s.cost.reason = q.worker.not_simulated.empty() ? "the run ended first" : q.worker.not_simulated;
     done_.push_back(std::move(s));
   }
-  if (tools_.missing.empty()) thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] { run(); });
 }
 
 simulation_queue::~simulation_queue() {
@@ -104,7 +102,11 @@ void simulation_queue::join() {
 
 void simulation_queue::run() {
   cpu_ = pin_to_last_cpu();
-  for (std::size_t i = 0; i < order_.size(); ++i) {
+  tools_ = find_tools();
+  if (!tools_.missing.empty())
+    for (std::size_t i = 0; i < order_.size(); ++i)
+      if (order_[i].worker.not_simulated.empty()) done_[i].cost.reason = tools_.missing;
+  for (std::size_t i = 0; i < order_.size() && tools_.missing.empty(); ++i) {
     if (stopping_ || clock::now() >= limits_.deadline) break;
     const queued_cell& q = order_[i];
     if (!q.worker.not_simulated.empty()) continue;

@@ -30,14 +30,17 @@ simulate::simulation_worker batch_simulation(const run_plan& plan, const cell_sp
     if (std::string missing = strategy->not_installed(); !missing.empty()) return {{}, missing};
   if (std::string unsafe = thread_safety_reason(*strategy, workload->threads); !unsafe.empty())
     return {{}, unsafe};
-  const json spec = {{"mode", "simulate"},
-                     {"workload", cell.workload},
-                     {"strategy", cell.strategy},
-                     {"malloc", cell.malloc.argument},
-                     {"seed", plan.sizes.seed},
-                     {"allow_debug", plan.allow_debug},
-                     {"iterations", simulate::batch_iterations},
-                     {"warmup", simulate::batch_warmup_iterations}};
+  const bool threaded = workload->threads > 1;
+  const json spec = {
+      {"mode", "simulate"},
+      {"workload", cell.workload},
+      {"strategy", cell.strategy},
+      {"malloc", cell.malloc.argument},
+      {"seed", plan.sizes.seed},
+      {"allow_debug", plan.allow_debug},
+      {"iterations", threaded ? simulate::threaded_batch_iterations : simulate::batch_iterations},
+      {"warmup",
+       threaded ? simulate::threaded_batch_warmup_iterations : simulate::batch_warmup_iterations}};
   return {{batch_worker_command, spec.dump()}, ""};
 }
 
