@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -17,20 +18,19 @@ using json = nlohmann::json;
 
 namespace {
 
-// The last CPU this process may use, when it may use more than one: the thread is pinned there.
+// The highest-numbered online CPU other than CPU 0 that this thread may be pinned to (the
+// timing's own pinning, if the thread inherited it, is not what limits it). nullopt on a
+// one-CPU machine: the simulation then shares the timing's CPU.
 std::optional<int> pin_to_last_cpu() {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2)
-    return std::nullopt;
-  int last = -1;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-    if (CPU_ISSET(cpu, &allowed)) last = cpu;
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(last, &one);
-  if (::pthread_setaffinity_np(::pthread_self(), sizeof one, &one) != 0) return std::nullopt;
-  return last;
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  for (long cpu = std::min<long>(online, CPU_SETSIZE) - 1; cpu >= 1; --cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(static_cast<int>(cpu), &one);
+    if (::pthread_setaffinity_np(::pthread_self(), sizeof one, &one) == 0)
+      return static_cast<int>(cpu);
+  }
+  return std::nullopt;
 }
 
 bool is_baseline(const run_plan& plan, const cell_spec& c) {

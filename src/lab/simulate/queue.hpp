@@ -1,7 +1,7 @@
 // The simulation queue: the plan's batch and heap cells simulated one at a time on a thread of
 // their own, beside the timed schedule. The thread pins itself (sched_setaffinity) to the last
-// CPU this process may use, and its workers inherit that, so on a 2-CPU machine whose timing runs
-// on CPU 0 the simulation runs on CPU 1. What is done when the run ends is reported; every other
+// online CPU other than CPU 0, and its workers inherit that, so on a 2-CPU machine whose timing
+// runs on CPU 0 the simulation runs on CPU 1. What is done when the run ends is reported; every other
 // cell is listed as not simulated.
 //
 // Order: each workload's baseline cell first (a ratio needs it), then the other cells taking the

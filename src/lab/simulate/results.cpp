@@ -54,6 +54,7 @@ model::rank_agreement agreement_of(const json& results) {
   std::vector<double> simulated, timed;
   for (const json& w : results.at("workloads"))
     for (const json& j : w.at("cells")) {
+      if (!j.contains("simulated")) continue;
       const auto c = model::read_json<model::cell>(j, "/workloads/cells");
       const std::optional<double> t = timed_ratio(c);
       if (!c.simulated || !c.simulated->ratio_vs_baseline || !t) continue;
