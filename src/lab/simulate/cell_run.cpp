@@ -136,13 +136,22 @@ std::optional<std::map<std::string, double>> traced_syscalls(const cell_simulati
   return calls;
 }
 
+model::simulated_cost unmeasured(const std::string& status, const std::string& reason) {
+  model::simulated_cost c;
+  c.status = status;
+  c.reason = reason;
+  return c;
+}
+
+}  // namespace
+
 // Valgrind counts each byte `rep movsb` moves as an instruction with its own accesses, which
 // glibc's memcpy and memmove use above ~2 KiB on CPUs with fast string moves: a cell that relocates
 // a vector with memmove counted 1.7 times the instructions of one that copies element by element,
 // where the hardware takes about the same time. Under Callgrind, glibc copies with vector loops
 // instead (the tunable raises the size it would switch at), which Callgrind counts as the
 // hardware spends.
-alloclab::heap::worker_env without_rep_movsb(alloclab::heap::worker_env env) {
+heap::worker_env without_rep_movsb(heap::worker_env env) {
   constexpr const char* tunable = "glibc.cpu.x86_rep_movsb_threshold=4294967295";
   const auto set = std::find_if(env.set.begin(), env.set.end(),
                                 [](const auto& kv) { return kv.first == "GLIBC_TUNABLES"; });
@@ -154,15 +163,6 @@ alloclab::heap::worker_env without_rep_movsb(alloclab::heap::worker_env env) {
                   env.unset.end());
   return env;
 }
-
-model::simulated_cost unmeasured(const std::string& status, const std::string& reason) {
-  model::simulated_cost c;
-  c.status = status;
-  c.reason = reason;
-  return c;
-}
-
-}  // namespace
 
 std::vector<std::string> callgrind_options(const std::string& out_file) {
   return {"--tool=callgrind",

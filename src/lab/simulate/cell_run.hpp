@@ -40,6 +40,11 @@ std::vector<std::string> callgrind_options(const std::string& out_file);
 // The simulated caches in words.
 std::string simulated_caches();
 
+// The cell's environment for its Callgrind run: glibc's `rep movsb` threshold raised, added to
+// the cell's own GLIBC_TUNABLES (Callgrind counts each byte rep movsb moves as an instruction;
+// cell_run.cpp says more).
+alloclab::heap::worker_env without_rep_movsb(alloclab::heap::worker_env env);
+
 struct cell_simulation_request {
   std::vector<std::string> args;  // the worker's arguments after argv[0]
   alloclab::heap::worker_env env;
