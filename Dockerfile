@@ -10,7 +10,7 @@ WORKDIR /src
 COPY scripts/deps.sh scripts/deps.sh
 RUN source scripts/deps.sh \
  && alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" \
-      "${ALLOCLAB_LOAD_PACKAGES[@]}" \
+      "${ALLOCLAB_LOAD_PACKAGES[@]}" "${ALLOCLAB_SIMULATION_PACKAGES[@]}" \
  && rm -rf /var/lib/apt/lists/*
 COPY . .
 # Release only: the lab refuses to publish numbers from any other build.

@@ -14,6 +14,9 @@ ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmallo
 # `serve`'s /metrics; python3-yaml and shellcheck check the job definitions in deploy/.
 ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format chromium
   python3-prometheus-client python3-yaml shellcheck)
+# The simulated cost (`run --simulate`, docs/simulated-cost.md): Callgrind, and strace for the
+# memory syscalls the simulation leaves out.
+ALLOCLAB_SIMULATION_PACKAGES=(valgrind strace)
 # Load generators of the serve frame (`alloclab load`, tests/serve).
 ALLOCLAB_LOAD_PACKAGES=(hey wrk)
 # The real programs scripts/validate-replay.sh records, runs and replays (interpreters, a
@@ -44,5 +47,5 @@ alloclab_ensure_packages() {
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-  alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}"
+  alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}" "${ALLOCLAB_SIMULATION_PACKAGES[@]}"
 fi

@@ -44,6 +44,9 @@
 // |                   |                            | in shard files), or nullptr                  |
 // | budgeted          | plan (resolve_budget)      | whether a budget's stop rule can size its    |
 // |                   |                            | cells (its figures give stop readings)       |
+// | simulation        | simulate (the queue)       | its worker's arguments for a cell's          |
+// |                   |                            | simulated cost (simulate/frame_hook.hpp), or |
+// |                   |                            | nullptr: its cells are not simulated         |
 #pragma once
 
 #include <cstddef>
@@ -57,6 +60,7 @@
 #include "model/frame_part.hpp"
 #include "plan/plan.hpp"
 #include "records/measurement_record.hpp"
+#include "simulate/frame_hook.hpp"
 #include "workloads/catalogue.hpp"
 
 namespace CLI {
@@ -109,6 +113,7 @@ struct frame_module {
                         const host_view& host) = nullptr;
   figures_json_reader read_figures = nullptr;
   bool budgeted = false;
+  simulate::simulation_worker (*simulation)(const run_plan& plan, const cell_spec& cell) = nullptr;
 };
 
 // Every frame, in the order plans and results list them.

@@ -132,6 +132,7 @@ int run_cli(int argc, char** argv) {
   request.command_line = joined_arguments(argc, argv);
   std::string placement_check = "auto";
   bool no_placement_check = false;
+  bool simulate_flag = false, no_simulate_flag = false;
 
   CLI::App* run = app.add_subcommand(
       "run",
@@ -160,6 +161,12 @@ int run_cli(int argc, char** argv) {
   run->add_option("--retention-horizon", request.retention_horizon_seconds,
                   "Heap frame: seconds retention is watched after the last free, idle and under "
                   "light allocation (default 30 in the default plan, else 0: not watched)");
+  run->add_flag("--simulate", simulate_flag,
+                "Each batch and heap cell's simulated cost under Callgrind, on a second CPU beside "
+                "the timing (docs/simulated-cost.md); default: on in a budgeted run, until the "
+                "budget ends");
+  run->add_flag("--no-simulate", no_simulate_flag, "No simulated cost")
+      ->excludes(run->get_option("--simulate"));
   run->add_flag("--wait", request.wait_for_lock,
                 "Queue behind another lab run measuring on this machine instead of exiting 2");
   run->add_option("--placement-check", placement_check,
@@ -306,6 +313,7 @@ int run_cli(int argc, char** argv) {
     }
     for (auto* list : {&request.workloads, &request.strategies, &request.frames, &request.mallocs})
       split_commas(*list);
+    if (simulate_flag || no_simulate_flag) request.simulate = simulate_flag;
     request.placement_check = no_placement_check ? placement_check_mode::never
                                                  : parse_placement_check_mode(placement_check);
     if (run->parsed()) return execute_run(request);

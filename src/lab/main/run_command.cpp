@@ -32,6 +32,7 @@
 #include "render/html.hpp"
 #include "render/markdown.hpp"
 #include "results/results_builder.hpp"
+#include "simulate/queue.hpp"
 
 namespace alloclab::lab {
 namespace fs = std::filesystem;
@@ -212,12 +213,16 @@ int execute_run(const run_request& request) {
   context.placement = settle_placement_twin(run.plan, probe_placement());
   if (run.shard) context.shard = shard_summary(*run.shard, run.whole, run.plan, run.costs);
   const run_plan& plan = run.plan;
+  std::optional<simulate::simulation_queue> simulation;  // on the other CPU, beside the timing
+  if (const auto limits = simulate::simulation_limits(request, plan, started))
+    simulation.emplace(plan, *limits);
   const run_records records =
       plan.sizes.budget_seconds > 0
           ? run_budgeted(run.plan, started, make_frame_executor, make_progress_printer())
           : run_schedule(plan, make_frame_executor, make_progress_printer());
   end_progress_line();
   context.noise = noise.finish();
+  if (simulation) context.simulation = simulation->finish();
   const json results = build_results(plan, records, context);
   const std::string shard_text =
       run.shard

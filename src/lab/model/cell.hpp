@@ -10,6 +10,7 @@
 
 #include "model/fields.hpp"
 #include "model/frame_part.hpp"
+#include "model/simulated.hpp"
 #include "model/values.hpp"
 
 namespace alloclab::lab::model {
@@ -248,6 +249,7 @@ struct cell {
   std::optional<model::timing> timing;
   std::optional<os_figures> os;
   std::optional<comparison> vs_std;
+  omittable<simulated_cost> simulated;
   model::figures figures;  // the frame's own (frames/<frame>/figures.hpp)
   static constexpr const char* about_type =
       "one per cell of the workload; the keys of its frame's own figures sit beside these";
@@ -259,6 +261,9 @@ struct cell {
     field(s.vs_std, "vs_std",
           "comparison with the workload's `baseline` cell; null for the baseline itself and for "
           "untimed cells");
+    field(s.simulated, "simulated",
+          "batch and heap cells of a run that simulated: the noise-free second opinion "
+          "([docs/simulated-cost.md](simulated-cost.md))");
   }
 };
 

@@ -280,6 +280,7 @@ struct document {
   omittable<std::optional<budget_facts>> budget;
   omittable<shard_facts> shard;
   omittable<merge_facts> merged;
+  omittable<simulation_facts> simulation;
   frame_parts parts;  // each frame's own top-level keys (heap_retention, serve, program)
   static constexpr const char* about_type = "";
   template <class S, class F>
@@ -319,6 +320,9 @@ struct document {
           "written before the time budget, whose claims keep their intervals over repetitions");
     field(s.shard, "shard", "only in a shard's results (`run --shard`; docs/fleet.md)");
     field(s.merged, "merged", "only in results `alloclab merge` built from shards");
+    field(s.simulation, "simulation",
+          "the simulated cost's method and account, in a run that simulated "
+          "([docs/simulated-cost.md](simulated-cost.md))");
   }
 };
 

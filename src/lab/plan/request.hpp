@@ -62,6 +62,9 @@ struct run_request {
   std::optional<double> repetition_ms;  // --repetition-time: timed work per repetition (budget)
   std::optional<double> retention_horizon_seconds;  // --retention-horizon (heap frame)
   bool wait_for_lock = false;                       // --wait: queue behind another lab run
+  // --simulate / --no-simulate: each batch and heap cell's simulated cost on a second CPU
+  // (docs/simulated-cost.md). Unset: on in a budgeted run (until the budget ends), else off.
+  std::optional<bool> simulate;
 };
 
 }  // namespace alloclab::lab

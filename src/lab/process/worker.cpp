@@ -265,7 +265,8 @@ worker_outcome run_worker(const worker_request& req) noexcept {
       const bool pipes_open = out_r.fd >= 0 || err_r.fd >= 0;
       if (reaped && !pipes_open) break;
       const auto now = clock::now();
-      if (!reaped && now >= deadline) {
+      const bool cancelled = req.cancel != nullptr && req.cancel->load();
+      if (!reaped && (now >= deadline || cancelled)) {
         out.timed_out = true;
         ::kill(-pid, SIGKILL);
         ::wait4(pid, &status, 0, &out.usage);

@@ -7,6 +7,7 @@
 // caller turns it into a "failed" row and keeps every other result.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <sys/resource.h>
 
@@ -38,6 +39,9 @@ struct worker_request {
   std::vector<std::pair<int, int>> handed_fds;
   /// Wall-clock limit; on expiry the whole process group gets SIGKILL.
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  /// When set and it turns true, the worker is stopped as on a timeout (a background worker
+  /// whose run has ended).
+  const std::atomic<bool>* cancel = nullptr;
   std::size_t stderr_tail_bytes = 4096;
   std::size_t stdout_max_bytes = std::size_t{64} << 20;  ///< beyond this stdout is truncated
 };

@@ -14,6 +14,7 @@
 
 #include "markdown_format.hpp"
 #include "render/placement_text.hpp"
+#include "simulate/report_markdown.hpp"
 #include "markdown_sections.hpp"
 #include "render/plural.hpp"
 
@@ -157,6 +158,7 @@ std::string render_report(const model::document& d, const report_options& option
   budget_section(md, d);
   claims_section(md, d, options);
   frame_sections(md, d);
+  simulate::simulated_cost_section(md, d);
   failures_section(md, d);
   for (const frame_module* row : report_order())
     if (row->render_details != nullptr) row->render_details(md, d);

@@ -21,6 +21,7 @@
 #include "strategies/strategy.hpp"
 #include "workloads/workload.hpp"
 
+#include "simulate/results.hpp"
 namespace alloclab::lab {
 
 double amdahl_ratio(double share, double speedup) {
@@ -259,6 +260,7 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
   const frame_results_input in{plan, run, by_cell, power};
   for (const auto& row : frame_table())
     if (row.add_results != nullptr) row.add_results(in, results);
+  simulate::add_simulation(results, context.simulation);
   results["warnings"] = collect_warnings(results);
   results["claims"] = judge_claims(results, seed_claims());
   results["published_tables"] = seed_claims().at("published_tables");

@@ -25,6 +25,8 @@ struct results_context {
   nlohmann::json noise = nullptr;      // the noise gate (process/noise_gate.hpp): results `noise`
   nlohmann::json shard = nullptr;      // `run --shard`: which shard of which plan (results "shard")
   nlohmann::json merged = nullptr;     // `merge`: the shards it was built from (results "merged")
+  // The simulated costs (simulate/queue.hpp's finish(); results "simulation"), or null.
+  nlohmann::json simulation = nullptr;
 };
 
 // Amdahl's law: the whole's speedup when a part taking `share` of the time gets `speedup` faster.

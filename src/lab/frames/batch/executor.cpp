@@ -13,6 +13,7 @@
 #include "schedule/executor.hpp"
 #include "process/worker_records.hpp"
 #include "measure/build_guard.hpp"
+#include "frames/batch/frame.hpp"
 #include "frames/batch/runner.hpp"
 #include "frames/batch/process_figures.hpp"
 #include "plan/budget.hpp"
@@ -201,7 +202,9 @@ heap::worker_cell batch_worker_cell(const json& request) {
   heap::worker_cell cell = cell_under(
       malloc, fmt::format("{}/{}@{}", workload, request.value("strategy", "-"), malloc.label));
   cell.not_ready = not_benchmark_ready(request.at("allow_debug"));
-  if (request.at("mode") == "calibrate")
+  if (request.at("mode") == "simulate")
+    cell.measure = [request] { return json{{"result", simulate_batch_cell(request)}}; };
+  else if (request.at("mode") == "calibrate")
     cell.measure = [workload, seed = request.at("seed").get<std::uint64_t>()] {
       return json{{"result", calibration_json(calibrate_workload(workload, seed))}};
     };

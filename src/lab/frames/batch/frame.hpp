@@ -22,5 +22,9 @@ int run_batch_worker(const char* spec_json);
 void add_batch_results(const frame_results_input& in, nlohmann::json& results);
 // What the frame's numbers include, for the report's reader.
 std::string describe_batch_frame(const run_plan& plan);
+// Its simulated cost (simulation.cpp): the worker's arguments for a cell, and the worker's
+// "simulate" mode, run in the worker process (its "result").
+simulate::simulation_worker batch_simulation(const run_plan& plan, const cell_spec& cell);
+nlohmann::json simulate_batch_cell(const nlohmann::json& request);
 
 }  // namespace alloclab::lab

@@ -298,9 +298,14 @@ int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream
                      const std::function<void(const std::string&)>& before_measuring) {
   const worker_entry entry{"heap worker",
                            [](const json& spec) {
-                             return spec.is_object() && spec.value("mode", "") == "retention"
-                                        ? retention_worker_cell(retention_spec_from_json(spec))
-                                        : worker_cell_of(cell_spec_from_json(spec));
+                             const std::string mode =
+                                 spec.is_object() ? spec.value("mode", "") : std::string();
+                             if (mode == "retention")
+                               return retention_worker_cell(retention_spec_from_json(spec));
+                             if (mode == "simulate")
+                               return simulated_worker_cell(cell_spec_from_json(spec),
+                                                            spec.at("warmup").get<std::size_t>());
+                             return worker_cell_of(cell_spec_from_json(spec));
                            },
                            before_measuring};
   return run_worker_main(entry, spec_json, out, err);

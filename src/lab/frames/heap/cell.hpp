@@ -18,6 +18,7 @@
 
 #include "frames/heap/kernels.hpp"
 #include "process/measuring_worker.hpp"
+#include "process/worker_main.hpp"
 #include "workloads/size_distribution.hpp"
 
 namespace alloclab::heap {
@@ -89,6 +90,11 @@ struct cell_result {
 cell_result run_cell(const cell_spec& spec);
 
 nlohmann::json to_json(const cell_result& r);
+
+/// The worker's cell in its simulation mode (frames/heap/simulation.cpp): `warmup_batches` of the
+/// malloc kernel, then spec.iterations batches of the NOOP kernel and of the malloc kernel, each
+/// a counted region (simulate/region.hpp).
+worker_cell simulated_worker_cell(const cell_spec& spec, std::size_t warmup_batches);
 
 /// The worker side (process/worker_main.hpp): parses `spec_json`, proves the malloc, runs the
 /// cell, prints one JSON document on `out`. Returns 0, worker_exit_refused or

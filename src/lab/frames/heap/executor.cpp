@@ -16,10 +16,7 @@ namespace alloclab::lab {
 namespace heap = alloclab::heap;
 using json = nlohmann::json;
 
-namespace {
-
-// The worker's spec for task `t` of `cell`.
-json spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
+json heap_cell_spec(const cell_spec& cell, const task& t, const run_plan& plan) {
   const heap_workload& workload = *find_heap_workload(cell.workload);
   heap::cell_spec spec;
   spec.kernel = workload.kernel;
@@ -34,6 +31,8 @@ json spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
   spec.preload = cell.malloc.preload_path;
   return heap::to_json(spec);
 }
+
+namespace {
 
 heap_figures figures_from(const json& result, std::size_t iterations) {
   heap_figures f;
@@ -55,7 +54,7 @@ class heap_executor final : public executor {
  public:
   heap_executor()
       : cells_(make_worker_executor(
-            heap_worker_command, spec_for,
+            heap_worker_command, heap_cell_spec,
             [](const json& result, const run_plan& plan, measurement_record& r) {
               r.figures = frame_figures(figures_from(result, plan.sizes.heap_iterations));
             })) {}

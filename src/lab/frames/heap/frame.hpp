@@ -22,5 +22,9 @@ int run_heap_worker(const char* spec_json);
 void add_heap_results(const frame_results_input& in, nlohmann::json& results);
 // What the frame's numbers include, for the report's reader.
 std::string describe_heap_frame(const run_plan& plan);
+// The worker's spec for task `t` of `cell`.
+nlohmann::json heap_cell_spec(const cell_spec& cell, const task& t, const run_plan& plan);
+// The worker's arguments for a cell's simulated cost (simulation.cpp).
+simulate::simulation_worker heap_simulation(const run_plan& plan, const cell_spec& cell);
 
 }  // namespace alloclab::lab

@@ -1,0 +1,155 @@
+#include "simulate/queue.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "frames/frame_table.hpp"
+#include "simulate/events.hpp"
+#include "strategies/strategy.hpp"
+
+namespace alloclab::lab::simulate {
+using json = nlohmann::json;
+
+namespace {
+
+// The highest-numbered online CPU other than CPU 0 that this thread may be pinned to (the
+// timing's own pinning, if the thread inherited it, is not what limits it). nullopt on a
+// one-CPU machine: the simulation then shares the timing's CPU.
+std::optional<int> pin_to_last_cpu() {
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  for (long cpu = std::min<long>(online, CPU_SETSIZE) - 1; cpu >= 1; --cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(static_cast<int>(cpu), &one);
+    if (::pthread_setaffinity_np(::pthread_self(), sizeof one, &one) == 0)
+      return static_cast<int>(cpu);
+  }
+  return std::nullopt;
+}
+
+bool is_baseline(const run_plan& plan, const cell_spec& c) {
+  const bool first_malloc = !plan.mallocs.empty() && c.malloc.label == plan.mallocs.front().label;
+  return first_malloc && (c.frame == frame::heap || c.strategy == baseline_strategy);
+}
+
+std::string describe(const cell_spec& c) {
+  return fmt::format("{} / {} @ {}", c.workload, c.strategy, c.malloc.label);
+}
+
+}  // namespace
+
+std::vector<queued_cell> simulation_order(const run_plan& plan) {
+  struct keyed {
+    bool baseline;
+    std::size_t turn, cell;
+  };
+  std::vector<keyed> keys;
+  std::map<std::string, std::size_t> seen;  // cells queued per workload so far
+  for (std::size_t i = 0; i < plan.cells.size(); ++i) {
+    const cell_spec& c = plan.cells[i];
+    if (c.copy_cliff_removed || module_of(c.frame).simulation == nullptr) continue;
+    const bool baseline = is_baseline(plan, c);
+    keys.push_back({baseline, baseline ? 0 : seen[c.workload]++, i});
+  }
+  std::stable_sort(keys.begin(), keys.end(), [](const keyed& a, const keyed& b) {
+    return a.baseline != b.baseline ? a.baseline : a.turn < b.turn;
+  });
+  std::vector<queued_cell> order;
+  for (const keyed& k : keys) {
+    const cell_spec& c = plan.cells[k.cell];
+    order.push_back({k.cell, module_of(c.frame).simulation(plan, c)});
+  }
+  return order;
+}
+
+std::optional<queue_limits> simulation_limits(const run_request& request, const run_plan& plan,
+                                              std::chrono::steady_clock::time_point started) {
+  const bool budgeted = plan.sizes.budget_seconds > 0;
+  if (!request.simulate.value_or(budgeted)) return std::nullopt;
+  if (!budgeted) return queue_limits{};
+  const auto budget = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(plan.sizes.budget_seconds));
+  return queue_limits{started + budget, true};
+}
+
+simulation_queue::simulation_queue(const run_plan& plan, queue_limits limits)
+    : plan_(plan), limits_(limits), order_(simulation_order(plan)) {
+  started_ = clock::now();
+  for (const queued_cell& q : order_) {
+    simulated_cell s{q.cell, {}};
+    s.cost.status = "not_simulated";
+    s.cost.reason = q.worker.not_simulated.empty() ? "the run ended first" : q.worker.not_simulated;
+    done_.push_back(std::move(s));
+  }
+  thread_ = std::thread([this] { run(); });
+}
+
+simulation_queue::~simulation_queue() {
+  stopping_ = true;  // an interrupted run waits for nothing
+  join();
+}
+
+void simulation_queue::join() {
+  if (limits_.stop_with_timing) stopping_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void simulation_queue::run() {
+  cpu_ = pin_to_last_cpu();
+  tools_ = find_tools();
+  if (!tools_.missing.empty())
+    for (std::size_t i = 0; i < order_.size(); ++i)
+      if (order_[i].worker.not_simulated.empty()) done_[i].cost.reason = tools_.missing;
+  for (std::size_t i = 0; i < order_.size() && tools_.missing.empty(); ++i) {
+    if (stopping_ || clock::now() >= limits_.deadline) break;
+    const queued_cell& q = order_[i];
+    if (!q.worker.not_simulated.empty()) continue;
+    const cell_spec& c = plan_.cells.at(q.cell);
+    try {
+      done_[i].cost = simulate_cell(
+          {q.worker.args, environment_for(c.malloc), limits_.deadline, &stopping_}, tools_.tools);
+    } catch (const std::exception& e) {  // the malloc's environment: a library gone since
+      done_[i].cost.status = "failed";
+      done_[i].cost.reason = e.what();
+    }
+  }
+  seconds_ = std::chrono::duration<double>(clock::now() - started_).count();
+}
+
+json simulation_queue::finish() {
+  join();
+  model::simulation_facts facts;
+  facts.tool = fmt::format("callgrind ({}):",
+                           tools_.valgrind_version.empty() ? "valgrind" : tools_.valgrind_version);
+  for (const std::string& option : callgrind_options("FILE")) facts.tool += " " + option;
+  facts.caches = simulated_caches();
+  facts.formula = cost_formula();
+  facts.l1_hit_weight = default_weights.l1_hit;
+  facts.ll_hit_weight = default_weights.ll_hit;
+  facts.memory_weight = default_weights.memory;
+  facts.cpu = cpu_;
+  facts.cells_planned = done_.size();
+  facts.seconds = seconds_;
+  json cells = json::array();
+  for (const simulated_cell& s : done_) {
+    const cell_spec& c = plan_.cells.at(s.cell);
+    if (s.cost.status == "ok")
+      ++facts.cells_simulated;
+    else
+      facts.not_simulated.push_back(
+          fmt::format("{}: {} ({})", describe(c), s.cost.status, s.cost.reason.value_or("")));
+    cells.push_back({{"workload", c.workload},
+                     {"strategy", c.strategy},
+                     {"malloc", c.malloc.label},
+                     {"simulated", model::write_json(s.cost)}});
+  }
+  return {{"facts", model::write_json(facts)}, {"cells", cells}};
+}
+
+}  // namespace alloclab::lab::simulate

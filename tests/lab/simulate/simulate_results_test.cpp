@@ -1,0 +1,113 @@
+// The simulated costs in results.json and report.md: ratios to the baseline cell, the rank
+// agreement with the timed ratios, and the second opinion where the timing is inconclusive.
+#include <gtest/gtest.h>
+
+#include "model/document.hpp"
+#include "simulate/report_markdown.hpp"
+#include "simulate/results.hpp"
+
+namespace alloclab::lab::simulate {
+namespace {
+using json = nlohmann::json;
+
+// A cell `strategy`@glibc whose timed speedup is `timed` in [low, high] (none for the baseline).
+json timed_cell(const std::string& strategy, std::optional<double> timed, double low = 0,
+                double high = 0) {
+  model::cell c;
+  c.head.strategy = strategy;
+  c.head.malloc = "glibc";
+  c.head.status = "ok";
+  if (timed) {
+    c.vs_std.emplace();
+    c.vs_std->speedup_p50 = timed;
+    c.vs_std->intervals.speedup_p50 = model::interval{low, high};
+    c.vs_std->mark = "n.s.";
+  }
+  return model::write_json(c);
+}
+
+json simulated(const std::string& strategy, double cost) {
+  model::simulated_cost s;
+  s.status = "ok";
+  s.unit = "iteration";
+  s.units = 64;
+  s.per_unit.emplace();
+  s.per_unit->cost = cost;
+  s.malloc_proven = true;
+  return {{"workload", "w"},
+          {"strategy", strategy},
+          {"malloc", "glibc"},
+          {"simulated", model::write_json(s)}};
+}
+
+json results_of_four_cells() {
+  json w = {
+      {"name", "w"},
+      {"baseline", {{"strategy", "std"}, {"malloc", "glibc"}}},
+      {"cells", json::array({timed_cell("std", std::nullopt), timed_cell("a", 2.0, 1.8, 2.2),
+                             timed_cell("b", 1.01, 0.9, 1.1), timed_cell("c", 0.5, 0.4, 0.6)})}};
+  return {{"workloads", json::array({w})}};
+}
+
+json simulation_of(const std::vector<json>& cells) {
+  model::simulation_facts facts;
+  facts.cells_planned = 4;
+  facts.cells_simulated = cells.size();
+  return {{"facts", model::write_json(facts)}, {"cells", cells}};
+}
+
+TEST(SimulationResults, RatiosAreTheBaselinesCostOverTheCells) {
+  json results = results_of_four_cells();
+  add_simulation(results, simulation_of({simulated("std", 1000), simulated("a", 400),
+                                         simulated("b", 800), simulated("c", 2500)}));
+  const json& cells = results["workloads"][0]["cells"];
+  EXPECT_TRUE(cells[0]["simulated"]["ratio_vs_baseline"].is_null());
+  EXPECT_DOUBLE_EQ(cells[1]["simulated"]["ratio_vs_baseline"].get<double>(), 2.5);
+  EXPECT_DOUBLE_EQ(cells[3]["simulated"]["ratio_vs_baseline"].get<double>(), 0.4);
+  const auto agreement = results["simulation"]["agreement"];
+  EXPECT_EQ(agreement["cells"], 3);
+  EXPECT_DOUBLE_EQ(agreement["rho"].get<double>(), 1.0);  // same order: c < b < a
+}
+
+TEST(SimulationResults, ACellWithoutASimulationGetsNoPartAndNoRatio) {
+  json results = results_of_four_cells();
+  add_simulation(results, simulation_of({simulated("a", 400)}));  // no baseline simulated
+  const json& cells = results["workloads"][0]["cells"];
+  EXPECT_FALSE(cells[0].contains("simulated"));
+  EXPECT_TRUE(cells[1]["simulated"]["ratio_vs_baseline"].is_null());
+  EXPECT_TRUE(results["simulation"]["agreement"]["rho"].is_null());
+}
+
+TEST(SimulationResults, NothingSimulatedAddsNothing) {
+  json results = results_of_four_cells();
+  add_simulation(results, nullptr);
+  EXPECT_FALSE(results.contains("simulation"));
+}
+
+TEST(SimulationReport, GivesTheSimulatedRatioWhereTheTimingIsInconclusive) {
+  json results = results_of_four_cells();
+  add_simulation(results, simulation_of({simulated("std", 1000), simulated("a", 400),
+                                         simulated("b", 800), simulated("c", 2500)}));
+  model::document d;
+  for (const json& w : results["workloads"]) {
+    model::workload workload;
+    workload.name = w["name"];
+    for (const json& c : w["cells"]) workload.cells.push_back(model::read_json<model::cell>(c));
+    d.workloads.push_back(workload);
+  }
+  d.simulation = model::read_json<model::simulation_facts>(results["simulation"]);
+  EXPECT_TRUE(timing_inconclusive(d.workloads[0].cells[2]));   // b: [0.9, 1.1]
+  EXPECT_FALSE(timing_inconclusive(d.workloads[0].cells[1]));  // a: [1.8, 2.2]
+  std::string md;
+  simulated_cost_section(md, d);
+  EXPECT_NE(md.find("## Simulated cost"), std::string::npos);
+  EXPECT_NE(md.find("| w | b @ glibc | 1.01× [0.90–1.10] | 1.25× | simulated: the cell is "
+                    "cheaper than the baseline |"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("| w | a @ glibc | 2.00× [1.80–2.20] | 2.50× | simulated"), std::string::npos);
+  EXPECT_NE(md.find("Spearman's ρ = 1.00 over 3 cells"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace alloclab::lab::simulate
