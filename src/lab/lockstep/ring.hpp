@@ -29,7 +29,8 @@ struct ring_account {
 ring_account run_ring(const std::vector<std::function<void()>>& members,
                       const ring_options& options);
 
-// The CPU a ring pins to: the last one this process may run on (-1 when unknown).
+// The CPU a ring pins to: the first one this process may run on (-1 when unknown); the
+// simulation queue (simulate/queue.hpp) takes the highest other one.
 int ring_cpu();
 
 }  // namespace alloclab::lab::lockstep
