@@ -172,3 +172,22 @@ TEST(ShrinkNeeded, IsTheHalfWidthOverTheDistanceToTheNearestBoundary) {
 
 }  // namespace
 }  // namespace alloclab::lab
+
+namespace alloclab::lab {
+namespace {
+
+// Two ring runs whose medians agree exactly (chance, or the clock's quantisation) still have the
+// spread of a median of their slices: the interval must not shrink to a point (issue 37's A/A
+// runs called such a pair different at the first look).
+TEST(PairedSpread, RunsWhoseMediansAgreeByChanceKeepTheirSlicesSpread) {
+  const figures_by_process ratios = {{0.99, 1.0, 1.01}, {0.98, 1.0, 1.02}};
+  const process_spread medians_only = spread_of(median_by_run(ratios));
+  EXPECT_EQ(medians_only.process_variance, 0.0);
+  const sequential_ratio r = compare_paired(paired_spread(ratios), {}, rule_with_looks(1));
+  ASSERT_TRUE(r.bounded());
+  EXPECT_LT(r.low, 0.99);
+  EXPECT_GT(r.high, 1.01);
+}
+
+}  // namespace
+}  // namespace alloclab::lab

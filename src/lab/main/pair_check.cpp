@@ -97,7 +97,7 @@ class pair_check {
   }
 
   sequential_ratio paired(const stop_rule& rule) const {
-    return compare_paired(spread_of(median_by_run(paired_)), {}, rule);
+    return compare_paired(paired_spread(paired_), {}, rule);
   }
   sequential_ratio unpaired(const stop_rule& rule) const {
     return compare_levels(spread_of(std_side_), {}, spread_of(copy_side_), {}, rule);

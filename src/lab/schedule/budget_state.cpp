@@ -115,15 +115,14 @@ pooled_between budget_state::paired_pool(const paired_key& left_out,
   for (const auto& [key, by_metric] : paired_) {
     if (key == left_out || setup_.at(key.first).group != group) continue;
     const auto found = by_metric.find(metric);
-    if (found != by_metric.end()) others.push_back(spread_of(median_by_run(found->second)));
+    if (found != by_metric.end()) others.push_back(paired_spread(found->second));
   }
   return pool_between(others);
 }
 
 sequential_ratio budget_state::judge_pair(const tracked_comparison& c, const stop_rule& rule,
                                           std::size_t& runs, double& variance) const {
-  const figures_by_process ratios = median_by_run(paired_ratios(c.base, c.candidate, c.metric));
-  const process_spread spread = spread_of(ratios);
+  const process_spread spread = paired_spread(paired_ratios(c.base, c.candidate, c.metric));
   runs = spread.processes;
   if (!spread.valid()) return {};
   const paired_key key{std::min(c.base, c.candidate), std::max(c.base, c.candidate)};

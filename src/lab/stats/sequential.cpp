@@ -161,6 +161,18 @@ figures_by_process median_by_run(const figures_by_process& ratios) {
   return out;
 }
 
+process_spread paired_spread(const figures_by_process& ratios) {
+  process_spread runs = spread_of(median_by_run(ratios));
+  const process_spread slices = spread_of(ratios);
+  if (!runs.valid() || !slices.valid() || slices.repetitions == 0) return runs;
+  const double per_run =
+      static_cast<double>(slices.repetitions) / static_cast<double>(slices.processes);
+  const double median_floor = std::acos(-1.0) / 2 * slices.within / per_run;
+  runs.within_part = std::max(runs.within_part, median_floor);
+  runs.between = std::max(0.0, runs.process_variance - runs.within_part);
+  return runs;
+}
+
 bool decided(const sequential_ratio& r, const std::vector<double>& boundaries) {
   if (!r.bounded()) return false;
   return std::none_of(boundaries.begin(), boundaries.end(),

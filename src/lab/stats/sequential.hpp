@@ -126,6 +126,12 @@ sequential_ratio compare_paired(const process_spread& ratios, const pooled_betwe
 // the independent unit (and the interval a Student-t over them).
 figures_by_process median_by_run(const figures_by_process& ratios);
 
+// The spread compare_paired stands on: the runs' medians, with `within_part` the variance a
+// median of the run's slices has at least (pi/2 x the slices' pooled variance over their count),
+// so two runs whose medians agree by chance, or by the clock's quantisation, do not read as no
+// spread at all.
+process_spread paired_spread(const figures_by_process& ratios);
+
 // first / second for figures of one process each (a run of a whole program): each side its own
 // variance (no pool: sides whose run-to-run spreads differ would break the error rate), and an
 // interval never narrower than rounding each figure to `resolution` allows (identical runs read
