@@ -44,8 +44,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using namespace cli_support;
 
-constexpr const char* sizes =
-    "--strategies std,pmr_monotonic --budget 1s --repetition-time 1 --allow-debug";
+constexpr const char* sizes = "--strategies std,pmr_monotonic --budget 1s --allow-debug";
 constexpr const char* tiny =
     "--workloads vector_push,map_int,log_lines "
     "--strategies std,pmr_monotonic --budget 1s --repetition-time 1 --allow-debug";
@@ -84,9 +83,10 @@ class ShardAndMerge : public binary_test {
   // `alloclab run` of the tiny plan, or of `sizes` and `args` when `args` names its workloads.
   static void run_tiny(const std::string& args) {
     const bool own = args.find("--workloads") != std::string::npos;
+    const bool timed = args.find("--repetition-time") != std::string::npos;
     const std::string command = "env -u LD_PRELOAD '" + binary() + "' run " + (own ? sizes : tiny) +
-                                " " + args + " >/dev/null 2>>'" + (root_ / "runs.log").string() +
-                                "'";
+                                (own && !timed ? " --repetition-time 1 " : " ") + args +
+                                " >/dev/null 2>>'" + (root_ / "runs.log").string() + "'";
     const int status = std::system(command.c_str());
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << "\n"
                                                                << read_file(root_ / "runs.log");

@@ -127,7 +127,9 @@ command_outcome run_load(const std::string& args) {
 }
 
 TEST(LoadCommand, FailureIsNotReportedAsSuccess) {
-  for (const std::string url : {"bogus", "http://127.0.0.1:1/run"}) {
+  // Not a URL at all is bad input (issue 41), refused before any load: exit 2, one line.
+  EXPECT_EQ(run_load("--url bogus --duration 1").exit_code, 2);
+  for (const std::string url : {"http://127.0.0.1:1/run"}) {
     const command_outcome o = run_load("--url " + url + " --duration 1");
     EXPECT_EQ(o.exit_code, 1) << url << "\n" << o.out;
     const auto doc = nlohmann::json::parse(o.out, nullptr, false);

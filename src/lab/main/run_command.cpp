@@ -200,10 +200,10 @@ int execute_run(const run_request& request) {
   };
   resolved_run run =
       resolve_run(request, alloclab::build::sanitized, expected_task_seconds, read_costs);
-  if (run.plan.sizes.budget_seconds > 0)
-    std::cerr << "alloclab: " << budget_line(run.plan.sizes.budget_seconds) << '\n';
   const run_guard guard = guard_run(request);  // the lock before the handlers:
   install_interrupt_handlers();  // a Ctrl-C while waiting for the lock just ends the process
+  if (run.plan.sizes.budget_seconds > 0)  // once the run is sure to start
+    std::cerr << "alloclab: " << budget_line(run.plan.sizes.budget_seconds) << '\n';
   const auto started = std::chrono::steady_clock::now();  // the budget: from holding the lock
   heap::periodic_noise_watch noise;
 
