@@ -232,8 +232,10 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
         std::max(std::min(blocks * 2, blocks_for(options_.max_chunk_bytes, c.block_size)), blocks);
   }
 
+  // Throws std::bad_alloc for a chunk whose size would pass SIZE_MAX (as pool_resource).
   std::size_t take_from_upstream(size_class& c) {
     const std::size_t blocks = c.next_chunk_blocks;
+    if (blocks > (SIZE_MAX - sizeof(chunk_trailer)) / c.block_size) throw std::bad_alloc();
     const std::size_t span = blocks * c.block_size;
     const std::size_t size = span + sizeof(chunk_trailer);
     const std::size_t alignment =
