@@ -18,6 +18,7 @@
 // | release() with threads alive               | release_with_threads_alive_keeps_them_usable      |
 // | destruction with threads alive             | destruction_with_threads_alive_is_safe            |
 // | many threads, cross-thread frees, model    | stress_with_cross_thread_frees_matches_the_model  |
+// | segment size past 2^63                     | a_segment_size_past_the_largest_power_of_two_throws |
 #include <alloclab/checked_resource.hpp>
 #include <alloclab/concurrent_multipool_resource.hpp>
 #include <alloclab/limit_resource.hpp>
@@ -476,6 +477,20 @@ TEST(concurrent_multipool_resource, class_stats_of_an_oversize_request_is_empty)
   }
   EXPECT_EQ(pool.class_stats(pool.class_count() - 1).block_size, 256u);
   pool.deallocate(p, 4096, 8);
+}
+
+// A segment size above the largest power of two has no power of two to round
+// up to (the rounding loop ran forever).
+TEST(concurrent_multipool_resource, a_segment_size_past_the_largest_power_of_two_throws) {
+  concurrent_multipool_options options;
+  for (const std::size_t size : {(SIZE_MAX >> 1) + 2, SIZE_MAX}) {
+    options.segment_size = size;
+    EXPECT_THROW(concurrent_multipool_resource(std::pmr::new_delete_resource(), options),
+                 std::length_error);
+  }
+  options.segment_size = (SIZE_MAX >> 1) + 1;  // a power of two: kept as asked
+  EXPECT_EQ(concurrent_multipool_resource(std::pmr::null_memory_resource(), options).segment_size(),
+            options.segment_size);
 }
 
 }  // namespace

@@ -75,6 +75,7 @@
 #include <memory_resource>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <vector>
 
 #include "detail/align.hpp"
@@ -208,7 +209,11 @@ class concurrent_multipool_resource final
     segment_header* segments = nullptr;
   };
 
+  // The power of two at or above `requested`; std::length_error when there is none.
   static std::size_t normalized_segment_size(std::size_t requested, std::size_t max_block) {
+    constexpr std::size_t largest = std::size_t{1} << (sizeof(std::size_t) * 8 - 1);
+    if (requested > largest)
+      throw std::length_error("alloclab::concurrent_multipool_resource: segment_size too large");
     std::size_t size = 4096;
     while (size < requested || size < 8 * max_block) size *= 2;
     return size;
