@@ -18,6 +18,7 @@
 // | release() with threads alive               | release_with_threads_alive_keeps_them_usable      |
 // | destruction with threads alive             | destruction_with_threads_alive_is_safe            |
 // | many threads, cross-thread frees, model    | stress_with_cross_thread_frees_matches_the_model  |
+// | upstream alignment checked                 | an_upstream_ignoring_the_alignment_is_refused     |
 // | segment size past 2^63                     | a_segment_size_past_the_largest_power_of_two_throws |
 #include <alloclab/checked_resource.hpp>
 #include <alloclab/concurrent_multipool_resource.hpp>
@@ -491,6 +492,20 @@ TEST(concurrent_multipool_resource, a_segment_size_past_the_largest_power_of_two
   options.segment_size = (SIZE_MAX >> 1) + 1;  // a power of two: kept as asked
   EXPECT_EQ(concurrent_multipool_resource(std::pmr::null_memory_resource(), options).segment_size(),
             options.segment_size);
+}
+
+// Blocks are found by masking their address down to the segment: an upstream
+// that ignores the segment alignment is refused at once, not found out by a
+// crash in a later deallocate.
+TEST(concurrent_multipool_resource, an_upstream_ignoring_the_alignment_is_refused) {
+  alloclab::testing::misaligning_resource upstream;
+  {
+    concurrent_multipool_resource pool{&upstream};
+    EXPECT_THROW((void)pool.allocate(64, 8), std::bad_alloc);
+    EXPECT_EQ(upstream.live, 0u) << "the refused segment goes back to the upstream";
+    EXPECT_EQ(pool.class_stats(pool.class_of(64, 8)).chunks, 0u);
+  }
+  EXPECT_EQ(upstream.live, 0u);
 }
 
 }  // namespace

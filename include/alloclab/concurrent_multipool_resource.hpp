@@ -355,6 +355,7 @@ class concurrent_multipool_resource final
     {
       const std::lock_guard<std::mutex> lock{upstream_mutex_};
       raw = upstream_->allocate(segment_size_, segment_size_);
+      if (!detail::is_aligned(raw, segment_size_)) refuse_misaligned_segment(raw);
     }
     cache.segments = ::new (raw) segment_header{&cache, index, cache.segments};
     const std::size_t offset = std::max(detail::class_alignment(c.block_size),
@@ -364,6 +365,14 @@ class concurrent_multipool_resource final
     c.end = c.cursor + blocks * c.block_size;
     count(c.capacity, static_cast<std::ptrdiff_t>(blocks));
     count(c.segments, 1);
+  }
+
+  // Blocks find their segment by masking their address, so a segment the
+  // upstream did not align would be found out by a crash later: given back,
+  // and the request fails. Caller holds the upstream mutex.
+  [[noreturn]] void refuse_misaligned_segment(void* raw) {
+    upstream_->deallocate(raw, segment_size_, segment_size_);
+    throw std::bad_alloc();
   }
 
   [[gnu::noinline]] void deallocate_slow(void* p, const segment_header& segment) {
