@@ -18,6 +18,7 @@
 // | release() with threads alive               | release_with_threads_alive_keeps_them_usable      |
 // | destruction with threads alive             | destruction_with_threads_alive_is_safe            |
 // | many threads, cross-thread frees, model    | stress_with_cross_thread_frees_matches_the_model  |
+// | requests over PTRDIFF_MAX                  | requests_over_ptrdiff_max_fail                    |
 // | upstream alignment checked                 | an_upstream_ignoring_the_alignment_is_refused     |
 // | segment size past 2^63                     | a_segment_size_past_the_largest_power_of_two_throws |
 #include <alloclab/checked_resource.hpp>
@@ -506,6 +507,13 @@ TEST(concurrent_multipool_resource, an_upstream_ignoring_the_alignment_is_refuse
     EXPECT_EQ(pool.class_stats(pool.class_of(64, 8)).chunks, 0u);
   }
   EXPECT_EQ(upstream.live, 0u);
+}
+
+TEST(concurrent_multipool_resource, requests_over_ptrdiff_max_fail) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  for (const std::size_t bytes : alloclab::testing::sizes_past_ptrdiff_max)
+    EXPECT_THROW((void)pool.allocate(bytes, 64), std::bad_array_new_length) << bytes;
+  EXPECT_EQ(pool.oversize_allocations(), 0u);
 }
 
 }  // namespace

@@ -257,4 +257,11 @@ TEST(multipool_resource, unlimited_chunk_bytes_never_wrap_the_chunk_size) {
   EXPECT_EQ(grows.class_stats(grows.class_of(64, 8)).blocks_in_use, 200u);
 }
 
+TEST(multipool_resource, requests_over_ptrdiff_max_fail) {
+  multipool_resource pool{std::pmr::new_delete_resource()};
+  for (const std::size_t bytes : alloclab::testing::sizes_past_ptrdiff_max)
+    EXPECT_THROW((void)pool.allocate(bytes, 64), std::bad_array_new_length) << bytes;
+  EXPECT_EQ(pool.oversize_allocations(), 0u);
+}
+
 }  // namespace

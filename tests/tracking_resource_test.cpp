@@ -202,8 +202,9 @@ TEST(tracking_scopes, pop_scope_with_no_scope_open_throws) {
 TEST(tracking_scopes, saturated_footprint_never_wraps) {
   alloclab::testing::address_only_resource nowhere;
   tracking_resource tracker{&nowhere};
-  (void)tracker.allocate(SIZE_MAX - 10, 1);
-  (void)tracker.allocate(0, 4096);  // aligning the cursor would pass SIZE_MAX
+  (void)tracker.allocate(PTRDIFF_MAX, 1);  // the largest request a resource accepts
+  (void)tracker.allocate(PTRDIFF_MAX, 1);  // footprint SIZE_MAX - 1
+  (void)tracker.allocate(0, 4096);         // aligning the cursor would pass SIZE_MAX
   EXPECT_EQ(tracker.monotonic_footprint(), SIZE_MAX);
   (void)tracker.allocate(0, 1);
   EXPECT_EQ(tracker.monotonic_footprint(), SIZE_MAX);
@@ -227,6 +228,14 @@ TEST(tracking_resource, default_arguments_use_the_default_resource_and_max_align
   EXPECT_EQ(tracker.monotonic_footprint(), 1u);
   tracker.deallocate(tracker.allocate(1), 1);
   EXPECT_EQ(tracker.monotonic_footprint(), alignof(std::max_align_t) + 1);
+}
+
+TEST(tracking_resource, requests_over_ptrdiff_max_fail) {
+  tracking_resource tracker{std::pmr::new_delete_resource()};
+  for (const std::size_t bytes : alloclab::testing::sizes_past_ptrdiff_max)
+    EXPECT_THROW((void)tracker.allocate(bytes, 64), std::bad_array_new_length) << bytes;
+  EXPECT_EQ(tracker.blocks().total, 0u);
+  EXPECT_EQ(tracker.monotonic_footprint(), 0u);
 }
 
 }  // namespace

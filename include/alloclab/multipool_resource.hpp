@@ -59,6 +59,7 @@
 
 #include "detail/align.hpp"
 #include "detail/pmr_bridge.hpp"
+#include "detail/request_size.hpp"
 #include "detail/size_classes.hpp"
 #include "pool_resource.hpp"
 
@@ -281,6 +282,7 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
 
   void* allocate_outside_classes(std::size_t bytes, std::size_t alignment) {
     detail::require_valid_alignment(alignment);
+    detail::require_representable_size(bytes);
     if (bytes == 0) {  // served as 1 byte
       const std::size_t index = class_of(1, alignment);
       if (index != no_class) return allocate_from(index, 1, alignment);

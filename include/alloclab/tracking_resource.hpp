@@ -46,6 +46,7 @@
 
 #include "detail/align.hpp"
 #include "detail/pmr_bridge.hpp"
+#include "detail/request_size.hpp"
 
 namespace alloclab {
 
@@ -74,7 +75,9 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
   tracking_resource(const tracking_resource&) = delete;
   tracking_resource& operator=(const tracking_resource&) = delete;
 
+  // Refuses a size over PTRDIFF_MAX (std::bad_array_new_length) before the upstream sees it.
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
+    detail::require_representable_size(bytes);
     void* p = upstream_->allocate(bytes, alignment);
     record_allocation(bytes, alignment);
     return p;

@@ -103,6 +103,12 @@ class misaligning_resource final : public std::pmr::memory_resource {
   }
 };
 
+// Request sizes no object can have (over PTRDIFF_MAX): every resource must refuse them with
+// std::bad_array_new_length. Asked at alignment 64, libstdc++'s aligned new rounds the last two
+// up past SIZE_MAX and returns a tiny block.
+inline constexpr std::size_t sizes_past_ptrdiff_max[] = {static_cast<std::size_t>(PTRDIFF_MAX) + 1,
+                                                         SIZE_MAX - 15, SIZE_MAX};
+
 // Replaces the global operator new of the test binary (failing_global_new.cpp):
 // while a `global_new_failure` is alive, every global allocation throws.
 struct global_new_failure {
