@@ -9,6 +9,7 @@
 // | zero bytes, bad alignment                  | zero_bytes_and_bad_alignment                      |
 // | per-thread caches                          | each_thread_allocates_from_its_own_segments       |
 // | remote frees drained by the owner          | blocks_freed_by_another_thread_return_to_their_owner |
+// | remote frees drained in bounded batches    | an_allocate_drains_a_bounded_batch_of_remote_frees |
 // | thread exit returns the cache              | an_exiting_thread_returns_its_cache_for_adoption  |
 // | thread_local destructors after the return  | frees_in_late_thread_local_destructors_stay_remote |
 // | memory held does not grow with exited threads | exited_threads_hold_no_caches,                 |
@@ -514,6 +515,31 @@ TEST(concurrent_multipool_resource, requests_over_ptrdiff_max_fail) {
   for (const std::size_t bytes : alloclab::testing::sizes_past_ptrdiff_max)
     EXPECT_THROW((void)pool.allocate(bytes, 64), std::bad_array_new_length) << bytes;
   EXPECT_EQ(pool.oversize_allocations(), 0u);
+}
+
+// One allocate drains a bounded batch of remote frees, never the whole list:
+// counted through blocks_in_use of the freed class, which drops by one per
+// drained block.
+TEST(concurrent_multipool_resource, an_allocate_drains_a_bounded_batch_of_remote_frees) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  constexpr std::size_t freed = 5000;
+  std::vector<void*> blocks;
+  for (std::size_t i = 0; i < freed; ++i) blocks.push_back(pool.allocate(64, 8));
+  on_another_thread([&] {
+    for (void* p : blocks) pool.deallocate(p, 64, 8);  // all remote
+  });
+  const std::size_t freed_class = pool.class_of(64, 8);
+  std::size_t in_use = pool.class_stats(freed_class).blocks_in_use;
+  ASSERT_EQ(in_use, freed);
+  std::vector<void*> probes;
+  while (in_use > 0 && probes.size() < freed * 32) {
+    probes.push_back(pool.allocate(128, 8));  // another class: each refill drains a batch
+    const std::size_t now = pool.class_stats(freed_class).blocks_in_use;
+    ASSERT_LE(in_use - now, concurrent_multipool_resource::remote_drain_batch);
+    in_use = now;
+  }
+  EXPECT_EQ(in_use, 0u) << "later refills drain the rest";
+  for (void* p : probes) pool.deallocate(p, 128, 8);
 }
 
 }  // namespace

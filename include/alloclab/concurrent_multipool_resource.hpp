@@ -7,7 +7,7 @@
 // segments aligned to their size; a segment's header names its owning cache.
 // A block freed by another thread is pushed, lock-free, onto the owner's
 // remote-free list; the owner takes the whole list with one exchange when a
-// class runs dry. A thread that exits hands its cache (with its blocks, and
+// class runs dry, and moves remote_drain_batch (64) of its blocks back per refill. A thread that exits hands its cache (with its blocks, and
 // any remote frees still arriving) back to the resource; the next new thread
 // adopts it. Frees from thread_local destructors that run after that are
 // remote frees; an allocation from one borrows an idle cache for that call
@@ -64,6 +64,12 @@
 //     return pool.oversize_allocations() == 0 ? 0 : 1;
 //   }
 //
+// Bounds per call: allocate and deallocate are O(1) on the fast path; a refill
+// moves at most remote_drain_batch remote frees and carves at most 32 blocks
+// (or 4 KiB), plus one upstream call for a new segment; a remote deallocate is
+// one compare-and-swap loop. A thread's first call on a resource takes a lock
+// and may allocate its cache.
+//
 // Thread-safe, except release() and destruction (see above).
 #pragma once
 
@@ -100,6 +106,8 @@ class concurrent_multipool_resource final
       private detail::cache_lender {
  public:
   static constexpr std::size_t no_class = multipool_resource::no_class;
+  // Blocks freed by other threads that one refill moves back (the rest wait for later refills).
+  static constexpr std::size_t remote_drain_batch = 64;
 
   explicit concurrent_multipool_resource(
       std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
@@ -207,6 +215,7 @@ class concurrent_multipool_resource final
   struct thread_cache {
     std::array<size_class, detail::max_class_count> classes;
     alignas(64) std::atomic<free_node*> remote_frees{nullptr};
+    free_node* remote_taken = nullptr;  // taken from remote_frees, not yet drained (owner only)
     segment_header* segments = nullptr;
   };
 
@@ -330,17 +339,22 @@ class concurrent_multipool_resource final
   }
 
   [[gnu::noinline]] void* refill_and_allocate(thread_cache& cache, size_class& c) {
-    if (cache.remote_frees.load(std::memory_order_relaxed) != nullptr) drain_remote_frees(cache);
+    if (cache.remote_taken != nullptr ||
+        cache.remote_frees.load(std::memory_order_relaxed) != nullptr)
+      drain_remote_frees(cache);
     if (c.free != nullptr) return pop(c);
     if (c.cursor == c.end) add_segment(cache, c);
     count(c.in_use, 1);
     return detail::take_blocks(c.cursor, c.end, c.block_size, c.free);
   }
 
-  // Moves every block other threads freed back onto the owner's class lists.
+  // Moves up to remote_drain_batch blocks other threads freed back onto the
+  // owner's class lists, taking the shared list (one exchange) when the taken one is empty.
   void drain_remote_frees(thread_cache& cache) noexcept {
-    free_node* node = cache.remote_frees.exchange(nullptr, std::memory_order_acquire);
-    while (node != nullptr) {
+    if (cache.remote_taken == nullptr)
+      cache.remote_taken = cache.remote_frees.exchange(nullptr, std::memory_order_acquire);
+    free_node* node = cache.remote_taken;
+    for (std::size_t drained = 0; node != nullptr && drained < remote_drain_batch; ++drained) {
       free_node* next = node->next;
       size_class& c = cache.classes[segment_of(node).class_index];
       node->next = c.free;
@@ -348,6 +362,7 @@ class concurrent_multipool_resource final
       count(c.in_use, -1);
       node = next;
     }
+    cache.remote_taken = node;
   }
 
   void add_segment(thread_cache& cache, size_class& c) {
@@ -434,6 +449,7 @@ class concurrent_multipool_resource final
       c.segments.store(0, std::memory_order_relaxed);
     }
     cache.remote_frees.store(nullptr, std::memory_order_relaxed);
+    cache.remote_taken = nullptr;
   }
 
   std::pmr::memory_resource* upstream_;
