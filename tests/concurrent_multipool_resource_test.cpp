@@ -18,6 +18,7 @@
 // |                                            | a_late_destructor_switching_pools_takes_no_cache_for_good |
 // | release() with threads alive               | release_with_threads_alive_keeps_them_usable      |
 // | destruction with threads alive             | destruction_with_threads_alive_is_safe            |
+// | fork() with the upstream lock held         | a_forked_child_takes_new_segments                 |
 // | many threads, cross-thread frees, model    | stress_with_cross_thread_frees_matches_the_model  |
 // | requests over PTRDIFF_MAX                  | requests_over_ptrdiff_max_fail                    |
 // | upstream alignment checked                 | an_upstream_ignoring_the_alignment_is_refused     |
@@ -34,7 +35,12 @@
 #include "patterned_block.hpp"
 #include "test_resources.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -540,6 +546,78 @@ TEST(concurrent_multipool_resource, an_allocate_drains_a_bounded_batch_of_remote
   }
   EXPECT_EQ(in_use, 0u) << "later refills drain the rest";
   for (void* p : probes) pool.deallocate(p, 128, 8);
+}
+
+// An upstream whose next allocate waits, inside the pool's upstream lock,
+// until release() is called.
+class holding_upstream final : public std::pmr::memory_resource {
+ public:
+  void hold_next() { hold_.store(true); }
+  void wait_until_held() {
+    std::unique_lock<std::mutex> lock{mutex_};
+    changed_.wait(lock, [&] { return held_; });
+  }
+  void release() {
+    const std::lock_guard<std::mutex> lock{mutex_};
+    released_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    if (hold_.exchange(false)) {
+      std::unique_lock<std::mutex> lock{mutex_};
+      held_ = true;
+      changed_.notify_all();
+      changed_.wait(lock, [&] { return released_; });
+    }
+    return std::pmr::new_delete_resource()->allocate(bytes, alignment);
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+  std::atomic<bool> hold_{false};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool held_ = false;
+  bool released_ = false;
+};
+
+// fork() while another thread is inside the upstream call (holding the upstream
+// lock): the child's first new segment must not wait for a thread it does not have.
+TEST(concurrent_multipool_resource, a_forked_child_takes_new_segments) {
+  holding_upstream upstream;
+  concurrent_multipool_resource pool{&upstream};
+  pool.deallocate(pool.allocate(64, 8), 64, 8);  // this thread has a cache
+  upstream.hold_next();
+  std::thread inside{[&] { pool.deallocate(pool.allocate(64, 8), 64, 8); }};
+  upstream.wait_until_held();
+  const pid_t child = ::fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    std::vector<void*> blocks;
+    for (int i = 0; i < 100; ++i) blocks.push_back(pool.allocate(2048, 8));  // new segments
+    for (void* p : blocks) pool.deallocate(p, 2048, 8);
+    ::_exit(pool.class_stats(pool.class_of(2048, 8)).chunks > 0 ? 0 : 3);
+  }
+  int status = 0;
+  pid_t waited = 0;
+  for (int i = 0; i < 2000 && waited == 0; ++i) {  // a hang is the failure; 20 s bounds it
+    waited = ::waitpid(child, &status, WNOHANG);
+    if (waited == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (waited == 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+  }
+  upstream.release();
+  inside.join();
+  ASSERT_NE(waited, 0) << "the child hung on the upstream lock";
+  ASSERT_TRUE(WIFEXITED(status)) << "child status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace

@@ -41,6 +41,12 @@
 //     destruction a thread's record names only the resource's link, which
 //     outlives it, and its exit (even one running during the destruction) is
 //     safe. Pooled blocks are invalid after either.
+//   * fork(): the child's copy of the resource works. Its locks are free in the
+//     child (held by the forking thread across fork(), or reset: the upstream
+//     lock, which a thread inside an upstream call held, is made anew). That
+//     call is abandoned in the child, so the upstream must itself be safe to
+//     use after fork() (new_delete and glibc malloc are); the caches of the
+//     parent's other threads stay unused until the resource is destroyed.
 //   * class_stats() may run concurrently; blocks freed remotely count as in use
 //     until their owner drains them.
 //
@@ -85,6 +91,7 @@
 #include <vector>
 
 #include "detail/align.hpp"
+#include "detail/fork_handlers.hpp"
 #include "detail/pmr_bridge.hpp"
 #include "detail/request_size.hpp"
 #include "detail/size_classes.hpp"
@@ -103,7 +110,8 @@ struct concurrent_multipool_options {
 
 class concurrent_multipool_resource final
     : public detail::pmr_bridge<concurrent_multipool_resource>,
-      private detail::cache_lender {
+      private detail::cache_lender,
+      private detail::fork_participant {
  public:
   static constexpr std::size_t no_class = multipool_resource::no_class;
   // Blocks freed by other threads that one refill moves back (the rest wait for later refills).
@@ -118,11 +126,14 @@ class concurrent_multipool_resource final
         class_count_(detail::class_index_from_minus_one(max_block_size_ - 1) + 1),
         segment_size_(normalized_segment_size(options.segment_size, max_block_size_)),
         link_(new detail::lender_link(this)),
-        hot_slot_(detail::next_hot_slot_index()) {}
+        hot_slot_(detail::next_hot_slot_index()) {
+    join_fork_list();
+  }
 
   concurrent_multipool_resource(const concurrent_multipool_resource&) = delete;
   concurrent_multipool_resource& operator=(const concurrent_multipool_resource&) = delete;
   ~concurrent_multipool_resource() override {
+    leave_fork_list();
     link_->lender_destroyed();  // no thread returns a cache after this
     for (thread_cache* cache : caches_) {
       release_segments(*cache);
@@ -227,6 +238,22 @@ class concurrent_multipool_resource final
     std::size_t size = 4096;
     while (size < requested || size < 8 * max_block) size *= 2;
     return size;
+  }
+
+  // fork(): the link and cache mutexes are held across it (their sections are
+  // short and call nothing); the upstream mutex is not (a fork would wait for
+  // the upstream call) and is reset in the child, where its holder does not exist.
+  void before_fork() noexcept override {
+    link_->lock_for_fork();
+    cache_mutex_.lock();
+  }
+  void after_fork_in_parent() noexcept override {
+    cache_mutex_.unlock();
+    link_->unlock_after_fork();
+  }
+  void after_fork_in_child() noexcept override {
+    after_fork_in_parent();
+    ::new (&upstream_mutex_) std::mutex;
   }
 
   // Single-writer counter update: a plain add, visible to class_stats().
