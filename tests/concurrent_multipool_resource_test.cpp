@@ -6,6 +6,7 @@
 // |-------------------------------------------|---------------------------------------------------|
 // | reuse, GCC bug 118681 grid, oversize forwarded or thrown: multipool_family_test.cpp      |
 // | class_of, class_stats, segment_size        | class_stats_sum_every_thread                      |
+// | class_stats: remote frees are not in use   | class_stats_do_not_count_remote_frees_as_in_use   |
 // | zero bytes, bad alignment                  | zero_bytes_and_bad_alignment                      |
 // | per-thread caches                          | each_thread_allocates_from_its_own_segments       |
 // | remote frees drained by the owner          | blocks_freed_by_another_thread_return_to_their_owner |
@@ -122,8 +123,8 @@ TEST(concurrent_multipool_resource, class_stats_sum_every_thread) {
   EXPECT_EQ(stats.chunks, 2u);  // one segment per thread
   EXPECT_EQ(stats.blocks_free + stats.blocks_in_use, 2 * ((pool.segment_size() - 64) / 112));
   pool.deallocate(here, 100, 8);
-  pool.deallocate(there, 112, 16);  // remote: the exited thread's cache drains it later
-  EXPECT_EQ(pool.class_stats(index).blocks_in_use, 1u);
+  pool.deallocate(there, 112, 16);  // remote: free at once, drained by the cache's next owner
+  EXPECT_EQ(pool.class_stats(index).blocks_in_use, 0u);
   EXPECT_EQ(pool.class_of(4097, 8), concurrent_multipool_resource::no_class);
 }
 
@@ -163,7 +164,7 @@ TEST(concurrent_multipool_resource, blocks_freed_by_another_thread_return_to_the
   });
   for (void* p : first) pool.deallocate(p, 48, 8);  // every free is remote
   const std::size_t segments = pool.class_stats(pool.class_of(48, 8)).chunks;
-  EXPECT_EQ(pool.class_stats(pool.class_of(48, 8)).blocks_in_use, 100u);  // not drained yet
+  EXPECT_EQ(pool.class_stats(pool.class_of(48, 8)).blocks_in_use, 0u);  // free, not drained yet
   // Carving is exhausted only after the segment's fresh blocks are used; use
   // them all, so the owner has to drain its remote list to continue.
   std::set<void*> second;
@@ -219,9 +220,9 @@ TEST(concurrent_multipool_resource, frees_in_late_thread_local_destructors_stay_
     user.block = pool.allocate(32, 8);
   });
   // The cache went back to the pool before late_user ran: its frees (of the block, and of the
-  // one it allocated late) must have gone to the remote list (still counted in use until
-  // drained), not into a list the thread no longer owned.
-  EXPECT_EQ(pool.class_stats(pool.class_of(32, 8)).blocks_in_use, 2u);
+  // one it allocated late) must have gone to the remote list, not into a list the thread no
+  // longer owned (ASan and TSan see that); either way both blocks are free.
+  EXPECT_EQ(pool.class_stats(pool.class_of(32, 8)).blocks_in_use, 0u);
   // The late allocation borrowed the idle cache for that one call and gave it back.
   EXPECT_EQ(pool.idle_thread_caches(), 1u);
   EXPECT_EQ(pool.thread_caches(), 1u);
@@ -524,8 +525,7 @@ TEST(concurrent_multipool_resource, requests_over_ptrdiff_max_fail) {
 }
 
 // One allocate drains a bounded batch of remote frees, never the whole list:
-// counted through blocks_in_use of the freed class, which drops by one per
-// drained block.
+// counted through remote_frees_waiting(), which drops by one per drained block.
 TEST(concurrent_multipool_resource, an_allocate_drains_a_bounded_batch_of_remote_frees) {
   concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
   constexpr std::size_t freed = 5000;
@@ -534,17 +534,17 @@ TEST(concurrent_multipool_resource, an_allocate_drains_a_bounded_batch_of_remote
   on_another_thread([&] {
     for (void* p : blocks) pool.deallocate(p, 64, 8);  // all remote
   });
-  const std::size_t freed_class = pool.class_of(64, 8);
-  std::size_t in_use = pool.class_stats(freed_class).blocks_in_use;
-  ASSERT_EQ(in_use, freed);
+  std::size_t waiting = pool.remote_frees_waiting();
+  ASSERT_EQ(waiting, freed);
+  EXPECT_EQ(pool.class_stats(pool.class_of(64, 8)).blocks_in_use, 0u) << "free, if not drained";
   std::vector<void*> probes;
-  while (in_use > 0 && probes.size() < freed * 32) {
+  while (waiting > 0 && probes.size() < freed * 32) {
     probes.push_back(pool.allocate(128, 8));  // another class: each refill drains a batch
-    const std::size_t now = pool.class_stats(freed_class).blocks_in_use;
-    ASSERT_LE(in_use - now, concurrent_multipool_resource::remote_drain_batch);
-    in_use = now;
+    const std::size_t now = pool.remote_frees_waiting();
+    ASSERT_LE(waiting - now, concurrent_multipool_resource::remote_drain_batch);
+    waiting = now;
   }
-  EXPECT_EQ(in_use, 0u) << "later refills drain the rest";
+  EXPECT_EQ(waiting, 0u) << "later refills drain the rest";
   for (void* p : probes) pool.deallocate(p, 128, 8);
 }
 
@@ -618,6 +618,23 @@ TEST(concurrent_multipool_resource, a_forked_child_takes_new_segments) {
   ASSERT_NE(waited, 0) << "the child hung on the upstream lock";
   ASSERT_TRUE(WIFEXITED(status)) << "child status " << status;
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// Blocks freed by other threads onto an exited thread's (idle) cache are no
+// longer in use, though no owner drains them until the cache is adopted.
+TEST(concurrent_multipool_resource, class_stats_do_not_count_remote_frees_as_in_use) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  std::vector<void*> blocks;
+  on_another_thread([&] {
+    for (int i = 0; i < 100; ++i) blocks.push_back(pool.allocate(48, 8));
+  });
+  ASSERT_EQ(pool.idle_thread_caches(), 1u);
+  for (void* p : blocks) pool.deallocate(p, 48, 8);  // remote frees, parked on the idle cache
+  const multipool_class_stats stats = pool.class_stats(pool.class_of(48, 8));
+  EXPECT_EQ(stats.blocks_in_use, 0u);
+  EXPECT_GE(stats.blocks_free, 100u);
+  on_another_thread([&] { pool.deallocate(pool.allocate(48, 8), 48, 8); });  // adopts, drains
+  EXPECT_EQ(pool.class_stats(pool.class_of(48, 8)).blocks_in_use, 0u);
 }
 
 }  // namespace

@@ -47,8 +47,9 @@
 //     call is abandoned in the child, so the upstream must itself be safe to
 //     use after fork() (new_delete and glibc malloc are); the caches of the
 //     parent's other threads stay unused until the resource is destroyed.
-//   * class_stats() may run concurrently; blocks freed remotely count as in use
-//     until their owner drains them.
+//   * class_stats() may run concurrently; a block freed by another thread is
+//     free (blocks_free) from the moment it is pushed, drained or not, idle
+//     cache or not (a free racing with the call may be seen either way).
 //
 // Example:
 //   #include <alloclab/concurrent_multipool_resource.hpp>
@@ -176,14 +177,28 @@ class concurrent_multipool_resource final
     const std::lock_guard<std::mutex> lock{cache_mutex_};
     multipool_class_stats stats{detail::class_size(index), 0, 0, 0};
     std::size_t capacity = 0;
+    std::size_t remote_freed = 0;
     for (const thread_cache* cache : caches_) {
       const size_class& c = cache->classes[index];
       stats.blocks_in_use += c.in_use.load(std::memory_order_relaxed);
+      remote_freed += cache->remote_freed[index].load(std::memory_order_relaxed);
       capacity += c.capacity.load(std::memory_order_relaxed);
       stats.chunks += c.segments.load(std::memory_order_relaxed);
     }
+    stats.blocks_in_use -= std::min(remote_freed, stats.blocks_in_use);
     stats.blocks_free = capacity > stats.blocks_in_use ? capacity - stats.blocks_in_use : 0;
     return stats;
+  }
+  // Blocks freed by other threads that their caches' owners have not drained yet
+  // (free already; drained remote_drain_batch per refill).
+  std::size_t remote_frees_waiting() const {
+    const std::lock_guard<std::mutex> lock{cache_mutex_};
+    std::size_t waiting = 0;
+    for (const thread_cache* cache : caches_) {
+      for (const std::atomic<std::size_t>& freed : cache->remote_freed)
+        waiting += freed.load(std::memory_order_relaxed);
+    }
+    return waiting;
   }
   // Caches created so far; a thread that exits returns its cache for reuse.
   std::size_t thread_caches() const {
@@ -227,6 +242,8 @@ class concurrent_multipool_resource final
     std::array<size_class, detail::max_class_count> classes;
     alignas(64) std::atomic<free_node*> remote_frees{nullptr};
     free_node* remote_taken = nullptr;  // taken from remote_frees, not yet drained (owner only)
+    // Per class: blocks freed by other threads and not yet drained (counted before the push).
+    alignas(64) std::array<std::atomic<std::size_t>, detail::max_class_count> remote_freed{};
     segment_header* segments = nullptr;
   };
 
@@ -383,10 +400,12 @@ class concurrent_multipool_resource final
     free_node* node = cache.remote_taken;
     for (std::size_t drained = 0; node != nullptr && drained < remote_drain_batch; ++drained) {
       free_node* next = node->next;
-      size_class& c = cache.classes[segment_of(node).class_index];
+      const std::size_t index = segment_of(node).class_index;
+      size_class& c = cache.classes[index];
       node->next = c.free;
       c.free = node;
       count(c.in_use, -1);
+      cache.remote_freed[index].fetch_sub(1, std::memory_order_relaxed);
       node = next;
     }
     cache.remote_taken = node;
@@ -425,6 +444,7 @@ class concurrent_multipool_resource final
                      : static_cast<thread_cache*>(detail::thread_registry::instance().find(link_));
     if (mine != nullptr) make_hot(mine);
     if (segment.owner == mine) return push(mine->classes[segment.class_index], p);
+    segment.owner->remote_freed[segment.class_index].fetch_add(1, std::memory_order_relaxed);
     std::atomic<free_node*>& list = segment.owner->remote_frees;
     auto* node = ::new (p) free_node{list.load(std::memory_order_relaxed)};
     while (!list.compare_exchange_weak(node->next, node, std::memory_order_release,
@@ -477,6 +497,8 @@ class concurrent_multipool_resource final
     }
     cache.remote_frees.store(nullptr, std::memory_order_relaxed);
     cache.remote_taken = nullptr;
+    for (std::atomic<std::size_t>& freed : cache.remote_freed)
+      freed.store(0, std::memory_order_relaxed);
   }
 
   std::pmr::memory_resource* upstream_;
