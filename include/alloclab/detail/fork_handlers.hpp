@@ -39,9 +39,9 @@ class fork_participant {
 
  private:
   // The live participants, linked through themselves (adding never allocates).
-  class list {
+  class participant_list {
    public:
-    list() noexcept {
+    participant_list() noexcept {
 #ifdef ALLOCLAB_HAS_PTHREAD_ATFORK
       (void)::pthread_atfork(&prepare, &in_parent, &in_child);
 #endif
@@ -66,17 +66,17 @@ class fork_participant {
 
    private:
     static void prepare() noexcept {
-      list& self = participants();
+      participant_list& self = participants();
       self.mutex_.lock();  // no participant comes or goes until after the fork
       for (fork_participant* p = self.head_; p != nullptr; p = p->next_) p->before_fork();
     }
     static void in_parent() noexcept {
-      list& self = participants();
+      participant_list& self = participants();
       for (fork_participant* p = self.head_; p != nullptr; p = p->next_) p->after_fork_in_parent();
       self.mutex_.unlock();
     }
     static void in_child() noexcept {
-      list& self = participants();
+      participant_list& self = participants();
       for (fork_participant* p = self.head_; p != nullptr; p = p->next_) p->after_fork_in_child();
       self.mutex_.unlock();
     }
@@ -86,8 +86,8 @@ class fork_participant {
   };
 
   // Never destroyed: a fork or a resource's destruction during static destruction still finds it.
-  static list& participants() noexcept {
-    static list* const instance = new list;
+  static participant_list& participants() noexcept {
+    static participant_list* const instance = new participant_list;
     return *instance;
   }
 
