@@ -6,9 +6,11 @@
 // |-------------------------------------------|---------------------------------------------------|
 // | reuse, GCC bug 118681 grid, oversize forwarded or thrown: multipool_family_test.cpp      |
 // | class_of, class_stats, segment_size        | class_stats_sum_every_thread                      |
+// | class_stats: remote frees are not in use   | class_stats_do_not_count_remote_frees_as_in_use   |
 // | zero bytes, bad alignment                  | zero_bytes_and_bad_alignment                      |
 // | per-thread caches                          | each_thread_allocates_from_its_own_segments       |
 // | remote frees drained by the owner          | blocks_freed_by_another_thread_return_to_their_owner |
+// | remote frees drained in bounded batches    | an_allocate_drains_a_bounded_batch_of_remote_frees |
 // | thread exit returns the cache              | an_exiting_thread_returns_its_cache_for_adoption  |
 // | thread_local destructors after the return  | frees_in_late_thread_local_destructors_stay_remote |
 // | memory held does not grow with exited threads | exited_threads_hold_no_caches,                 |
@@ -17,7 +19,11 @@
 // |                                            | a_late_destructor_switching_pools_takes_no_cache_for_good |
 // | release() with threads alive               | release_with_threads_alive_keeps_them_usable      |
 // | destruction with threads alive             | destruction_with_threads_alive_is_safe            |
+// | fork() with the upstream lock held         | a_forked_child_takes_new_segments                 |
 // | many threads, cross-thread frees, model    | stress_with_cross_thread_frees_matches_the_model  |
+// | requests over PTRDIFF_MAX                  | requests_over_ptrdiff_max_fail                    |
+// | upstream alignment checked                 | an_upstream_ignoring_the_alignment_is_refused     |
+// | segment size past 2^63                     | a_segment_size_past_the_largest_power_of_two_throws |
 #include <alloclab/checked_resource.hpp>
 #include <alloclab/concurrent_multipool_resource.hpp>
 #include <alloclab/limit_resource.hpp>
@@ -30,7 +36,12 @@
 #include "patterned_block.hpp"
 #include "test_resources.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -112,8 +123,8 @@ TEST(concurrent_multipool_resource, class_stats_sum_every_thread) {
   EXPECT_EQ(stats.chunks, 2u);  // one segment per thread
   EXPECT_EQ(stats.blocks_free + stats.blocks_in_use, 2 * ((pool.segment_size() - 64) / 112));
   pool.deallocate(here, 100, 8);
-  pool.deallocate(there, 112, 16);  // remote: the exited thread's cache drains it later
-  EXPECT_EQ(pool.class_stats(index).blocks_in_use, 1u);
+  pool.deallocate(there, 112, 16);  // remote: free at once, drained by the cache's next owner
+  EXPECT_EQ(pool.class_stats(index).blocks_in_use, 0u);
   EXPECT_EQ(pool.class_of(4097, 8), concurrent_multipool_resource::no_class);
 }
 
@@ -153,7 +164,7 @@ TEST(concurrent_multipool_resource, blocks_freed_by_another_thread_return_to_the
   });
   for (void* p : first) pool.deallocate(p, 48, 8);  // every free is remote
   const std::size_t segments = pool.class_stats(pool.class_of(48, 8)).chunks;
-  EXPECT_EQ(pool.class_stats(pool.class_of(48, 8)).blocks_in_use, 100u);  // not drained yet
+  EXPECT_EQ(pool.class_stats(pool.class_of(48, 8)).blocks_in_use, 0u);  // free, not drained yet
   // Carving is exhausted only after the segment's fresh blocks are used; use
   // them all, so the owner has to drain its remote list to continue.
   std::set<void*> second;
@@ -209,9 +220,9 @@ TEST(concurrent_multipool_resource, frees_in_late_thread_local_destructors_stay_
     user.block = pool.allocate(32, 8);
   });
   // The cache went back to the pool before late_user ran: its frees (of the block, and of the
-  // one it allocated late) must have gone to the remote list (still counted in use until
-  // drained), not into a list the thread no longer owned.
-  EXPECT_EQ(pool.class_stats(pool.class_of(32, 8)).blocks_in_use, 2u);
+  // one it allocated late) must have gone to the remote list, not into a list the thread no
+  // longer owned (ASan and TSan see that); either way both blocks are free.
+  EXPECT_EQ(pool.class_stats(pool.class_of(32, 8)).blocks_in_use, 0u);
   // The late allocation borrowed the idle cache for that one call and gave it back.
   EXPECT_EQ(pool.idle_thread_caches(), 1u);
   EXPECT_EQ(pool.thread_caches(), 1u);
@@ -476,6 +487,154 @@ TEST(concurrent_multipool_resource, class_stats_of_an_oversize_request_is_empty)
   }
   EXPECT_EQ(pool.class_stats(pool.class_count() - 1).block_size, 256u);
   pool.deallocate(p, 4096, 8);
+}
+
+// A segment size above the largest power of two has no power of two to round
+// up to (the rounding loop ran forever).
+TEST(concurrent_multipool_resource, a_segment_size_past_the_largest_power_of_two_throws) {
+  concurrent_multipool_options options;
+  for (const std::size_t size : {(SIZE_MAX >> 1) + 2, SIZE_MAX}) {
+    options.segment_size = size;
+    EXPECT_THROW(concurrent_multipool_resource(std::pmr::new_delete_resource(), options),
+                 std::length_error);
+  }
+  options.segment_size = (SIZE_MAX >> 1) + 1;  // a power of two: kept as asked
+  EXPECT_EQ(concurrent_multipool_resource(std::pmr::null_memory_resource(), options).segment_size(),
+            options.segment_size);
+}
+
+// Blocks are found by masking their address down to the segment: an upstream
+// that ignores the segment alignment is refused at once, not found out by a
+// crash in a later deallocate.
+TEST(concurrent_multipool_resource, an_upstream_ignoring_the_alignment_is_refused) {
+  alloclab::testing::misaligning_resource upstream;
+  {
+    concurrent_multipool_resource pool{&upstream};
+    EXPECT_THROW((void)pool.allocate(64, 8), std::bad_alloc);
+    EXPECT_EQ(upstream.live, 0u) << "the refused segment goes back to the upstream";
+    EXPECT_EQ(pool.class_stats(pool.class_of(64, 8)).chunks, 0u);
+  }
+  EXPECT_EQ(upstream.live, 0u);
+}
+
+TEST(concurrent_multipool_resource, requests_over_ptrdiff_max_fail) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  for (const std::size_t bytes : alloclab::testing::sizes_past_ptrdiff_max)
+    EXPECT_THROW((void)pool.allocate(bytes, 64), std::bad_array_new_length) << bytes;
+  EXPECT_EQ(pool.oversize_allocations(), 0u);
+}
+
+// One allocate drains a bounded batch of remote frees, never the whole list:
+// counted through remote_frees_waiting(), which drops by one per drained block.
+TEST(concurrent_multipool_resource, an_allocate_drains_a_bounded_batch_of_remote_frees) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  constexpr std::size_t freed = 5000;
+  std::vector<void*> blocks;
+  for (std::size_t i = 0; i < freed; ++i) blocks.push_back(pool.allocate(64, 8));
+  on_another_thread([&] {
+    for (void* p : blocks) pool.deallocate(p, 64, 8);  // all remote
+  });
+  std::size_t waiting = pool.remote_frees_waiting();
+  ASSERT_EQ(waiting, freed);
+  EXPECT_EQ(pool.class_stats(pool.class_of(64, 8)).blocks_in_use, 0u) << "free, if not drained";
+  std::vector<void*> probes;
+  while (waiting > 0 && probes.size() < freed * 32) {
+    probes.push_back(pool.allocate(128, 8));  // another class: each refill drains a batch
+    const std::size_t now = pool.remote_frees_waiting();
+    ASSERT_LE(waiting - now, concurrent_multipool_resource::remote_drain_batch);
+    waiting = now;
+  }
+  EXPECT_EQ(waiting, 0u) << "later refills drain the rest";
+  for (void* p : probes) pool.deallocate(p, 128, 8);
+}
+
+// An upstream whose next allocate waits, inside the pool's upstream lock,
+// until release() is called.
+class holding_upstream final : public std::pmr::memory_resource {
+ public:
+  void hold_next() { hold_.store(true); }
+  void wait_until_held() {
+    std::unique_lock<std::mutex> lock{mutex_};
+    changed_.wait(lock, [&] { return held_; });
+  }
+  void release() {
+    const std::lock_guard<std::mutex> lock{mutex_};
+    released_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    if (hold_.exchange(false)) {
+      std::unique_lock<std::mutex> lock{mutex_};
+      held_ = true;
+      changed_.notify_all();
+      changed_.wait(lock, [&] { return released_; });
+    }
+    return std::pmr::new_delete_resource()->allocate(bytes, alignment);
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+  std::atomic<bool> hold_{false};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool held_ = false;
+  bool released_ = false;
+};
+
+// fork() while another thread is inside the upstream call (holding the upstream
+// lock): the child's first new segment must not wait for a thread it does not have.
+TEST(concurrent_multipool_resource, a_forked_child_takes_new_segments) {
+  holding_upstream upstream;
+  concurrent_multipool_resource pool{&upstream};
+  pool.deallocate(pool.allocate(64, 8), 64, 8);  // this thread has a cache
+  upstream.hold_next();
+  std::thread inside{[&] { pool.deallocate(pool.allocate(64, 8), 64, 8); }};
+  upstream.wait_until_held();
+  const pid_t child = ::fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    std::vector<void*> blocks;
+    for (int i = 0; i < 100; ++i) blocks.push_back(pool.allocate(2048, 8));  // new segments
+    for (void* p : blocks) pool.deallocate(p, 2048, 8);
+    ::_exit(pool.class_stats(pool.class_of(2048, 8)).chunks > 0 ? 0 : 3);
+  }
+  int status = 0;
+  pid_t waited = 0;
+  for (int i = 0; i < 2000 && waited == 0; ++i) {  // a hang is the failure; 20 s bounds it
+    waited = ::waitpid(child, &status, WNOHANG);
+    if (waited == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (waited == 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+  }
+  upstream.release();
+  inside.join();
+  ASSERT_NE(waited, 0) << "the child hung on the upstream lock";
+  ASSERT_TRUE(WIFEXITED(status)) << "child status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// Blocks freed by other threads onto an exited thread's (idle) cache are no
+// longer in use, though no owner drains them until the cache is adopted.
+TEST(concurrent_multipool_resource, class_stats_do_not_count_remote_frees_as_in_use) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  std::vector<void*> blocks;
+  on_another_thread([&] {
+    for (int i = 0; i < 100; ++i) blocks.push_back(pool.allocate(48, 8));
+  });
+  ASSERT_EQ(pool.idle_thread_caches(), 1u);
+  for (void* p : blocks) pool.deallocate(p, 48, 8);  // remote frees, parked on the idle cache
+  const multipool_class_stats stats = pool.class_stats(pool.class_of(48, 8));
+  EXPECT_EQ(stats.blocks_in_use, 0u);
+  EXPECT_GE(stats.blocks_free, 100u);
+  on_another_thread([&] { pool.deallocate(pool.allocate(48, 8), 48, 8); });  // adopts, drains
+  EXPECT_EQ(pool.class_stats(pool.class_of(48, 8)).blocks_in_use, 0u);
 }
 
 }  // namespace

@@ -170,4 +170,12 @@ TEST(limit_resource, default_arguments_use_max_align) {
   EXPECT_EQ(limit.limits().fail_at_allocation, limit.requests() + 3);
 }
 
+TEST(limit_resource, requests_over_ptrdiff_max_fail) {
+  limit_resource limit{std::pmr::new_delete_resource(), {}};  // no byte budget
+  for (const std::size_t bytes : alloclab::testing::sizes_past_ptrdiff_max)
+    EXPECT_THROW((void)limit.allocate(bytes, 64), std::bad_array_new_length) << bytes;
+  EXPECT_EQ(limit.requests(), 0u);
+  EXPECT_EQ(limit.bytes_in_use(), 0u);
+}
+
 }  // namespace

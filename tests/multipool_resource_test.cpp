@@ -16,6 +16,7 @@
 // | zero-byte requests, bad alignment        | zero_bytes_get_a_distinct_block, non_power_of_two_alignment_throws |
 // | upstream failure leaves state unchanged  | upstream_failure_leaves_the_pool_usable            |
 // | alloclab::allocator (non-virtual path)   | serves_alloclab_allocator_without_virtual_calls    |
+// | chunk sizes near SIZE_MAX (no wrap)      | unlimited_chunk_bytes_never_wrap_the_chunk_size    |
 #include <alloclab/allocator.hpp>
 #include <alloclab/arena_resource.hpp>
 #include <alloclab/checked_resource.hpp>
@@ -30,6 +31,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "test_heap.hpp"
 #include "test_resources.hpp"
 
 namespace {
@@ -233,6 +235,33 @@ TEST(multipool_resource, class_stats_of_an_oversize_request_is_empty) {
   }
   EXPECT_EQ(pool.class_stats(pool.class_count() - 1).block_size, 256u);
   pool.deallocate(p, 4096, 8);
+}
+
+// SIZE_MAX as "no limit": the chunk size must not wrap (it asked the upstream
+// for 24 bytes and wrote the trailer before them).
+TEST(multipool_resource, unlimited_chunk_bytes_never_wrap_the_chunk_size) {
+  tracking_resource upstream{
+      alloclab::testing::test_heap()};  // absurd sizes throw, even under ASan
+  multipool_options unlimited;
+  unlimited.first_chunk_bytes = SIZE_MAX;
+  unlimited.max_chunk_bytes = SIZE_MAX;
+  multipool_resource pool{&upstream, unlimited};
+  for (const std::size_t bytes : {8, 64, 4096})
+    EXPECT_THROW((void)pool.allocate(bytes, 8), std::bad_alloc) << bytes;
+  EXPECT_EQ(upstream.blocks().total, 0u) << "asked the upstream for " << upstream.bytes().total;
+
+  multipool_options growing;
+  growing.max_chunk_bytes = SIZE_MAX;  // the first chunk is the default 4 KiB
+  multipool_resource grows{&upstream, growing};
+  for (int i = 0; i < 200; ++i) std::memset(grows.allocate(64, 8), 0, 64);
+  EXPECT_EQ(grows.class_stats(grows.class_of(64, 8)).blocks_in_use, 200u);
+}
+
+TEST(multipool_resource, requests_over_ptrdiff_max_fail) {
+  multipool_resource pool{std::pmr::new_delete_resource()};
+  for (const std::size_t bytes : alloclab::testing::sizes_past_ptrdiff_max)
+    EXPECT_THROW((void)pool.allocate(bytes, 64), std::bad_array_new_length) << bytes;
+  EXPECT_EQ(pool.oversize_allocations(), 0u);
 }
 
 }  // namespace

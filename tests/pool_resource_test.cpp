@@ -27,6 +27,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_resources.hpp"
+
 #include <list>
 #include <map>
 #include <set>
@@ -287,6 +289,13 @@ TEST(pool_resource, default_arguments_use_the_default_resource) {
   alignas(std::max_align_t) std::byte buffer[256];
   pool_resource fixed{32, fixed_buffer{buffer}};
   EXPECT_EQ(fixed.upstream(), std::pmr::null_memory_resource());
+}
+
+TEST(pool_resource, requests_over_ptrdiff_max_fail) {
+  pool_resource pool{64, std::pmr::new_delete_resource()};
+  for (const std::size_t bytes : alloclab::testing::sizes_past_ptrdiff_max)
+    EXPECT_THROW((void)pool.allocate(bytes, 64), std::bad_array_new_length) << bytes;
+  EXPECT_EQ(pool.oversize_allocations(), 0u);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 // | a refused request: the stack stays usable         | a_refused_request_leaves_the_scope_usable        |
 // | closing out of LIFO order                        | closing_an_outer_scope_first_terminates (death)   |
 // | alloclab::allocator over a scope                 | serves_alloclab_allocator                         |
+// | a scope after the thread's stack is destroyed    | a_scope_in_a_thread_local_destructor_uses_its_own_arena |
+// |   (static destructor: tests/scratch_static_exit.cpp, ctest scratch_stack.static_destructor) | |
 #include <alloclab/allocator.hpp>
 #include <alloclab/scratch_stack.hpp>
 
@@ -141,6 +143,30 @@ TEST(scratch_stack_death, closing_an_outer_scope_first_terminates) {
         outer.reset();  // inner is still open
       },
       "");
+}
+
+// Destroyed after the thread's stack (thread_locals die in reverse order of
+// construction): its destructor opens a scope when the stack is already gone.
+struct late_scratch_user {
+  std::atomic<int>* outcome;
+  ~late_scratch_user() {
+    scratch_scope late;
+    auto* bytes = static_cast<unsigned char*>(late.allocate(100, 8));
+    std::memset(bytes, 0xab, 100);
+    const bool own_arena = late.arena().buffer_size() == 0 && late.arena().used() >= 100;
+    outcome->store(own_arena ? 1 : 2);
+  }
+};
+
+TEST(scratch_stack, a_scope_in_a_thread_local_destructor_uses_its_own_arena) {
+  std::atomic<int> outcome{0};
+  std::thread worker{[&] {
+    thread_local late_scratch_user user{&outcome};  // constructed before the stack
+    scratch_scope early;                            // constructs this thread's stack
+    (void)early.allocate(64);
+  }};
+  worker.join();
+  EXPECT_EQ(outcome.load(), 1) << "1: own arena from new/delete, 2: the destroyed stack's";
 }
 
 }  // namespace

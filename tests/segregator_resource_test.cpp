@@ -100,4 +100,11 @@ TEST(segregator_resource, concrete_upstreams_need_no_memory_resource) {
   EXPECT_EQ(large.live, 0u);
 }
 
+TEST(segregator_resource, requests_over_ptrdiff_max_fail) {
+  segregator_resource<> segregator{1024, std::pmr::new_delete_resource(),
+                                   std::pmr::new_delete_resource()};
+  for (const std::size_t bytes : alloclab::testing::sizes_past_ptrdiff_max)
+    EXPECT_THROW((void)segregator.allocate(bytes, 64), std::bad_array_new_length) << bytes;
+}
+
 }  // namespace

@@ -9,6 +9,7 @@
 //   histogram()                            -> tracking_resource.log2_histogram_buckets
 //   monotonic_footprint()                  -> tracking_resource.monotonic_footprint_matches_a_real_arena,
 //                                             tracking_scopes.saturated_footprint_never_wraps
+//   over-aligned requests                  -> tracking_resource.the_footprint_of_over_aligned_requests_fits_any_buffer_placement
 //   suggested_arena_size()                 -> tracking_resource.monotonic_footprint_matches_a_real_arena,
 //                                             tracking_scopes.saturated_footprint_never_wraps
 //   reset()                                -> tracking_resource.reset_keeps_live_counts,
@@ -202,8 +203,9 @@ TEST(tracking_scopes, pop_scope_with_no_scope_open_throws) {
 TEST(tracking_scopes, saturated_footprint_never_wraps) {
   alloclab::testing::address_only_resource nowhere;
   tracking_resource tracker{&nowhere};
-  (void)tracker.allocate(SIZE_MAX - 10, 1);
-  (void)tracker.allocate(0, 4096);  // aligning the cursor would pass SIZE_MAX
+  (void)tracker.allocate(PTRDIFF_MAX, 1);  // the largest request a resource accepts
+  (void)tracker.allocate(PTRDIFF_MAX, 1);  // footprint SIZE_MAX - 1
+  (void)tracker.allocate(0, 4096);         // aligning the cursor would pass SIZE_MAX
   EXPECT_EQ(tracker.monotonic_footprint(), SIZE_MAX);
   (void)tracker.allocate(0, 1);
   EXPECT_EQ(tracker.monotonic_footprint(), SIZE_MAX);
@@ -227,6 +229,33 @@ TEST(tracking_resource, default_arguments_use_the_default_resource_and_max_align
   EXPECT_EQ(tracker.monotonic_footprint(), 1u);
   tracker.deallocate(tracker.allocate(1), 1);
   EXPECT_EQ(tracker.monotonic_footprint(), alignof(std::max_align_t) + 1);
+}
+
+TEST(tracking_resource, requests_over_ptrdiff_max_fail) {
+  tracking_resource tracker{std::pmr::new_delete_resource()};
+  for (const std::size_t bytes : alloclab::testing::sizes_past_ptrdiff_max)
+    EXPECT_THROW((void)tracker.allocate(bytes, 64), std::bad_array_new_length) << bytes;
+  EXPECT_EQ(tracker.blocks().total, 0u);
+  EXPECT_EQ(tracker.monotonic_footprint(), 0u);
+}
+
+// Over-aligned requests: the buffer's own alignment (max_align_t) decides the
+// padding, so the footprint assumes the worst placement. Four 4096-aligned
+// pages fit an arena of the suggested size wherever its 16-aligned buffer lies.
+TEST(tracking_resource, the_footprint_of_over_aligned_requests_fits_any_buffer_placement) {
+  tracking_resource tracker{std::pmr::new_delete_resource()};
+  for (int i = 0; i < 4; ++i) tracker.deallocate(tracker.allocate(4096, 4096), 4096, 4096);
+  const std::size_t suggested = tracker.suggested_arena_size(0);
+  EXPECT_EQ(tracker.monotonic_footprint(), 4096 - 16 + 4 * 4096) << "the worst padding, once";
+  std::vector<std::byte> storage(suggested + 8192);
+  auto* aligned =
+      static_cast<std::byte*>(storage.data()) + detail::padding_for(storage.data(), 4096);
+  for (std::size_t offset = 0; offset < 4096; offset += alignof(std::max_align_t)) {
+    arena_resource arena{aligned + offset, suggested, std::pmr::null_memory_resource()};
+    for (int i = 0; i < 4; ++i)
+      ASSERT_NO_THROW((void)arena.allocate(4096, 4096)) << "offset " << offset << " block " << i;
+    EXPECT_LE(arena.used(), tracker.monotonic_footprint());
+  }
 }
 
 }  // namespace

@@ -303,10 +303,11 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
     next_block_size_ = grown(size);
   }
 
+  // The next block size; capped at a quarter of the address space (any size_t width).
   std::size_t grown(std::size_t size) const noexcept {
+    constexpr std::size_t largest = std::size_t{1} << (sizeof(std::size_t) * 8 - 2);
     const double next = static_cast<double>(size) * options_.growth_factor;
-    constexpr auto cap = static_cast<double>(std::size_t{1} << 62);
-    return next >= cap ? std::size_t{1} << 62 : static_cast<std::size_t>(next);
+    return next >= static_cast<double>(largest) ? largest : static_cast<std::size_t>(next);
   }
 
   std::byte* cursor_ = nullptr;

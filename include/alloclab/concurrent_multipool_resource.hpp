@@ -7,7 +7,7 @@
 // segments aligned to their size; a segment's header names its owning cache.
 // A block freed by another thread is pushed, lock-free, onto the owner's
 // remote-free list; the owner takes the whole list with one exchange when a
-// class runs dry. A thread that exits hands its cache (with its blocks, and
+// class runs dry, and moves remote_drain_batch (64) of its blocks back per refill. A thread that exits hands its cache (with its blocks, and
 // any remote frees still arriving) back to the resource; the next new thread
 // adopts it. Frees from thread_local destructors that run after that are
 // remote frees; an allocation from one borrows an idle cache for that call
@@ -41,8 +41,15 @@
 //     destruction a thread's record names only the resource's link, which
 //     outlives it, and its exit (even one running during the destruction) is
 //     safe. Pooled blocks are invalid after either.
-//   * class_stats() may run concurrently; blocks freed remotely count as in use
-//     until their owner drains them.
+//   * fork(): the child's copy of the resource works. Its locks are free in the
+//     child (held by the forking thread across fork(), or reset: the upstream
+//     lock, which a thread inside an upstream call held, is made anew). That
+//     call is abandoned in the child, so the upstream must itself be safe to
+//     use after fork() (new_delete and glibc malloc are); the caches of the
+//     parent's other threads stay unused until the resource is destroyed.
+//   * class_stats() may run concurrently; a block freed by another thread is
+//     free (blocks_free) from the moment it is pushed, drained or not, idle
+//     cache or not (a free racing with the call may be seen either way).
 //
 // Example:
 //   #include <alloclab/concurrent_multipool_resource.hpp>
@@ -64,6 +71,12 @@
 //     return pool.oversize_allocations() == 0 ? 0 : 1;
 //   }
 //
+// Bounds per call: allocate and deallocate are O(1) on the fast path; a refill
+// moves at most remote_drain_batch remote frees and carves at most 32 blocks
+// (or 4 KiB), plus one upstream call for a new segment; a remote deallocate is
+// one compare-and-swap loop. A thread's first call on a resource takes a lock
+// and may allocate its cache.
+//
 // Thread-safe, except release() and destruction (see above).
 #pragma once
 
@@ -75,10 +88,13 @@
 #include <memory_resource>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <vector>
 
 #include "detail/align.hpp"
+#include "detail/fork_handlers.hpp"
 #include "detail/pmr_bridge.hpp"
+#include "detail/request_size.hpp"
 #include "detail/size_classes.hpp"
 #include "detail/thread_registry.hpp"
 #include "multipool_resource.hpp"
@@ -95,9 +111,12 @@ struct concurrent_multipool_options {
 
 class concurrent_multipool_resource final
     : public detail::pmr_bridge<concurrent_multipool_resource>,
-      private detail::cache_lender {
+      private detail::cache_lender,
+      private detail::fork_participant {
  public:
   static constexpr std::size_t no_class = multipool_resource::no_class;
+  // Blocks freed by other threads that one refill moves back (the rest wait for later refills).
+  static constexpr std::size_t remote_drain_batch = 64;
 
   explicit concurrent_multipool_resource(
       std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
@@ -108,11 +127,14 @@ class concurrent_multipool_resource final
         class_count_(detail::class_index_from_minus_one(max_block_size_ - 1) + 1),
         segment_size_(normalized_segment_size(options.segment_size, max_block_size_)),
         link_(new detail::lender_link(this)),
-        hot_slot_(detail::next_hot_slot_index()) {}
+        hot_slot_(detail::next_hot_slot_index()) {
+    join_fork_list();
+  }
 
   concurrent_multipool_resource(const concurrent_multipool_resource&) = delete;
   concurrent_multipool_resource& operator=(const concurrent_multipool_resource&) = delete;
   ~concurrent_multipool_resource() override {
+    leave_fork_list();
     link_->lender_destroyed();  // no thread returns a cache after this
     for (thread_cache* cache : caches_) {
       release_segments(*cache);
@@ -155,14 +177,28 @@ class concurrent_multipool_resource final
     const std::lock_guard<std::mutex> lock{cache_mutex_};
     multipool_class_stats stats{detail::class_size(index), 0, 0, 0};
     std::size_t capacity = 0;
+    std::size_t remote_freed = 0;
     for (const thread_cache* cache : caches_) {
       const size_class& c = cache->classes[index];
       stats.blocks_in_use += c.in_use.load(std::memory_order_relaxed);
+      remote_freed += cache->remote_freed[index].load(std::memory_order_relaxed);
       capacity += c.capacity.load(std::memory_order_relaxed);
       stats.chunks += c.segments.load(std::memory_order_relaxed);
     }
+    stats.blocks_in_use -= std::min(remote_freed, stats.blocks_in_use);
     stats.blocks_free = capacity > stats.blocks_in_use ? capacity - stats.blocks_in_use : 0;
     return stats;
+  }
+  // Blocks freed by other threads that their caches' owners have not drained yet
+  // (free already; drained remote_drain_batch per refill).
+  std::size_t remote_frees_waiting() const {
+    const std::lock_guard<std::mutex> lock{cache_mutex_};
+    std::size_t waiting = 0;
+    for (const thread_cache* cache : caches_) {
+      for (const std::atomic<std::size_t>& freed : cache->remote_freed)
+        waiting += freed.load(std::memory_order_relaxed);
+    }
+    return waiting;
   }
   // Caches created so far; a thread that exits returns its cache for reuse.
   std::size_t thread_caches() const {
@@ -205,13 +241,36 @@ class concurrent_multipool_resource final
   struct thread_cache {
     std::array<size_class, detail::max_class_count> classes;
     alignas(64) std::atomic<free_node*> remote_frees{nullptr};
+    free_node* remote_taken = nullptr;  // taken from remote_frees, not yet drained (owner only)
+    // Per class: blocks freed by other threads and not yet drained (counted before the push).
+    alignas(64) std::array<std::atomic<std::size_t>, detail::max_class_count> remote_freed{};
     segment_header* segments = nullptr;
   };
 
+  // The power of two at or above `requested`; std::length_error when there is none.
   static std::size_t normalized_segment_size(std::size_t requested, std::size_t max_block) {
+    constexpr std::size_t largest = std::size_t{1} << (sizeof(std::size_t) * 8 - 1);
+    if (requested > largest)
+      throw std::length_error("alloclab::concurrent_multipool_resource: segment_size too large");
     std::size_t size = 4096;
     while (size < requested || size < 8 * max_block) size *= 2;
     return size;
+  }
+
+  // fork(): the link and cache mutexes are held across it (their sections are
+  // short and call nothing); the upstream mutex is not (a fork would wait for
+  // the upstream call) and is reset in the child, where its holder does not exist.
+  void before_fork() noexcept override {
+    link_->lock_for_fork();
+    cache_mutex_.lock();
+  }
+  void after_fork_in_parent() noexcept override {
+    cache_mutex_.unlock();
+    link_->unlock_after_fork();
+  }
+  void after_fork_in_child() noexcept override {
+    after_fork_in_parent();
+    ::new (&upstream_mutex_) std::mutex;
   }
 
   // Single-writer counter update: a plain add, visible to class_stats().
@@ -324,24 +383,32 @@ class concurrent_multipool_resource final
   }
 
   [[gnu::noinline]] void* refill_and_allocate(thread_cache& cache, size_class& c) {
-    if (cache.remote_frees.load(std::memory_order_relaxed) != nullptr) drain_remote_frees(cache);
+    if (cache.remote_taken != nullptr ||
+        cache.remote_frees.load(std::memory_order_relaxed) != nullptr)
+      drain_remote_frees(cache);
     if (c.free != nullptr) return pop(c);
     if (c.cursor == c.end) add_segment(cache, c);
     count(c.in_use, 1);
     return detail::take_blocks(c.cursor, c.end, c.block_size, c.free);
   }
 
-  // Moves every block other threads freed back onto the owner's class lists.
+  // Moves up to remote_drain_batch blocks other threads freed back onto the
+  // owner's class lists, taking the shared list (one exchange) when the taken one is empty.
   void drain_remote_frees(thread_cache& cache) noexcept {
-    free_node* node = cache.remote_frees.exchange(nullptr, std::memory_order_acquire);
-    while (node != nullptr) {
+    if (cache.remote_taken == nullptr)
+      cache.remote_taken = cache.remote_frees.exchange(nullptr, std::memory_order_acquire);
+    free_node* node = cache.remote_taken;
+    for (std::size_t drained = 0; node != nullptr && drained < remote_drain_batch; ++drained) {
       free_node* next = node->next;
-      size_class& c = cache.classes[segment_of(node).class_index];
+      const std::size_t index = segment_of(node).class_index;
+      size_class& c = cache.classes[index];
       node->next = c.free;
       c.free = node;
       count(c.in_use, -1);
+      cache.remote_freed[index].fetch_sub(1, std::memory_order_relaxed);
       node = next;
     }
+    cache.remote_taken = node;
   }
 
   void add_segment(thread_cache& cache, size_class& c) {
@@ -350,6 +417,7 @@ class concurrent_multipool_resource final
     {
       const std::lock_guard<std::mutex> lock{upstream_mutex_};
       raw = upstream_->allocate(segment_size_, segment_size_);
+      if (!detail::is_aligned(raw, segment_size_)) refuse_misaligned_segment(raw);
     }
     cache.segments = ::new (raw) segment_header{&cache, index, cache.segments};
     const std::size_t offset = std::max(detail::class_alignment(c.block_size),
@@ -361,6 +429,14 @@ class concurrent_multipool_resource final
     count(c.segments, 1);
   }
 
+  // Blocks find their segment by masking their address, so a segment the
+  // upstream did not align would be found out by a crash later: given back,
+  // and the request fails. Caller holds the upstream mutex.
+  [[noreturn]] void refuse_misaligned_segment(void* raw) {
+    upstream_->deallocate(raw, segment_size_, segment_size_);
+    throw std::bad_alloc();
+  }
+
   [[gnu::noinline]] void deallocate_slow(void* p, const segment_header& segment) {
     // An exiting thread has returned its caches: every free is remote now.
     auto* mine = detail::thread_exiting()
@@ -368,6 +444,7 @@ class concurrent_multipool_resource final
                      : static_cast<thread_cache*>(detail::thread_registry::instance().find(link_));
     if (mine != nullptr) make_hot(mine);
     if (segment.owner == mine) return push(mine->classes[segment.class_index], p);
+    segment.owner->remote_freed[segment.class_index].fetch_add(1, std::memory_order_relaxed);
     std::atomic<free_node*>& list = segment.owner->remote_frees;
     auto* node = ::new (p) free_node{list.load(std::memory_order_relaxed)};
     while (!list.compare_exchange_weak(node->next, node, std::memory_order_release,
@@ -377,6 +454,7 @@ class concurrent_multipool_resource final
 
   [[gnu::noinline]] void* allocate_outside_classes(std::size_t bytes, std::size_t alignment) {
     detail::require_valid_alignment(alignment);
+    detail::require_representable_size(bytes);
     if (bytes == 0) {  // served as 1 byte
       const std::size_t index = class_of(1, alignment);
       if (index != no_class) return allocate_from(index);
@@ -418,6 +496,9 @@ class concurrent_multipool_resource final
       c.segments.store(0, std::memory_order_relaxed);
     }
     cache.remote_frees.store(nullptr, std::memory_order_relaxed);
+    cache.remote_taken = nullptr;
+    for (std::atomic<std::size_t>& freed : cache.remote_freed)
+      freed.store(0, std::memory_order_relaxed);
   }
 
   std::pmr::memory_resource* upstream_;

@@ -40,6 +40,7 @@
 #include <new>
 
 #include "detail/pmr_bridge.hpp"
+#include "detail/request_size.hpp"
 
 namespace alloclab {
 
@@ -73,6 +74,8 @@ class limit_resource final : public detail::pmr_bridge<limit_resource> {
   limit_resource(const limit_resource&) = delete;
   limit_resource& operator=(const limit_resource&) = delete;
 
+  // Within the budget, a size over PTRDIFF_MAX throws std::bad_array_new_length and, as an
+  // upstream failure, is not counted.
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     const std::size_t request_number = ++requests_;
     if (injected_failure_due(request_number)) {
@@ -85,6 +88,7 @@ class limit_resource final : public detail::pmr_bridge<limit_resource> {
     }
     bytes_in_use_ += bytes;
     try {
+      detail::require_representable_size(bytes);
       return upstream_->allocate(bytes, alignment);
     } catch (...) {
       bytes_in_use_ -= bytes;

@@ -59,6 +59,7 @@
 
 #include "detail/align.hpp"
 #include "detail/pmr_bridge.hpp"
+#include "detail/request_size.hpp"
 #include "detail/size_classes.hpp"
 #include "pool_resource.hpp"
 
@@ -232,8 +233,10 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
         std::max(std::min(blocks * 2, blocks_for(options_.max_chunk_bytes, c.block_size)), blocks);
   }
 
+  // Throws std::bad_alloc for a chunk whose size would pass SIZE_MAX (as pool_resource).
   std::size_t take_from_upstream(size_class& c) {
     const std::size_t blocks = c.next_chunk_blocks;
+    if (blocks > (SIZE_MAX - sizeof(chunk_trailer)) / c.block_size) throw std::bad_alloc();
     const std::size_t span = blocks * c.block_size;
     const std::size_t size = span + sizeof(chunk_trailer);
     const std::size_t alignment =
@@ -279,6 +282,7 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
 
   void* allocate_outside_classes(std::size_t bytes, std::size_t alignment) {
     detail::require_valid_alignment(alignment);
+    detail::require_representable_size(bytes);
     if (bytes == 0) {  // served as 1 byte
       const std::size_t index = class_of(1, alignment);
       if (index != no_class) return allocate_from(index, 1, alignment);

@@ -54,6 +54,7 @@
 
 #include "detail/align.hpp"
 #include "detail/pmr_bridge.hpp"
+#include "detail/request_size.hpp"
 
 namespace alloclab {
 
@@ -231,6 +232,7 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
 
   [[gnu::noinline]] void* allocate_oversize(std::size_t bytes, std::size_t alignment) {
     detail::require_valid_alignment(alignment);
+    detail::require_representable_size(bytes);
     if (options_.oversize == oversize_policy::throw_bad_alloc)
       throw pool_exhausted(bytes, alignment);
     void* p = upstream_->allocate(bytes, alignment);

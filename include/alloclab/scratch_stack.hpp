@@ -43,6 +43,15 @@
 //     return first == 332833500 && again == first && outer.arena().used() == used ? 0 : 1;
 //   }
 //
+// A scope opened after its thread's stack was destroyed (from a static or
+// thread_local destructor: at exit() the main thread's thread_locals go
+// before its statics) takes no buffer: it gets an arena of its own whose
+// blocks come from new/delete and go back when the scope closes.
+//
+// Bounds: allocate is O(1) on the buffer; past it, one new/delete block per
+// overflow (arena_resource's bounds); closing a scope is O(1) plus the blocks
+// its rewind passes.
+//
 // Thread-safe in the sense above: every thread has its own stack.
 #pragma once
 
@@ -73,14 +82,33 @@ inline constexpr std::size_t scratch_buffer_size = 16 * 1024;
 // The buffer is the arena's own, not an upstream block: rewinding to the
 // first mark never gives it back, so scope after scope reuses it.
 struct scratch_stack {
-  std::unique_ptr<std::byte[]> buffer{new std::byte[scratch_buffer_size]};
-  arena_resource arena{buffer.get(), scratch_buffer_size, std::pmr::new_delete_resource()};
+  scratch_stack() : buffer(new std::byte[scratch_buffer_size]) {}
+  // No buffer: every block from new/delete (a scope opened after its thread's stack is gone).
+  explicit scratch_stack(std::nullptr_t) noexcept {}
+
+  std::unique_ptr<std::byte[]> buffer;
+  arena_resource arena{buffer.get(), buffer ? scratch_buffer_size : 0,
+                       std::pmr::new_delete_resource()};
   const scratch_scope* innermost = nullptr;
 };
 
+// True once this thread's stack has been destroyed (thread exit; for the main
+// thread, exit() before static destructors). Trivially destructible, so it is
+// readable from any later destructor, as concurrent_multipool_resource's
+// detail::thread_exiting().
+inline bool& thread_scratch_destroyed() noexcept {
+  static thread_local bool destroyed = false;
+  return destroyed;
+}
+
+struct thread_scratch_stack : scratch_stack {
+  ~thread_scratch_stack() { thread_scratch_destroyed() = true; }
+};
+
 // This thread's stack, built when first asked for (may throw std::bad_alloc).
+// Requires !thread_scratch_destroyed().
 inline scratch_stack& this_thread_scratch() {
-  thread_local scratch_stack stack;
+  thread_local thread_scratch_stack stack;
   return stack;
 }
 
@@ -89,9 +117,12 @@ inline scratch_stack& this_thread_scratch() {
 class scratch_scope : public detail::pmr_bridge<scratch_scope> {
  public:
   // Throws std::bad_alloc if this is the thread's first scope and its buffer
-  // cannot be allocated.
+  // cannot be allocated. Opened after the thread's stack was destroyed (in a
+  // static or thread_local destructor), the scope gets a stack of its own.
   scratch_scope()
-      : stack_(detail::this_thread_scratch()),
+      : late_stack_(detail::thread_scratch_destroyed() ? new detail::scratch_stack{nullptr}
+                                                       : nullptr),
+        stack_(late_stack_ ? *late_stack_ : detail::this_thread_scratch()),
         mark_(stack_.arena.mark()),
         outer_(stack_.innermost),
         owner_(std::this_thread::get_id()) {
@@ -123,6 +154,7 @@ class scratch_scope : public detail::pmr_bridge<scratch_scope> {
   const arena_resource& arena() const noexcept { return stack_.arena; }
 
  private:
+  std::unique_ptr<detail::scratch_stack> late_stack_;  // only after the thread's is gone
   detail::scratch_stack& stack_;
   arena_mark mark_;
   const scratch_scope* outer_;

@@ -41,6 +41,7 @@
 #include <memory_resource>
 
 #include "detail/pmr_bridge.hpp"
+#include "detail/request_size.hpp"
 
 namespace alloclab {
 
@@ -56,6 +57,7 @@ class segregator_resource : public detail::pmr_bridge<segregator_resource<Small,
   // Non-virtual; hide memory_resource::allocate/deallocate on purpose.
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     if (is_small(bytes)) return small_->allocate(bytes, alignment);
+    detail::require_representable_size(bytes);  // std::bad_array_new_length over PTRDIFF_MAX
     return large_->allocate(bytes, alignment);
   }
 

@@ -46,6 +46,7 @@
 
 #include "detail/align.hpp"
 #include "detail/pmr_bridge.hpp"
+#include "detail/request_size.hpp"
 
 namespace alloclab {
 
@@ -74,7 +75,9 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
   tracking_resource(const tracking_resource&) = delete;
   tracking_resource& operator=(const tracking_resource&) = delete;
 
+  // Refuses a size over PTRDIFF_MAX (std::bad_array_new_length) before the upstream sees it.
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
+    detail::require_representable_size(bytes);
     void* p = upstream_->allocate(bytes, alignment);
     record_allocation(bytes, alignment);
     return p;
@@ -90,8 +93,11 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
   const histogram_type& histogram() const noexcept { return histogram_; }
   std::size_t unmatched_deallocations() const noexcept { return unmatched_; }
 
-  // Bytes a bump arena (max_align_t-aligned buffer) would consume for every
-  // request since construction or reset(), alignment padding included.
+  // Bytes a bump arena on a max_align_t-aligned buffer consumes for every
+  // request since construction or reset(), alignment padding included: exact
+  // while no request asks more than alignof(max_align_t); a more aligned one
+  // counts the most padding any such buffer could need (where the buffer lies
+  // decides), so the footprint is then an upper bound, reached by some buffer.
   std::size_t monotonic_footprint() const noexcept { return footprint_; }
 
   // An arena size for this workload: the monotonic footprint plus `margin`
@@ -111,6 +117,8 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
     bytes_ = {bytes_.current, bytes_.current, 0};
     histogram_ = {};
     footprint_ = 0;
+    model_offset_ = 0;
+    model_alignment_ = alignof(std::max_align_t);
     unmatched_ = 0;
     scope_peak_ = bytes_.current;
     for (open_scope& scope : scopes_) scope = {bytes_.current, 0, 0, 0, bytes_.current};
@@ -168,11 +176,32 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
     add(blocks_, 1);
     add(bytes_, bytes);
     ++histogram_[bucket_of(bytes)];
-    bool overflow = false;
-    const std::size_t start = detail::align_up(footprint_, alignment, overflow);
-    const std::size_t size = bytes ? bytes : 1;
-    footprint_ = overflow || start > SIZE_MAX - size ? SIZE_MAX : start + size;
+    advance_footprint(bytes ? bytes : 1, alignment);
     if (bytes_.current > scope_peak_) scope_peak_ = bytes_.current;
+  }
+
+  // The model arena's cursor sits `model_offset_` bytes past an address known
+  // to be aligned to `model_alignment_` (at first the buffer's start, at
+  // alignof(max_align_t)). A request aligned to at most that is placed
+  // exactly; a more aligned one pads as much as it could, and its start
+  // becomes the new known address.
+  void advance_footprint(std::size_t size, std::size_t alignment) noexcept {
+    bool overflow = false;
+    const std::size_t known = alignment < model_alignment_ ? alignment : model_alignment_;
+    const std::size_t aligned = detail::align_up(model_offset_, known, overflow);
+    std::size_t padding = aligned - model_offset_;
+    model_offset_ = aligned;
+    if (alignment > model_alignment_) {
+      padding += alignment - model_alignment_;
+      model_alignment_ = alignment;
+      model_offset_ = 0;
+    }
+    if (overflow || padding > SIZE_MAX - footprint_ || size > SIZE_MAX - footprint_ - padding) {
+      footprint_ = SIZE_MAX;  // saturated: it stays so
+      return;
+    }
+    footprint_ += padding + size;
+    model_offset_ += size;
   }
 
   void record_deallocation(std::size_t bytes) noexcept {
@@ -191,6 +220,8 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
   usage bytes_;
   histogram_type histogram_{};
   std::size_t footprint_ = 0;
+  std::size_t model_offset_ = 0;
+  std::size_t model_alignment_ = alignof(std::max_align_t);
   std::size_t unmatched_ = 0;
   std::size_t scope_peak_ = 0;
   std::vector<open_scope> scopes_;

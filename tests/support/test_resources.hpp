@@ -81,6 +81,34 @@ class counts_virtual_calls final : public Resource {
   }
 };
 
+// Hands out blocks aligned to 16 bytes and never more, whatever alignment is asked.
+class misaligning_resource final : public std::pmr::memory_resource {
+ public:
+  std::size_t live = 0;
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    auto* raw = static_cast<std::byte*>(
+        std::pmr::new_delete_resource()->allocate(bytes + alignment + 16, alignment));
+    ++live;
+    return raw + 16;
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+    --live;
+    std::pmr::new_delete_resource()->deallocate(static_cast<std::byte*>(p) - 16,
+                                                bytes + alignment + 16, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+};
+
+// Request sizes no object can have (over PTRDIFF_MAX): every resource must refuse them with
+// std::bad_array_new_length. Asked at alignment 64, libstdc++'s aligned new rounds the last two
+// up past SIZE_MAX and returns a tiny block.
+inline constexpr std::size_t sizes_past_ptrdiff_max[] = {static_cast<std::size_t>(PTRDIFF_MAX) + 1,
+                                                         SIZE_MAX - 15, SIZE_MAX};
+
 // Replaces the global operator new of the test binary (failing_global_new.cpp):
 // while a `global_new_failure` is alive, every global allocation throws.
 struct global_new_failure {

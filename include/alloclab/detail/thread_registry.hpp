@@ -56,6 +56,9 @@ class lender_link {
     const std::lock_guard<std::mutex> lock{mutex_};
     if (cache_lender* lender = lender_.load(std::memory_order_relaxed)) lender->return_cache(cache);
   }
+  // fork(): held across it (thread exits wait), so the child's copy is free.
+  void lock_for_fork() noexcept { mutex_.lock(); }
+  void unlock_after_fork() noexcept { mutex_.unlock(); }
   // The resource's destructor: no cache is returned after this returns.
   void lender_destroyed() noexcept {
     {
