@@ -50,6 +50,7 @@
 
 #include "detail/align.hpp"
 #include "detail/pmr_bridge.hpp"
+#include "failure.hpp"
 
 namespace alloclab {
 
@@ -279,7 +280,7 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
     if (void* p = carve(bytes, alignment)) return p;
     ++overflows_;
     if (options_.policy == overflow_policy::throw_bad_alloc)
-      throw arena_exhausted(bytes, alignment);
+      fail<arena_exhausted>("alloclab::arena_resource: exhausted", bytes, alignment);
     if (options_.policy == overflow_policy::call_handler && options_.on_overflow) {
       options_.on_overflow(bytes, alignment);
     }
@@ -305,8 +306,8 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
 
   std::size_t grown(std::size_t size) const noexcept {
     const double next = static_cast<double>(size) * options_.growth_factor;
-    constexpr auto cap = static_cast<double>(std::size_t{1} << 62);
-    return next >= cap ? std::size_t{1} << 62 : static_cast<std::size_t>(next);
+    constexpr std::size_t largest = SIZE_MAX / 4 + 1;  // 2^62, or 2^30 with a 32-bit size_t
+    return next >= static_cast<double>(largest) ? largest : static_cast<std::size_t>(next);
   }
 
   std::byte* cursor_ = nullptr;

@@ -82,6 +82,7 @@
 #include "detail/size_classes.hpp"
 #include "detail/thread_registry.hpp"
 #include "multipool_resource.hpp"
+#include "failure.hpp"
 
 namespace alloclab {
 
@@ -383,7 +384,8 @@ class concurrent_multipool_resource final
       bytes = 1;
     }
     if (options_.oversize == oversize_policy::throw_bad_alloc)
-      throw multipool_exhausted(bytes, alignment);
+      fail<multipool_exhausted>("alloclab::concurrent_multipool_resource: oversize request", bytes,
+                                alignment);
     void* p = nullptr;
     {
       const std::lock_guard<std::mutex> lock{upstream_mutex_};
