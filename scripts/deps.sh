@@ -14,6 +14,10 @@ ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmallo
 # `serve`'s /metrics; python3-yaml and shellcheck check the job definitions in deploy/.
 ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format chromium
   python3-prometheus-client python3-yaml shellcheck)
+# 32-bit ARM (scripts/cross-tests.sh): armhf cross compiler and qemu-user; bare-metal Cortex-M
+# compiler with newlib's libstdc++ and qemu-system-arm; GoogleTest's source, built for armhf.
+ALLOCLAB_CROSS_PACKAGES=(g++-arm-linux-gnueabihf qemu-user gcc-arm-none-eabi
+  libstdc++-arm-none-eabi-newlib qemu-system-arm googletest)
 # Load generators of the serve frame (`alloclab load`, tests/serve).
 ALLOCLAB_LOAD_PACKAGES=(hey wrk)
 # The real programs scripts/validate-replay.sh records, runs and replays (interpreters, a
@@ -44,5 +48,5 @@ alloclab_ensure_packages() {
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-  alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}"
+  alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}" "${ALLOCLAB_CROSS_PACKAGES[@]}"
 fi

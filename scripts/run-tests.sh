@@ -9,11 +9,13 @@
 #      drivers and tests run in steps 1 and 2) and short libFuzzer runs (the header checks in
 #      step 1 cover both compilers);
 #   4. the threaded tests (concurrent_multipool, synchronized, scratch_stack) under ThreadSanitizer;
-#   5. install + find_package(alloclab) from a separate consumer project.
+#   5. install + find_package(alloclab) from a separate consumer project;
+#   6. 32-bit ARM (scripts/cross-tests.sh): the library's tests for armhf under qemu-user, with and
+#      without exceptions, and the portable headers on a Cortex-M3 under qemu-system-arm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
-alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}"
+alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}" "${ALLOCLAB_CROSS_PACKAGES[@]}"
 
 jobs=$(nproc)
 summary=$(mktemp)
@@ -52,6 +54,11 @@ run_ctest --test-dir build/consumer-installed --output-on-failure
 cmake -S tests/consumer -B build/consumer-subdir -G Ninja -DALLOCLAB_SOURCE_DIR="$PWD" >/dev/null
 cmake --build build/consumer-subdir
 run_ctest --test-dir build/consumer-subdir --output-on-failure
+
+step "cross: armhf under qemu-user, Cortex-M under qemu-system-arm"
+scripts/cross-tests.sh build
+run_ctest --test-dir build/armhf -L library -j "$jobs" --timeout 600 --output-on-failure
+run_ctest --test-dir build/cortex-m3 -j "$jobs" --timeout 120 --output-on-failure
 
 step "done"
 sleep 1  # let the last tee flush
