@@ -17,6 +17,10 @@ ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format chromium
 # The simulated cost (`run --simulate`, docs/simulated-cost.md): Callgrind, and strace for the
 # memory syscalls the simulation leaves out.
 ALLOCLAB_SIMULATION_PACKAGES=(valgrind strace)
+# 32-bit ARM (scripts/cross-tests.sh): armhf cross compiler and qemu-user; bare-metal Cortex-M
+# compiler with newlib's libstdc++ and qemu-system-arm; GoogleTest's source, built for armhf.
+ALLOCLAB_CROSS_PACKAGES=(g++-arm-linux-gnueabihf qemu-user gcc-arm-none-eabi
+  libstdc++-arm-none-eabi-newlib qemu-system-arm googletest)
 # Load generators of the serve frame (`alloclab load`, tests/serve).
 ALLOCLAB_LOAD_PACKAGES=(hey wrk)
 # The real programs scripts/validate-replay.sh records, runs and replays (interpreters, a
@@ -47,5 +51,5 @@ alloclab_ensure_packages() {
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-  alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}" "${ALLOCLAB_SIMULATION_PACKAGES[@]}"
+  alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}" "${ALLOCLAB_SIMULATION_PACKAGES[@]}" "${ALLOCLAB_CROSS_PACKAGES[@]}"
 fi

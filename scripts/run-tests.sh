@@ -10,11 +10,13 @@
 #      step 1 cover both compilers);
 #   4. the threaded tests (concurrent_multipool, synchronized, scratch_stack) under ThreadSanitizer;
 #   5. install + find_package(alloclab) and pkg-config from a separate consumer project (the lab
-#      run from an install tree is a ctest of step 1, lab.installed_layout).
+#      run from an install tree is a ctest of step 1, lab.installed_layout);
+#   6. 32-bit ARM (scripts/cross-tests.sh): the library's tests for armhf under qemu-user, with and
+#      without exceptions, and the portable headers on a Cortex-M3 under qemu-system-arm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
-alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}" "${ALLOCLAB_SIMULATION_PACKAGES[@]}"
+alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}" "${ALLOCLAB_SIMULATION_PACKAGES[@]}" "${ALLOCLAB_CROSS_PACKAGES[@]}"
 
 jobs=$(nproc)
 summary=$(mktemp)
@@ -57,6 +59,11 @@ run_ctest --test-dir build/consumer-pkg-config --output-on-failure
 cmake -S tests/consumer -B build/consumer-subdir -G Ninja -DALLOCLAB_SOURCE_DIR="$PWD" >/dev/null
 cmake --build build/consumer-subdir
 run_ctest --test-dir build/consumer-subdir --output-on-failure
+
+step "cross: armhf under qemu-user, Cortex-M under qemu-system-arm"
+scripts/cross-tests.sh build
+run_ctest --test-dir build/armhf -L library -j "$jobs" --timeout 600 --output-on-failure
+run_ctest --test-dir build/cortex-m3 -j "$jobs" --timeout 120 --output-on-failure
 
 step "done"
 sleep 1  # let the last tee flush

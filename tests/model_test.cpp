@@ -20,7 +20,7 @@ class model : public ::testing::TestWithParam<std::size_t> {};
 TEST_P(model, random_sequences_keep_every_invariant) {
   std::mt19937_64 random{0xA110C + GetParam()};
   for (int sequence = 0; sequence < 60; ++sequence) {
-    std::vector<std::uint8_t> ops(1 + random() % 3000);
+    std::vector<std::uint8_t> ops(static_cast<std::size_t>(1 + random() % 3000));
     for (auto& b : ops) b = static_cast<std::uint8_t>(random());
     ops[0] = static_cast<std::uint8_t>(GetParam());
     const std::string error = alloclab::testing::run_model(ops.data(), ops.size());

@@ -8,6 +8,8 @@
 // | the index names the smallest class that holds it  | every_size_maps_to_the_smallest_holding_class |
 // | one class's head never serves another class       | heads_of_neighbouring_classes_stay_separate  |
 // | classes past the table (computed, out of line)    | classes_beyond_the_table_keep_their_blocks_too |
+// | the builtin-free floor_log2 agrees with the builtin | floor_log2_fallback_agrees_on_every_bit      |
+#include <alloclab/detail/compiler.hpp>
 #include <alloclab/detail/size_classes.hpp>
 #include <alloclab/multipool_resource.hpp>
 
@@ -22,6 +24,18 @@
 namespace {
 
 using namespace alloclab::detail;
+
+TEST(size_classes, floor_log2_fallback_agrees_on_every_bit) {
+  static_assert(floor_log2_portable(1) == 0 && floor_log2(1) == 0);
+  static_assert(floor_log2_portable(SIZE_MAX) == sizeof(std::size_t) * 8 - 1);
+  for (unsigned bit = 0; bit < sizeof(std::size_t) * 8; ++bit) {
+    const std::size_t power = std::size_t{1} << bit;
+    for (const std::size_t value : {power, power | (power - 1), power | 1}) {
+      ASSERT_EQ(floor_log2_portable(value), bit) << value;
+      ASSERT_EQ(floor_log2(value), bit) << value;
+    }
+  }
+}
 
 TEST(size_classes, table_and_formula_agree_up_to_1_MiB) {
   for (std::size_t minus_one = 0; minus_one < largest_class_limit; ++minus_one)

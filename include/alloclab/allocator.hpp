@@ -61,6 +61,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "failure.hpp"
+
 namespace alloclab {
 
 namespace detail {
@@ -123,7 +125,7 @@ class allocator {
   allocator(const allocator<U, Resource>& other) noexcept : resource_(other.resource()) {}
 
   [[nodiscard]] T* allocate(std::size_t n) {
-    if (n > max_size()) throw std::bad_array_new_length();
+    if (n > max_size()) fail<std::bad_array_new_length>("alloclab::allocator: size overflows");
     return static_cast<T*>(resource_->allocate(n * sizeof(T), alignof(T)));
   }
 

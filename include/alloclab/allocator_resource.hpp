@@ -16,7 +16,8 @@
 //
 // deallocate hands the allocator back exactly the pointer and unit count it
 // gave. Two adaptors compare equal when they have the same type and their
-// allocators compare equal, so memory from one may be freed by the other.
+// allocators compare equal, so memory from one may be freed by the other
+// (found without RTTI: see do_is_equal).
 //
 // Example:
 //   #include <alloclab/allocator_resource.hpp>
@@ -40,6 +41,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <memory_resource>
@@ -109,12 +111,27 @@ class unit_allocator_resource : public pmr_bridge<unit_allocator_resource<UnitAl
   allocator_type get_allocator() const noexcept { return allocator_; }
 
  protected:
+  // Without RTTI: `other` is of this type exactly when it claims equality with
+  // this type's private probe (below), which no other resource has seen.
   bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
-    const auto* same_units = dynamic_cast<const unit_allocator_resource*>(&other);
-    return same_units != nullptr && same_units->allocator_ == allocator_;
+    if (&other == &type_probe) return true;
+    if (&other == this) return true;
+    if (!other.is_equal(type_probe)) return false;
+    const auto& same_units = static_cast<const unit_allocator_resource&>(other);
+    return same_units.allocator_ == allocator_;
   }
 
  private:
+  // Never allocates; only its address is used.
+  struct probe_resource final : std::pmr::memory_resource {
+    void* do_allocate(std::size_t, std::size_t) override { std::abort(); }
+    void do_deallocate(void*, std::size_t, std::size_t) override {}
+    bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override {
+      return this == &o;
+    }
+  };
+  static inline probe_resource type_probe{};
+
   // Whole units holding `bytes`; one for 0 bytes (distinct pointers). Cannot
   // throw for a size that allocate() accepted.
   static std::size_t units_for(std::size_t bytes) {

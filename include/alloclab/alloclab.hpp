@@ -1,4 +1,6 @@
-// alloclab/alloclab.hpp: every public alloclab component in one include.
+// alloclab/alloclab.hpp: every public alloclab component in one include
+// (exception_test.hpp only with exceptions; the hosted memory-over-time
+// headers, budget_watcher and friends, are included on their own).
 #pragma once
 
 #include "allocator.hpp"
@@ -7,7 +9,7 @@
 #include "build_info.hpp"
 #include "checked_resource.hpp"
 #include "concurrent_multipool_resource.hpp"
-#include "exception_test.hpp"
+#include "failure.hpp"
 #include "limit_resource.hpp"
 #include "multipool_resource.hpp"
 #include "pool_resource.hpp"
@@ -16,3 +18,7 @@
 #include "synchronized_resource.hpp"
 #include "tracking_resource.hpp"
 #include "unique_ptr.hpp"
+
+#if ALLOCLAB_EXCEPTIONS
+#include "exception_test.hpp"  // needs exceptions
+#endif

@@ -50,6 +50,7 @@
 
 #include "detail/align.hpp"
 #include "detail/pmr_bridge.hpp"
+#include "failure.hpp"
 
 namespace alloclab {
 
@@ -279,7 +280,7 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
     if (void* p = carve(bytes, alignment)) return p;
     ++overflows_;
     if (options_.policy == overflow_policy::throw_bad_alloc)
-      throw arena_exhausted(bytes, alignment);
+      fail<arena_exhausted>("alloclab::arena_resource: exhausted", bytes, alignment);
     if (options_.policy == overflow_policy::call_handler && options_.on_overflow) {
       options_.on_overflow(bytes, alignment);
     }

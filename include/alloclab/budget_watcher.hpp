@@ -68,7 +68,13 @@
 #include <utility>
 
 #include "allocator_purge.hpp"
+#include "failure.hpp"
 #include "memory_budget.hpp"
+
+// Hosted only (a thread, cgroups, fork); it contains its callbacks' exceptions.
+#if !ALLOCLAB_EXCEPTIONS
+#error "alloclab/budget_watcher.hpp needs exceptions"
+#endif
 
 namespace alloclab {
 

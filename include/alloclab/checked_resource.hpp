@@ -67,6 +67,7 @@
 
 #include "detail/align.hpp"
 #include "detail/pmr_bridge.hpp"
+#include "failure.hpp"
 
 namespace alloclab {
 
@@ -506,7 +507,7 @@ class checked_resource final : public detail::pmr_bridge<checked_resource> {
   void raise_pending_misuse() {
     if (!pending_) return;
     pending_ = false;
-    throw misuse_error(last_kind_, last_message_.data());
+    fail<misuse_error>("alloclab::checked_resource: misuse", last_kind_, last_message_.data());
   }
 
   std::pmr::memory_resource* upstream_;

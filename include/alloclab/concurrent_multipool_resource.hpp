@@ -98,6 +98,7 @@
 #include "detail/size_classes.hpp"
 #include "detail/thread_registry.hpp"
 #include "multipool_resource.hpp"
+#include "failure.hpp"
 
 namespace alloclab {
 
@@ -251,7 +252,8 @@ class concurrent_multipool_resource final
   static std::size_t normalized_segment_size(std::size_t requested, std::size_t max_block) {
     constexpr std::size_t largest = std::size_t{1} << (sizeof(std::size_t) * 8 - 1);
     if (requested > largest)
-      throw std::length_error("alloclab::concurrent_multipool_resource: segment_size too large");
+      fail<std::length_error>("alloclab::concurrent_multipool_resource: segment_size too large",
+                              "alloclab::concurrent_multipool_resource: segment_size too large");
     std::size_t size = 4096;
     while (size < requested || size < 8 * max_block) size *= 2;
     return size;
@@ -434,7 +436,7 @@ class concurrent_multipool_resource final
   // and the request fails. Caller holds the upstream mutex.
   [[noreturn]] void refuse_misaligned_segment(void* raw) {
     upstream_->deallocate(raw, segment_size_, segment_size_);
-    throw std::bad_alloc();
+    fail<std::bad_alloc>("alloclab::concurrent_multipool_resource: misaligned segment");
   }
 
   [[gnu::noinline]] void deallocate_slow(void* p, const segment_header& segment) {
@@ -461,7 +463,8 @@ class concurrent_multipool_resource final
       bytes = 1;
     }
     if (options_.oversize == oversize_policy::throw_bad_alloc)
-      throw multipool_exhausted(bytes, alignment);
+      fail<multipool_exhausted>("alloclab::concurrent_multipool_resource: oversize request", bytes,
+                                alignment);
     void* p = nullptr;
     {
       const std::lock_guard<std::mutex> lock{upstream_mutex_};

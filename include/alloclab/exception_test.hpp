@@ -35,6 +35,10 @@
 #include "checked_resource.hpp"
 #include "limit_resource.hpp"
 
+#if !ALLOCLAB_EXCEPTIONS
+#error "alloclab/exception_test.hpp tests exception safety: it needs exceptions"
+#endif
+
 namespace alloclab {
 
 struct exception_test_options {

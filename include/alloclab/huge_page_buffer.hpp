@@ -49,6 +49,7 @@
 #include <utility>
 
 #include "detail/linux_files.hpp"
+#include "failure.hpp"
 
 namespace alloclab {
 
@@ -97,8 +98,10 @@ class huge_page_buffer {
   // std::bad_alloc when the kernel refuses the mapping.
   explicit huge_page_buffer(std::size_t bytes, huge_page_options options = {})
       : options_(std::move(options)), mode_(read_thp_mode(options_.thp_enabled_path)) {
-    if (bytes == 0) throw std::invalid_argument("alloclab::huge_page_buffer: size 0");
-    if (bytes > SIZE_MAX / 2) throw std::bad_alloc();
+    if (bytes == 0)
+      fail<std::invalid_argument>("alloclab::huge_page_buffer: size 0",
+                                  "alloclab::huge_page_buffer: size 0");
+    if (bytes > SIZE_MAX / 2) fail<std::bad_alloc>("alloclab::huge_page_buffer: size overflows");
     size_ = (bytes + huge_page_size - 1) & ~(huge_page_size - 1);
     map_aligned();
     advise();
@@ -154,7 +157,7 @@ class huge_page_buffer {
     const std::size_t guard = guard_size();
     const std::size_t reserved = size_ + huge_page_size + 2 * guard;
     void* raw = ::mmap(nullptr, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) throw std::bad_alloc();
+    if (raw == MAP_FAILED) fail<std::bad_alloc>("alloclab::huge_page_buffer: mmap refused");
     auto* const first = static_cast<std::byte*>(raw);
     const auto start = reinterpret_cast<std::uintptr_t>(first) + guard;
     const std::uintptr_t aligned_start = (start + huge_page_size - 1) & ~(huge_page_size - 1);
@@ -166,7 +169,7 @@ class huge_page_buffer {
       ::munmap(keep_end, static_cast<std::size_t>(first + reserved - keep_end));
     if (::mprotect(aligned, size_, PROT_READ | PROT_WRITE) != 0) {
       ::munmap(keep_begin, size_ + 2 * guard);
-      throw std::bad_alloc();
+      fail<std::bad_alloc>("alloclab::huge_page_buffer: mprotect refused");
     }
     data_ = aligned;
   }
@@ -201,7 +204,7 @@ class huge_page_buffer {
         std::string_view value = std::string_view(line).substr(field.size());
         value = detail::trim_whitespace(value);
         if (value.size() > 2 && value.substr(value.size() - 2) == "kB") value.remove_suffix(2);
-        kilobytes += detail::parse_decimal(value).value_or(0);
+        kilobytes += static_cast<std::size_t>(detail::parse_decimal(value).value_or(0));
       }
     }
     return kilobytes * 1024;

@@ -41,6 +41,7 @@
 
 #include "detail/pmr_bridge.hpp"
 #include "detail/request_size.hpp"
+#include "failure.hpp"
 
 namespace alloclab {
 
@@ -79,21 +80,24 @@ class limit_resource final : public detail::pmr_bridge<limit_resource> {
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     const std::size_t request_number = ++requests_;
     if (injected_failure_due(request_number)) {
-      throw allocation_limit_exceeded(allocation_limit_exceeded::reason::injected_failure, bytes,
+      fail<allocation_limit_exceeded>("alloclab::limit_resource: injected allocation failure",
+                                      allocation_limit_exceeded::reason::injected_failure, bytes,
                                       alignment);
     }
     if (bytes > limits_.max_bytes || bytes_in_use_ > limits_.max_bytes - bytes) {
-      throw allocation_limit_exceeded(allocation_limit_exceeded::reason::byte_budget, bytes,
+      fail<allocation_limit_exceeded>("alloclab::limit_resource: byte budget exceeded",
+                                      allocation_limit_exceeded::reason::byte_budget, bytes,
                                       alignment);
     }
     bytes_in_use_ += bytes;
-    try {
+    ALLOCLAB_TRY {
       detail::require_representable_size(bytes);
       return upstream_->allocate(bytes, alignment);
-    } catch (...) {
+    }
+    ALLOCLAB_CATCH_ALL {
       bytes_in_use_ -= bytes;
       --requests_;
-      throw;
+      ALLOCLAB_RETHROW;
     }
   }
 

@@ -58,10 +58,13 @@
 #include <new>
 
 #include "detail/align.hpp"
+#include "detail/compiler.hpp"
 #include "detail/pmr_bridge.hpp"
 #include "detail/request_size.hpp"
 #include "detail/size_classes.hpp"
 #include "pool_resource.hpp"
+#include "failure.hpp"
+#include "null_resource.hpp"
 
 namespace alloclab {
 
@@ -106,9 +109,8 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
 
   // Chunks carved from `buffer` only: capacity is fixed. Oversize requests go
   // to `oversize_upstream` (by default none: they throw).
-  explicit multipool_resource(
-      fixed_buffer buffer, multipool_options options = {},
-      std::pmr::memory_resource* oversize_upstream = std::pmr::null_memory_resource())
+  explicit multipool_resource(fixed_buffer buffer, multipool_options options = {},
+                              std::pmr::memory_resource* oversize_upstream = null_resource())
       : multipool_resource(oversize_upstream, options) {
     buffer_begin_ = buffer_cursor_ = static_cast<std::byte*>(buffer.data);
     buffer_end_ = buffer.data ? buffer_begin_ + buffer.size : nullptr;
@@ -204,7 +206,7 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   void* allocate_from(std::size_t index, std::size_t bytes, std::size_t alignment) {
     free_node*& head = free_lists_[index];
     free_node* node = head;
-    if (__builtin_expect(node != nullptr, 1)) {
+    if (ALLOCLAB_LIKELY(node != nullptr)) {
       head = node->next;
       return node;
     }
@@ -236,7 +238,8 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   // Throws std::bad_alloc for a chunk whose size would pass SIZE_MAX (as pool_resource).
   std::size_t take_from_upstream(size_class& c) {
     const std::size_t blocks = c.next_chunk_blocks;
-    if (blocks > (SIZE_MAX - sizeof(chunk_trailer)) / c.block_size) throw std::bad_alloc();
+    if (blocks > (SIZE_MAX - sizeof(chunk_trailer)) / c.block_size)
+      fail<std::bad_alloc>("alloclab::multipool_resource: chunk size overflows");
     const std::size_t span = blocks * c.block_size;
     const std::size_t size = span + sizeof(chunk_trailer);
     const std::size_t alignment =
@@ -257,7 +260,8 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
     const auto available = static_cast<std::size_t>(buffer_end_ - buffer_cursor_);
     const std::size_t fitting = available > padding ? (available - padding) / c.block_size : 0;
     const std::size_t blocks = std::min(c.next_chunk_blocks, fitting);
-    if (blocks == 0) throw multipool_exhausted(bytes, alignment);
+    if (blocks == 0)
+      fail<multipool_exhausted>("alloclab::multipool_resource: buffer exhausted", bytes, alignment);
     c.cursor = buffer_cursor_ + padding;
     c.end = c.cursor + blocks * c.block_size;
     buffer_cursor_ = c.end;
@@ -289,7 +293,7 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
       bytes = 1;
     }
     if (options_.oversize == oversize_policy::throw_bad_alloc)
-      throw multipool_exhausted(bytes, alignment);
+      fail<multipool_exhausted>("alloclab::multipool_resource: oversize request", bytes, alignment);
     void* p = upstream_->allocate(bytes, alignment);
     ++oversize_allocations_;
     return p;

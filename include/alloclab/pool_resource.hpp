@@ -10,7 +10,8 @@
 // serve (larger than the block, or more aligned than the block guarantees)
 // follows `oversize_policy`: forwarded to the upstream and counted, or thrown.
 // A fixed-buffer pool forwards to its `oversize_upstream` constructor
-// argument, `null_memory_resource()` by default (so oversize requests fail).
+// argument, `null_resource()` by default (so oversize requests fail through
+// the failure hook, failure.hpp).
 //
 // The alignment rule: a request fits when `bytes <= block_size()` and
 // `alignment <= block_alignment()`. `block_alignment()` is the largest power
@@ -55,6 +56,8 @@
 #include "detail/align.hpp"
 #include "detail/pmr_bridge.hpp"
 #include "detail/request_size.hpp"
+#include "failure.hpp"
+#include "null_resource.hpp"
 
 namespace alloclab {
 
@@ -110,7 +113,7 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   // Blocks carved from `buffer` only: capacity is fixed. Oversize requests go
   // to `oversize_upstream` (by default none: they throw).
   pool_resource(std::size_t block_size, fixed_buffer buffer, pool_options options = {},
-                std::pmr::memory_resource* oversize_upstream = std::pmr::null_memory_resource())
+                std::pmr::memory_resource* oversize_upstream = null_resource())
       : pool_resource(block_size, oversize_upstream, options) {
     fixed_capacity_ = true;
     adopt_buffer(buffer.data, buffer.size);
@@ -188,7 +191,8 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
     bool overflow = false;
     const std::size_t rounded = detail::align_up(size, alignment, overflow);
     if (overflow || !detail::is_power_of_two(alignment) || alignment > max_block_alignment)
-      throw std::length_error(
+      fail<std::length_error>(
+          "alloclab::pool_resource: block size or alignment cannot be laid out",
           "alloclab::pool_resource: block size or alignment cannot be laid out");
     return rounded;
   }
@@ -213,11 +217,13 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   }
 
   [[gnu::noinline]] void* allocate_from_new_chunk(std::size_t bytes, std::size_t alignment) {
-    if (fixed_capacity_) throw pool_exhausted(bytes, alignment);
+    if (fixed_capacity_)
+      fail<pool_exhausted>("alloclab::pool_resource: buffer exhausted", bytes, alignment);
     const std::size_t blocks = next_chunk_blocks_;
     const std::size_t header =
         (sizeof(chunk_header) + block_alignment_ - 1) & ~(block_alignment_ - 1);
-    if (blocks > (SIZE_MAX - header) / block_size_) throw std::bad_alloc();
+    if (blocks > (SIZE_MAX - header) / block_size_)
+      fail<std::bad_alloc>("alloclab::pool_resource: chunk size overflows");
     const std::size_t size = header + blocks * block_size_;
     const std::size_t chunk_alignment = std::max(block_alignment_, alignof(chunk_header));
     void* raw = upstream_->allocate(size, chunk_alignment);
@@ -234,7 +240,7 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
     detail::require_valid_alignment(alignment);
     detail::require_representable_size(bytes);
     if (options_.oversize == oversize_policy::throw_bad_alloc)
-      throw pool_exhausted(bytes, alignment);
+      fail<pool_exhausted>("alloclab::pool_resource: oversize request", bytes, alignment);
     void* p = upstream_->allocate(bytes, alignment);
     ++oversize_allocations_;
     return p;

@@ -64,6 +64,7 @@
 
 #include "arena_resource.hpp"
 #include "detail/pmr_bridge.hpp"
+#include "failure.hpp"
 
 namespace alloclab {
 
@@ -141,9 +142,11 @@ class scratch_scope : public detail::pmr_bridge<scratch_scope> {
   // Non-virtual; hides memory_resource::allocate on purpose.
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     if (std::this_thread::get_id() != owner_)
-      throw scratch_misuse("alloclab::scratch_scope: used on a thread it was not opened on");
+      fail<scratch_misuse>("alloclab::scratch_scope: used on a thread it was not opened on",
+                           "alloclab::scratch_scope: used on a thread it was not opened on");
     if (stack_.innermost != this)
-      throw scratch_misuse("alloclab::scratch_scope: an inner scope is open");
+      fail<scratch_misuse>("alloclab::scratch_scope: an inner scope is open",
+                           "alloclab::scratch_scope: an inner scope is open");
     return stack_.arena.allocate(bytes, alignment);
   }
 

@@ -56,6 +56,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "detail/compiler.hpp"
 #include "detail/pmr_bridge.hpp"
 
 namespace alloclab {
@@ -79,9 +80,7 @@ class spin_lock {
  private:
   static void back_off(unsigned& spins) noexcept {
     if (++spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
+      detail::spin_pause();
       return;
     }
     spins = 0;

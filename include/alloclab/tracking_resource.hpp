@@ -47,6 +47,7 @@
 #include "detail/align.hpp"
 #include "detail/pmr_bridge.hpp"
 #include "detail/request_size.hpp"
+#include "failure.hpp"
 
 namespace alloclab {
 
@@ -134,7 +135,9 @@ class tracking_resource final : public detail::pmr_bridge<tracking_resource> {
 
   // Closes the innermost scope; std::out_of_range when none is open.
   scope_report pop_scope() {
-    if (scopes_.empty()) throw std::out_of_range("alloclab::tracking_resource: no scope is open");
+    if (scopes_.empty())
+      fail<std::out_of_range>("alloclab::tracking_resource: no scope is open",
+                              "alloclab::tracking_resource: no scope is open");
     const open_scope entry = scopes_.back();
     scopes_.pop_back();
     scope_report report{
@@ -246,7 +249,8 @@ class tracking_scope {
   scope_report finish() {
     if (!tracker_) return report_;
     if (tracker_->open_scopes() != depth_)
-      throw std::logic_error("alloclab::tracking_scope: finished while an inner scope is open");
+      fail<std::logic_error>("alloclab::tracking_scope: finished while an inner scope is open",
+                             "alloclab::tracking_scope: finished while an inner scope is open");
     report_ = tracker_->pop_scope();
     tracker_ = nullptr;
     return report_;

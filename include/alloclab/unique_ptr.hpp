@@ -51,6 +51,7 @@
 #include <utility>
 
 #include "allocator.hpp"
+#include "failure.hpp"
 
 namespace alloclab {
 
@@ -136,15 +137,16 @@ template <class T, class Resource,
 resource_unique_ptr<T, Resource> allocate_unique(Resource* resource, std::size_t size) {
   using element = std::remove_extent_t<T>;
   if (size > std::numeric_limits<std::size_t>::max() / sizeof(element))
-    throw std::bad_array_new_length();
+    fail<std::bad_array_new_length>("alloclab::allocate_unique: size overflows");
   detail::pending_allocation<element, Resource> memory{resource, size};
   allocator<element, Resource> alloc{resource};
   std::size_t built = 0;
-  try {
+  ALLOCLAB_TRY {
     for (; built < size; ++built) alloc.construct(memory.get() + built);
-  } catch (...) {
+  }
+  ALLOCLAB_CATCH_ALL {
     std::destroy_n(std::make_reverse_iterator(memory.get() + built), built);
-    throw;
+    ALLOCLAB_RETHROW;
   }
   return resource_unique_ptr<T, Resource>{memory.release(),
                                           resource_deleter<T, Resource>{resource, size}};

@@ -11,7 +11,9 @@ namespace alloclab::testing {
 
 class test_heap_resource final : public std::pmr::memory_resource {
  public:
-  static constexpr std::size_t largest_request = std::size_t{1} << 40;
+  // 1 TiB; 1 GiB where std::size_t has 32 bits.
+  static constexpr std::size_t largest_request = std::size_t{1}
+                                                 << (sizeof(std::size_t) < 8 ? 30 : 40);
 
  private:
   void* do_allocate(std::size_t bytes, std::size_t alignment) override {

@@ -42,7 +42,7 @@ class address_only_resource final : public std::pmr::memory_resource {
   bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
     return this == &other;
   }
-  std::uintptr_t next_ = std::uintptr_t{1} << 40;
+  std::uintptr_t next_ = std::uintptr_t{1} << (sizeof(std::uintptr_t) < 8 ? 28 : 40);
 };
 
 // The Resource concept and nothing more (no memory_resource base, nothing

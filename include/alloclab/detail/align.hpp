@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <new>
 
+#include "../failure.hpp"
+
 namespace alloclab::detail {
 
 inline constexpr bool is_power_of_two(std::size_t value) noexcept {
@@ -37,12 +39,12 @@ inline std::size_t padding_for(const void* p, std::size_t alignment) noexcept {
 // Throws std::bad_alloc for an alignment no resource can honour; the
 // standard leaves it undefined, alloclab makes it loud.
 inline void require_valid_alignment(std::size_t alignment) {
-  if (!is_power_of_two(alignment)) throw std::bad_alloc();
+  if (!is_power_of_two(alignment)) fail<std::bad_alloc>("alloclab: alignment not a power of two");
 }
 
 // a + b, or std::bad_alloc when it would wrap.
 inline std::size_t checked_add(std::size_t a, std::size_t b) {
-  if (a > SIZE_MAX - b) throw std::bad_alloc();
+  if (a > SIZE_MAX - b) fail<std::bad_alloc>("alloclab: size overflows");
   return a + b;
 }
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <new>
 
+#include "../failure.hpp"
+
 namespace alloclab::detail {
 
 // No object is larger than PTRDIFF_MAX bytes (pointer differences within it
@@ -13,7 +15,8 @@ namespace alloclab::detail {
 // and hand back a tiny block (libstdc++'s aligned new does). Resources that
 // pass a request through refuse such a size first, as new T[n] does.
 inline void require_representable_size(std::size_t bytes) {
-  if (bytes > static_cast<std::size_t>(PTRDIFF_MAX)) throw std::bad_array_new_length();
+  if (bytes > static_cast<std::size_t>(PTRDIFF_MAX))
+    fail<std::bad_array_new_length>("alloclab: a request over PTRDIFF_MAX bytes");
 }
 
 }  // namespace alloclab::detail

@@ -15,6 +15,7 @@
 #include <new>
 
 #include "align.hpp"
+#include "compiler.hpp"
 
 namespace alloclab::detail {
 
@@ -22,11 +23,6 @@ inline constexpr std::size_t smallest_class_step = 8;
 inline constexpr std::size_t fine_class_limit = 64;  // classes step by 8 up to here
 inline constexpr std::size_t largest_class_limit = std::size_t{1} << 20;  // 1 MiB
 inline constexpr std::size_t max_class_count = 8 + (20 - 6) * 4;
-
-inline constexpr unsigned floor_log2(std::size_t value) noexcept {
-  return static_cast<unsigned>(sizeof(std::size_t) * 8 - 1) -
-         static_cast<unsigned>(__builtin_clzl(value));
-}
 
 // The class index computed: one count of leading zeros and two shifts.
 inline constexpr std::size_t computed_class_index(std::size_t rounded_minus_one) noexcept {
@@ -58,7 +54,7 @@ inline constexpr std::size_t table_class_index(std::size_t rounded_minus_one) no
 // Index of the smallest class holding `rounded` bytes, from `rounded - 1`
 // (so that 0 wraps to SIZE_MAX and is rejected by the caller's bound check).
 inline constexpr std::size_t class_index_from_minus_one(std::size_t rounded_minus_one) noexcept {
-  if (__builtin_expect(rounded_minus_one < table_class_limit, 1))
+  if (ALLOCLAB_LIKELY(rounded_minus_one < table_class_limit))
     return table_class_index(rounded_minus_one);
   return computed_class_index(rounded_minus_one);
 }
