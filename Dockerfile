@@ -7,10 +7,12 @@ FROM debian:12
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 WORKDIR /src
 # The package lists first, so a source change does not reinstall them.
-COPY scripts/deps.sh scripts/deps.sh
+# dlmalloc.c comes out of Debian's emscripten .deb here too, while the lists are present.
+COPY scripts/deps.sh scripts/fetch-dlmalloc.sh scripts/
 RUN source scripts/deps.sh \
  && alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" \
       "${ALLOCLAB_LOAD_PACKAGES[@]}" "${ALLOCLAB_SIMULATION_PACKAGES[@]}" \
+ && alloclab_ensure_dlmalloc_source \
  && rm -rf /var/lib/apt/lists/*
 COPY . .
 # Release only: the lab refuses to publish numbers from any other build.

@@ -9,7 +9,8 @@ ALLOCLAB_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config git libzstd-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libcpp-httplib-dev prometheus-cpp-dev
   libfoonathan-memory-dev libboost-container-dev
   libmd4c-dev libmd4c-html0-dev libjs-chart.js)
-ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmalloc-minimal4 libtbbmalloc2)
+ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmalloc-minimal4 libtbbmalloc2
+  newlib-source)
 # chromium: report.html is tested in a real (headless) browser. python3-prometheus-client parses
 # `serve`'s /metrics; python3-yaml and shellcheck check the job definitions in deploy/.
 ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format chromium
@@ -26,6 +27,14 @@ ALLOCLAB_LOAD_PACKAGES=(hey wrk)
 # The real programs scripts/validate-replay.sh records, runs and replays (interpreters, a
 # compiler from g++ above, a database).
 ALLOCLAB_VALIDATION_PACKAGES=(python3 perl gawk lua5.4 sqlite3)
+
+# Seed 003's dlmalloc 2.8.6 comes out of Debian's emscripten package without installing it
+# (scripts/fetch-dlmalloc.sh; docs/heap-study.md says why): CMake builds the lab's dlmalloc
+# preload from it, and fetches it itself when this has not run.
+alloclab_ensure_dlmalloc_source() {
+  "$(dirname "${BASH_SOURCE[0]}")/fetch-dlmalloc.sh" >/dev/null ||
+    echo "alloclab: no dlmalloc.c: the dlmalloc preload will not be built" >&2
+}
 
 alloclab_missing_packages() {
   local pkg
@@ -52,4 +61,5 @@ alloclab_ensure_packages() {
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}" "${ALLOCLAB_SIMULATION_PACKAGES[@]}" "${ALLOCLAB_CROSS_PACKAGES[@]}"
+  alloclab_ensure_dlmalloc_source
 fi

@@ -17,6 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
 alloclab_ensure_packages "${ALLOCLAB_BUILD_PACKAGES[@]}" "${ALLOCLAB_MALLOC_PACKAGES[@]}" "${ALLOCLAB_LOAD_PACKAGES[@]}" "${ALLOCLAB_TEST_PACKAGES[@]}" "${ALLOCLAB_SIMULATION_PACKAGES[@]}" "${ALLOCLAB_CROSS_PACKAGES[@]}"
+alloclab_ensure_dlmalloc_source
 
 jobs=$(nproc)
 summary=$(mktemp)

@@ -51,6 +51,8 @@ TEST(allocator_purge, names_every_kind) {
                "tcmalloc MallocExtension_ReleaseFreeMemory()");
   EXPECT_STREQ(alloclab::to_string(purge_kind::tbbmalloc_clean),
                "tbbmalloc scalable_allocation_command(TBBMALLOC_CLEAN_ALL_BUFFERS)");
+  EXPECT_STREQ(alloclab::to_string(purge_kind::dlmalloc_trim), "dlmalloc dlmalloc_trim(0)");
+  EXPECT_STREQ(alloclab::to_string(purge_kind::newlib_trim), "newlib _malloc_trim_r(0)");
   EXPECT_STREQ(alloclab::to_string(purge_kind::glibc_malloc_trim), "glibc malloc_trim(0)");
   EXPECT_EQ(allocator_purge{}.run(), false) << "a default (none) purge does nothing";
 }

@@ -11,10 +11,12 @@
 // | mimalloc | `mi_collect` | `mi_collect(true)` |
 // | tcmalloc | `MallocExtension_ReleaseFreeMemory` | as named |
 // | oneTBB's malloc proxy | `__TBB_malloc_proxy` | `scalable_allocation_command(TBBMALLOC_CLEAN_ALL_BUFFERS, nullptr)` (in libtbbmalloc) |
+// | dlmalloc (USE_DL_PREFIX, e.g. the lab's dlmalloc preload) | `dlmalloc_trim` | `dlmalloc_trim(0)` |
+// | the lab's newlib preload | `alloclab_newlib_trim` | `alloclab_newlib_trim(0)` (newlib's `_malloc_trim_r`) |
 // | glibc | `malloc_trim` | `malloc_trim(0)` |
 //
 // Scope of each purge: jemalloc's `arena.4096.purge`, mimalloc's
-// `mi_collect(true)`, tcmalloc's and tbbmalloc's calls and `malloc_trim` act on
+// `mi_collect(true)`, tcmalloc's, tbbmalloc's and dlmalloc's calls and `malloc_trim` act on
 // the whole process's free memory. jemalloc's `thread.tcache.flush` flushes
 // only the calling thread's cache (the watcher thread's, under
 // budget_watcher): objects other threads hold in their caches stay there, and
@@ -57,6 +59,8 @@ enum class purge_kind {
   mimalloc_collect,
   tcmalloc_release,
   tbbmalloc_clean,
+  dlmalloc_trim,
+  newlib_trim,
   glibc_malloc_trim
 };
 
@@ -72,6 +76,10 @@ inline const char* to_string(purge_kind kind) noexcept {
       return "tcmalloc MallocExtension_ReleaseFreeMemory()";
     case purge_kind::tbbmalloc_clean:
       return "tbbmalloc scalable_allocation_command(TBBMALLOC_CLEAN_ALL_BUFFERS)";
+    case purge_kind::dlmalloc_trim:
+      return "dlmalloc dlmalloc_trim(0)";
+    case purge_kind::newlib_trim:
+      return "newlib _malloc_trim_r(0)";
     case purge_kind::glibc_malloc_trim:
       return "glibc malloc_trim(0)";
   }
@@ -105,7 +113,8 @@ class allocator_purge {
     }
     purge.reason_ = "malloc comes from " + purge.library_ +
                     ", which defines none of mallctl, mi_collect, "
-                    "MallocExtension_ReleaseFreeMemory, __TBB_malloc_proxy, malloc_trim";
+                    "MallocExtension_ReleaseFreeMemory, __TBB_malloc_proxy, dlmalloc_trim, "
+                    "alloclab_newlib_trim, malloc_trim";
     return purge;
   }
 
@@ -136,6 +145,8 @@ class allocator_purge {
         const int rc = reinterpret_cast<int (*)(int, void*)>(entry_)(0, nullptr);
         return rc == 0 || rc == 4;
       }
+      case purge_kind::dlmalloc_trim:  // all three return 1 when memory was released, else 0
+      case purge_kind::newlib_trim:
       case purge_kind::glibc_malloc_trim:
         reinterpret_cast<int (*)(std::size_t)>(entry_)(0);
         return true;
@@ -153,13 +164,15 @@ class allocator_purge {
   };
   // Allocator-specific entry points first: an allocator that also defines
   // malloc_trim for compatibility is still purged its own way.
-  static const std::array<candidate, 5>& candidates() noexcept {
-    static const std::array<candidate, 5> list = {
+  static const std::array<candidate, 7>& candidates() noexcept {
+    static const std::array<candidate, 7> list = {
         {{purge_kind::jemalloc_mallctl, "mallctl", "mallctl"},
          {purge_kind::mimalloc_collect, "mi_collect", "mi_collect"},
          {purge_kind::tcmalloc_release, "MallocExtension_ReleaseFreeMemory",
           "MallocExtension_ReleaseFreeMemory"},
          {purge_kind::tbbmalloc_clean, "__TBB_malloc_proxy", "scalable_allocation_command"},
+         {purge_kind::dlmalloc_trim, "dlmalloc_trim", "dlmalloc_trim"},
+         {purge_kind::newlib_trim, "alloclab_newlib_trim", "alloclab_newlib_trim"},
          {purge_kind::glibc_malloc_trim, "malloc_trim", "malloc_trim"}}};
     return list;
   }

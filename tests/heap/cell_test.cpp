@@ -178,7 +178,7 @@ TEST_P(CellInWorker, MeasuresUnderThePreloadedAllocator) {
 
 INSTANTIATE_TEST_SUITE_P(AllAllocators, CellInWorker,
                          ::testing::Values("glibc", "glibc_arena2", "jemalloc", "mimalloc",
-                                           "tcmalloc", "tbbmalloc"));
+                                           "tcmalloc", "tbbmalloc", "dlmalloc", "newlib"));
 
 TEST(Cell, ChecksumIsTheSameUnderEveryAllocator) {
   if (heap_test::under_asan()) GTEST_SKIP() << "cannot preload an allocator under ASan";
@@ -235,7 +235,7 @@ TEST(Cell, WorkerThatCannotProveItsAllocatorIsRefused) {
 }
 
 TEST(Cell, UnknownAllocatorIsAFailedCell) {
-  const cell_outcome o = run_cell_in_worker(small_spec("dlmalloc"), self, std::chrono::seconds(5));
+  const cell_outcome o = run_cell_in_worker(small_spec("ptmalloc3"), self, std::chrono::seconds(5));
   EXPECT_EQ(o.status, cell_status::failed);
   EXPECT_NE(o.detail.find("unknown allocator"), std::string::npos);
 }

@@ -35,7 +35,8 @@ TEST(Liveness, InProcessTheAllocatorIsGlibc) {
 TEST(Liveness, InProcessOtherAllocatorsAreNotLive) {
   if (heap_test::under_asan()) GTEST_SKIP() << "AddressSanitizer owns malloc in this build";
   if (externally_preloaded()) GTEST_SKIP() << "LD_PRELOAD is set for the test run";
-  for (const char* name : {"jemalloc", "mimalloc", "tcmalloc", "tbbmalloc"}) {
+  for (const char* name :
+       {"jemalloc", "mimalloc", "tcmalloc", "tbbmalloc", "dlmalloc", "newlib", "newlib_nano"}) {
     const live_allocator l = prove_live(*find_malloc(name));
     EXPECT_FALSE(l.ok) << name;
     EXPECT_FALSE(l.malloc_owner_ok) << name;
@@ -91,7 +92,24 @@ TEST_P(LivenessInChild, ProofNamesThePreloadedAllocator) {
 
 INSTANTIATE_TEST_SUITE_P(AllAllocators, LivenessInChild,
                          ::testing::Values("glibc", "glibc_arena2", "glibc_trim", "jemalloc",
-                                           "mimalloc", "tcmalloc", "tbbmalloc"));
+                                           "mimalloc", "tcmalloc", "tbbmalloc", "dlmalloc",
+                                           "newlib"));
+
+// newlib-nano never gives memory back (no trim): live, proven, and with no purge to call.
+TEST(Liveness, NewlibNanoIsLiveWithoutAPurge) {
+  if (heap_test::under_asan()) GTEST_SKIP() << "cannot preload an allocator under ASan";
+  const malloc_entry* e = find_malloc("newlib_nano");
+  ASSERT_NE(e, nullptr);
+  if (!installed(*e)) GTEST_SKIP() << not_installed_reason(*e);
+  const worker_env env = worker_environment(*e);
+  const worker_outcome o =
+      run_child("live:newlib_nano", env.set, {}, std::chrono::seconds(60), env.unset);
+  ASSERT_TRUE(o.succeeded()) << o.describe() << "\n" << o.stderr_tail;
+  const auto j = nlohmann::json::parse(o.stdout_text);
+  EXPECT_TRUE(j.at("ok").get<bool>()) << j.dump(2);
+  EXPECT_EQ(j.at("malloc_owner_path").get<std::string>(), std::string(e->malloc_owner));
+  EXPECT_FALSE(j.at("purge").at("available").get<bool>()) << j.dump(2);
+}
 
 TEST(Liveness, ChildWithoutPreloadIsNotMimalloc) {
   if (heap_test::under_asan()) GTEST_SKIP() << "AddressSanitizer owns malloc in this build";

@@ -1,5 +1,7 @@
 #include "process/malloc_registry.hpp"
 
+#include "process/preload_libraries.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,8 @@ using namespace alloclab::heap;
 
 TEST(Registry, HasTheIssueAllocatorsWithUniqueNames) {
   const std::vector<std::string> expected{"glibc",    "glibc_arena2", "glibc_trim", "glibc_nocliff",
-                                          "jemalloc", "mimalloc",     "tcmalloc",   "tbbmalloc"};
+                                          "jemalloc", "mimalloc",     "tcmalloc",   "tbbmalloc",
+                                          "dlmalloc", "newlib",       "newlib_nano"};
   EXPECT_EQ(malloc_names(), expected);
   std::set<std::string_view> seen;
   for (const malloc_entry& e : malloc_registry()) {
@@ -19,7 +22,28 @@ TEST(Registry, HasTheIssueAllocatorsWithUniqueNames) {
     EXPECT_FALSE(e.proofs.empty()) << e.name;
     EXPECT_EQ(find_malloc(e.name), &e);
   }
-  EXPECT_EQ(find_malloc("dlmalloc"), nullptr);
+  EXPECT_EQ(find_malloc("ptmalloc3"), nullptr);
+}
+
+// The lab builds dlmalloc itself (src/preload): it is found by path in the build directory, and
+// a machine without it is told how to get it, not to apt install the package it comes from.
+TEST(Registry, DlmallocIsTheLabsOwnBuildFoundByPath) {
+  const malloc_entry* e = find_malloc("dlmalloc");
+  ASSERT_NE(e, nullptr);
+  ASSERT_EQ(e->preload.size(), 1u);
+  EXPECT_EQ(e->preload[0], std::string(preload_build_dir()) + "/liballoclab_dlmalloc.so");
+  EXPECT_EQ(e->malloc_owner, e->preload[0]);
+  EXPECT_NE(install_command(*e).find("scripts/fetch-dlmalloc.sh"), std::string::npos);
+  EXPECT_EQ(install_command(*find_malloc("jemalloc")), "apt install libjemalloc2");
+  malloc_entry moved = *e;
+  moved.preload = {"/nonexistent/liballoclab_dlmalloc.so"};
+  moved.proofs = {{"dlmallopt", "/nonexistent/liballoclab_dlmalloc.so"}};
+  EXPECT_FALSE(installed(moved));
+  const std::string reason = not_installed_reason(moved);
+  EXPECT_EQ(reason.find('\n'), std::string::npos) << reason;
+  EXPECT_NE(reason.find("dlmalloc: not installed (/nonexistent/liballoclab_dlmalloc.so not found"),
+            std::string::npos)
+      << reason;
 }
 
 TEST(Registry, GlibcIsAlwaysInstalled) {
@@ -72,7 +96,7 @@ TEST(Registry, PreloadEntriesSetLdPreloadToExistingFiles) {
     if (e.preload.empty()) continue;
     if (!installed(e)) {
       EXPECT_THROW(worker_environment(e), std::runtime_error) << e.name;
-      EXPECT_NE(not_installed_reason(e).find(std::string(e.debian_package)), std::string::npos);
+      EXPECT_NE(not_installed_reason(e).find(install_command(e)), std::string::npos);
       continue;
     }
     const worker_env w = worker_environment(e);

@@ -81,7 +81,7 @@ TEST_F(MallocCli, BadPreloadLibrariesAreRejectedWithExit2AndOneLine) {
   EXPECT_EQ(line_count(not_malloc.err), 1u) << not_malloc.err;
   EXPECT_NE(not_malloc.err.find("malloc"), std::string::npos) << not_malloc.err;
 
-  const outcome unknown = run("run --malloc dlmalloc");
+  const outcome unknown = run("run --malloc ptmalloc3");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("valid mallocs: glibc, glibc_arena2"), std::string::npos)
       << unknown.err;

@@ -87,9 +87,10 @@ void add_measurement_options(CLI::App& command, run_request& request) {
   command
       .add_option("--malloc", request.mallocs,
                   "Comma-separated process-wide mallocs: glibc (default), glibc_arena2, "
-                  "glibc_trim, glibc_nocliff, jemalloc, mimalloc, tcmalloc, tbbmalloc, all (every "
-                  "one; `alloclab list` shows which are installed), or a path to a malloc "
-                  "library (.so)")
+                  "glibc_trim, glibc_nocliff, jemalloc, mimalloc, tcmalloc, tbbmalloc, dlmalloc, "
+                  "newlib, newlib_nano, all (every one; `alloclab list` shows which are "
+                  "installed), or a path to a "
+                  "malloc library (.so)")
       ->expected(1);
 }
 

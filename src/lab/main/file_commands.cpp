@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process/malloc_registry.hpp"
+#include "process/preload_libraries.hpp"
 #include "compare/compare.hpp"
 #include "export/gbench_export.hpp"
 #include "frames/frame_table.hpp"
@@ -189,9 +190,9 @@ int execute_list() {
       "library):\n";
   for (const auto& m : alloclab::heap::malloc_registry()) {
     const bool here = alloclab::heap::installed(m);
-    out +=
-        fmt::format("  {:<26} {}{}\n", m.name, m.description,
-                    here ? "" : fmt::format(" [not installed: apt install {}]", m.debian_package));
+    out += fmt::format(
+        "  {:<26} {}{}\n", m.name, m.description,
+        here ? "" : fmt::format(" [not installed: {}]", alloclab::heap::install_command(m)));
   }
   print_or_throw(out);
   return 0;

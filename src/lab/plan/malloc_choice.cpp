@@ -1,5 +1,7 @@
 #include "plan/malloc_choice.hpp"
 
+#include "plan/malloc_missing.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -20,23 +22,23 @@ bool looks_like_path(std::string_view name) {
   return name.find('/') != std::string_view::npos || name.find(".so") != std::string_view::npos;
 }
 
-std::string missing_reason(const heap::malloc_entry& e) {
-  if (malloc_hidden(e.name))
-    return fmt::format("{}: not installed (hidden by a test hook)", e.name);
-  return heap::installed(e) ? std::string() : heap::not_installed_reason(e);
-}
-
 malloc_choice registry_choice(const heap::malloc_entry& e, bool named) {
   malloc_choice c;
   c.label = std::string(e.name);
   c.argument = c.label;
   c.entry = &e;
   c.named = named;
-  c.missing = missing_reason(e);
+  c.missing = malloc_missing_reason(e);
   return c;
 }
 
 }  // namespace
+
+std::string malloc_missing_reason(const heap::malloc_entry& e) {
+  if (malloc_hidden(e.name))
+    return fmt::format("{}: not installed (hidden by a test hook)", e.name);
+  return heap::installed(e) ? std::string() : heap::not_installed_reason(e);
+}
 
 bool malloc_choice::plain_glibc() const {
   return entry != nullptr && entry->name == native_malloc && knobs.empty();

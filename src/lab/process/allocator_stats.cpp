@@ -23,6 +23,10 @@ const char* allocator_name(alloclab::purge_kind kind) {
       return "tcmalloc";
     case alloclab::purge_kind::tbbmalloc_clean:
       return "tbbmalloc";
+    case alloclab::purge_kind::dlmalloc_trim:
+      return "dlmalloc";
+    case alloclab::purge_kind::newlib_trim:
+      return "newlib";
     case alloclab::purge_kind::none:
       break;
   }
@@ -100,6 +104,39 @@ allocator_stats read_tcmalloc() {
   return out;
 }
 
+// dlmalloc 2.8.6's own struct mallinfo (USE_DL_PREFIX, MALLINFO_FIELD_TYPE size_t): not glibc's.
+struct dlmalloc_mallinfo {
+  std::size_t arena, ordblks, smblks, hblks, hblkhd, usmblks, fsmblks, uordblks, fordblks, keepcost;
+};
+
+allocator_stats read_dlmalloc() {
+  using mallinfo_fn = dlmalloc_mallinfo (*)();
+  using footprint_fn = std::size_t (*)();
+  const auto info = reinterpret_cast<mallinfo_fn>(::dlsym(RTLD_DEFAULT, "dlmallinfo"));
+  const auto footprint =
+      reinterpret_cast<footprint_fn>(::dlsym(RTLD_DEFAULT, "dlmalloc_footprint"));
+  const auto peak = reinterpret_cast<footprint_fn>(::dlsym(RTLD_DEFAULT, "dlmalloc_max_footprint"));
+  if (info == nullptr || footprint == nullptr || peak == nullptr)
+    return nothing("dlmallinfo/dlmalloc_footprint/dlmalloc_max_footprint do not resolve");
+  const dlmalloc_mallinfo m = info();
+  return {{{"arena", static_cast<double>(m.arena)},
+           {"mmapped", static_cast<double>(m.hblkhd)},
+           {"in_use", static_cast<double>(m.uordblks)},
+           {"free", static_cast<double>(m.fordblks)},
+           {"releasable", static_cast<double>(m.keepcost)},
+           {"footprint", static_cast<double>(footprint())},
+           {"max_footprint", static_cast<double>(peak())}},
+          {}};
+}
+
+// The lab's newlib preload: the bytes newlib holds from its break (sbrk'd, not yet trimmed).
+allocator_stats read_newlib() {
+  const auto heap =
+      reinterpret_cast<std::size_t (*)()>(::dlsym(RTLD_DEFAULT, "alloclab_newlib_heap_bytes"));
+  if (heap == nullptr) return nothing("alloclab_newlib_heap_bytes does not resolve");
+  return {{{"heap", static_cast<double>(heap())}}, {}};
+}
+
 }  // namespace
 
 allocator_stats_reader::allocator_stats_reader() {
@@ -121,6 +158,10 @@ allocator_stats allocator_stats_reader::read() const {
       return read_tcmalloc();
     case alloclab::purge_kind::tbbmalloc_clean:
       return nothing("tbbmalloc exports no statistics call");
+    case alloclab::purge_kind::dlmalloc_trim:
+      return read_dlmalloc();
+    case alloclab::purge_kind::newlib_trim:
+      return read_newlib();
     case alloclab::purge_kind::none:
       break;
   }

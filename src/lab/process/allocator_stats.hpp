@@ -13,6 +13,10 @@
 // |          |                                                 | current_commit, peak_commit      |
 // | tcmalloc | MallocExtension_GetNumericProperty()            | allocated, heap_size,            |
 // |          |                                                 | pageheap_free, pageheap_unmapped |
+// | dlmalloc | dlmallinfo(), dlmalloc_footprint(),             | arena, mmapped, in_use, free,    |
+// |          | dlmalloc_max_footprint()                        | releasable, footprint,           |
+// |          |                                                 | max_footprint                    |
+// | newlib   | alloclab_newlib_heap_bytes() (the lab's preload) | heap                             |
 // | other    | nothing: `reason` says why                      |                                  |
 //
 // Cost: each read takes the malloc's own statistics lock(s) once (glibc's mallinfo2 locks each
@@ -47,7 +51,8 @@ class allocator_stats_reader {
  public:
   // Finds the live malloc (dlsym/dladdr) once.
   allocator_stats_reader();
-  // "glibc", "jemalloc", "mimalloc", "tcmalloc", "tbbmalloc" or "unknown".
+  // "glibc", "jemalloc", "mimalloc", "tcmalloc", "tbbmalloc", "dlmalloc", "newlib" or
+  // "unknown" (newlib_nano too: it has no purge, by which the malloc is recognised).
   const std::string& allocator() const { return allocator_; }
   allocator_stats read() const;
 

@@ -87,6 +87,24 @@ knob_reading read_tcmalloc(const std::string& knob) {
   return {knob, text, "MallocExtension::instance()->GetMemoryReleaseRate()"};
 }
 
+// dlmalloc's mallopt parameter numbers (dlmalloc.c 2.8.6: M_TRIM_THRESHOLD, M_MMAP_THRESHOLD).
+constexpr int dlmalloc_trim_threshold = -1;
+constexpr int dlmalloc_mmap_threshold = -3;
+
+knob_reading read_dlmalloc(const std::string& knob) {
+  const bool trim = knob == "trim_threshold";
+  if (!trim && knob != "mmap_threshold")
+    return unread(knob, "dlmalloc: no read-back for this knob");
+  void* entry = ::dlsym(RTLD_DEFAULT, "alloclab_dlmalloc_parameter");
+  if (entry == nullptr)
+    return unread(knob, "alloclab_dlmalloc_parameter does not resolve (dlmalloc not loaded?)");
+  const std::size_t value = reinterpret_cast<std::size_t (*)(int)>(entry)(
+      trim ? dlmalloc_trim_threshold : dlmalloc_mmap_threshold);
+  return {knob, std::to_string(value),
+          std::string("alloclab_dlmalloc_parameter(") +
+              (trim ? "M_TRIM_THRESHOLD" : "M_MMAP_THRESHOLD") + "): dlmalloc's mparams"};
+}
+
 // Whether malloc(bytes) gets a chunk of its own from mmap: mallinfo2's count of mmapped chunks
 // grows while it is held. Empty when malloc fails.
 std::optional<bool> served_by_mmap(std::size_t bytes) {
@@ -165,6 +183,8 @@ std::vector<knob_reading> read_knobs(std::string_view malloc,
       out.push_back(read_tcmalloc(knob));
     } else if (malloc == "glibc") {
       out.push_back(read_glibc(knob));
+    } else if (malloc == "dlmalloc") {
+      out.push_back(read_dlmalloc(knob));
     } else {
       out.push_back(unread(knob, std::string(malloc) + ": no read-back"));
     }

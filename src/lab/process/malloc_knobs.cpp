@@ -9,7 +9,7 @@
 namespace alloclab::heap {
 namespace {
 
-enum class value_kind { count_from_1, count, decay_ms, boolean, eager_commit, rate };
+enum class value_kind { count_from_1, count, int_count, decay_ms, boolean, eager_commit, rate };
 
 // How one malloc's knobs become environment: GLIBC_TUNABLES and MALLOC_CONF collect all of a
 // variant's knobs in one variable; mimalloc and tcmalloc have one variable per knob.
@@ -44,6 +44,9 @@ const std::vector<knob_spec>& knob_table() {
     {"mimalloc", "arena_eager_commit", value_kind::eager_commit,
      {"MIMALLOC_ARENA_EAGER_COMMIT", "MIMALLOC_EAGER_COMMIT"}},
     {"tcmalloc", "release_rate", value_kind::rate, {"TCMALLOC_RELEASE_RATE"}},
+    // Read by the lab's dlmalloc preload at load (src/preload), passed to dlmallopt (an int).
+    {"dlmalloc", "trim_threshold", value_kind::int_count, {"ALLOCLAB_DLMALLOC_TRIM_THRESHOLD"}},
+    {"dlmalloc", "mmap_threshold", value_kind::int_count, {"ALLOCLAB_DLMALLOC_MMAP_THRESHOLD"}},
   };
   // clang-format on
   return table;
@@ -53,7 +56,8 @@ const std::vector<malloc_style>& styles() {
   static const std::vector<malloc_style> table{{"glibc", env_style::glibc_tunables},
                                                {"jemalloc", env_style::malloc_conf},
                                                {"mimalloc", env_style::one_variable_each},
-                                               {"tcmalloc", env_style::one_variable_each}};
+                                               {"tcmalloc", env_style::one_variable_each},
+                                               {"dlmalloc", env_style::one_variable_each}};
   return table;
 }
 
@@ -103,6 +107,9 @@ std::string value_problem(value_kind kind, std::string_view value) {
       return parse_number(value, count) && count >= 1 ? "" : "an integer >= 1";
     case value_kind::count:
       return parse_number(value, count) ? "" : "an integer >= 0";
+    case value_kind::int_count:
+      return parse_number(value, count) && count <= 2147483647u ? ""
+                                                                : "an integer from 0 to 2147483647";
     case value_kind::decay_ms:
       return parse_number(value, signed_value) && signed_value >= -1 ? "" : "an integer >= -1";
     case value_kind::boolean:

@@ -1,5 +1,7 @@
 #include "process/malloc_registry.hpp"
 
+#include "process/preload_libraries.hpp"
+
 #include <dlfcn.h>
 #include <sys/stat.h>
 
@@ -33,7 +35,35 @@ std::string dirname_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
+#ifndef ALLOCLAB_PRELOAD_DIR
+#define ALLOCLAB_PRELOAD_DIR "."
+#endif
+
+#define ALLOCLAB_DLMALLOC_LIBRARY ALLOCLAB_PRELOAD_DIR "/liballoclab_dlmalloc.so"
+#define ALLOCLAB_NEWLIB_LIBRARY ALLOCLAB_PRELOAD_DIR "/liballoclab_newlib.so"
+#define ALLOCLAB_NEWLIB_NANO_LIBRARY ALLOCLAB_PRELOAD_DIR "/liballoclab_newlib_nano.so"
+
+// How to get each of the lab's own builds (src/preload) when it is missing.
+struct built_here {
+  std::string_view name;
+  std::string_view how;
+};
+constexpr std::string_view newlib_how =
+    "built by CMake from Debian's newlib-source tarball: apt install newlib-source, then "
+    "reconfigure and build alloclab";
+constexpr built_here built_here_table[] = {
+    {"dlmalloc",
+     "built by CMake from dlmalloc.c in Debian's emscripten package: run "
+     "scripts/fetch-dlmalloc.sh, then reconfigure and build alloclab"},
+    {"newlib", newlib_how},
+    {"newlib_nano", newlib_how},
+};
+
 }  // namespace
+
+std::string_view preload_build_dir() noexcept {
+  return ALLOCLAB_PRELOAD_DIR;
+}
 
 const std::vector<malloc_entry>& malloc_registry() {
   // clang-format off
@@ -60,6 +90,19 @@ const std::vector<malloc_entry>& malloc_registry() {
      {"libtbbmalloc_proxy.so.2"}, {}, "libtbbmalloc_proxy.so.2",
      {{"__TBB_malloc_proxy", "libtbbmalloc_proxy.so.2"},
       {"scalable_malloc", "libtbbmalloc.so.2"}}},
+    {"dlmalloc", "Doug Lea's dlmalloc 2.8.6, seed 003's allocator, with locks (LD_PRELOAD of "
+     "the lab's build of Debian's emscripten copy)", "emscripten",
+     {ALLOCLAB_DLMALLOC_LIBRARY}, {}, ALLOCLAB_DLMALLOC_LIBRARY,
+     {{"dlmallopt", ALLOCLAB_DLMALLOC_LIBRARY}, {"dlmalloc_footprint", ALLOCLAB_DLMALLOC_LIBRARY}}},
+    {"newlib", "newlib 3.3's malloc (mallocr.c, from dlmalloc 2.6), the embedded toolchain's "
+     "(LD_PRELOAD of the lab's host build)", "newlib-source",
+     {ALLOCLAB_NEWLIB_LIBRARY}, {}, ALLOCLAB_NEWLIB_LIBRARY,
+     {{"_malloc_trim_r", ALLOCLAB_NEWLIB_LIBRARY}, {"alloclab_newlib_trim", ALLOCLAB_NEWLIB_LIBRARY}}},
+    {"newlib_nano", "newlib-nano's malloc (nano-mallocr.c, a first-fit list; Cortex-M with "
+     "nano.specs), 16-byte aligned (LD_PRELOAD of the lab's host build)", "newlib-source",
+     {ALLOCLAB_NEWLIB_NANO_LIBRARY}, {}, ALLOCLAB_NEWLIB_NANO_LIBRARY,
+     {{"_malloc_r", ALLOCLAB_NEWLIB_NANO_LIBRARY},
+      {"alloclab_newlib_heap_bytes", ALLOCLAB_NEWLIB_NANO_LIBRARY}}},
   };
   // clang-format on
   return table;
@@ -146,6 +189,12 @@ bool installed(const malloc_entry& e) {
   return resolve_preload(e).complete();
 }
 
+std::string install_command(const malloc_entry& e) {
+  for (const built_here& b : built_here_table)
+    if (b.name == e.name) return std::string(b.how);
+  return "apt install " + std::string(e.debian_package);
+}
+
 std::string not_installed_reason(const malloc_entry& e) {
   const preload_resolution r = resolve_preload(e);
   if (r.complete()) return std::string(e.name) + ": installed";
@@ -154,8 +203,8 @@ std::string not_installed_reason(const malloc_entry& e) {
     if (!missing.empty()) missing += ", ";
     missing += m;
   }
-  return std::string(e.name) + ": not installed (" + missing + " not found; apt install " +
-         std::string(e.debian_package) + ")";
+  return std::string(e.name) + ": not installed (" + missing + " not found; " + install_command(e) +
+         ")";
 }
 
 namespace {

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
+#include "process/malloc_registry.hpp"
 #include "model_agreement.hpp"
 #include "process/run_lock.hpp"
 
@@ -281,6 +282,41 @@ TEST_F(TryCommand, KnobsThatTookShowTheValuesTheMallocReadsBack) {
       << report;
   EXPECT_NE(report.find("release_rate = 3.5 (set 3.5)"), std::string::npos) << report;
   EXPECT_EQ(run("validate '" + (dir_ / "out" / "results.json").string() + "'").exit_code, 0);
+}
+
+// Seed 003's dlmalloc, the lab's own preload: its knobs go in through the preload's environment
+// variables and come back from dlmalloc's own parameters (dlmallopt only sets them).
+TEST_F(TryCommand, DlmallocRunsLiveAndReadsItsKnobsBack) {
+  const alloclab::heap::malloc_entry* dl = alloclab::heap::find_malloc("dlmalloc");
+  ASSERT_NE(dl, nullptr);
+  if (!alloclab::heap::installed(*dl)) GTEST_SKIP() << alloclab::heap::not_installed_reason(*dl);
+  const auto o = run_try(
+      "--malloc dlmalloc --rounds 2 --variants "
+      "'dlmalloc:trim_threshold=65536+mmap_threshold=131072'",
+      "alloc");
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  const json& p = results().at("program");
+  const std::string tuned = "dlmalloc trim_threshold=65536 mmap_threshold=131072";
+  const json& check = combination_named(p, tuned).at("knob_check");
+  EXPECT_EQ(check.at("status"), "applied") << check.dump();
+  EXPECT_EQ(check.at("read_back").at("trim_threshold").at("value"), "65536");
+  EXPECT_EQ(check.at("read_back").at("mmap_threshold").at("value"), "131072");
+  // Untuned, dlmalloc 2.8.6's defaults: 2 MiB and 256 KiB.
+  const json& plain = combination_named(p, "dlmalloc").at("knob_check").at("read_back");
+  EXPECT_EQ(plain.at("trim_threshold").at("value"), "2097152");
+  EXPECT_EQ(plain.at("mmap_threshold").at("value"), "262144");
+  for (const json& r : p.at("runs")) EXPECT_TRUE(r.at("ok").get<bool>()) << r.dump();
+}
+
+// A malloc this machine lacks (here: hidden by the hooked binary) is refused before any run.
+TEST_F(TryCommand, AMissingMallocIsRefusedWithOneLine) {
+  const auto o = run("try --malloc glibc,dlmalloc --rounds 2 -o '" + (dir_ / "out").string() +
+                         "' -- '" + subject + "' alloc",
+                     "ALLOCLAB_TEST_HIDE_MALLOC=dlmalloc");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(lab::cli_support::line_count(o.err), 1u) << o.err;
+  EXPECT_NE(o.err.find("dlmalloc: not installed"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "results.json"));
 }
 
 bool gone(pid_t pid) {

@@ -16,6 +16,7 @@
 #include "frames/program/program_document.hpp"
 #include "frames/program/stopping.hpp"
 #include "plan/budget.hpp"
+#include "plan/malloc_missing.hpp"
 #include "process/interrupt.hpp"
 #include "process/malloc_registry.hpp"
 #include "process/noise_gate.hpp"
@@ -34,8 +35,8 @@ using lab::usage_error;
 namespace {
 
 const std::vector<std::string>& default_mallocs() {
-  static const std::vector<std::string> names{"glibc", "jemalloc", "mimalloc", "tcmalloc",
-                                              "tbbmalloc"};
+  static const std::vector<std::string> names{"glibc",    "jemalloc",  "mimalloc",
+                                              "tcmalloc", "tbbmalloc", "dlmalloc"};
   return names;
 }
 
@@ -48,9 +49,9 @@ std::vector<std::string> checked_mallocs(const std::vector<std::string>& asked) 
     if (e == nullptr)
       throw usage_error(fmt::format("try: unknown --malloc '{}'; valid: {}", name,
                                     fmt::join(heap::malloc_names(), ", ")));
-    if (!heap::installed(*e)) {
+    if (const std::string missing = lab::malloc_missing_reason(*e); !missing.empty()) {
       if (defaulted) continue;
-      throw usage_error("try: " + heap::not_installed_reason(*e));
+      throw usage_error("try: " + missing);
     }
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }
@@ -167,8 +168,8 @@ try_command::try_command(CLI::App& app, const std::string& command_line) {
   try_request& r = *request_;
   command_
       ->add_option("--malloc", r.mallocs,
-                   "Comma-separated mallocs (default: glibc,jemalloc,mimalloc,tcmalloc,"
-                   "tbbmalloc, those installed)")
+                   fmt::format("Comma-separated mallocs (default: {}, those installed)",
+                               fmt::join(default_mallocs(), ",")))
       ->expected(1);
   command_->add_option("--variants", r.variants,
                        "Knob variants, MALLOC:KNOB=VALUE[+KNOB=VALUE],...; " + knob_summary());
