@@ -259,7 +259,8 @@ TEST(SeedPlan, PicksAmongCandidatesAreJudgedAtAlphaOverTheirNumber) {
   const auto planned = planned_comparisons(plan, seed_claims());
   for (const tracked_comparison& c : planned)
     if (any_malloc(c)) ++per_claim[c.id.substr(0, c.id.find(" @ "))];
-  ASSERT_FALSE(per_claim.empty());
+  // Seed 003's claims named any malloc until issue 40 put the seed's own dlmalloc in their place;
+  // a claim naming several candidates is still judged at alpha / their number (claims_test).
   for (const tracked_comparison& c : planned) {
     const auto found =
         any_malloc(c) ? per_claim.find(c.id.substr(0, c.id.find(" @ "))) : per_claim.end();

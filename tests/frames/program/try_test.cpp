@@ -295,7 +295,8 @@ TEST_F(TryCommand, DlmallocRunsLiveAndReadsItsKnobsBack) {
       "'dlmalloc:trim_threshold=65536+mmap_threshold=131072'",
       "alloc");
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
-  const json& p = results().at("program");
+  const json all = results();  // held: a reference into a temporary would dangle
+  const json& p = all.at("program");
   const std::string tuned = "dlmalloc trim_threshold=65536 mmap_threshold=131072";
   const json& check = combination_named(p, tuned).at("knob_check");
   EXPECT_EQ(check.at("status"), "applied") << check.dump();

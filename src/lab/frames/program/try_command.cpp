@@ -134,13 +134,13 @@ try_plan plan_of(const try_request& r) {
   plan.setup.working_directory = r.working_directory;
   plan.setup.timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(r.timeout_seconds * 1000));
+  plan.combinations = combinations_of(checked_mallocs(r.mallocs), r.variants);  // bad input first
   plan.setup.probe_path = default_probe_path();
   if (plan.setup.probe_path.empty())
     throw usage_error(
         "try: the liveness probe liballoclab_program_probe.so is neither next to the "
         "alloclab binary nor in ../lib/alloclab beside it (build the alloclab_cli target, or "
         "install with cmake --install)");
-  plan.combinations = combinations_of(checked_mallocs(r.mallocs), r.variants);
   plan.rounds = r.rounds;
   plan.seed = r.seed != 0 ? r.seed : std::random_device{}() | 1u;
   return plan;
