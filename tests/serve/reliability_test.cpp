@@ -411,7 +411,9 @@ TEST(Connections, BurstsAreAnsweredNeverDropped) {
     for (const int status : statuses)
       EXPECT_TRUE(status == 200 || status == 503)
           << "--threads " << threads << ": status " << status;
-    if (std::string(threads) == "256") EXPECT_EQ(busy, 0u);
+    if (std::string(threads) == "256") {
+      EXPECT_EQ(busy, 0u);
+    }
     EXPECT_EQ(stats_of(server->port()).busy_refusals, busy) << "--threads " << threads;
   }
 }

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "lockstep/enrolment.hpp"
+#include "lockstep/slice_gate.hpp"
 
 namespace alloclab::lab::lockstep {
 namespace {
@@ -47,17 +48,6 @@ struct member_channel {
   std::size_t slices = 0;
 };
 
-// The next byte from `fd`, or 0 at end of file.
-char next_byte(int fd) {
-  char c = 0;
-  for (;;) {
-    const ssize_t n = ::read(fd, &c, 1);
-    if (n == 1) return c;
-    if (n < 0 && errno == EINTR) continue;
-    return 0;
-  }
-}
-
 void close_channel(member_channel& m) {
   if (m.go_write >= 0) ::close(m.go_write);
   if (m.done_read >= 0) ::close(m.done_read);
@@ -81,7 +71,7 @@ void await_ready(std::vector<member_channel>& members) {
     for (std::size_t k = 0; k < fds.size(); ++k) {
       if ((fds[k].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
       member_channel& m = members[who[k]];
-      if (next_byte(m.done_read) == 'R')
+      if (read_token(m.done_read) == 'R')
         m.state = member_state::ready;
       else
         close_channel(m);
@@ -91,11 +81,7 @@ void await_ready(std::vector<member_channel>& members) {
 
 // One slice of member `m`: the token out and back. A member that has ended leaves the ring.
 void run_slice(member_channel& m) {
-  const char go = 'G';
-  ssize_t n;
-  do n = ::write(m.go_write, &go, 1);
-  while (n < 0 && errno == EINTR);
-  if (n != 1 || next_byte(m.done_read) != 'D') return close_channel(m);
+  if (!write_token(m.go_write, 'G') || read_token(m.done_read) != 'D') return close_channel(m);
   ++m.slices;
 }
 
@@ -132,7 +118,7 @@ ring_account run_ring(const std::vector<std::function<void()>>& members,
     const pipe_ends go = make_pipe(), done = make_pipe();
     channels[i].go_write = go.write;
     channels[i].done_read = done.read;
-    enrolments[i] = {go.read, done.write, options.cpu};
+    enrolments[i] = {go.read, done.write, options.cpu, {}};
   }
   std::vector<std::exception_ptr> errors(members.size());
   std::vector<std::thread> threads;

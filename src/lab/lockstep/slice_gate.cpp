@@ -8,17 +8,15 @@
 #include <cstdlib>
 
 namespace alloclab::lab::lockstep {
-namespace {
 
-bool write_byte(int fd, char c) {
+bool write_token(int fd, char c) {
   for (;;) {
     if (::write(fd, &c, 1) == 1) return true;
     if (errno != EINTR) return false;
   }
 }
 
-// The byte read, or 0 on EOF or error.
-char read_byte(int fd) {
+char read_token(int fd) {
   char c = 0;
   for (;;) {
     const ssize_t n = ::read(fd, &c, 1);
@@ -27,8 +25,6 @@ char read_byte(int fd) {
     return 0;
   }
 }
-
-}  // namespace
 
 slice_gate::slice_gate(const std::string& setting) {
   int go = -1, done = -1, cpu = -1;
@@ -49,18 +45,18 @@ void slice_gate::begin(bool may_pin) {
       CPU_SET(cpu_, &set);
       ::sched_setaffinity(0, sizeof set, &set);  // best effort: a refused pin still alternates
     }
-    if (!write_byte(done_, 'R')) return leave();
+    if (!write_token(done_, 'R')) return leave();
   }
-  if (read_byte(go_) != 'G') leave();
+  if (read_token(go_) != 'G') leave();
 }
 
 void slice_gate::end() {
-  if (in_ring() && !write_byte(done_, 'D')) leave();
+  if (in_ring() && !write_token(done_, 'D')) leave();
 }
 
 void slice_gate::finish() {
   if (!in_ring()) return;
-  write_byte(done_, 'E');
+  write_token(done_, 'E');
   leave();
 }
 

@@ -46,6 +46,11 @@ class slice_gate {
   bool announced_ = false;
 };
 
+// The protocol's byte on a pipe, either side: true when written; the byte read, or 0 at end of
+// file or on an error (EINTR is retried).
+bool write_token(int fd, char c);
+char read_token(int fd);
+
 // This process's gate, read from the environment once.
 slice_gate& this_process_gate();
 
