@@ -13,6 +13,7 @@
 
 #include "lockstep/slice_gate.hpp"
 #include "measure/address_residues.hpp"
+#include "measure/keep_alive.hpp"
 #include "measure/contention_reference.hpp"
 #include "measure/heap_counter.hpp"
 #include "measure/os_stats.hpp"
@@ -23,11 +24,6 @@
 
 namespace alloclab::lab {
 namespace {
-
-// Keeps a value alive in the eyes of the optimiser.
-inline void keep(std::uint64_t value) {
-  asm volatile("" : : "r"(value) : "memory");
-}
 
 // A known extra cost, for validating how the lab decides (bench/lockstep_validation.py): the
 // share of each timed batch's own time that ALLOCLAB_INJECT_PERCENT adds to it (0: none).

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "frames/batch/frame.hpp"
+#include "measure/keep_alive.hpp"
 #include "simulate/region.hpp"
 #include "strategies/sizing.hpp"
 #include "strategies/strategy.hpp"
@@ -11,15 +12,6 @@
 
 namespace alloclab::lab {
 using json = nlohmann::json;
-
-namespace {
-
-// Keeps a value alive in the eyes of the optimiser.
-inline void keep(std::uint64_t value) {
-  asm volatile("" : : "r"(value) : "memory");
-}
-
-}  // namespace
 
 simulate::simulation_worker batch_simulation(const run_plan& plan, const cell_spec& cell) {
   const workload_entry* workload = find_workload(cell.workload);
