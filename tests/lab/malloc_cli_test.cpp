@@ -135,8 +135,9 @@ TEST_F(MallocCli, HeapRunCarriesProvenAllocatorsAndMemoryFigures) {
       EXPECT_GE(peak, m.at("rss_after_free_bytes").get<double>());
       EXPECT_GT(m.at("fragmentation").get<double>(), 0);  // median over processes of peak/live
       // newlib-nano's malloc has no trim entry point (docs/heap-study.md): nothing to purge.
-      if (c.at("malloc") != "newlib_nano")
+      if (c.at("malloc") != "newlib_nano") {
         EXPECT_TRUE(m.at("purge").at("available").get<bool>()) << c.at("malloc");
+      }
       for (const char* figure :
            {"after_free_0ms", "after_free_100ms", "after_free_1s", "after_purge"})
         EXPECT_TRUE(m.at("retention").at(figure).is_number()) << c.at("malloc") << " " << figure;

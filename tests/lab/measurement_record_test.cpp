@@ -72,8 +72,11 @@ TEST(MeasurementRecord, RoundTripsEachFramesFiguresUnderItsName) {
 }
 
 TEST(MeasurementRecord, EveryPlannedFrameReadsItsFigures) {
-  for (const frame_module& row : frame_table())
-    if (row.make_executor != nullptr) EXPECT_NE(row.read_figures, nullptr) << row.name;
+  for (const frame_module& row : frame_table()) {
+    if (row.make_executor != nullptr) {
+      EXPECT_NE(row.read_figures, nullptr) << row.name;
+    }
+  }
 }
 
 TEST(MeasurementRecord, ARecordWithoutFiguresReadsBackWithout) {

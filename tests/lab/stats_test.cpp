@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "stats/decision.hpp"
 #include "stats/stats.hpp"
 
 namespace alloclab::lab {
@@ -78,6 +79,14 @@ TEST(MannWhitney, IdenticalSamplesShowNoDifference) {
 TEST(MannWhitney, TooFewRepetitionsCannotReachSignificance) {
   EXPECT_GE(mann_whitney_min_p(3, 3), 0.05);  // 2 / 20 = 0.1
   EXPECT_LT(mann_whitney_min_p(4, 4), 0.05);  // 2 / 70
+}
+
+TEST(PowerCheck, AsksWhetherTheCountsCanReachTheLevelAtAll) {
+  EXPECT_FALSE(can_reach_significance(3, 3));
+  EXPECT_TRUE(can_reach_significance(4, 4));
+  EXPECT_FALSE(can_reach_significance(0, 10)) << "an empty side decides nothing";
+  EXPECT_FALSE(can_reach_significance(4, 4, 0.05 / 3)) << "Bonferroni over 3: 2 / 70 > 0.0167";
+  EXPECT_TRUE(can_reach_significance(5, 5, 0.05 / 3));  // 2 / 252
 }
 
 }  // namespace

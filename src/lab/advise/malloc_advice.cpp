@@ -4,6 +4,7 @@
 
 #include "results/ratio_intervals.hpp"
 #include "stats/ratio_text.hpp"
+#include "stats/decision.hpp"
 
 namespace alloclab::lab {
 
@@ -18,7 +19,7 @@ malloc_judgement judge(const malloc_costs& baseline, const malloc_costs& other,
   j.ratio = estimate->value;
   j.range = estimate->range;
   const std::size_t n1 = baseline.samples.size(), n2 = other.samples.size();
-  const bool power = n1 >= 2 && n2 >= 2 && mann_whitney_min_p(n1, n2) < significance_alpha;
+  const bool power = n1 >= 2 && n2 >= 2 && can_reach_significance(n1, n2);
   if (n1 >= 2 && n2 >= 2) j.p_value = mann_whitney_u(baseline.samples, other.samples).p_value;
   j.verdict = judge_difference(j.p_value, power, j.range, noise_floor);
   return j;

@@ -9,6 +9,7 @@
 #include "plan/request.hpp"
 #include "results/results_builder.hpp"
 #include "stats/stats.hpp"
+#include "stats/decision.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -152,7 +153,7 @@ cell_change compare_cell(const side_cell& a, const side_cell& b, double noise_fl
   if (range.high > 0) row.interval = model::interval{range.low, range.high};
   if (!ma.empty() && !mb.empty()) {
     const mann_whitney_result u = mann_whitney_u(ma, mb);
-    const bool power = mann_whitney_min_p(ma.size(), mb.size()) < significance_alpha;
+    const bool power = can_reach_significance(ma.size(), mb.size());
     const difference d = judge_difference(u.p_value, power, range, noise_floor);
     row.p_value = u.p_value;
     row.decision = to_string(d);

@@ -88,8 +88,7 @@ model::peer_result peer_result_of(const json& peer, const json& best, const sele
   const std::vector<double> ours = repetition_medians(best), theirs = repetition_medians(peer);
   const mann_whitney_result test = mann_whitney_u(ours, theirs);
   // The test can reach alpha / candidates at all with these repetitions.
-  const bool reachable =
-      power && pick.adjusted(mann_whitney_min_p(ours.size(), theirs.size())) < significance_alpha;
+  const bool reachable = power && can_reach_significance(ours.size(), theirs.size(), pick.alpha());
   // peer / best: the speedup of the best alloclab strategy over the peer, with its interval.
   const std::optional<ratio_estimate> estimate =
       estimate_ratio("speedup_p50", peer, best, pick.confidence());

@@ -22,6 +22,7 @@
 #include "workloads/workload.hpp"
 
 #include "simulate/results.hpp"
+#include "stats/decision.hpp"
 namespace alloclab::lab {
 
 double amdahl_ratio(double share, double speedup) {
@@ -234,7 +235,7 @@ std::vector<std::string> collect_warnings(const json& results) {
 }
 
 bool test_has_power(std::size_t repetitions) {
-  return mann_whitney_min_p(repetitions, repetitions) < significance_alpha;
+  return can_reach_significance(repetitions, repetitions);
 }
 
 std::string significance_mark(double p_value, bool power) {

@@ -2,6 +2,10 @@
 
 namespace alloclab::lab {
 
+bool can_reach_significance(std::size_t n1, std::size_t n2, double alpha) {
+  return n1 > 0 && n2 > 0 && mann_whitney_min_p(n1, n2) < alpha;
+}
+
 difference judge_difference(double p_value, bool has_power, const interval& range,
                             double noise_floor) {
   if (!has_power) return difference::too_few;

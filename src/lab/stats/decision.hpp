@@ -25,6 +25,10 @@ enum class difference {
 difference judge_difference(double p_value, bool has_power, const interval& range,
                             double noise_floor = 0);
 
+// The power check: whether the U test over samples of n1 and n2 can reach p < alpha at all (false
+// when either is empty). Every verdict asks it before it calls a difference decided.
+bool can_reach_significance(std::size_t n1, std::size_t n2, double alpha = significance_alpha);
+
 const char* to_string(difference d);
 
 // Two sides the same within +-margin is an answer too (two one-sided tests: the interval, at the

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "frames/program/stopping.hpp"
+#include "stats/decision.hpp"
 
 namespace alloclab::program {
 namespace {
@@ -74,8 +75,7 @@ ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& b
     r.range = lab::bootstrap_ratio_of_medians(b, base);
   }
   r.p_value = lab::mann_whitney_u(b, base).p_value;
-  r.has_power = !b.empty() && !base.empty() &&
-                lab::mann_whitney_min_p(b.size(), base.size()) < lab::significance_alpha;
+  r.has_power = lab::can_reach_significance(b.size(), base.size());
   r.verdict = lab::judge_difference(r.p_value, r.has_power, r.range, noise_floor);
   if (r.decided) *r.decided = *r.decided && r.has_power;
   return r;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "stats/stats.hpp"
+#include "stats/decision.hpp"
 
 namespace alloclab::program {
 namespace {
@@ -106,9 +107,7 @@ look_state look_at(const std::vector<run_row>& rows, std::size_t combinations, s
     const paired_figures pairs = paired_by_round(rows, i, baseline, cpu_seconds_of);
     c.cpu = lab::compare_paired_runs(pairs.a, pairs.b, rule, cpu_resolution_seconds);
     // The verdict needs the U test too: undecided while its counts cannot reach p < alpha.
-    const bool testable =
-        !cpu[i].empty() && !cpu[baseline].empty() &&
-        lab::mann_whitney_min_p(cpu[i].size(), cpu[baseline].size()) < lab::significance_alpha;
+    const bool testable = lab::can_reach_significance(cpu[i].size(), cpu[baseline].size());
     c.decided = testable && lab::decided(c.cpu, boundaries);
     look.comparisons.push_back(c);
   }
