@@ -6,7 +6,7 @@
 # threaded: python3 (PYTHONMALLOC=malloc), cc1plus on a header-heavy file, a sqlite3 batch, jq
 # (when installed). Multi-threaded: the 4-thread producer/consumer fixture
 # (tests/trace/producer_consumer.cpp), git grep with 4 threads over 30 revisions of this
-# repository, zstd -T2.
+# repository, zstd -T2, and xz -T2 (whose threads free only their own blocks).
 #
 # usage: bench/replay_trust_table.sh [--out DIR]   (ALLOCLAB=path overrides build/release/alloclab)
 # The table is Markdown (docs/replay.md, "When a replay predicts", shows one run).
@@ -74,4 +74,6 @@ fi
 record producer_consumer multi-threaded -- "$fixture" 200000
 record git_grep multi-threaded -- /usr/bin/git -C "$out/repo" grep --threads 4 -n -e alloc -e free $revisions
 [ -x /usr/bin/zstd ] && record zstd multi-threaded -- /usr/bin/zstd -T2 -3 -c "$out/text"
+# Threads that free only their own blocks: the rule must not flag every multi-threaded program.
+[ -x /usr/bin/xz ] && record xz multi-threaded -- /usr/bin/xz -T2 -0 -c "$out/text"
 exit 0
