@@ -20,10 +20,11 @@
 #include "trace/replay_trust.hpp"
 
 namespace alloclab::trace {
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_trust, predictive, reasons, cross_thread_free_share,
-                                   cross_thread_frees, producer_consumer_pairs, timed,
-                                   peak_live_spread, peak_live_bytes, peak_live_lowest,
-                                   peak_live_highest)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(replay_trust, predictive, reasons,
+                                                cross_thread_free_share, cross_thread_frees,
+                                                producer_consumer_pairs, timed, peak_live_spread,
+                                                peak_live_bytes, peak_live_lowest,
+                                                peak_live_highest)
 }  // namespace alloclab::trace
 
 namespace alloclab::lab {
@@ -38,7 +39,8 @@ struct replay_trace_facts {
   std::string replayed = "the whole trace";  // which part, in words
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_trace_facts, threads, monotonic_footprint,
-                                   aligned_allocations, duration_us, trust, end_us, replayed)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(replay_trace_facts, threads, monotonic_footprint,
+                                                aligned_allocations, duration_us, trust, end_us,
+                                                replayed)
 
 }  // namespace alloclab::lab
