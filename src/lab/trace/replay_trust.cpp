@@ -1,5 +1,7 @@
 #include "trace/replay_trust.hpp"
 
+#include "trace/replay_error.hpp"
+
 #include <cmath>
 #include <map>
 
@@ -59,9 +61,13 @@ replay_trust assess_replay(const trace_summary& s) {
   return t;
 }
 
-bool within_replay_error(double ratio) noexcept {
-  const double bound = 1 + replay_error_percent / 100;
+bool within_error_of_one(double ratio, double error_percent) noexcept {
+  const double bound = 1 + error_percent / 100;
   return ratio <= bound && ratio >= 1 / bound;
+}
+
+bool within_replay_error(double ratio) noexcept {
+  return within_error_of_one(ratio, replay_error_percent);
 }
 
 std::string render_replay_trust(const replay_trust& t) {

@@ -7,6 +7,7 @@
 
 #include "frames/replay/figures.hpp"
 #include "frames/replay/trust_text.hpp"
+#include "trace/replay_error.hpp"
 #include "model/document.hpp"
 #include "render/markdown_format.hpp"
 #include "render/markdown_sections.hpp"
@@ -79,9 +80,7 @@ std::string replay_ratio_text(const std::optional<model::comparison>& vs_std,
                               const std::optional<replay_trust_figures>& trust) {
   std::string text = speedup_text(vs_std);
   if (!trust || !vs_std || !vs_std->speedup_p50) return text;
-  const double bound = 1 + trust->replay_error_percent / 100;
-  const double ratio = *vs_std->speedup_p50;
-  if (ratio <= bound && ratio >= 1 / bound)
+  if (trace::within_error_of_one(*vs_std->speedup_p50, trust->replay_error_percent))
     text += fmt::format(", within the replay's error (±{:.0f} %): not a gain",
                         trust->replay_error_percent);
   return text;
