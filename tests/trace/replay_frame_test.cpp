@@ -35,6 +35,7 @@
 #include "lab/cli_support.hpp"
 #include "trace/format.hpp"
 #include "trace/replay.hpp"
+#include "trace/replay_trust.hpp"
 #include "trace/trace_info.hpp"
 #include "trace/trace_reader.hpp"
 
@@ -109,10 +110,18 @@ TEST_F(ReplayCommand, WritesTheReplayFrameLikeRun) {
     }
   }
   EXPECT_EQ(w.at("trace").at("monotonic_footprint").get<std::uint64_t>(), s.monotonic_footprint);
+  // One peak live bytes: trace info's is the trace's and every cell's ideal RSS.
+  EXPECT_EQ(w.at("trace").at("peak_live_bytes").get<std::uint64_t>(), s.peak_live_bytes);
+  const replay_trust trust = assess_replay(s);
+  EXPECT_EQ(w.at("replay_trust").at("predictive").get<bool>(), trust.predictive);
+  EXPECT_EQ(w.at("replay_trust").at("ranking").get<std::string>(),
+            trust.predictive ? predictive_text : not_predictive_text);
+  EXPECT_EQ(w.at("replay_trust").at("replay_error_percent").get<double>(), replay_error_percent);
   EXPECT_TRUE(w.at("cells").at(0).at("live_allocator").at("ok").get<bool>());
   const std::string report = read_file(dir_ / "out" / "latest" / "report.md");
   EXPECT_NE(report.find("### Replay of `python3_json`"), std::string::npos) << report;
   EXPECT_NE(report.find("| arena (resource, under glibc) |"), std::string::npos) << report;
+  EXPECT_NE(report.find("**Malloc ranking: "), std::string::npos) << report;
 
   const outcome second = replay("");
   ASSERT_EQ(second.exit_code, 0) << second.err;

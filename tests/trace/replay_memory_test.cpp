@@ -9,12 +9,16 @@
 //   replay_trace: cross-thread frees find the other thread's blocks
 //                                                 -> ReplayMemory.CrossThreadFreesFindTheirBlocks
 //   replay_trace: a double free is still refused  -> ReplayMemory.DoubleFreeIsRefused
+//   block_slots: 16 bytes an entry; a big block's size kept in the block
+//                                                 -> ReplayMemory.TheTableIsSixteenBytesAnEntry,
+//                                                    ReplayMemory.BigBlocksKeepTheirSize
 #include <gtest/gtest.h>
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "trace/block_slots.hpp"
 #include "trace/replay.hpp"
 #include "trace/synthetic_trace.hpp"
 
@@ -147,6 +151,39 @@ TEST(ReplayProgramWork, RecordedGapsSetHowMuchWorkFallsBetweenCalls) {
   options.mean_us_per_call = 1.0;
   const replay_result r = replay_trace(w.finish(), options);
   EXPECT_NEAR(static_cast<double>(r.touches), 1001 + 100 + 1900, 3.0);
+}
+
+TEST(ReplayMemory, TheTableIsSixteenBytesAnEntry) {
+  block_slots table(false);
+  std::vector<char> blocks(1000);
+  for (std::uint64_t id = 0; id < 1000; ++id) table.insert(id, {&blocks[id], 1, 0});
+  EXPECT_EQ(table.peak_count(), 1000u);
+  EXPECT_LE(table.peak_bytes(), 2048u * 16);  // at most 3/4 full, a power of two
+  block_slot slot;
+  for (std::uint64_t id = 0; id < 1000; ++id) {
+    ASSERT_TRUE(table.remove(id, slot));
+    EXPECT_EQ(slot.pointer, &blocks[id]);
+    EXPECT_EQ(slot.size, 1u);
+  }
+}
+
+TEST(ReplayMemory, BigBlocksKeepTheirSize) {
+  block_slots table(false);
+  std::vector<char> big((std::size_t{1} << 20) + 3), small(100);
+  table.insert(0, {big.data(), big.size(), 0});
+  table.insert(1, {small.data(), small.size(), 64});
+  table.insert(2, {nullptr, big.size(), 0});  // a skipped call: no pointer to keep it in
+  block_slot slot;
+  ASSERT_TRUE(table.find(0, slot));
+  EXPECT_EQ(slot.size, big.size());
+  ASSERT_TRUE(table.remove(1, slot));
+  EXPECT_EQ(slot.size, 100u);
+  EXPECT_EQ(slot.alignment, 64u);
+  ASSERT_TRUE(table.remove(0, slot));
+  EXPECT_EQ(slot.pointer, big.data());
+  EXPECT_EQ(slot.size, big.size());
+  ASSERT_TRUE(table.remove(2, slot));
+  EXPECT_EQ(slot.pointer, nullptr);
 }
 
 }  // namespace

@@ -94,12 +94,16 @@ class synthetic_trace {
     return w;
   }
 
+  /// The header says timestamp events are present (they are the writers' timestamp() calls).
+  void timed() { flags_ |= trace_format::flag_timestamps; }
+
   /// Writes the file (events only, no footer: it reads as truncated) and opens it.
   const trace_file& finish() {
     std::ofstream out(path_, std::ios::binary | std::ios::trunc);
     trace_format::file_header h{};
     std::memcpy(h.magic, trace_format::file_magic, sizeof h.magic);
     h.version = version_;
+    h.flags = flags_;
     out.write(reinterpret_cast<const char*>(&h), sizeof h);
     for (const auto& [index, w] : threads_) write_chunks(out, index, w);
     out.close();
@@ -132,6 +136,7 @@ class synthetic_trace {
   }
 
   std::uint32_t version_;
+  std::uint32_t flags_ = 0;
   std::filesystem::path path_;
   std::map<std::uint32_t, writer> threads_;
   std::unique_ptr<trace_file> file_;

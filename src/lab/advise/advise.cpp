@@ -370,9 +370,7 @@ std::string advise(const advised_trace& t, const std::string& trace_path,
                                        cells.baseline.program_median)
                          : std::string(),
       mib(cells.baseline.peak_growth), mib(static_cast<double>(t.summary.peak_live_bytes)),
-      t.summary.peak_live_bytes == 0
-          ? 0.0
-          : cells.baseline.peak_growth / static_cast<double>(t.summary.peak_live_bytes));
+      replay_fragmentation(cells.baseline.peak_growth, t.summary.peak_live_bytes).value_or(0.0));
   advise_malloc_section(out, cells, options, t.file->header().command);
   advise_tunables(out, cells, options.noise_floor_percent);
   advise_pools(out, t.summary, cells, options.noise_floor_percent);

@@ -16,10 +16,13 @@
 #include "main/commands.hpp"
 #include "main/option_checks.hpp"
 #include "plan/malloc_choice.hpp"
+#include "plan/budget.hpp"
 #include "plan/plan.hpp"
 #include "render/units.hpp"
 #include "stats/decision.hpp"
 #include "stats/ratio_text.hpp"
+#include "frames/replay/replay_resources.hpp"
+#include "trace/replay_cut.hpp"
 #include "trace/trace_facts.hpp"
 #include "trace/trace_info.hpp"
 #include "trace/trace_reader.hpp"
@@ -52,9 +55,41 @@ replay_trace_facts facts_of(const read_trace& t) {
   replay_trace_facts f;
   f.threads = t.file->threads().size();
   f.monotonic_footprint = t.summary.monotonic_footprint;
+  f.duration_us = t.summary.duration_us;
+  f.trust = trace::assess_replay(t.summary);
   for (const k kind : {k::memalign, k::posix_memalign, k::aligned_alloc, k::valloc, k::pvalloc})
     f.aligned_allocations += t.summary.by_kind[static_cast<std::size_t>(kind)];
   return f;
+}
+
+// A whole replay's cost per recorded call: 72 M calls of python3, 5 mallocs, 5 replays each
+// timed and each again with program work, took 14 min (issue 42): 233 ns a call, process
+// starts and decoding included.
+constexpr double replay_ns_per_call = 250;
+
+// The whole replays `request` asks for: (mallocs + variants + resources) x repetitions x 2 (a
+// timed replay and one with program work each).
+std::size_t whole_replays(const run_request& request) {
+  std::size_t cells = request.replay.variants.size();
+  for (const malloc_choice& m : resolve_mallocs(
+           request.mallocs.empty() ? std::vector<std::string>{native_malloc} : request.mallocs,
+           false))
+    cells += m.missing.empty() ? 1 : 0;
+  for (const std::string& s : request.replay.strategies)
+    cells += s == "all" ? replay_resources().size() : 1;
+  const std::size_t repetitions = request.repetitions.value_or(
+      request.quick ? replay_quick_repetitions : replay_default_repetitions);
+  return std::max<std::size_t>(cells, 1) * repetitions * 2;
+}
+
+// The part of the trace a replay replays: as much as fits the budget `try` would spend
+// (default_budget_seconds), cut by phases (trace/replay_cut.hpp).
+void cut_to_budget(const read_trace& t, const run_request& request, replay_trace_facts& facts) {
+  const double calls = default_budget_seconds * 1e9 /
+                       (replay_ns_per_call * static_cast<double>(whole_replays(request)));
+  const trace::replay_cut cut = trace::cut_for_budget(t.summary, static_cast<std::uint64_t>(calls));
+  facts.end_us = cut.end_us;
+  facts.replayed = cut.description;
 }
 
 // A program frame's results.json (`alloclab try`), read once into the results model.
@@ -89,6 +124,9 @@ int execute_replay(run_request request, const std::string& trace_path) {
   request.replay.trace = fs::weakly_canonical(fs::absolute(trace_path)).string();
   request.replay.name = fs::path(trace_path).stem().string();
   request.replay.facts = facts_of(t);
+  cut_to_budget(t, request, request.replay.facts);
+  if (request.replay.facts.end_us != 0)
+    std::cerr << "alloclab: the replay is " << request.replay.facts.replayed << '\n';
   if (t.summary.allocations == 0)
     throw usage_error(fmt::format("'{}' has no allocations to replay", trace_path));
   // One whole replay per fresh process unless --processes says otherwise.

@@ -88,8 +88,8 @@ class block_slots {
       const guard g(*this);
       if (4 * (count_ + 1) > 3 * capacity_) resize(2 * capacity_);
       std::size_t i = home(id);
-      while (entries_[i].key != 0) i = next(i);
-      entries_[i] = entry{id + 1, slot.pointer, pack(slot)};
+      while (entries_[i].key() != 0) i = next(i);
+      entries_[i] = pack(id, slot);
       ++count_;
       peak_count_ = std::max(peak_count_, count_);
     }
@@ -112,9 +112,9 @@ class block_slots {
                  std::uint64_t& sink) {
     const guard g(*this);
     for (std::size_t n = 0, i = seed & (capacity_ - 1); n < touch_probes; ++n, i = next(i)) {
-      if (entries_[i].key == 0 || entries_[i].pointer == nullptr) continue;
+      if (entries_[i].key() == 0 || entries_[i].pointer() == nullptr) continue;
       const std::uint64_t bytes = std::min(unpack(entries_[i]).size, cap);
-      auto* p = static_cast<volatile unsigned char*>(entries_[i].pointer);
+      auto* p = static_cast<volatile unsigned char*>(entries_[i].pointer());
       for (std::uint64_t b = 0; b < bytes; b += 64) sink += p[b];
       if (bytes != 0) p[0] = static_cast<unsigned char>(sink);
       touched += bytes;
@@ -136,10 +136,10 @@ class block_slots {
   std::uint64_t release_all(const block_source& source) {
     std::uint64_t released = 0;
     for (std::size_t i = 0; i < capacity_; ++i) {
-      if (entries_[i].key == 0 || entries_[i].pointer == nullptr) continue;
+      if (entries_[i].key() == 0 || entries_[i].pointer() == nullptr) continue;
       const block_slot slot = unpack(entries_[i]);
       source.deallocate(slot.pointer, slot);
-      entries_[i].pointer = nullptr;
+      entries_[i].pointer_alignment &= ~pointer_mask;
       ++released;
     }
     return released;
@@ -151,11 +151,22 @@ class block_slots {
   static constexpr std::size_t initial_capacity = 16;
   static constexpr std::size_t touch_probes = 64;
   static constexpr std::size_t npos = ~std::size_t{0};
+  // 16 bytes a block. A size of big_size or more is kept in the block itself, at
+  // big_size_offset (past what program work touches), so the entry holds only smaller sizes.
+  static constexpr unsigned key_bits = 45;  // id + 1 of an id below 2^44
+  static constexpr std::uint64_t key_mask = (std::uint64_t{1} << key_bits) - 1;
+  static constexpr std::uint64_t big_size = (std::uint64_t{1} << (64 - key_bits)) - 1;
+  static constexpr std::uint64_t big_size_offset = std::uint64_t{1} << 18;
+  static constexpr std::uint64_t pointer_mask = (std::uint64_t{1} << 48) - 1;
   struct entry {
-    std::uint64_t key;  ///< id + 1; 0: empty
-    void* pointer;
-    std::uint64_t size_alignment;  ///< size (56 bits), log2 alignment + 1 (8 bits, 0: none)
+    std::uint64_t key_size;           ///< id + 1 (0: empty), size (big_size: in the block)
+    std::uint64_t pointer_alignment;  ///< pointer (48 bits), log2 alignment + 1 (8 bits at 56)
+    std::uint64_t key() const noexcept { return key_size & key_mask; }
+    void* pointer() const noexcept {
+      return reinterpret_cast<void*>(static_cast<std::uintptr_t>(pointer_alignment & pointer_mask));
+    }
   };
+  static_assert(sizeof(entry) == 16);
   class guard {
    public:
     explicit guard(const block_slots& t) : t_(t) {
@@ -172,16 +183,25 @@ class block_slots {
     const block_slots& t_;
   };
 
-  static std::uint64_t pack(const block_slot& s) noexcept {
+  // A big block's size goes into the block (written after the replay's memset of it).
+  static entry pack(std::uint64_t id, const block_slot& s) {
+    const auto address = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(s.pointer));
+    if ((address & ~pointer_mask) != 0)
+      throw trace_error("a block above 2^48 in the address space");
     const std::uint64_t log2 =
         s.alignment == 0 ? 0 : static_cast<std::uint64_t>(__builtin_ctz(s.alignment)) + 1;
-    return s.size | (log2 << 56);
+    const bool big = s.size >= big_size;
+    if (big && s.pointer != nullptr)
+      std::memcpy(static_cast<char*>(s.pointer) + big_size_offset, &s.size, sizeof s.size);
+    return {(id + 1) | ((big ? big_size : s.size) << key_bits), address | (log2 << 56)};
   }
   static block_slot unpack(const entry& e) noexcept {
     block_slot s;
-    s.pointer = e.pointer;
-    s.size = e.size_alignment & ((std::uint64_t{1} << 56) - 1);
-    const std::uint64_t log2 = e.size_alignment >> 56;
+    s.pointer = e.pointer();
+    s.size = e.key_size >> key_bits;
+    if (s.size == big_size && s.pointer != nullptr)
+      std::memcpy(&s.size, static_cast<const char*>(s.pointer) + big_size_offset, sizeof s.size);
+    const std::uint64_t log2 = e.pointer_alignment >> 56;
     s.alignment = log2 == 0 ? 0 : std::uint32_t{1} << (log2 - 1);
     return s;
   }
@@ -191,20 +211,20 @@ class block_slots {
   std::size_t next(std::size_t i) const noexcept { return (i + 1) & (capacity_ - 1); }
   std::size_t find_index(std::uint64_t id) const noexcept {
     for (std::size_t i = home(id);; i = next(i)) {
-      if (entries_[i].key == id + 1) return i;
-      if (entries_[i].key == 0) return npos;
+      if (entries_[i].key() == id + 1) return i;
+      if (entries_[i].key() == 0) return npos;
     }
   }
   // Backward shift: moves later entries of the probe run into the hole.
   void erase_at(std::size_t hole) noexcept {
-    for (std::size_t j = next(hole); entries_[j].key != 0; j = next(j)) {
-      const std::size_t h = home(entries_[j].key - 1);
+    for (std::size_t j = next(hole); entries_[j].key() != 0; j = next(j)) {
+      const std::size_t h = home(entries_[j].key() - 1);
       const bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
       if (stays) continue;
       entries_[hole] = entries_[j];
       hole = j;
     }
-    entries_[hole] = entry{0, nullptr, 0};
+    entries_[hole] = entry{0, 0};
     --count_;
   }
   void resize(std::size_t capacity) {
@@ -215,9 +235,9 @@ class block_slots {
     bits_ = static_cast<unsigned>(__builtin_ctzll(capacity));
     peak_capacity_ = std::max(peak_capacity_, capacity);
     for (std::size_t i = 0; i < old_capacity; ++i) {
-      if (old[i].key == 0) continue;
-      std::size_t j = home(old[i].key - 1);
-      while (entries_[j].key != 0) j = next(j);
+      if (old[i].key() == 0) continue;
+      std::size_t j = home(old[i].key() - 1);
+      while (entries_[j].key() != 0) j = next(j);
       entries_[j] = old[i];
     }
     unmap(old, old_capacity);

@@ -153,10 +153,16 @@ class replayer {
     r.thread = thread;
     work_pace pace;
     pace.rate = options_.touches_per_call;
+    bool cut = false;  // past options_.end_us: the rest of the thread is not replayed
     trace_.for_each_chunk_of(thread, [&](const std::vector<event>& events) {
+      if (cut) return;
       double waited = 0;
       const double begin = thread_cpu_seconds();
       for (const event& e : events) {
+        if (options_.end_us != 0 && e.time_us >= options_.end_us) {
+          cut = true;
+          break;
+        }
         if (e.kind >= event_kind::thread_start) {
           if (options_.program_work && (e.kind == event_kind::timestamp || !pace.started))
             end_window(pace, e);

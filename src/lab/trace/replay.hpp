@@ -55,6 +55,8 @@ struct replay_options {
   double touches_per_call = 1;
   /// Bytes of a block one touch reads at most.
   std::uint64_t touch_cap = 1024;
+  /// Replay only the calls recorded before this time (trace/replay_cut.hpp; 0: every call).
+  std::uint64_t end_us = 0;
   /// The trace's mean recorded microseconds per event (0: from its footer, or without one, no
   /// scaling by the recorded gaps).
   double mean_us_per_call = 0;

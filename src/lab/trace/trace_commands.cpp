@@ -21,6 +21,7 @@
 #include <CLI/CLI.hpp>
 
 #include "trace/record_target.hpp"
+#include "trace/replay_trust.hpp"
 #include "trace/trace_info.hpp"
 #include "trace/trace_reader.hpp"
 
@@ -356,7 +357,9 @@ int execute_trace_info(const std::string& path) {
     return bad_input("'" + path + "' is a directory, not a trace written by `alloclab record`");
   try {
     const trace_file trace(path);
-    std::cout << render_summary(trace, summarize(trace)) << render_images(path) << std::flush;
+    const trace_summary summary = summarize(trace);
+    std::cout << render_summary(trace, summary) << render_replay_trust(assess_replay(summary))
+              << render_images(path) << std::flush;
   } catch (const trace_error& e) {
     return bad_input(e.what());
   }

@@ -84,9 +84,10 @@ std::vector<phase> merge_windows(const std::vector<window>& windows, std::uint64
     if (!phases.empty() && phases.back().character == character) {
       phases.back().end_us = begin + width_us;
       phases.back().allocations += w.allocations;
+      phases.back().calls += w.calls;
       phases.back().live_change += change;
     } else {
-      phases.push_back({begin, begin + width_us, character, w.allocations, change});
+      phases.push_back({begin, begin + width_us, character, w.allocations, change, w.calls});
     }
     live_before = live_after;
   }
@@ -115,6 +116,23 @@ void add_line(std::string& out, fmt::format_string<Args...> format, Args&&... ar
   out += '\n';
 }
 
+// The interleavings' time windows: the recorder's timestamp resolution (1 ms), wider for long
+// runs (at most 20000 windows); 0 for a trace without timestamps.
+std::uint64_t interleaving_window_us(const trace_file& trace, std::uint64_t duration_us) {
+  if (!trace.header().timestamps || duration_us == 0) return 0;
+  return std::max<std::uint64_t>(1000, duration_us / 20000 + 1);
+}
+
+std::vector<handoff> sorted_handoffs(
+    const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t>& pairs) {
+  std::vector<handoff> out;
+  for (const auto& [threads, blocks] : pairs)
+    out.push_back({threads.first, threads.second, blocks});
+  std::stable_sort(out.begin(), out.end(),
+                   [](const handoff& a, const handoff& b) { return a.blocks > b.blocks; });
+  return out;
+}
+
 // Why a trace has no time figures: its recording took none, it was cut before any, or the run
 // was too short.
 std::string why_untimed(const trace_file& trace) {
@@ -129,7 +147,9 @@ trace_summary summarize(const trace_file& trace, const summary_options& options)
   trace_summary s;
   std::map<std::uint32_t, thread_summary> threads;
   std::unordered_map<block_key, live_block> live;
-  std::unordered_set<block_key> freed_early;  // cross-thread frees seen before the allocation
+  // Cross-thread frees seen before the allocation: where the interleavings placed them.
+  std::unordered_map<block_key, std::pair<std::uint32_t, std::size_t>> freed_early;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> handoffs;
   std::set<std::uint64_t> live_sequences;
   std::uint64_t live_bytes = 0, sequence = 0, curve_counter = 0;
   std::uint64_t max_time = trace.footer() ? trace.footer()->end_us : 0;
@@ -139,9 +159,9 @@ trace_summary summarize(const trace_file& trace, const summary_options& options)
   const bool timed = trace.header().timestamps && max_time > 0 && options.phase_windows > 0;
   const std::uint64_t width_us = timed ? max_time / options.phase_windows + 1 : 0;
   std::vector<window> windows(timed ? options.phase_windows : 0);
+  live_interleavings interleavings(interleaving_window_us(trace, max_time));
 
   const auto note_live = [&](const event& e) {
-    s.peak_live_bytes = std::max(s.peak_live_bytes, live_bytes);
     if (options.curve_stride != 0 && ++curve_counter % options.curve_stride == 0)
       s.live_curve.push_back(live_bytes);
     if (timed) {
@@ -157,13 +177,15 @@ trace_summary summarize(const trace_file& trace, const summary_options& options)
     if (block_thread(b) != e.thread) {
       ++s.cross_thread_frees;
       ++t.cross_thread_frees;
+      ++handoffs[{block_thread(b), e.thread}];
     }
     const auto it = live.find(b);
     if (it == live.end()) {
-      freed_early.insert(b);
+      freed_early[b] = {e.thread, interleavings.change(e.thread, e.time_us, 0)};
       ++s.frees_before_allocation;
       return;
     }
+    interleavings.change(e.thread, e.time_us, -static_cast<std::int64_t>(it->second.size));
     const std::uint64_t seq = it->second.sequence;
     if (seq == *live_sequences.rbegin()) ++s.freed_youngest;
     if (seq == *live_sequences.begin()) ++s.freed_oldest;
@@ -198,7 +220,11 @@ trace_summary summarize(const trace_file& trace, const summary_options& options)
     s.monotonic_footprint += (e.value + 15) & ~std::uint64_t{15};
     ++s.sizes[log2_bucket(e.value)];
     ++sequence;
-    if (freed_early.erase(e.block) != 0) {
+    interleavings.change(e.thread, e.time_us, static_cast<std::int64_t>(e.value));
+    if (const auto early = freed_early.find(e.block); early != freed_early.end()) {
+      interleavings.amend(early->second.first, early->second.second,
+                          -static_cast<std::int64_t>(e.value));
+      freed_early.erase(early);
       ++s.lifetimes[0];
       return;
     }
@@ -212,6 +238,9 @@ trace_summary summarize(const trace_file& trace, const summary_options& options)
   s.final_live_bytes = live_bytes;
   s.final_live_blocks = live.size();
   s.duration_us = max_time;
+  s.interleavings = interleavings.finish();
+  s.peak_live_bytes = s.interleavings.time_order();
+  s.handoffs = sorted_handoffs(handoffs);
   s.resemblances = resemble(s.sizes);
   if (timed) s.phases = merge_windows(windows, width_us, s.peak_live_bytes);
   return s;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stats/log2_histogram.hpp"
+#include "trace/live_interleavings.hpp"
 #include "trace/trace_reader.hpp"
 
 namespace alloclab::trace {
@@ -27,6 +28,13 @@ struct thread_summary {
   std::uint64_t bytes_allocated = 0;
 };
 
+/// Blocks one thread allocated and another freed: a hand-off from producer to consumer.
+struct handoff {
+  std::uint32_t from = 0;  ///< the allocating thread
+  std::uint32_t to = 0;    ///< the freeing thread
+  std::uint64_t blocks = 0;
+};
+
 /// A stretch of the run with one character: growing, releasing, steady or idle.
 struct phase {
   std::uint64_t begin_us = 0;
@@ -34,6 +42,7 @@ struct phase {
   std::string character;
   std::uint64_t allocations = 0;
   std::int64_t live_change = 0;  ///< bytes
+  std::uint64_t calls = 0;
 };
 
 /// Distance of the trace's log2 size histogram from one of seed 003's distributions.
@@ -51,7 +60,12 @@ struct trace_summary {
   std::uint64_t unknown_pointer_calls = 0;  ///< free/realloc/usable_size of unseen pointers
   std::uint64_t bytes_allocated = 0;
   std::uint64_t monotonic_footprint = 0;  ///< sum of sizes rounded up to 16: a bump arena's use
+  /// The one definition of a trace's peak live bytes (its "ideal RSS"), used by `trace info`,
+  /// the replay's results and `advise`: the peak in recorded time order (interleavings below).
   std::uint64_t peak_live_bytes = 0;
+  /// The peak under each interleaving of the threads the recording allows.
+  interleaving_peaks interleavings;
+  std::vector<handoff> handoffs;  ///< per (allocating, freeing) thread pair, most blocks first
   std::uint64_t final_live_bytes = 0;
   std::uint64_t final_live_blocks = 0;
   std::uint64_t duration_us = 0;

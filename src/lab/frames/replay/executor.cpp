@@ -79,6 +79,7 @@ double program_ns_per_call(const trace::trace_file& file, const replay_resource_
   std::unique_ptr<replay_resource> holder = entry ? entry->make(s.facts) : nullptr;
   trace::replay_options options;
   options.resource = holder ? holder->resource() : nullptr;
+  options.end_us = s.facts.end_us;
   options.program_work = true;
   const double ns = trace::replay_trace(file, options).program_ns_per_call();
   holder.reset();
@@ -98,6 +99,7 @@ replay_figures measure(const replay_spec& s) {
     std::unique_ptr<replay_resource> holder = entry ? entry->make(s.facts) : nullptr;
     trace::replay_options options;
     options.resource = holder ? holder->resource() : nullptr;
+    options.end_us = s.facts.end_us;
     replay_memory_reading memory;
     if (rep == 0) {
       memory.peak_was_reset = heap::reset_peak_rss();
@@ -120,7 +122,10 @@ replay_figures measure(const replay_spec& s) {
       f.memory = model::write_json(memory);
       f.calls = r.calls;
       f.skipped = r.skipped;
-      f.peak_live_bytes = r.peak_live_bytes;
+      // The trace's one peak live bytes (trace info's); the replay's own interleaving's peak
+      // only when the spec lacks it.
+      f.peak_live_bytes =
+          s.facts.trust.peak_live_bytes != 0 ? s.facts.trust.peak_live_bytes : r.peak_live_bytes;
     }
     f.ns_per_call.push_back(r.ns_per_call());
     f.program_ns_per_call.push_back(program_ns_per_call(file, entry, s));

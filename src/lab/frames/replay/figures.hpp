@@ -13,6 +13,14 @@
 
 namespace alloclab::lab {
 
+/// The one definition of a replay's fragmentation, used by the results and `advise`: peak RSS
+/// growth ÷ the trace's peak live bytes (trace_summary::peak_live_bytes); none without either.
+inline std::optional<double> replay_fragmentation(double peak_growth_bytes,
+                                                  std::uint64_t peak_live_bytes) {
+  if (peak_live_bytes == 0 || !(peak_growth_bytes >= 0)) return std::nullopt;
+  return peak_growth_bytes / static_cast<double>(peak_live_bytes);
+}
+
 struct per_replay {
   double median = 0;
   std::vector<double> per_repetition;
@@ -119,6 +127,8 @@ struct replay_cell_figures {
 struct trace_facts {
   std::string path;
   std::uint64_t threads = 0, monotonic_footprint = 0, aligned_allocations = 0, arena_bytes = 0;
+  std::uint64_t peak_live_bytes = 0;
+  std::string replayed;
   static constexpr const char* about_type = "the replayed trace (`alloclab record`)";
   template <class S, class F>
   static void fields(S& s, F& field) {
@@ -129,17 +139,77 @@ struct trace_facts {
     field(s.arena_bytes, "arena_bytes",
           "the `arena` resource's buffer: footprint + 64 B per aligned allocation + 25 %, "
           "page-rounded");
+    field(s.peak_live_bytes, "peak_live_bytes",
+          "the trace's peak live bytes, as `trace info` says (recorded time order): every cell's "
+          "ideal RSS",
+          model::may_be_absent);
+    field(s.replayed, "replayed",
+          "which part of the trace each replay replays: \"the whole trace\", or the first phases "
+          "that fit the budget `try` would spend (docs/replay.md, \"Cost\")",
+          model::may_be_absent);
+  }
+};
+
+// Whether the replay can rank mallocs for the traced program (trace/replay_trust.hpp).
+struct replay_trust_figures {
+  bool predictive = true;
+  std::string ranking;
+  std::vector<std::string> reasons;
+  double cross_thread_free_share = 0;
+  std::uint64_t producer_consumer_pairs = 0;
+  std::optional<double> peak_live_spread;
+  std::uint64_t peak_live_lowest_bytes = 0, peak_live_highest_bytes = 0;
+  std::optional<double> malloc_time_share;
+  double replay_error_percent = 0;
+  static constexpr const char* about_type =
+      "whether the replay's malloc ranking predicts the program's, judged from the trace: "
+      "cross-thread frees, producer/consumer hand-offs and a peak live set that depends on the "
+      "threads' interleaving make it not predictive (advice then needs real runs, `alloclab "
+      "try`)";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.predictive, "predictive", "the replay's malloc ranking can stand for the program's");
+    field(s.ranking, "ranking",
+          "the same in words: \"not predictive for this program; run real runs (try)\" or "
+          "\"predictive: ...\"");
+    field(s.reasons, "reasons", "why not predictive, one sentence each (empty when predictive)");
+    field(s.cross_thread_free_share, "cross_thread_free_share",
+          "frees of blocks another thread allocated ÷ all frees", model::at_least(0));
+    field(s.producer_consumer_pairs, "producer_consumer_pairs",
+          "thread pairs where one frees 10 % or more of the other's allocations");
+    field(s.peak_live_spread, "peak_live_spread",
+          "(highest − lowest) ÷ highest peak live bytes over the interleavings the recording "
+          "allows (file order; time windows with the threads ascending, descending); null "
+          "without timestamps",
+          model::at_least(0));
+    field(s.peak_live_lowest_bytes, "peak_live_lowest_bytes", "the lowest of those peaks");
+    field(s.peak_live_highest_bytes, "peak_live_highest_bytes", "the highest of those peaks");
+    field(s.malloc_time_share, "malloc_time_share",
+          "estimated share of the program's time in malloc: the baseline cell's median call "
+          "time ÷ the recorded run's wall time (recording overhead included); null when either "
+          "is unknown",
+          model::at_least(0));
+    field(s.replay_error_percent, "replay_error_percent",
+          "the replay's measured error against real runs (|replay ratio ÷ real ratio − 1|, "
+          "docs/replay.md): a replay ratio within this of 1 is within the replay's error, not a "
+          "gain",
+          model::at_least(0));
   }
 };
 
 struct replay_workload_figures {
   trace_facts trace;
+  std::optional<replay_trust_figures> replay_trust;
   static constexpr const char* about_type =
       "a trace (`alloclab replay`): one cell per malloc, strategy `malloc`, then one per "
       "in-process resource under the first malloc";
   template <class S, class F>
   static void fields(S& s, F& field) {
     field(s.trace, "trace", "the replayed trace");
+    field(s.replay_trust, "replay_trust",
+          "whether the replay predicts the program's malloc ranking; null in files written "
+          "before it",
+          model::may_be_absent);
   }
 };
 

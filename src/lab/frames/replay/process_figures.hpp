@@ -21,7 +21,7 @@ struct replay_figures {
   std::uint64_t calls = 0;           // per repetition
   std::uint64_t skipped = 0;         // per repetition: unknown pointers, recorded failures
   std::uint64_t threads = 0;
-  std::uint64_t peak_live_bytes = 0;  // the trace's "ideal RSS"
+  std::uint64_t peak_live_bytes = 0;  // the trace's "ideal RSS" (trace_summary::peak_live_bytes)
   nlohmann::json memory;              // RSS readings of the process's first replay
 };
 

@@ -54,7 +54,7 @@ replay_memory replay_memory_of(const std::vector<replay_memory_reading>& runs,
   m.peak_rss_growth_bytes = spread_of(growth);
   m.ideal_rss_bytes = peak_live_bytes;
   m.bookkeeping_bytes = spread_of(readings(&replay_memory_reading::bookkeeping_bytes));
-  m.fragmentation = fraction_of(peak_growth, static_cast<double>(peak_live_bytes));
+  m.fragmentation = replay_fragmentation(peak_growth, peak_live_bytes);
   m.rss_after_free_bytes = spread_of(readings(&replay_memory_reading::rss_after_free_bytes));
   m.rss_after_purge_bytes = spread_of(readings(&replay_memory_reading::rss_after_purge_bytes));
   m.retained_after_free = fraction_of(median_of(after_free), peak_growth);
@@ -109,6 +109,39 @@ json replay_cell(const cell_spec& spec, const cell_records& rs) {
   return cell_json(cell);
 }
 
+// The baseline malloc's median call time of a whole replay, in ms (null: no such cell).
+std::optional<double> baseline_call_ms(const json& cells, const std::string& baseline) {
+  for (const json& c : cells) {
+    if (c.value("strategy", "") != replay_malloc_strategy || c.value("malloc", "") != baseline)
+      continue;
+    const json* total = nullptr;
+    if (const auto r = c.find("replay"); r != c.end() && r->is_object())
+      if (const auto t = r->find("total_ms"); t != r->end() && t->is_object()) total = &*t;
+    if (total != nullptr && total->contains("median") && (*total)["median"].is_number())
+      return (*total)["median"].get<double>();
+  }
+  return std::nullopt;
+}
+
+// The trace's assessment (trace/replay_trust.hpp) in the results, with the share of the
+// recorded run's wall time the baseline malloc's calls take in the replay.
+replay_trust_figures trust_figures(const replay_trace_facts& facts, std::optional<double> call_ms) {
+  const trace::replay_trust& t = facts.trust;
+  replay_trust_figures f;
+  f.predictive = t.predictive;
+  f.ranking = t.predictive ? trace::predictive_text : trace::not_predictive_text;
+  f.reasons = t.reasons;
+  f.cross_thread_free_share = t.cross_thread_free_share;
+  f.producer_consumer_pairs = t.producer_consumer_pairs;
+  if (t.timed) f.peak_live_spread = t.peak_live_spread;
+  f.peak_live_lowest_bytes = t.peak_live_lowest;
+  f.peak_live_highest_bytes = t.peak_live_highest;
+  if (call_ms && facts.duration_us > 0)
+    f.malloc_time_share = std::min(1.0, *call_ms * 1e3 / static_cast<double>(facts.duration_us));
+  f.replay_error_percent = trace::replay_error_percent;
+  return f;
+}
+
 json replay_workload_entry(const run_plan& plan, json cells) {
   const replay_request& t = plan.replay;
   model::workload entry;
@@ -118,8 +151,14 @@ json replay_workload_entry(const run_plan& plan, json cells) {
   entry.frame = "replay";
   entry.baseline = {replay_malloc_strategy, plan.mallocs.front().label};
   replay_workload_figures figures;
-  figures.trace = {t.trace, t.facts.threads, t.facts.monotonic_footprint,
-                   t.facts.aligned_allocations, replay_arena_bytes(t.facts)};
+  figures.trace = {t.trace,
+                   t.facts.threads,
+                   t.facts.monotonic_footprint,
+                   t.facts.aligned_allocations,
+                   replay_arena_bytes(t.facts),
+                   t.facts.trust.peak_live_bytes,
+                   t.facts.replayed};
+  figures.replay_trust = trust_figures(t.facts, baseline_call_ms(cells, entry.baseline.malloc));
   entry.figures = model::figures::of(std::move(figures));
   json out = workload_json(entry);
   out["cells"] = std::move(cells);  // the frames' cells are JSON until every frame writes models
