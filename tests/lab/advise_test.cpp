@@ -308,6 +308,16 @@ TEST(RealRuns, RefusalsNameTheWayOut) {
   real_run_options here;
   here.working_directory = "/tmp";
   EXPECT_EQ(plan_real_runs(gone, here).request.working_directory, "/tmp");
+  // Bad overrides are refused before anything runs.
+  real_run_options bad = here;
+  bad.budget = "bogus";
+  EXPECT_THROW(plan_real_runs(gone, bad), usage_error);
+  bad = here;
+  bad.working_directory = "/nonexistent/alloclab/dir";
+  EXPECT_THROW(plan_real_runs(gone, bad), usage_error);
+  bad = here;
+  bad.stdin_path = "/tmp";
+  EXPECT_THROW(plan_real_runs(gone, bad), usage_error);
 }
 
 }  // namespace

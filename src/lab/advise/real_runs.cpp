@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "plan/budget.hpp"
 #include "plan/request.hpp"
 #include "process/malloc_registry.hpp"
 #include "render/atomic_write.hpp"
@@ -26,7 +27,11 @@ std::vector<std::string> try_mallocs(const std::vector<std::string>& asked) {
 
 std::string working_directory_of(const trace::trace_header& h, const real_run_options& o,
                                  std::vector<std::string>& notes) {
-  if (!o.working_directory.empty()) return o.working_directory;
+  if (!o.working_directory.empty()) {
+    if (!fs::is_directory(o.working_directory))
+      throw usage_error(fmt::format("--cwd '{}' is not a directory", o.working_directory));
+    return o.working_directory;
+  }
   if (!h.context) {
     notes.push_back(fmt::format(
         "the trace (format version {}) records no working directory, stdin or environment: the "
@@ -46,7 +51,11 @@ std::string working_directory_of(const trace::trace_header& h, const real_run_op
 
 std::string stdin_of(const trace::trace_header& h, const real_run_options& o,
                      std::vector<std::string>& notes) {
-  if (!o.stdin_path.empty()) return o.stdin_path;
+  if (!o.stdin_path.empty()) {
+    if (::access(o.stdin_path.c_str(), R_OK) != 0 || fs::is_directory(o.stdin_path))
+      throw usage_error(fmt::format("--stdin '{}' is not a readable file", o.stdin_path));
+    return o.stdin_path;
+  }
   if (!h.context) return {};
   const std::string& path = h.context->stdin_path;
   if (path.empty()) {
@@ -77,6 +86,7 @@ real_runs_plan plan_real_runs(const trace::trace_header& header, const real_run_
     throw usage_error(
         "the trace records no command line to run: pass --real RESULTS (from `alloclab try -- "
         "PROG`) or --no-real");
+  if (options.budget) parse_budget(*options.budget);  // refused before anything runs
   real_runs_plan plan;
   program::try_request& r = plan.request;
   r.working_directory = working_directory_of(header, options, plan.notes);
