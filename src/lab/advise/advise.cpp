@@ -396,16 +396,16 @@ void advise_arena(std::string& out, const advised_trace& t, const replay_cells& 
 
 namespace {
 
-std::string heading(const advised_trace& t, const std::string& trace_path) {
+std::string advice_heading(const advised_trace& t, const std::string& trace_path) {
   return fmt::format("alloclab advise: {} ({}, {}, peak live {})\n", trace_path,
                      lab::counted(t.file->threads().size(), "thread"),
                      lab::counted(t.summary.allocations, "allocation"),
                      bytes_text(static_cast<double>(t.summary.peak_live_bytes)));
 }
 
-std::string method_lines(const advised_trace& t, const model::document& results,
-                         const replay_cells& cells, const advise_options& options,
-                         const std::string& real_method) {
+std::string advice_method_lines(const advised_trace& t, const model::document& results,
+                                const replay_cells& cells, const advise_options& options,
+                                const std::string& real_method) {
   std::string out = "method\n";
   for (const std::string& note : options.notes) out += "   " + note + "\n";
   if (!real_method.empty()) out += "   " + real_method + "\n";
@@ -437,7 +437,7 @@ std::string advise(const advised_trace& t, const std::string& trace_path,
   const replay_cells cells = cells_of(w);
   check_same_trace(w, t, trace_path);
   const malloc_evidence evidence = gather_malloc_evidence(cells, options, t.file->header().command);
-  std::string out = heading(t, trace_path) + answer_line(evidence, options.no_real_because);
+  std::string out = advice_heading(t, trace_path) + answer_line(evidence, options.no_real_because);
   if (results.smoke_test || results.debug_build)
     out += "WARNING: the replay was a smoke test or a debug build: do not act on its figures\n";
   out += "evidence\n";
@@ -445,7 +445,7 @@ std::string advise(const advised_trace& t, const std::string& trace_path,
   advise_tunables(out, cells, options.noise_floor_percent);
   advise_pools(out, t.summary, cells, options.noise_floor_percent);
   advise_arena(out, t, cells, options.noise_floor_percent);
-  return out + method_lines(t, results, cells, options, evidence.real_method);
+  return out + advice_method_lines(t, results, cells, options, evidence.real_method);
 }
 
 }  // namespace alloclab::lab

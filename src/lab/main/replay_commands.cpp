@@ -133,7 +133,7 @@ bool holds_real_runs(const model::document& results) {
   return results.parts.get<program_document_figures>() != nullptr;
 }
 
-real_runs_plan plan_of(const replay_command_request& q) {
+real_runs_plan real_runs_plan_of(const replay_command_request& q) {
   real_run_options o;
   o.working_directory = q.working_directory;
   o.stdin_path = q.stdin_path;
@@ -268,7 +268,8 @@ int execute_advise(replay_command_request q) {
   std::optional<model::document> replay, real;
   sort_results_file(q, replay, notes);
   const bool run_real = q.real.empty() && !q.no_real;
-  const std::optional<real_runs_plan> plan = run_real ? std::optional(plan_of(q)) : std::nullopt;
+  const std::optional<real_runs_plan> plan =
+      run_real ? std::optional(real_runs_plan_of(q)) : std::nullopt;
   int status = 0;
   if (!replay) {
     run_request run = q.run;
