@@ -91,7 +91,8 @@ bool write_all(const iovec* parts, int count) noexcept {
   sigemptyset(&file_size);
   sigaddset(&file_size, SIGXFSZ);
   pthread_sigmask(SIG_BLOCK, &file_size, &previous);
-  iovec v[2];
+  iovec v[max_write_parts];
+  if (count > max_write_parts) count = max_write_parts;
   std::memcpy(v, parts, sizeof(iovec) * static_cast<std::size_t>(count));
   int first = 0;
   while (first < count) {

@@ -18,8 +18,10 @@ namespace alloclab::record {
 
 extern int trace_fd;  ///< -1: nothing (more) to write
 
-/// writev of every part (at most 2). A write past `ulimit -f` fails with EFBIG instead of killing
-/// the program. False with errno set.
+/// The most parts one write_all takes (the file header: header, command line, context).
+inline constexpr int max_write_parts = 3;
+/// writev of every part (at most max_write_parts). A write past `ulimit -f` fails with EFBIG
+/// instead of killing the program. False with errno set.
 bool write_all(const iovec* parts, int count) noexcept;
 /// How many zstd contexts threads share (from the number of CPUs); call before recording.
 void size_compressors() noexcept;

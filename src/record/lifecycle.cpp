@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/membarrier.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -61,6 +62,56 @@ bool read_settings() noexcept {
   return true;
 }
 
+// The environment a rerun of the program needs and no secret: locale, search paths and the
+// variables of interpreters and thread pools. Malloc tuning is left out (`try` sets its own).
+bool context_variable(const char* entry) noexcept {
+  static constexpr const char* prefixes[] = {"LANG=",
+                                             "LANGUAGE=",
+                                             "LC_",
+                                             "TZ=",
+                                             "PATH=",
+                                             "HOME=",
+                                             "LD_LIBRARY_PATH=",
+                                             "PYTHON",
+                                             "OMP_",
+                                             "MKL_",
+                                             "GOMAXPROCS=",
+                                             "GOGC=",
+                                             "OPENBLAS_NUM_THREADS="};
+  for (const char* prefix : prefixes)
+    if (std::strncmp(entry, prefix, std::strlen(prefix)) == 0) return true;
+  return false;
+}
+
+// Appends "KEY" + value + NUL when it fits; false when it does not.
+bool append_entry(char* out, std::size_t& used, const char* key, const char* value) noexcept {
+  const std::size_t k = std::strlen(key), v = std::strlen(value);
+  if (used + k + v + 1 > fmt::max_context_bytes) return false;
+  std::memcpy(out + used, key, k);
+  std::memcpy(out + used + k, value, v + 1);
+  used += k + v + 1;
+  return true;
+}
+
+// The context block (format version 4): the working directory, stdin when it is a regular file,
+// the variables context_variable keeps. Entries that do not fit are left out.
+std::size_t write_context(char* out) noexcept {
+  std::size_t used = 0;
+  static char path[4096];
+  if (getcwd(path, sizeof path) != nullptr) append_entry(out, used, "cwd=", path);
+  struct stat st {};
+  if (fstat(0, &st) == 0 && S_ISREG(st.st_mode)) {
+    const ssize_t n = readlink("/proc/self/fd/0", path, sizeof path - 1);
+    if (n > 0 && path[0] == '/') {
+      path[n] = '\0';
+      append_entry(out, used, "stdin=", path);
+    }
+  }
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
+    if (context_variable(*e)) append_entry(out, used, "env=", *e);
+  return used;
+}
+
 bool write_header(fmt::image_origin origin) noexcept {
   fmt::file_header h{};
   std::memcpy(h.magic, fmt::file_magic, sizeof h.magic);
@@ -79,8 +130,11 @@ bool write_header(fmt::image_origin origin) noexcept {
     close(fd);
   }
   h.command_bytes = static_cast<std::uint32_t>(command_bytes);
-  const iovec parts[2] = {{&h, sizeof h}, {command, command_bytes}};
-  if (write_all(parts, 2)) return true;
+  static char context[fmt::max_context_bytes];
+  const std::size_t context_bytes = write_context(context);
+  h.context_bytes = static_cast<std::uint32_t>(context_bytes);
+  const iovec parts[3] = {{&h, sizeof h}, {command, command_bytes}, {context, context_bytes}};
+  if (write_all(parts, 3)) return true;
   report("write-failed", errno);
   close(trace_fd);
   trace_fd = -1;

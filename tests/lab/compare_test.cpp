@@ -93,9 +93,9 @@ class Compare : public binary_test {
 
   // {ratio, low, high} of the terminal table's row for `cell`; NaNs when it is absent.
   static std::array<double, 3> ratio_of(const std::string& out, const std::string& cell) {
-    // "cell  3868 ns  3.9 µs  1.000 [0.973, 1.027]": the two p50s carry their unit.
+    // "cell  3868 ns  3.9 µs  1.00x [0.97–1.03]" (A ÷ B): the two p50s carry their unit.
     const std::regex row(cell +
-                         R"( +[0-9.]+ \S+ +[0-9.]+ \S+ +([0-9.]+) \[([0-9.]+), ([0-9.]+)\])");
+                         R"( +[0-9.]+ \S+ +[0-9.]+ \S+ +([0-9.]+)x \[([0-9.]+)–([0-9.]+)\])");
     std::smatch m;
     if (!std::regex_search(out, m, row)) return {std::nan(""), std::nan(""), std::nan("")};
     return {std::stod(m[1]), std::stod(m[2]), std::stod(m[3])};
@@ -120,7 +120,8 @@ TEST_F(Compare, SameRunAgainstItselfIsNoChange) {
   EXPECT_EQ(ratio, 1.0) << o.out;
   EXPECT_LE(low, 1.0) << o.out;  // each side is resampled on its own: the interval is not a point
   EXPECT_GE(high, 1.0) << o.out;
-  EXPECT_NE(o.out.find("not significant"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("decided slower"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("decided faster"), std::string::npos) << o.out;
 }
 
 TEST_F(Compare, SlowerCopyIsASignificantRegression) {
@@ -134,11 +135,12 @@ TEST_F(Compare, SlowerCopyIsASignificantRegression) {
             std::string::npos)
       << o.err;
   const auto [ratio, low, high] = ratio_of(o.out, "vector_push / std @ glibc");
-  EXPECT_EQ(ratio, 1.5) << o.out;
-  EXPECT_GT(low, 1.0) << o.out;
-  EXPECT_LE(low, 1.5) << o.out;
-  EXPECT_GE(high, 1.5) << o.out;
-  EXPECT_NE(o.out.find("+50.0% slower **"), std::string::npos) << o.out;
+  // A ÷ B, the lab's one convention: B 1.5 times as slow is 0.67 (< 1: B is slower).
+  EXPECT_NEAR(ratio, 1 / 1.5, 0.005) << o.out;
+  EXPECT_LT(high, 1.0) << o.out;
+  EXPECT_LE(low, 1 / 1.5 + 0.005) << o.out;
+  EXPECT_GE(high, 1 / 1.5 - 0.005) << o.out;
+  EXPECT_NE(o.out.find("decided slower, B's time +50.0 % **"), std::string::npos) << o.out;
   // The same slowdown under a higher threshold, or without the option, passes.
   EXPECT_EQ(run("compare " + a.string() + " " + bp.string() + " --fail-on-regression 60").exit_code,
             0);
@@ -174,7 +176,7 @@ TEST_F(Compare, DifferentMachineIsAWarningAtTheTop) {
   ASSERT_NE(warning, std::string::npos) << o.out;
   EXPECT_NE(o.out.find("'Imaginary CPU 9000' in B"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("warning: different config: seed"), std::string::npos) << o.out;
-  EXPECT_LT(warning, o.out.find("B/A"));  // above the table
+  EXPECT_LT(warning, o.out.find("A÷B"));  // above the table
 }
 
 TEST_F(Compare, WritesMarkdownAndHtml) {
@@ -187,7 +189,7 @@ TEST_F(Compare, WritesMarkdownAndHtml) {
             0);
   const std::string md = read_file(dir_ / "c.md");
   EXPECT_NE(md.find("| trade_batch / std @ glibc |"), std::string::npos) << md;
-  EXPECT_NE(md.find("-50.0% faster **"), std::string::npos) << md;
+  EXPECT_NE(md.find("decided faster, B's time -50.0 % **"), std::string::npos) << md;
   ASSERT_EQ(run("compare " + a.string() + " " + bp.string() + " -o " + (dir_ / "c.html").string())
                 .exit_code,
             0);
@@ -236,7 +238,8 @@ TEST_F(Compare, SmallShiftsAreNoiseUnlessTheFloorIsLowered) {
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("noise floor of 3 %"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("warning: B is a smoke test"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("not significant: inside the noise"), std::string::npos) << o.out;
+  // The U test flags it, but its interval lies inside the 3 % floor: the same within it.
+  EXPECT_NE(o.out.find("the same within ±3 % (B's time +2.0 %)"), std::string::npos) << o.out;
   const outcome strict =
       run("compare " + a.string() + " " + bp.string() + " --fail-on-regression 0 --noise-floor 0");
   EXPECT_EQ(strict.exit_code, 1) << strict.out << strict.err;

@@ -135,23 +135,29 @@ TEST_F(ReplayCommand, AdviseCitesTheReplaysFigures) {
   const outcome replayed = replay("--strategies alloclab_multipool,arena");
   ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
   const fs::path results = dir_ / "out" / "latest" / "results.json";
-  const outcome o = run("advise '" + python_trace + "' --results '" + results.string() + "'");
+  const outcome o =
+      run("advise '" + python_trace + "' --no-real --results '" + results.string() + "'");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const json w = latest_results().at("workloads").at(0);
   const double glibc_ns = cell_of(w, "malloc")->at("replay").at("ns_per_call").at("median");
   const double arena_ratio = cell_of(w, "arena")->at("vs_std").at("speedup_p50");
   for (const std::string& text :
-       {fmt::format("baseline: glibc at {:.1f} ns per call", glibc_ns),
+       {fmt::format("baseline glibc at {:.1f} ns per call", glibc_ns),
         std::string("only glibc was measured"), std::string("size classes (log2) cover"),
         std::string("multipool_options{.max_block_size = "),
-        std::string("replayed through alloclab_multipool: "),
-        std::string("replayed through that arena: "),
-        std::string("the monotonic footprint, 186.9 MiB")})
+        std::string("estimate (replay) through alloclab_multipool: "),
+        std::string("estimate (replay) through that arena: "),
+        std::string("the monotonic footprint, 186.9 MiB"),
+        std::string("answer: none from real runs (--no-real); estimate (replay): keep glibc")})
     EXPECT_NE(o.out.find(text), std::string::npos) << text << "\n" << o.out;
+  // The answer first, then the evidence, then the method.
+  EXPECT_EQ(o.out.find("answer: "), o.out.find('\n') + 1) << o.out;
+  EXPECT_LT(o.out.find("\nevidence\n"), o.out.find("\nmethod\n")) << o.out;
   // The arena's ratio, printed with the digits its interval supports (2 to 3 decimals here).
-  const std::size_t at = o.out.find("replayed through that arena: ");
+  const std::string arena = "estimate (replay) through that arena: ";
+  const std::size_t at = o.out.find(arena);
   ASSERT_NE(at, std::string::npos) << o.out;
-  const double printed = std::stod(o.out.substr(at + 29));
+  const double printed = std::stod(o.out.substr(at + arena.size()));
   EXPECT_NEAR(printed, arena_ratio, 0.006) << o.out;
 }
 
@@ -229,10 +235,10 @@ TEST_F(ReplayCommand, AdviseFollowsTheRealRuns) {
                         "' --real '" + real_runs("/usr/bin/python3") + "'");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   for (const char* text :
-       {"from real runs of the program (CPU time, user + sys; 5 runs or more per malloc)",
-        "beyond the 3 % noise floor", "use mimalloc: faster than glibc: 1.25x",
-        "avoid tbbmalloc: slower than glibc", "against the real runs: Spearman rho",
-        "the replay alone (malloc call time) would say: keep glibc"})
+       {"real runs of the program: CPU time (user + sys), 5 runs or more per malloc; ratios "
+        "glibc ÷ malloc, > 1: faster than glibc",
+        "answer: use mimalloc: decided faster than glibc, 1.25x", "tbbmalloc: 0.", "decided slower",
+        "against the real runs: Spearman rho", "estimate (replay):", "±3 % noise floor"})
     EXPECT_NE(o.out.find(text), std::string::npos) << text << "\n" << o.out;
   expect_refused("advise '" + python_trace + "' --results '" + results.string() + "' --real '" +
                      real_runs("/usr/bin/sqlite3") + "'",
@@ -264,15 +270,15 @@ TEST_F(ReplayCommand, KnobVariantsAreCellsWithTheirKnobsReadBack) {
             std::string::npos)
       << clamped.dump();
   // advise judges each variant against its own malloc's defaults.
-  const outcome advised = run("advise '" + python_trace + "' --results '" +
+  const outcome advised = run("advise '" + python_trace + "' --no-real --results '" +
                               (dir_ / "out" / "latest" / "results.json").string() + "'");
   ASSERT_EQ(advised.exit_code, 0) << advised.err;
-  EXPECT_NE(advised.out.find("   dirty_decay_ms=0 (jemalloc dirty_decay_ms=0 vs jemalloc): "),
+  EXPECT_NE(advised.out.find(
+                "   estimate (replay) dirty_decay_ms=0 (jemalloc dirty_decay_ms=0 vs jemalloc): "),
             std::string::npos)
       << advised.out;
-  // Two replays a side cannot decide anything: the knob is inconclusive, not "does not matter".
-  EXPECT_NE(advised.out.find("jemalloc dirty_decay_ms=0 vs jemalloc): inconclusive for speed: "),
-            std::string::npos)
+  // Two replays a side cannot decide anything: the knob is open, not "does not matter".
+  EXPECT_NE(advised.out.find("in the replay open (too few runs)"), std::string::npos)
       << advised.out;
   EXPECT_EQ(advised.out.find("does not matter"), std::string::npos) << advised.out;
   expect_refused(

@@ -741,11 +741,12 @@ class Reader : public Recorder {
     EXPECT_EQ(lab::cli_support::line_count(o.err), 1u) << o.err;
     EXPECT_NE(o.err.find(text), std::string::npos) << o.err;
   }
-  // The file header and command line: where the first chunk starts.
+  // The file header, command line and (version 4) context block: where the first chunk starts.
   std::size_t read_header_bytes() const {
     tf::file_header h{};
     std::memcpy(&h, bytes_.data(), sizeof h);
-    return sizeof h + h.command_bytes;
+    return sizeof h + h.command_bytes +
+           (h.version >= tf::first_version_with_context ? h.context_bytes : 0);
   }
   // Offset of the footer chunk (the last one).
   std::size_t footer_offset() const {
@@ -793,6 +794,14 @@ TEST_F(Reader, ForeignFilesAreRefused) {
                        "........"),
                  "not an alloclab trace");
   expect_refused(dir_ / "absent.trace", "cannot open");
+}
+
+// Version 4's context block: a length over its limit is refused in one line, not allocated.
+TEST_F(Reader, OversizedContextBlockIsRefused) {
+  std::string damaged = bytes_;
+  const std::uint32_t huge = tf::max_context_bytes + 1;
+  std::memcpy(damaged.data() + offsetof(tf::file_header, context_bytes), &huge, sizeof huge);
+  expect_refused(write("context.trace", damaged), "context block over");
 }
 
 TEST_F(Reader, UnknownImageOriginIsRefused) {

@@ -139,65 +139,122 @@ std::size_t fewest(const std::vector<malloc_costs>& costs, const malloc_costs& b
   return n;
 }
 
-// What the replayed program time alone would advise: shown beside the call time's advice.
-std::string program_time_opinion(const replay_cells& cells, double noise_floor_percent) {
-  std::vector<malloc_costs> costs;
-  for (const auto& m : cells.mallocs) costs.push_back(m.program);
-  const malloc_advice a = advise_malloc(cells.baseline.program, costs, noise_floor_percent);
-  return fmt::format("   the replayed program time would say: {}\n",
-                     a.switch_to ? "use " + a.others[*a.switch_to].malloc : "keep " + a.baseline);
+std::string replay_source(const replay_cells& cells, const std::vector<malloc_costs>& costs) {
+  return fmt::format(
+      "estimate (replay): the replay's {} per call, {} whole replays or more per malloc, each in a "
+      "fresh process; its verdicts are about the replay (a U test over replays), not the program",
+      cells.figure_name(), fewest(costs, cells.figure(cells.baseline)));
 }
 
-void advise_malloc_section(std::string& out, const replay_cells& cells,
-                           const advise_options& options, const std::vector<std::string>& command) {
-  out += "1. Process-wide malloc\n";
-  const std::vector<malloc_costs> replay_costs = cells.figures();
-  const malloc_advice replay =
-      advise_malloc(cells.figure(cells.baseline), replay_costs, options.noise_floor_percent);
-  const std::string replay_source = fmt::format(
-      "the replay's {} per call ({} whole replays or more per malloc, each in a "
-      "fresh process)",
-      cells.figure_name(), fewest(replay_costs, cells.figure(cells.baseline)));
-  const malloc_advice* chosen = &replay;
-  malloc_advice real;
-  if (options.real != nullptr) {
-    const program_runs runs = read_program_runs(program_part(*options.real), cells.baseline.malloc);
-    if (!same_program(command, runs.command))
-      throw usage_error(
-          fmt::format("--real: those runs ran '{}', the trace recorded '{}': not the same program",
-                      runs.command.empty() ? "?" : runs.command.front(),
-                      command.empty() ? "?" : command.front()));
-    real = runs.filed.empty()
-               ? advise_malloc(runs.baseline, runs.others, options.noise_floor_percent)
-               : advise_from_filed(runs.baseline.malloc, runs.filed, options.noise_floor_percent);
-    out += render_malloc_advice(
-        real, fmt::format("real runs of the program (CPU time, user + sys; {} runs or more per "
-                          "malloc{})",
-                          fewest(runs.others, runs.baseline),
-                          runs.filed_interval.empty()
-                              ? std::string()
-                              : "; the ratios and intervals `try` filed: " + runs.filed_interval));
-    for (const char* figure : {"program", "calls"}) {
-      const bool program = std::string(figure) == "program";
-      if (program && !cells.program_time) continue;
-      std::vector<malloc_costs> costs;
-      for (const auto& m : cells.mallocs) costs.push_back(program ? m.program : m.calls);
-      const malloc_advice a = advise_malloc(program ? cells.baseline.program : cells.baseline.calls,
-                                            costs, options.noise_floor_percent);
-      out +=
-          render_agreement(agree(a, real), program ? "replayed program time" : "malloc call time");
-    }
-    out += fmt::format("   the replay alone ({}) would say: {}\n", cells.figure_name(),
-                       replay.switch_to ? "use " + replay.others[*replay.switch_to].malloc
-                                        : "keep " + replay.baseline);
-    chosen = &real;
-  } else {
-    out += render_malloc_advice(replay, replay_source);
-    if (cells.program_time) out += program_time_opinion(cells, options.noise_floor_percent);
+// The replay's judgements, each line saying that it is the replay's.
+std::string render_replay_advice(const malloc_advice& a, const std::string& source) {
+  std::string out = fmt::format("   {}; ratios {}\n", source, ratio_convention(a.baseline));
+  if (a.others.empty())
+    return out + fmt::format("   only {} was measured: replay with --malloc all\n", a.baseline);
+  for (const malloc_judgement& j : a.others)
+    out += fmt::format("   estimate (replay) {}: {}\n", j.malloc,
+                       replay_judgement_text(j, a.noise_floor_percent));
+  return out;
+}
+
+malloc_advice replay_advice(const replay_cells& cells, bool program_time, double floor) {
+  std::vector<malloc_costs> costs;
+  for (const auto& m : cells.mallocs) costs.push_back(program_time ? m.program : m.calls);
+  return advise_malloc(program_time ? cells.baseline.program : cells.baseline.calls, costs, floor);
+}
+
+// The real runs' advice, or nullopt without real runs; `source` says what they are, `method`
+// how `try` made their intervals.
+std::optional<malloc_advice> real_advice(const replay_cells& cells, const advise_options& options,
+                                         const std::vector<std::string>& command,
+                                         std::string& source, std::string& method) {
+  if (options.real == nullptr) return std::nullopt;
+  const program_runs runs = read_program_runs(program_part(*options.real), cells.baseline.malloc);
+  if (!same_program(command, runs.command))
+    throw usage_error(
+        fmt::format("--real: those runs ran '{}', the trace recorded '{}': not the same program",
+                    runs.command.empty() ? "?" : runs.command.front(),
+                    command.empty() ? "?" : command.front()));
+  source =
+      fmt::format("real runs of the program: CPU time (user + sys), {} runs or more per malloc",
+                  fewest(runs.others, runs.baseline));
+  if (!runs.filed_interval.empty())
+    method = "real runs' ratios and intervals: those `try` filed (" + runs.filed_interval + ")";
+  return runs.filed.empty()
+             ? advise_malloc(runs.baseline, runs.others, options.noise_floor_percent)
+             : advise_from_filed(runs.baseline.malloc, runs.filed, options.noise_floor_percent);
+}
+
+// What the advice rests on: the real runs' judgements (when made) and the replay's estimate.
+struct malloc_evidence {
+  trace::replay_trust trust;  ///< whether the replay's ranking can predict the program's
+  std::optional<malloc_advice> real;
+  std::string real_source, real_method;
+  malloc_advice replay;
+  std::vector<replay_agreement> agreements;  ///< call time, then program time (when replayed)
+  std::size_t reversals() const {
+    std::size_t n = 0;
+    for (const auto& a : agreements) n = std::max(n, a.reversed.size());
+    return n;
   }
-  if (chosen->switch_to)
-    if (const replayed* m = find_malloc_cell(cells, chosen->others[*chosen->switch_to].malloc))
+};
+
+malloc_evidence gather_malloc_evidence(const replay_cells& cells, const advise_options& options,
+                                       const std::vector<std::string>& command,
+                                       const trace::replay_trust& trust) {
+  malloc_evidence e;
+  e.trust = trust;
+  e.real = real_advice(cells, options, command, e.real_source, e.real_method);
+  e.replay = replay_advice(cells, false, options.noise_floor_percent);
+  if (e.real) {
+    e.agreements.push_back(agree(e.replay, *e.real));
+    if (cells.program_time)
+      e.agreements.push_back(
+          agree(replay_advice(cells, true, options.noise_floor_percent), *e.real));
+  }
+  return e;
+}
+
+void advise_malloc_section(std::string& out, const replay_cells& cells, const malloc_evidence& e,
+                           double floor) {
+  out += "1. Process-wide malloc\n";
+  if (e.real)
+    out += render_malloc_advice(*e.real, e.real_source);
+  else
+    out += "   real runs: none; the lines below are the replay's estimate alone\n";
+  out += render_replay_advice(e.replay, replay_source(cells, cells.figures()));
+  out += replay_trust_line(e.trust);
+  for (std::size_t i = 0; i < e.agreements.size(); ++i)
+    out += render_agreement(e.agreements[i], i == 0 ? "malloc call time" : "replayed program time");
+  if (e.real)
+    out +=
+        fmt::format("   estimate (replay) alone would answer: {}\n", answer_text(e.replay, true));
+  if (!e.real && cells.program_time)
+    out += fmt::format("   estimate (replay) by replayed program time instead: {}\n",
+                       answer_text(replay_advice(cells, true, floor), true));
+  const malloc_advice& chosen = e.real ? *e.real : e.replay;
+  if (chosen.switch_to)
+    if (const replayed* m = find_malloc_cell(cells, chosen.others[*chosen.switch_to].malloc))
       out += rss_change(*m, cells.baseline);
+}
+
+// The answer in one line: the real runs' when made; else the replay's, labelled an estimate.
+std::string answer_line(const malloc_evidence& e, const std::string& no_real_because) {
+  if (!e.real && !e.trust.predictive)
+    return fmt::format("answer: none: no real runs ({}), and the replay's ranking is {}\n",
+                       no_real_because, trace::not_predictive_text);
+  if (!e.real)
+    return fmt::format(
+        "answer: none from real runs ({}); estimate (replay): {}. Confirm with real runs before "
+        "acting\n",
+        no_real_because, answer_text(e.replay, true));
+  std::string out = fmt::format("answer: {} (real runs)\n", answer_text(*e.real));
+  if (const std::size_t n = e.reversals(); n > 0)
+    out += fmt::format(
+        "WARNING: the replay's estimate puts {} on the other side of 1 from the real runs' "
+        "decided direction (REVERSAL lines below): trust the real runs\n",
+        lab::counted(n, "malloc"));
+  return out;
 }
 
 // The malloc a tuning varies, and how: a registry variant ("glibc_arena2") varies glibc by its
@@ -224,7 +281,8 @@ const replayed* cell_named(const replay_cells& cells, const std::string& malloc)
 
 void advise_tunables(std::string& out, const replay_cells& cells, double noise_floor_percent) {
   out += fmt::format(
-      "2. Tunables and knobs (each variant replayed beside its malloc's defaults; {})\n",
+      "2. Tunables and knobs: estimate (replay), each variant replayed beside its malloc's "
+      "defaults by {}; real runs decide a knob only when --variants gives it to them\n",
       cells.figure_name());
   bool any = false;
   for (const auto& c : cells.mallocs) {
@@ -237,12 +295,9 @@ void advise_tunables(std::string& out, const replay_cells& cells, double noise_f
     const double freed_change = c.after_free - base->after_free;
     const bool memory_matters =
         std::abs(freed_change) > std::max(1.0 * (1 << 20), 0.1 * base->peak_growth);
-    out += fmt::format("   {} ({} vs {}): {}: {}\n{}", t->setting.empty() ? c.malloc : t->setting,
-                       c.malloc, base->malloc,
-                       j.faster()   ? "matters: faster"
-                       : j.slower() ? "matters: slower"
-                                    : "inconclusive for speed",
-                       judgement_text(j, noise_floor_percent), rss_change(c, *base));
+    out += fmt::format("   estimate (replay) {} ({} vs {}): {}\n{}",
+                       t->setting.empty() ? c.malloc : t->setting, c.malloc, base->malloc,
+                       replay_judgement_text(j, noise_floor_percent), rss_change(c, *base));
     if (memory_matters)
       out += fmt::format("   it changes what stays resident after the last free by {}\n",
                          mib(freed_change));
@@ -287,10 +342,8 @@ std::string resource_text(const replay_cells& cells, const char* name, double fl
     if (r.strategy == name) {
       const malloc_judgement j =
           advise_malloc(cells.baseline.calls, {r.calls}, floor).others.front();
-      return fmt::format("{} vs the process-wide malloc{}", judgement_text(j, floor),
-                         j.faster()   ? ""
-                         : j.slower() ? " (slower)"
-                                      : "");
+      return fmt::format("{} (the process-wide malloc ÷ {})", replay_judgement_text(j, floor),
+                         name);
     }
   return {};
 }
@@ -319,7 +372,7 @@ void advise_pools(std::string& out, const trace::trace_summary& s, const replay_
   for (const char* name : {"alloclab_multipool", "alloclab_concurrent_multipool", "pmr_unsync_pool",
                            "pmr_sync_pool"}) {
     const std::string text = resource_text(cells, name, floor);
-    if (!text.empty()) out += fmt::format("   replayed through {}: {}\n", name, text);
+    if (!text.empty()) out += fmt::format("   estimate (replay) through {}: {}\n", name, text);
   }
 }
 
@@ -343,39 +396,70 @@ void advise_arena(std::string& out, const advised_trace& t, const replay_cells& 
         "phases that end with everything freed, not for the program as a whole\n",
         times_peak);
   const std::string text = resource_text(cells, "arena", floor);
-  if (!text.empty()) out += fmt::format("   replayed through that arena: {}\n", text);
+  if (!text.empty()) out += fmt::format("   estimate (replay) through that arena: {}\n", text);
 }
 
 }  // namespace
+
+namespace {
+
+std::string advice_heading(const advised_trace& t, const std::string& trace_path) {
+  return fmt::format("alloclab advise: {} ({}, {}, peak live {})\n", trace_path,
+                     lab::counted(t.file->threads().size(), "thread"),
+                     lab::counted(t.summary.allocations, "allocation"),
+                     bytes_text(static_cast<double>(t.summary.peak_live_bytes)));
+}
+
+std::string advice_method_lines(const advised_trace& t, const model::document& results,
+                                const replay_cells& cells, const advise_options& options,
+                                const std::string& real_method) {
+  std::string out = "method\n";
+  for (const std::string& note : options.notes) out += "   " + note + "\n";
+  if (!real_method.empty()) out += "   " + real_method + "\n";
+  out += fmt::format(
+      "   verdicts: decided when the U test gives p < 0.05 and the 95 % interval lies beyond the "
+      "±{0:g} % noise floor; the same within ±{0:g} % when the interval lies inside it; open "
+      "otherwise\n",
+      options.noise_floor_percent);
+  out += fmt::format(
+      "   estimate (replay): the results of {}: baseline {} at {:.1f} ns per call{}, peak RSS "
+      "growth {} for {} live at the peak (fragmentation {:.2f})\n",
+      results.created_utc.empty() ? std::string("?") : results.created_utc, cells.baseline.malloc,
+      cells.baseline.calls_median,
+      cells.program_time ? fmt::format(" ({:.1f} ns of replayed program time per call)",
+                                       cells.baseline.program_median)
+                         : std::string(),
+      mib(cells.baseline.peak_growth), mib(static_cast<double>(t.summary.peak_live_bytes)),
+      replay_fragmentation(cells.baseline.peak_growth, t.summary.peak_live_bytes).value_or(0.0));
+  return out;
+}
+
+}  // namespace
+
+std::string replay_trust_line(const trace::replay_trust& trust) {
+  if (trust.predictive) return {};
+  std::string reasons;
+  for (const std::string& r : trust.reasons) reasons += (reasons.empty() ? "" : "; ") + r;
+  return fmt::format("   estimate (replay) ranking: {} ({})\n", trace::not_predictive_text,
+                     reasons.empty() ? "see trace info" : reasons);
+}
 
 std::string advise(const advised_trace& t, const std::string& trace_path,
                    const model::document& results, const advise_options& options) {
   const model::workload& w = replay_workload(results);
   const replay_cells cells = cells_of(w);
   check_same_trace(w, t, trace_path);
-  std::string out = fmt::format(
-      "alloclab advise: {} ({}, {}, peak live {}), from the replay in the "
-      "results of {}\n",
-      trace_path, lab::counted(t.file->threads().size(), "thread"),
-      lab::counted(t.summary.allocations, "allocation"),
-      bytes_text(static_cast<double>(t.summary.peak_live_bytes)),
-      results.created_utc.empty() ? std::string("?") : results.created_utc);
+  const malloc_evidence evidence =
+      gather_malloc_evidence(cells, options, t.file->header().command, t.facts.trust);
+  std::string out = advice_heading(t, trace_path) + answer_line(evidence, options.no_real_because);
   if (results.smoke_test || results.debug_build)
-    out += "WARNING: the replay was a smoke test or a debug build: do not act on these figures\n";
-  out += fmt::format(
-      "baseline: {} at {:.1f} ns per call{}, peak RSS growth {} for {} live at the peak "
-      "(fragmentation {:.2f})\n",
-      cells.baseline.malloc, cells.baseline.calls_median,
-      cells.program_time ? fmt::format(" ({:.1f} ns of replayed program time per call)",
-                                       cells.baseline.program_median)
-                         : std::string(),
-      mib(cells.baseline.peak_growth), mib(static_cast<double>(t.summary.peak_live_bytes)),
-      replay_fragmentation(cells.baseline.peak_growth, t.summary.peak_live_bytes).value_or(0.0));
-  advise_malloc_section(out, cells, options, t.file->header().command);
+    out += "WARNING: the replay was a smoke test or a debug build: do not act on its figures\n";
+  out += "evidence\n";
+  advise_malloc_section(out, cells, evidence, options.noise_floor_percent);
   advise_tunables(out, cells, options.noise_floor_percent);
   advise_pools(out, t.summary, cells, options.noise_floor_percent);
   advise_arena(out, t, cells, options.noise_floor_percent);
-  return out;
+  return out + advice_method_lines(t, results, cells, options, evidence.real_method);
 }
 
 }  // namespace alloclab::lab

@@ -60,7 +60,8 @@ replay_agreement agree(const malloc_advice& replay, const malloc_advice& real) {
     replay_ratios.push_back(p->ratio);
     real_ratios.push_back(r.ratio);
     a.errors.push_back({r.malloc, p->ratio, r.ratio});
-    if ((r.faster() && p->slower()) || (r.slower() && p->faster())) a.reversed.push_back(r.malloc);
+    if ((r.faster() && p->ratio < 1) || (r.slower() && p->ratio > 1))
+      a.reversed.push_back(a.errors.back());
   }
   a.mallocs = real_ratios.size();
   a.spearman = spearman_rho(replay_ratios, real_ratios);
@@ -68,20 +69,25 @@ replay_agreement agree(const malloc_advice& replay, const malloc_advice& real) {
 }
 
 std::string render_agreement(const replay_agreement& a, const std::string& replay_figure) {
-  std::string out = fmt::format(
-      "   the replay ({}) against the real runs: Spearman rho {} over {} mallocs (the baseline "
-      "included); ratio errors (replay / real - 1):",
+  std::string out;
+  for (const ratio_error& r : a.reversed)
+    out += fmt::format(
+        "   REVERSAL {}: real runs decided {} ({:.2f}x); the replay's {} estimates {:.2f}x, on the "
+        "other side of 1: the replay does not predict this program's ranking\n",
+        r.malloc, r.real_ratio > 1 ? "faster" : "slower", r.real_ratio, replay_figure,
+        r.replay_ratio);
+  out += fmt::format(
+      "   the replay's {} against the real runs: Spearman rho {} over {} mallocs (the baseline "
+      "included), {}; ratio errors (replay / real - 1):",
       replay_figure, std::isnan(a.spearman) ? "undefined" : fmt::format("{:.2f}", a.spearman),
-      a.mallocs);
+      a.mallocs,
+      a.reversed.empty()
+          ? std::string("no reversal")
+          : fmt::format("{} reversal{}", a.reversed.size(), a.reversed.size() == 1 ? "" : "s"));
   for (const auto& e : a.errors)
     out += fmt::format(" {} {:+.0f} % ({:.2f}x vs {:.2f}x)", e.malloc, 100 * e.error(),
                        e.replay_ratio, e.real_ratio);
-  out += "\n";
-  out += a.reversed.empty()
-             ? std::string("   the replay reverses no decided real direction\n")
-             : fmt::format("   the replay reverses the decided real direction of: {}\n",
-                           fmt::join(a.reversed, ", "));
-  return out;
+  return out + "\n";
 }
 
 }  // namespace alloclab::lab

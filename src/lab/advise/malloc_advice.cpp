@@ -64,57 +64,57 @@ malloc_advice advise_from_filed(const std::string& baseline, const std::vector<f
   return advice_of(baseline, std::move(judgements), noise_floor_percent);
 }
 
+std::string verdict_of(const malloc_judgement& j, double noise_floor_percent) {
+  return verdict_words(j.verdict, j.range, noise_floor_percent / 100, "faster", "slower");
+}
+
+namespace {
+
+std::string ratio_text(const malloc_judgement& j) {
+  return j.range.valid() ? ratio_with_interval(j.ratio, j.range.low, j.range.high, "x")
+                         : ratio_with_interval(j.ratio, std::nullopt, std::nullopt, "x");
+}
+
+}  // namespace
+
 std::string judgement_text(const malloc_judgement& j, double noise_floor_percent) {
   if (j.ratio <= 0) return "no ratio (a side has no positive figure)";
-  const std::string ratio = j.range.valid()
-                                ? ratio_with_interval(j.ratio, j.range.low, j.range.high, "x")
-                                : ratio_with_interval(j.ratio, std::nullopt, std::nullopt, "x");
-  switch (j.verdict) {
-    case difference::higher:
-    case difference::lower:
-      return fmt::format(
-          "{}, decided (U test p = {:.3g}, the interval beyond the {:g} % noise floor)", ratio,
-          j.p_value, noise_floor_percent);
-    case difference::inside_noise:
-      return fmt::format(
-          "{}, inside the noise (U test p = {:.3g}; the U test and the interval do not both put "
-          "it {:g} % or more from 1)",
-          ratio, j.p_value, noise_floor_percent);
-    case difference::too_few:
-      break;
+  return fmt::format("{}, {} (U test p = {:.2g})", ratio_text(j),
+                     verdict_of(j, noise_floor_percent), j.p_value);
+}
+
+std::string replay_judgement_text(const malloc_judgement& j, double noise_floor_percent) {
+  if (j.ratio <= 0) return "no ratio (a side has no positive figure)";
+  return fmt::format("{}, in the replay {} (U test over whole replays, p = {:.2g})", ratio_text(j),
+                     verdict_of(j, noise_floor_percent), j.p_value);
+}
+
+std::string ratio_convention(const std::string& baseline) {
+  return fmt::format("{} ÷ malloc, > 1: faster than {}", baseline, baseline);
+}
+
+std::string answer_text(const malloc_advice& a, bool of_replay) {
+  const char* scope = of_replay ? "in the replay " : "";
+  if (a.switch_to) {
+    const malloc_judgement& best = a.others[*a.switch_to];
+    return fmt::format("use {}: {}{} than {}, {} (U test p = {:.2g})", best.malloc, scope,
+                       verdict_of(best, a.noise_floor_percent), a.baseline, ratio_text(best),
+                       best.p_value);
   }
-  return ratio +
-         ", undecided: too few repetitions per side for the U test to reach p < 0.05 "
-         "(4 or more each)";
+  if (a.others.empty()) return fmt::format("keep {}: no other malloc was measured", a.baseline);
+  std::vector<std::string> verdicts;
+  for (const malloc_judgement& j : a.others)
+    verdicts.push_back(j.malloc + " " + verdict_of(j, a.noise_floor_percent));
+  return fmt::format("keep {}: no malloc {}decided faster ({})", a.baseline, scope,
+                     fmt::join(verdicts, "; "));
 }
 
 std::string render_malloc_advice(const malloc_advice& a, const std::string& source) {
-  std::string out = fmt::format(
-      "   from {}; a switch needs a gain the U test decides (p < 0.05) with its 95 % interval "
-      "beyond the {:g} % noise floor\n",
-      source, a.noise_floor_percent);
+  std::string out = fmt::format("   {}; ratios {}\n", source, ratio_convention(a.baseline));
   if (a.others.empty())
     return out + fmt::format("   only {} was measured: measure --malloc all\n", a.baseline);
-  if (a.switch_to) {
-    const malloc_judgement& best = a.others[*a.switch_to];
-    out += fmt::format("   use {}: faster than {}: {}\n", best.malloc, a.baseline,
-                       judgement_text(best, a.noise_floor_percent));
-  } else {
-    out += fmt::format("   keep {}: no malloc is decidedly faster\n", a.baseline);
-  }
-  for (std::size_t i : a.avoid)
-    out += fmt::format("   avoid {}: slower than {}: {}\n", a.others[i].malloc, a.baseline,
-                       judgement_text(a.others[i], a.noise_floor_percent));
-  for (std::size_t i = 0; i < a.others.size(); ++i) {
-    const malloc_judgement& j = a.others[i];
-    if (j.faster() || j.slower()) {
-      if (a.switch_to == i || j.slower()) continue;
-      out += fmt::format("   {} is also faster: {}\n", j.malloc,
-                         judgement_text(j, a.noise_floor_percent));
-    } else {
-      out += fmt::format("   {}: {}\n", j.malloc, judgement_text(j, a.noise_floor_percent));
-    }
-  }
+  for (const malloc_judgement& j : a.others)
+    out += fmt::format("   {}: {}\n", j.malloc, judgement_text(j, a.noise_floor_percent));
   return out;
 }
 

@@ -62,10 +62,26 @@ struct filed_ratio {
 malloc_advice advise_from_filed(const std::string& baseline, const std::vector<filed_ratio>& filed,
                                 double noise_floor_percent = default_noise_floor_percent);
 
-/// "1.25x [1.22-1.28], decided (U test p = 0.001, interval beyond the 3 % noise floor)".
+/// The lab's one vocabulary (stats/decision.hpp verdict_words) for this judgement: "decided
+/// faster", "decided slower", "the same within ±3 %", "open (inconclusive)", "open (too few runs)".
+std::string verdict_of(const malloc_judgement& j, double noise_floor_percent);
+
+/// "1.25x [1.22–1.28], decided faster (U test p = 0.001)".
 std::string judgement_text(const malloc_judgement& j, double noise_floor_percent);
 
-/// The advice as lines under "1. Process-wide malloc"; `source` says what the costs are.
+/// The same for a replay's judgement: "1.25x [1.22–1.28], in the replay decided faster (U test
+/// over whole replays, p = 0.001)": a replay decision is about the replay, not the program.
+std::string replay_judgement_text(const malloc_judgement& j, double noise_floor_percent);
+
+/// The one ratio convention of advise and try: "glibc ÷ malloc, > 1: faster than glibc".
+std::string ratio_convention(const std::string& baseline);
+
+/// The answer in one line: "use mimalloc: decided faster than glibc, 1.25x [...]" or "keep glibc:
+/// no malloc decided faster (jemalloc the same within ±3 %; ...)".
+/// `of_replay`: the judgements are a replay's, and the line says "in the replay".
+std::string answer_text(const malloc_advice& a, bool of_replay = false);
+
+/// Every judgement, one line each, under a line naming `source` and the ratio convention.
 std::string render_malloc_advice(const malloc_advice& a, const std::string& source);
 
 }  // namespace alloclab::lab

@@ -137,7 +137,7 @@ cell_change compare_cell(const side_cell& a, const side_cell& b, double noise_fl
   cell_change row;
   row.cell = b.id;
   row.a_status = a.id.status;
-  row.decision = to_string(difference::too_few);
+  row.decision = verdict_words(difference::too_few, {}, noise_floor, "slower", "faster");
   if (!a.timing || !b.timing) {
     row.note = fmt::format("no timing in {}", !a.timing ? (!b.timing ? "either" : "A") : "B");
     return row;
@@ -156,7 +156,7 @@ cell_change compare_cell(const side_cell& a, const side_cell& b, double noise_fl
     const bool power = can_reach_significance(ma.size(), mb.size());
     const difference d = judge_difference(u.p_value, power, range, noise_floor);
     row.p_value = u.p_value;
-    row.decision = to_string(d);
+    row.decision = verdict_words(d, range, noise_floor, "slower", "faster");
     row.significant = d == difference::higher || d == difference::lower;
     row.mark = significance_mark(u.p_value, power);
   }
@@ -194,8 +194,7 @@ comparison compare_results(const model::document& a, const model::document& b,
 std::size_t regressions(const comparison& c, double percent) {
   return static_cast<std::size_t>(
       std::count_if(c.common.begin(), c.common.end(), [&](const cell_change& row) {
-        return row.decision == to_string(difference::higher) && row.ratio &&
-               *row.ratio > 1 + percent / 100;
+        return row.significant && row.ratio && *row.ratio > 1 && *row.ratio > 1 + percent / 100;
       }));
 }
 

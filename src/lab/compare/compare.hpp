@@ -50,7 +50,9 @@ struct cell_change {
     field(s.interval, "interval", "95 % bootstrap interval of median(B) ÷ median(A)");
     field(s.p_value, "p_value", "Mann-Whitney U over the repetition medians");
     field(s.significant, "significant", "decided higher or lower");
-    field(s.decision, "decision", "the verdict's words");
+    field(s.decision, "decision",
+          "the verdict in the lab's one vocabulary: `decided slower`, `decided faster`, `the "
+          "same within ±M %`, `open (inconclusive)` or `open (too few runs)`");
     field(s.mark, "mark", "`**`, `*`, `n.s.` or `?`");
     field(s.note, "note", "why there is no ratio");
   }

@@ -6,6 +6,7 @@
 #include "compare/compare.hpp"
 #include "render/html.hpp"
 #include "render/units.hpp"
+#include "stats/ratio_text.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -16,11 +17,12 @@ std::string ns_or_dash(const std::optional<double>& ns) {
   return ns ? format_ns(*ns) : "-";
 }
 
+// The lab's one convention: A ÷ B (> 1: B is faster), though the rows hold B ÷ A.
 std::string ratio_text(const cell_change& row) {
-  if (!row.ratio) return "-";
-  std::string text = fmt::format("{:.3f}", *row.ratio);
-  if (row.interval) text += fmt::format(" [{:.3f}, {:.3f}]", row.interval->low, row.interval->high);
-  return text;
+  if (!row.ratio || !(*row.ratio > 0)) return "-";
+  if (!row.interval || !(row.interval->low > 0))
+    return ratio_with_interval(1 / *row.ratio, std::nullopt, std::nullopt, "x");
+  return ratio_with_interval(1 / *row.ratio, 1 / row.interval->high, 1 / row.interval->low, "x");
 }
 
 std::string p_text(const cell_change& row) {
@@ -29,17 +31,17 @@ std::string p_text(const cell_change& row) {
 
 std::string change_text(const cell_change& row) {
   if (!row.ratio) return row.note;
-  const double percent = (*row.ratio - 1) * 100;
-  const std::string direction = percent > 0 ? "slower" : "faster";
-  if (!row.significant) return fmt::format("{:+.1f}% (not significant: {})", percent, row.decision);
-  return fmt::format("{:+.1f}% {} {}", percent, direction, row.mark);
+  const std::string percent = fmt::format("B's time {:+.1f} %", (*row.ratio - 1) * 100);
+  return row.significant ? fmt::format("{}, {} {}", row.decision, percent, row.mark)
+                         : fmt::format("{} ({})", row.decision, percent);
 }
 
 // What counts as a change, with the threshold this comparison used.
 std::string decision_rule_text(const comparison& c) {
   return fmt::format(
-      "a change counts when the U test over repetition medians gives p < {} and the 95 % interval "
-      "of B / A lies wholly beyond the noise floor of {} % (--noise-floor)",
+      "ratios A ÷ B (> 1: B is faster); a change is decided when the U test over repetition "
+      "medians gives p < {} and the 95 % interval lies wholly beyond the noise floor of {} % "
+      "(--noise-floor); the same within it when the interval lies inside; open otherwise",
       significance_alpha, c.noise_floor_percent);
 }
 
@@ -61,7 +63,7 @@ std::string render_comparison_text(const comparison& c) {
   std::size_t width = 4;
   for (const auto& row : c.common) width = std::max(width, cell_name(row.cell).size());
   out += fmt::format("{:<{}}  {:>10}  {:>10}  {:>24}  {:>8}  {}\n", "cell", width, "A p50", "B p50",
-                     "B/A [95% interval]", "U p", "change");
+                     "A÷B [95% interval]", "U p", "change");
   for (const auto& row : c.common)
     out += fmt::format("{:<{}}  {:>10}  {:>10}  {:>24}  {:>8}  {}\n", cell_name(row.cell), width,
                        ns_or_dash(row.a_p50_ns), ns_or_dash(row.b_p50_ns), ratio_text(row),
@@ -83,10 +85,10 @@ std::string render_comparison_markdown(const comparison& c) {
   }
   md += decision_rule_text(c) + "\n\n";
   md +=
-      "## Cells in both\n\nB ÷ A at p50 (< 1: B is faster), with the 95 % bootstrap interval of "
-      "median(B) ÷ median(A) over repetitions and the Mann-Whitney U p over the repetition "
+      "## Cells in both\n\nA ÷ B at p50 (> 1: B is faster), with the 95 % bootstrap interval of "
+      "median(A) ÷ median(B) over repetitions and the Mann-Whitney U p over the repetition "
       "medians (two-sided; `**` p < 0.01, `*` p < 0.05, `?` too few repetitions to reach "
-      "significance).\n\n| cell | A p50 | B p50 | B ÷ A [95 % interval] | U p | change "
+      "significance).\n\n| cell | A p50 | B p50 | A ÷ B [95 % interval] | U p | change "
       "|\n|---|---:|---:|---:|---:|---|\n";
   for (const auto& row : c.common)
     md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", cell_name(row.cell),

@@ -11,6 +11,10 @@
 #include <fmt/format.h>
 
 #include "advise/advise.hpp"
+#include "advise/program_runs.hpp"
+#include "advise/real_runs.hpp"
+#include "frames/program/program_model.hpp"
+#include "frames/program/try_command.hpp"
 #include "process/malloc_registry.hpp"
 #include "main/cli.hpp"
 #include "main/commands.hpp"
@@ -137,14 +141,74 @@ int execute_replay(run_request request, const std::string& trace_path) {
 }
 
 std::string advise(const std::string& trace_path, const model::document& results,
-                   double noise_floor_percent, const model::document* real) {
+                   const advise_options& options) {
   const read_trace t = open_trace(trace_path);
   advised_trace trace{t.file.get(), t.summary, facts_of(t)};
-  advise_options options;
-  options.noise_floor_percent = noise_floor_percent;
-  options.real = real;
   return alloclab::lab::advise(trace, trace_path, results, options);
 }
+
+namespace {
+
+// While advise runs `try` and the replay, their console output goes to stderr: advise's answer
+// is the first line on stdout.
+class stdout_to_stderr {
+ public:
+  stdout_to_stderr() : saved_(std::cout.rdbuf(std::cerr.rdbuf())) {}
+  ~stdout_to_stderr() { std::cout.rdbuf(saved_); }
+  stdout_to_stderr(const stdout_to_stderr&) = delete;
+  stdout_to_stderr& operator=(const stdout_to_stderr&) = delete;
+
+ private:
+  std::streambuf* saved_;
+};
+
+bool holds_replay(const model::document& results) {
+  return std::any_of(results.workloads.begin(), results.workloads.end(),
+                     [](const model::workload& w) { return w.kind == "trace"; });
+}
+
+bool holds_real_runs(const model::document& results) {
+  return results.parts.get<program_document_figures>() != nullptr;
+}
+
+real_runs_plan real_runs_plan_of(const replay_command_request& q) {
+  real_run_options o;
+  o.working_directory = q.working_directory;
+  o.stdin_path = q.stdin_path;
+  o.budget = q.budget;
+  o.mallocs = q.run.mallocs;
+  o.variants = q.variants;
+  o.out_root = q.run.out;
+  o.wait_for_lock = q.run.wait_for_lock;
+  o.command_line = q.run.command_line;
+  const read_trace t = open_trace(q.trace);
+  return plan_real_runs(t.file->header(), o);
+}
+
+// advise's real runs: `try` on the trace's recorded command (advise/real_runs.hpp). A run
+// with no successful baseline leaves the advice to the replay, said in a note.
+std::optional<model::document> make_real_runs(const real_runs_plan& plan,
+                                              std::vector<std::string>& notes, int& status) {
+  std::cerr << "alloclab advise: the real runs: `alloclab try` of the recorded command\n";
+  std::string path;
+  {
+    const stdout_to_stderr quiet;
+    status = std::max(status, program::execute_try(plan.request, &path));
+  }
+  notes.insert(notes.end(), plan.notes.begin(), plan.notes.end());
+  model::document real = read_real_runs(path);
+  try {
+    read_program_runs(program_part(real));
+  } catch (const usage_error& e) {
+    notes.push_back(
+        fmt::format("the real runs are unusable ({}): see {}; the answer is the replay's estimate",
+                    e.what(), path));
+    return std::nullopt;
+  }
+  return real;
+}
+
+}  // namespace
 
 replay_commands::replay_commands(CLI::App& app, const std::string& command_line) {
   request_->run.command_line = command_line;
@@ -188,11 +252,18 @@ replay_commands::replay_commands(CLI::App& app, const std::string& command_line)
   }
   advise_->add_option("--results", request_->results,
                       "results.json of an earlier `alloclab replay` of this trace (default: run "
-                      "the replay now, under --out)");
+                      "the replay now, under --out); a `try` results file is taken as --real");
   advise_->add_option("--real", request_->real,
                       "results.json of real runs of the same program under each malloc (`alloclab "
-                      "try`): the malloc advice follows them, and the replay's agreement with "
-                      "them is reported");
+                      "try`) instead of running them now");
+  advise_->add_flag("--no-real", request_->no_real,
+                    "Make no real runs: the advice is the replay's estimate alone");
+  advise_->add_option("--budget", request_->budget,
+                      "Wall time of the real runs, as `try --budget` (default 5m), e.g. 1m");
+  advise_->add_option("--cwd", request_->working_directory,
+                      "The real runs' working directory (default: the recorded one)");
+  advise_->add_option("--stdin", request_->stdin_path,
+                      "The real runs' stdin (default: the recorded file, else /dev/null)");
   advise_
       ->add_option("--noise-floor", request_->noise_floor_percent,
                    fmt::format("Percent under which a difference is noise: no switch is "
@@ -200,6 +271,69 @@ replay_commands::replay_commands(CLI::App& app, const std::string& command_line)
                                default_noise_floor_percent))
       ->check(finite_in_range(0.0, 100.0));
 }
+
+namespace {
+
+// --results given: a replay's results, or (a `try` results file) the real runs.
+void sort_results_file(replay_command_request& q, std::optional<model::document>& replay,
+                       std::vector<std::string>& notes) {
+  if (q.results.empty()) return;
+  model::document given = read_results_model(q.results);
+  if (holds_replay(given)) {
+    replay = std::move(given);
+    return;
+  }
+  if (!holds_real_runs(given) || !q.real.empty())
+    throw usage_error(fmt::format(
+        "--results '{}' holds no replay of a trace (run `alloclab replay TRACE`); real runs of "
+        "the program (`alloclab try`) go in --real",
+        q.results));
+  if (q.no_real)
+    throw usage_error(fmt::format(
+        "--results '{}' holds real runs (`alloclab try`), not a replay of a trace: give it as "
+        "--real, without --no-real",
+        q.results));
+  q.real = q.results;
+  notes.push_back("--results held real runs (`alloclab try`), not a replay: taken as --real");
+}
+
+// The replay runs first (its bad input is refused before the real runs spend their budget), the
+// real runs' plan is checked before either.
+int execute_advise(replay_command_request q) {
+  if (q.no_real && !q.real.empty()) throw usage_error("--no-real and --real exclude each other");
+  open_trace(q.trace);  // refuse a bad trace before running anything
+  std::vector<std::string> notes;
+  std::optional<model::document> replay, real;
+  sort_results_file(q, replay, notes);
+  const bool run_real = q.real.empty() && !q.no_real;
+  const std::optional<real_runs_plan> plan =
+      run_real ? std::optional(real_runs_plan_of(q)) : std::nullopt;
+  int status = 0;
+  if (!replay) {
+    run_request run = q.run;
+    if (run.mallocs.empty()) run.mallocs = {"all"};
+    if (run.replay.strategies.empty()) run.replay.strategies = {"all"};
+    run.skip_missing = true;
+    const stdout_to_stderr quiet;
+    status = std::max(status, execute_replay(run, q.trace));
+    replay = read_results_model((fs::path(run.out) / "latest" / "results.json").string());
+  }
+  if (!q.real.empty()) {
+    real = read_real_runs(q.real);
+    notes.push_back("real runs: read from " + q.real);
+  } else if (plan) {
+    real = make_real_runs(*plan, notes, status);
+  }
+  advise_options options;
+  options.noise_floor_percent = q.noise_floor_percent;
+  options.real = real ? &*real : nullptr;
+  if (!real && !q.no_real) options.no_real_because = "the real runs were unusable: see method";
+  options.notes = std::move(notes);
+  print_or_throw(advise(q.trace, *replay, options));
+  return status;
+}
+
+}  // namespace
 
 bool replay_commands::parsed() const {
   return replay_->parsed() || advise_->parsed();
@@ -210,22 +344,7 @@ int replay_commands::execute() const {
   for (auto* list : {&request_->run.mallocs, &request_->run.replay.strategies}) split_commas(*list);
   request_->run.replay.variants = parse_knob_variants(request_->variants);
   if (replay_->parsed()) return execute_replay(q.run, q.trace);
-  int status = 0;
-  fs::path results_path = q.results;
-  if (results_path.empty()) {
-    open_trace(q.trace);  // refuse a bad trace before replaying anything
-    run_request run = q.run;
-    if (run.mallocs.empty()) run.mallocs = {"all"};
-    if (run.replay.strategies.empty()) run.replay.strategies = {"all"};
-    run.skip_missing = true;
-    status = execute_replay(run, q.trace);
-    results_path = fs::path(run.out) / "latest" / "results.json";
-  }
-  std::optional<model::document> real;
-  if (!q.real.empty()) real = read_real_runs(q.real);
-  print_or_throw(advise(q.trace, read_results_model(results_path.string()), q.noise_floor_percent,
-                        real ? &*real : nullptr));
-  return status;
+  return execute_advise(q);
 }
 
 }  // namespace alloclab::lab

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "advise/advise.hpp"
+#include "model/document.hpp"
 #include "plan/request.hpp"
 #include "stats/decision.hpp"
 
@@ -20,9 +23,13 @@ namespace alloclab::lab {
 
 struct replay_command_request {
   std::string trace;
-  std::string results;   // advise --results
-  std::string real;      // advise --real: a program-frame results.json
-  std::string variants;  // --variants, as typed (parsed into run.replay.variants)
+  std::string results;                // advise --results
+  std::string real;                   // advise --real: a program-frame results.json
+  bool no_real = false;               // advise --no-real: the replay's estimate alone
+  std::optional<std::string> budget;  // advise --budget: the real runs' (try's --budget)
+  std::string working_directory;      // advise --cwd: the real runs' (default: recorded)
+  std::string stdin_path;             // advise --stdin: the real runs' (default: recorded)
+  std::string variants;               // --variants, as typed (parsed into run.replay.variants)
   double noise_floor_percent = default_noise_floor_percent;  // advise --noise-floor
   run_request run;  // mallocs, out, repetitions, processes, quick, ...
 };
@@ -51,11 +58,10 @@ int execute_replay(run_request request, const std::string& trace_path);
 // under each malloc (scripts/validate-replay.sh). Exit 2 when it is unknown or not installed.
 int print_malloc_env(const char* name);
 
-// The recommendations for `trace_path` from `results` (a results.json with a replay frame) and,
-// when `real` is given, real runs of the program (advise/advise.hpp). Throws usage_error when
-// the results have no replay of a trace.
-std::string advise(const std::string& trace_path, const nlohmann::json& results,
-                   double noise_floor_percent = default_noise_floor_percent,
-                   const nlohmann::json* real = nullptr);
+// The recommendations for `trace_path` from `results` (a results.json with a replay frame) and
+// real runs of the program (advise/advise.hpp). Throws usage_error when the results have no
+// replay of a trace.
+std::string advise(const std::string& trace_path, const model::document& results,
+                   const advise_options& options);
 
 }  // namespace alloclab::lab

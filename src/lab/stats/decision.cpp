@@ -1,5 +1,7 @@
 #include "stats/decision.hpp"
 
+#include <fmt/format.h>
+
 namespace alloclab::lab {
 
 bool can_reach_significance(std::size_t n1, std::size_t n2, double alpha) {
@@ -52,6 +54,25 @@ const char* to_string(ratio_verdict v) {
       return "open";
   }
   return "open";
+}
+
+std::string verdict_words(difference d, const interval& range, double noise_floor,
+                          const char* above_one, const char* below_one) {
+  switch (d) {
+    case difference::higher:
+      return std::string("decided ") + above_one;
+    case difference::lower:
+      return std::string("decided ") + below_one;
+    case difference::too_few:
+      return "open (too few runs)";
+    case difference::inside_noise:
+      break;
+  }
+  // Equivalence as judge_ratio_interval's same_within (inside_margin), also for an interval that
+  // excludes 1 but lies inside the floor: a difference too small to count.
+  if (range.valid() && inside_margin(range.low, range.high, noise_floor))
+    return fmt::format("the same within ±{:g} %", 100 * noise_floor);
+  return "open (inconclusive)";
 }
 
 }  // namespace alloclab::lab

@@ -2,6 +2,8 @@
 // so that a difference one of them calls decided is decided for all of them.
 #pragma once
 
+#include <string>
+
 #include "stats/stats.hpp"
 
 namespace alloclab::lab {
@@ -46,5 +48,15 @@ enum class ratio_verdict {
 ratio_verdict judge_ratio_interval(double low, double high, double margin);
 bool inside_margin(double low, double high, double margin);
 const char* to_string(ratio_verdict v);
+
+// The one vocabulary every command prints a verdict in (try, replay, advise, compare, reports):
+//   "decided ABOVE" / "decided BELOW"  judge_difference decided it (`above_one`: what a ratio above
+//                                      1 means for the reader, e.g. "faster" for baseline ÷ candidate)
+//   "the same within ±M %"             undecided, and the interval lies inside the noise floor M
+//                                      on both sides (inside_margin)
+//   "open (inconclusive)"              neither: more runs could decide it
+//   "open (too few runs)"              the U test cannot reach p < 0.05 with these counts
+std::string verdict_words(difference d, const interval& range, double noise_floor,
+                          const char* above_one, const char* below_one);
 
 }  // namespace alloclab::lab

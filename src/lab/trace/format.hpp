@@ -1,4 +1,4 @@
-// The alloclab trace format, version 3 (docs/trace-format.md): the file and chunk headers and the
+// The alloclab trace format, version 4 (docs/trace-format.md): the file and chunk headers and the
 // event codec. Shared by the recorder (src/record, which must not allocate) and the reader, so
 // this header uses nothing that allocates.
 #pragma once
@@ -10,11 +10,15 @@
 namespace alloclab::trace_format {
 
 inline constexpr char file_magic[8] = {'A', 'L', 'C', 'T', 'R', 'A', 'C', 'E'};
-inline constexpr std::uint32_t current_version = 3;
+inline constexpr std::uint32_t current_version = 4;
 /// From this version on, a cross-thread free's id is a delta (cross_free_ids below).
 inline constexpr std::uint32_t first_version_with_cross_deltas = 2;
 /// From this version on, the file header says how the process image started (file_header).
 inline constexpr std::uint32_t first_version_with_origin = 3;
+/// From this version on, the command line is followed by the image's context (context_bytes).
+inline constexpr std::uint32_t first_version_with_context = 4;
+/// The context block's limit: NUL-terminated entries "cwd=PATH", "stdin=PATH", "env=NAME=VALUE".
+inline constexpr std::uint32_t max_context_bytes = 16384;
 inline constexpr std::uint32_t chunk_magic = 0x4b434c41;  // "ALCK" little-endian
 /// Raw (uncompressed) event bytes per chunk; a thread flushes its buffer when it is this full.
 inline constexpr std::uint32_t chunk_capacity = 64 * 1024;
@@ -38,7 +42,8 @@ enum class image_origin : std::uint8_t {
 };
 inline constexpr std::uint8_t last_image_origin = 2;
 
-/// At offset 0, little-endian; the NUL-separated command line (command_bytes) follows.
+/// At offset 0, little-endian; the NUL-separated command line (command_bytes) follows, then
+/// (version 4 on) the context block (context_bytes).
 struct file_header {
   char magic[8];
   std::uint32_t version;
@@ -49,7 +54,9 @@ struct file_header {
   std::uint32_t command_bytes;
   std::uint32_t parent_pid;  ///< version 3 on: the parent process (0 in older versions)
   std::uint8_t origin;       ///< version 3 on: image_origin (0 in older versions)
-  std::uint8_t reserved[19];
+  std::uint8_t reserved0[3];
+  std::uint32_t context_bytes;  ///< version 4 on: bytes of the context block (0 before)
+  std::uint8_t reserved[12];
 };
 static_assert(sizeof(file_header) == 64);
 

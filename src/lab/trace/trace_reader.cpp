@@ -205,6 +205,44 @@ trace_file::trace_file(const std::string& path) : path_(path) {
   index_chunks(in);
 }
 
+namespace {
+
+std::vector<std::string> split_at_nul(const std::string& bytes) {
+  std::vector<std::string> parts;
+  for (std::size_t start = 0; start < bytes.size();) {
+    const std::size_t end = std::min(bytes.find('\0', start), bytes.size());
+    parts.push_back(bytes.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+// The context block: "cwd=", "stdin=", "env=NAME=VALUE" entries; unknown keys are skipped.
+recorded_context read_context(std::ifstream& in, const fmt::file_header& h) {
+  if (h.context_bytes > fmt::max_context_bytes)
+    throw trace_error("corrupt trace: context block over " +
+                      std::to_string(fmt::max_context_bytes) + " bytes");
+  std::string bytes(h.context_bytes, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (in.gcount() != static_cast<std::streamsize>(bytes.size()))
+    throw trace_error("truncated trace: the header is cut short");
+  recorded_context c;
+  for (const std::string& entry : split_at_nul(bytes)) {
+    const auto value = [&](const char* key) -> std::optional<std::string> {
+      const std::size_t n = std::strlen(key);
+      if (entry.compare(0, n, key) != 0) return std::nullopt;
+      return entry.substr(n);
+    };
+    if (auto cwd = value("cwd=")) c.working_directory = *cwd;
+    if (auto in_path = value("stdin=")) c.stdin_path = *in_path;
+    if (auto env = value("env="); env && env->find('=') != std::string::npos)
+      c.environment.emplace_back(env->substr(0, env->find('=')), env->substr(env->find('=') + 1));
+  }
+  return c;
+}
+
+}  // namespace
+
 void trace_file::read_header(std::ifstream& in) {
   fmt::file_header h{};
   if (!read_exactly(in, h) || std::memcmp(h.magic, fmt::file_magic, sizeof h.magic) != 0) {
@@ -231,11 +269,8 @@ void trace_file::read_header(std::ifstream& in) {
   in.read(command.data(), static_cast<std::streamsize>(command.size()));
   if (in.gcount() != static_cast<std::streamsize>(command.size()))
     throw trace_error("truncated trace: the header is cut short");
-  for (std::size_t start = 0; start < command.size();) {
-    const std::size_t end = std::min(command.find('\0', start), command.size());
-    header_.command.push_back(command.substr(start, end - start));
-    start = end + 1;
-  }
+  header_.command = split_at_nul(command);
+  if (h.version >= fmt::first_version_with_context) header_.context = read_context(in, h);
 }
 
 std::string trace_file::where(const chunk_ref& c) const {

@@ -78,6 +78,13 @@ struct event {
   std::uint64_t time_us = 0;
 };
 
+/// What a rerun of a recorded image needs beside its command (trace format version 4 on).
+struct recorded_context {
+  std::string working_directory;  ///< "" when it could not be read
+  std::string stdin_path;         ///< "" unless stdin was a regular file
+  std::vector<std::pair<std::string, std::string>> environment;  ///< the recorded subset
+};
+
 struct trace_header {
   std::uint32_t version = 0;
   bool timestamps = false;
@@ -87,6 +94,8 @@ struct trace_header {
   std::optional<trace_format::image_origin> origin;
   std::uint32_t parent_pid = 0;
   std::vector<std::string> command;
+  /// Version 4 on: where and how the image ran (nullopt before: not recorded).
+  std::optional<recorded_context> context;
 };
 
 /// Written at a clean exit; absent when the program was killed or crashed.

@@ -3,6 +3,7 @@
 // hand-written fixture), matches them to the replay's mallocs by name, reports the replay's rank
 // correlation with them and bases its malloc advice on them. No test asserts a timing or which
 // malloc wins.
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include <alloclab/build_info.hpp>
 
 #include "cli_support.hpp"
+#include "trace/trace_reader.hpp"
 
 namespace alloclab::program {
 namespace {
@@ -54,8 +56,11 @@ TEST_F(TryThenAdvise, AdviseReconcilesTheReplayWithTheRealRunsOfTheSameProgram) 
   ASSERT_EQ(advised.exit_code, 0) << advised.out << advised.err;
   const std::string& out = advised.out;
   // The advice comes from the real runs, five of each malloc, judged on the ratios `try` filed.
-  EXPECT_NE(out.find("from real runs of the program (CPU time, user + sys; 5 runs or more per "
-                     "malloc; the ratios and intervals `try` filed: 95 % bootstrap"),
+  EXPECT_NE(out.find("real runs of the program: CPU time (user + sys), 5 runs or more per "
+                     "malloc; ratios glibc ÷ malloc"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("real runs' ratios and intervals: those `try` filed (95 % bootstrap"),
             std::string::npos)
       << out;
   // Every malloc of the replay found its real runs by name: the baseline and both others.
@@ -67,7 +72,91 @@ TEST_F(TryThenAdvise, AdviseReconcilesTheReplayWithTheRealRunsOfTheSameProgram) 
         out, std::regex(std::string(" ") + malloc + " [+-][0-9]+ % \\([0-9.]+x vs [0-9.]+x\\)")))
         << malloc << " has no ratio error\n"
         << out;
-  EXPECT_NE(out.find("the replay alone ("), std::string::npos) << out;
+  EXPECT_NE(out.find("estimate (replay): the replay's malloc call time per call"),
+            std::string::npos)
+      << out;
+}
+
+// A trace records where and how its program ran (format version 4): the working directory,
+// stdin when it is a file, and the environment a rerun needs (no variable outside that subset,
+// none of the recorder's own).
+TEST_F(TryThenAdvise, TheTraceRecordsItsWorkingDirectoryStdinAndEnvironment) {
+  const std::string trace = path("ctx.trace"), input = path("input.txt");
+  std::ofstream(input) << "hello\n";
+  const auto recorded = run("record -o '" + trace + "' -- '" + subject + "' alloc <'" + input + "'",
+                            "-C '" + dir_.string() + "' PYTHONHASHSEED=7 ALLOCLAB_SECRET_TOKEN=x");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const trace::trace_file file(trace);
+  EXPECT_EQ(file.header().version, 4u);
+  ASSERT_TRUE(file.header().context.has_value());
+  const trace::recorded_context& c = *file.header().context;
+  EXPECT_EQ(c.working_directory, fs::canonical(dir_).string());
+  EXPECT_EQ(c.stdin_path, fs::canonical(input).string());
+  const auto has = [&](const std::string& name) {
+    for (const auto& [key, value] : c.environment)
+      if (key == name) return true;
+    return false;
+  };
+  EXPECT_TRUE(has("PYTHONHASHSEED"));
+  EXPECT_TRUE(has("PATH"));
+  EXPECT_FALSE(has("ALLOCLAB_SECRET_TOKEN"));
+  EXPECT_FALSE(has("LD_PRELOAD"));
+  EXPECT_FALSE(has("ALLOCLAB_RECORD_FILE"));
+}
+
+// Issue 42: real runs are advise's default evidence. Without --real or --no-real, advise runs
+// `try` on the recorded command in the recorded directory and answers from those runs, first.
+TEST_F(TryThenAdvise, AdviseRunsTheRecordedCommandByDefault) {
+  if (alloclab::build::sanitized)
+    GTEST_SKIP() << "AddressSanitizer owns malloc: a replay worker cannot prove glibc live";
+  const std::string mallocs = "glibc,jemalloc";
+  record_try_and_replay(mallocs, mallocs);
+  if (HasFatalFailure()) return;
+  const auto advised = run("advise '" + path("subject.trace") + "' --results '" + path("replay") +
+                           "/latest/results.json' --malloc " + mallocs + " --budget 0 --out '" +
+                           path("advised") + "'");
+  ASSERT_EQ(advised.exit_code, 0) << advised.out << advised.err;
+  const std::string& out = advised.out;
+  EXPECT_EQ(out.find("answer: "), out.find('\n') + 1) << out;  // the answer first
+  EXPECT_NE(out.find("(real runs)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("real runs of the program: CPU time (user + sys), 5 runs or more"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("real runs: `alloclab try` of `" + subject + " alloc` in " +
+                     fs::current_path().string()),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("recorded environment variable"), std::string::npos) << out;
+  bool wrote_try = false;
+  for (const auto& entry : fs::directory_iterator(path("advised")))
+    wrote_try = wrote_try || (entry.path().filename().string().rfind("try-", 0) == 0 &&
+                              fs::exists(entry.path() / "results.json"));
+  EXPECT_TRUE(wrote_try);
+}
+
+// Issue 42: `--results try-results.json` (real runs, no replay) is taken as --real; with
+// --no-real it is refused in one line that names --real.
+TEST_F(TryThenAdvise, TryResultsGivenAsResultsAreTheRealRuns) {
+  if (alloclab::build::sanitized)
+    GTEST_SKIP() << "AddressSanitizer owns malloc: a replay worker cannot prove glibc live";
+  const std::string mallocs = "glibc,jemalloc";
+  record_try_and_replay(mallocs, mallocs);
+  if (HasFatalFailure()) return;
+  const std::string try_results = path("try") + "/results.json";
+  const auto refused =
+      run("advise '" + path("subject.trace") + "' --no-real --results '" + try_results + "'");
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_EQ(lab::cli_support::line_count(refused.err), 1u) << refused.err;
+  EXPECT_NE(refused.err.find("--real"), std::string::npos) << refused.err;
+  const auto advised =
+      run("advise '" + path("subject.trace") + "' --results '" + try_results + "' --malloc " +
+          mallocs + " --repetitions 3 --out '" + path("again") + "'");
+  ASSERT_EQ(advised.exit_code, 0) << advised.out << advised.err;
+  EXPECT_NE(advised.out.find("--results held real runs (`alloclab try`), not a replay: taken as "
+                             "--real"),
+            std::string::npos)
+      << advised.out;
+  EXPECT_NE(advised.out.find("(real runs)\n"), std::string::npos) << advised.out;
 }
 
 // Ratios are against each side's baseline: real runs without the replay's baseline (glibc) have

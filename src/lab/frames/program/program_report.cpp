@@ -13,6 +13,7 @@
 #include "render/shell_words.hpp"
 #include "render/units.hpp"
 #include "render/columns.hpp"
+#include "stats/decision.hpp"
 #include "stats/ratio_text.hpp"
 #include "render/plural.hpp"
 
@@ -27,15 +28,32 @@ using lab::program_stopping;
 
 // A ratio with its interval; "baseline" for the baseline, "no baseline runs" for another
 // combination without a ratio (its runs succeeded, the baseline's did not).
+// Shown as the lab's one convention, baseline ÷ combination (> 1: the combination is faster or
+// smaller), though results.json files the cost ratio combination ÷ baseline.
 std::string ratio_cell(const std::optional<program_ratio>& vs, const char* sign, bool is_baseline) {
   if (!vs) return is_baseline ? "baseline" : "no baseline runs";
-  return vs->interval
-             ? lab::ratio_with_interval(vs->ratio, vs->interval->low, vs->interval->high, sign)
-             : lab::ratio_with_interval(vs->ratio, std::nullopt, std::nullopt, sign);
+  if (!(vs->ratio > 0)) return "no ratio";
+  return vs->interval && vs->interval->low > 0
+             ? lab::ratio_with_interval(1 / vs->ratio, 1 / vs->interval->high,
+                                        1 / vs->interval->low, sign)
+             : lab::ratio_with_interval(1 / vs->ratio, std::nullopt, std::nullopt, sign);
 }
 
-std::string verdict_of(const std::optional<program_ratio>& vs) {
-  return vs ? vs->verdict : std::string();
+// The filed verdict in the lab's one vocabulary (stats/decision.hpp verdict_words).
+std::string verdict_of(const std::optional<program_ratio>& vs, double noise_floor_percent) {
+  if (!vs) return std::string();
+  const std::string& v = vs->verdict;
+  const bool cost_lower = v == "faster" || v == "smaller",
+             cost_higher = v == "slower" || v == "larger";
+  const lab::difference d = cost_lower            ? lab::difference::lower
+                            : cost_higher         ? lab::difference::higher
+                            : v == "too few runs" ? lab::difference::too_few
+                                                  : lab::difference::inside_noise;
+  const bool memory = v == "smaller" || v == "larger";
+  const lab::interval range =
+      vs->interval ? lab::interval{vs->interval->low, vs->interval->high} : lab::interval{};
+  return lab::verdict_words(d, range, noise_floor_percent / 100, memory ? "larger" : "slower",
+                            memory ? "smaller" : "faster");
 }
 
 std::string joined(const std::vector<std::string>& labels) {
@@ -63,14 +81,16 @@ std::string stopping_summary(const program_stopping& s) {
 // The rounds' stopping and the intervals it implies, in a sentence or two.
 std::string stopping_text(const program_results_section& program) {
   if (!program.stopping || program.stopping->mode == "fixed")
-    return "Ratios are medians over the runs ÷ the baseline's, 95 % bootstrap interval.";
+    return "Ratios are the baseline's median ÷ the combination's (> 1: the combination is faster "
+           "or smaller), 95 % bootstrap interval.";
   const program_stopping& s = *program.stopping;
   return fmt::format(
       "Rounds stopped adaptively (budget {:g} s, but at least {} rounds; at most {}; looks after "
-      "rounds {}): {}. Ratios are of geometric means with the stop rule's interval at its last "
+      "rounds {}): {}. Ratios (the baseline ÷ the combination, > 1: the combination is faster or "
+      "smaller) are of geometric means with the stop rule's interval at its last "
       "look (the 5 % error of each comparison is spent over the looks, so its interval holds "
       "whenever the rounds stopped; docs/budget.md); the CPU column shows medians. An interval "
-      "that neither clears the noise floor nor lies inside it is \"inconclusive (open)\".",
+      "that neither clears the noise floor nor lies inside it is \"open (inconclusive)\".",
       s.budget_seconds.value_or(0), s.min_rounds.value_or(0), s.max_rounds.value_or(0),
       fmt::join(s.look_rounds.value_or(std::vector<std::size_t>{}), ", "), stopping_summary(s));
 }
@@ -83,26 +103,28 @@ std::string main_table_row(const program_results_section& program, const combina
   const lab::program_run_figures& m = c.median;
   const bool measured = c.runs_ok > 0;
   const bool base = is_baseline(program, c);
-  return fmt::format(
-      "| {} | {} of {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", c.name,
-      c.runs_ok, c.runs_ok + c.runs_failed, measured ? seconds(m.cpu_seconds) : "-",
-      measured ? ratio_cell(c.cpu_vs_baseline, "×", base) : "-", verdict_of(c.cpu_vs_baseline),
-      measured ? lab::format_bytes(static_cast<double>(m.peak_rss_bytes)) : "-",
-      measured ? ratio_cell(c.peak_rss_vs_baseline, "×", base) : "-",
-      verdict_of(c.peak_rss_vs_baseline), measured ? seconds(m.wall_seconds) : "-",
-      md::format_count(static_cast<double>(m.minor_faults)),
-      md::format_count(static_cast<double>(m.major_faults)),
-      md::format_count(static_cast<double>(m.voluntary_switches)) + " / " +
-          md::format_count(static_cast<double>(m.involuntary_switches)),
-      c.pareto_front ? "✅ front" : "");
+  return fmt::format("| {} | {} of {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                     c.name, c.runs_ok, c.runs_ok + c.runs_failed,
+                     measured ? seconds(m.cpu_seconds) : "-",
+                     measured ? ratio_cell(c.cpu_vs_baseline, "×", base) : "-",
+                     verdict_of(c.cpu_vs_baseline, program.noise_floor_percent),
+                     measured ? lab::format_bytes(static_cast<double>(m.peak_rss_bytes)) : "-",
+                     measured ? ratio_cell(c.peak_rss_vs_baseline, "×", base) : "-",
+                     verdict_of(c.peak_rss_vs_baseline, program.noise_floor_percent),
+                     measured ? seconds(m.wall_seconds) : "-",
+                     md::format_count(static_cast<double>(m.minor_faults)),
+                     md::format_count(static_cast<double>(m.major_faults)),
+                     md::format_count(static_cast<double>(m.voluntary_switches)) + " / " +
+                         md::format_count(static_cast<double>(m.involuntary_switches)),
+                     c.pareto_front ? "✅ front" : "");
 }
 
 std::string main_table(const program_results_section& program) {
   const std::string baseline = program.baseline.value_or("");
   std::string out = md::table_head(
       {md::text_column("combination"), md::figure_column("runs"), md::figure_column("CPU (median)"),
-       md::text_column("CPU vs " + baseline), md::text_column("verdict"),
-       md::figure_column("peak RSS"), md::text_column("peak RSS vs " + baseline),
+       md::text_column(baseline + " ÷ it, CPU (> 1: faster)"), md::text_column("verdict"),
+       md::figure_column("peak RSS"), md::text_column(baseline + " ÷ it, peak RSS (> 1: smaller)"),
        md::text_column("verdict"), md::figure_column("wall"), md::figure_column("minor faults"),
        md::figure_column("major faults"), md::figure_column("vol. / invol. switches"),
        md::text_column("Pareto")});
@@ -195,28 +217,30 @@ std::string render_program_console(const program_results_section& program) {
     name_width = std::max(name_width, lab::display_width(c.name));
   std::string out;
   // One table per measure, each within 80 columns: name, runs, median, ratio and verdict.
-  const auto table = [&](const std::string& measure, auto median, auto ratio_of) {
+  const auto table = [&](const std::string& measure, const char* better, auto median,
+                         auto ratio_of) {
     out += lab::padded("combination", name_width) + " runs  " + lab::padded(measure, 9, true) +
-           "  vs " + baseline + " (cost ratio: > 1 is more)\n";
+           " " + baseline + " ÷ it (> 1: " + better + ")\n";
     for (const combination_result& c : program.combinations) {
       const bool measured = c.runs_ok > 0;
       const std::optional<program_ratio>& vs = ratio_of(c);
-      out += lab::padded(c.name, name_width) + " " +
-             lab::padded(fmt::format("{}/{}", c.runs_ok, c.runs_ok + c.runs_failed), 4, true) +
-             "  " + lab::padded(measured ? median(c) : "-", 9, true) + "  " +
-             (measured ? ratio_cell(vs, "x", is_baseline(program, c)) +
-                             (vs ? " " + vs->verdict : std::string())
-                       : std::string("-")) +
-             "\n";
+      out +=
+          lab::padded(c.name, name_width) + " " +
+          lab::padded(fmt::format("{}/{}", c.runs_ok, c.runs_ok + c.runs_failed), 4, true) + "  " +
+          lab::padded(measured ? median(c) : "-", 9, true) + " " +
+          (measured ? ratio_cell(vs, "x", is_baseline(program, c)) +
+                          (vs ? " " + verdict_of(vs, program.noise_floor_percent) : std::string())
+                    : std::string("-")) +
+          "\n";
     }
   };
   table(
-      "CPU", [](const combination_result& c) { return seconds(c.median.cpu_seconds); },
+      "CPU", "faster", [](const combination_result& c) { return seconds(c.median.cpu_seconds); },
       [](const combination_result& c) -> const std::optional<program_ratio>& {
         return c.cpu_vs_baseline;
       });
   table(
-      "peak RSS",
+      "peak RSS", "smaller",
       [](const combination_result& c) {
         return lab::format_bytes(static_cast<double>(c.median.peak_rss_bytes));
       },

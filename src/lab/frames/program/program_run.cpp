@@ -154,7 +154,11 @@ run_record run_once(const run_setup& setup, const variant& combination,
   request.stdin_path = setup.stdin_path;
   request.working_directory = setup.working_directory;
   request.timeout = setup.timeout;
-  request.env_set = env.set;
+  for (const auto& [name, value] : setup.environment)
+    if (find_variable(env, name) == nullptr &&
+        std::find(env.unset.begin(), env.unset.end(), name) == env.unset.end())
+      request.env_set.emplace_back(name, value);
+  request.env_set.insert(request.env_set.end(), env.set.begin(), env.set.end());
   request.env_unset = env.unset;
   request.stdout_max_bytes = 0;  // hashed, not kept
   const heap::worker_outcome outcome = heap::run_worker(request);

@@ -44,6 +44,9 @@ struct run_setup {
   std::vector<std::string> argv;  ///< argv[0] looked up in PATH when it has no '/'
   std::string stdin_path;         ///< empty: /dev/null
   std::string working_directory;  ///< empty: alloclab's
+  /// Set in every run (a recorded trace's environment) unless the malloc's own environment sets
+  /// or removes the same variable.
+  std::vector<std::pair<std::string, std::string>> environment;
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   std::string probe_path;  ///< liballoclab_program_probe.so
 };

@@ -132,6 +132,7 @@ try_plan plan_of(const try_request& r) {
   // The program runs in --cwd; a relative stdin is opened before the chdir, from here.
   plan.setup.stdin_path = r.stdin_path;
   plan.setup.working_directory = r.working_directory;
+  plan.setup.environment = r.environment;
   plan.setup.timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(r.timeout_seconds * 1000));
   plan.combinations = combinations_of(checked_mallocs(r.mallocs), r.variants);  // bad input first
@@ -225,7 +226,7 @@ int try_command::execute() const {
   return execute_try(r);
 }
 
-int execute_try(const try_request& request) {
+int execute_try(const try_request& request, std::string* results_path) {
   check_request(request);
   const stopping_plan stopping = stopping_of(request);
   try_plan plan = plan_of(request);
@@ -286,6 +287,7 @@ int execute_try(const try_request& request) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
       noise.finish());
   write_program_outputs(results, directory);
+  if (results_path != nullptr) *results_path = (directory / "results.json").string();
   const lab::model::document document = lab::model::from_json(results);
   std::cout << render_program_console(document.parts.get<lab::program_document_figures>()->program)
             << "results: " << (directory / "results.json").string() << ", "

@@ -31,6 +31,8 @@ struct try_request {
   double timeout_seconds = 600;
   std::string stdin_path;
   std::string working_directory;
+  /// Set in every run (advise: the trace's recorded environment).
+  std::vector<std::pair<std::string, std::string>> environment;
   std::string output = "discard";
   std::string out_directory;   ///< empty: results/try-<UTC time>
   std::uint64_t seed = 0;      ///< 0: drawn at random (and recorded)
@@ -52,7 +54,8 @@ class try_command {
   std::shared_ptr<try_request> request_ = std::make_shared<try_request>();
 };
 
-/// The whole command for an already parsed request: 0, or 1 when a run failed.
-int execute_try(const try_request& request);
+/// The whole command for an already parsed request: 0, or 1 when a run failed. `results_path`,
+/// when given, receives the path of the results.json written.
+int execute_try(const try_request& request, std::string* results_path = nullptr);
 
 }  // namespace alloclab::program
