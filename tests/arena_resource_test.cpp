@@ -324,6 +324,58 @@ TEST(arena_scope_loop, an_upstream_failure_while_reusing_leaks_nothing) {
   }
 }
 
+// Issue 39, defect 4: with growth factor 1.0, one overflow after a rewind
+// over many kept blocks used to hand every too-small kept block back at once
+// (100 k blocks: 40 ms). An overflow now returns at most one kept block.
+TEST(arena_scope_loop, an_overflow_returns_at_most_one_kept_block) {
+  tracking_resource upstream{alloclab::testing::test_heap()};
+  arena_resource arena{nullptr, 0, &upstream, arena_options{overflow_policy::grow, 1.0, 1024, {}}};
+  const arena_mark start = arena.mark();
+  for (int i = 0; i < 1000; ++i) (void)arena.allocate(1000, 8);
+  ASSERT_EQ(upstream.blocks().current, 1000u);
+  arena.rewind(start);
+  EXPECT_EQ(upstream.blocks().current, 1000u) << "a rewind keeps its blocks";
+  for (int overflow = 1; overflow <= 3; ++overflow) {
+    const std::size_t returned_before = upstream.blocks().total - upstream.blocks().current;
+    (void)arena.allocate(4000, 8);  // larger than every kept block
+    const std::size_t returned =
+        upstream.blocks().total - upstream.blocks().current - returned_before;
+    EXPECT_LE(returned, 1u) << "overflow " << overflow;
+  }
+  (void)arena.allocate(1000, 8);  // the rest of the kept blocks still serve small requests
+  arena.shrink_to_fit();
+  arena.rewind(start);
+  arena.shrink_to_fit();
+  EXPECT_EQ(upstream.blocks().current, 0u);
+  EXPECT_EQ(arena.stale_rewinds(), 0u);
+}
+
+// Marks at many depths over many equal blocks: rewinding to each, deepest
+// first, restores exactly its position; marks rewound past are stale.
+TEST(arena_scope_loop, marks_at_every_depth_rewind_exactly) {
+  tracking_resource upstream{alloclab::testing::test_heap()};
+  arena_resource arena{nullptr, 0, &upstream, arena_options{overflow_policy::grow, 1.0, 1024, {}}};
+  std::vector<arena_mark> marks;
+  std::vector<std::size_t> used_at_mark;
+  for (int i = 0; i < 300; ++i) {
+    marks.push_back(arena.mark());
+    used_at_mark.push_back(arena.used());
+    (void)arena.allocate(1000, 8);
+  }
+  for (std::size_t i = marks.size(); i-- > 0;) {
+    if (i % 3 != 0) continue;
+    arena.rewind(marks[i]);
+    ASSERT_EQ(arena.used(), used_at_mark[i]) << "mark " << i;
+    ASSERT_EQ(arena.stale_rewinds(), 0u);
+  }
+  arena.rewind(marks[150]);  // rewound past by the rewind to marks[0]
+  EXPECT_EQ(arena.stale_rewinds(), 1u);
+  for (int i = 0; i < 200; ++i) (void)arena.allocate(1000, 8);  // reuses the kept blocks
+  arena.rewind(marks[150]);  // its block is in use again, but a later use
+  EXPECT_EQ(arena.stale_rewinds(), 2u);
+  EXPECT_EQ(upstream.blocks().total, 300u) << "every block after the first pass was kept";
+}
+
 TEST(arena_scope_loop, release_restarts_the_growth_sequence) {
   tracking_resource upstream;
   arena_resource arena{nullptr, 0, &upstream, arena_options{overflow_policy::grow, 2.0, 1024, {}}};
