@@ -142,8 +142,15 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   }
 
   // Never throws of its own accord; an oversize block goes back to the upstream.
+  // A fixed-buffer pool drops (and counts in stale_deallocations()) a block
+  // its cursor has not carved since the last release(): pushing it would
+  // hand it out twice.
   void deallocate(void* p, std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     if (fits(bytes, alignment)) {
+      if (fixed_capacity_ && !carved_since_release(p)) {
+        ++stale_deallocations_;
+        return;
+      }
       free_list_ = ::new (p) free_node{free_list_};
       return;
     }
@@ -151,8 +158,11 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   }
 
   // Returns every chunk to the upstream (a fixed buffer is simply reset).
-  // Blocks handed out before are invalid afterwards. Oversize blocks went
-  // straight to the upstream and are not affected.
+  // Blocks handed out before are invalid afterwards; of a fixed buffer, a
+  // later free of one not yet carved again is dropped (see deallocate), but
+  // one the cursor carved again is not told apart: wrap the pool in a
+  // checked_resource to catch those (reissued_live_block). Oversize blocks
+  // went straight to the upstream and are not affected.
   void release() noexcept {
     release_chunks();
     free_list_ = nullptr;
@@ -169,6 +179,9 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   std::size_t capacity() const noexcept { return capacity_; }
   std::size_t chunks() const noexcept { return chunks_; }
   std::size_t oversize_allocations() const noexcept { return oversize_allocations_; }
+  // Frees dropped because they named a block of the fixed buffer not handed
+  // out since the last release() (see deallocate).
+  std::size_t stale_deallocations() const noexcept { return stale_deallocations_; }
   bool fixed_capacity() const noexcept { return fixed_capacity_; }
   std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
 
@@ -204,6 +217,11 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   bool fits(std::size_t bytes, std::size_t alignment) const noexcept {
     return bytes <= block_size_ && alignment <= block_alignment_ &&
            detail::is_power_of_two(alignment);
+  }
+
+  bool carved_since_release(const void* p) const noexcept {
+    const auto* block = static_cast<const std::byte*>(p);
+    return block >= buffer_begin_ && block < cursor_;
   }
 
   void adopt_buffer(void* buffer, std::size_t size) noexcept {
@@ -275,6 +293,7 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   std::size_t capacity_ = 0;
   std::size_t chunks_ = 0;
   std::size_t oversize_allocations_ = 0;
+  std::size_t stale_deallocations_ = 0;
 };
 
 }  // namespace alloclab
