@@ -11,6 +11,7 @@
 // | per-thread caches                          | each_thread_allocates_from_its_own_segments       |
 // | remote frees drained by the owner          | blocks_freed_by_another_thread_return_to_their_owner |
 // | remote frees drained in bounded batches    | an_allocate_drains_a_bounded_batch_of_remote_frees |
+// | no growth while a class's blocks wait      | a_class_grows_only_when_none_of_its_blocks_wait_remotely |
 // | thread exit returns the cache              | an_exiting_thread_returns_its_cache_for_adoption  |
 // | thread_local destructors after the return  | frees_in_late_thread_local_destructors_stay_remote |
 // | memory held does not grow with exited threads | exited_threads_hold_no_caches,                 |
@@ -39,6 +40,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -524,6 +526,28 @@ TEST(concurrent_multipool_resource, requests_over_ptrdiff_max_fail) {
   EXPECT_EQ(pool.oversize_allocations(), 0u);
 }
 
+// A class takes a new segment only when none of its own blocks wait in the remote list, however
+// many blocks of other classes were freed after them (a producer/consumer program's pool must not
+// creep while the blocks it needs wait behind another class's).
+TEST(concurrent_multipool_resource, a_class_grows_only_when_none_of_its_blocks_wait_remotely) {
+  concurrent_multipool_resource pool{std::pmr::new_delete_resource()};
+  const std::size_t small = pool.class_of(64, 8);
+  std::vector<void*> smalls{pool.allocate(64, 8)};
+  while (pool.class_stats(small).blocks_free > 0) smalls.push_back(pool.allocate(64, 8));
+  std::vector<void*> larges;
+  for (std::size_t i = 0; i < 4 * concurrent_multipool_resource::remote_drain_batch; ++i)
+    larges.push_back(pool.allocate(128, 8));
+  on_another_thread([&] {
+    for (void* p : smalls) pool.deallocate(p, 64, 8);  // remote, and under the larger class's
+    for (void* p : larges) pool.deallocate(p, 128, 8);
+  });
+  ASSERT_EQ(pool.class_stats(small).chunks, 1u);
+  void* again = pool.allocate(64, 8);
+  EXPECT_EQ(pool.class_stats(small).chunks, 1u) << "a new segment while freed blocks waited";
+  EXPECT_NE(std::find(smalls.begin(), smalls.end(), again), smalls.end());
+  pool.deallocate(again, 64, 8);
+}
+
 // One allocate drains a bounded batch of remote frees, never the whole list:
 // counted through remote_frees_waiting(), which drops by one per drained block.
 TEST(concurrent_multipool_resource, an_allocate_drains_a_bounded_batch_of_remote_frees) {
@@ -534,18 +558,20 @@ TEST(concurrent_multipool_resource, an_allocate_drains_a_bounded_batch_of_remote
   on_another_thread([&] {
     for (void* p : blocks) pool.deallocate(p, 64, 8);  // all remote
   });
+  const std::size_t chunks = pool.class_stats(pool.class_of(64, 8)).chunks;
   std::size_t waiting = pool.remote_frees_waiting();
   ASSERT_EQ(waiting, freed);
   EXPECT_EQ(pool.class_stats(pool.class_of(64, 8)).blocks_in_use, 0u) << "free, if not drained";
   std::vector<void*> probes;
-  while (waiting > 0 && probes.size() < freed * 32) {
-    probes.push_back(pool.allocate(128, 8));  // another class: each refill drains a batch
+  while (waiting > 0 && probes.size() < 2 * freed) {
+    probes.push_back(pool.allocate(64, 8));  // the class's refills drain a batch each
     const std::size_t now = pool.remote_frees_waiting();
     ASSERT_LE(waiting - now, concurrent_multipool_resource::remote_drain_batch);
     waiting = now;
   }
   EXPECT_EQ(waiting, 0u) << "later refills drain the rest";
-  for (void* p : probes) pool.deallocate(p, 128, 8);
+  EXPECT_EQ(pool.class_stats(pool.class_of(64, 8)).chunks, chunks) << "reused, never grown";
+  for (void* p : probes) pool.deallocate(p, 64, 8);
 }
 
 // An upstream whose next allocate waits, inside the pool's upstream lock,

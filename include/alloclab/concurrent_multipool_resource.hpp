@@ -6,8 +6,10 @@
 // the allocating thread touch only that thread's memory. Blocks live in
 // segments aligned to their size; a segment's header names its owning cache.
 // A block freed by another thread is pushed, lock-free, onto the owner's
-// remote-free list; the owner takes the whole list with one exchange when a
-// class runs dry, and moves remote_drain_batch (64) of its blocks back per refill. A thread that exits hands its cache (with its blocks, and
+// remote-free list of its class; when that class runs dry, the owner takes the
+// list with one exchange and moves remote_drain_batch (64) of its blocks back
+// per refill. A class takes a new segment only when none of its own blocks wait
+// there. A thread that exits hands its cache (with its blocks, and
 // any remote frees still arriving) back to the resource; the next new thread
 // adopts it. Frees from thread_local destructors that run after that are
 // remote frees; an allocation from one borrows an idle cache for that call
@@ -72,7 +74,7 @@
 //   }
 //
 // Bounds per call: allocate and deallocate are O(1) on the fast path; a refill
-// moves at most remote_drain_batch remote frees and carves at most 32 blocks
+// moves at most remote_drain_batch of its class's remote frees and carves at most 32 blocks
 // (or 4 KiB), plus one upstream call for a new segment; a remote deallocate is
 // one compare-and-swap loop. A thread's first call on a resource takes a lock
 // and may allocate its cache.
@@ -226,6 +228,7 @@ class concurrent_multipool_resource final
   // class_stats() may read them, but they are never contended.
   struct alignas(64) size_class {
     free_node* free = nullptr;
+    free_node* remote_taken = nullptr;  // taken from the remote list, not yet drained
     std::byte* cursor = nullptr;
     std::byte* end = nullptr;
     std::size_t block_size = 0;
@@ -241,8 +244,8 @@ class concurrent_multipool_resource final
   };
   struct thread_cache {
     std::array<size_class, detail::max_class_count> classes;
-    alignas(64) std::atomic<free_node*> remote_frees{nullptr};
-    free_node* remote_taken = nullptr;  // taken from remote_frees, not yet drained (owner only)
+    // Per class: blocks freed by other threads, pushed lock-free, taken by the owner.
+    alignas(64) std::array<std::atomic<free_node*>, detail::max_class_count> remote_frees{};
     // Per class: blocks freed by other threads and not yet drained (counted before the push).
     alignas(64) std::array<std::atomic<std::size_t>, detail::max_class_count> remote_freed{};
     segment_header* segments = nullptr;
@@ -385,32 +388,33 @@ class concurrent_multipool_resource final
   }
 
   [[gnu::noinline]] void* refill_and_allocate(thread_cache& cache, size_class& c) {
-    if (cache.remote_taken != nullptr ||
-        cache.remote_frees.load(std::memory_order_relaxed) != nullptr)
-      drain_remote_frees(cache);
+    const auto index = static_cast<std::size_t>(&c - cache.classes.data());
+    if (c.remote_taken != nullptr ||
+        cache.remote_frees[index].load(std::memory_order_relaxed) != nullptr)
+      drain_remote_frees(cache, index);
     if (c.free != nullptr) return pop(c);
     if (c.cursor == c.end) add_segment(cache, c);
     count(c.in_use, 1);
     return detail::take_blocks(c.cursor, c.end, c.block_size, c.free);
   }
 
-  // Moves up to remote_drain_batch blocks other threads freed back onto the
-  // owner's class lists, taking the shared list (one exchange) when the taken one is empty.
-  void drain_remote_frees(thread_cache& cache) noexcept {
-    if (cache.remote_taken == nullptr)
-      cache.remote_taken = cache.remote_frees.exchange(nullptr, std::memory_order_acquire);
-    free_node* node = cache.remote_taken;
-    for (std::size_t drained = 0; node != nullptr && drained < remote_drain_batch; ++drained) {
+  // Moves up to remote_drain_batch blocks of class `index` other threads freed back onto its
+  // free list, taking the class's shared list (one exchange) when the taken one is empty.
+  void drain_remote_frees(thread_cache& cache, std::size_t index) noexcept {
+    size_class& c = cache.classes[index];
+    if (c.remote_taken == nullptr)
+      c.remote_taken = cache.remote_frees[index].exchange(nullptr, std::memory_order_acquire);
+    free_node* node = c.remote_taken;
+    std::size_t drained = 0;
+    for (; node != nullptr && drained < remote_drain_batch; ++drained) {
       free_node* next = node->next;
-      const std::size_t index = segment_of(node).class_index;
-      size_class& c = cache.classes[index];
       node->next = c.free;
       c.free = node;
-      count(c.in_use, -1);
-      cache.remote_freed[index].fetch_sub(1, std::memory_order_relaxed);
       node = next;
     }
-    cache.remote_taken = node;
+    c.remote_taken = node;
+    count(c.in_use, -static_cast<std::ptrdiff_t>(drained));
+    cache.remote_freed[index].fetch_sub(drained, std::memory_order_relaxed);
   }
 
   void add_segment(thread_cache& cache, size_class& c) {
@@ -447,7 +451,7 @@ class concurrent_multipool_resource final
     if (mine != nullptr) make_hot(mine);
     if (segment.owner == mine) return push(mine->classes[segment.class_index], p);
     segment.owner->remote_freed[segment.class_index].fetch_add(1, std::memory_order_relaxed);
-    std::atomic<free_node*>& list = segment.owner->remote_frees;
+    std::atomic<free_node*>& list = segment.owner->remote_frees[segment.class_index];
     auto* node = ::new (p) free_node{list.load(std::memory_order_relaxed)};
     while (!list.compare_exchange_weak(node->next, node, std::memory_order_release,
                                        std::memory_order_relaxed)) {
@@ -492,14 +496,14 @@ class concurrent_multipool_resource final
       cache.segments = next;
     }
     for (size_class& c : cache.classes) {
-      c.free = nullptr;
+      c.free = c.remote_taken = nullptr;
       c.cursor = c.end = nullptr;
       c.in_use.store(0, std::memory_order_relaxed);
       c.capacity.store(0, std::memory_order_relaxed);
       c.segments.store(0, std::memory_order_relaxed);
     }
-    cache.remote_frees.store(nullptr, std::memory_order_relaxed);
-    cache.remote_taken = nullptr;
+    for (std::atomic<free_node*>& list : cache.remote_frees)
+      list.store(nullptr, std::memory_order_relaxed);
     for (std::atomic<std::size_t>& freed : cache.remote_freed)
       freed.store(0, std::memory_order_relaxed);
   }

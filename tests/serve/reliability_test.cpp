@@ -18,8 +18,8 @@
 //   --bind ::1 announces [::1]:PORT ......... Lifecycle.AnIpv6BindIsAnnouncedInBrackets
 //   no --workload/--strategy: request_mix/std  Lifecycle.VariantDefaultsToRequestMixWithStd
 //   idle connections do not starve /healthz .. Connections.IdleConnectionsDoNotStarveHealthz
-//   over --threads connections: 503 + close, /healthz still answered
-//                                          ... Connections.OverTheLimitIs503AndHealthzStillAnswers
+//   over --threads connections: 503 + close, /healthz, /stats, /metrics still answered
+//                                          ... Connections.OverTheLimitIs503AndMonitoringStillAnswers
 //   a burst of connections opened at once: each answered 200 or 503, the 503s counted in /stats
 //                                          ... Connections.BurstsAreAnsweredNeverDropped
 //   idle keep-alive connections do not wake the server
@@ -360,7 +360,7 @@ TEST(Connections, IdleConnectionsDoNotStarveHealthz) {
   EXPECT_EQ(health.status, 200) << "GET /healthz waited behind idle connections";
 }
 
-TEST(Connections, OverTheLimitIs503AndHealthzStillAnswers) {
+TEST(Connections, OverTheLimitIs503AndMonitoringStillAnswers) {
   auto server = start_server({"--keep-alive", "60", "--threads", "4"});
   // Four keep-alive clients hold every connection the server serves.
   std::vector<std::unique_ptr<connection>> held;
@@ -373,8 +373,12 @@ TEST(Connections, OverTheLimitIs503AndHealthzStillAnswers) {
   const reply busy = get(server->port(), run_target());
   EXPECT_TRUE(busy.closed);
   EXPECT_EQ(busy.status, 503) << busy.text;
-  const reply health = get(server->port(), "/healthz");
-  EXPECT_EQ(health.status, 200) << health.text;
+  // The monitoring endpoints answer too: an overloaded server is when they are read.
+  for (const char* monitoring : {"/healthz", "/stats", "/metrics"}) {
+    const reply answer = get(server->port(), monitoring);
+    EXPECT_EQ(answer.status, 200) << monitoring << ": " << answer.text;
+    EXPECT_TRUE(answer.closed) << monitoring << ": an extra connection is still closed";
+  }
   held.clear();  // the held clients leave: the server serves /run again
   const auto deadline = std::chrono::steady_clock::now() + 20s;
   int status = 0;

@@ -148,6 +148,11 @@ stats_document stats_of(const served_variant& variant, const server_options& opt
   return doc;
 }
 
+// Answered even over the --threads limit (then closed): an overloaded server is when they are read.
+bool is_monitoring(const std::string& path) {
+  return path == "/healthz" || path == "/stats" || path == "/metrics";
+}
+
 void add_routes(keep_alive_server& server, served_variant& variant, const server_options& options,
                 counters& c, const metrics_source& metrics) {
   const auto started = lab_clock::now();
@@ -155,8 +160,9 @@ void add_routes(keep_alive_server& server, served_variant& variant, const server
     res.set_content("ok\n", "text/plain");
     if (connection_over_capacity()) close_after_response(req);
   });
-  server.Get("/stats", [&, started](const httplib::Request&, httplib::Response& res) {
+  server.Get("/stats", [&, started](const httplib::Request& req, httplib::Response& res) {
     reply_json(res, 200, model::write_json(stats_of(variant, options, c, started)));
+    if (connection_over_capacity()) close_after_response(req);
   });
   server.Get("/run", [&](const httplib::Request& req, httplib::Response& res) {
     const std::size_t mark = req.target.find('?');
@@ -177,9 +183,10 @@ void add_routes(keep_alive_server& server, served_variant& variant, const server
   });
   const variant_labels labels{variant.workload(), variant.strategy(), options.facts.malloc};
   // After /run: httplib tries the routes in order, one regex each, and /run is the hot one.
-  server.Get("/metrics", [&metrics, labels](const httplib::Request&, httplib::Response& res) {
+  server.Get("/metrics", [&metrics, labels](const httplib::Request& req, httplib::Response& res) {
     res.set_content(exposition_text(metric_families(metrics.read(), labels)),
                     exposition_content_type);
+    if (connection_over_capacity()) close_after_response(req);
   });
   // The routes take no body, and httplib 0.11 leaves a GET's body unread (it would be parsed
   // as the next request): refuse and close. Header lines are limited in size by httplib, their
@@ -193,7 +200,7 @@ void add_routes(keep_alive_server& server, served_variant& variant, const server
         if (req.headers.size() > options.limits.max_header_count)
           return refuse(req, res, 431,
                         fmt::format("more than {} header fields", options.limits.max_header_count));
-        if (connection_over_capacity() && req.path != "/healthz") {
+        if (connection_over_capacity() && !is_monitoring(req.path)) {
           c.busy.fetch_add(1, std::memory_order_relaxed);
           res.set_header("Retry-After", "1");
           return refuse(req, res, 503,

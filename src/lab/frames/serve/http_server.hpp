@@ -8,8 +8,9 @@
 //
 // Connections: each open connection has a thread (started on demand) for as long as it stays
 // open, idle keep-alive time included. Up to `threads` connections are served; the ones beyond
-// get 503 "server busy" and are closed (GET /healthz is still answered, then closed), so idle
-// clients can neither starve a health check nor make new clients wait for a thread. In all at
+// get 503 "server busy" and are closed (GET /healthz, /stats and /metrics are still answered,
+// then closed), so idle clients can neither starve a health check nor make new clients wait for a
+// thread. In all at
 // most ~960 connections get a thread (file descriptors must stay below select()'s FD_SETSIZE);
 // past that, new ones wait until an idle one times out (--keep-alive). Refusals (4xx, 503) say
 // "Connection: close" and do close.

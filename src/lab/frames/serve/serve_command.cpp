@@ -225,7 +225,7 @@ void add_serve(CLI::App& app, serve_request& r, CLI::App*& command) {
   command
       ->add_option("--threads", r.threads,
                    "Connections served at once, a thread each, started on demand (256); more "
-                   "get 503 (/healthz is still answered)")
+                   "get 503 (/healthz, /stats and /metrics are still answered)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{768}));
   command
       ->add_option("--read-timeout", r.read_timeout_s,
