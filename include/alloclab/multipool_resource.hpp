@@ -147,6 +147,26 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
     buffer_cursor_ = buffer_begin_;
   }
 
+  // Makes `blocks` blocks of the class serving (bytes, alignment) free, so
+  // that as many such allocations (with no release() between) take nothing
+  // from the upstream: call it at start-up, once per class the program uses.
+  // Takes at most one chunk from the upstream, of the blocks missing (or the
+  // planned chunk, if larger); a fixed buffer gives what it has left and
+  // throws multipool_exhausted if that is not enough. An oversize request has
+  // no class: multipool_exhausted. After a failure the pool holds what it
+  // held. O(free blocks of the class + blocks).
+  void reserve(std::size_t bytes, std::size_t alignment, std::size_t blocks) {
+    const std::size_t index = class_of(bytes, alignment);
+    if (index == no_class)
+      fail<multipool_exhausted>("alloclab::multipool_resource: no class to reserve", bytes,
+                                alignment);
+    size_class& c = classes_[index];
+    for (std::size_t free = class_stats(index).blocks_free; free < blocks;) {
+      free_uncarved_blocks(index);
+      free += add_chunk(c, std::max(c.next_chunk_blocks, blocks - free), bytes, alignment);
+    }
+  }
+
   // The class serving (bytes, alignment), or no_class for an oversize request.
   std::size_t class_of(std::size_t bytes, std::size_t alignment) const noexcept {
     return detail::pooled_class_of(bytes, alignment, max_block_size_);
@@ -222,22 +242,34 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   [[gnu::noinline]] void* refill_and_allocate(std::size_t index, std::size_t bytes,
                                               std::size_t alignment) {
     size_class& c = classes_[index];
-    if (c.cursor == c.end) add_chunk(c, bytes, alignment);
+    if (c.cursor == c.end) {
+      const std::size_t blocks = add_chunk(c, c.next_chunk_blocks, bytes, alignment);
+      c.next_chunk_blocks = std::max(
+          std::min(blocks * 2, blocks_for(options_.max_chunk_bytes, c.block_size)), blocks);
+    }
     return detail::take_blocks(c.cursor, c.end, c.block_size, free_lists_[index]);
   }
 
-  void add_chunk(size_class& c, std::size_t bytes, std::size_t alignment) {
-    const std::size_t blocks =
-        fixed_capacity_ ? carve_from_buffer(c, bytes, alignment) : take_from_upstream(c);
+  // Puts the blocks of the class's current chunk not carved yet on its free list.
+  void free_uncarved_blocks(std::size_t index) noexcept {
+    size_class& c = classes_[index];
+    while (c.cursor != c.end)
+      deallocate_to(index, detail::take_blocks(c.cursor, c.end, c.block_size, free_lists_[index]));
+  }
+
+  // A chunk of `wanted` blocks (fewer if a fixed buffer has no more) becomes
+  // the class's current one; returns its blocks. (bytes, alignment): the request, for errors.
+  std::size_t add_chunk(size_class& c, std::size_t wanted, std::size_t bytes,
+                        std::size_t alignment) {
+    const std::size_t blocks = fixed_capacity_ ? carve_from_buffer(c, wanted, bytes, alignment)
+                                               : take_from_upstream(c, wanted);
     ++c.chunks;
     c.capacity += blocks;
-    c.next_chunk_blocks =
-        std::max(std::min(blocks * 2, blocks_for(options_.max_chunk_bytes, c.block_size)), blocks);
+    return blocks;
   }
 
   // Throws std::bad_alloc for a chunk whose size would pass SIZE_MAX (as pool_resource).
-  std::size_t take_from_upstream(size_class& c) {
-    const std::size_t blocks = c.next_chunk_blocks;
+  std::size_t take_from_upstream(size_class& c, std::size_t blocks) {
     if (blocks > (SIZE_MAX - sizeof(chunk_trailer)) / c.block_size)
       fail<std::bad_alloc>("alloclab::multipool_resource: chunk size overflows");
     const std::size_t span = blocks * c.block_size;
@@ -253,13 +285,14 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
 
   // Takes the next chunk from the buffer, smaller than planned if that is all
   // that is left; throws when not even one block fits.
-  std::size_t carve_from_buffer(size_class& c, std::size_t bytes, std::size_t alignment) {
+  std::size_t carve_from_buffer(size_class& c, std::size_t wanted, std::size_t bytes,
+                                std::size_t alignment) {
     const std::size_t padding =
         buffer_cursor_ ? detail::padding_for(buffer_cursor_, detail::class_alignment(c.block_size))
                        : 0;
     const auto available = static_cast<std::size_t>(buffer_end_ - buffer_cursor_);
     const std::size_t fitting = available > padding ? (available - padding) / c.block_size : 0;
-    const std::size_t blocks = std::min(c.next_chunk_blocks, fitting);
+    const std::size_t blocks = std::min(wanted, fitting);
     if (blocks == 0)
       fail<multipool_exhausted>("alloclab::multipool_resource: buffer exhausted", bytes, alignment);
     c.cursor = buffer_cursor_ + padding;

@@ -172,6 +172,27 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
     }
   }
 
+  // Makes `blocks` blocks free so that as many allocations (with no
+  // release() between) take nothing from the upstream: call it at start-up.
+  // Takes at most one chunk, of the blocks missing (or the planned chunk, if
+  // larger); a fixed-buffer pool without them throws pool_exhausted. After
+  // an upstream failure the pool holds what it held. O(free blocks + blocks).
+  void reserve(std::size_t blocks) {
+    const std::size_t free = free_blocks();
+    if (free >= blocks) return;
+    if (fixed_capacity_)
+      fail<pool_exhausted>("alloclab::pool_resource: buffer smaller than the reserve", block_size_,
+                           block_alignment_);
+    free_uncarved_blocks();
+    take_chunk(std::max(next_chunk_blocks_, blocks - free));
+  }
+  // Blocks allocate can hand out before it needs a new chunk. O(free blocks).
+  std::size_t free_blocks() const noexcept {
+    std::size_t free = static_cast<std::size_t>(chunk_end_ - cursor_) / block_size_;
+    for (const free_node* node = free_list_; node != nullptr; node = node->next) ++free;
+    return free;
+  }
+
   std::size_t block_size() const noexcept { return block_size_; }
   std::size_t block_alignment() const noexcept { return block_alignment_; }
   // Blocks in every chunk taken so far (or in the fixed buffer), whether
@@ -238,6 +259,19 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
     if (fixed_capacity_)
       fail<pool_exhausted>("alloclab::pool_resource: buffer exhausted", bytes, alignment);
     const std::size_t blocks = next_chunk_blocks_;
+    take_chunk(blocks);
+    next_chunk_blocks_ = std::min(blocks * 2, std::max(options_.max_chunk_blocks, blocks));
+    return allocate(bytes, alignment);
+  }
+
+  // Puts the current chunk's blocks not carved yet on the free list.
+  void free_uncarved_blocks() noexcept {
+    for (; cursor_ != chunk_end_; cursor_ += block_size_)
+      free_list_ = ::new (cursor_) free_node{free_list_};
+  }
+
+  // A chunk of `blocks` blocks from the upstream becomes the current one.
+  void take_chunk(std::size_t blocks) {
     const std::size_t header =
         (sizeof(chunk_header) + block_alignment_ - 1) & ~(block_alignment_ - 1);
     if (blocks > (SIZE_MAX - header) / block_size_)
@@ -250,8 +284,6 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
     capacity_ += blocks;
     cursor_ = static_cast<std::byte*>(raw) + header;
     chunk_end_ = cursor_ + blocks * block_size_;
-    next_chunk_blocks_ = std::min(blocks * 2, std::max(options_.max_chunk_blocks, blocks));
-    return allocate(bytes, alignment);
   }
 
   [[gnu::noinline]] void* allocate_oversize(std::size_t bytes, std::size_t alignment) {
