@@ -512,3 +512,21 @@ TEST(arena_fast_path, runtime_sizes_and_alignments_match_a_model) {
 }
 
 }  // namespace
+
+// The growth ratio is kept in integers (1/256ths): a factor of 1.5 grows
+// 1024-byte blocks to 1536 and 2304 bytes, exactly as the double did.
+TEST(arena_resource, growth_in_integers_matches_the_factor) {
+  tracking_resource upstream;
+  arena_resource arena{nullptr, 0, &upstream, arena_options{overflow_policy::grow, 1.5, 1024, {}}};
+  std::vector<std::size_t> sizes;
+  std::size_t before = 0;
+  for (int i = 0; i < 3; ++i) {
+    (void)arena.allocate(arena.remaining() + 1, 8);
+    sizes.push_back(upstream.bytes().total - before);
+    before = upstream.bytes().total;
+  }
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{1024, 1536, 2304}));
+  static_assert(growth_ratio{1.5}.per_256() == 384);
+  static_assert(growth_ratio{0.5} == growth_ratio{1.0}, "below 1 is 1");
+  static_assert(growth_ratio{1e30}.apply(SIZE_MAX / 2, SIZE_MAX / 4) == SIZE_MAX / 4);
+}

@@ -72,9 +72,39 @@ enum class overflow_policy {
   call_handler,     // call arena_options::on_overflow, then grow
 };
 
+// How much larger each upstream block is than the one before, kept in
+// 1/256ths so the arena grows in integers (no floating point: a Cortex-M3
+// would link ~3 KB of soft-float for a double). Made from a factor such as
+// 1.5; a literal converts at compile time. Below 1 (or NaN) means 1.
+class growth_ratio {
+ public:
+  static constexpr std::size_t one = 256;
+  static constexpr std::size_t largest = one << 20;
+  constexpr growth_ratio(double factor = 2.0) noexcept  // NOLINT: implicit on purpose
+      : per_256_(!(factor >= 1.0) ? one
+                 : factor >= static_cast<double>(largest / one)
+                     ? largest
+                     : static_cast<std::size_t>(factor * static_cast<double>(one) + 0.5)) {}
+  constexpr std::size_t per_256() const noexcept { return per_256_; }
+  // `size` grown by this ratio, at most `cap`.
+  constexpr std::size_t apply(std::size_t size, std::size_t cap) const noexcept {
+    const std::size_t whole = size / one;
+    if (whole > cap / per_256_) return cap;
+    const std::size_t grown = whole * per_256_ + (size % one) * per_256_ / one;
+    return grown < cap ? grown : cap;
+  }
+  friend constexpr bool operator==(growth_ratio a, growth_ratio b) noexcept {
+    return a.per_256_ == b.per_256_;
+  }
+  friend constexpr bool operator!=(growth_ratio a, growth_ratio b) noexcept { return !(a == b); }
+
+ private:
+  std::size_t per_256_;
+};
+
 struct arena_options {
   overflow_policy policy = overflow_policy::grow;
-  double growth_factor = 2.0;        // each upstream block this much larger
+  growth_ratio growth_factor = 2.0;  // each upstream block this much larger
   std::size_t first_block_size = 0;  // 0: max(buffer size, 1 KiB)
   // Called with (bytes, alignment) under overflow_policy::call_handler. It may
   // throw to refuse the request; if it returns, the arena grows.
@@ -113,7 +143,6 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
         initial_size_(buffer ? size : 0),
         upstream_(upstream),
         options_(std::move(options)) {
-    if (!(options_.growth_factor >= 1.0)) options_.growth_factor = 1.0;
     reset_to_initial_buffer();
   }
 
@@ -342,8 +371,7 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   // The next block size; capped at a quarter of the address space (any size_t width).
   std::size_t grown(std::size_t size) const noexcept {
     constexpr std::size_t largest = std::size_t{1} << (sizeof(std::size_t) * 8 - 2);
-    const double next = static_cast<double>(size) * options_.growth_factor;
-    return next >= static_cast<double>(largest) ? largest : static_cast<std::size_t>(next);
+    return options_.growth_factor.apply(size, largest);
   }
 
   std::byte* cursor_ = nullptr;
