@@ -54,8 +54,8 @@ std::pmr::memory_resource* bump_upstream() {
 // Arena, growth factor 1.0: overflows right after a rewind over 2 000 kept
 // blocks each too small for the request, then rewinds over 4 096 blocks.
 void arena_sequences() {
-  alloclab::arena_resource arena{nullptr, 0, bump_upstream(),
-                                 {alloclab::overflow_policy::grow, 1.0, 1024, {}}};
+  alloclab::arena_resource arena{
+      nullptr, 0, bump_upstream(), {alloclab::overflow_policy::grow, 1.0, 1024, {}}};
   const alloclab::arena_mark start = arena.mark();
   for (int i = 0; i < 2000; ++i) (void)arena.allocate(1000, 8);
   arena.rewind(start);
@@ -79,8 +79,8 @@ void arena_sequences() {
 
 // Pool: small chunks, so allocations cross chunk boundaries; frees in random order.
 void pool_sequences() {
-  alloclab::pool_resource pool{64, bump_upstream(),
-                               {alloclab::oversize_policy::forward_to_upstream, 2, 16, 0}};
+  alloclab::pool_resource pool{
+      64, bump_upstream(), {alloclab::oversize_policy::forward_to_upstream, 2, 16, 0}};
   std::vector<void*> blocks;
   blocks.reserve(calls_per_sequence);  // no vector growth inside a measured call
   for (int i = 0; i < calls_per_sequence; ++i)
@@ -169,11 +169,13 @@ int main() {
   pool_sequences();
   multipool_sequences();
   concurrent_sequences();
-  heap_sequences("glibc malloc", "glibc free", [](std::size_t n) { return std::malloc(n); },
-                 [](void* p) { std::free(p); });
+  heap_sequences(
+      "glibc malloc", "glibc free", [](std::size_t n) { return std::malloc(n); },
+      [](void* p) { std::free(p); });
 #if ALLOCLAB_BENCH_DLMALLOC
-  heap_sequences("dlmalloc malloc", "dlmalloc free", [](std::size_t n) { return dlmalloc(n); },
-                 [](void* p) { dlfree(p); });
+  heap_sequences(
+      "dlmalloc malloc", "dlmalloc free", [](std::size_t n) { return dlmalloc(n); },
+      [](void* p) { dlfree(p); });
 #endif
   return 0;
 }

@@ -30,6 +30,7 @@
 //   ~arena_resource                                 -> arena_test.destruction_returns_every_block
 //   inline_arena<N>                                 -> inline_arena.storage_lives_inside_the_object
 //   arena_scope                                     -> arena_test.scope_rewinds_at_exit_even_through_an_exception
+#include <alloclab/allocator.hpp>
 #include <alloclab/arena_resource.hpp>
 #include <alloclab/limit_resource.hpp>
 #include <alloclab/tracking_resource.hpp>
@@ -44,6 +45,7 @@
 #include <vector>
 
 #include "test_heap.hpp"
+#include "test_resources.hpp"
 
 namespace {
 
@@ -529,4 +531,33 @@ TEST(arena_resource, growth_in_integers_matches_the_factor) {
   static_assert(growth_ratio{1.5}.per_256() == 384);
   static_assert(growth_ratio{0.5} == growth_ratio{1.0}, "below 1 is 1");
   static_assert(growth_ratio{1e30}.apply(SIZE_MAX / 2, SIZE_MAX / 4) == SIZE_MAX / 4);
+}
+
+// The core without std::pmr: basic_arena over an upstream that is no
+// memory_resource, through alloclab::allocator, scoped by arena_scope.
+TEST(basic_arena, grows_rewinds_and_returns_blocks_over_a_plain_upstream) {
+  alloclab::testing::counting_heap heap;
+  {
+    basic_arena<alloclab::testing::counting_heap> arena{nullptr, 0, &heap, {}};
+    std::vector<int, allocator<int, basic_arena<alloclab::testing::counting_heap>>> values{
+        allocator<int, basic_arena<alloclab::testing::counting_heap>>{&arena}};
+    {
+      arena_scope scope{arena};
+      for (int i = 0; i < 1000; ++i) (void)arena.allocate(100, 8);
+      EXPECT_GT(heap.live, 1u);
+    }
+    EXPECT_EQ(arena.used(), 0u);
+    for (int i = 0; i < 1000; ++i) values.push_back(i);
+    EXPECT_EQ(values[999], 999);
+  }
+  EXPECT_EQ(heap.live, 0u);
+}
+
+TEST(basic_arena, a_refusing_upstream_fails_through_the_failure_hook) {
+  alignas(std::max_align_t) std::byte buffer[64];
+  refusing_upstream upstream;
+  basic_arena<refusing_upstream> arena{buffer, sizeof buffer, &upstream, {}};
+  (void)arena.allocate(64, 8);
+  EXPECT_THROW((void)arena.allocate(1, 1), std::bad_alloc);
+  EXPECT_EQ(arena.upstream_allocations(), 0u);
 }

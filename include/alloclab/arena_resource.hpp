@@ -9,6 +9,13 @@
 // call a handler first. `std::pmr::monotonic_buffer_resource` falls back to
 // the heap silently; seed 000 measured the heap for that reason.
 //
+// `basic_arena<Upstream>` is the same arena with no virtual function and no
+// std::pmr type when Upstream is none (`refusing_upstream`, or any type with
+// allocate/deallocate): through `alloclab::allocator<T, basic_arena<U>>` a
+// firmware build links nothing of libstdc++'s memory_resource.o.
+// `arena_resource` is the std::pmr::memory_resource over
+// `basic_arena<std::pmr::memory_resource>`.
+//
 // `inline_arena<N>` carries N bytes of storage inside the object (put it on
 // the stack). `arena_scope` rewinds an arena when it leaves scope. A mark
 // also records the growth state, and a rewind keeps the upstream blocks it
@@ -134,11 +141,24 @@ struct arena_mark {
   std::size_t block_depth = 0;   // upstream blocks in use up to `block`; 0: the caller's buffer
 };
 
-class arena_resource : public detail::pmr_bridge<arena_resource> {
+// An upstream that refuses every request, for a basic_arena that must
+// never grow: no std::pmr type, so a firmware build links none of
+// libstdc++'s memory_resource.o (docs/embedded.md, code size).
+struct refusing_upstream {
+  [[noreturn]] void* allocate(std::size_t, std::size_t) {
+    fail<std::bad_alloc>("alloclab::refusing_upstream: refuses every request");
+  }
+  void deallocate(void*, std::size_t, std::size_t) noexcept {}
+};
+
+// The arena itself, with no virtual function, over any Upstream with
+// allocate(bytes, alignment) and deallocate(p, bytes, alignment): use it
+// directly through alloclab::allocator<T, basic_arena<U>>, or as
+// arena_resource, the std::pmr::memory_resource over it.
+template <class Upstream>
+class basic_arena {
  public:
-  arena_resource(void* buffer, std::size_t size,
-                 std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
-                 arena_options options = {})
+  basic_arena(void* buffer, std::size_t size, Upstream* upstream, arena_options options = {})
       : initial_(static_cast<std::byte*>(buffer)),
         initial_size_(buffer ? size : 0),
         upstream_(upstream),
@@ -146,9 +166,9 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
     reset_to_initial_buffer();
   }
 
-  arena_resource(const arena_resource&) = delete;
-  arena_resource& operator=(const arena_resource&) = delete;
-  ~arena_resource() override { release_blocks(); }
+  basic_arena(const basic_arena&) = delete;
+  basic_arena& operator=(const basic_arena&) = delete;
+  ~basic_arena() { release_blocks(); }
 
   // Non-virtual fast path; hides memory_resource::allocate on purpose.
   // allocate_after_overflow is cold, so GCC moves it out of line and the hit
@@ -221,7 +241,7 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   std::size_t upstream_bytes() const noexcept { return upstream_bytes_; }
   // Rewinds to a stale mark, ignored (see rewind()).
   std::size_t stale_rewinds() const noexcept { return stale_rewinds_; }
-  std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
+  Upstream* upstream() const noexcept { return upstream_; }
   const arena_options& options() const noexcept { return options_; }
 
  private:
@@ -382,7 +402,7 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   block_header* first_ = nullptr;  // the oldest block held
   std::byte* initial_;
   std::size_t initial_size_;
-  std::pmr::memory_resource* upstream_;
+  Upstream* upstream_;
   arena_options options_;
   std::size_t next_block_size_ = 0;
   std::size_t overflows_ = 0;
@@ -391,6 +411,21 @@ class arena_resource : public detail::pmr_bridge<arena_resource> {
   std::size_t stale_rewinds_ = 0;
   std::size_t generation_ = 0;
   std::size_t blocks_started_ = 0;
+};
+
+// The arena as a std::pmr::memory_resource (its allocate and deallocate
+// stay non-virtual; calls through memory_resource* reach them).
+class arena_resource : public detail::pmr_bridge<arena_resource>,
+                       public basic_arena<std::pmr::memory_resource> {
+ public:
+  arena_resource(void* buffer, std::size_t size,
+                 std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
+                 arena_options options = {})
+      : basic_arena(buffer, size, upstream, std::move(options)) {}
+
+  // Hide memory_resource::allocate/deallocate on purpose.
+  using basic_arena::allocate;
+  using basic_arena::deallocate;
 };
 
 namespace detail {
@@ -409,16 +444,18 @@ class inline_arena final : private detail::inline_storage<N>, public arena_resou
       : arena_resource(detail::inline_storage<N>::bytes, N, upstream, std::move(options)) {}
 };
 
-// Rewinds an arena to where it stood when the scope was opened.
+// Rewinds an arena (arena_resource or a basic_arena) to where it stood when
+// the scope was opened.
+template <class Arena = arena_resource>
 class arena_scope {
  public:
-  explicit arena_scope(arena_resource& arena) noexcept : arena_(arena), mark_(arena.mark()) {}
+  explicit arena_scope(Arena& arena) noexcept : arena_(arena), mark_(arena.mark()) {}
   arena_scope(const arena_scope&) = delete;
   arena_scope& operator=(const arena_scope&) = delete;
   ~arena_scope() { arena_.rewind(mark_); }
 
  private:
-  arena_resource& arena_;
+  Arena& arena_;
   arena_mark mark_;
 };
 
