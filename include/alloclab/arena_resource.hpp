@@ -69,6 +69,7 @@
 #include "detail/align.hpp"
 #include "detail/pmr_bridge.hpp"
 #include "failure.hpp"
+#include "null_resource.hpp"
 
 namespace alloclab {
 
@@ -139,16 +140,6 @@ struct arena_mark {
   std::size_t block_serial = 0;  // 0: the caller's buffer
   std::size_t generation = 0;    // release() count when the mark was taken
   std::size_t block_depth = 0;   // upstream blocks in use up to `block`; 0: the caller's buffer
-};
-
-// An upstream that refuses every request, for a basic_arena that must
-// never grow: no std::pmr type, so a firmware build links none of
-// libstdc++'s memory_resource.o (docs/embedded.md, code size).
-struct refusing_upstream {
-  [[noreturn]] void* allocate(std::size_t, std::size_t) {
-    fail<std::bad_alloc>("alloclab::refusing_upstream: refuses every request");
-  }
-  void deallocate(void*, std::size_t, std::size_t) noexcept {}
 };
 
 // The arena itself, with no virtual function, over any Upstream with

@@ -92,14 +92,18 @@ struct multipool_class_stats {
   std::size_t chunks = 0;
 };
 
-class multipool_resource : public detail::pmr_bridge<multipool_resource> {
+// The multipool itself, with no virtual function, over any Upstream with
+// allocate(bytes, alignment) and deallocate(p, bytes, alignment): use it
+// directly through alloclab::allocator<T, basic_multipool<U>> (over
+// refusing_upstream with a fixed buffer, a firmware build links nothing of
+// std::pmr), or as multipool_resource, the std::pmr::memory_resource over it.
+template <class Upstream>
+class basic_multipool {
  public:
   static constexpr std::size_t no_class = detail::no_class;
 
   // Chunks from `upstream`, growing without bound.
-  explicit multipool_resource(
-      std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
-      multipool_options options = {})
+  explicit basic_multipool(Upstream* upstream, multipool_options options = {})
       : upstream_(upstream),
         options_(options),
         max_block_size_(detail::normalized_max_block_size(options.max_block_size)),
@@ -108,18 +112,17 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   }
 
   // Chunks carved from `buffer` only: capacity is fixed. Oversize requests go
-  // to `oversize_upstream` (by default none: they throw).
-  explicit multipool_resource(fixed_buffer buffer, multipool_options options = {},
-                              std::pmr::memory_resource* oversize_upstream = null_resource())
-      : multipool_resource(oversize_upstream, options) {
+  // to `oversize_upstream`.
+  basic_multipool(fixed_buffer buffer, multipool_options options, Upstream* oversize_upstream)
+      : basic_multipool(oversize_upstream, options) {
     buffer_begin_ = buffer_cursor_ = static_cast<std::byte*>(buffer.data);
     buffer_end_ = buffer.data ? buffer_begin_ + buffer.size : nullptr;
     fixed_capacity_ = true;
   }
 
-  multipool_resource(const multipool_resource&) = delete;
-  multipool_resource& operator=(const multipool_resource&) = delete;
-  ~multipool_resource() override { release_chunks(); }
+  basic_multipool(const basic_multipool&) = delete;
+  basic_multipool& operator=(const basic_multipool&) = delete;
+  ~basic_multipool() { release_chunks(); }
 
   // Non-virtual fast path; hides memory_resource::allocate on purpose.
   // One compare and one table load reach the class of any request up to
@@ -185,7 +188,7 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   std::size_t max_block_size() const noexcept { return max_block_size_; }
   std::size_t oversize_allocations() const noexcept { return oversize_allocations_; }
   bool fixed_capacity() const noexcept { return fixed_capacity_; }
-  std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
+  Upstream* upstream() const noexcept { return upstream_; }
   const multipool_options& options() const noexcept { return options_; }
 
  private:
@@ -353,7 +356,7 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   // record, 56 bytes each, they spread over 56 lines).
   std::array<free_node*, detail::max_class_count> free_lists_;
   std::array<size_class, detail::max_class_count> classes_;
-  std::pmr::memory_resource* upstream_;
+  Upstream* upstream_;
   multipool_options options_;
   std::size_t max_block_size_;
   std::size_t class_count_;
@@ -365,6 +368,28 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   std::byte* buffer_end_ = nullptr;
   bool fixed_capacity_ = false;
   std::size_t oversize_allocations_ = 0;
+};
+
+// The multipool as a std::pmr::memory_resource (its allocate and deallocate
+// stay non-virtual; calls through memory_resource* reach them).
+class multipool_resource : public detail::pmr_bridge<multipool_resource>,
+                           public basic_multipool<std::pmr::memory_resource> {
+ public:
+  // Chunks from `upstream`, growing without bound.
+  explicit multipool_resource(
+      std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
+      multipool_options options = {})
+      : basic_multipool(upstream, options) {}
+
+  // Chunks carved from `buffer` only: capacity is fixed. Oversize requests go
+  // to `oversize_upstream` (by default none: they throw).
+  explicit multipool_resource(fixed_buffer buffer, multipool_options options = {},
+                              std::pmr::memory_resource* oversize_upstream = null_resource())
+      : basic_multipool(buffer, options, oversize_upstream) {}
+
+  // Hide memory_resource::allocate/deallocate on purpose.
+  using basic_multipool::allocate;
+  using basic_multipool::deallocate;
 };
 
 }  // namespace alloclab
