@@ -102,8 +102,9 @@ void multipool_sequences() {
             [&] { blocks.emplace_back(pool.allocate(bytes, 8), bytes); });
   }
   std::shuffle(blocks.begin(), blocks.end(), random);
-  for (auto [p, bytes] : blocks)
-    measure("multipool_resource deallocate", [&] { pool.deallocate(p, bytes, 8); });
+  for (const std::pair<void*, std::size_t>& block : blocks)
+    measure("multipool_resource deallocate",
+            [&] { pool.deallocate(block.first, block.second, 8); });
 }
 
 // Concurrent pool: another thread frees 10 000 of this thread's blocks, then
