@@ -44,6 +44,11 @@
 //     return pool.oversize_allocations() == 0 && pool.capacity() >= 1000 ? 0 : 1;
 //   }
 //
+// Bounds: allocate O(1) (a list pop or a carve; a new chunk is one upstream
+// call, never with a fixed buffer); deallocate O(1) (a push; a fixed buffer
+// two compares more); reserve O(free blocks + blocks), for start-up;
+// release and the destructor O(chunks).
+//
 // Not thread-safe: one pool per thread.
 #pragma once
 
