@@ -22,6 +22,7 @@
 //   release(), fixed_capacity()         -> pool_resource.fixed_buffer_has_a_hard_capacity
 //   upstream()                          -> pool_resource.default_arguments_use_the_default_resource
 //   as a memory_resource for containers -> pool_resource.serves_node_containers
+#include <alloclab/allocator.hpp>
 #include <alloclab/checked_resource.hpp>
 #include <alloclab/pool_resource.hpp>
 #include <alloclab/tracking_resource.hpp>
@@ -338,4 +339,20 @@ TEST(pool_resource, checked_resource_over_a_released_pool_flags_each_reissue) {
   EXPECT_EQ(after, before) << "the pool handed the live block out again";
   EXPECT_EQ(checker.misuse_count(misuse_kind::reissued_live_block), 1u) << checker.last_misuse();
   checker.deallocate(after, 16, 8);
+}
+
+// The core without std::pmr: basic_pool over a fixed buffer, oversize
+// requests refused by refusing_upstream, through alloclab::allocator.
+TEST(basic_pool, serves_a_node_container_from_a_fixed_buffer_without_pmr) {
+  alignas(std::max_align_t) static std::byte storage[64 * 256];
+  refusing_upstream oversize;
+  using pool_type = basic_pool<refusing_upstream>;
+  pool_type pool{64, fixed_buffer{storage}, {}, &oversize};
+  {
+    std::list<int, allocator<int, pool_type>> values{allocator<int, pool_type>{&pool}};
+    for (int i = 0; i < 200; ++i) values.push_back(i);
+    EXPECT_EQ(values.back(), 199);
+  }
+  EXPECT_EQ(pool.free_blocks(), pool.capacity());
+  EXPECT_THROW((void)pool.allocate(128, 8), std::bad_alloc) << "oversize: refused";
 }

@@ -32,7 +32,7 @@ class refusing_resource final : public std::pmr::memory_resource {
 }  // namespace detail
 
 // An upstream that refuses every request and is no std::pmr type, for the
-// cores (basic_arena, basic_multipool) of a firmware build: then nothing of
+// cores (basic_arena, basic_pool, basic_multipool) of a firmware build: nothing of
 // libstdc++'s memory_resource.o is linked (docs/embedded.md, code size).
 struct refusing_upstream {
   [[noreturn]] void* allocate(std::size_t, std::size_t) {

@@ -101,14 +101,18 @@ class pool_exhausted : public detail::refused_request {
   }
 };
 
-class pool_resource final : public detail::pmr_bridge<pool_resource> {
+// The pool itself, with no virtual function, over any Upstream with
+// allocate(bytes, alignment) and deallocate(p, bytes, alignment): use it
+// directly through alloclab::allocator<T, basic_pool<U>> (over
+// refusing_upstream with a fixed buffer, a firmware build links nothing of
+// std::pmr), or as pool_resource, the std::pmr::memory_resource over it.
+template <class Upstream>
+class basic_pool {
  public:
   static constexpr std::size_t max_block_alignment = 4096;
 
   // Chunks from `upstream`, growing without bound.
-  explicit pool_resource(std::size_t block_size,
-                         std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
-                         pool_options options = {})
+  basic_pool(std::size_t block_size, Upstream* upstream, pool_options options = {})
       : block_size_(normalized_block_size(block_size, options.block_alignment)),
         block_alignment_(natural_alignment(block_size_)),
         upstream_(upstream),
@@ -116,17 +120,17 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
         next_chunk_blocks_(std::max<std::size_t>(options.first_chunk_blocks, 1)) {}
 
   // Blocks carved from `buffer` only: capacity is fixed. Oversize requests go
-  // to `oversize_upstream` (by default none: they throw).
-  pool_resource(std::size_t block_size, fixed_buffer buffer, pool_options options = {},
-                std::pmr::memory_resource* oversize_upstream = null_resource())
-      : pool_resource(block_size, oversize_upstream, options) {
+  // to `oversize_upstream`.
+  basic_pool(std::size_t block_size, fixed_buffer buffer, pool_options options,
+             Upstream* oversize_upstream)
+      : basic_pool(block_size, oversize_upstream, options) {
     fixed_capacity_ = true;
     adopt_buffer(buffer.data, buffer.size);
   }
 
-  pool_resource(const pool_resource&) = delete;
-  pool_resource& operator=(const pool_resource&) = delete;
-  ~pool_resource() override { release_chunks(); }
+  basic_pool(const basic_pool&) = delete;
+  basic_pool& operator=(const basic_pool&) = delete;
+  ~basic_pool() { release_chunks(); }
 
   // Non-virtual fast path; hides memory_resource::allocate on purpose.
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
@@ -209,7 +213,7 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   // out since the last release() (see deallocate).
   std::size_t stale_deallocations() const noexcept { return stale_deallocations_; }
   bool fixed_capacity() const noexcept { return fixed_capacity_; }
-  std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
+  Upstream* upstream() const noexcept { return upstream_; }
 
  private:
   struct free_node {
@@ -320,7 +324,7 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   std::byte* chunk_end_ = nullptr;
   std::size_t block_size_;
   std::size_t block_alignment_;
-  std::pmr::memory_resource* upstream_;
+  Upstream* upstream_;
   pool_options options_;
   std::size_t next_chunk_blocks_;
   chunk_header* chunks_head_ = nullptr;
@@ -331,6 +335,28 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   std::size_t chunks_ = 0;
   std::size_t oversize_allocations_ = 0;
   std::size_t stale_deallocations_ = 0;
+};
+
+// The pool as a std::pmr::memory_resource (its allocate and deallocate stay
+// non-virtual; calls through memory_resource* reach them).
+class pool_resource final : public detail::pmr_bridge<pool_resource>,
+                            public basic_pool<std::pmr::memory_resource> {
+ public:
+  // Chunks from `upstream`, growing without bound.
+  explicit pool_resource(std::size_t block_size,
+                         std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
+                         pool_options options = {})
+      : basic_pool(block_size, upstream, options) {}
+
+  // Blocks carved from `buffer` only: capacity is fixed. Oversize requests go
+  // to `oversize_upstream` (by default none: they throw).
+  pool_resource(std::size_t block_size, fixed_buffer buffer, pool_options options = {},
+                std::pmr::memory_resource* oversize_upstream = null_resource())
+      : basic_pool(block_size, buffer, options, oversize_upstream) {}
+
+  // Hide memory_resource::allocate/deallocate on purpose.
+  using basic_pool::allocate;
+  using basic_pool::deallocate;
 };
 
 }  // namespace alloclab
