@@ -30,6 +30,7 @@
 //   ~arena_resource                                 -> arena_test.destruction_returns_every_block
 //   inline_arena<N>                                 -> inline_arena.storage_lives_inside_the_object
 //   arena_scope                                     -> arena_test.scope_rewinds_at_exit_even_through_an_exception
+#include <alloclab/allocator.hpp>
 #include <alloclab/arena_resource.hpp>
 #include <alloclab/limit_resource.hpp>
 #include <alloclab/tracking_resource.hpp>
@@ -44,6 +45,7 @@
 #include <vector>
 
 #include "test_heap.hpp"
+#include "test_resources.hpp"
 
 namespace {
 
@@ -324,6 +326,58 @@ TEST(arena_scope_loop, an_upstream_failure_while_reusing_leaks_nothing) {
   }
 }
 
+// Issue 39, defect 4: with growth factor 1.0, one overflow after a rewind
+// over many kept blocks used to hand every too-small kept block back at once
+// (100 k blocks: 40 ms). An overflow now returns at most one kept block.
+TEST(arena_scope_loop, an_overflow_returns_at_most_one_kept_block) {
+  tracking_resource upstream{alloclab::testing::test_heap()};
+  arena_resource arena{nullptr, 0, &upstream, arena_options{overflow_policy::grow, 1.0, 1024, {}}};
+  const arena_mark start = arena.mark();
+  for (int i = 0; i < 1000; ++i) (void)arena.allocate(1000, 8);
+  ASSERT_EQ(upstream.blocks().current, 1000u);
+  arena.rewind(start);
+  EXPECT_EQ(upstream.blocks().current, 1000u) << "a rewind keeps its blocks";
+  for (int overflow = 1; overflow <= 3; ++overflow) {
+    const std::size_t returned_before = upstream.blocks().total - upstream.blocks().current;
+    (void)arena.allocate(4000, 8);  // larger than every kept block
+    const std::size_t returned =
+        upstream.blocks().total - upstream.blocks().current - returned_before;
+    EXPECT_LE(returned, 1u) << "overflow " << overflow;
+  }
+  (void)arena.allocate(1000, 8);  // the rest of the kept blocks still serve small requests
+  arena.shrink_to_fit();
+  arena.rewind(start);
+  arena.shrink_to_fit();
+  EXPECT_EQ(upstream.blocks().current, 0u);
+  EXPECT_EQ(arena.stale_rewinds(), 0u);
+}
+
+// Marks at many depths over many equal blocks: rewinding to each, deepest
+// first, restores exactly its position; marks rewound past are stale.
+TEST(arena_scope_loop, marks_at_every_depth_rewind_exactly) {
+  tracking_resource upstream{alloclab::testing::test_heap()};
+  arena_resource arena{nullptr, 0, &upstream, arena_options{overflow_policy::grow, 1.0, 1024, {}}};
+  std::vector<arena_mark> marks;
+  std::vector<std::size_t> used_at_mark;
+  for (int i = 0; i < 300; ++i) {
+    marks.push_back(arena.mark());
+    used_at_mark.push_back(arena.used());
+    (void)arena.allocate(1000, 8);
+  }
+  for (std::size_t i = marks.size(); i-- > 0;) {
+    if (i % 3 != 0) continue;
+    arena.rewind(marks[i]);
+    ASSERT_EQ(arena.used(), used_at_mark[i]) << "mark " << i;
+    ASSERT_EQ(arena.stale_rewinds(), 0u);
+  }
+  arena.rewind(marks[150]);  // rewound past by the rewind to marks[0]
+  EXPECT_EQ(arena.stale_rewinds(), 1u);
+  for (int i = 0; i < 200; ++i) (void)arena.allocate(1000, 8);  // reuses the kept blocks
+  arena.rewind(marks[150]);  // its block is in use again, but a later use
+  EXPECT_EQ(arena.stale_rewinds(), 2u);
+  EXPECT_EQ(upstream.blocks().total, 300u) << "every block after the first pass was kept";
+}
+
 TEST(arena_scope_loop, release_restarts_the_growth_sequence) {
   tracking_resource upstream;
   arena_resource arena{nullptr, 0, &upstream, arena_options{overflow_policy::grow, 2.0, 1024, {}}};
@@ -460,3 +514,50 @@ TEST(arena_fast_path, runtime_sizes_and_alignments_match_a_model) {
 }
 
 }  // namespace
+
+// The growth ratio is kept in integers (1/256ths): a factor of 1.5 grows
+// 1024-byte blocks to 1536 and 2304 bytes, exactly as the double did.
+TEST(arena_resource, growth_in_integers_matches_the_factor) {
+  tracking_resource upstream;
+  arena_resource arena{nullptr, 0, &upstream, arena_options{overflow_policy::grow, 1.5, 1024, {}}};
+  std::vector<std::size_t> sizes;
+  std::size_t before = 0;
+  for (int i = 0; i < 3; ++i) {
+    (void)arena.allocate(arena.remaining() + 1, 8);
+    sizes.push_back(upstream.bytes().total - before);
+    before = upstream.bytes().total;
+  }
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{1024, 1536, 2304}));
+  static_assert(growth_ratio{1.5}.per_256() == 384);
+  static_assert(growth_ratio{0.5} == growth_ratio{1.0}, "below 1 is 1");
+  static_assert(growth_ratio{1e30}.apply(SIZE_MAX / 2, SIZE_MAX / 4) == SIZE_MAX / 4);
+}
+
+// The core without std::pmr: basic_arena over an upstream that is no
+// memory_resource, through alloclab::allocator, scoped by arena_scope.
+TEST(basic_arena, grows_rewinds_and_returns_blocks_over_a_plain_upstream) {
+  alloclab::testing::counting_heap heap;
+  {
+    basic_arena<alloclab::testing::counting_heap> arena{nullptr, 0, &heap, {}};
+    std::vector<int, allocator<int, basic_arena<alloclab::testing::counting_heap>>> values{
+        allocator<int, basic_arena<alloclab::testing::counting_heap>>{&arena}};
+    {
+      arena_scope scope{arena};
+      for (int i = 0; i < 1000; ++i) (void)arena.allocate(100, 8);
+      EXPECT_GT(heap.live, 1u);
+    }
+    EXPECT_EQ(arena.used(), 0u);
+    for (int i = 0; i < 1000; ++i) values.push_back(i);
+    EXPECT_EQ(values[999], 999);
+  }
+  EXPECT_EQ(heap.live, 0u);
+}
+
+TEST(basic_arena, a_refusing_upstream_fails_through_the_failure_hook) {
+  alignas(std::max_align_t) std::byte buffer[64];
+  refusing_upstream upstream;
+  basic_arena<refusing_upstream> arena{buffer, sizeof buffer, &upstream, {}};
+  (void)arena.allocate(64, 8);
+  EXPECT_THROW((void)arena.allocate(1, 1), std::bad_alloc);
+  EXPECT_EQ(arena.upstream_allocations(), 0u);
+}

@@ -265,3 +265,21 @@ TEST(multipool_resource, requests_over_ptrdiff_max_fail) {
 }
 
 }  // namespace
+
+// The core without std::pmr: basic_multipool over a fixed buffer, oversize
+// requests refused by refusing_upstream, through alloclab::allocator.
+TEST(basic_multipool, serves_a_container_from_a_fixed_buffer_without_pmr) {
+  alignas(std::max_align_t) static std::byte storage[16 * 1024];
+  refusing_upstream oversize;
+  using pool_type = basic_multipool<refusing_upstream>;
+  multipool_options options;
+  options.first_chunk_bytes = 512;  // each class vector growth visits takes 512 bytes first
+  pool_type pool{fixed_buffer{storage}, options, &oversize};
+  {
+    std::vector<int, allocator<int, pool_type>> values{allocator<int, pool_type>{&pool}};
+    for (int i = 0; i < 500; ++i) values.push_back(i);
+    EXPECT_EQ(values[499], 499);
+  }
+  EXPECT_EQ(pool.class_stats(pool.class_of(64, 8)).blocks_in_use, 0u);
+  EXPECT_THROW((void)pool.allocate(8192, 8), std::bad_alloc) << "oversize: refused";
+}

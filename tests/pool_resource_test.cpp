@@ -22,6 +22,8 @@
 //   release(), fixed_capacity()         -> pool_resource.fixed_buffer_has_a_hard_capacity
 //   upstream()                          -> pool_resource.default_arguments_use_the_default_resource
 //   as a memory_resource for containers -> pool_resource.serves_node_containers
+#include <alloclab/allocator.hpp>
+#include <alloclab/checked_resource.hpp>
 #include <alloclab/pool_resource.hpp>
 #include <alloclab/tracking_resource.hpp>
 
@@ -303,3 +305,54 @@ TEST(pool_resource, requests_over_ptrdiff_max_fail) {
 }
 
 }  // namespace
+
+// Issue 39, defect 10: release() of a fixed-buffer pool under a live
+// container, then the container's frees, used to put its blocks on the free
+// list while the cursor carved them again: each block was handed out twice.
+// A free of a block not carved since the release is dropped and counted.
+TEST(pool_resource, a_free_from_before_release_is_dropped_not_reissued) {
+  alignas(std::max_align_t) std::byte storage[64 * 32];
+  pool_resource pool{32, fixed_buffer{storage}};
+  {
+    std::pmr::list<int> before_release{&pool};
+    for (int i = 0; i < 20; ++i) before_release.push_back(i);
+    pool.release();  // the misuse under test: the list is still live
+  }                  // its 20 frees name blocks the pool no longer counts as handed out
+  EXPECT_EQ(pool.stale_deallocations(), 20u);
+  std::set<void*> handed_out;
+  for (std::size_t i = 0; i < pool.capacity(); ++i) {
+    ASSERT_TRUE(handed_out.insert(pool.allocate(32, 8)).second) << "block " << i << " twice";
+  }
+  EXPECT_THROW((void)pool.allocate(32, 8), pool_exhausted);
+}
+
+// The checked mode catches every reissue, the blocks carved again after the
+// release too: checked_resource over the pool flags each overlap.
+TEST(pool_resource, checked_resource_over_a_released_pool_flags_each_reissue) {
+  alignas(std::max_align_t) static std::byte storage[128 * 32];
+  pool_resource pool{128, fixed_buffer{storage}};
+  checked_resource checker{&pool};
+  checker.set_quiet(true);
+  void* before = checker.allocate(16, 8);
+  pool.release();  // the misuse under test
+  void* after = checker.allocate(16, 8);
+  EXPECT_EQ(after, before) << "the pool handed the live block out again";
+  EXPECT_EQ(checker.misuse_count(misuse_kind::reissued_live_block), 1u) << checker.last_misuse();
+  checker.deallocate(after, 16, 8);
+}
+
+// The core without std::pmr: basic_pool over a fixed buffer, oversize
+// requests refused by refusing_upstream, through alloclab::allocator.
+TEST(basic_pool, serves_a_node_container_from_a_fixed_buffer_without_pmr) {
+  alignas(std::max_align_t) static std::byte storage[64 * 256];
+  refusing_upstream oversize;
+  using pool_type = basic_pool<refusing_upstream>;
+  pool_type pool{64, fixed_buffer{storage}, {}, &oversize};
+  {
+    std::list<int, allocator<int, pool_type>> values{allocator<int, pool_type>{&pool}};
+    for (int i = 0; i < 200; ++i) values.push_back(i);
+    EXPECT_EQ(values.back(), 199);
+  }
+  EXPECT_EQ(pool.free_blocks(), pool.capacity());
+  EXPECT_THROW((void)pool.allocate(128, 8), std::bad_alloc) << "oversize: refused";
+}

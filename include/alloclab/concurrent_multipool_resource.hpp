@@ -168,6 +168,28 @@ class concurrent_multipool_resource final
     for (thread_cache* cache : caches_) release_segments(*cache);
   }
 
+  // Makes `blocks` blocks of the class serving (bytes, alignment) free in the
+  // calling thread's cache, so that as many such allocations on this thread
+  // take nothing from the upstream (blocks it frees are its own again; blocks
+  // other threads free to it count as in use until drained). Call it at
+  // start-up on each thread that allocates, once per class it uses. Takes
+  // ceil(missing / blocks per segment) segments; an oversize request has no
+  // class (std::length_error). After a failure the cache holds what it held.
+  // O(free blocks + blocks).
+  void reserve(std::size_t bytes, std::size_t alignment, std::size_t blocks) {
+    const std::size_t index = class_of(bytes, alignment);
+    if (index == no_class)
+      fail<std::length_error>("alloclab::concurrent_multipool_resource: no class to reserve",
+                              "alloclab::concurrent_multipool_resource: no class to reserve");
+    thread_cache& cache = adopt_cache();
+    size_class& c = cache.classes[index];
+    while (c.capacity.load(std::memory_order_relaxed) - c.in_use.load(std::memory_order_relaxed) <
+           blocks) {
+      free_uncarved_blocks(c);
+      add_segment(cache, c);
+    }
+  }
+
   // The class serving (bytes, alignment), or no_class for an oversize request.
   std::size_t class_of(std::size_t bytes, std::size_t alignment) const noexcept {
     return detail::pooled_class_of(bytes, alignment, max_block_size_);
@@ -415,6 +437,14 @@ class concurrent_multipool_resource final
     c.remote_taken = node;
     count(c.in_use, -static_cast<std::ptrdiff_t>(drained));
     cache.remote_freed[index].fetch_sub(drained, std::memory_order_relaxed);
+  }
+
+  // Puts the blocks of the class's current segment not carved yet on its free list.
+  static void free_uncarved_blocks(size_class& c) noexcept {
+    while (c.cursor != c.end) {
+      void* first = detail::take_blocks(c.cursor, c.end, c.block_size, c.free);
+      c.free = ::new (first) free_node{c.free};
+    }
   }
 
   void add_segment(thread_cache& cache, size_class& c) {

@@ -31,6 +31,8 @@
 //     }
 //   }
 //
+// Bounds: allocate and deallocate O(1) plus the upstream's call.
+//
 // Not thread-safe.
 #pragma once
 

@@ -48,6 +48,12 @@
 //     return strings.blocks_in_use > 0 && pool.oversize_allocations() == 0 ? 0 : 1;
 //   }
 //
+// Bounds: allocate O(1) (the class index, a list pop; an empty list's refill
+// links at most 32 blocks or 4 KiB, plus one upstream call for a new chunk);
+// deallocate O(1) (the class index, a push); reserve O(free blocks of the
+// class + blocks), for start-up; class_stats O(free blocks of the class);
+// release and the destructor O(chunks).
+//
 // Not thread-safe: one multipool per thread, or concurrent_multipool_resource.
 #pragma once
 
@@ -92,14 +98,18 @@ struct multipool_class_stats {
   std::size_t chunks = 0;
 };
 
-class multipool_resource : public detail::pmr_bridge<multipool_resource> {
+// The multipool itself, with no virtual function, over any Upstream with
+// allocate(bytes, alignment) and deallocate(p, bytes, alignment): use it
+// directly through alloclab::allocator<T, basic_multipool<U>> (over
+// refusing_upstream with a fixed buffer, a firmware build links nothing of
+// std::pmr), or as multipool_resource, the std::pmr::memory_resource over it.
+template <class Upstream>
+class basic_multipool {
  public:
   static constexpr std::size_t no_class = detail::no_class;
 
   // Chunks from `upstream`, growing without bound.
-  explicit multipool_resource(
-      std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
-      multipool_options options = {})
+  explicit basic_multipool(Upstream* upstream, multipool_options options = {})
       : upstream_(upstream),
         options_(options),
         max_block_size_(detail::normalized_max_block_size(options.max_block_size)),
@@ -108,18 +118,17 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   }
 
   // Chunks carved from `buffer` only: capacity is fixed. Oversize requests go
-  // to `oversize_upstream` (by default none: they throw).
-  explicit multipool_resource(fixed_buffer buffer, multipool_options options = {},
-                              std::pmr::memory_resource* oversize_upstream = null_resource())
-      : multipool_resource(oversize_upstream, options) {
+  // to `oversize_upstream`.
+  basic_multipool(fixed_buffer buffer, multipool_options options, Upstream* oversize_upstream)
+      : basic_multipool(oversize_upstream, options) {
     buffer_begin_ = buffer_cursor_ = static_cast<std::byte*>(buffer.data);
     buffer_end_ = buffer.data ? buffer_begin_ + buffer.size : nullptr;
     fixed_capacity_ = true;
   }
 
-  multipool_resource(const multipool_resource&) = delete;
-  multipool_resource& operator=(const multipool_resource&) = delete;
-  ~multipool_resource() override { release_chunks(); }
+  basic_multipool(const basic_multipool&) = delete;
+  basic_multipool& operator=(const basic_multipool&) = delete;
+  ~basic_multipool() { release_chunks(); }
 
   // Non-virtual fast path; hides memory_resource::allocate on purpose.
   // One compare and one table load reach the class of any request up to
@@ -147,6 +156,26 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
     buffer_cursor_ = buffer_begin_;
   }
 
+  // Makes `blocks` blocks of the class serving (bytes, alignment) free, so
+  // that as many such allocations (with no release() between) take nothing
+  // from the upstream: call it at start-up, once per class the program uses.
+  // Takes at most one chunk from the upstream, of the blocks missing (or the
+  // planned chunk, if larger); a fixed buffer gives what it has left and
+  // throws multipool_exhausted if that is not enough. An oversize request has
+  // no class: multipool_exhausted. After a failure the pool holds what it
+  // held. O(free blocks of the class + blocks).
+  void reserve(std::size_t bytes, std::size_t alignment, std::size_t blocks) {
+    const std::size_t index = class_of(bytes, alignment);
+    if (index == no_class)
+      fail<multipool_exhausted>("alloclab::multipool_resource: no class to reserve", bytes,
+                                alignment);
+    size_class& c = classes_[index];
+    for (std::size_t free = class_stats(index).blocks_free; free < blocks;) {
+      free_uncarved_blocks(index);
+      free += add_chunk(c, std::max(c.next_chunk_blocks, blocks - free), bytes, alignment);
+    }
+  }
+
   // The class serving (bytes, alignment), or no_class for an oversize request.
   std::size_t class_of(std::size_t bytes, std::size_t alignment) const noexcept {
     return detail::pooled_class_of(bytes, alignment, max_block_size_);
@@ -165,7 +194,7 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   std::size_t max_block_size() const noexcept { return max_block_size_; }
   std::size_t oversize_allocations() const noexcept { return oversize_allocations_; }
   bool fixed_capacity() const noexcept { return fixed_capacity_; }
-  std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
+  Upstream* upstream() const noexcept { return upstream_; }
   const multipool_options& options() const noexcept { return options_; }
 
  private:
@@ -222,22 +251,34 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   [[gnu::noinline]] void* refill_and_allocate(std::size_t index, std::size_t bytes,
                                               std::size_t alignment) {
     size_class& c = classes_[index];
-    if (c.cursor == c.end) add_chunk(c, bytes, alignment);
+    if (c.cursor == c.end) {
+      const std::size_t blocks = add_chunk(c, c.next_chunk_blocks, bytes, alignment);
+      c.next_chunk_blocks = std::max(
+          std::min(blocks * 2, blocks_for(options_.max_chunk_bytes, c.block_size)), blocks);
+    }
     return detail::take_blocks(c.cursor, c.end, c.block_size, free_lists_[index]);
   }
 
-  void add_chunk(size_class& c, std::size_t bytes, std::size_t alignment) {
-    const std::size_t blocks =
-        fixed_capacity_ ? carve_from_buffer(c, bytes, alignment) : take_from_upstream(c);
+  // Puts the blocks of the class's current chunk not carved yet on its free list.
+  void free_uncarved_blocks(std::size_t index) noexcept {
+    size_class& c = classes_[index];
+    while (c.cursor != c.end)
+      deallocate_to(index, detail::take_blocks(c.cursor, c.end, c.block_size, free_lists_[index]));
+  }
+
+  // A chunk of `wanted` blocks (fewer if a fixed buffer has no more) becomes
+  // the class's current one; returns its blocks. (bytes, alignment): the request, for errors.
+  std::size_t add_chunk(size_class& c, std::size_t wanted, std::size_t bytes,
+                        std::size_t alignment) {
+    const std::size_t blocks = fixed_capacity_ ? carve_from_buffer(c, wanted, bytes, alignment)
+                                               : take_from_upstream(c, wanted);
     ++c.chunks;
     c.capacity += blocks;
-    c.next_chunk_blocks =
-        std::max(std::min(blocks * 2, blocks_for(options_.max_chunk_bytes, c.block_size)), blocks);
+    return blocks;
   }
 
   // Throws std::bad_alloc for a chunk whose size would pass SIZE_MAX (as pool_resource).
-  std::size_t take_from_upstream(size_class& c) {
-    const std::size_t blocks = c.next_chunk_blocks;
+  std::size_t take_from_upstream(size_class& c, std::size_t blocks) {
     if (blocks > (SIZE_MAX - sizeof(chunk_trailer)) / c.block_size)
       fail<std::bad_alloc>("alloclab::multipool_resource: chunk size overflows");
     const std::size_t span = blocks * c.block_size;
@@ -253,13 +294,14 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
 
   // Takes the next chunk from the buffer, smaller than planned if that is all
   // that is left; throws when not even one block fits.
-  std::size_t carve_from_buffer(size_class& c, std::size_t bytes, std::size_t alignment) {
+  std::size_t carve_from_buffer(size_class& c, std::size_t wanted, std::size_t bytes,
+                                std::size_t alignment) {
     const std::size_t padding =
         buffer_cursor_ ? detail::padding_for(buffer_cursor_, detail::class_alignment(c.block_size))
                        : 0;
     const auto available = static_cast<std::size_t>(buffer_end_ - buffer_cursor_);
     const std::size_t fitting = available > padding ? (available - padding) / c.block_size : 0;
-    const std::size_t blocks = std::min(c.next_chunk_blocks, fitting);
+    const std::size_t blocks = std::min(wanted, fitting);
     if (blocks == 0)
       fail<multipool_exhausted>("alloclab::multipool_resource: buffer exhausted", bytes, alignment);
     c.cursor = buffer_cursor_ + padding;
@@ -320,7 +362,7 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   // record, 56 bytes each, they spread over 56 lines).
   std::array<free_node*, detail::max_class_count> free_lists_;
   std::array<size_class, detail::max_class_count> classes_;
-  std::pmr::memory_resource* upstream_;
+  Upstream* upstream_;
   multipool_options options_;
   std::size_t max_block_size_;
   std::size_t class_count_;
@@ -332,6 +374,28 @@ class multipool_resource : public detail::pmr_bridge<multipool_resource> {
   std::byte* buffer_end_ = nullptr;
   bool fixed_capacity_ = false;
   std::size_t oversize_allocations_ = 0;
+};
+
+// The multipool as a std::pmr::memory_resource (its allocate and deallocate
+// stay non-virtual; calls through memory_resource* reach them).
+class multipool_resource : public detail::pmr_bridge<multipool_resource>,
+                           public basic_multipool<std::pmr::memory_resource> {
+ public:
+  // Chunks from `upstream`, growing without bound.
+  explicit multipool_resource(
+      std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
+      multipool_options options = {})
+      : basic_multipool(upstream, options) {}
+
+  // Chunks carved from `buffer` only: capacity is fixed. Oversize requests go
+  // to `oversize_upstream` (by default none: they throw).
+  explicit multipool_resource(fixed_buffer buffer, multipool_options options = {},
+                              std::pmr::memory_resource* oversize_upstream = null_resource())
+      : basic_multipool(buffer, options, oversize_upstream) {}
+
+  // Hide memory_resource::allocate/deallocate on purpose.
+  using basic_multipool::allocate;
+  using basic_multipool::deallocate;
 };
 
 }  // namespace alloclab

@@ -31,6 +31,16 @@ class refusing_resource final : public std::pmr::memory_resource {
 };
 }  // namespace detail
 
+// An upstream that refuses every request and is no std::pmr type, for the
+// cores (basic_arena, basic_pool, basic_multipool) of a firmware build: nothing of
+// libstdc++'s memory_resource.o is linked (docs/embedded.md, code size).
+struct refusing_upstream {
+  [[noreturn]] void* allocate(std::size_t, std::size_t) {
+    fail<std::bad_alloc>("alloclab::refusing_upstream: refuses every request");
+  }
+  void deallocate(void*, std::size_t, std::size_t) noexcept {}
+};
+
 // The process's one refusing resource (equal only to itself).
 inline std::pmr::memory_resource* null_resource() noexcept {
   static detail::refusing_resource resource;

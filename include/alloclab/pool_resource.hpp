@@ -44,6 +44,11 @@
 //     return pool.oversize_allocations() == 0 && pool.capacity() >= 1000 ? 0 : 1;
 //   }
 //
+// Bounds: allocate O(1) (a list pop or a carve; a new chunk is one upstream
+// call, never with a fixed buffer); deallocate O(1) (a push; a fixed buffer
+// two compares more); reserve O(free blocks + blocks), for start-up;
+// release and the destructor O(chunks).
+//
 // Not thread-safe: one pool per thread.
 #pragma once
 
@@ -96,14 +101,18 @@ class pool_exhausted : public detail::refused_request {
   }
 };
 
-class pool_resource final : public detail::pmr_bridge<pool_resource> {
+// The pool itself, with no virtual function, over any Upstream with
+// allocate(bytes, alignment) and deallocate(p, bytes, alignment): use it
+// directly through alloclab::allocator<T, basic_pool<U>> (over
+// refusing_upstream with a fixed buffer, a firmware build links nothing of
+// std::pmr), or as pool_resource, the std::pmr::memory_resource over it.
+template <class Upstream>
+class basic_pool {
  public:
   static constexpr std::size_t max_block_alignment = 4096;
 
   // Chunks from `upstream`, growing without bound.
-  explicit pool_resource(std::size_t block_size,
-                         std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
-                         pool_options options = {})
+  basic_pool(std::size_t block_size, Upstream* upstream, pool_options options = {})
       : block_size_(normalized_block_size(block_size, options.block_alignment)),
         block_alignment_(natural_alignment(block_size_)),
         upstream_(upstream),
@@ -111,17 +120,17 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
         next_chunk_blocks_(std::max<std::size_t>(options.first_chunk_blocks, 1)) {}
 
   // Blocks carved from `buffer` only: capacity is fixed. Oversize requests go
-  // to `oversize_upstream` (by default none: they throw).
-  pool_resource(std::size_t block_size, fixed_buffer buffer, pool_options options = {},
-                std::pmr::memory_resource* oversize_upstream = null_resource())
-      : pool_resource(block_size, oversize_upstream, options) {
+  // to `oversize_upstream`.
+  basic_pool(std::size_t block_size, fixed_buffer buffer, pool_options options,
+             Upstream* oversize_upstream)
+      : basic_pool(block_size, oversize_upstream, options) {
     fixed_capacity_ = true;
     adopt_buffer(buffer.data, buffer.size);
   }
 
-  pool_resource(const pool_resource&) = delete;
-  pool_resource& operator=(const pool_resource&) = delete;
-  ~pool_resource() override { release_chunks(); }
+  basic_pool(const basic_pool&) = delete;
+  basic_pool& operator=(const basic_pool&) = delete;
+  ~basic_pool() { release_chunks(); }
 
   // Non-virtual fast path; hides memory_resource::allocate on purpose.
   void* allocate(std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
@@ -142,8 +151,15 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   }
 
   // Never throws of its own accord; an oversize block goes back to the upstream.
+  // A fixed-buffer pool drops (and counts in stale_deallocations()) a block
+  // its cursor has not carved since the last release(): pushing it would
+  // hand it out twice.
   void deallocate(void* p, std::size_t bytes, std::size_t alignment = alignof(std::max_align_t)) {
     if (fits(bytes, alignment)) {
+      if (fixed_capacity_ && !carved_since_release(p)) {
+        ++stale_deallocations_;
+        return;
+      }
       free_list_ = ::new (p) free_node{free_list_};
       return;
     }
@@ -151,8 +167,11 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   }
 
   // Returns every chunk to the upstream (a fixed buffer is simply reset).
-  // Blocks handed out before are invalid afterwards. Oversize blocks went
-  // straight to the upstream and are not affected.
+  // Blocks handed out before are invalid afterwards; of a fixed buffer, a
+  // later free of one not yet carved again is dropped (see deallocate), but
+  // one the cursor carved again is not told apart: wrap the pool in a
+  // checked_resource to catch those (reissued_live_block). Oversize blocks
+  // went straight to the upstream and are not affected.
   void release() noexcept {
     release_chunks();
     free_list_ = nullptr;
@@ -162,6 +181,27 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
     }
   }
 
+  // Makes `blocks` blocks free so that as many allocations (with no
+  // release() between) take nothing from the upstream: call it at start-up.
+  // Takes at most one chunk, of the blocks missing (or the planned chunk, if
+  // larger); a fixed-buffer pool without them throws pool_exhausted. After
+  // an upstream failure the pool holds what it held. O(free blocks + blocks).
+  void reserve(std::size_t blocks) {
+    const std::size_t free = free_blocks();
+    if (free >= blocks) return;
+    if (fixed_capacity_)
+      fail<pool_exhausted>("alloclab::pool_resource: buffer smaller than the reserve", block_size_,
+                           block_alignment_);
+    free_uncarved_blocks();
+    take_chunk(std::max(next_chunk_blocks_, blocks - free));
+  }
+  // Blocks allocate can hand out before it needs a new chunk. O(free blocks).
+  std::size_t free_blocks() const noexcept {
+    std::size_t free = static_cast<std::size_t>(chunk_end_ - cursor_) / block_size_;
+    for (const free_node* node = free_list_; node != nullptr; node = node->next) ++free;
+    return free;
+  }
+
   std::size_t block_size() const noexcept { return block_size_; }
   std::size_t block_alignment() const noexcept { return block_alignment_; }
   // Blocks in every chunk taken so far (or in the fixed buffer), whether
@@ -169,8 +209,11 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   std::size_t capacity() const noexcept { return capacity_; }
   std::size_t chunks() const noexcept { return chunks_; }
   std::size_t oversize_allocations() const noexcept { return oversize_allocations_; }
+  // Frees dropped because they named a block of the fixed buffer not handed
+  // out since the last release() (see deallocate).
+  std::size_t stale_deallocations() const noexcept { return stale_deallocations_; }
   bool fixed_capacity() const noexcept { return fixed_capacity_; }
-  std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
+  Upstream* upstream() const noexcept { return upstream_; }
 
  private:
   struct free_node {
@@ -206,6 +249,11 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
            detail::is_power_of_two(alignment);
   }
 
+  bool carved_since_release(const void* p) const noexcept {
+    const auto* block = static_cast<const std::byte*>(p);
+    return block >= buffer_begin_ && block < cursor_;
+  }
+
   void adopt_buffer(void* buffer, std::size_t size) noexcept {
     auto* begin = static_cast<std::byte*>(buffer);
     const std::size_t padding = buffer ? detail::padding_for(begin, block_alignment_) : 0;
@@ -220,6 +268,19 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
     if (fixed_capacity_)
       fail<pool_exhausted>("alloclab::pool_resource: buffer exhausted", bytes, alignment);
     const std::size_t blocks = next_chunk_blocks_;
+    take_chunk(blocks);
+    next_chunk_blocks_ = std::min(blocks * 2, std::max(options_.max_chunk_blocks, blocks));
+    return allocate(bytes, alignment);
+  }
+
+  // Puts the current chunk's blocks not carved yet on the free list.
+  void free_uncarved_blocks() noexcept {
+    for (; cursor_ != chunk_end_; cursor_ += block_size_)
+      free_list_ = ::new (cursor_) free_node{free_list_};
+  }
+
+  // A chunk of `blocks` blocks from the upstream becomes the current one.
+  void take_chunk(std::size_t blocks) {
     const std::size_t header =
         (sizeof(chunk_header) + block_alignment_ - 1) & ~(block_alignment_ - 1);
     if (blocks > (SIZE_MAX - header) / block_size_)
@@ -232,8 +293,6 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
     capacity_ += blocks;
     cursor_ = static_cast<std::byte*>(raw) + header;
     chunk_end_ = cursor_ + blocks * block_size_;
-    next_chunk_blocks_ = std::min(blocks * 2, std::max(options_.max_chunk_blocks, blocks));
-    return allocate(bytes, alignment);
   }
 
   [[gnu::noinline]] void* allocate_oversize(std::size_t bytes, std::size_t alignment) {
@@ -265,7 +324,7 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   std::byte* chunk_end_ = nullptr;
   std::size_t block_size_;
   std::size_t block_alignment_;
-  std::pmr::memory_resource* upstream_;
+  Upstream* upstream_;
   pool_options options_;
   std::size_t next_chunk_blocks_;
   chunk_header* chunks_head_ = nullptr;
@@ -275,6 +334,29 @@ class pool_resource final : public detail::pmr_bridge<pool_resource> {
   std::size_t capacity_ = 0;
   std::size_t chunks_ = 0;
   std::size_t oversize_allocations_ = 0;
+  std::size_t stale_deallocations_ = 0;
+};
+
+// The pool as a std::pmr::memory_resource (its allocate and deallocate stay
+// non-virtual; calls through memory_resource* reach them).
+class pool_resource final : public detail::pmr_bridge<pool_resource>,
+                            public basic_pool<std::pmr::memory_resource> {
+ public:
+  // Chunks from `upstream`, growing without bound.
+  explicit pool_resource(std::size_t block_size,
+                         std::pmr::memory_resource* upstream = std::pmr::get_default_resource(),
+                         pool_options options = {})
+      : basic_pool(block_size, upstream, options) {}
+
+  // Blocks carved from `buffer` only: capacity is fixed. Oversize requests go
+  // to `oversize_upstream` (by default none: they throw).
+  pool_resource(std::size_t block_size, fixed_buffer buffer, pool_options options = {},
+                std::pmr::memory_resource* oversize_upstream = null_resource())
+      : basic_pool(block_size, buffer, options, oversize_upstream) {}
+
+  // Hide memory_resource::allocate/deallocate on purpose.
+  using basic_pool::allocate;
+  using basic_pool::deallocate;
 };
 
 }  // namespace alloclab

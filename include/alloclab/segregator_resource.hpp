@@ -34,6 +34,8 @@
 //                : 1;
 //   }
 //
+// Bounds: allocate and deallocate one compare plus the chosen upstream's call.
+//
 // Thread safety: that of the upstreams.
 #pragma once
 

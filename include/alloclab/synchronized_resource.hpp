@@ -44,6 +44,8 @@
 //     return total == 2000 && other.blocks().total == 2 ? 0 : 1;
 //   }
 //
+// Bounds: the upstream's, plus taking and releasing the lock.
+//
 // Thread-safe, given an upstream that is only used through this adaptor.
 #pragma once
 

@@ -35,6 +35,9 @@
 //     return arena_bytes > tracker.bytes().peak && tracker.bytes().current == 0 ? 0 : 1;
 //   }
 //
+// Bounds: allocate and deallocate O(1) plus the upstream's call (a scope's
+// push may allocate from the heap).
+//
 // Not thread-safe.
 #pragma once
 

@@ -30,6 +30,31 @@ class throwing_deallocate_resource final : public std::pmr::memory_resource {
   }
 };
 
+// Forwards to `upstream` until close(); from then on refuses every request
+// (as alloclab::null_resource()) and counts it. Frees are always forwarded.
+class closable_upstream final : public std::pmr::memory_resource {
+ public:
+  explicit closable_upstream(std::pmr::memory_resource* upstream) noexcept : upstream_(upstream) {}
+  void close() noexcept { closed_ = true; }
+  std::size_t requests_after_close() const noexcept { return refused_; }
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    if (!closed_) return upstream_->allocate(bytes, alignment);
+    ++refused_;
+    throw std::bad_alloc();
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+    upstream_->deallocate(p, bytes, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+  std::pmr::memory_resource* upstream_;
+  bool closed_ = false;
+  std::size_t refused_ = 0;
+};
+
 // Hands out addresses without memory behind them, for any size: lets an
 // adaptor's counters be driven to their limits. Never dereference.
 class address_only_resource final : public std::pmr::memory_resource {
