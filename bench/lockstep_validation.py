@@ -121,10 +121,10 @@ def builds_main(a):
             trials = [builds_trial(a, candidate, seed, directory) for seed in range(1, a.trials + 1)]
             raw.append({"inject_percent": inject, "trials": trials})
             rows.append(builds_summary(trials, inject))
-            print(f"done: {inject:g} %", file=sys.stderr)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(raw, f, indent=1)
+            print(f"done: {inject:g} %: " + " | ".join(rows[-1]), file=sys.stderr)
+            if a.json:  # after each condition, so a long validation keeps what it measured
+                with open(a.json, "w") as f:
+                    json.dump(raw, f, indent=1)
     print("| " + " | ".join(keys) + " |")
     print("|---|" + "---:|" * (len(keys) - 1))
     for row in rows:

@@ -85,7 +85,7 @@ TEST_F(PairedCompare, TinyRunWritesValidResults) {
   fs::copy_file(fs::path(binary()).parent_path() / "alloclab-lab", copy);
   const fs::path out = dir_ / "paired.json";
   const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
-  const outcome o = run(both(copy.string()) +
+  const outcome o = run("compare " + both(copy.string()) +
                         " --workloads vector_push --strategies std,alloclab_arena --budget 5s"
                         " --runs 2 --repetition-time 2 --fail-on-regression 50 -o " +
                         out.string() + allow);
@@ -104,6 +104,9 @@ TEST_F(PairedCompare, TinyRunWritesValidResults) {
   for (const json& cell : paired.at("cells")) {
     EXPECT_EQ(cell.at("baseline").at("status"), "ok") << cell.dump();
     EXPECT_EQ(cell.at("candidate").at("status"), "ok") << cell.dump();
+    // Both builds' workers took the ring's token: the copy enrolled as this build's workers do.
+    EXPECT_GT(cell.at("baseline").at("slices"), 0u) << cell.dump();
+    EXPECT_GT(cell.at("candidate").at("slices"), 0u) << cell.dump();
     const json& comparison = cell.at("comparison");
     EXPECT_EQ(comparison.at("kind"), "build");
     EXPECT_EQ(comparison.at("paired_runs"), 2) << "--runs 2: two ring runs, both builds in each";

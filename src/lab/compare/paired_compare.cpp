@@ -17,6 +17,7 @@
 #include "plan/budget.hpp"
 #include "render/atomic_write.hpp"
 #include "results/budget_section.hpp"
+#include "results/cell_parts.hpp"
 #include "results/environment.hpp"
 #include "schedule/executor.hpp"
 #include "schedule/scheduler.hpp"
@@ -28,7 +29,7 @@
 namespace alloclab::lab {
 namespace {
 
-using steady = std::chrono::steady_clock;
+using paired_clock = std::chrono::steady_clock;
 
 constexpr const char* pair_words =
     "one cell of both builds in one lockstep ring run: each side in a fresh worker process of its "
@@ -38,21 +39,17 @@ constexpr const char* pair_words =
     "baseline p50 ÷ candidate p50, the interval a Student-t over the runs";
 
 // One cell of both builds.
-struct cell_state {
+struct paired_cell_state {
   std::size_t cell = 0;                         // index into the plan's cells
   figures_by_process ratios;                    // baseline ÷ candidate per slice, by ring run
   std::vector<double> base_p50, candidate_p50;  // each ring run's median p50, per side
-  model::paired_side_figure base{"ok", {}, {}}, candidate{"ok", {}, {}};
+  model::paired_side_figure base{"ok", {}, {}, 0}, candidate{"ok", {}, {}, 0};
   sequential_ratio ratio;
   ratio_verdict verdict = ratio_verdict::open;
   double confidence = 0;
   bool measurable() const { return base.status == "ok" && candidate.status == "ok"; }
   bool open() const { return measurable() && verdict == ratio_verdict::open; }
 };
-
-double median_of(std::vector<double> values) {
-  return values.empty() ? 0 : percentile(std::move(values), 0.5);
-}
 
 // A side's record of one ring run: its per-slice p50s, or empty with the side marked.
 std::vector<double> side_p50s(const measurement_record& r, model::paired_side_figure& side) {
@@ -106,7 +103,9 @@ class paired_session {
   model::paired_builds run();
 
  private:
-  double elapsed() const { return std::chrono::duration<double>(steady::now() - start_).count(); }
+  double elapsed() const {
+    return std::chrono::duration<double>(paired_clock::now() - start_).count();
+  }
   std::vector<std::size_t> open_cells(const std::string& workload) const {
     std::vector<std::size_t> open;
     for (std::size_t i : by_workload_.at(workload))
@@ -114,8 +113,8 @@ class paired_session {
     return open;
   }
   std::size_t open_count() const {
-    return static_cast<std::size_t>(
-        std::count_if(cells_.begin(), cells_.end(), [](const cell_state& s) { return s.open(); }));
+    return static_cast<std::size_t>(std::count_if(
+        cells_.begin(), cells_.end(), [](const paired_cell_state& s) { return s.open(); }));
   }
   // Seconds one ring run of `workload`'s open cells is expected to take.
   double ring_estimate(const std::string& workload) const {
@@ -126,21 +125,22 @@ class paired_session {
   bool affords(std::size_t runs) const;
   bool grow_to(std::size_t runs, bool within_budget);
   void ring_run(const std::string& workload);
-  void take(cell_state& s, const measurement_record& base, const measurement_record& candidate);
+  void take(paired_cell_state& s, const measurement_record& base,
+            const measurement_record& candidate);
   void judge(const stop_rule& rule);
-  model::paired_cell cell_facts(const cell_state& s) const;
+  model::paired_cell cell_facts(const paired_cell_state& s) const;
 
   const paired_request& request_;
   const run_plan& plan_;
   std::function<void(const std::string&)> note_;
   std::vector<budget_cell> setup_;
   std::unique_ptr<executor_set> executors_;
-  std::vector<cell_state> cells_;
+  std::vector<paired_cell_state> cells_;
   std::map<std::string, std::vector<std::size_t>> by_workload_;
   std::map<std::string, std::size_t> runs_;
   std::map<std::string, double> member_seconds_;  // a ring member's seconds, mean so far
   std::size_t processes_ = 0;
-  steady::time_point start_ = steady::now();
+  paired_clock::time_point start_ = paired_clock::now();
 };
 
 void paired_session::ring_run(const std::string& workload) {
@@ -159,20 +159,24 @@ void paired_session::ring_run(const std::string& workload) {
                    plan_.sizes.seed + run};
       records[m] = executors_->run(plan_, t);
     });
-  const steady::time_point started = steady::now();
-  lockstep::run_ring(members, {lockstep::ring_cpu(), plan_.sizes.seed * 1000 + run});
-  const double seconds = std::chrono::duration<double>(steady::now() - started).count();
+  const paired_clock::time_point started = paired_clock::now();
+  const lockstep::ring_account account =
+      lockstep::run_ring(members, {lockstep::ring_cpu(), plan_.sizes.seed * 1000 + run});
+  const double seconds = std::chrono::duration<double>(paired_clock::now() - started).count();
   double& mean = member_seconds_[workload];
   mean = run == 0
              ? seconds / static_cast<double>(records.size())
              : (mean * static_cast<double>(run) + seconds / static_cast<double>(records.size())) /
                    static_cast<double>(run + 1);
   processes_ += records.size();
-  for (std::size_t k = 0; k < open.size(); ++k)
+  for (std::size_t k = 0; k < open.size(); ++k) {
+    cells_[open[k]].base.slices += account.slices.at(2 * k);
+    cells_[open[k]].candidate.slices += account.slices.at(2 * k + 1);
     take(cells_[open[k]], records[2 * k], records[2 * k + 1]);
+  }
 }
 
-void paired_session::take(cell_state& s, const measurement_record& base,
+void paired_session::take(paired_cell_state& s, const measurement_record& base,
                           const measurement_record& candidate) {
   const std::vector<double> a = side_p50s(base, s.base), b = side_p50s(candidate, s.candidate);
   if (a.empty() || b.empty()) return;
@@ -193,7 +197,7 @@ void paired_session::judge(const stop_rule& rule) {
       if (cells_[i].measurable() && !cells_[i].ratios.empty())
         spreads[i] = paired_spread(cells_[i].ratios);
     for (auto& [i, spread] : spreads) {
-      cell_state& s = cells_[i];
+      paired_cell_state& s = cells_[i];
       if (!s.open()) continue;
       std::vector<process_spread> others;
       for (const auto& [j, other] : spreads)
@@ -240,10 +244,10 @@ model::paired_builds paired_session::run() {
     round.processes = processes_ - before;
     round.elapsed_seconds = elapsed();
     round.open = open_count();
-    round.decided =
-        static_cast<std::size_t>(std::count_if(
-            cells_.begin(), cells_.end(), [](const cell_state& s) { return s.measurable(); })) -
-        round.open;
+    round.decided = static_cast<std::size_t>(
+                        std::count_if(cells_.begin(), cells_.end(),
+                                      [](const paired_cell_state& s) { return s.measurable(); })) -
+                    round.open;
     out.rounds.push_back(round);
     if (round.open == 0) {
       out.stopped = "every comparison decided";
@@ -263,7 +267,7 @@ model::paired_builds paired_session::run() {
   out.budget_seconds = plan_.sizes.budget_seconds;
   if (request_.fail_above_percent >= 0) out.fail_above_percent = request_.fail_above_percent;
   out.pair = pair_words;
-  for (const cell_state& s : cells_) out.cells.push_back(cell_facts(s));
+  for (const paired_cell_state& s : cells_) out.cells.push_back(cell_facts(s));
   out.regressions = static_cast<std::size_t>(
       std::count_if(out.cells.begin(), out.cells.end(),
                     [](const model::paired_cell& c) { return c.regression; }));
@@ -271,7 +275,7 @@ model::paired_builds paired_session::run() {
   return out;
 }
 
-model::paired_cell paired_session::cell_facts(const cell_state& s) const {
+model::paired_cell paired_session::cell_facts(const paired_cell_state& s) const {
   const cell_spec& spec = plan_.cells.at(s.cell);
   const double margin = request_.margin_percent / 100;
   model::paired_cell out;

@@ -33,6 +33,7 @@ struct paired_side_figure {
   std::string status;
   std::optional<double> p50_ns;
   std::optional<std::string> reason;
+  std::size_t slices = 0;
   static constexpr const char* about_type = "what one side's workers measured of a cell";
   template <class S, class F>
   static void fields(S& s, F& field) {
@@ -40,6 +41,9 @@ struct paired_side_figure {
     field(s.p50_ns, "p50_ns", "median over its ring runs of each run's median p50 (null: none)",
           at_least(0));
     field(s.reason, "reason", "why it has no number (null when it has)");
+    field(s.slices, "slices",
+          "slices its workers timed under the ring's token, over every ring run (0: its workers "
+          "never enrolled in the ring)");
   }
 };
 
