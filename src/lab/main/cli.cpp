@@ -102,12 +102,12 @@ void add_measurement_options(CLI::App& command, run_request& request) {
 
 // `compare --paired`: two lab binaries timed cell by cell in lockstep (docs/ci-gate.md). Every
 // option of the mode needs --paired.
-void add_paired_options(CLI::App& compare, paired_request& paired, bool& wait) {
-  CLI::Option* flag =
-      compare.add_flag("--paired",
-                       "Measure instead of reading files: run every cell of two builds "
-                       "(--baseline-binary, --candidate-binary) side by side in lockstep rings and "
-                       "decide each by the stop rule with an equivalence margin (docs/ci-gate.md)");
+void add_paired_options(CLI::App& compare, paired_request& paired, bool& requested, bool& wait) {
+  CLI::Option* flag = compare.add_flag(
+      "--paired", requested,
+      "Measure instead of reading files: run every cell of two builds (--baseline-binary, "
+      "--candidate-binary) side by side in lockstep rings and decide each by the stop rule with "
+      "an equivalence margin (docs/ci-gate.md)");
   const auto needs_paired = [flag](CLI::Option* o) { o->needs(flag); };
   needs_paired(compare.add_option("--baseline-binary", paired.baseline_binary,
                                   "--paired: the reference build's alloclab-lab (or alloclab)"));
@@ -280,8 +280,8 @@ int run_cli(int argc, char** argv) {
                    "`candidate slower` by the stop rule)")
       ->check(finite_in_range(0.0, 1e6));
   paired_request paired;
-  bool paired_wait = false;
-  add_paired_options(*compare, paired, paired_wait);
+  bool paired_mode = false, paired_wait = false;
+  add_paired_options(*compare, paired, paired_mode, paired_wait);
   compare
       ->add_option("--noise-floor", noise_floor,
                    fmt::format("Changes smaller than PCT percent are noise, whatever the U test "
@@ -365,7 +365,7 @@ int run_cli(int argc, char** argv) {
                                                  : parse_placement_check_mode(placement_check);
     if (run->parsed()) return execute_run(request);
     if (report->parsed()) return execute_report(results_path, output_path, html_path, rejudge);
-    if (compare->parsed() && compare->get_option("--paired")->count() > 0) {
+    if (compare->parsed() && paired_mode) {
       if (!compare_a.empty())
         throw usage_error("compare --paired takes no results files: it measures the two builds");
       if (paired.baseline_binary.empty() || paired.candidate_binary.empty())
