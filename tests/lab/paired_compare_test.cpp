@@ -5,7 +5,7 @@
 //   a missing, non-lab or other-protocol binary   -> PairedCompare.RefusesABinaryThatCannotPair
 //   a tiny run of this build against a copy of it at another path: a schema-valid results file
 //   with paired_builds, each cell with paired_runs, both builds' workers enrolled in the rings,
-//   the table naming what a pair is
+//   the table naming what a pair is, and `report` rendering the file
 //                                                 -> PairedCompare.TinyRunWritesValidResults
 #include <filesystem>
 #include <fstream>
@@ -96,6 +96,10 @@ TEST_F(PairedCompare, TinyRunWritesValidResults) {
       << o.out;
   const outcome valid = run("validate " + out.string());
   EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
+  const outcome report = run("report " + out.string());
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("**A pair** is one cell of both builds"), std::string::npos)
+      << report.out;
   const json results = json::parse(read_file(out));
   const json& paired = results.at("paired_builds");
   EXPECT_EQ(paired.at("candidate").at("binary"), copy.string());
