@@ -14,12 +14,23 @@ Usage: bench/lockstep_validation.py [--binary build/release/alloclab-lab] [--wor
 Prints a Markdown table per condition: how often the comparison was called different (A/A:
 false differences; with an effect: found in the right direction), called the same within 2 %,
 left open, and the median half-width of the interval.
+
+--builds: the CI gate instead (`alloclab compare --paired`, docs/ci-gate.md). Each trial compares
+two builds cell by cell: the baseline is --binary, the candidate a copy of it at another path
+(A/A) or a wrapper that execs it with ALLOCLAB_INJECT_PERCENT set (a build INJECT % slower on
+every timed batch). Every cell of every trial counts once.
+
+  bench/lockstep_validation.py --builds --trials 20 --inject 0,2,5 \
+      --workload vector_push --strategies std,alloclab_arena --budget 60s --runs 8
 """
 import argparse
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
 
 def trial(binary, workload, runs, inject, seed):
@@ -52,6 +63,74 @@ def summary(rows, design, inject):
     }
 
 
+def candidate_build(binary, inject, directory):
+    """The candidate's binary: a copy at another path (A/A), or a wrapper adding INJECT %."""
+    if inject == 0:
+        copy = os.path.join(directory, "candidate-alloclab-lab")
+        shutil.copy2(binary, copy)
+        return copy
+    wrapper = os.path.join(directory, f"candidate-inject-{inject:g}")
+    with open(wrapper, "w") as f:
+        f.write(f"#!/bin/sh\nALLOCLAB_INJECT_PERCENT={inject:g} exec '{os.path.abspath(binary)}' \"$@\"\n")
+    os.chmod(wrapper, 0o755)
+    return wrapper
+
+
+def builds_trial(a, candidate, seed, directory):
+    out = os.path.join(directory, f"trial-{seed}.json")
+    command = [a.binary, "compare", "--paired", "--baseline-binary", a.binary, "--candidate-binary",
+               candidate, "--workloads", a.workload, "--budget", a.budget, "--runs", str(a.runs),
+               "--seed", str(seed), "-o", out, "--wait"]
+    if a.strategies:
+        command += ["--strategies", a.strategies]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1) or not os.path.exists(out):
+        sys.exit(f"compare --paired failed ({done.returncode}): {done.stderr.strip()[-400:]}")
+    with open(out) as f:
+        return json.load(f)["paired_builds"]
+
+
+def builds_summary(trials, inject):
+    cells = [c for t in trials for c in t["cells"]]
+    verdicts = [c["comparison"]["verdict"] for c in cells]
+    n = len(verdicts)
+    slower, faster = verdicts.count("candidate slower"), verdicts.count("candidate faster")
+    same, open_ = verdicts.count("the same within the margin"), verdicts.count("open")
+    found = slower if inject > 0 else slower + faster
+    widths = [(c["comparison"]["high"] - c["comparison"]["low"]) / 2 / c["comparison"]["value"]
+              for c in cells if c["comparison"].get("high") is not None]
+    runs = [c["comparison"]["paired_runs"] for c in cells]
+    changes = [c["change_percent"] for c in cells if c.get("change_percent") is not None]
+    return [("A/A" if inject == 0 else f"+{inject:g} % on the candidate"), str(len(trials)), str(n),
+            f"{found} ({100 * found / n:.0f} %)", str(faster) if inject > 0 else "-",
+            f"{same} ({100 * same / n:.0f} %)", str(open_),
+            f"{statistics.median(changes):+.2f} %" if changes else "-",
+            f"{100 * statistics.median(widths):.2f} %" if widths else "-",
+            f"{statistics.median(runs):g}",
+            f"{statistics.median(t['spent_seconds'] for t in trials):.0f} s"]
+
+
+def builds_main(a):
+    keys = ["condition", "trials", "cells", "called different / found (right way)", "wrong way",
+            "same within 2 %", "open", "median change", "median half-width", "median ring runs",
+            "median trial time"]
+    rows, raw = [], []
+    with tempfile.TemporaryDirectory() as directory:
+        for inject in [float(x) for x in a.inject.split(",")]:
+            candidate = candidate_build(a.binary, inject, directory)
+            trials = [builds_trial(a, candidate, seed, directory) for seed in range(1, a.trials + 1)]
+            raw.append({"inject_percent": inject, "trials": trials})
+            rows.append(builds_summary(trials, inject))
+            print(f"done: {inject:g} %: " + " | ".join(rows[-1]), file=sys.stderr)
+            if a.json:  # after each condition, so a long validation keeps what it measured
+                with open(a.json, "w") as f:
+                    json.dump(raw, f, indent=1)
+    print("| " + " | ".join(keys) + " |")
+    print("|---|" + "---:|" * (len(keys) - 1))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--binary", default="build/release/alloclab-lab")
@@ -60,7 +139,13 @@ def main():
     p.add_argument("--runs", type=int, default=8, help="the most ring runs a trial may grow to")
     p.add_argument("--inject", default="0,1,2,5")
     p.add_argument("--json", help="also write every trial's answer here")
+    p.add_argument("--builds", action="store_true",
+                   help="validate `compare --paired` (two builds) instead of __pair-check")
+    p.add_argument("--strategies", default="", help="--builds: the cells' strategies (default all)")
+    p.add_argument("--budget", default="60s", help="--builds: each trial's --budget")
     a = p.parse_args()
+    if a.builds:
+        return builds_main(a)
     table, raw = [], []
     for inject in [float(x) for x in a.inject.split(",")]:
         rows = [trial(a.binary, a.workload, a.runs, inject, seed) for seed in range(1, a.trials + 1)]

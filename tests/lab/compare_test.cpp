@@ -218,7 +218,7 @@ TEST_F(Compare, BadInputIsExitTwoWithOneLine) {
   json other = a_;
   for (auto& w : other["workloads"]) w["name"] = "renamed_" + w["name"].get<std::string>();
   expect_bad(a.string() + " " + write("other.json", other).string(), "no cell");
-  expect_bad(a.string(), "b is required");
+  expect_bad(a.string(), "two results files");
   expect_bad(a.string() + " " + a.string() + " --fail-on-regression -5", "fail-on-regression");
 }
 

@@ -15,6 +15,9 @@ struct enrolment {
   int cpu = -1;         // the CPU the ring's members share (-1: not pinned)
   // More environment for this member's worker (a validation run injects a known cost this way).
   std::vector<std::pair<std::string, std::string>> extra_env;
+  // The lab binary this member's worker runs (empty: this one). `compare --paired` rings hold
+  // workers of two builds; slice_gate.hpp's protocol_version must match across them.
+  std::string program;
   bool active() const { return go_read >= 0 && done_write >= 0; }
 };
 

@@ -118,13 +118,13 @@ ring_account run_ring(const std::vector<std::function<void()>>& members,
     const pipe_ends go = make_pipe(), done = make_pipe();
     channels[i].go_write = go.write;
     channels[i].done_read = done.read;
-    enrolments[i] = {go.read, done.write, options.cpu, {}};
+    enrolments[i] = {go.read, done.write, options.cpu, {}, {}};
   }
   std::vector<std::exception_ptr> errors(members.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < members.size(); ++i)
     threads.emplace_back([&, i] {
-      thread_enrolment().go_read = enrolments[i].go_read;  // keeps extra_env a member set
+      thread_enrolment().go_read = enrolments[i].go_read;  // keeps what a member set itself
       thread_enrolment().done_write = enrolments[i].done_write;
       thread_enrolment().cpu = enrolments[i].cpu;
       try {

@@ -19,6 +19,8 @@
 namespace alloclab::lab::lockstep {
 
 inline constexpr const char* environment_variable = "ALLOCLAB_LOCKSTEP";
+// The protocol above; a ring may hold workers of two builds only when theirs agree.
+inline constexpr int protocol_version = 1;
 inline constexpr int go_descriptor = 3;
 inline constexpr int done_descriptor = 4;
 

@@ -13,6 +13,7 @@
 #include "frames/frame_table.hpp"
 #include "process/interrupt.hpp"
 #include "compare/compare.hpp"
+#include "compare/paired_compare.hpp"
 #include "main/commands.hpp"
 #include "main/option_checks.hpp"
 #include "main/replay_commands.hpp"
@@ -54,8 +55,8 @@ std::string unknown_command(int argc, char** argv, const std::vector<std::string
   return "unknown command '" + first + "'; valid commands: " + valid;
 }
 
-// The options of `run`.
-void add_measurement_options(CLI::App& command, run_request& request) {
+// What to measure and under which seed and mallocs: `run`'s and `compare --paired`'s.
+void add_selection_options(CLI::App& command, run_request& request) {
   command
       .add_option("--workloads", request.workloads,
                   "Comma-separated workloads (default: all; see `alloclab list`)")
@@ -63,6 +64,24 @@ void add_measurement_options(CLI::App& command, run_request& request) {
   command
       .add_option("--strategies", request.strategies, "Comma-separated strategies (default: all)")
       ->expected(1);
+  command
+      .add_option("--seed", request.seed, "Seed for workload data and run order (unsigned 64-bit)")
+      ->check(unsigned_64_bit_integer());
+  command.add_flag("--allow-debug", request.allow_debug,
+                   "Run an unoptimised build anyway; outputs are stamped DEBUG");
+  command
+      .add_option("--malloc", request.mallocs,
+                  "Comma-separated process-wide mallocs: glibc (default), glibc_arena2, "
+                  "glibc_trim, glibc_nocliff, jemalloc, mimalloc, tcmalloc, tbbmalloc, dlmalloc, "
+                  "newlib, newlib_nano, all (every one; `alloclab list` shows which are "
+                  "installed), or a path to a "
+                  "malloc library (.so)")
+      ->expected(1);
+}
+
+// The options of `run`.
+void add_measurement_options(CLI::App& command, run_request& request) {
+  add_selection_options(command, request);
   command
       .add_option("--frames", request.frames,
                   "Comma-separated frames to measure in: " +
@@ -79,19 +98,42 @@ void add_measurement_options(CLI::App& command, run_request& request) {
                   "Repetitions of each cell, shared out over its --processes (1-1000)")
       ->check(unsigned_64_bit_integer())
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
-  command
-      .add_option("--seed", request.seed, "Seed for workload data and run order (unsigned 64-bit)")
-      ->check(unsigned_64_bit_integer());
-  command.add_flag("--allow-debug", request.allow_debug,
-                   "Run an unoptimised build anyway; outputs are stamped DEBUG");
-  command
-      .add_option("--malloc", request.mallocs,
-                  "Comma-separated process-wide mallocs: glibc (default), glibc_arena2, "
-                  "glibc_trim, glibc_nocliff, jemalloc, mimalloc, tcmalloc, tbbmalloc, dlmalloc, "
-                  "newlib, newlib_nano, all (every one; `alloclab list` shows which are "
-                  "installed), or a path to a "
-                  "malloc library (.so)")
-      ->expected(1);
+}
+
+// `compare --paired`: two lab binaries timed cell by cell in lockstep (docs/ci-gate.md). Every
+// option of the mode needs --paired.
+void add_paired_options(CLI::App& compare, paired_request& paired, bool& requested, bool& wait) {
+  CLI::Option* flag = compare.add_flag(
+      "--paired", requested,
+      "Measure instead of reading files: run every cell of two builds (--baseline-binary, "
+      "--candidate-binary) side by side in lockstep rings and decide each by the stop rule with "
+      "an equivalence margin (docs/ci-gate.md)");
+  const auto needs_paired = [flag](CLI::Option* o) { o->needs(flag); };
+  needs_paired(compare.add_option("--baseline-binary", paired.baseline_binary,
+                                  "--paired: the reference build's alloclab-lab (or alloclab)"));
+  needs_paired(compare.add_option("--candidate-binary", paired.candidate_binary,
+                                  "--paired: the build under test"));
+  add_selection_options(compare, paired.run);
+  for (const char* name : {"--workloads", "--strategies", "--seed", "--allow-debug", "--malloc"})
+    needs_paired(compare.get_option(name));
+  needs_paired(compare.add_option("--budget", paired.run.budget,
+                                  "--paired: wall time the ring runs may take after the first "
+                                  "look (default 5m), e.g. 90s"));
+  needs_paired(compare
+                   .add_option("--runs", paired.most_runs,
+                               "--paired: the most ring runs a cell may get (2-64, default 8)")
+                   ->check(unsigned_64_bit_integer()));
+  needs_paired(compare
+                   .add_option("--margin", paired.margin_percent,
+                               "--paired: the equivalence margin in percent (default 2)")
+                   ->check(finite_in_range(0.0, 100.0)));
+  needs_paired(compare.add_option("--repetition-time", paired.run.repetition_ms,
+                                  "--paired: milliseconds of timed work per slice (default 20)"));
+  needs_paired(compare.add_option("--cell-timeout", paired.run.cell_timeout_seconds,
+                                  "--paired: wall-clock limit in seconds of each worker"));
+  needs_paired(compare.add_flag("--wait", wait,
+                                "--paired: queue behind another lab run measuring on this "
+                                "machine instead of exiting 2"));
 }
 
 }  // namespace
@@ -227,15 +269,19 @@ int run_cli(int argc, char** argv) {
   double noise_floor = default_noise_floor_percent;
   CLI::App* compare = app.add_subcommand(
       "compare", "Compare two results files cell by cell: B / A at p50 with interval and U test");
-  compare->add_option("a", compare_a, "results.json A (the reference)")->required();
-  compare->add_option("b", compare_b, "results.json B (the candidate)")->required();
+  compare->add_option("a", compare_a, "results.json A (the reference); not with --paired");
+  compare->add_option("b", compare_b, "results.json B (the candidate); not with --paired");
   compare->add_option("-o,--output", compare_output,
                       "Also write the comparison here: .html gets HTML, else Markdown");
   compare
       ->add_option("--fail-on-regression", fail_on_regression,
                    "Exit 1 when a cell is slower in B by more than PCT percent, outside the noise "
-                   "(U test p < 0.05 and the interval beyond --noise-floor)")
+                   "(U test p < 0.05 and the interval beyond --noise-floor; --paired: decided "
+                   "`candidate slower` by the stop rule)")
       ->check(finite_in_range(0.0, 1e6));
+  paired_request paired;
+  bool paired_mode = false, paired_wait = false;
+  add_paired_options(*compare, paired, paired_mode, paired_wait);
   compare
       ->add_option("--noise-floor", noise_floor,
                    fmt::format("Changes smaller than PCT percent are noise, whatever the U test "
@@ -319,8 +365,22 @@ int run_cli(int argc, char** argv) {
                                                  : parse_placement_check_mode(placement_check);
     if (run->parsed()) return execute_run(request);
     if (report->parsed()) return execute_report(results_path, output_path, html_path, rejudge);
-    if (compare->parsed())
+    if (compare->parsed() && paired_mode) {
+      if (!compare_a.empty())
+        throw usage_error("compare --paired takes no results files: it measures the two builds");
+      if (paired.baseline_binary.empty() || paired.candidate_binary.empty())
+        throw usage_error("compare --paired needs --baseline-binary and --candidate-binary");
+      for (auto* list : {&paired.run.workloads, &paired.run.strategies, &paired.run.mallocs})
+        split_commas(*list);
+      paired.run.command_line = request.command_line;
+      paired.fail_above_percent = fail_on_regression;
+      return execute_paired_compare(paired, compare_output, paired_wait);
+    }
+    if (compare->parsed()) {
+      if (compare_b.empty())
+        throw usage_error("compare needs two results files, A and B (or --paired and two builds)");
       return execute_compare(compare_a, compare_b, compare_output, fail_on_regression, noise_floor);
+    }
     if (validate->parsed()) return execute_validate(results_path);
     if (export_command->parsed()) return execute_export(results_path, export_format, output_path);
     if (merge->parsed()) return execute_merge(merge_inputs, merge_output, request.command_line);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/paired_compare.hpp"
 #include "model/document.hpp"
 #include "plan/request.hpp"
 
@@ -33,6 +34,12 @@ int execute_export(const std::string& results_path, const std::string& format,
 int execute_compare(const std::string& a_path, const std::string& b_path,
                     const std::string& output_path, double fail_on_regression_percent,
                     double noise_floor_percent);
+
+// `alloclab compare --paired`: measures (compare/paired_compare.hpp), prints the table, writes
+// `output_path` (.json: the results document, else Markdown). 0; 1 when a side of a cell failed
+// or, with `request.fail_above_percent` >= 0, a cell is a decided regression beyond it.
+int execute_paired_compare(const paired_request& request, const std::string& output_path,
+                           bool wait_for_lock);
 
 // A results file as `report` reads it: JSON, an alloclab results document of this schema version,
 // valid against the schema. Anything else is a usage_error naming the file in one line.

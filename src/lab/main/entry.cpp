@@ -3,6 +3,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "compare/build_protocol.hpp"
 #include "frames/frame_table.hpp"
 #include "main/cli.hpp"
 #include "main/pair_check.hpp"
@@ -23,6 +24,8 @@ int alloclab_main(int argc, char** argv) {
     return copy_probe_main(argv[2], std::cout, std::cerr);
   if (argc == 3 && std::string_view(argv[1]) == "__pair-check")
     return pair_check_main(argv[2], std::cout, std::cerr);
+  // What a paired comparison of builds asks another build (compare/build_protocol.hpp).
+  if (argc == 2 && std::string_view(argv[1]) == "__protocol") return print_protocol(std::cout);
   return run_cli(argc, argv);
 }
 

@@ -17,6 +17,7 @@
 #include "export/gbench_export.hpp"
 #include "frames/frame_table.hpp"
 #include "main/commands.hpp"
+#include "main/machine_lock.hpp"
 #include "model/document.hpp"
 #include "model/schema.hpp"
 #include "render/atomic_write.hpp"
@@ -120,6 +121,15 @@ bool standard_output(const std::string& path) {
   return path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1";
 }
 
+// `path` ends in one of `extensions` (".html"), whatever its case.
+bool has_extension(const std::string& path, std::initializer_list<const char*> extensions) {
+  std::string extension = fs::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return std::any_of(extensions.begin(), extensions.end(),
+                     [&](const char* e) { return extension == e; });
+}
+
 // Where an output may be written: not over an input, and only where checked_output_file allows
 // (a regular file or a new one, symlinks followed). Checked before any work; one line if not.
 void check_destination(const std::string& output, const std::vector<std::string>& inputs) {
@@ -198,12 +208,33 @@ int execute_list() {
   return 0;
 }
 
+namespace {
+
+// A `compare --paired` results file: its table, as that command's -o writes it.
+int report_paired(const std::string& results_path, const std::string& output_path,
+                  const std::string& html_path) {
+  const model::document d = read_results_model(results_path);
+  const std::string markdown = render_paired_markdown(*d.paired);
+  if (!html_path.empty())
+    write_output(html_path, html_page("alloclab compare --paired",
+                                      "<main>\n" + markdown_to_html(markdown) + "</main>",
+                                      json::object(), false));
+  if (output_path.empty() || standard_output(output_path))
+    print_or_throw(markdown);
+  else
+    write_output(output_path, markdown);
+  return 0;
+}
+
+}  // namespace
+
 int execute_report(const std::string& results_path, const std::string& output_path,
                    const std::string& html_path, bool rejudge) {
   const bool markdown_to_stdout = output_path.empty() || standard_output(output_path);
   if (!html_path.empty()) check_destination(html_path, {results_path});
   if (!markdown_to_stdout) check_destination(output_path, {results_path});
   json results = read_checked_results(results_path);
+  if (results.contains("paired_builds")) return report_paired(results_path, output_path, html_path);
   if (rejudge) results["claims"] = judge_claims(results, seed_claims());
   const report_options options{rejudge};
   const std::string report = render_report(results, options);
@@ -263,10 +294,7 @@ int execute_compare(const std::string& a_path, const std::string& b_path,
   const comparison changes = compare_results(a, b, a_path, b_path, noise_floor_percent);
   print_or_throw(render_comparison_text(changes));
   if (!output_path.empty()) {
-    std::string extension = fs::path(output_path).extension().string();
-    std::transform(extension.begin(), extension.end(), extension.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    const bool html = extension == ".html" || extension == ".htm";
+    const bool html = has_extension(output_path, {".html", ".htm"});
     write_output(output_path,
                  html ? render_comparison_html(changes) : render_comparison_markdown(changes));
   }
@@ -277,6 +305,35 @@ int execute_compare(const std::string& a_path, const std::string& b_path,
       "alloclab: {} slower than A by more than {}%, outside the noise (noise floor {}%)\n",
       counted(slower, "cell"), fail_on_regression_percent, noise_floor_percent);
   return 1;
+}
+
+int execute_paired_compare(const paired_request& request, const std::string& output_path,
+                           bool wait_for_lock) {
+  if (!output_path.empty()) {
+    if (has_extension(output_path, {".html", ".htm"}))
+      throw usage_error("compare --paired -o: .json (the results) or Markdown, not HTML");
+    check_destination(output_path, {});
+  }
+  const auto lock = take_machine_lock(request.run.command_line, wait_for_lock);
+  const model::document d =
+      run_paired_compare(request, [](const std::string& line) { std::cerr << line << '\n'; });
+  const model::paired_builds& paired = *d.paired;
+  print_or_throw(render_paired_text(paired));
+  if (!output_path.empty())
+    write_output(output_path, has_extension(output_path, {".json"})
+                                  ? model::to_json(d).dump(2) + "\n"
+                                  : render_paired_markdown(paired));
+  const std::size_t failed = static_cast<std::size_t>(
+      std::count_if(paired.cells.begin(), paired.cells.end(), [](const model::paired_cell& c) {
+        return c.baseline.status == "failed" || c.candidate.status == "failed";
+      }));
+  if (failed > 0)
+    std::cerr << fmt::format("alloclab: {} without a number on a side (a worker failed)\n",
+                             counted(failed, "cell"));
+  if (paired.regressions > 0)
+    std::cerr << fmt::format("alloclab: {} decided slower in the candidate by more than {}%\n",
+                             counted(paired.regressions, "cell"), *paired.fail_above_percent);
+  return failed > 0 || paired.regressions > 0 ? 1 : 0;
 }
 
 }  // namespace alloclab::lab

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/paired_compare.hpp"
 #include "frames/frame_table.hpp"
 #include "lockstep/enrolment.hpp"
 #include "lockstep/ring.hpp"
@@ -49,14 +50,6 @@ json interval_json(const sequential_ratio& r) {
   return {{"value", r.value}, {"low", r.low}, {"high", r.high}, {"verdict", to_string(v)}};
 }
 
-// The p50 per repetition of a record (empty when it has no number).
-std::vector<double> p50s(const measurement_record& r) {
-  const auto processes = figures_of(r);
-  if (processes.size() != 1) return {};
-  const auto found = processes.front().find("p50");
-  return found == processes.front().end() ? std::vector<double>{} : found->second;
-}
-
 // The std cell and its copy, one lockstep ring run after another.
 class pair_check {
  public:
@@ -87,7 +80,8 @@ class pair_check {
         records[i] = executors_->run(plan_, t);
       });
     lockstep::run_ring(members, {lockstep::ring_cpu(), spec_.seed * 1000 + run});
-    const std::vector<double> a = p50s(records[std_cell_]), b = p50s(records.back());
+    const std::vector<double> a = p50_by_repetition(records[std_cell_]),
+                              b = p50_by_repetition(records.back());
     if (a.empty() || b.empty()) throw std::runtime_error("the std cell or its copy has no number");
     std::vector<double> ratios;
     for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) ratios.push_back(a[k] / b[k]);

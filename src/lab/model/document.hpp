@@ -15,6 +15,7 @@
 #include "model/claims.hpp"
 #include "model/fields.hpp"
 #include "model/frame_part.hpp"
+#include "model/paired_builds.hpp"
 #include "model/run_account.hpp"
 #include "model/values.hpp"
 
@@ -281,6 +282,7 @@ struct document {
   omittable<shard_facts> shard;
   omittable<merge_facts> merged;
   omittable<simulation_facts> simulation;
+  omittable<paired_builds> paired;
   frame_parts parts;  // each frame's own top-level keys (heap_retention, serve, program)
   static constexpr const char* about_type = "";
   template <class S, class F>
@@ -323,6 +325,9 @@ struct document {
     field(s.simulation, "simulation",
           "the simulated cost's method and account, in a run that simulated "
           "([docs/simulated-cost.md](simulated-cost.md))");
+    field(s.paired, "paired_builds",
+          "only in the results of `alloclab compare --paired`: two builds compared cell by cell "
+          "in lockstep ([docs/ci-gate.md](ci-gate.md))");
   }
 };
 

@@ -218,7 +218,8 @@ struct budget_comparison {
   static void fields(S& s, F& field) {
     field(s.id, "id",
           "a claim's id (with ` @ malloc` for each candidate malloc), `vs_std …` or `peer …`");
-    field(s.kind, "kind", "what it decides", one_of{"vs_std", "claim", "peer"});
+    field(s.kind, "kind", "what it decides (`build`: one cell of two builds, `compare --paired`)",
+          one_of{"vs_std", "claim", "peer", "build"});
     field(s.metric, "metric", "the figure compared");
     field(s.base, "base", "the base cell");
     field(s.candidate, "candidate", "the candidate cell");

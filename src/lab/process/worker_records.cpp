@@ -52,6 +52,7 @@ heap::cell_outcome run_cell_worker(const cell_spec& cell, std::vector<std::strin
                           {ring.done_write, lockstep::done_descriptor}};
     request.env_set.emplace_back(lockstep::environment_variable, lockstep::ring_setting(ring.cpu));
     for (const auto& setting : ring.extra_env) request.env_set.push_back(setting);
+    if (!ring.program.empty()) request.argv.front() = ring.program;
     lockstep::thread_enrolment() = {};  // one worker per enrolment
   }
   heap::cell_outcome outcome = heap::run_measuring_worker(request);

@@ -20,7 +20,8 @@ namespace alloclab::lab {
 measurement_record unmeasured_record(const cell_spec& cell, const task& t,
                                      const std::string& status, const std::string& reason);
 
-// Runs `argv` (argv[0] "/proc/self/exe" re-executes this binary) under the cell's malloc
+// Runs `argv` (argv[0] "/proc/self/exe" re-executes this binary; a lockstep ring member's
+// enrolment may name another build's, lockstep/enrolment.hpp) under the cell's malloc
 // environment with the plan's timeout. Never throws.
 alloclab::heap::cell_outcome run_cell_worker(const cell_spec& cell, std::vector<std::string> argv,
                                              const run_plan& plan);

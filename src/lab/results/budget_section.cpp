@@ -6,16 +6,30 @@
 #include "stats/sequential.hpp"
 
 namespace alloclab::lab {
-namespace {
 
-model::budget_cell_name cell_name(const cell_spec& c) {
+model::budget_cell_name budget_cell_name_of(const cell_spec& c) {
   return {to_string(c.frame), c.workload, c.strategy, c.malloc.label};
 }
+
+model::stop_rule_facts stop_rule_facts(const stop_rule& rule) {
+  model::stop_rule_facts out;
+  out.name = stop_rule_name;
+  out.looks = rule.looks;
+  out.alpha = rule.alpha;
+  out.confidence = rule.confidence();
+  out.prior_df = rule.prior_df;
+  out.simulation =
+      "false verdicts <= 5 % on synthetic cells with known ratios "
+      "(tests/lab/budget_simulation_test.cpp; docs/budget.md)";
+  return out;
+}
+
+namespace {
 
 model::budget_cell cell_facts(const cell_account& a, const run_plan& plan) {
   const cell_spec& c = plan.cells.at(a.cell);
   model::budget_cell cell;
-  cell.name = cell_name(c);
+  cell.name = budget_cell_name_of(c);
   cell.placement_twin = c.copy_cliff_removed;
   cell.processes = a.processes;
   cell.repetitions = a.repetitions;
@@ -45,8 +59,8 @@ model::budget_comparison comparison_facts(const comparison_account& a, const run
   out.id = c.id;
   out.kind = c.kind;
   out.metric = c.metric;
-  out.base = cell_name(plan.cells.at(c.base));
-  out.candidate = cell_name(plan.cells.at(c.candidate));
+  out.base = budget_cell_name_of(plan.cells.at(c.base));
+  out.candidate = budget_cell_name_of(plan.cells.at(c.candidate));
   out.boundaries = c.boundaries;
   if (r.value > 0) out.value = r.value;
   if (r.bounded()) {
@@ -64,19 +78,6 @@ model::budget_comparison comparison_facts(const comparison_account& a, const run
   out.paired_runs.emplace(a.paired_runs);
   if (c.margin > 0) out.margin.emplace(c.margin);
   out.verdict.emplace(verdict_of(a));
-  return out;
-}
-
-model::stop_rule_facts stop_rule_facts(const stop_rule& rule) {
-  model::stop_rule_facts out;
-  out.name = stop_rule_name;
-  out.looks = rule.looks;
-  out.alpha = rule.alpha;
-  out.confidence = rule.confidence();
-  out.prior_df = rule.prior_df;
-  out.simulation =
-      "false verdicts <= 5 % on synthetic cells with known ratios "
-      "(tests/lab/budget_simulation_test.cpp; docs/budget.md)";
   return out;
 }
 
