@@ -11,6 +11,7 @@
 #include "results/results_builder.hpp"
 #include "stats/decision.hpp"
 #include "stats/stats.hpp"
+#include "stats/ratio_text.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -35,14 +36,15 @@ std::string time_text(double ns) {
 
 // Why the best alloclab strategy does not beat `peer`, judged on the stop rule's interval.
 std::string stop_rule_shortfall(const model::peer_result& peer, double confidence) {
-  const std::string range =
-      fmt::format("{:.3g} % {}stop-rule interval {:.3f}–{:.3f}x", 100 * confidence,
-                  *peer.paired_runs > 0 ? "paired " : "", peer.interval->low, peer.interval->high);
+  const std::string ratio =
+      ratio_with_interval(peer.ratio, peer.interval->low, peer.interval->high, "x");
+  const std::string range = fmt::format("{:.3g} % {}stop-rule interval", 100 * confidence,
+                                        *peer.paired_runs > 0 ? "paired " : "");
   if (peer.same_within_margin.value_or(false))
-    return fmt::format("{} is the same within 2 % ({:.3f}x, {})", peer.strategy, peer.ratio, range);
+    return fmt::format("{} is the same within 2 % ({}, {})", peer.strategy, ratio, range);
   if (peer.interval->high < 1)
-    return fmt::format("{} is faster ({:.3f}x, {})", peer.strategy, peer.ratio, range);
-  return fmt::format("{}: open, {:.3f}x, the {} reaches 1", peer.strategy, peer.ratio, range);
+    return fmt::format("{} is faster ({}, {})", peer.strategy, ratio, range);
+  return fmt::format("{}: open, {}, the {} reaches 1", peer.strategy, ratio, range);
 }
 
 // Why the best alloclab strategy (at `best_p50_ns`) does not beat `peer`, or empty when it does.
