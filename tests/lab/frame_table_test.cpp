@@ -212,6 +212,11 @@ TEST(FrameTable, StagesReachFramesOnlyThroughTheTable) {
       // how the replay sized its arena) against the program frame's real runs
       "advise/advise.cpp -> replay",
       "advise/program_runs.hpp -> program",
+      // advise makes the real runs itself: the program frame's `try` request
+      "advise/real_runs.hpp -> program",
+      // main wires the frames: advise's real runs (`try`) and the replay's resources
+      "main/replay_commands.cpp -> program",
+      "main/replay_commands.cpp -> replay",
   };
   const std::set<std::string> arrows = arrows_into_frames();
   for (const std::string& arrow : arrows)

@@ -149,7 +149,7 @@ TEST(ReplayTrust, UntimedTracesHaveNoSpreadButCrossFreesStillCount) {
   EXPECT_FALSE(t.predictive);
   for (const std::string& r : t.reasons)
     EXPECT_EQ(r.find("interleave"), std::string::npos) << r;  // not judged without timestamps
-  EXPECT_NE(render_replay_trust(t).find("unknown (recorded without timestamps)"),
+  EXPECT_NE(render_replay_trust(t).find("unknown (no timed events to interleave by)"),
             std::string::npos);
 }
 

@@ -10,7 +10,6 @@
 #include <alloclab/build_info.hpp>
 
 #include "compare/build_protocol.hpp"
-#include "frames/frame_table.hpp"
 #include "lockstep/enrolment.hpp"
 #include "lockstep/ring.hpp"
 #include "measure/build_guard.hpp"
@@ -89,10 +88,11 @@ run_plan paired_plan(const paired_request& request) {
 class paired_session {
  public:
   paired_session(const paired_request& request, const run_plan& plan,
+                 const executor_factory& make_executor,
                  const std::function<void(const std::string&)>& note)
       : request_(request), plan_(plan), note_(note), setup_(budget_cells(plan)) {
     executors_ = std::make_unique<executor_set>(
-        plan_, make_frame_executor, [this](const schedule_progress& p) { note_(p.what); });
+        plan_, make_executor, [this](const schedule_progress& p) { note_(p.what); });
     for (std::size_t i = 0; i < plan_.cells.size(); ++i) {
       cells_.push_back({});
       cells_.back().cell = i;
@@ -336,6 +336,7 @@ std::vector<double> p50_by_repetition(const measurement_record& r) {
 }
 
 model::document run_paired_compare(const paired_request& request,
+                                   const executor_factory& make_executor,
                                    const std::function<void(const std::string&)>& note) {
   if (request.most_runs < 2 || request.most_runs > 64)
     throw usage_error("compare --paired: --runs must be 2 to 64");
@@ -347,7 +348,7 @@ model::document run_paired_compare(const paired_request& request,
       checked_build(request.candidate_binary, "--candidate-binary", ours);
   const run_plan plan = paired_plan(request);
   const bool debug = stamp_debug_or_refuse(request.run.allow_debug);
-  paired_session session(request, plan, note);
+  paired_session session(request, plan, make_executor, note);
   model::paired_builds paired = session.run();
   paired.baseline = std::move(baseline);
   paired.candidate = std::move(candidate);

@@ -12,7 +12,8 @@
 //   r.baseline_binary = "old/alloclab-lab";
 //   r.candidate_binary = "build/release/alloclab-lab";
 //   r.run.workloads = {"vector_push"};
-//   const model::document d = run_paired_compare(r, [](const std::string&) {});
+//   const model::document d =
+//       run_paired_compare(r, make_frame_executor, [](const std::string&) {});
 //   std::cout << render_paired_text(*d.paired);
 #pragma once
 
@@ -23,6 +24,7 @@
 #include "model/document.hpp"
 #include "plan/request.hpp"
 #include "records/measurement_record.hpp"
+#include "schedule/scheduler.hpp"
 
 namespace alloclab::lab {
 
@@ -39,7 +41,9 @@ struct paired_request {
 // Checks both binaries' protocols against this one's (usage_error, one line, when they cannot
 // share a ring), measures, and returns the results document with its `paired_builds` section.
 // `note` gets one progress line per ring run.
+// `make_executor`: the frames' executors (main/ hands in the frame table's, tests their own).
 model::document run_paired_compare(const paired_request& request,
+                                   const executor_factory& make_executor,
                                    const std::function<void(const std::string&)>& note);
 
 // The p50 of each repetition of a batch record (empty when it has no number).

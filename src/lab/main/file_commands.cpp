@@ -315,8 +315,8 @@ int execute_paired_compare(const paired_request& request, const std::string& out
     check_destination(output_path, {});
   }
   const auto lock = take_machine_lock(request.run.command_line, wait_for_lock);
-  const model::document d =
-      run_paired_compare(request, [](const std::string& line) { std::cerr << line << '\n'; });
+  const model::document d = run_paired_compare(
+      request, make_frame_executor, [](const std::string& line) { std::cerr << line << '\n'; });
   const model::paired_builds& paired = *d.paired;
   print_or_throw(render_paired_text(paired));
   if (!output_path.empty())

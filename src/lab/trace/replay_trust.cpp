@@ -76,11 +76,12 @@ std::string render_replay_trust(const replay_trust& t) {
   for (const std::string& r : t.reasons) out += fmt::format("  because {}\n", r);
   out += fmt::format("  cross-thread frees: {:.2f} % of frees; producer/consumer pairs: {}\n",
                      100 * t.cross_thread_free_share, t.producer_consumer_pairs);
-  out += t.timed ? fmt::format(
-                       "  peak live bytes over the interleavings the recording allows: {} to {} "
-                       "({:.1f} % apart)\n",
-                       mib(t.peak_live_lowest), mib(t.peak_live_highest), 100 * t.peak_live_spread)
-                 : "  peak live bytes over interleavings: unknown (recorded without timestamps)\n";
+  out += t.timed
+             ? fmt::format(
+                   "  peak live bytes over the interleavings the recording allows: {} to {} "
+                   "({:.1f} % apart)\n",
+                   mib(t.peak_live_lowest), mib(t.peak_live_highest), 100 * t.peak_live_spread)
+             : "  peak live bytes over interleavings: unknown (no timed events to interleave by)\n";
   out += fmt::format(
       "  a replay ratio within {:.0f} % of 1 is within the replay's error against real runs\n",
       replay_error_percent);
