@@ -26,6 +26,7 @@
 #include "results/claims.hpp"
 #include "results/results_builder.hpp"
 #include "results/schema_check.hpp"
+#include "schedule/executor.hpp"
 #include "strategies/strategy.hpp"
 #include "workloads/workload.hpp"
 #include "render/plural.hpp"
