@@ -133,6 +133,22 @@ void inject_failures_during_reserve(Reserve reserve_all) {
   }
 }
 
+// Reserves every shape, each failure caught, then uses what was reserved; true when a reserve
+// failed.
+template <class Pool>
+bool reserve_every_shape(Pool& pool) {
+  bool failed = false;
+  for (const reservation& r : shapes) {
+    try {
+      pool.reserve(r.bytes, r.alignment, r.blocks);
+    } catch (const std::bad_alloc&) {
+      failed = true;
+    }
+  }
+  use_every_reserved_block(pool, shapes);
+  return failed;
+}
+
 TEST(pool_reserve, an_upstream_failure_during_reserve_leaks_nothing) {
   inject_failures_during_reserve([](std::pmr::memory_resource& upstream) {
     pool_resource pool{32, &upstream, pool_options{oversize_policy::forward_to_upstream, 4, 8, 0}};
@@ -153,16 +169,7 @@ TEST(pool_reserve, an_upstream_failure_during_reserve_leaks_nothing) {
 TEST(multipool_reserve, an_upstream_failure_during_reserve_leaks_nothing) {
   inject_failures_during_reserve([](std::pmr::memory_resource& upstream) {
     multipool_resource pool{&upstream};
-    bool failed = false;
-    for (const reservation& r : shapes) {
-      try {
-        pool.reserve(r.bytes, r.alignment, r.blocks);
-      } catch (const std::bad_alloc&) {
-        failed = true;
-      }
-    }
-    use_every_reserved_block(pool, shapes);
-    return failed;
+    return reserve_every_shape(pool);
   });
 }
 
@@ -170,16 +177,7 @@ TEST(concurrent_multipool_reserve, an_upstream_failure_during_reserve_leaks_noth
   inject_failures_during_reserve([](std::pmr::memory_resource& upstream) {
     concurrent_multipool_resource pool{&upstream,
                                        {4096, oversize_policy::forward_to_upstream, 16384}};
-    bool failed = false;
-    for (const reservation& r : shapes) {
-      try {
-        pool.reserve(r.bytes, r.alignment, r.blocks);
-      } catch (const std::bad_alloc&) {
-        failed = true;
-      }
-    }
-    use_every_reserved_block(pool, shapes);
-    return failed;
+    return reserve_every_shape(pool);
   });
 }
 
