@@ -41,7 +41,8 @@ std::string stop_rule_shortfall(const model::peer_result& peer, double confidenc
   const std::string range = fmt::format("{:.3g} % {}stop-rule interval", 100 * confidence,
                                         *peer.paired_runs > 0 ? "paired " : "");
   if (peer.same_within_margin.value_or(false))
-    return fmt::format("{} is the same within 2 % ({}, {})", peer.strategy, ratio, range);
+    return fmt::format("{} is the same within {:g} % ({}, {})", peer.strategy,
+                       100 * default_equivalence_margin, ratio, range);
   if (peer.interval->high < 1)
     return fmt::format("{} is faster ({}, {})", peer.strategy, ratio, range);
   return fmt::format("{}: open, {}, the {} reaches 1", peer.strategy, ratio, range);

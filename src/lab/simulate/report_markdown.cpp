@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include "simulate/results.hpp"
+#include "stats/decision.hpp"
+#include "stats/ratio_text.hpp"
 
 namespace alloclab::lab::simulate {
 namespace {
 
 constexpr std::size_t listed_not_simulated = 20;
-constexpr double same_within = 0.02;  // a simulated ratio this close to 1 is "the same"
+// A simulated ratio this close to 1 is "the same": the timing's equivalence margin.
+constexpr double same_within = default_equivalence_margin;
 
 std::string ratio_text(const std::optional<double>& r) {
   return r ? fmt::format("{:.2f}×", *r) : "–";
@@ -22,14 +25,13 @@ std::string timed_text(const model::cell& c) {
       v.speedup_ns_per_pair && *v.speedup_ns_per_pair
           ? v.intervals.speedup_ns_per_pair.value_or(std::nullopt)
           : v.intervals.speedup_p50;
-  return range ? fmt::format("{:.2f}× [{:.2f}–{:.2f}]", *r, range->low, range->high)
-               : ratio_text(r);
+  return range ? ratio_with_interval(*r, range->low, range->high) : ratio_text(r);
 }
 
 std::string second_opinion(double simulated) {
   if (simulated > 1 + same_within) return "simulated: the cell is cheaper than the baseline";
   if (simulated < 1 - same_within) return "simulated: the cell is dearer than the baseline";
-  return "simulated: the same within 2 %";
+  return fmt::format("simulated: the same within {:g} %", 100 * same_within);
 }
 
 void method_paragraph(std::string& md, const model::simulation_facts& s) {
