@@ -132,13 +132,17 @@ TEST(Budget, TheFirstRoundGivesEveryCellItsFirstProcessesInShuffledPasses) {
   EXPECT_EQ(first_round(cells, 7).front().cell, round.front().cell);  // seeded
 }
 
-TEST(Budget, TheAccountsConfidenceIsTheFinalLooks) {
+TEST(Budget, TheAccountsConfidenceIsTheFinalLooksSpendingTheRest) {
+  // A run's last look is its final one: it spends what the looks it never took would have had.
   const stop_rule four = rule_with_looks(4);
   std::vector<round_account> rounds{{1, 10, 1.0, 0, 3}};
-  EXPECT_NEAR(rule_at_final_look(four, rounds).confidence(), four.at_look(1).confidence(), 1e-15);
+  EXPECT_NEAR(rule_at_final_look(four, rounds).confidence(),
+              four.at_look(1).spending_the_rest().confidence(), 1e-15);
+  EXPECT_NEAR(1 - rule_at_final_look(four, rounds).confidence(), four.alpha, 1e-15);
   rounds.push_back({2, 5, 2.0, 1, 2});
-  EXPECT_NEAR(rule_at_final_look(four, rounds).confidence(), four.at_look(2).confidence(), 1e-15);
-  EXPECT_GT(rule_at_final_look(four, rounds).confidence(), four.confidence());  // less alpha
+  EXPECT_NEAR(1 - rule_at_final_look(four, rounds).confidence(), four.alpha * 14 / 15, 1e-15);
+  EXPECT_LT(rule_at_final_look(four, rounds).confidence(), four.at_look(2).confidence());
+  EXPECT_NEAR(rule_at_final_look(four, rounds).alpha, four.alpha, 1e-15);  // the stated alpha
   EXPECT_NEAR(rule_at_final_look(four, {}).confidence(), four.confidence(), 1e-15);
 }
 

@@ -128,9 +128,10 @@ void count(paired_tally& t, ratio_verdict v, double truth) {
 
 // A budgeted run of rings: two ring runs per group, then a look after each round; a round runs
 // the cells the open comparisons ask for, a group's together. The verdict is the first decided
-// look's.
+// look's. A run whose budget ends at look `last_look`, before the rule's last, spends the rest of
+// alpha there, as `alloclab run` does.
 void run_budgeted_rings(const ring_world& w, std::mt19937_64& rng, bool paired,
-                        double mid_cycle_share, paired_tally& t) {
+                        double mid_cycle_share, paired_tally& t, std::size_t last_look) {
   budget_state state(w.setup, rule_with_looks(4));
   const auto ring_of = [&](const std::vector<std::size_t>& cells) {
     std::map<std::size_t, std::vector<std::size_t>> by_group;
@@ -143,8 +144,9 @@ void run_budgeted_rings(const ring_world& w, std::mt19937_64& rng, bool paired,
   ring_of(all);
   ring_of(all);
   std::vector<ratio_verdict> verdict(w.comparisons.size(), ratio_verdict::open);
-  for (std::size_t look = 1; look <= state.rule().looks; ++look) {
-    const auto looks = state.judge(w.comparisons, look);
+  const std::size_t final_look = std::min(last_look, state.rule().looks);
+  for (std::size_t look = 1; look <= final_look; ++look) {
+    const auto looks = state.judge(w.comparisons, look, look == final_look);
     for (std::size_t i = 0; i < looks.size(); ++i)
       if (verdict[i] == ratio_verdict::open && looks[i].decided)
         verdict[i] =
@@ -164,11 +166,11 @@ void run_budgeted_rings(const ring_world& w, std::mt19937_64& rng, bool paired,
 // `mid_cycle_share`: of the slices, those whose cycle the host's level switched in the middle of
 // (a 1.6x outlier for that member alone).
 paired_tally simulate(bool paired, std::uint64_t seed, std::size_t runs,
-                      double mid_cycle_share = 0.02) {
+                      double mid_cycle_share = 0.02, std::size_t last_look = 4) {
   std::mt19937_64 rng(seed);
   paired_tally t;
   for (std::size_t r = 0; r < runs; ++r)
-    run_budgeted_rings(make_rings(rng), rng, paired, mid_cycle_share, t);
+    run_budgeted_rings(make_rings(rng), rng, paired, mid_cycle_share, t, last_look);
   return t;
 }
 
@@ -188,6 +190,18 @@ double share(std::size_t part, std::size_t whole) {
 TEST(PairedSimulation, FalseVerdictsStayUnderFivePercent) {
   const paired_tally t = simulate(true, 37, 150);
   print("paired, harsh", t);
+  EXPECT_LE(share(t.nulls_called_different, t.nulls), 0.05)
+      << t.nulls_called_different << " of " << t.nulls;
+  EXPECT_LE(share(t.outside_called_same, t.outside_margin), 0.05)
+      << t.outside_called_same << " of " << t.outside_margin;
+  EXPECT_LE(share(t.effects_wrong_way, t.effects), 0.05) << t.effects_wrong_way;
+}
+
+// A budget that ends after the second of four looks: that look spends what the two looks never
+// taken would have (stop_rule::spending_the_rest), and the error rates still hold.
+TEST(PairedSimulation, ARunCutShortSpendsTheRestAtItsLastLookAndStaysUnderFivePercent) {
+  const paired_tally t = simulate(true, 41, 150, 0.02, 2);
+  print("paired, harsh, budget ends at look 2 of 4", t);
   EXPECT_LE(share(t.nulls_called_different, t.nulls), 0.05)
       << t.nulls_called_different << " of " << t.nulls;
   EXPECT_LE(share(t.outside_called_same, t.outside_margin), 0.05)

@@ -110,6 +110,8 @@ TEST(StopRule, TheLastLookSpendsWhatTheLooksBeforeItLeft) {
   EXPECT_DOUBLE_EQ(rule_with_looks(4).at_look(2).among(5).spending_the_rest().alpha_at(2),
                    0.05 * 14 / 15 / 5)
       << "a pick among candidates keeps its correction";
+  EXPECT_DOUBLE_EQ(rule_with_looks(8).at_look(1).spending_the_rest().alpha, 0.05)
+      << "the rule's stated alpha is not rescaled";
 }
 
 // Whole runs: each side its own variance, and never an interval narrower than the figures'

@@ -90,7 +90,7 @@ std::size_t likely_decided_with(const budget_state& state,
 }
 
 stop_rule rule_at_final_look(const stop_rule& rule, const std::vector<round_account>& rounds) {
-  return rounds.empty() ? rule : rule.at_look(rounds.back().look);
+  return rounds.empty() ? rule : rule.at_look(rounds.back().look).spending_the_rest();
 }
 
 budget_account make_account(const account_input& in) {

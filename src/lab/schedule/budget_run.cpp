@@ -121,10 +121,7 @@ class budget_runner {
     std::vector<comparison_look> looks = state_.judge(comparisons_, look_number);
     round_account a{look_number, ran_.size() - counted_, seconds_since(started_), 0, 0};
     counted_ = ran_.size();
-    for (const auto& l : looks) {
-      a.decided += l.decided;
-      a.open += !l.decided && !l.unmeasurable;
-    }
+    count_verdicts(a, looks);
     rounds_.push_back(a);
     return looks;
   }
@@ -226,8 +223,16 @@ class budget_runner {
     }
   }
 
-  run_records finish(executor_set& executors, const std::vector<comparison_look>& looks,
-                     const std::string& stopped) {
+  // Ends the run. Its last look is judged again, spending the alpha the looks planned after it
+  // would have had (they will not come; stop_rule::spending_the_rest), as `try` and `compare
+  // --paired` do: no process has run since, so only the intervals' confidence changes.
+  // `stopped` empty: the rule's last look, explained by why_last_look.
+  run_records finish(executor_set& executors, std::string stopped) {
+    const std::size_t last = rounds_.back().look;
+    const std::vector<comparison_look> looks = state_.judge(comparisons_, last, true);
+    rounds_.back().decided = rounds_.back().open = 0;
+    count_verdicts(rounds_.back(), looks);
+    if (stopped.empty()) stopped = why_last_look(looks);
     run_records out;
     out.frame_facts = executors.facts();
     out.duration_seconds = seconds_since(started_);
@@ -243,6 +248,13 @@ class budget_runner {
   const budget_state& state() const { return state_; }
 
  private:
+  static void count_verdicts(round_account& a, const std::vector<comparison_look>& looks) {
+    for (const auto& l : looks) {
+      a.decided += l.decided;
+      a.open += !l.decided && !l.unmeasurable;
+    }
+  }
+
   run_plan& plan_;
   steady::time_point started_;
   const schedule_progress_fn& progress_;
@@ -293,19 +305,21 @@ run_records run_budgeted(run_plan& plan, steady::time_point started,
     const std::vector<comparison_look> looks = runner.look(look);
     const bool open = std::any_of(looks.begin(), looks.end(),
                                   [](const auto& l) { return !l.decided && !l.unmeasurable; });
-    if (!open) return runner.finish(executors, looks, "every comparison decided");
-    if (look >= last_look) return runner.finish(executors, looks, runner.why_last_look(looks));
+    if (!open) return runner.finish(executors, "every comparison decided");
+    if (look >= last_look) return runner.finish(executors, "");
     const auto round = runner.state().plan_round(looks, look);
     if (round.empty())
-      return runner.finish(executors, looks,
+      return runner.finish(executors,
                            "no open comparison would be decided within the processes a cell may "
                            "have");
     if (cut > 0)
       return runner.finish(
-          executors, looks,
+          executors,
           fmt::format("budget spent in the first round ({} first-round processes not run)", cut));
-    if (!runner.grow(executors, round, look + 1))
-      return runner.finish(executors, runner.look(look + 1), "budget spent");
+    if (!runner.grow(executors, round, look + 1)) {
+      runner.look(look + 1);
+      return runner.finish(executors, "budget spent");
+    }
     if (look + 1 == last_look) runner.top_up(executors, round, look + 1);
   }
 }

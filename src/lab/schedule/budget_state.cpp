@@ -132,10 +132,11 @@ sequential_ratio budget_state::judge_pair(const tracked_comparison& c, const sto
 }
 
 std::vector<comparison_look> budget_state::judge(const std::vector<tracked_comparison>& comparisons,
-                                                 std::size_t look) const {
+                                                 std::size_t look, bool last) const {
+  const stop_rule at_look = last ? rule_.at_look(look).spending_the_rest() : rule_.at_look(look);
   std::vector<comparison_look> looks;
   for (const tracked_comparison& c : comparisons) {
-    const stop_rule rule = rule_.at_look(look).among(c.candidates);
+    const stop_rule rule = at_look.among(c.candidates);
     comparison_look l;
     l.comparison = &c;
     if (unmeasurable(c.base) || unmeasurable(c.candidate)) {
@@ -146,7 +147,8 @@ std::vector<comparison_look> budget_state::judge(const std::vector<tracked_compa
     }
     // The next look's confidence: the one more processes would be judged at.
     const auto next_t = [&](double df) {
-      return t_quantile(rule.at_look(look + 1).confidence(), std::max(df, 1.0));
+      return t_quantile(rule_.at_look(look + 1).among(c.candidates).confidence(),
+                        std::max(df, 1.0));
     };
     std::size_t runs = 0;
     double pair_variance = 0;

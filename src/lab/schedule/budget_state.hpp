@@ -72,9 +72,11 @@ class budget_state {
   double seconds_per_process(std::size_t cell) const;
   process_spread spread(std::size_t cell, const std::string& metric) const;
 
-  // Judges every comparison on what has been measured, at look `look` (1-based) of the rule.
+  // Judges every comparison on what has been measured, at look `look` (1-based) of the rule. The
+  // run's last look (`last`: its budget or rounds are spent) spends the alpha the looks it will
+  // never take would have had (stop_rule::spending_the_rest).
   std::vector<comparison_look> judge(const std::vector<tracked_comparison>& comparisons,
-                                     std::size_t look) const;
+                                     std::size_t look, bool last = false) const;
 
   struct growth {
     std::size_t cell = 0;

@@ -84,18 +84,15 @@ double stop_rule::alpha_at(std::size_t k) const {
   if (!adjusted) return picked;
   const double weights = std::ldexp(1.0, static_cast<int>(looks)) - 1;  // 1 + 2 + ... + 2^(K-1)
   const std::size_t at = std::clamp<std::size_t>(k, 1, looks);
-  return picked * std::ldexp(1.0, static_cast<int>(at) - 1) / weights;
+  const double share = std::ldexp(1.0, static_cast<int>(at) - 1);  // 2^(k-1)
+  // The looks before k spent 1 + 2 + ... + 2^(k-2) = 2^(k-1) - 1 of the weights; the last look
+  // takes all the rest.
+  return picked * (last_look ? weights - (share - 1) : share) / weights;
 }
 
 stop_rule stop_rule::spending_the_rest() const {
   stop_rule r = *this;
-  if (!adjusted) return r;
-  // alpha_at(look) is alpha * 2^(look-1) / (2^K - 1); the looks before spent
-  // alpha * (2^(look-1) - 1) / (2^K - 1). Scale alpha so that this look gets all the rest.
-  const std::size_t at = std::clamp<std::size_t>(look, 1, looks);
-  const double before = std::ldexp(1.0, static_cast<int>(at) - 1) - 1;
-  const double all = std::ldexp(1.0, static_cast<int>(looks)) - 1;
-  r.alpha = alpha * (all - before) / (before + 1);
+  r.last_look = true;
   return r;
 }
 

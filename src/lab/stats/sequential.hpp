@@ -66,6 +66,7 @@ struct stop_rule {
   // before a peer check), or that holds if any of this many does (an "any malloc" claim), is
   // judged at alpha / candidates (Bonferroni over the candidates).
   std::size_t candidates = 1;
+  bool last_look = false;  // this look ends the rounds: it spends the rest (spending_the_rest)
   double alpha_at(std::size_t k) const;
   double confidence() const { return 1 - alpha_at(look); }
   stop_rule at_look(std::size_t k) const {
