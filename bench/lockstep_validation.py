@@ -9,7 +9,8 @@ gives the copy's ratio twice, paired (per-run median of the per-slice ratios in 
 unpaired (the same processes' levels), each with a 2 % equivalence margin.
 
 Usage: bench/lockstep_validation.py [--binary build/release/alloclab-lab] [--workload W]
-                                    [--trials N] [--runs R] [--inject 0,1,2,5] [--json OUT]
+                                    [--mallocs glibc,jemalloc,...] [--trials N] [--runs R]
+                                    [--inject 0,1,2,5] [--json OUT]
 
 Prints a Markdown table per condition: how often the comparison was called different (A/A:
 false differences; with an effect: found in the right direction), called the same within 2 %,
@@ -33,8 +34,11 @@ import sys
 import tempfile
 
 
-def trial(binary, workload, runs, inject, seed):
-    spec = json.dumps({"workload": workload, "runs": runs, "inject_percent": inject, "seed": seed})
+def trial(binary, workload, runs, inject, seed, mallocs=""):
+    spec = {"workload": workload, "runs": runs, "inject_percent": inject, "seed": seed}
+    if mallocs:
+        spec["mallocs"] = mallocs.split(",")
+    spec = json.dumps(spec)
     done = subprocess.run([binary, "__pair-check", spec], capture_output=True, text=True, check=False)
     if done.returncode != 0:
         sys.exit(f"__pair-check failed ({done.returncode}): {done.stderr.strip()}")
@@ -135,6 +139,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--binary", default="build/release/alloclab-lab")
     p.add_argument("--workload", default="vector_push")
+    p.add_argument("--mallocs", default="",
+                   help="the ring's mallocs (default glibc); a heap workload (fifo_uniform...) "
+                        "with glibc,jemalloc,mimalloc,dlmalloc is the heap study's ring; "
+                        "injection works in the batch frame only")
     p.add_argument("--trials", type=int, default=40)
     p.add_argument("--runs", type=int, default=8, help="the most ring runs a trial may grow to")
     p.add_argument("--inject", default="0,1,2,5")
@@ -148,7 +156,8 @@ def main():
         return builds_main(a)
     table, raw = [], []
     for inject in [float(x) for x in a.inject.split(",")]:
-        rows = [trial(a.binary, a.workload, a.runs, inject, seed) for seed in range(1, a.trials + 1)]
+        rows = [trial(a.binary, a.workload, a.runs, inject, seed, a.mallocs)
+                for seed in range(1, a.trials + 1)]
         raw.extend(rows)
         for design in ("paired", "unpaired"):
             table.append(summary(rows, design, inject))

@@ -9,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare/paired_compare.hpp"
 #include "frames/frame_table.hpp"
 #include "lockstep/enrolment.hpp"
 #include "lockstep/ring.hpp"
@@ -20,7 +19,6 @@
 #include "schedule/tracked_comparisons.hpp"
 #include "stats/decision.hpp"
 #include "stats/sequential.hpp"
-#include "strategies/strategy.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -29,7 +27,8 @@ using json = nlohmann::json;
 
 struct check_spec {
   std::string workload;
-  std::size_t runs = 8;  // the most ring runs
+  std::vector<std::string> mallocs;  // empty: glibc
+  std::size_t runs = 8;              // the most ring runs
   double inject_percent = 0;
   std::uint64_t seed = 1;
 };
@@ -41,6 +40,7 @@ check_spec read_spec(const char* text) {
   s.runs = j.value("runs", s.runs);
   s.inject_percent = j.value("inject_percent", s.inject_percent);
   s.seed = j.value("seed", s.seed);
+  s.mallocs = j.value("mallocs", s.mallocs);
   if (s.runs < 2 || s.runs > 64) throw usage_error("runs must be 2 to 64");
   return s;
 }
@@ -50,15 +50,20 @@ json interval_json(const sequential_ratio& r) {
   return {{"value", r.value}, {"low", r.low}, {"high", r.high}, {"verdict", to_string(v)}};
 }
 
-// The std cell and its copy, one lockstep ring run after another.
+// The workload's baseline cell (std @ glibc; malloc @ glibc in the heap frame) and its copy, one
+// lockstep ring run after another.
 class pair_check {
  public:
   explicit pair_check(const check_spec& spec) : spec_(spec), plan_(plan_for(spec)) {
-    const auto base = std::find_if(plan_.cells.begin(), plan_.cells.end(), [](const cell_spec& c) {
-      return c.strategy == baseline_strategy;
-    });
-    if (base == plan_.cells.end()) throw usage_error("the workload has no std cell");
-    std_cell_ = static_cast<std::size_t>(base - plan_.cells.begin());
+    const bool batch_only = std::all_of(plan_.cells.begin(), plan_.cells.end(),
+                                        [](const cell_spec& c) { return c.frame == frame::batch; });
+    if (spec.inject_percent > 0 && !batch_only)
+      throw usage_error("inject_percent needs a batch workload (its worker adds the cost)");
+    const std::vector<tracked_comparison> vs_baseline =
+        planned_comparisons(plan_, json{{"claims", json::array()}});
+    if (vs_baseline.empty()) throw usage_error("the workload has no cell to compare");
+    std_cell_ = vs_baseline.front().base;
+    figure_ = vs_baseline.front().metric;
     repetitions_ = budget_cells(plan_).at(std_cell_).repetitions;
     executors_ =
         std::make_unique<executor_set>(plan_, make_frame_executor, [](const schedule_progress&) {});
@@ -80,9 +85,9 @@ class pair_check {
         records[i] = executors_->run(plan_, t);
       });
     lockstep::run_ring(members, {lockstep::ring_cpu(), spec_.seed * 1000 + run});
-    const std::vector<double> a = p50_by_repetition(records[std_cell_]),
-                              b = p50_by_repetition(records.back());
-    if (a.empty() || b.empty()) throw std::runtime_error("the std cell or its copy has no number");
+    const std::vector<double> a = readings(records[std_cell_]), b = readings(records.back());
+    if (a.empty() || b.empty())
+      throw std::runtime_error("the baseline cell or its copy has no number");
     std::vector<double> ratios;
     for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) ratios.push_back(a[k] / b[k]);
     paired_.push_back(ratios);
@@ -99,11 +104,21 @@ class pair_check {
   std::size_t runs() const { return paired_.size(); }
   const figures_by_process& ratios() const { return paired_; }
   std::size_t members() const { return plan_.cells.size() + 1; }
+  const std::string& figure() const { return figure_; }
 
  private:
+  // The record's per-repetition readings of the compared figure (empty: no number).
+  std::vector<double> readings(const measurement_record& r) const {
+    const auto processes = figures_of(r);
+    if (processes.size() != 1) return {};
+    const auto found = processes.front().find(figure_);
+    return found == processes.front().end() ? std::vector<double>{} : found->second;
+  }
+
   static run_plan plan_for(const check_spec& spec) {
     run_request request;
     request.workloads = {spec.workload};
+    request.mallocs = spec.mallocs;
     request.budget = std::string("5m");
     request.placement_check = placement_check_mode::never;
     request.seed = spec.seed;
@@ -113,6 +128,7 @@ class pair_check {
   check_spec spec_;
   run_plan plan_;
   std::size_t std_cell_ = 0, repetitions_ = 0;
+  std::string figure_;
   std::unique_ptr<executor_set> executors_;
   figures_by_process paired_, std_side_, copy_side_;
 };
@@ -155,13 +171,10 @@ int pair_check_main(const char* spec_json, std::ostream& out, std::ostream& err)
       look_at(paired, check.paired(rule.at_look(k + 1)), check.runs());
       look_at(unpaired, check.unpaired(rule.at_look(k + 1)), check.runs());
     }
-    out << json{{"workload", spec.workload},
-                {"most_runs", spec.runs},
-                {"looks", looks.size()},
-                {"members", check.members()},
-                {"inject_percent", spec.inject_percent},
-                {"paired", answer_json(paired)},
-                {"unpaired", answer_json(unpaired)},
+    out << json{{"workload", spec.workload},      {"most_runs", spec.runs},
+                {"looks", looks.size()},          {"members", check.members()},
+                {"figure", check.figure()},       {"inject_percent", spec.inject_percent},
+                {"paired", answer_json(paired)},  {"unpaired", answer_json(unpaired)},
                 {"ratios_by_run", check.ratios()}}
                .dump()
         << "\n";
