@@ -48,7 +48,7 @@ def trial(binary, workload, runs, inject, seed, mallocs=""):
 def summary(rows, design, inject):
     verdicts = [r[design]["verdict"] for r in rows]
     widths = [(r[design]["high"] - r[design]["low"]) / 2 / r[design]["value"] for r in rows
-              if r[design]["high"] is not None and r[design]["high"] < 1e300]
+              if r[design]["high"] is not None and r[design]["high"] < 1e300 and r[design]["value"] > 0]
     n = len(verdicts)
     # The copy is the candidate: ratio std / copy, below 1 when the copy pays an injected cost.
     wrong_way = verdicts.count("candidate faster")

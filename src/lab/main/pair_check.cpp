@@ -89,10 +89,11 @@ class pair_check {
     if (a.empty() || b.empty())
       throw std::runtime_error("the baseline cell or its copy has no number");
     std::vector<double> ratios;
-    for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) ratios.push_back(a[k] / b[k]);
+    for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k)
+      if (a[k] > 0 && b[k] > 0) ratios.push_back(a[k] / b[k]);  // as budget_state::add_ring
     paired_.push_back(ratios);
-    std_side_.push_back(a);
-    copy_side_.push_back(b);
+    std_side_.push_back(positive(a));
+    copy_side_.push_back(positive(b));
   }
 
   sequential_ratio paired(const stop_rule& rule) const {
@@ -107,6 +108,14 @@ class pair_check {
   const std::string& figure() const { return figure_; }
 
  private:
+  // A heap figure lost in its NOOP run's noise reads at or below zero: no level of it exists.
+  static std::vector<double> positive(std::vector<double> readings) {
+    readings.erase(
+        std::remove_if(readings.begin(), readings.end(), [](double r) { return r <= 0; }),
+        readings.end());
+    return readings;
+  }
+
   // The record's per-repetition readings of the compared figure (empty: no number).
   std::vector<double> readings(const measurement_record& r) const {
     const auto processes = figures_of(r);
