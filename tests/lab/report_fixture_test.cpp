@@ -6,8 +6,10 @@
 //   its heap_retention is what the builder computes from its cells
 //     (RetentionSummaryIsTheBuildersOwn);
 //   it is a valid results file (FixtureIsSchemaValid);
+//   its HTML page's charts carry each cell's verdict word (HtmlChartsCarryTheReportsVerdicts);
 //   read once into the results model, it renders the same report, with its key sections, and the
-//     console headline (KeySectionsFromTheModelReadOnce).
+//     console headline; both give verdicts in the one vocabulary, not the old marks
+//     (KeySectionsFromTheModelReadOnce).
 // tests/data/try_fixture/ holds an `alloclab try` run (glibc, jemalloc and a knob variant, adaptive
 // rounds, output checked) with the report.md and console summary main's binary wrote for it:
 //   the program frame's report and console summary render from its model part byte for byte
@@ -23,6 +25,7 @@
 #include "frames/program/program_model.hpp"
 #include "frames/program/program_results.hpp"
 #include "model/document.hpp"
+#include "render/html.hpp"
 #include "render/markdown.hpp"
 #include "frames/heap/heap_retention.hpp"
 #include "results/schema_check.hpp"
@@ -84,6 +87,25 @@ TEST(ReportFixture, KeySectionsFromTheModelReadOnce) {
   for (const char* line :
        {"SMOKE TEST (--quick)", "speed vs std @ glibc at p50", "heap study:", "seed claims: "})
     EXPECT_NE(headline.find(line), std::string::npos) << line << "\n" << headline;
+  // One vocabulary: the report's verdicts in full, the console's in one word of the same verdict.
+  EXPECT_NE(md.find("1.49× [1.19–1.76] decided faster"), std::string::npos);
+  EXPECT_NE(md.find("0.98× [0.67–1.48] open (inconclusive)"), std::string::npos);
+  EXPECT_NE(headline.find("1.49 faster"), std::string::npos) << headline;
+  EXPECT_NE(headline.find("0.98 open"), std::string::npos) << headline;
+  for (const char* old_mark : {"] **", "n.s.", "1.49**"}) {
+    EXPECT_EQ(md.find(old_mark), std::string::npos) << old_mark;
+    EXPECT_EQ(headline.find(old_mark), std::string::npos) << old_mark;
+  }
+}
+
+// The HTML page's heatmap reads each cell's verdict word from the page's copy of the results
+// (render/html.cpp with_verdicts); the results themselves gain nothing.
+TEST(ReportFixture, HtmlChartsCarryTheReportsVerdicts) {
+  const json results = report_fixture::results();
+  const std::string html = render_html_report(results);
+  EXPECT_NE(html.find("\"verdict\":\"faster\""), std::string::npos);
+  EXPECT_NE(html.find("\"verdict\":\"open\""), std::string::npos);
+  EXPECT_EQ(results.dump().find("\"verdict\":\"faster\""), std::string::npos);
 }
 
 const std::filesystem::path try_fixture_dir =

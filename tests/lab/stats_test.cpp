@@ -89,5 +89,28 @@ TEST(PowerCheck, AsksWhetherTheCountsCanReachTheLevelAtAll) {
   EXPECT_TRUE(can_reach_significance(5, 5, 0.05 / 3));  // 2 / 252
 }
 
+// The one vocabulary (try, replay, advise, compare, the report) and its one-word form for compact
+// tables: the same verdict, never a different one.
+TEST(VerdictWords, TheOneWordFormNamesTheSameVerdict) {
+  struct example {
+    difference d;
+    interval range;
+    const char* words;
+    const char* word;
+  };
+  const example examples[] = {
+      {difference::higher, {1.10, 1.20}, "decided faster", "faster"},
+      {difference::lower, {0.80, 0.90}, "decided slower", "slower"},
+      {difference::inside_noise, {0.99, 1.02}, "the same within ±3 %", "same"},
+      {difference::inside_noise, {1.005, 1.02}, "the same within ±3 %", "same"},
+      {difference::inside_noise, {0.90, 1.20}, "open (inconclusive)", "open"},
+      {difference::too_few, {0.99, 1.01}, "open (too few runs)", "open"},
+  };
+  for (const example& e : examples) {
+    EXPECT_EQ(verdict_words(e.d, e.range, 0.03, "faster", "slower"), e.words);
+    EXPECT_EQ(verdict_word(e.d, e.range, 0.03, "faster", "slower"), e.word) << e.words;
+  }
+}
+
 }  // namespace
 }  // namespace alloclab::lab

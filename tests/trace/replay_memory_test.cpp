@@ -9,6 +9,11 @@
 //   replay_trace: cross-thread frees find the other thread's blocks
 //                                                 -> ReplayMemory.CrossThreadFreesFindTheirBlocks
 //   replay_trace: a double free is still refused  -> ReplayMemory.DoubleFreeIsRefused
+//   replay_trace: a producer runs no further ahead of its consumer than the recorded times allow,
+//     so the replay's live set follows the recorded one, not its own backlog
+//                                                 -> ReplayMemory.AProducerStaysNearItsConsumer
+//   replay_trace: pacing cannot deadlock when coarse recorded clocks put a free before the
+//     allocation it frees                         -> ReplayMemory.AFreeReadingEarlierThanItsBlockEnds
 //   block_slots: 16 bytes an entry; a big block's size kept in the block
 //                                                 -> ReplayMemory.TheTableIsSixteenBytesAnEntry,
 //                                                    ReplayMemory.BigBlocksKeepTheirSize
@@ -90,6 +95,49 @@ TEST(ReplayMemory, CrossThreadFreeIdsReadInEveryVersion) {
     });
     EXPECT_EQ(read, frees);
   }
+}
+
+// Recorded: each millisecond the producer (thread 1) allocates 4 blocks of 4 KiB and the consumer
+// (thread 2) frees them, after work of its own (100 allocations and frees), so at most a few
+// steps' blocks are ever live. The consumer's replay is far slower than the producer's: before,
+// nothing held the producer back and the whole 31 MiB it allocates was live at once.
+TEST(ReplayMemory, AProducerStaysNearItsConsumer) {
+  synthetic_trace w("producer_consumer");
+  w.timed();
+  constexpr std::uint64_t steps = 2000, per_step = 4, size = 4096;
+  for (std::uint64_t s = 0; s < steps; ++s) {
+    w.thread(1).timestamp(1000);
+    w.thread(2).timestamp(1000);
+    for (std::uint64_t k = 0; k < per_step; ++k) w.thread(1).malloc(size);
+    for (int k = 0; k < 100; ++k) {
+      w.thread(2).malloc(size);
+      w.thread(2).free_youngest();
+    }
+    for (std::uint64_t k = 0; k < per_step; ++k) w.thread(2).free_of(1, s * per_step + k);
+  }
+  const replay_result r = replay_trace(w.finish());
+  EXPECT_EQ(r.final_live_bytes, 0u);
+  EXPECT_EQ(r.skipped, 0u);
+  // The recorded peak is 5 blocks; the replay may run a few milliseconds of recorded time apart.
+  EXPECT_LE(r.peak_live_bytes, 64 * size)
+      << "the producer ran ahead: the replay built a backlog the recording never had";
+}
+
+// The freeing thread's clock lags (it wrote no timestamp for 50 ms): its free reads 50 ms
+// earlier than the allocation. The allocating thread is then far ahead of it, and waits for it by
+// pacing while it waits for the allocation: the waiting thread must not hold its owner back.
+TEST(ReplayMemory, AFreeReadingEarlierThanItsBlockEnds) {
+  synthetic_trace w("stale_clock");
+  w.timed();
+  for (std::uint64_t s = 0; s < 50; ++s) {
+    w.thread(1).timestamp(1000);
+    w.thread(1).malloc(64);
+  }
+  for (std::uint64_t id = 0; id < 50; ++id) w.thread(2).free_of(1, id);
+  w.thread(2).timestamp(60000);
+  const replay_result r = replay_trace(w.finish());
+  EXPECT_EQ(r.calls, 100u);
+  EXPECT_EQ(r.final_live_bytes, 0u);
 }
 
 TEST(ReplayMemory, DoubleFreeIsRefused) {

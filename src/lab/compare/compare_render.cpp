@@ -32,7 +32,7 @@ std::string p_text(const cell_change& row) {
 std::string change_text(const cell_change& row) {
   if (!row.ratio) return row.note;
   const std::string percent = fmt::format("B's time {:+.1f} %", (*row.ratio - 1) * 100);
-  return row.significant ? fmt::format("{}, {} {}", row.decision, percent, row.mark)
+  return row.significant ? fmt::format("{}, {}", row.decision, percent)
                          : fmt::format("{} ({})", row.decision, percent);
 }
 
@@ -87,8 +87,7 @@ std::string render_comparison_markdown(const comparison& c) {
   md +=
       "## Cells in both\n\nA ÷ B at p50 (> 1: B is faster), with the 95 % bootstrap interval of "
       "median(A) ÷ median(B) over repetitions and the Mann-Whitney U p over the repetition "
-      "medians (two-sided; `**` p < 0.01, `*` p < 0.05, `?` too few repetitions to reach "
-      "significance).\n\n| cell | A p50 | B p50 | A ÷ B [95 % interval] | U p | change "
+      "medians (two-sided).\n\n| cell | A p50 | B p50 | A ÷ B [95 % interval] | U p | change "
       "|\n|---|---:|---:|---:|---:|---|\n";
   for (const auto& row : c.common)
     md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", cell_name(row.cell),

@@ -8,6 +8,7 @@
 
 #include "render/html_assets.hpp"
 #include "render/markdown.hpp"
+#include "render/markdown_format.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -35,6 +36,24 @@ std::string escape_html(const std::string& text) {
     }
   }
   return out;
+}
+
+// The charts' copy of the results: each cell's vs_std gains `verdict`, the one word of the
+// report's verdict (markdown_format.hpp speedup_verdict_word), so the heatmap judges nothing
+// itself. results.json is unchanged.
+json with_verdicts(const json& results, const model::document& d) {
+  json data = results;
+  if (!data.contains("workloads")) return data;
+  json& workloads = data["workloads"];
+  for (std::size_t i = 0; i < d.workloads.size() && i < workloads.size(); ++i) {
+    json& cells = workloads[i]["cells"];
+    for (std::size_t j = 0; j < d.workloads[i].cells.size() && j < cells.size(); ++j) {
+      const auto& vs = d.workloads[i].cells[j].vs_std;
+      if (vs && cells[j]["vs_std"].is_object())
+        cells[j]["vs_std"]["verdict"] = markdown::speedup_verdict_word(*vs);
+    }
+  }
+  return data;
 }
 
 // JSON inside <script>: "</" would end the element; "<\/" is the same JSON string.
@@ -147,7 +166,7 @@ std::string render_html_report(const model::document& d, const std::string& repo
       "<noscript><p>The charts need JavaScript; every number is in the tables below.</p>"
       "</noscript>\n</section>\n";
   body += tables.substr(first_section) + "</main>";
-  return html_page(title, body, results, true);
+  return html_page(title, body, with_verdicts(results, d), true);
 }
 
 }  // namespace alloclab::lab

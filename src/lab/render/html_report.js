@@ -36,7 +36,9 @@
   const labWorkloads = data.workloads.filter((w) => !w.kind || w.kind === 'lab');
   const heapWorkloads = data.workloads.filter((w) => w.kind === 'heap');
   const shownCells = (w) => w.cells.filter((c) => !c.placement_twin);
-  const markText = (vs) => vs.mark === 'n.s.' ? ' n.s.' : ' ' + vs.mark;
+  // The report's verdict in one word, added by the page (render/html.cpp with_verdicts).
+  const verdictText = (vs) => vs.verdict ? ' ' + vs.verdict : '';
+  const decided = (vs) => vs.verdict === 'faster' || vs.verdict === 'slower';
   // Log axes label 1, 2 and 5 × 10^n, or only 10^n when they span more than three decades;
   // the other grid lines stay unlabelled.
   const compact = (v) => String(parseFloat(v.toPrecision(3)));
@@ -82,7 +84,7 @@
     body.setAttribute('data-charts-rendered', String(++rendered));
   }
 
-  // Ratio > 1 (faster) green, < 1 red, saturating at 2x either way; pale when not significant.
+  // Ratio > 1 (faster) green, < 1 red, saturating at 2x either way; pale when not decided.
   function ratioColor(ratio, significant) {
     const t = Math.max(-1, Math.min(1, Math.log2(ratio)));
     const hue = t >= 0 ? 145 : 5;
@@ -161,11 +163,11 @@
         const vs = c && c.vs_std;
         const ok = c && c.status === 'ok' && vs && vs.speedup_p50 !== null;
         const iv = ok && vs.intervals && vs.intervals.speedup_p50;
-        const lines = ok ? [vs.speedup_p50.toFixed(2) + '×' + markText(vs),
+        const lines = ok ? [vs.speedup_p50.toFixed(2) + '×' + verdictText(vs),
                             iv ? `[${iv.low.toFixed(2)}–${iv.high.toFixed(2)}]` : '']
                          : [c ? c.status.replace(/_/g, ' ') : 'not run'];
         const td = cellOf(tr, 'td', lines.filter((line) => line !== ''));
-        td.style.background = ok ? ratioColor(vs.speedup_p50, vs.significant) : 'rgba(128,128,128,0.15)';
+        td.style.background = ok ? ratioColor(vs.speedup_p50, decided(vs)) : 'rgba(128,128,128,0.15)';
         td.title = `${w.name} / ${name}: ` + lines.join(' ');
       });
     });
@@ -175,8 +177,9 @@
     const base = rows[0].baseline;
     addElement('headline', `Speed vs ${base.strategy} @ ${base.malloc} at p50 (> 1: faster)`,
         'Each square: baseline p50 ÷ cell p50 (each side\'s median repetition p50), its 95 % bootstrap interval over repetitions, and the ' +
-        'Mann-Whitney U mark (** p < 0.01, * p < 0.05, n.s. not significant, ? too few ' +
-        'repetitions). Green is faster, red slower, saturating at 2×; pale squares are not significant. ' +
+        'verdict in one word, as report.md\'s tables give it in full (faster/slower: decided; same: the ' +
+        'same within the noise floor; open: open). Green is faster, red slower, saturating at 2×; pale ' +
+        'squares are not decided. ' +
         'A wide table scrolls sideways; the workload names stay in view.',
         scroll);
     body.setAttribute('data-heatmap-overflows', String(overflowingCells(table)));

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "stats/decision.hpp"
 #include "stats/ratio_text.hpp"
 
 namespace alloclab::lab::markdown {
@@ -40,17 +41,43 @@ std::string ratio_text(double value, const std::optional<model::interval>& range
 
 namespace {
 
-// "1.07× [1.05–1.10] **": a speedup with its interval and significance mark.
-std::string marked_ratio_text(const std::string& ratio, const std::string& mark) {
-  return fmt::format("{} {}", ratio, mark);
+constexpr double report_noise_floor = default_noise_floor_percent / 100;
+
+// results.json files the U test's power only in its mark (`?`: too few repetitions).
+difference speedup_difference(const model::comparison& vs, interval& range) {
+  const auto& r = vs.intervals.speedup_p50;
+  range = r ? interval{r->low, r->high} : interval{};
+  return judge_difference(vs.p_value, vs.mark != "?", range, report_noise_floor);
 }
 
 }  // namespace
 
+std::string speedup_verdict(const model::comparison& vs) {
+  interval range;
+  const difference d = speedup_difference(vs, range);
+  return verdict_words(d, range, report_noise_floor, "faster", "slower");
+}
+
+std::string speedup_verdict_word(const model::comparison& vs) {
+  interval range;
+  const difference d = speedup_difference(vs, range);
+  return verdict_word(d, range, report_noise_floor, "faster", "slower");
+}
+
+std::string verdict_legend() {
+  return fmt::format(
+      "*decided faster/slower* when the Mann-Whitney U test over the per-repetition medians "
+      "gives p < {} and the interval lies wholly beyond ±{:g} %; *the same within ±{:g} %* when "
+      "it lies wholly inside; otherwise *open (inconclusive)*, or *open (too few runs)* when "
+      "the repetitions cannot reach p < {} (the verdicts of `try`, `compare` and `advise`)",
+      significance_alpha, default_noise_floor_percent, default_noise_floor_percent,
+      significance_alpha);
+}
+
 std::string speedup_text(const std::optional<model::comparison>& vs_std) {
   if (!vs_std || !vs_std->speedup_p50) return "";
-  return marked_ratio_text(ratio_text(*vs_std->speedup_p50, vs_std->intervals.speedup_p50),
-                           vs_std->mark);
+  return ratio_text(*vs_std->speedup_p50, vs_std->intervals.speedup_p50) + " " +
+         speedup_verdict(*vs_std);
 }
 
 std::string baseline_name(const model::workload& w) {

@@ -32,6 +32,13 @@ std::string format_count(double value);
 std::string interval_text(const std::optional<model::interval>& range);
 // "1.07× [1.05–1.10]" with the digits the interval supports (stats/ratio_text.hpp).
 std::string ratio_text(double value, const std::optional<model::interval>& range);
+// A cell against its baseline in the lab's one vocabulary (stats/decision.hpp verdict_words):
+// the U test over repetition medians and speedup_p50's interval, judged against the default
+// noise floor. verdict_legend explains it; the console's tables take the one-word form.
+std::string speedup_verdict(const model::comparison& vs);
+std::string speedup_verdict_word(const model::comparison& vs);
+std::string verdict_legend();
+// "1.07× [1.05–1.10] decided faster", or "" without a speedup.
 std::string speedup_text(const std::optional<model::comparison>& vs_std);
 
 std::string baseline_name(const model::workload& w);

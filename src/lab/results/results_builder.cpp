@@ -197,7 +197,7 @@ std::vector<std::string> collect_warnings(const json& results) {
   if (!sig.at("enough_repetitions").get<bool>())
     warnings.push_back(
         fmt::format("{} repetitions are too few for the Mann-Whitney U test to reach p < {} "
-                    "(smallest possible p = {:.3f}); significance marks are '?'",
+                    "(smallest possible p = {:.3f}); every verdict is 'open (too few runs)'",
                     results.at("config").at("repetitions").get<std::size_t>(), significance_alpha,
                     sig.at("smallest_possible_p").get<double>()));
   const std::size_t mallocs = results.at("config").value("mallocs", json::array()).size();

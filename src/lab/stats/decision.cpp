@@ -56,23 +56,61 @@ const char* to_string(ratio_verdict v) {
   return "open";
 }
 
-std::string verdict_words(difference d, const interval& range, double noise_floor,
-                          const char* above_one, const char* below_one) {
+namespace {
+
+enum class verdict_kind { above, below, same_within, open_inconclusive, open_too_few };
+
+verdict_kind verdict_of(difference d, const interval& range, double noise_floor) {
   switch (d) {
     case difference::higher:
-      return std::string("decided ") + above_one;
+      return verdict_kind::above;
     case difference::lower:
-      return std::string("decided ") + below_one;
+      return verdict_kind::below;
     case difference::too_few:
-      return "open (too few runs)";
+      return verdict_kind::open_too_few;
     case difference::inside_noise:
       break;
   }
   // Equivalence as judge_ratio_interval's same_within (inside_margin), also for an interval that
   // excludes 1 but lies inside the floor: a difference too small to count.
   if (range.valid() && inside_margin(range.low, range.high, noise_floor))
-    return fmt::format("the same within ±{:g} %", 100 * noise_floor);
+    return verdict_kind::same_within;
+  return verdict_kind::open_inconclusive;
+}
+
+}  // namespace
+
+std::string verdict_words(difference d, const interval& range, double noise_floor,
+                          const char* above_one, const char* below_one) {
+  switch (verdict_of(d, range, noise_floor)) {
+    case verdict_kind::above:
+      return std::string("decided ") + above_one;
+    case verdict_kind::below:
+      return std::string("decided ") + below_one;
+    case verdict_kind::same_within:
+      return fmt::format("the same within ±{:g} %", 100 * noise_floor);
+    case verdict_kind::open_too_few:
+      return "open (too few runs)";
+    case verdict_kind::open_inconclusive:
+      break;
+  }
   return "open (inconclusive)";
+}
+
+std::string verdict_word(difference d, const interval& range, double noise_floor,
+                         const char* above_one, const char* below_one) {
+  switch (verdict_of(d, range, noise_floor)) {
+    case verdict_kind::above:
+      return above_one;
+    case verdict_kind::below:
+      return below_one;
+    case verdict_kind::same_within:
+      return "same";
+    case verdict_kind::open_inconclusive:
+    case verdict_kind::open_too_few:
+      break;
+  }
+  return "open";
 }
 
 }  // namespace alloclab::lab

@@ -59,4 +59,9 @@ const char* to_string(ratio_verdict v);
 std::string verdict_words(difference d, const interval& range, double noise_floor,
                           const char* above_one, const char* below_one);
 
+// The same verdict in one word, for compact tables (console summaries), whose legends say so:
+// ABOVE / BELOW (decided), "same" (the same within ±M %), "open" (either open).
+std::string verdict_word(difference d, const interval& range, double noise_floor,
+                         const char* above_one, const char* below_one);
+
 }  // namespace alloclab::lab

@@ -58,13 +58,20 @@ class replayer {
         options_(options),
         source_(options.resource),
         mean_us_per_call_(options.mean_us_per_call > 0 ? options.mean_us_per_call
-                                                       : recorded_us_per_event(trace)) {
+                                                       : recorded_us_per_event(trace)),
+        paced_(trace.header().timestamps && trace.threads().size() > 1 &&
+               options.lead_us != replay_options::no_pacing) {
     const auto& ids = trace.threads();
     const std::size_t count = ids.empty() ? 0 : ids.back() + 1;
     blocks_.resize(count);
     for (auto& b : blocks_) b = std::make_unique<block_slots>(ids.size() > 1);
     done_ = std::make_unique<std::atomic<bool>[]>(count);
-    for (std::size_t i = 0; i < count; ++i) done_[i] = false;
+    at_us_ = std::make_unique<std::atomic<std::uint64_t>[]>(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      done_[i] = false;
+      at_us_[i] = not_pacing;  // an id without events holds nobody back
+    }
+    for (const std::uint32_t id : ids) at_us_[id] = 0;
   }
 
   replay_result run() {
@@ -153,7 +160,8 @@ class replayer {
     r.thread = thread;
     work_pace pace;
     pace.rate = options_.touches_per_call;
-    bool cut = false;  // past options_.end_us: the rest of the thread is not replayed
+    bool cut = false;            // past options_.end_us: the rest of the thread is not replayed
+    std::uint64_t paced_to = 0;  // the recorded time this thread last waited for
     trace_.for_each_chunk_of(thread, [&](const std::vector<event>& events) {
       if (cut) return;
       double waited = 0;
@@ -161,7 +169,12 @@ class replayer {
       for (const event& e : events) {
         if (options_.end_us != 0 && e.time_us >= options_.end_us) {
           cut = true;
+          at_us_[thread].store(not_pacing, std::memory_order_release);
           break;
+        }
+        if (paced_ && e.time_us > paced_to) {
+          keep_pace(thread, e.time_us, waited);
+          paced_to = e.time_us;
         }
         if (e.kind >= event_kind::thread_start) {
           if (options_.program_work && (e.kind == event_kind::timestamp || !pace.started))
@@ -186,21 +199,43 @@ class replayer {
     });
   }
 
+  // Pacing: publishes that `self` reached recorded time `time_us`, then waits until no
+  // unfinished thread is more than lead_us behind it.
+  void keep_pace(std::uint32_t self, std::uint64_t time_us, double& waited) {
+    at_us_[self].store(time_us, std::memory_order_release);
+    if (time_us <= options_.lead_us) return;
+    const std::uint64_t behind = time_us - options_.lead_us;
+    const double begin = thread_cpu_seconds();
+    for (std::size_t other = 0; other < blocks_.size(); ++other)
+      while (other != self && at_us_[other].load(std::memory_order_acquire) < behind &&
+             !done_[other].load(std::memory_order_acquire))
+        sched_yield();
+    waited += thread_cpu_seconds() - begin;
+  }
+
   // Whether block `b`'s owner has created it (waiting for another thread); false when the
-  // owner finished without creating it (a truncated trace).
+  // owner finished without creating it (a truncated trace). While it waits, `self` counts as
+  // no further behind than the owner, so it never holds the owner back by pacing (recorded
+  // clocks are coarse: the owner's allocation may read later than this free), and holds the
+  // others back as the owner would.
   bool created(block_key b, std::uint32_t self, double& waited) {
     const std::uint32_t owner = block_thread(b);
     if (owner >= blocks_.size()) throw trace_error("a free names a thread that never ran");
     const std::uint64_t id = block_index(b);
     if (owner == self || blocks_[owner]->created() > id) return true;
     const double begin = thread_cpu_seconds();
+    const std::uint64_t at = at_us_[self].load(std::memory_order_relaxed);
     bool made = false;
     for (;;) {
       const bool owner_done = done_[owner].load(std::memory_order_acquire);
       made = blocks_[owner]->created() > id;
       if (made || owner_done) break;
+      if (paced_)
+        at_us_[self].store(std::max(at, at_us_[owner].load(std::memory_order_acquire)),
+                           std::memory_order_release);
       sched_yield();
     }
+    at_us_[self].store(at, std::memory_order_release);
     waited += thread_cpu_seconds() - begin;
     return made;
   }
@@ -341,6 +376,8 @@ class replayer {
 
   // A window's work is at most this many times the base rate.
   static constexpr double max_pace = 16;
+  // A thread's published time when it holds no other back (cut, waiting, or without events).
+  static constexpr std::uint64_t not_pacing = ~std::uint64_t{0};
 
   const trace_file& trace_;
   replay_options options_;
@@ -348,6 +385,8 @@ class replayer {
   double mean_us_per_call_;
   std::vector<std::unique_ptr<block_slots>> blocks_;
   std::unique_ptr<std::atomic<bool>[]> done_;
+  const bool paced_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> at_us_;  // pacing: each thread's recorded time
   std::atomic<std::int64_t> live_{0};
   std::atomic<std::uint64_t> peak_{0};
   std::mutex mutex_;

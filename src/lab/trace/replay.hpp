@@ -3,12 +3,19 @@
 // Each recorded thread is replayed on its own thread, reading its own chunks as it goes (memory:
 // one chunk per thread plus a table of the blocks live at the moment, at most 64 bytes per block
 // live at the peak, so a replay's memory follows the live set, not the trace's length). A free
-// of a block another thread allocated waits until that thread has allocated it; nothing else is
-// ordered across threads. Every block is written once when allocated (memset), so the replay
-// pays first-touch costs; realloc's copy is the allocator's own and only the grown tail is
-// written. Calls on pointers the recorder never
-// saw allocated, and allocations that failed when recorded, are skipped and counted. Blocks the
-// trace leaves allocated are freed after the replay, so replaying leaks nothing.
+// of a block another thread allocated waits until that thread has allocated it; otherwise only
+// pacing (below) orders the threads. Every block is written once when allocated (memset), so the
+// replay pays first-touch costs; realloc's copy is the allocator's own and only the grown tail is
+// written. Calls on pointers the recorder never saw allocated, and allocations that failed when
+// recorded, are skipped and counted. Blocks the trace leaves allocated are freed after the
+// replay, so replaying leaks nothing.
+//
+// Pacing (replay_options::lead_us): with timestamps, a thread runs no more than lead_us of
+// recorded time ahead of the furthest-behind unfinished thread (it waits, yielding, before an
+// event whose recorded time is later). Without it a producer whose consumer replays slower runs
+// ahead, and the replay builds a backlog of live blocks the recording never had. The thread
+// furthest behind never waits for pacing, and a thread waiting for another's allocation does
+// not hold the others back, so the waits cannot deadlock.
 //
 // With replay_options::resource set, the blocks come from that std::pmr::memory_resource instead
 // of malloc: the memalign family asks for its alignment, everything else for 16 bytes; realloc
@@ -57,6 +64,12 @@ struct replay_options {
   std::uint64_t touch_cap = 1024;
   /// Replay only the calls recorded before this time (trace/replay_cut.hpp; 0: every call).
   std::uint64_t end_us = 0;
+  /// Pacing: recorded microseconds a thread may run ahead of the furthest-behind one (see
+  /// above); the default is the recorder's clock tick (CLOCK_MONOTONIC_COARSE, 4 ms), within
+  /// which the threads' recorded times do not order their calls. no_pacing: only cross-thread
+  /// frees order the threads.
+  std::uint64_t lead_us = 4000;
+  static constexpr std::uint64_t no_pacing = ~std::uint64_t{0};
   /// The trace's mean recorded microseconds per event (0: from its footer, or without one, no
   /// scaling by the recorded gaps).
   double mean_us_per_call = 0;
@@ -67,7 +80,7 @@ struct replay_thread_result {
   std::uint64_t calls = 0;
   double call_seconds = 0;     ///< executing calls and writes (without program work)
   double program_seconds = 0;  ///< executing calls, writes and program work (with it)
-  double wait_seconds = 0;     ///< waiting for another thread's allocation
+  double wait_seconds = 0;     ///< waiting for another thread's allocation, or for pacing
 };
 
 struct replay_result {

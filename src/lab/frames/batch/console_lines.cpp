@@ -8,6 +8,7 @@
 
 #include "frames/batch/figures.hpp"
 #include "model/document.hpp"
+#include "stats/decision.hpp"
 #include "render/markdown_format.hpp"
 #include "render/markdown_sections.hpp"
 #include "render/plural.hpp"
@@ -15,12 +16,11 @@
 namespace alloclab::lab::markdown {
 namespace {
 
-// "1.07**": a lab cell's speedup with its mark ("" for n.s.), its status, "!" for a warning.
+// "1.07 faster": a lab cell's speedup with its verdict's one word, its status, "!" for a warning.
 std::string headline_cell_text(const model::cell& c) {
   std::string text = cell_state(c.head);
   if (text.empty() && c.vs_std && c.vs_std->speedup_p50)
-    text = fmt::format("{:.2f}{}", *c.vs_std->speedup_p50,
-                       c.vs_std->mark == "n.s." ? "" : c.vs_std->mark);
+    text = fmt::format("{:.2f} {}", *c.vs_std->speedup_p50, speedup_verdict_word(*c.vs_std));
   if (c.head.warning) text += "!";
   return text;
 }
@@ -33,12 +33,13 @@ void lab_lines(std::string& out, const model::document& r, const model::workload
     if (!is_baseline(first, c) && !c.head.placement_twin)
       columns.push_back(cell_label(c.head, with_malloc));
   out += fmt::format(
-      "speed vs {} at p50 (baseline p50 / cell p50, >1 = faster; ** p<0.01, * p<0.05, ! = the "
-      "cell has a warning, listed below; intervals in report.md)\n",
-      with_malloc ? baseline_name(first) : "std");
+      "speed vs {} at p50 (baseline p50 / cell p50, >1 = faster; faster/slower = decided, same = "
+      "the same within ±{:g} %, open = open: verdicts in full, with intervals, in report.md; ! = "
+      "the cell has a warning, listed below)\n",
+      with_malloc ? baseline_name(first) : "std", default_noise_floor_percent);
   out += fmt::format("{:<{}}  {:>9}", "workload", name_width, with_malloc ? "base p50" : "std p50");
   for (std::size_t i = 0; i < columns.size(); ++i)
-    out += fmt::format("  {:>9}", fmt::format("[{}]", i + 1));
+    out += fmt::format("  {:>12}", fmt::format("[{}]", i + 1));
   out += "\n";
   for (const auto& w : r.workloads) {
     if (!is_lab(w)) continue;
@@ -47,7 +48,7 @@ void lab_lines(std::string& out, const model::document& r, const model::workload
       // The first workload's columns: this one may lack the cell.
       const model::cell* found = cell_labelled(w, label, with_malloc);
       out +=
-          fmt::format("  {:>9}", found == nullptr ? std::string("-") : headline_cell_text(*found));
+          fmt::format("  {:>12}", found == nullptr ? std::string("-") : headline_cell_text(*found));
     }
     out += "\n";
   }

@@ -51,13 +51,13 @@ void headline_section(std::string& md, const model::document& r) {
         baseline_name(*first));
     return;
   }
-  md +=
+  md += fmt::format(
       "Each ratio is between the two cells' median repetition p50s, and its 95 % bootstrap "
       "interval over repetitions is in brackets: a ratio always lies in its interval, and can "
-      "differ a little from the ratio of the pooled p50s printed in the tables. Significance: "
-      "Mann-Whitney U over the per-repetition medians, `**` p < 0.01, `*` p < 0.05, "
-      "`n.s.` not significant, `?` too few repetitions. `n/a`: strategy does not fit the workload; "
-      "`OVERFLOW`: arena spilled to the heap, number withheld; ⚠: the cell has a warning (below).";
+      "differ a little from the ratio of the pooled p50s printed in the tables. Verdicts: {}. "
+      "`n/a`: strategy does not fit the workload; `OVERFLOW`: arena spilled to the heap, number "
+      "withheld; ⚠: the cell has a warning (below).",
+      verdict_legend());
   if (with_malloc)
     md +=
         " Cells under another malloc ran in an isolated worker that proved the allocator live; "

@@ -17,8 +17,10 @@ void replay_console_lines(std::string& out, const model::document& r) {
     const auto* figures = w.figures.as<replay_workload_figures>();
     const std::optional<replay_trust_figures> trust =
         figures != nullptr ? figures->replay_trust : std::nullopt;
-    out += fmt::format("replay of {}: ns per call (x = {} / this, 95 % interval)\n", w.name,
-                       baseline_name(w));
+    out += fmt::format(
+        "replay of {}: ns per call (x = {} / this, 95 % interval; the verdicts of try, about the "
+        "replay's figure)\n",
+        w.name, baseline_name(w));
     if (trust) out += fmt::format("  malloc ranking: {}\n", trust->ranking);
     for (const auto& c : w.cells) {
       const auto* f = c.figures.as<replay_cell_figures>();

@@ -40,12 +40,13 @@ void replay_table(std::string& md, const model::workload& w, const trace_facts& 
       "the modelled program work over the live blocks (touches in proportion to size, lifetime "
       "and the recorded time between calls; `alloclab advise` compares it). "
       "Ratios: {} ns per call ÷ the cell's, 95 % bootstrap interval over whole replays in fresh "
-      "processes. Peak RSS growth excludes the replay engine's own block table; ideal = the "
+      "processes; a verdict is about the replay's figure, not the program's: {}. Peak RSS growth "
+      "excludes the replay engine's own block table; ideal = the "
       "trace's peak live bytes; fragmentation = growth ÷ ideal; resident after the last free and "
       "after the allocator's purge are above the process's baseline.\n\n",
       t.path, counted(t.threads, "thread"), t.replayed.empty() ? "the whole trace" : t.replayed,
       format_bytes(static_cast<double>(t.monotonic_footprint)),
-      format_bytes(static_cast<double>(t.arena_bytes)), baseline_name(w));
+      format_bytes(static_cast<double>(t.arena_bytes)), baseline_name(w), verdict_legend());
   md += table_head({text_column("malloc / resource"), figure_column("ns per call"),
                     figure_column("vs baseline"), figure_column("program ns per call"),
                     figure_column("total (ms)"), figure_column("peak RSS growth"),
@@ -78,8 +79,10 @@ void replay_table(std::string& md, const model::workload& w, const trace_facts& 
 
 std::string replay_ratio_text(const std::optional<model::comparison>& vs_std,
                               const std::optional<replay_trust_figures>& trust) {
-  std::string text = speedup_text(vs_std);
-  if (!trust || !vs_std || !vs_std->speedup_p50) return text;
+  if (!vs_std || !vs_std->speedup_p50) return "";
+  std::string text = ratio_text(*vs_std->speedup_p50, vs_std->intervals.speedup_p50) +
+                     ", in the replay " + speedup_verdict(*vs_std);
+  if (!trust) return text;
   if (trace::within_error_of_one(*vs_std->speedup_p50, trust->replay_error_percent))
     text += fmt::format(", within the replay's error (±{:.0f} %): not a gain",
                         trust->replay_error_percent);

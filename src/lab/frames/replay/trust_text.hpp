@@ -11,8 +11,9 @@
 
 namespace alloclab::lab::markdown {
 
-/// `vs_std` as the report writes it, with ", within the replay's error (±35 %): not a gain"
-/// when the ratio is that close to 1.
+/// `vs_std` as the report writes it: "1.20× [1.10–1.31], in the replay decided faster" (the
+/// one vocabulary, markdown_format.hpp speedup_verdict), with ", within the replay's error
+/// (±35 %): not a gain" when the ratio is that close to 1.
 std::string replay_ratio_text(const std::optional<model::comparison>& vs_std,
                               const std::optional<replay_trust_figures>& trust);
 /// "**Malloc ranking: not predictive for this program; run real runs (try).** Because ...".
