@@ -17,7 +17,6 @@ allowed=(
   "src/lab/frames/serve/load.cpp: run_open_loop"
   "src/lab/main/cli.cpp: run_cli"
   "src/lab/process/worker.cpp: run_worker"
-  "src/lab/trace/trace_reader.cpp: decode"
 )
 
 work="$(mktemp -d)"
