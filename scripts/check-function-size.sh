@@ -16,7 +16,6 @@ allowed=(
   "src/lab/frames/memory/budget_service.cpp: run_budget_service"
   "src/lab/frames/serve/load.cpp: run_open_loop"
   "src/lab/main/cli.cpp: run_cli"
-  "src/lab/process/worker.cpp: run_worker"
 )
 
 work="$(mktemp -d)"
