@@ -12,8 +12,9 @@ ALLOCLAB_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config git libzstd-dev
 ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmalloc-minimal4 libtbbmalloc2
   newlib-source)
 # chromium: report.html is tested in a real (headless) browser. python3-prometheus-client parses
-# `serve`'s /metrics; python3-yaml and shellcheck check the job definitions in deploy/.
-ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format chromium
+# `serve`'s /metrics; python3-yaml and shellcheck check the job definitions in deploy/; clang-tidy
+# keeps functions under 80 lines (scripts/check-function-size.sh).
+ALLOCLAB_TEST_PACKAGES=(clang libclang-rt-14-dev clang-format clang-tidy chromium
   python3-prometheus-client python3-yaml shellcheck)
 # The simulated cost (`run --simulate`, docs/simulated-cost.md): Callgrind, and strace for the
 # memory syscalls the simulation leaves out.

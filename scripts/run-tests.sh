@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test alloclab has, from a fresh clone:
-#   1. Release build (g++): unit tests, lab tests, usage examples, lab smoke run;
+#   1. Release build (g++): unit tests, lab tests, usage examples, lab smoke run, the style checks
+#      (.clang-format; no function over 80 lines: clang-tidy, scripts/check-function-size.sh);
 #   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer (unoptimised, line
 #      tables only: -g1 names every frame of a report and builds faster than -g; compiled in
 #      unity batches where the files allow, as most test drivers of step 1 are: never the lab

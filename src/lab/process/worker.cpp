@@ -140,6 +140,223 @@ struct handed_guard {
   }
 };
 
+// The two pipes a worker writes its stdout and stderr into.
+struct output_pipes {
+  fd_guard out_r, out_w, err_r, err_w;
+};
+
+// Opens both pipes, close-on-exec; false, with `error` set, when one cannot be made.
+bool open_output_pipes(output_pipes& pipes, std::string& error) {
+  int out_pipe[2];
+  int err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+    error = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  pipes.out_r.fd = out_pipe[0];
+  pipes.out_w.fd = out_pipe[1];
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    error = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  pipes.err_r.fd = err_pipe[0];
+  pipes.err_w.fd = err_pipe[1];
+  return true;
+}
+
+// The child's descriptors: stdin from a file, the pipes as stdout and stderr, the handed ones;
+// and its working directory.
+class spawn_actions {
+ public:
+  spawn_actions(const worker_request& req, const output_pipes& pipes)
+      : stdin_path_(req.stdin_path.empty() ? "/dev/null" : req.stdin_path) {
+    posix_spawn_file_actions_init(&actions_);
+    posix_spawn_file_actions_addopen(&actions_, 0, stdin_path_.c_str(), O_RDONLY, 0);
+    if (!req.working_directory.empty())
+      posix_spawn_file_actions_addchdir_np(&actions_, req.working_directory.c_str());
+    posix_spawn_file_actions_adddup2(&actions_, pipes.out_w.fd, 1);
+    posix_spawn_file_actions_adddup2(&actions_, pipes.err_w.fd, 2);
+    for (const auto& [from, to] : req.handed_fds)
+      posix_spawn_file_actions_adddup2(&actions_, from, to);
+  }
+  spawn_actions(const spawn_actions&) = delete;
+  spawn_actions& operator=(const spawn_actions&) = delete;
+  ~spawn_actions() { posix_spawn_file_actions_destroy(&actions_); }
+  const posix_spawn_file_actions_t* get() const noexcept { return &actions_; }
+
+ private:
+  std::string stdin_path_;
+  posix_spawn_file_actions_t actions_;
+};
+
+// The child's signals (none blocked, the usual ones at their defaults) and its own process group.
+class spawn_attributes {
+ public:
+  spawn_attributes() {
+    posix_spawnattr_init(&attr_);
+    sigset_t empty_mask;
+    sigemptyset(&empty_mask);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGABRT, SIGCHLD, SIGALRM, SIGUSR1,
+                    SIGUSR2, SIGSEGV, SIGBUS}) {
+      sigaddset(&defaults, sig);
+    }
+    posix_spawnattr_setsigmask(&attr_, &empty_mask);
+    posix_spawnattr_setsigdefault(&attr_, &defaults);
+    posix_spawnattr_setpgroup(&attr_, 0);  // own process group: a timeout kills the whole tree
+    posix_spawnattr_setflags(
+        &attr_,
+        static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
+  }
+  spawn_attributes(const spawn_attributes&) = delete;
+  spawn_attributes& operator=(const spawn_attributes&) = delete;
+  ~spawn_attributes() { posix_spawnattr_destroy(&attr_); }
+  const posix_spawnattr_t* get() const noexcept { return &attr_; }
+
+ private:
+  posix_spawnattr_t attr_;
+};
+
+struct spawned {
+  int rc = 0;  ///< posix_spawn's result: 0 or an errno value
+  pid_t pid = -1;
+  std::size_t slot = worker_slots;  ///< its slot in active_workers
+  clock::time_point start;
+};
+
+// Starts the worker and registers it in active_workers.
+spawned spawn_registered(const worker_request& req, const output_pipes& pipes) {
+  const spawn_actions actions(req, pipes);
+  const spawn_attributes attributes;
+  std::vector<std::string> args = req.argv;
+  std::vector<std::string> env = build_environment(req);
+  std::vector<char*> argv = c_array(args);
+  std::vector<char*> envp = c_array(env);
+
+  spawned child;
+  child.start = clock::now();
+  // SIGINT/SIGTERM wait until the worker is registered, so kill_active_worker() from their
+  // handler finds it (the child's mask is set by `attributes`).
+  sigset_t stop_signals, previous;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
+  child.rc = req.search_path ? ::posix_spawnp(&child.pid, argv[0], actions.get(), attributes.get(),
+                                              argv.data(), envp.data())
+                             : ::posix_spawn(&child.pid, argv[0], actions.get(), attributes.get(),
+                                             argv.data(), envp.data());
+  if (child.rc == 0) child.slot = register_worker(child.pid);
+  if (child.rc == 0 && stopping.load()) ::kill(-child.pid, SIGKILL);  // the signal came first
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return child;
+}
+
+// Reads a started worker's stdout and stderr until it has exited and closed them, killing its
+// process group at the deadline, on cancel, or when a grandchild keeps the pipes open.
+class supervision {
+ public:
+  supervision(const worker_request& req, pid_t pid, output_pipes& pipes, worker_outcome& out)
+      : req_(req), pid_(pid), pipes_(pipes), out_(out) {}
+
+  void run(clock::time_point deadline) {
+    while (turn(deadline)) {
+    }
+  }
+
+  // The outcome's exit, usage, output hash and wall time, from `start`.
+  void finish(clock::time_point start) {
+    out_.has_usage = reaped_;
+    out_.stdout_hash = stdout_hash_.value;
+    out_.stdout_bytes = stdout_hash_.bytes;
+    out_.wall_seconds = std::chrono::duration<double>(reaped_at_ - start).count();
+    if (out_.stderr_tail.size() > req_.stderr_tail_bytes) {
+      out_.stderr_tail.erase(0, out_.stderr_tail.size() - req_.stderr_tail_bytes);
+    }
+    if (WIFEXITED(status_)) {
+      out_.exited = true;
+      out_.exit_code = WEXITSTATUS(status_);
+    } else if (WIFSIGNALED(status_)) {
+      out_.term_signal = WTERMSIG(status_);
+    }
+  }
+
+ private:
+  void mark_reaped() {
+    reaped_ = true;
+    reaped_at_ = clock::now();
+  }
+  bool pump_stdout() {
+    return pump(pipes_.out_r.fd, out_.stdout_text, req_.stdout_max_bytes, false,
+                out_.stdout_truncated, &stdout_hash_);
+  }
+  bool pump_stderr() {
+    return pump(pipes_.err_r.fd, out_.stderr_tail, req_.stderr_tail_bytes, true, ignored_);
+  }
+
+  // One look at the worker and its pipes; false when supervision is over.
+  bool turn(clock::time_point deadline) {
+    if (!reaped_ && ::wait4(pid_, &status_, WNOHANG, &out_.usage) == pid_) mark_reaped();
+    const bool pipes_open = pipes_.out_r.fd >= 0 || pipes_.err_r.fd >= 0;
+    if (reaped_ && !pipes_open) return false;
+    const bool cancelled = req_.cancel != nullptr && req_.cancel->load();
+    if (!reaped_ && (clock::now() >= deadline || cancelled)) {
+      out_.timed_out = true;
+      ::kill(-pid_, SIGKILL);
+      ::wait4(pid_, &status_, 0, &out_.usage);
+      mark_reaped();
+    }
+    if (reaped_ && pipes_open && clock::now() - reaped_at_ > std::chrono::milliseconds(500)) {
+      // A grandchild still holds the pipes: collect what we have and stop it.
+      ::kill(-pid_, SIGKILL);
+      if (pipes_.out_r.fd >= 0) pump_stdout();
+      if (pipes_.err_r.fd >= 0) pump_stderr();
+      return false;
+    }
+    return read_pipes();
+  }
+
+  // Waits up to 50 ms for output and reads it; false when poll fails (the worker is killed).
+  bool read_pipes() {
+    pollfd fds[2];
+    nfds_t nfds = 0;
+    if (pipes_.out_r.fd >= 0) fds[nfds++] = pollfd{pipes_.out_r.fd, POLLIN, 0};
+    if (pipes_.err_r.fd >= 0) fds[nfds++] = pollfd{pipes_.err_r.fd, POLLIN, 0};
+    if (nfds == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      return true;
+    }
+    const int pr = ::poll(fds, nfds, 50);
+    if (pr < 0 && errno != EINTR) {
+      out_.error = std::string("poll: ") + std::strerror(errno);
+      ::kill(-pid_, SIGKILL);
+      if (!reaped_) ::wait4(pid_, &status_, 0, &out_.usage);
+      mark_reaped();
+      return false;
+    }
+    for (nfds_t i = 0; i < nfds; ++i) {
+      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      if (fds[i].fd == pipes_.out_r.fd) {
+        if (!pump_stdout()) pipes_.out_r.reset();
+      } else if (fds[i].fd == pipes_.err_r.fd) {
+        if (!pump_stderr()) pipes_.err_r.reset();
+      }
+    }
+    return true;
+  }
+
+  const worker_request& req_;
+  pid_t pid_;
+  output_pipes& pipes_;
+  worker_outcome& out_;
+  int status_ = 0;
+  bool reaped_ = false;
+  clock::time_point reaped_at_{};
+  bool ignored_ = false;  // stderr keeps its tail: never truncated
+  stream_hash stdout_hash_;
+};
+
 }  // namespace
 
 std::string worker_outcome::describe() const {
@@ -171,160 +388,23 @@ worker_outcome run_worker(const worker_request& req) noexcept {
       out.error = "no program given";
       return out;
     }
-    int out_pipe[2];
-    int err_pipe[2];
-    if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-      out.error = std::string("pipe: ") + std::strerror(errno);
-      return out;
-    }
-    fd_guard out_r, out_w, err_r, err_w;
-    out_r.fd = out_pipe[0];
-    out_w.fd = out_pipe[1];
-    if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-      out.error = std::string("pipe: ") + std::strerror(errno);
-      return out;
-    }
-    err_r.fd = err_pipe[0];
-    err_w.fd = err_pipe[1];
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    const std::string stdin_path = req.stdin_path.empty() ? "/dev/null" : req.stdin_path;
-    posix_spawn_file_actions_addopen(&actions, 0, stdin_path.c_str(), O_RDONLY, 0);
-    if (!req.working_directory.empty())
-      posix_spawn_file_actions_addchdir_np(&actions, req.working_directory.c_str());
-    posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
-    posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
-    for (const auto& [from, to] : req.handed_fds)
-      posix_spawn_file_actions_adddup2(&actions, from, to);
-
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t empty_mask;
-    sigemptyset(&empty_mask);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGABRT, SIGCHLD, SIGALRM, SIGUSR1,
-                    SIGUSR2, SIGSEGV, SIGBUS}) {
-      sigaddset(&defaults, sig);
-    }
-    posix_spawnattr_setsigmask(&attr, &empty_mask);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setpgroup(&attr, 0);  // own process group: a timeout kills the whole tree
-    posix_spawnattr_setflags(
-        &attr,
-        static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
-
-    std::vector<std::string> args = req.argv;
-    std::vector<std::string> env = build_environment(req);
-    std::vector<char*> argv = c_array(args);
-    std::vector<char*> envp = c_array(env);
-
-    const auto start = clock::now();
-    pid_t pid = -1;
-    // SIGINT/SIGTERM wait until the worker is registered, so kill_active_worker() from their
-    // handler finds it (the child's mask is set by `attr`).
-    sigset_t stop_signals, previous;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGINT);
-    sigaddset(&stop_signals, SIGTERM);
-    ::pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
-    const int rc = req.search_path
-                       ? ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data())
-                       : ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
-    const std::size_t slot = rc == 0 ? register_worker(pid) : worker_slots;
-    if (rc == 0 && stopping.load()) ::kill(-pid, SIGKILL);  // the signal came before the spawn
-    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
+    output_pipes pipes;
+    if (!open_output_pipes(pipes, out.error)) return out;
+    const spawned child = spawn_registered(req, pipes);
     handed.close_all();
-    if (rc != 0) {
-      out.error = req.argv[0] + ": " + std::strerror(rc);
+    if (child.rc != 0) {
+      out.error = req.argv[0] + ": " + std::strerror(child.rc);
       return out;
     }
     out.started = true;
-    out_w.reset();  // the child holds the write ends now
-    err_w.reset();
-    ::fcntl(out_r.fd, F_SETFL, ::fcntl(out_r.fd, F_GETFL) | O_NONBLOCK);
-    ::fcntl(err_r.fd, F_SETFL, ::fcntl(err_r.fd, F_GETFL) | O_NONBLOCK);
-
-    const auto deadline = start + req.timeout;
-    int status = 0;
-    bool reaped = false;
-    clock::time_point reaped_at{};
-    bool ignored = false;
-    stream_hash stdout_hash;
-    for (;;) {
-      if (!reaped) {
-        const pid_t w = ::wait4(pid, &status, WNOHANG, &out.usage);
-        if (w == pid) {
-          reaped = true;
-          reaped_at = clock::now();
-        }
-      }
-      const bool pipes_open = out_r.fd >= 0 || err_r.fd >= 0;
-      if (reaped && !pipes_open) break;
-      const auto now = clock::now();
-      const bool cancelled = req.cancel != nullptr && req.cancel->load();
-      if (!reaped && (now >= deadline || cancelled)) {
-        out.timed_out = true;
-        ::kill(-pid, SIGKILL);
-        ::wait4(pid, &status, 0, &out.usage);
-        reaped = true;
-        reaped_at = clock::now();
-      }
-      if (reaped && pipes_open && clock::now() - reaped_at > std::chrono::milliseconds(500)) {
-        // A grandchild still holds the pipes: collect what we have and stop it.
-        ::kill(-pid, SIGKILL);
-        if (out_r.fd >= 0)
-          pump(out_r.fd, out.stdout_text, req.stdout_max_bytes, false, out.stdout_truncated,
-               &stdout_hash);
-        if (err_r.fd >= 0) pump(err_r.fd, out.stderr_tail, req.stderr_tail_bytes, true, ignored);
-        break;
-      }
-      pollfd fds[2];
-      nfds_t nfds = 0;
-      if (out_r.fd >= 0) fds[nfds++] = pollfd{out_r.fd, POLLIN, 0};
-      if (err_r.fd >= 0) fds[nfds++] = pollfd{err_r.fd, POLLIN, 0};
-      if (nfds == 0) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        continue;
-      }
-      const int pr = ::poll(fds, nfds, 50);
-      if (pr < 0 && errno != EINTR) {
-        out.error = std::string("poll: ") + std::strerror(errno);
-        ::kill(-pid, SIGKILL);
-        if (!reaped) ::wait4(pid, &status, 0, &out.usage);
-        reaped = true;
-        reaped_at = clock::now();
-        break;
-      }
-      for (nfds_t i = 0; i < nfds; ++i) {
-        if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-        if (fds[i].fd == out_r.fd) {
-          if (!pump(out_r.fd, out.stdout_text, req.stdout_max_bytes, false, out.stdout_truncated,
-                    &stdout_hash)) {
-            out_r.reset();
-          }
-        } else if (fds[i].fd == err_r.fd) {
-          if (!pump(err_r.fd, out.stderr_tail, req.stderr_tail_bytes, true, ignored)) err_r.reset();
-        }
-      }
-    }
-    if (slot < worker_slots) active_workers[slot].store(0);
-    out.has_usage = reaped;
-    out.stdout_hash = stdout_hash.value;
-    out.stdout_bytes = stdout_hash.bytes;
-    out.wall_seconds = std::chrono::duration<double>(reaped_at - start).count();
-    if (out.stderr_tail.size() > req.stderr_tail_bytes) {
-      out.stderr_tail.erase(0, out.stderr_tail.size() - req.stderr_tail_bytes);
-    }
-    if (WIFEXITED(status)) {
-      out.exited = true;
-      out.exit_code = WEXITSTATUS(status);
-    } else if (WIFSIGNALED(status)) {
-      out.term_signal = WTERMSIG(status);
-    }
+    pipes.out_w.reset();  // the child holds the write ends now
+    pipes.err_w.reset();
+    ::fcntl(pipes.out_r.fd, F_SETFL, ::fcntl(pipes.out_r.fd, F_GETFL) | O_NONBLOCK);
+    ::fcntl(pipes.err_r.fd, F_SETFL, ::fcntl(pipes.err_r.fd, F_GETFL) | O_NONBLOCK);
+    supervision watch(req, child.pid, pipes, out);
+    watch.run(child.start + req.timeout);
+    if (child.slot < worker_slots) active_workers[child.slot].store(0);
+    watch.finish(child.start);
   } catch (const std::exception& e) {
     out.error = e.what();
   } catch (...) {

@@ -143,111 +143,150 @@ std::string why_untimed(const trace_file& trace) {
 
 }  // namespace
 
-trace_summary summarize(const trace_file& trace, const summary_options& options) {
-  trace_summary s;
-  std::map<std::uint32_t, thread_summary> threads;
-  std::unordered_map<block_key, live_block> live;
-  // Cross-thread frees seen before the allocation: where the interleavings placed them.
-  std::unordered_map<block_key, std::pair<std::uint32_t, std::size_t>> freed_early;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> handoffs;
-  std::set<std::uint64_t> live_sequences;
-  std::uint64_t live_bytes = 0, sequence = 0, curve_counter = 0;
+namespace {
+
+// The trace's end in microseconds: its footer's, else (timed traces) the last event's.
+std::uint64_t end_time_us(const trace_file& trace) {
   std::uint64_t max_time = trace.footer() ? trace.footer()->end_us : 0;
-  // Times are needed for windows before the pass: use the footer's end, else a first quick pass.
   if (max_time == 0 && trace.header().timestamps)
     trace.for_each_event([&](const event& e) { max_time = std::max(max_time, e.time_us); });
-  const bool timed = trace.header().timestamps && max_time > 0 && options.phase_windows > 0;
-  const std::uint64_t width_us = timed ? max_time / options.phase_windows + 1 : 0;
-  std::vector<window> windows(timed ? options.phase_windows : 0);
-  live_interleavings interleavings(interleaving_window_us(trace, max_time));
+  return max_time;
+}
 
-  const auto note_live = [&](const event& e) {
-    if (options.curve_stride != 0 && ++curve_counter % options.curve_stride == 0)
-      s.live_curve.push_back(live_bytes);
-    if (timed) {
-      window& w = windows[std::min<std::size_t>(e.time_us / width_us, windows.size() - 1)];
-      if (!w.seen) w.live_first = live_bytes;
-      w.seen = true;
-      w.live_last = live_bytes;
-    }
-  };
-  const auto release = [&](const event& e, block_key b, thread_summary& t) {
-    ++s.frees;
-    ++t.frees;
-    if (block_thread(b) != e.thread) {
-      ++s.cross_thread_frees;
-      ++t.cross_thread_frees;
-      ++handoffs[{block_thread(b), e.thread}];
-    }
-    const auto it = live.find(b);
-    if (it == live.end()) {
-      freed_early[b] = {e.thread, interleavings.change(e.thread, e.time_us, 0)};
-      ++s.frees_before_allocation;
-      return;
-    }
-    interleavings.change(e.thread, e.time_us, -static_cast<std::int64_t>(it->second.size));
-    const std::uint64_t seq = it->second.sequence;
-    if (seq == *live_sequences.rbegin()) ++s.freed_youngest;
-    if (seq == *live_sequences.begin()) ++s.freed_oldest;
-    ++s.lifetimes[log2_bucket(sequence - seq)];
-    live_bytes -= it->second.size;
-    live_sequences.erase(seq);
-    live.erase(it);
-    note_live(e);
-  };
+// One pass over a trace's events in file order, gathering what `summarize` reports.
+class summary_pass {
+ public:
+  summary_pass(const trace_file& trace, const summary_options& options)
+      : options_(options),
+        max_time_(end_time_us(trace)),
+        timed_(trace.header().timestamps && max_time_ > 0 && options.phase_windows > 0),
+        width_us_(timed_ ? max_time_ / options.phase_windows + 1 : 0),
+        windows_(timed_ ? options.phase_windows : 0),
+        interleavings_(interleaving_window_us(trace, max_time_)) {}
 
-  trace.for_each_event([&](const event& e) {
-    ++s.by_kind[static_cast<std::size_t>(e.kind)];
-    thread_summary& t = threads[e.thread];
+  void on_event(const event& e) {
+    ++s_.by_kind[static_cast<std::size_t>(e.kind)];
+    thread_summary& t = threads_[e.thread];
     t.thread = e.thread;
     if (e.kind == event_kind::thread_start) t.os_tid = e.value;
-    if (e.kind == event_kind::rss) s.peak_rss_bytes = std::max(s.peak_rss_bytes, e.value);
+    if (e.kind == event_kind::rss) s_.peak_rss_bytes = std::max(s_.peak_rss_bytes, e.value);
     if (e.kind >= event_kind::thread_start) return;
     ++t.events;
-    if (timed) {
-      window& w = windows[std::min<std::size_t>(e.time_us / width_us, windows.size() - 1)];
+    if (timed_) {
+      window& w = window_of(e);
       ++w.calls;
       if (creates_block(e.kind)) ++w.allocations;
     }
-    if (e.unknown_pointer) ++s.unknown_pointer_calls;
+    if (e.unknown_pointer) ++s_.unknown_pointer_calls;
     if (e.kind == event_kind::free && !e.unknown_pointer) release(e, e.block, t);
     if (e.kind == event_kind::realloc && e.old_block != no_block) release(e, e.old_block, t);
-    if (!creates_block(e.kind)) return;
-    ++s.allocations;
+    if (creates_block(e.kind)) allocate(e, t);
+  }
+
+  trace_summary finish() && {
+    for (auto& [index, t] : threads_) s_.threads.push_back(t);
+    s_.final_live_bytes = live_bytes_;
+    s_.final_live_blocks = live_.size();
+    s_.duration_us = max_time_;
+    s_.interleavings = interleavings_.finish();
+    s_.peak_live_bytes = s_.interleavings.time_order();
+    s_.handoffs = sorted_handoffs(handoffs_);
+    s_.resemblances = resemble(s_.sizes);
+    if (timed_) s_.phases = merge_windows(windows_, width_us_, s_.peak_live_bytes);
+    return std::move(s_);
+  }
+
+ private:
+  window& window_of(const event& e) {
+    return windows_[std::min<std::size_t>(e.time_us / width_us_, windows_.size() - 1)];
+  }
+
+  void note_live(const event& e) {
+    if (options_.curve_stride != 0 && ++curve_counter_ % options_.curve_stride == 0)
+      s_.live_curve.push_back(live_bytes_);
+    if (timed_) {
+      window& w = window_of(e);
+      if (!w.seen) w.live_first = live_bytes_;
+      w.seen = true;
+      w.live_last = live_bytes_;
+    }
+  }
+
+  void allocate(const event& e, thread_summary& t) {
+    ++s_.allocations;
     ++t.allocations;
-    s.bytes_allocated += e.value;
+    s_.bytes_allocated += e.value;
     t.bytes_allocated += e.value;
-    s.monotonic_footprint += (e.value + 15) & ~std::uint64_t{15};
-    ++s.sizes[log2_bucket(e.value)];
-    ++sequence;
-    interleavings.change(e.thread, e.time_us, static_cast<std::int64_t>(e.value));
-    if (const auto early = freed_early.find(e.block); early != freed_early.end()) {
-      interleavings.amend(early->second.first, early->second.second,
-                          -static_cast<std::int64_t>(e.value));
-      freed_early.erase(early);
-      ++s.lifetimes[0];
+    s_.monotonic_footprint += (e.value + 15) & ~std::uint64_t{15};
+    ++s_.sizes[log2_bucket(e.value)];
+    ++sequence_;
+    interleavings_.change(e.thread, e.time_us, static_cast<std::int64_t>(e.value));
+    if (const auto early = freed_early_.find(e.block); early != freed_early_.end()) {
+      interleavings_.amend(early->second.first, early->second.second,
+                           -static_cast<std::int64_t>(e.value));
+      freed_early_.erase(early);
+      ++s_.lifetimes[0];
       return;
     }
-    live[e.block] = {e.value, sequence};
-    live_sequences.insert(sequence);
-    live_bytes += e.value;
+    live_[e.block] = {e.value, sequence_};
+    live_sequences_.insert(sequence_);
+    live_bytes_ += e.value;
     note_live(e);
-  });
+  }
 
-  for (auto& [index, t] : threads) s.threads.push_back(t);
-  s.final_live_bytes = live_bytes;
-  s.final_live_blocks = live.size();
-  s.duration_us = max_time;
-  s.interleavings = interleavings.finish();
-  s.peak_live_bytes = s.interleavings.time_order();
-  s.handoffs = sorted_handoffs(handoffs);
-  s.resemblances = resemble(s.sizes);
-  if (timed) s.phases = merge_windows(windows, width_us, s.peak_live_bytes);
-  return s;
+  void release(const event& e, block_key b, thread_summary& t) {
+    ++s_.frees;
+    ++t.frees;
+    if (block_thread(b) != e.thread) {
+      ++s_.cross_thread_frees;
+      ++t.cross_thread_frees;
+      ++handoffs_[{block_thread(b), e.thread}];
+    }
+    const auto it = live_.find(b);
+    if (it == live_.end()) {
+      freed_early_[b] = {e.thread, interleavings_.change(e.thread, e.time_us, 0)};
+      ++s_.frees_before_allocation;
+      return;
+    }
+    interleavings_.change(e.thread, e.time_us, -static_cast<std::int64_t>(it->second.size));
+    const std::uint64_t seq = it->second.sequence;
+    if (seq == *live_sequences_.rbegin()) ++s_.freed_youngest;
+    if (seq == *live_sequences_.begin()) ++s_.freed_oldest;
+    ++s_.lifetimes[log2_bucket(sequence_ - seq)];
+    live_bytes_ -= it->second.size;
+    live_sequences_.erase(seq);
+    live_.erase(it);
+    note_live(e);
+  }
+
+  const summary_options& options_;
+  trace_summary s_;
+  std::map<std::uint32_t, thread_summary> threads_;
+  std::unordered_map<block_key, live_block> live_;
+  // Cross-thread frees seen before the allocation: where the interleavings placed them.
+  std::unordered_map<block_key, std::pair<std::uint32_t, std::size_t>> freed_early_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> handoffs_;
+  std::set<std::uint64_t> live_sequences_;
+  std::uint64_t live_bytes_ = 0, sequence_ = 0, curve_counter_ = 0;
+  std::uint64_t max_time_;
+  bool timed_;
+  std::uint64_t width_us_;
+  std::vector<window> windows_;
+  live_interleavings interleavings_;
+};
+
+}  // namespace
+
+trace_summary summarize(const trace_file& trace, const summary_options& options) {
+  summary_pass pass(trace, options);
+  trace.for_each_event([&](const event& e) { pass.on_event(e); });
+  return std::move(pass).finish();
 }
 
-std::string render_summary(const trace_file& trace, const trace_summary& s) {
-  std::string out;
+namespace {
+
+// Where the trace came from and whether it is whole: trace, program, status, size, duration.
+void add_provenance(std::string& out, const trace_file& trace, const trace_summary& s) {
   std::string command;
   for (const auto& word : trace.header().command) command += (command.empty() ? "" : " ") + word;
   add_line(out, "trace        {} (format version {}, {} bytes)", trace.path(),
@@ -289,7 +328,9 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
   } else {
     add_line(out, "duration     unknown ({})", why_untimed(trace));
   }
+}
 
+void add_events(std::string& out, const trace_summary& s) {
   add_line(out, "\nevents by kind");
   for (std::size_t k = 0; k < event_kind_count; ++k)
     if (s.by_kind[k] != 0)
@@ -306,7 +347,9 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
   if (s.unknown_pointer_calls != 0)
     add_line(out, "  calls on pointers allocated before recording started: {}",
              s.unknown_pointer_calls);
+}
 
+void add_memory(std::string& out, const trace_summary& s) {
   add_line(out, "\nmemory");
   add_line(out, "  peak live bytes        {} ({} bytes)",
            bytes_text(static_cast<double>(s.peak_live_bytes)), s.peak_live_bytes);
@@ -319,7 +362,9 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
            bytes_text(static_cast<double>(s.final_live_bytes)), s.final_live_blocks);
   if (s.peak_rss_bytes != 0)
     add_line(out, "  peak sampled RSS       {}", bytes_text(static_cast<double>(s.peak_rss_bytes)));
+}
 
+void add_sizes(std::string& out, const trace_summary& s) {
   add_line(out, "\nallocation sizes (log2 histogram, seed 003's figure)");
   const std::uint64_t most = *std::max_element(s.sizes.begin(), s.sizes.end());
   for (std::size_t k = 0; k < s.sizes.size(); ++k) {
@@ -341,7 +386,18 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
              s.resemblances.front().distribution, distances,
              s.resemblances.front().total_variation > 0.5 ? "; none is close" : "");
   }
+}
 
+// The order frees come in, from the shares that release the youngest and the oldest live block.
+const char* free_order(double young, double old) {
+  return young > 0.5 && young > 2 * old   ? "LIFO (stack-like)"
+         : old > 0.5 && old > 2 * young   ? "FIFO (queue-like)"
+         : young > old * 2 && young > 0.2 ? "mostly LIFO"
+         : old > young * 2 && old > 0.2   ? "mostly FIFO"
+                                          : "neither (frees in no stack or queue order)";
+}
+
+void add_lifetimes(std::string& out, const trace_summary& s) {
   add_line(out, "\nlifetimes (allocations made while the block lived)");
   std::uint64_t freed = 0;
   for (const auto n : s.lifetimes) freed += n;
@@ -356,27 +412,37 @@ std::string render_summary(const trace_file& trace, const trace_summary& s) {
       freed == 0 ? 0 : static_cast<double>(s.freed_oldest) / static_cast<double>(freed);
   add_line(out, "  order: {} of frees release the youngest live block, {} the oldest: {}",
            percent(s.freed_youngest, freed), percent(s.freed_oldest, freed),
-           young > 0.5 && young > 2 * old   ? "LIFO (stack-like)"
-           : old > 0.5 && old > 2 * young   ? "FIFO (queue-like)"
-           : young > old * 2 && young > 0.2 ? "mostly LIFO"
-           : old > young * 2 && old > 0.2   ? "mostly FIFO"
-                                            : "neither (frees in no stack or queue order)");
+           free_order(young, old));
+}
 
+void add_phases(std::string& out, const trace_file& trace, const trace_summary& s) {
   if (s.phases.empty()) {
     add_line(out, "\nphases: {}",
              trace.header().timestamps ? "none (" + why_untimed(trace) + ")"
                                        : "unknown (" + why_untimed(trace) + ")");
-  } else {
-    add_line(out, "\nphases (the run cut into equal windows, neighbours of one character merged)");
-    add_line(out, "  {:>10} {:>10}  {:<10} {:>12} {:>14}", "from ms", "to ms", "character",
-             "allocs", "live change");
-    for (const auto& p : s.phases)
-      add_line(
-          out, "  {:>10.1f} {:>10.1f}  {:<10} {:>12} {:>14}", static_cast<double>(p.begin_us) / 1e3,
-          static_cast<double>(p.end_us) / 1e3, p.character, p.allocations,
-          (p.live_change < 0 ? "-" : "+") +
-              bytes_text(static_cast<double>(p.live_change < 0 ? -p.live_change : p.live_change)));
+    return;
   }
+  add_line(out, "\nphases (the run cut into equal windows, neighbours of one character merged)");
+  add_line(out, "  {:>10} {:>10}  {:<10} {:>12} {:>14}", "from ms", "to ms", "character", "allocs",
+           "live change");
+  for (const auto& p : s.phases)
+    add_line(
+        out, "  {:>10.1f} {:>10.1f}  {:<10} {:>12} {:>14}", static_cast<double>(p.begin_us) / 1e3,
+        static_cast<double>(p.end_us) / 1e3, p.character, p.allocations,
+        (p.live_change < 0 ? "-" : "+") +
+            bytes_text(static_cast<double>(p.live_change < 0 ? -p.live_change : p.live_change)));
+}
+
+}  // namespace
+
+std::string render_summary(const trace_file& trace, const trace_summary& s) {
+  std::string out;
+  add_provenance(out, trace, s);
+  add_events(out, s);
+  add_memory(out, s);
+  add_sizes(out, s);
+  add_lifetimes(out, s);
+  add_phases(out, trace, s);
   return out;
 }
 

@@ -38,6 +38,9 @@ event_kind kind_of(fmt::op o) noexcept {
   return static_cast<event_kind>(static_cast<int>(event_kind::calloc) + static_cast<int>(o));
 }
 
+}  // namespace
+
+// The varints of one chunk's payload, in order.
 class payload_cursor {
  public:
   payload_cursor(const std::uint8_t* p, const std::uint8_t* end) : p_(p), end_(end) {}
@@ -53,8 +56,6 @@ class payload_cursor {
   const std::uint8_t* end_;
 };
 
-}  // namespace
-
 std::string_view to_string(event_kind k) noexcept {
   return heap::name_in(event_kind_names, k);
 }
@@ -67,37 +68,108 @@ bool creates_block(event_kind k) noexcept {
 
 // ---- thread_decoder ----
 
+block_key thread_decoder::own_block(std::uint64_t age) const {
+  if (age >= next_id_) throw trace_error("a free refers to a block not yet allocated");
+  return make_block(thread_, next_id_ - 1 - age);
+}
+
+void thread_decoder::new_block(event& e, std::uint64_t size_delta) {
+  e.value = previous_size_ = fmt::unzigzag(size_delta, previous_size_);
+  e.block = make_block(thread_, next_id_++);
+}
+
+block_key thread_decoder::other_block(std::uint64_t thread, std::uint64_t id) const {
+  if (thread >= (1u << 20) || thread == thread_ || id >= (block_key{1} << block_id_bits))
+    throw trace_error("a cross-thread reference is out of range");
+  return make_block(static_cast<std::uint32_t>(thread), id);
+}
+
+void thread_decoder::reference(payload_cursor& in, event& e, block_key& target) const {
+  const std::uint64_t ref = in.next();
+  if (ref == fmt::ref_null) {
+    target = no_block;
+  } else if (ref == fmt::ref_unknown) {
+    e.unknown_pointer = true;
+  } else if ((ref & 3) == 2) {
+    target = own_block(ref >> 2);
+  } else if ((ref & 3) == 3) {
+    target = other_block(ref >> 2, in.next());
+  } else {
+    throw trace_error("a block reference has an invalid tag");
+  }
+}
+
+void thread_decoder::cross_thread_free(payload_cursor& in, event& e) {
+  e.kind = event_kind::free;
+  const std::uint64_t owner = in.next();
+  if (owner >= (1u << 20)) throw trace_error("a cross-thread reference is out of range");
+  const std::uint64_t id = in.next();
+  e.block = other_block(
+      owner, cross_deltas_ ? cross_ids_.decode(static_cast<std::uint32_t>(owner), id) : id);
+}
+
+void thread_decoder::operation(payload_cursor& in, event& e, fmt::op o) {
+  switch (o) {
+    case fmt::op::calloc:
+    case fmt::op::valloc:
+    case fmt::op::pvalloc:
+      e.kind = kind_of(o);
+      new_block(e, in.next());
+      break;
+    case fmt::op::memalign:
+    case fmt::op::posix_memalign:
+    case fmt::op::aligned_alloc: {
+      e.kind = kind_of(o);
+      const std::uint64_t log2 = in.next();
+      if (log2 > 40) throw trace_error("an alignment above 2^40");
+      e.alignment = static_cast<std::uint32_t>(std::uint64_t{1} << log2);
+      new_block(e, in.next());
+      break;
+    }
+    case fmt::op::realloc:
+      e.kind = event_kind::realloc;
+      reference(in, e, e.old_block);
+      new_block(e, in.next());
+      break;
+    case fmt::op::free_cross:
+      cross_thread_free(in, e);
+      break;
+    case fmt::op::free_unknown:
+      e.kind = event_kind::free;
+      e.unknown_pointer = true;
+      break;
+    case fmt::op::usable_size:
+      e.kind = event_kind::usable_size;
+      reference(in, e, e.block);
+      break;
+    case fmt::op::failed: {
+      e.kind = event_kind::failed;
+      const std::uint64_t k = in.next();
+      if (k != fmt::malloc_kind && k > static_cast<std::uint64_t>(fmt::op::pvalloc))
+        throw trace_error("a failed allocation of an unknown kind");
+      e.failed_kind = k == fmt::malloc_kind ? event_kind::malloc : kind_of(static_cast<fmt::op>(k));
+      e.value = in.next();
+      break;
+    }
+    case fmt::op::thread_start:
+      e.kind = event_kind::thread_start;
+      e.value = in.next();
+      time_us_ = in.next();
+      break;
+    case fmt::op::thread_end:
+    case fmt::op::timestamp:
+      e.kind = o == fmt::op::thread_end ? event_kind::thread_end : event_kind::timestamp;
+      time_us_ += in.next();
+      break;
+    case fmt::op::rss:
+      e.kind = event_kind::rss;
+      e.value = in.next() * 1024;
+      break;
+  }
+}
+
 void thread_decoder::decode(const std::uint8_t* raw, std::size_t bytes, std::vector<event>& out) {
   payload_cursor in(raw, raw + bytes);
-  const auto own_block = [&](std::uint64_t age) {
-    if (age >= next_id_) throw trace_error("a free refers to a block not yet allocated");
-    return make_block(thread_, next_id_ - 1 - age);
-  };
-  const auto new_block = [&](event& e, std::uint64_t size_delta) {
-    e.value = previous_size_ = fmt::unzigzag(size_delta, previous_size_);
-    e.block = make_block(thread_, next_id_++);
-  };
-  // Another thread's block: its thread and its id.
-  const auto other_block = [&](std::uint64_t thread, std::uint64_t id) {
-    if (thread >= (1u << 20) || thread == thread_ || id >= (block_key{1} << block_id_bits))
-      throw trace_error("a cross-thread reference is out of range");
-    return make_block(static_cast<std::uint32_t>(thread), id);
-  };
-  // A block reference: null, unknown, this thread's (by age) or another's (thread, id).
-  const auto reference = [&](event& e, block_key& target) {
-    const std::uint64_t ref = in.next();
-    if (ref == fmt::ref_null) {
-      target = no_block;
-    } else if (ref == fmt::ref_unknown) {
-      e.unknown_pointer = true;
-    } else if ((ref & 3) == 2) {
-      target = own_block(ref >> 2);
-    } else if ((ref & 3) == 3) {
-      target = other_block(ref >> 2, in.next());
-    } else {
-      throw trace_error("a block reference has an invalid tag");
-    }
-  };
   while (!in.done()) {
     event e;
     e.thread = thread_;
@@ -112,71 +184,7 @@ void thread_decoder::decode(const std::uint8_t* raw, std::size_t bytes, std::vec
       const std::uint64_t code = first >> 2;
       if (code > static_cast<std::uint64_t>(fmt::op::last))
         throw trace_error("unknown event opcode " + std::to_string(code));
-      const auto o = static_cast<fmt::op>(code);
-      switch (o) {
-        case fmt::op::calloc:
-        case fmt::op::valloc:
-        case fmt::op::pvalloc:
-          e.kind = kind_of(o);
-          new_block(e, in.next());
-          break;
-        case fmt::op::memalign:
-        case fmt::op::posix_memalign:
-        case fmt::op::aligned_alloc: {
-          e.kind = kind_of(o);
-          const std::uint64_t log2 = in.next();
-          if (log2 > 40) throw trace_error("an alignment above 2^40");
-          e.alignment = static_cast<std::uint32_t>(std::uint64_t{1} << log2);
-          new_block(e, in.next());
-          break;
-        }
-        case fmt::op::realloc:
-          e.kind = event_kind::realloc;
-          reference(e, e.old_block);
-          new_block(e, in.next());
-          break;
-        case fmt::op::free_cross: {
-          e.kind = event_kind::free;
-          const std::uint64_t owner = in.next();
-          if (owner >= (1u << 20)) throw trace_error("a cross-thread reference is out of range");
-          const std::uint64_t id = in.next();
-          e.block = other_block(
-              owner, cross_deltas_ ? cross_ids_.decode(static_cast<std::uint32_t>(owner), id) : id);
-          break;
-        }
-        case fmt::op::free_unknown:
-          e.kind = event_kind::free;
-          e.unknown_pointer = true;
-          break;
-        case fmt::op::usable_size:
-          e.kind = event_kind::usable_size;
-          reference(e, e.block);
-          break;
-        case fmt::op::failed: {
-          e.kind = event_kind::failed;
-          const std::uint64_t k = in.next();
-          if (k != fmt::malloc_kind && k > static_cast<std::uint64_t>(fmt::op::pvalloc))
-            throw trace_error("a failed allocation of an unknown kind");
-          e.failed_kind =
-              k == fmt::malloc_kind ? event_kind::malloc : kind_of(static_cast<fmt::op>(k));
-          e.value = in.next();
-          break;
-        }
-        case fmt::op::thread_start:
-          e.kind = event_kind::thread_start;
-          e.value = in.next();
-          time_us_ = in.next();
-          break;
-        case fmt::op::thread_end:
-        case fmt::op::timestamp:
-          e.kind = o == fmt::op::thread_end ? event_kind::thread_end : event_kind::timestamp;
-          time_us_ += in.next();
-          break;
-        case fmt::op::rss:
-          e.kind = event_kind::rss;
-          e.value = in.next() * 1024;
-          break;
-      }
+      operation(in, e, static_cast<fmt::op>(code));
     }
     e.time_us = time_us_;
     out.push_back(e);

@@ -114,6 +114,8 @@ struct chunk_ref {
   trace_format::chunk_header header{};
 };
 
+class payload_cursor;
+
 /// Turns one thread's chunk payloads, in sequence, into events.
 class thread_decoder {
  public:
@@ -123,6 +125,15 @@ class thread_decoder {
   void decode(const std::uint8_t* raw, std::size_t bytes, std::vector<event>& out);
 
  private:
+  block_key own_block(std::uint64_t age) const;
+  void new_block(event& e, std::uint64_t size_delta);
+  block_key other_block(std::uint64_t thread, std::uint64_t id) const;
+  /// A block reference: null, unknown, this thread's (by age) or another's (thread, id).
+  void reference(payload_cursor& in, event& e, block_key& target) const;
+  void cross_thread_free(payload_cursor& in, event& e);
+  /// The event of an opcode other than the short malloc and free.
+  void operation(payload_cursor& in, event& e, trace_format::op o);
+
   std::uint32_t thread_;
   bool cross_deltas_;
   trace_format::cross_free_ids cross_ids_;

@@ -144,6 +144,126 @@ memory_budget budget_for(const memory_spec& spec) {
   return memory_budget::detect(where);
 }
 
+// The watcher's crossings and the service's purges, at most max_events.
+class event_log {
+ public:
+  explicit event_log(const heap::rss_sampler& sampler) : sampler_(sampler) {
+    events_.reserve(max_events);
+  }
+  // Stamped under the lock, so the list is in time order: the watcher thread and the service
+  // record concurrently, and a time read before the lock let a later event land first.
+  void record(budget_record e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    e.t_ms = sampler_.now_ms();
+    if (events_.size() < max_events) events_.push_back(e);
+  }
+  // The events and their counts by kind.
+  void add_to(budget_reading& r, std::uint64_t limit) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const budget_record& e : events_) {
+      r.events.push_back(event_of(e, limit));
+      const bool crossing = std::strcmp(e.kind, "crossing") == 0;
+      r.crossings += crossing ? 1 : 0;
+      r.service_purges += crossing ? 0 : 1;
+      r.watcher_purges += crossing && e.purged ? 1 : 0;
+    }
+    r.events_dropped = events_.size() >= max_events;
+  }
+
+ private:
+  const heap::rss_sampler& sampler_;
+  mutable std::mutex mutex_;
+  std::vector<budget_record> events_;
+};
+
+// The service's timed requests: each one's nanoseconds, and per repetition its wall time, its
+// number of samples and its span on the series clock.
+struct service_timing {
+  std::vector<double> samples, repetition_seconds;
+  std::vector<std::size_t> per_repetition;
+  std::vector<std::pair<double, double>> repetition_ms;  // [start, end]
+
+  template <class Request>
+  bool timed(Request&& request) {
+    const auto t0 = steady::now();
+    const bool more = request();
+    samples.push_back(std::chrono::duration<double, std::nano>(steady::now() - t0).count());
+    return more;
+  }
+};
+
+// One cycle: grow to a random peak near the room, shrink to a random low, then steady requests
+// at the low, the first of them after `at_quiescent_point`.
+template <class Action>
+void run_cycle(service& svc, std::uint64_t room, service_timing& timing,
+               const Action& at_quiescent_point) {
+  const auto peak =
+      static_cast<std::uint64_t>(svc.fraction(0.90, 1.05) * static_cast<double>(room));
+  const auto low = static_cast<std::uint64_t>(svc.fraction(0.10, 0.30) * static_cast<double>(room));
+  while (timing.timed([&] { return svc.request(service::phase::grow, peak); })) {
+  }
+  while (timing.timed([&] { return svc.request(service::phase::shrink, low); })) {
+  }
+  timing.timed([&] {
+    at_quiescent_point();
+    return svc.request(service::phase::keep, low);
+  });
+  for (std::size_t i = 1; i < steady_requests; ++i)
+    timing.timed([&] { return svc.request(service::phase::keep, low); });
+}
+
+template <class Action>
+service_timing run_repetitions(const memory_spec& spec, service& svc, std::uint64_t room,
+                               const heap::rss_sampler& sampler, const Action& at_quiescent_point) {
+  service_timing timing;
+  for (std::size_t rep = 0; rep < spec.repetitions; ++rep) {
+    const std::size_t first_sample = timing.samples.size();
+    const double rep_start = sampler.now_ms();
+    const auto wall_start = steady::now();
+    for (std::size_t cycle = 0; cycle < cycles_of(spec); ++cycle)
+      run_cycle(svc, room, timing, at_quiescent_point);
+    timing.repetition_seconds.push_back(
+        std::chrono::duration<double>(steady::now() - wall_start).count());
+    timing.per_repetition.push_back(timing.samples.size() - first_sample);
+    timing.repetition_ms.push_back({rep_start, sampler.now_ms()});
+  }
+  return timing;
+}
+
+// Per repetition, from the series: time at or above the soft threshold, and the peak usage.
+void add_usage_by_repetition(budget_reading& r, const heap::rss_series& series, bool cgroup_usage,
+                             double soft_bytes,
+                             const std::vector<std::pair<double, double>>& repetition_ms) {
+  for (const auto& [from, to] : repetition_ms) {
+    r.time_over_soft_ms.push_back(ms_at_or_above(series, cgroup_usage, soft_bytes, from, to));
+    r.time_over_soft_share.push_back(to > from ? r.time_over_soft_ms.back() / (to - from) : 0.0);
+    r.peak_usage_bytes.push_back(peak_in(series, cgroup_usage, from, to));
+  }
+}
+
+// The usage at start, when the budget leaves room above it for the service.
+std::uint64_t usage_with_room(const memory_budget& budget) {
+  const std::uint64_t limit = budget.limit();
+  const std::optional<std::uint64_t> start_usage = budget.usage();
+  if (!start_usage || *start_usage + min_memory_budget_bytes / 2 > limit)
+    throw std::runtime_error("the budget (" + std::to_string(limit) +
+                             " bytes) leaves no room above the usage at start (" +
+                             std::to_string(start_usage.value_or(0)) +
+                             " bytes); give a larger --memory-budget");
+  return *start_usage;
+}
+
+// The budget's limit, where it came from, how usage is read and the thresholds.
+void describe_budget(budget_reading& r, const memory_budget& budget, bool cgroup_usage,
+                     const budget_thresholds& thresholds) {
+  r.budget_bytes = budget.limit();
+  r.budget_source = to_string(budget.source());
+  r.budget_reason = budget.reason();
+  r.usage_source = cgroup_usage ? budget.usage_path() : std::string("RSS (/proc/self/statm)");
+  r.soft_fraction = thresholds.soft;
+  r.hard_fraction = thresholds.hard;
+}
+
 }  // namespace
 
 double ms_at_or_above(const heap::rss_series& s, bool cgroup, double threshold, double from,
@@ -166,125 +286,56 @@ json run_budget_service(const memory_spec& spec) {
       budget.source() == budget_source::cgroup_v2 || budget.source() == budget_source::cgroup_v1;
   const std::uint64_t limit = budget.limit();
   const budget_thresholds thresholds;
-  const std::optional<std::uint64_t> start_usage = budget.usage();
-  if (!start_usage || *start_usage + min_memory_budget_bytes / 2 > limit)
-    throw std::runtime_error("the budget (" + std::to_string(limit) +
-                             " bytes) leaves no room above the usage at start (" +
-                             std::to_string(start_usage.value_or(0)) +
-                             " bytes); give a larger --memory-budget");
-  const std::uint64_t room = limit - *start_usage;
+  const std::uint64_t start_usage = usage_with_room(budget);
+  const std::uint64_t room = limit - start_usage;
 
   heap::rss_sampler sampler(heap::rss_sample_period, heap::rss_series_capacity,
                             cgroup_usage ? budget.usage_path() : std::string());
-  std::mutex events_mutex;
-  std::vector<budget_record> events;
-  events.reserve(max_events);
-  // Stamped under the lock, so the list is in time order: the watcher thread and the service
-  // record concurrently, and a time read before the lock let a later event land first.
-  auto record_event = [&](budget_record e) {
-    std::lock_guard<std::mutex> lock(events_mutex);
-    e.t_ms = sampler.now_ms();
-    if (events.size() < max_events) events.push_back(e);
-  };
+  event_log events(sampler);
   budget_watcher_options options;
   options.period = watcher_period;
   options.thresholds = thresholds;
   options.on_crossing = [&](const alloclab::budget_event& e) {
-    record_event({0, "crossing", e.from, e.to, e.usage, 0, e.purged});
+    events.record({0, "crossing", e.from, e.to, e.usage, 0, e.purged});
   };
   std::optional<budget_watcher> watcher;
   if (trim) watcher.emplace(budget, options);
   const allocator_purge purge = allocator_purge::find();
+  // The quiescent point: a trimming service purges while the watcher says it is over.
+  const auto purge_when_over = [&] {
+    if (!watcher || watcher->level() == budget_level::normal) return;
+    const std::uint64_t before = budget.usage().value_or(0);
+    const bool ok = purge.run();
+    events.record({0, "service_purge", watcher->level(), watcher->level(), before,
+                   budget.usage().value_or(0), ok});
+  };
 
   service svc(room, spec.seed);
-  std::vector<double> samples, repetition_seconds, over_soft_ms, over_soft_share, peak_usage;
-  std::vector<std::size_t> per_repetition;
-  std::vector<std::pair<double, double>> repetition_ms;  // [start, end] on the series clock
   const heap::fault_counts faults_before = heap::read_faults();
   sampler.start();
   if (watcher) watcher->start();
-  for (std::size_t rep = 0; rep < spec.repetitions; ++rep) {
-    const std::size_t first_sample = samples.size();
-    const double rep_start = sampler.now_ms();
-    const auto wall_start = steady::now();
-    for (std::size_t cycle = 0; cycle < cycles_of(spec); ++cycle) {
-      const auto peak =
-          static_cast<std::uint64_t>(svc.fraction(0.90, 1.05) * static_cast<double>(room));
-      const auto low =
-          static_cast<std::uint64_t>(svc.fraction(0.10, 0.30) * static_cast<double>(room));
-      auto timed = [&](auto&& body) {
-        const auto t0 = steady::now();
-        const bool more = body();
-        samples.push_back(std::chrono::duration<double, std::nano>(steady::now() - t0).count());
-        return more;
-      };
-      while (timed([&] { return svc.request(service::phase::grow, peak); })) {
-      }
-      while (timed([&] { return svc.request(service::phase::shrink, low); })) {
-      }
-      // The quiescent point: a trimming service purges while the watcher says it is over.
-      timed([&] {
-        if (watcher && watcher->level() != budget_level::normal) {
-          const std::uint64_t before = budget.usage().value_or(0);
-          const bool ok = purge.run();
-          record_event({0, "service_purge", watcher->level(), watcher->level(), before,
-                        budget.usage().value_or(0), ok});
-        }
-        return svc.request(service::phase::keep, low);
-      });
-      for (std::size_t i = 1; i < steady_requests; ++i)
-        timed([&] { return svc.request(service::phase::keep, low); });
-    }
-    repetition_seconds.push_back(std::chrono::duration<double>(steady::now() - wall_start).count());
-    per_repetition.push_back(samples.size() - first_sample);
-    repetition_ms.push_back({rep_start, sampler.now_ms()});
-  }
+  const service_timing timing = run_repetitions(spec, svc, room, sampler, purge_when_over);
   if (watcher) watcher->stop();
   sampler.stop();
   const heap::fault_counts faults_after = heap::read_faults();
   const heap::rss_series series = sampler.series();
 
-  // Per repetition, from the series: time at or above the soft threshold, and the peak usage.
-  const double soft_bytes = thresholds.soft * static_cast<double>(limit);
-  for (const auto& [from, to] : repetition_ms) {
-    over_soft_ms.push_back(ms_at_or_above(series, cgroup_usage, soft_bytes, from, to));
-    over_soft_share.push_back(to > from ? over_soft_ms.back() / (to - from) : 0.0);
-    peak_usage.push_back(peak_in(series, cgroup_usage, from, to));
-  }
-
   budget_reading r;
-  r.budget_bytes = limit;
-  r.budget_source = to_string(budget.source());
-  r.budget_reason = budget.reason();
-  r.usage_source = cgroup_usage ? budget.usage_path() : std::string("RSS (/proc/self/statm)");
-  r.soft_fraction = thresholds.soft;
-  r.hard_fraction = thresholds.hard;
-  r.usage_at_start_bytes = *start_usage;
+  describe_budget(r, budget, cgroup_usage, thresholds);
+  r.usage_at_start_bytes = start_usage;
   r.room_bytes = room;
   r.cycles_per_repetition = cycles_of(spec);
   r.watcher = trim;
   r.watcher_period_ms = watcher_period.count();
   r.purge_method = trim ? to_string(purge.kind()) : "none (no watcher)";
-  r.time_over_soft_ms = over_soft_ms;
-  r.time_over_soft_share = over_soft_share;
-  r.peak_usage_bytes = peak_usage;
-  {
-    std::lock_guard<std::mutex> lock(events_mutex);
-    for (const budget_record& e : events) {
-      r.events.push_back(event_of(e, limit));
-      const bool crossing = std::strcmp(e.kind, "crossing") == 0;
-      r.crossings += crossing ? 1 : 0;
-      r.service_purges += crossing ? 0 : 1;
-      r.watcher_purges += crossing && e.purged ? 1 : 0;
-    }
-    r.events_dropped = events.size() >= max_events;
-  }
+  add_usage_by_repetition(r, series, cgroup_usage, thresholds.soft * static_cast<double>(limit),
+                          timing.repetition_ms);
+  events.add_to(r, limit);
   r.minor_faults = faults_after.minor - faults_before.minor;
   r.major_faults = faults_after.major - faults_before.major;
   r.checksum = svc.checksum();
-  return memory_figures{repetition_seconds,    samples,
-                        per_repetition,        operations_per_request,
-                        heap::to_json(series), model::write_json(r)};
+  return memory_figures{timing.repetition_seconds, timing.samples,        timing.per_repetition,
+                        operations_per_request,    heap::to_json(series), model::write_json(r)};
 }
 
 }  // namespace alloclab::lab

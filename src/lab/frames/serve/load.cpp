@@ -259,87 +259,125 @@ load_result run_wrk(const closed_loop_options& o) {
   return r;
 }
 
-load_result run_open_loop(const open_loop_options& o) {
-  const std::optional<split_url> parts = parse_http_url(o.url);
-  if (!parts) return failed("open_loop", "not an http:// URL: " + o.url);
-  const auto total = static_cast<std::uint64_t>(o.rate_rps * o.duration_s);
-  const auto interval = std::chrono::duration<double>(1.0 / o.rate_rps);
-  const std::optional<json> before = fetch_stats(o.url);
-  std::atomic<std::uint64_t> next{0}, errors{0}, succeeded{0};
-  std::vector<std::vector<double>> latencies(o.connections);
-  std::vector<steady::time_point> last_done(o.connections);
+namespace {
+
+// An open-loop run: requests at fixed intended times, shared out over the connections (one
+// thread each); latency is counted from the intended time, so a stalled server cannot hide its
+// queue (coordinated omission).
+class open_loop_schedule {
+ public:
+  open_loop_schedule(const open_loop_options& o, const split_url& parts)
+      : o_(o),
+        parts_(parts),
+        total_(static_cast<std::uint64_t>(o.rate_rps * o.duration_s)),
+        interval_(1.0 / o.rate_rps),
+        latencies_(o.connections),
+        last_done_(o.connections),
+        started_(start_.get_future().share()) {}
+
+  // Sends the whole schedule; returns its start, t0.
+  steady::time_point run() {
+    std::vector<std::thread> workers;
+    for (unsigned w = 0; w < o_.connections; ++w)
+      workers.emplace_back([this, w] { connection(w); });
+    const auto connect_deadline = steady::now() + std::chrono::seconds(15);
+    while (connected_.load() < o_.connections && steady::now() < connect_deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const steady::time_point t0 = steady::now() + std::chrono::milliseconds(10);
+    start_.set_value(t0);
+    for (std::thread& t : workers) t.join();
+    return t0;
+  }
+
+  load_result result(steady::time_point t0, const std::optional<json>& before,
+                     const std::optional<json>& after) {
+    load_result r;
+    r.generator = "open_loop";
+    r.pinning = describe_pinning(o_.cpu);
+    r.target_rate_rps = o_.rate_rps;
+    std::vector<double> all;
+    for (auto& l : latencies_) all.insert(all.end(), l.begin(), l.end());
+    const steady::time_point end = *std::max_element(last_done_.begin(), last_done_.end());
+    r.requests = all.size();
+    r.succeeded = succeeded_.load();
+    r.errors = errors_.load();
+    if (reachable_.load() == 0)
+      return failed("open_loop", fmt::format("{} does not answer (GET /healthz failed on every "
+                                             "connection)",
+                                             parts_.origin));
+    if (all.empty())
+      return failed("open_loop", fmt::format("no request was answered ({} sent, {} failed)",
+                                             std::min(next_.load(), total_), r.errors));
+    r.duration_s = std::chrono::duration<double>(end - t0).count();
+    r.throughput_rps = static_cast<double>(r.succeeded) / r.duration_s;
+    const summary s = summarize(std::move(all));
+    r.latency = {s.p50, s.p90, s.p99, s.p999, s.mean};
+    r.server = server_delta(before, after, r.latency);
+    r.ok = true;
+    judge_success(r);
+    return r;
+  }
+
+ private:
   // Every connection is opened (one untimed GET /healthz) before the schedule starts at t0:
   // connecting 50 sockets at once overflows a small listen backlog, and a dropped SYN is
   // retried after 1 s, which would be charged to the first requests.
-  std::atomic<unsigned> connected{0}, reachable{0};
-  std::promise<steady::time_point> start;
-  const std::shared_future<steady::time_point> started = start.get_future().share();
-  std::vector<std::thread> workers;
-  for (unsigned w = 0; w < o.connections; ++w) {
-    workers.emplace_back([&, w] {
-      if (o.cpu) pin_current_thread(*o.cpu);
-      httplib::Client client(parts->origin);
-      client.set_keep_alive(true);
-      client.set_connection_timeout(std::chrono::seconds(5));
-      client.set_read_timeout(std::chrono::seconds(10));
-      latencies[w].reserve(std::min<std::uint64_t>(total / o.connections + 1, 1 << 20));
-      if (client.Get("/healthz")) reachable.fetch_add(1);
-      connected.fetch_add(1);
-      const steady::time_point t0 = started.get();
-      if (reachable.load() == 0) return;  // nothing answers: failed below, without the schedule
-      for (std::uint64_t i = next++; i < total; i = next++) {
-        const auto intended =
-            t0 + std::chrono::duration_cast<steady::duration>(interval * static_cast<double>(i));
-        std::this_thread::sleep_until(intended);
-        const httplib::Result res = client.Get(parts->target);
-        const steady::time_point done = steady::now();
-        if (!res) {  // no answer: an error, but not a latency
-          errors.fetch_add(1);
-          continue;
-        }
-        if (res->status < 200 || res->status > 299) {
-          errors.fetch_add(1);
-        } else {
-          succeeded.fetch_add(1);
-        }
-        latencies[w].push_back(std::chrono::duration<double, std::milli>(done - intended).count());
-        last_done[w] = std::max(last_done[w], done);
-      }
-    });
+  void connection(unsigned w) {
+    if (o_.cpu) pin_current_thread(*o_.cpu);
+    httplib::Client client(parts_.origin);
+    client.set_keep_alive(true);
+    client.set_connection_timeout(std::chrono::seconds(5));
+    client.set_read_timeout(std::chrono::seconds(10));
+    latencies_[w].reserve(std::min<std::uint64_t>(total_ / o_.connections + 1, 1 << 20));
+    if (client.Get("/healthz")) reachable_.fetch_add(1);
+    connected_.fetch_add(1);
+    const steady::time_point t0 = started_.get();
+    if (reachable_.load() == 0) return;  // nothing answers: failed, without the schedule
+    for (std::uint64_t i = next_++; i < total_; i = next_++) send(client, w, i, t0);
   }
-  const auto connect_deadline = steady::now() + std::chrono::seconds(15);
-  while (connected.load() < o.connections && steady::now() < connect_deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  const steady::time_point t0 = steady::now() + std::chrono::milliseconds(10);
-  start.set_value(t0);
-  for (std::thread& t : workers) t.join();
-  const std::optional<json> after = fetch_stats(o.url);
 
-  load_result r;
-  r.generator = "open_loop";
-  r.pinning = describe_pinning(o.cpu);
-  r.target_rate_rps = o.rate_rps;
-  std::vector<double> all;
-  for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
-  const steady::time_point end = *std::max_element(last_done.begin(), last_done.end());
-  r.requests = all.size();
-  r.succeeded = succeeded.load();
-  r.errors = errors.load();
-  if (reachable.load() == 0)
-    return failed("open_loop", fmt::format("{} does not answer (GET /healthz failed on every "
-                                           "connection)",
-                                           parts->origin));
-  if (all.empty())
-    return failed("open_loop", fmt::format("no request was answered ({} sent, {} failed)",
-                                           std::min(next.load(), total), r.errors));
-  r.duration_s = std::chrono::duration<double>(end - t0).count();
-  r.throughput_rps = static_cast<double>(r.succeeded) / r.duration_s;
-  const summary s = summarize(std::move(all));
-  r.latency = {s.p50, s.p90, s.p99, s.p999, s.mean};
-  r.server = server_delta(before, after, r.latency);
-  r.ok = true;
-  judge_success(r);
-  return r;
+  // Request `i` of the schedule, at its intended time.
+  void send(httplib::Client& client, unsigned w, std::uint64_t i, steady::time_point t0) {
+    const auto intended =
+        t0 + std::chrono::duration_cast<steady::duration>(interval_ * static_cast<double>(i));
+    std::this_thread::sleep_until(intended);
+    const httplib::Result res = client.Get(parts_.target);
+    const steady::time_point done = steady::now();
+    if (!res) {  // no answer: an error, but not a latency
+      errors_.fetch_add(1);
+      return;
+    }
+    if (res->status < 200 || res->status > 299) {
+      errors_.fetch_add(1);
+    } else {
+      succeeded_.fetch_add(1);
+    }
+    latencies_[w].push_back(std::chrono::duration<double, std::milli>(done - intended).count());
+    last_done_[w] = std::max(last_done_[w], done);
+  }
+
+  const open_loop_options& o_;
+  const split_url& parts_;
+  const std::uint64_t total_;
+  const std::chrono::duration<double> interval_;
+  std::atomic<std::uint64_t> next_{0}, errors_{0}, succeeded_{0};
+  std::vector<std::vector<double>> latencies_;
+  std::vector<steady::time_point> last_done_;
+  std::atomic<unsigned> connected_{0}, reachable_{0};
+  std::promise<steady::time_point> start_;
+  const std::shared_future<steady::time_point> started_;
+};
+
+}  // namespace
+
+load_result run_open_loop(const open_loop_options& o) {
+  const std::optional<split_url> parts = parse_http_url(o.url);
+  if (!parts) return failed("open_loop", "not an http:// URL: " + o.url);
+  open_loop_schedule schedule(o, *parts);
+  const std::optional<json> before = fetch_stats(o.url);
+  const steady::time_point t0 = schedule.run();
+  const std::optional<json> after = fetch_stats(o.url);
+  return schedule.result(t0, before, after);
 }
 
 void judge_success(load_result& r) {
