@@ -30,8 +30,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
-#include "process/liveness.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/liveness.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "measure/build_guard.hpp"
 #include "frames/batch/runner.hpp"
 #include "results/peer_verdict.hpp"
@@ -213,7 +213,7 @@ TEST(StrategyConformance, ArenaPeersResetEveryIteration) {
 TEST(MimallocHeap, LoadingItLeavesMallocToGlibc) {
   if (!mimalloc_present()) GTEST_SKIP() << "libmimalloc.so.2 not installed";
   if (sanitized()) GTEST_SKIP() << "AddressSanitizer owns malloc; mimalloc is not loaded beside it";
-  const std::string before = alloclab::heap::symbol_owner("malloc");
+  const std::string before = alloclab::mallocs::symbol_owner("malloc");
   const workload_footprint f;
   {
     auto instance = find_strategy("mimalloc_heap")->make(f);
@@ -229,8 +229,8 @@ TEST(MimallocHeap, LoadingItLeavesMallocToGlibc) {
   void* from_malloc = std::malloc(64);
   EXPECT_FALSE(owns(from_malloc)) << "malloc now returns mimalloc blocks";
   std::free(from_malloc);
-  EXPECT_EQ(alloclab::heap::symbol_owner("malloc"), before);
-  EXPECT_TRUE(alloclab::heap::library_matches(before, "libc.so.6")) << before;
+  EXPECT_EQ(alloclab::mallocs::symbol_owner("malloc"), before);
+  EXPECT_TRUE(alloclab::mallocs::library_matches(before, "libc.so.6")) << before;
   dlclose(library);  // drops the NOLOAD reference only
 }
 
@@ -451,8 +451,8 @@ TEST_F(PeersCli, GlibcCellStaysGlibcBesideMimallocHeap) {
   const json& proof = std_cell.at("live_allocator");
   EXPECT_TRUE(proof.at("ok").get<bool>()) << proof.dump();
   EXPECT_EQ(proof.at("expected"), "glibc");
-  EXPECT_TRUE(alloclab::heap::library_matches(proof.at("malloc_owner_path").get<std::string>(),
-                                              "libc.so.6"))
+  EXPECT_TRUE(alloclab::mallocs::library_matches(proof.at("malloc_owner_path").get<std::string>(),
+                                                 "libc.so.6"))
       << proof.dump();
   const json& mi = cell(r, "mimalloc_heap");
   EXPECT_EQ(mi.at("status"), "ok") << mi.at("reason");
