@@ -11,7 +11,7 @@
 // | message_queue_mt, request_mix_mt checksums  | StrategyConformance.MultithreadedChecksumsAgreeAcrossStrategies |
 // | foonathan_stack / boost_pmr_monotonic reset | StrategyConformance.ArenaPeersResetEveryIteration      |
 // | mimalloc_heap: dlopen leaves malloc alone   | MimallocHeap.LoadingItLeavesMallocToGlibc              |
-// | side_of                                     | PeerVerdict.SidesAreNamedByFamily                      |
+// | side_of: the entry's side                   | PeerVerdict.SidesAreTheEntriesOwn                      |
 // | peer_verdicts: met / missed / not_judged    | PeerVerdict.* (synthetic results)                      |
 // | each peer ratio's bootstrap interval        | PeerVerdict.MetWhenTheBestAlloclabBeats...             |
 // | end to end: glibc cell proof, not_installed | PeersCli.GlibcCellStaysGlibcBesideMimallocHeap,        |
@@ -258,7 +258,9 @@ const std::vector<double> fast = {10, 11, 10.5, 10.2, 10.8};
 const std::vector<double> slow = {20, 21, 20.5, 20.2, 20.8};
 const std::vector<double> slower = {30, 31, 30.5, 30.2, 30.8};
 
-TEST(PeerVerdict, SidesAreNamedByFamily) {
+TEST(PeerVerdict, SidesAreTheEntriesOwn) {
+  for (const strategy_entry& s : strategy_registry()) EXPECT_EQ(side_of(s.name), s.side) << s.name;
+  EXPECT_EQ(side_of("no_such_strategy"), peer_side::neither);
   for (const char* ours : {"alloclab_arena", "alloclab_multipool_static", "alloclab_pool"})
     EXPECT_EQ(side_of(ours), peer_side::alloclab) << ours;
   for (const char* peer :
@@ -363,7 +365,7 @@ TEST(PeerVerdict, TheBestOfSeveralAlloclabStrategiesIsTestedAtAlphaOverTheirNumb
   EXPECT_EQ(alone[0]["verdict"], "met") << alone;
   std::vector<json> cells = {timed_cell("alloclab_arena", best), timed_cell("pmr_monotonic", peer)};
   for (const char* other : {"alloclab_pool", "alloclab_multipool", "alloclab_multipool_static",
-                            "alloclab_concurrent_multipool", "alloclab_stack"})
+                            "alloclab_concurrent_multipool", "alloclab_arena_static"})
     cells.push_back(timed_cell(other, slower));
   const json picked = peer_verdicts(workload_with(cells), true);
   EXPECT_EQ(picked[0]["verdict"], "missed") << picked;

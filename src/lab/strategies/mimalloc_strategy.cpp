@@ -151,7 +151,7 @@ const strategy_registrar registration{
     {"mimalloc_heap",
      "a memory_resource over a mimalloc first-class heap (mi_heap_malloc, mi_free), destroyed "
      "and recreated every iteration; libmimalloc loaded with dlopen(RTLD_LOCAL), never linked",
-     fallback_rule::none, always_applicable,
+     peer_side::peer, fallback_rule::none, always_applicable,
      [](const workload_footprint&) -> std::unique_ptr<strategy_instance> {
        return std::make_unique<mimalloc_heap_source>();
      },
