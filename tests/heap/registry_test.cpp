@@ -116,7 +116,11 @@ TEST(Registry, MissingLibraryIsReportedNotSkipped) {
                     {"libfakemalloc.so.1"},
                     {},
                     "libfakemalloc.so.1",
-                    {{"fake_malloc", "libfakemalloc.so.1"}}};
+                    {{"fake_malloc", "libfakemalloc.so.1"}},
+                    false,
+                    {},
+                    {},
+                    alloclab::purge_kind::none};
   EXPECT_FALSE(installed(fake));
   const preload_resolution r = resolve_preload(fake);
   ASSERT_EQ(r.missing.size(), 1u);
