@@ -4,12 +4,18 @@
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 set -euo pipefail
 
+# The benchmarks' peers (bench/) build against libfoonathan-memory-dev, libboost-container-dev
+# and libmimalloc-dev.
 ALLOCLAB_BUILD_PACKAGES=(g++ cmake ninja-build pkg-config git libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libcpp-httplib-dev prometheus-cpp-dev
-  libfoonathan-memory-dev libboost-container-dev
+  libfoonathan-memory-dev libboost-container-dev libmimalloc-dev
   libmd4c-dev libmd4c-html0-dev libjs-chart.js)
-ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libmimalloc-dev libtcmalloc-minimal4 libtbbmalloc2
+# The malloc table's packages (src/lab/mallocs/malloc_table.cpp; tests/lab/malloc_table_test.cpp
+# fails when the two disagree): each preloaded malloc's library, and newlib's sources the lab
+# builds newlib and newlib-nano from. libc6 is every system's; dlmalloc's emscripten is fetched
+# without installing it (alloclab_ensure_dlmalloc_source below).
+ALLOCLAB_MALLOC_PACKAGES=(libjemalloc2 libmimalloc2.0 libtcmalloc-minimal4 libtbbmalloc2
   newlib-source)
 # chromium: report.html is tested in a real (headless) browser. python3-prometheus-client parses
 # `serve`'s /metrics; python3-yaml and shellcheck check the job definitions in deploy/; clang-tidy

@@ -6,9 +6,10 @@
 
 #include "../support/heap_cell_worker.hpp"
 #include "child.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 
 using namespace alloclab::heap;
+using namespace alloclab::mallocs;
 
 namespace {
 

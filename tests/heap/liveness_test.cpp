@@ -1,4 +1,4 @@
-#include "process/liveness.hpp"
+#include "mallocs/liveness.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 
 #include "child.hpp"
 #include "frames/heap/cell.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 
-using namespace alloclab::heap;
+using namespace alloclab::mallocs;
 using heap_test::run_child;
 
 namespace {

@@ -13,13 +13,14 @@
 
 #include "child.hpp"
 #include "frames/heap/cell.hpp"
-#include "process/liveness.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/liveness.hpp"
+#include "mallocs/malloc_table.hpp"
 
 namespace {
 
 int child_main(std::string_view mode, int argc, char** argv) {
   using namespace alloclab::heap;
+  using namespace alloclab::mallocs;
   if (mode == "abort") {
     std::fputs("child: about to abort on purpose\n", stderr);
     std::fflush(stderr);

@@ -1,6 +1,6 @@
 // --variants parsing: what each knob sets, and one clear line for each kind of bad text; how a
 // knob read back by the probe compares with its setting and travels in the probe's line.
-#include "process/malloc_knobs.hpp"
+#include "mallocs/knobs.hpp"
 
 #include <algorithm>
 #include <string>
@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "process/knob_readback.hpp"
+#include "mallocs/knob_readback.hpp"
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 namespace {
 
 using env = environment;
@@ -67,29 +67,29 @@ TEST(ProgramKnobs, ReadBackValuesCompareAsTheKnobsKind) {
 }
 
 TEST(ProgramKnobs, AReadingSurvivesTheProbesLine) {
-  const heap::knob_reading read{"dirty_decay_ms", "0", "mallctl(\"opt.dirty_decay_ms\")"};
-  const auto back = heap::parse_reading_line(heap::reading_line(read));
+  const mallocs::knob_reading read{"dirty_decay_ms", "0", "mallctl(\"opt.dirty_decay_ms\")"};
+  const auto back = mallocs::parse_reading_line(mallocs::reading_line(read));
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->knob, read.knob);
   EXPECT_EQ(back->value, read.value);
   EXPECT_EQ(back->how, read.how);
-  const heap::knob_reading unread{"arena_max", std::nullopt, "glibc offers no read-back"};
-  const auto none = heap::parse_reading_line(heap::reading_line(unread));
+  const mallocs::knob_reading unread{"arena_max", std::nullopt, "glibc offers no read-back"};
+  const auto none = mallocs::parse_reading_line(mallocs::reading_line(unread));
   ASSERT_TRUE(none.has_value());
   EXPECT_FALSE(none->value.has_value());
   EXPECT_EQ(none->how, unread.how);
-  EXPECT_FALSE(heap::parse_reading_line("ok").has_value());
-  EXPECT_FALSE(heap::parse_reading_line("failed malloc is served by x").has_value());
+  EXPECT_FALSE(mallocs::parse_reading_line("ok").has_value());
+  EXPECT_FALSE(mallocs::parse_reading_line("failed malloc is served by x").has_value());
 }
 
 // In this (unpreloaded) process: glibc's knobs say there is no read-back, another malloc's
 // entry points do not resolve, and neither crashes.
 TEST(ProgramKnobs, ReadingWithoutTheMallocSaysWhyNot) {
-  const auto glibc = heap::read_knobs("glibc", {"arena_max"});
+  const auto glibc = mallocs::read_knobs("glibc", {"arena_max"});
   ASSERT_EQ(glibc.size(), 1u);
   EXPECT_FALSE(glibc[0].value.has_value());
   EXPECT_NE(glibc[0].how.find("glibc offers no read-back"), std::string::npos) << glibc[0].how;
-  const auto tcmalloc = heap::read_knobs("tcmalloc", {"release_rate"});
+  const auto tcmalloc = mallocs::read_knobs("tcmalloc", {"release_rate"});
   ASSERT_EQ(tcmalloc.size(), 1u);
   EXPECT_FALSE(tcmalloc[0].value.has_value());
   EXPECT_NE(tcmalloc[0].how.find("do not resolve"), std::string::npos) << tcmalloc[0].how;
@@ -134,4 +134,4 @@ INSTANTIATE_TEST_SUITE_P(
                       bad_case{"glibc:arena_max=1,", "MALLOC:KNOB=VALUE"}));
 
 }  // namespace
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

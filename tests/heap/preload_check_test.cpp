@@ -1,10 +1,10 @@
-#include "process/preload_check.hpp"
+#include "mallocs/preload_check.hpp"
 
 #include <gtest/gtest.h>
 
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 
-using namespace alloclab::heap;
+using namespace alloclab::mallocs;
 
 TEST(PreloadCheck, RejectsABogusPath) {
   const preload_check c = validate_preload("/nonexistent/dir/libnotthere.so");

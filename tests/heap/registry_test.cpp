@@ -1,13 +1,13 @@
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 
-#include "process/preload_libraries.hpp"
+#include "mallocs/preload_libraries.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 
-using namespace alloclab::heap;
+using namespace alloclab::mallocs;
 
 TEST(Registry, HasTheIssueAllocatorsWithUniqueNames) {
   const std::vector<std::string> expected{"glibc",    "glibc_arena2", "glibc_trim", "glibc_nocliff",
@@ -17,7 +17,7 @@ TEST(Registry, HasTheIssueAllocatorsWithUniqueNames) {
   std::set<std::string_view> seen;
   for (const malloc_entry& e : malloc_registry()) {
     EXPECT_TRUE(seen.insert(e.name).second) << e.name;
-    EXPECT_FALSE(e.debian_package.empty()) << e.name;
+    EXPECT_FALSE(e.package.debian.empty()) << e.name;
     EXPECT_FALSE(e.malloc_owner.empty()) << e.name;
     EXPECT_FALSE(e.proofs.empty()) << e.name;
     EXPECT_EQ(find_malloc(e.name), &e);
@@ -112,11 +112,15 @@ TEST(Registry, PreloadEntriesSetLdPreloadToExistingFiles) {
 TEST(Registry, MissingLibraryIsReportedNotSkipped) {
   malloc_entry fake{"fakemalloc",
                     "test only",
-                    "libfakemalloc1",
+                    {"libfakemalloc1", package_route::apt, {}},
                     {"libfakemalloc.so.1"},
                     {},
                     "libfakemalloc.so.1",
-                    {{"fake_malloc", "libfakemalloc.so.1"}}};
+                    {{"fake_malloc", "libfakemalloc.so.1"}},
+                    false,
+                    {},
+                    {},
+                    alloclab::purge_kind::none};
   EXPECT_FALSE(installed(fake));
   const preload_resolution r = resolve_preload(fake);
   ASSERT_EQ(r.missing.size(), 1u);

@@ -30,7 +30,7 @@
 
 #include <gtest/gtest.h>
 
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "measure/copy_cliff.hpp"
 #include "model/document.hpp"
 #include "render/placement_text.hpp"
@@ -285,7 +285,7 @@ TEST(CopyCliff, TheTunableIsOneGlibcApplies) {
   const unsigned long long expected = std::stoull(wanted.substr(wanted.find('=') + 1));
   EXPECT_EQ(std::stoull(listing.substr(at + name.size()), nullptr, 16), expected) << listing;
   // The registry's glibc_nocliff runs under the same string.
-  const auto* entry = alloclab::heap::find_malloc("glibc_nocliff");
+  const auto* entry = alloclab::mallocs::find_malloc("glibc_nocliff");
   ASSERT_NE(entry, nullptr);
   ASSERT_EQ(entry->env.size(), 1u);
   EXPECT_EQ(entry->env[0].name, "GLIBC_TUNABLES");

@@ -20,9 +20,9 @@ namespace fs = std::filesystem;
 
 // Lowest first. A stage may include the stages before it, never those after it.
 const std::vector<std::string> stage_order = {
-    "stats",   "model",   "records", "lockstep", "process",  "workloads", "strategies",
-    "measure", "trace",   "plan",    "simulate", "schedule", "results",   "claims",
-    "render",  "compare", "merge",   "export",   "advise",   "frames",    "main"};
+    "stats",   "model", "records", "lockstep", "mallocs",  "process", "workloads", "strategies",
+    "measure", "trace", "plan",    "simulate", "schedule", "results", "claims",    "render",
+    "compare", "merge", "export",  "advise",   "frames",   "main"};
 
 fs::path lab_sources() {
   return fs::path(ALLOCLAB_TEST_DATA).parent_path().parent_path() / "src" / "lab";

@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "measure/build_guard.hpp"
 #include "results/schema_check.hpp"
 #include "cli_support.hpp"
@@ -34,7 +34,7 @@ using json = nlohmann::json;
 using namespace cli_support;
 
 bool installed(const char* name) {
-  return alloclab::heap::installed(*alloclab::heap::find_malloc(name));
+  return alloclab::mallocs::installed(*alloclab::mallocs::find_malloc(name));
 }
 
 class MallocCli : public binary_test {
@@ -75,7 +75,7 @@ TEST_F(MallocCli, BadPreloadLibrariesAreRejectedWithExit2AndOneLine) {
   EXPECT_NE(bogus.err.find("does not exist"), std::string::npos) << bogus.err;
 
   // A real shared library that is not an allocator: zlib defines neither malloc nor free.
-  if (!alloclab::heap::resolve_library("libz.so.1")) GTEST_SKIP() << "libz.so.1 not found";
+  if (!alloclab::mallocs::resolve_library("libz.so.1")) GTEST_SKIP() << "libz.so.1 not found";
   const outcome not_malloc = run("run --malloc libz.so.1 --workloads fifo_lognormal");
   EXPECT_EQ(not_malloc.exit_code, 2) << not_malloc.err;
   EXPECT_EQ(line_count(not_malloc.err), 1u) << not_malloc.err;
@@ -123,7 +123,7 @@ TEST_F(MallocCli, HeapRunCarriesProvenAllocatorsAndMemoryFigures) {
       ++measured;
       const json& live = c.at("live_allocator");
       EXPECT_TRUE(live.at("ok").get<bool>());
-      const auto* entry = alloclab::heap::find_malloc(c.at("malloc").get<std::string>());
+      const auto* entry = alloclab::mallocs::find_malloc(c.at("malloc").get<std::string>());
       ASSERT_NE(entry, nullptr);
       EXPECT_NE(
           live.at("malloc_owner_path").get<std::string>().find(std::string(entry->malloc_owner)),
@@ -250,7 +250,7 @@ TEST_F(MallocCli, MissingAllocatorGivesARowAndFailsUnlessSkipped) {
 
 TEST_F(MallocCli, CustomPreloadLibraryRunsAsItsOwnMalloc) {
   if (sanitized()) GTEST_SKIP() << "AddressSanitizer owns malloc";
-  const auto path = alloclab::heap::resolve_library("libjemalloc.so.2");
+  const auto path = alloclab::mallocs::resolve_library("libjemalloc.so.2");
   if (!path) GTEST_SKIP() << "libjemalloc2 not installed";
   const json r = heap_run("--malloc " + *path + " --workloads fifo_lognormal", "", 0);
   const json& c = malloc_cell_of(r, "fifo_lognormal", "malloc", "custom:libjemalloc.so.2");

@@ -11,7 +11,7 @@
 // | message_queue_mt, request_mix_mt checksums  | StrategyConformance.MultithreadedChecksumsAgreeAcrossStrategies |
 // | foonathan_stack / boost_pmr_monotonic reset | StrategyConformance.ArenaPeersResetEveryIteration      |
 // | mimalloc_heap: dlopen leaves malloc alone   | MimallocHeap.LoadingItLeavesMallocToGlibc              |
-// | side_of                                     | PeerVerdict.SidesAreNamedByFamily                      |
+// | side_of: the entry's side                   | PeerVerdict.SidesAreTheEntriesOwn                      |
 // | peer_verdicts: met / missed / not_judged    | PeerVerdict.* (synthetic results)                      |
 // | each peer ratio's bootstrap interval        | PeerVerdict.MetWhenTheBestAlloclabBeats...             |
 // | end to end: glibc cell proof, not_installed | PeersCli.GlibcCellStaysGlibcBesideMimallocHeap,        |
@@ -30,8 +30,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
-#include "process/liveness.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/liveness.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "measure/build_guard.hpp"
 #include "frames/batch/runner.hpp"
 #include "results/peer_verdict.hpp"
@@ -213,7 +213,7 @@ TEST(StrategyConformance, ArenaPeersResetEveryIteration) {
 TEST(MimallocHeap, LoadingItLeavesMallocToGlibc) {
   if (!mimalloc_present()) GTEST_SKIP() << "libmimalloc.so.2 not installed";
   if (sanitized()) GTEST_SKIP() << "AddressSanitizer owns malloc; mimalloc is not loaded beside it";
-  const std::string before = alloclab::heap::symbol_owner("malloc");
+  const std::string before = alloclab::mallocs::symbol_owner("malloc");
   const workload_footprint f;
   {
     auto instance = find_strategy("mimalloc_heap")->make(f);
@@ -229,8 +229,8 @@ TEST(MimallocHeap, LoadingItLeavesMallocToGlibc) {
   void* from_malloc = std::malloc(64);
   EXPECT_FALSE(owns(from_malloc)) << "malloc now returns mimalloc blocks";
   std::free(from_malloc);
-  EXPECT_EQ(alloclab::heap::symbol_owner("malloc"), before);
-  EXPECT_TRUE(alloclab::heap::library_matches(before, "libc.so.6")) << before;
+  EXPECT_EQ(alloclab::mallocs::symbol_owner("malloc"), before);
+  EXPECT_TRUE(alloclab::mallocs::library_matches(before, "libc.so.6")) << before;
   dlclose(library);  // drops the NOLOAD reference only
 }
 
@@ -258,7 +258,9 @@ const std::vector<double> fast = {10, 11, 10.5, 10.2, 10.8};
 const std::vector<double> slow = {20, 21, 20.5, 20.2, 20.8};
 const std::vector<double> slower = {30, 31, 30.5, 30.2, 30.8};
 
-TEST(PeerVerdict, SidesAreNamedByFamily) {
+TEST(PeerVerdict, SidesAreTheEntriesOwn) {
+  for (const strategy_entry& s : strategy_registry()) EXPECT_EQ(side_of(s.name), s.side) << s.name;
+  EXPECT_EQ(side_of("no_such_strategy"), peer_side::neither);
   for (const char* ours : {"alloclab_arena", "alloclab_multipool_static", "alloclab_pool"})
     EXPECT_EQ(side_of(ours), peer_side::alloclab) << ours;
   for (const char* peer :
@@ -363,7 +365,7 @@ TEST(PeerVerdict, TheBestOfSeveralAlloclabStrategiesIsTestedAtAlphaOverTheirNumb
   EXPECT_EQ(alone[0]["verdict"], "met") << alone;
   std::vector<json> cells = {timed_cell("alloclab_arena", best), timed_cell("pmr_monotonic", peer)};
   for (const char* other : {"alloclab_pool", "alloclab_multipool", "alloclab_multipool_static",
-                            "alloclab_concurrent_multipool", "alloclab_stack"})
+                            "alloclab_concurrent_multipool", "alloclab_arena_static"})
     cells.push_back(timed_cell(other, slower));
   const json picked = peer_verdicts(workload_with(cells), true);
   EXPECT_EQ(picked[0]["verdict"], "missed") << picked;
@@ -451,8 +453,8 @@ TEST_F(PeersCli, GlibcCellStaysGlibcBesideMimallocHeap) {
   const json& proof = std_cell.at("live_allocator");
   EXPECT_TRUE(proof.at("ok").get<bool>()) << proof.dump();
   EXPECT_EQ(proof.at("expected"), "glibc");
-  EXPECT_TRUE(alloclab::heap::library_matches(proof.at("malloc_owner_path").get<std::string>(),
-                                              "libc.so.6"))
+  EXPECT_TRUE(alloclab::mallocs::library_matches(proof.at("malloc_owner_path").get<std::string>(),
+                                                 "libc.so.6"))
       << proof.dump();
   const json& mi = cell(r, "mimalloc_heap");
   EXPECT_EQ(mi.at("status"), "ok") << mi.at("reason");

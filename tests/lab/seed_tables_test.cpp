@@ -13,7 +13,7 @@
 
 #include "frames/serve/figures.hpp"
 #include "model/document.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "render/markdown_sections.hpp"
 #include "results/claims.hpp"
 #include "strategies/strategy.hpp"
@@ -111,7 +111,7 @@ TEST(SeedTables, PublishedTablesNameRegisteredCells) {
     ASSERT_FALSE(t.at("rows").empty()) << id;
     for (const auto& row : t.at("rows")) {
       EXPECT_NE(find_strategy(row.at("strategy")), nullptr) << id << ": " << row;
-      EXPECT_NE(heap::find_malloc(row.at("malloc").get<std::string>()), nullptr)
+      EXPECT_NE(mallocs::find_malloc(row.at("malloc").get<std::string>()), nullptr)
           << id << ": " << row;
       EXPECT_GT(row.at("throughput_per_s").get<double>(), 0) << id;
       EXPECT_LE(row.at("p50").get<double>(), row.at("p99").get<double>()) << id;

@@ -30,7 +30,7 @@
 
 #include "frames/serve/metrics.hpp"
 #include "frames/serve/server_counters.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "serve_support.hpp"
 
 namespace {
@@ -276,9 +276,9 @@ TEST(ServeMetrics, PreloadedMallocsReportTheirOwnStatistics) {
   const std::vector<std::pair<std::string, std::string>> mallocs = {{"jemalloc", "allocated"},
                                                                     {"mimalloc", "current_commit"}};
   for (const auto& [name, stat] : mallocs) {
-    const auto* entry = alloclab::heap::find_malloc(name);
+    const auto* entry = alloclab::mallocs::find_malloc(name);
     ASSERT_NE(entry, nullptr);
-    ASSERT_TRUE(alloclab::heap::installed(*entry)) << name << " (scripts/deps.sh installs it)";
+    ASSERT_TRUE(alloclab::mallocs::installed(*entry)) << name << " (scripts/deps.sh installs it)";
     auto server = start_server({"--malloc", name});
     ASSERT_EQ(get(server->port(), run_target()).status, 200);
     const json doc = scrape(server->port());

@@ -45,7 +45,7 @@
 #include <alloclab/build_info.hpp>
 
 #include "frames/serve/http_answers.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "serve_support.hpp"
 
 namespace {
@@ -495,8 +495,8 @@ TEST(Lifecycle, MallocIsPreloadedAndProvenLive) {
   if (alloclab::build::sanitized) GTEST_SKIP() << "AddressSanitizer owns malloc in this build";
   const stats_document reference = stats_of(start_server()->port());
   int tried = 0;  // mallocs that come in by LD_PRELOAD (glibc_arena2 and glibc_trim do not)
-  for (const auto& entry : alloclab::heap::malloc_registry()) {
-    if (entry.preload.empty() || !alloclab::heap::installed(entry)) continue;
+  for (const auto& entry : alloclab::mallocs::malloc_registry()) {
+    if (entry.preload.empty() || !alloclab::mallocs::installed(entry)) continue;
     ++tried;
     const std::string name(entry.name);
     auto server = start_server({"--malloc", name});

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "frames/heap/cell.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 
 namespace alloclab::heap {
 
@@ -19,22 +19,22 @@ inline cell_outcome run_cell_in_worker(const cell_spec& spec,
                                        std::chrono::milliseconds timeout) {
   cell_outcome o;
   try {
-    worker_env env;
-    if (spec.malloc_name == custom_malloc_name) {
-      env = custom_worker_environment(spec.preload);
+    mallocs::worker_env env;
+    if (spec.malloc_name == mallocs::custom_malloc_name) {
+      env = mallocs::custom_worker_environment(spec.preload);
     } else {
-      const malloc_entry* entry = find_malloc(spec.malloc_name);
+      const mallocs::malloc_entry* entry = mallocs::find_malloc(spec.malloc_name);
       if (entry == nullptr) {
         o.status = cell_status::failed;
         o.detail = "unknown allocator '" + spec.malloc_name + "'";
         return o;
       }
-      if (!installed(*entry)) {
+      if (!mallocs::installed(*entry)) {
         o.status = cell_status::not_installed;
-        o.detail = not_installed_reason(*entry);
+        o.detail = mallocs::not_installed_reason(*entry);
         return o;
       }
-      env = worker_environment(*entry);
+      env = mallocs::worker_environment(*entry);
     }
     worker_request req;
     req.argv = worker_argv_prefix;

@@ -251,7 +251,7 @@ TEST_F(ReplayCommand, AdviseFollowsTheRealRuns) {
                  "not the same program");
 }
 
-// Knob variants (process/malloc_knobs.hpp), as `try` has them: each variant is a cell under its
+// Knob variants (mallocs/knobs.hpp), as `try` has them: each variant is a cell under its
 // label, run with its knob set and read back from the malloc inside the worker; a knob the malloc
 // did not take (a decay jemalloc clamps) is a failed cell, not the defaults under the variant's
 // name.

@@ -11,7 +11,7 @@
 #include "advise/program_runs.hpp"
 #include "frames/replay/figures.hpp"
 #include "frames/replay/replay_resources.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "plan/plan.hpp"
 #include "plan/request.hpp"
 #include "render/plural.hpp"
@@ -269,7 +269,7 @@ std::optional<tuning> tuning_of(const std::string& label) {
     return tuning{label.substr(0, space), label.substr(space + 1)};
   if (label.rfind("glibc_", 0) != 0) return std::nullopt;
   tuning t{"glibc", {}};
-  if (const heap::malloc_entry* e = heap::find_malloc(label))
+  if (const mallocs::malloc_entry* e = mallocs::find_malloc(label))
     for (const auto& v : e->env)
       t.setting += fmt::format("{}{}={}", t.setting.empty() ? "" : " ", v.name, v.value);
   return t;

@@ -9,7 +9,7 @@
 
 #include "plan/budget.hpp"
 #include "plan/request.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "render/atomic_write.hpp"
 #include "render/shell_words.hpp"
 
@@ -21,7 +21,7 @@ namespace {
 // The mallocs `try` can run: registry names (the replay's "all" or a path: try's own default).
 std::vector<std::string> try_mallocs(const std::vector<std::string>& asked) {
   for (const std::string& name : asked)
-    if (name == "all" || heap::find_malloc(name) == nullptr) return {};
+    if (name == "all" || mallocs::find_malloc(name) == nullptr) return {};
   return asked;
 }
 

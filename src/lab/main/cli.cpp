@@ -21,6 +21,7 @@
 #include "main/commands.hpp"
 #include "main/option_checks.hpp"
 #include "main/replay_commands.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "merge/merge_command.hpp"
 #include "plan/plan.hpp"
 #include "render/shell_words.hpp"
@@ -59,6 +60,15 @@ std::string unknown_command(int argc, char** argv, const std::vector<std::string
   return "unknown command '" + first + "'; valid commands: " + valid;
 }
 
+// --malloc's help: the malloc table's names, the first (glibc) the default.
+std::string malloc_option_help() {
+  const std::vector<std::string> names = mallocs::malloc_names();
+  return fmt::format(
+      "Comma-separated process-wide mallocs: {} (default), {}, all (every one; `alloclab list` "
+      "shows which are installed), or a path to a malloc library (.so)",
+      names.front(), fmt::join(names.begin() + 1, names.end(), ", "));
+}
+
 // What to measure and under which seed and mallocs: `run`'s and `compare --paired`'s.
 void add_selection_options(CLI::App& command, run_request& request) {
   command
@@ -73,14 +83,7 @@ void add_selection_options(CLI::App& command, run_request& request) {
       ->check(unsigned_64_bit_integer());
   command.add_flag("--allow-debug", request.allow_debug,
                    "Run an unoptimised build anyway; outputs are stamped DEBUG");
-  command
-      .add_option("--malloc", request.mallocs,
-                  "Comma-separated process-wide mallocs: glibc (default), glibc_arena2, "
-                  "glibc_trim, glibc_nocliff, jemalloc, mimalloc, tcmalloc, tbbmalloc, dlmalloc, "
-                  "newlib, newlib_nano, all (every one; `alloclab list` shows which are "
-                  "installed), or a path to a "
-                  "malloc library (.so)")
-      ->expected(1);
+  command.add_option("--malloc", request.mallocs, malloc_option_help())->expected(1);
 }
 
 // The options of `run`.

@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "process/malloc_registry.hpp"
-#include "process/preload_libraries.hpp"
+#include "mallocs/malloc_table.hpp"
+#include "mallocs/preload_libraries.hpp"
 #include "compare/compare.hpp"
 #include "export/gbench_export.hpp"
 #include "frames/frame_table.hpp"
@@ -199,11 +199,11 @@ int execute_list() {
   out +=
       "mallocs (--malloc; default glibc; 'all' = every one below; or a path to a malloc "
       "library):\n";
-  for (const auto& m : alloclab::heap::malloc_registry()) {
-    const bool here = alloclab::heap::installed(m);
+  for (const auto& m : alloclab::mallocs::malloc_registry()) {
+    const bool here = alloclab::mallocs::installed(m);
     out += fmt::format(
         "  {:<26} {}{}\n", m.name, m.description,
-        here ? "" : fmt::format(" [not installed: {}]", alloclab::heap::install_command(m)));
+        here ? "" : fmt::format(" [not installed: {}]", alloclab::mallocs::install_command(m)));
   }
   print_or_throw(out);
   return 0;

@@ -15,7 +15,7 @@
 #include "advise/real_runs.hpp"
 #include "frames/program/program_model.hpp"
 #include "frames/program/try_command.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "main/cli.hpp"
 #include "main/commands.hpp"
 #include "main/option_checks.hpp"
@@ -111,7 +111,7 @@ int print_malloc_env(const char* name) {
   try {
     const malloc_choice m = resolve_mallocs({name}, false).front();
     if (!m.missing.empty()) throw usage_error(m.missing);
-    const heap::worker_env env = environment_for(m);
+    const mallocs::worker_env env = environment_for(m);
     std::string out;
     for (const auto& var : env.unset) out += "-u" + var + "\n";
     for (const auto& [key, value] : env.set) out += key + "=" + value + "\n";
@@ -228,7 +228,7 @@ replay_commands::replay_commands(CLI::App& app, const std::string& command_line)
     c->add_option("--variants", request_->variants,
                   "Knob variants, each a cell of its own, its knobs read back from the malloc in "
                   "the worker: MALLOC:KNOB=VALUE[+KNOB=VALUE],...; " +
-                      heap::knob_summary());
+                      mallocs::knob_summary());
     c->add_option("--strategies", r.replay.strategies,
                   "Comma-separated in-process resources to replay through (replay default: none; "
                   "advise: all that fit): pmr_unsync_pool, pmr_sync_pool, alloclab_multipool, "

@@ -30,11 +30,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 
 namespace alloclab::lab {
 
-using alloclab::heap::rep_movsb_off_tunables;
+using alloclab::mallocs::rep_movsb_off_tunables;
 
 struct copy_cliff_config {
   std::vector<std::size_t> sizes{4096, 32768};  ///< bytes per copy; above rep movsb's threshold

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "frames/frame_table.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 
 namespace alloclab::lab {
 
@@ -40,7 +40,7 @@ malloc_choice choice_from_json(const json& j) {
   m.named = j.at("named").get<bool>();
   m.missing = j.at("missing").get<std::string>();
   if (!j.at("custom").get<bool>()) {
-    m.entry = alloclab::heap::find_malloc(m.argument);
+    m.entry = alloclab::mallocs::find_malloc(m.argument);
     if (m.entry == nullptr) throw usage_error("unknown malloc '" + m.argument + "'");
   }
   return m;

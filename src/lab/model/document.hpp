@@ -49,7 +49,7 @@ struct run_config {
     field(s.mallocs, "mallocs",
           "process-wide mallocs, in order: registry names (`glibc`, `glibc_arena2`, "
           "`glibc_trim`, `glibc_nocliff`, `jemalloc`, `mimalloc`, `tcmalloc`, `tbbmalloc`; see "
-          "`src/lab/process/malloc_registry.cpp`) or `custom:<file name>` for a `--malloc "
+          "`src/lab/mallocs/malloc_table.cpp`) or `custom:<file name>` for a `--malloc "
           "/path/lib.so`; the first is every workload's baseline malloc. The placement twin is "
           "not listed here (`placement_twin`)");
     field(s.samples_per_repetition, "samples_per_repetition",

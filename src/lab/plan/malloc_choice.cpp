@@ -9,20 +9,18 @@
 
 #include <fmt/format.h>
 
-#include "process/preload_check.hpp"
+#include "mallocs/preload_check.hpp"
 #include "plan/request.hpp"
 #include "process/hooks.hpp"
 
 namespace alloclab::lab {
 namespace {
 
-namespace heap = alloclab::heap;
-
 bool looks_like_path(std::string_view name) {
   return name.find('/') != std::string_view::npos || name.find(".so") != std::string_view::npos;
 }
 
-malloc_choice registry_choice(const heap::malloc_entry& e, bool named) {
+malloc_choice registry_choice(const mallocs::malloc_entry& e, bool named) {
   malloc_choice c;
   c.label = std::string(e.name);
   c.argument = c.label;
@@ -34,10 +32,10 @@ malloc_choice registry_choice(const heap::malloc_entry& e, bool named) {
 
 }  // namespace
 
-std::string malloc_missing_reason(const heap::malloc_entry& e) {
+std::string malloc_missing_reason(const mallocs::malloc_entry& e) {
   if (malloc_hidden(e.name))
     return fmt::format("{}: not installed (hidden by a test hook)", e.name);
-  return heap::installed(e) ? std::string() : heap::not_installed_reason(e);
+  return mallocs::installed(e) ? std::string() : mallocs::not_installed_reason(e);
 }
 
 bool malloc_choice::plain_glibc() const {
@@ -45,25 +43,25 @@ bool malloc_choice::plain_glibc() const {
 }
 
 std::string malloc_choice::registry_name() const {
-  return entry != nullptr ? std::string(entry->name) : std::string(heap::custom_malloc_name);
+  return entry != nullptr ? std::string(entry->name) : std::string(mallocs::custom_malloc_name);
 }
 
-heap::variant malloc_choice::knob_variant() const {
+mallocs::variant malloc_choice::knob_variant() const {
   return {registry_name(), knobs};
 }
 
-std::vector<heap::variant> parse_knob_variants(const std::string& text) {
+std::vector<mallocs::variant> parse_knob_variants(const std::string& text) {
   if (text.empty()) return {};
   try {
-    return heap::parse_variants(text);
-  } catch (const heap::variant_error& e) {
+    return mallocs::parse_variants(text);
+  } catch (const mallocs::variant_error& e) {
     throw usage_error(e.what());
   }
 }
 
 std::vector<malloc_choice> add_knob_variants(std::vector<malloc_choice> chosen,
-                                             std::vector<heap::variant> variants) {
-  for (heap::variant& v : variants) {
+                                             std::vector<mallocs::variant> variants) {
+  for (mallocs::variant& v : variants) {
     const auto base = std::find_if(chosen.begin(), chosen.end(), [&v](const malloc_choice& c) {
       return c.entry != nullptr && c.label == v.malloc;
     });
@@ -82,24 +80,24 @@ std::vector<malloc_choice> add_knob_variants(std::vector<malloc_choice> chosen,
 
 std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& requested,
                                            bool sanitized) {
-  if (requested.empty()) return {registry_choice(*heap::find_malloc(native_malloc), true)};
+  if (requested.empty()) return {registry_choice(*mallocs::find_malloc(native_malloc), true)};
   bool all = false;
   std::vector<std::string> named;
-  std::vector<heap::preload_check> custom;
+  std::vector<mallocs::preload_check> custom;
   for (const std::string& name : requested) {
     if (name == "all") {
       all = true;
-    } else if (heap::find_malloc(name) != nullptr) {
+    } else if (mallocs::find_malloc(name) != nullptr) {
       named.push_back(name);
     } else if (looks_like_path(name)) {
-      heap::preload_check check = heap::validate_preload(name);
+      mallocs::preload_check check = mallocs::validate_preload(name);
       if (!check.ok) throw usage_error(fmt::format("--malloc {}: {}", name, check.error));
       custom.push_back(std::move(check));
     } else {
       throw usage_error(
           fmt::format("unknown malloc '{}'; valid mallocs: {}, all, or a path to a malloc "
                       "library (.so)",
-                      name, fmt::join(heap::malloc_names(), ", ")));
+                      name, fmt::join(mallocs::malloc_names(), ", ")));
     }
   }
   if (sanitized) {
@@ -112,11 +110,11 @@ std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& reque
           "glibc tuning can be measured; use --malloc glibc or a release build");
   }
   std::vector<malloc_choice> chosen;
-  for (const heap::malloc_entry& e : heap::malloc_registry()) {
+  for (const mallocs::malloc_entry& e : mallocs::malloc_registry()) {
     const bool is_named = std::find(named.begin(), named.end(), e.name) != named.end();
     if (is_named || all) chosen.push_back(registry_choice(e, is_named));
   }
-  for (const heap::preload_check& check : custom) {
+  for (const mallocs::preload_check& check : custom) {
     malloc_choice c;
     c.label = "custom:" + std::filesystem::path(check.path).filename().string();
     c.argument = check.path;
@@ -127,24 +125,25 @@ std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& reque
   return chosen;
 }
 
-heap::worker_env environment_for(const malloc_choice& choice) {
-  heap::worker_env env = choice.custom() ? heap::custom_worker_environment(choice.preload_path)
-                                         : heap::worker_environment(*choice.entry);
+mallocs::worker_env environment_for(const malloc_choice& choice) {
+  mallocs::worker_env env = choice.custom()
+                                ? mallocs::custom_worker_environment(choice.preload_path)
+                                : mallocs::worker_environment(*choice.entry);
   if (choice.knobs.empty()) return env;
   // No knob is inherited from the parent: every knob variable goes, then the variant's are set.
-  for (const std::string& name : heap::knob_variables())
+  for (const std::string& name : mallocs::knob_variables())
     if (std::find(env.unset.begin(), env.unset.end(), name) == env.unset.end())
       env.unset.push_back(name);
-  for (const auto& [name, value] : heap::knob_environment(choice.knob_variant())) {
+  for (const auto& [name, value] : mallocs::knob_environment(choice.knob_variant())) {
     env.unset.erase(std::remove(env.unset.begin(), env.unset.end(), name), env.unset.end());
     env.set.emplace_back(name, value);
   }
   return env;
 }
 
-heap::live_allocator prove_choice(const malloc_choice& choice) {
-  return choice.custom() ? heap::prove_live_custom(choice.preload_path)
-                         : heap::prove_live(*choice.entry);
+mallocs::live_allocator prove_choice(const malloc_choice& choice) {
+  return choice.custom() ? mallocs::prove_live_custom(choice.preload_path)
+                         : mallocs::prove_live(*choice.entry);
 }
 
 }  // namespace alloclab::lab

@@ -9,25 +9,26 @@
 #include <string_view>
 #include <vector>
 
-#include "process/liveness.hpp"
-#include "process/malloc_knobs.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/liveness.hpp"
+#include "mallocs/knobs.hpp"
+#include "mallocs/malloc_table.hpp"
 
 namespace alloclab::lab {
 
 struct malloc_choice {
   std::string label;     // name in results and reports: registry name, or "custom:<file name>"
   std::string argument;  // what a worker's --malloc gets: registry name, or the library path
-  const alloclab::heap::malloc_entry* entry = nullptr;  // null for a custom library
-  std::string preload_path;                             // custom only: the validated library
+  const alloclab::mallocs::malloc_entry* entry = nullptr;  // null for a custom library
+  std::string preload_path;                                // custom only: the validated library
   bool named = true;    // false when selected by "all" rather than by name
   std::string missing;  // non-empty: not installed here (the reason, one line)
-  std::vector<alloclab::heap::knob_setting> knobs;  // a knob variant's settings (replay --variants)
+  std::vector<alloclab::mallocs::knob_setting>
+      knobs;  // a knob variant's settings (replay --variants)
 
   // The registry name a worker proves live ("custom" for a library), whatever the label.
   std::string registry_name() const;
   // The knob variant this choice runs: its registry malloc and knobs (no knobs: the defaults).
-  alloclab::heap::variant knob_variant() const;
+  alloclab::mallocs::variant knob_variant() const;
 
   bool custom() const { return entry == nullptr; }
   // Plain glibc, no preload and no tuning: may be measured inside the lab process.
@@ -44,20 +45,20 @@ inline constexpr const char* native_malloc = "glibc";
 std::vector<malloc_choice> resolve_mallocs(const std::vector<std::string>& requested,
                                            bool sanitized);
 
-// The text of --variants, parsed (process/malloc_knobs.hpp); bad text is a usage_error.
-std::vector<alloclab::heap::variant> parse_knob_variants(const std::string& text);
+// The text of --variants, parsed (mallocs/knobs.hpp); bad text is a usage_error.
+std::vector<alloclab::mallocs::variant> parse_knob_variants(const std::string& text);
 
 // Adds a choice per knob variant, after the malloc it varies, labelled as the variant
 // ("jemalloc dirty_decay_ms=0"). Each variant's malloc must be a registry malloc among `chosen`,
 // else a usage_error.
 std::vector<malloc_choice> add_knob_variants(std::vector<malloc_choice> chosen,
-                                             std::vector<alloclab::heap::variant> variants);
+                                             std::vector<alloclab::mallocs::variant> variants);
 
 // The worker's environment for a choice (LD_PRELOAD, tuning variables set or removed, a knob
 // variant's knobs set).
-alloclab::heap::worker_env environment_for(const malloc_choice& choice);
+alloclab::mallocs::worker_env environment_for(const malloc_choice& choice);
 
 // Inside a process: is `choice` the live allocator?
-alloclab::heap::live_allocator prove_choice(const malloc_choice& choice);
+alloclab::mallocs::live_allocator prove_choice(const malloc_choice& choice);
 
 }  // namespace alloclab::lab

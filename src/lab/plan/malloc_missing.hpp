@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 
 namespace alloclab::lab {
 
 /// "" when `e` is installed, else one line saying why not (a test hook may hide it).
-std::string malloc_missing_reason(const alloclab::heap::malloc_entry& e);
+std::string malloc_missing_reason(const alloclab::mallocs::malloc_entry& e);
 
 }  // namespace alloclab::lab

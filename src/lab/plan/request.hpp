@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "trace/trace_facts.hpp"
-#include "process/malloc_knobs.hpp"
+#include "mallocs/knobs.hpp"
 
 namespace alloclab::lab {
 
@@ -25,7 +25,8 @@ struct replay_request {
   std::string name;   // the workload name of its cells (the file's stem)
   replay_trace_facts facts;
   std::vector<std::string> strategies;  // --strategies of `replay`: replay_resources() names, "all"
-  std::vector<alloclab::heap::variant> variants;  // --variants of `replay`, parsed by the command
+  // --variants of `replay`, parsed by the command.
+  std::vector<alloclab::mallocs::variant> variants;
 };
 
 // --placement-check: re-measure glibc cells under the variant without memmove's copy cliff.

@@ -9,7 +9,7 @@ namespace alloclab::heap {
 
 using nlohmann::json;
 
-lab::model::purge_call model_of(const purge_result& p) {
+lab::model::purge_call model_of(const mallocs::purge_result& p) {
   return lab::model::purge_call{p.method, p.available, p.rc};
 }
 
@@ -30,7 +30,7 @@ lab::model::rss_series model_of(const rss_series& s) {
   return out;
 }
 
-json to_json(const purge_result& p) {
+json to_json(const mallocs::purge_result& p) {
   return lab::model::write_json(model_of(p));
 }
 
@@ -38,9 +38,9 @@ json to_json(const rss_series& s) {
   return lab::model::write_json(model_of(s));
 }
 
-json to_json(const live_allocator& l) {
+json to_json(const mallocs::live_allocator& l) {
   json proofs = json::array();
-  for (const symbol_check& c : l.proofs) {
+  for (const mallocs::symbol_check& c : l.proofs) {
     proofs.push_back(json{{"symbol", c.symbol},
                           {"expected_owner", c.expected_owner},
                           {"owner_path", c.owner_path},

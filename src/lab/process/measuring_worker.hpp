@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "model/values.hpp"
-#include "process/liveness.hpp"
-#include "process/purge.hpp"
+#include "mallocs/liveness.hpp"
+#include "mallocs/purge.hpp"
 #include "process/rss_series.hpp"
 #include "process/worker.hpp"
 
@@ -41,11 +41,11 @@ struct cell_outcome {
 /// exit worker_exit_refused when it could not prove its allocator. Never throws.
 cell_outcome run_measuring_worker(const worker_request& request);
 
-nlohmann::json to_json(const live_allocator& l);
-nlohmann::json to_json(const purge_result& p);
+nlohmann::json to_json(const mallocs::live_allocator& l);
+nlohmann::json to_json(const mallocs::purge_result& p);
 nlohmann::json to_json(const rss_series& s);
 /// The results model's form of a worker's readings (the JSON above is theirs, written).
-lab::model::purge_call model_of(const purge_result& p);
+lab::model::purge_call model_of(const mallocs::purge_result& p);
 lab::model::rss_series model_of(const rss_series& s);
 
 }  // namespace alloclab::heap

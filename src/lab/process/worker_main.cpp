@@ -24,7 +24,7 @@ int prove_and_measure(const worker_entry& entry, const worker_cell& cell, std::o
     err << entry.name << ": " << cell.not_ready << '\n';
     return worker_exit_bad_spec;
   }
-  const live_allocator live = cell.prove();
+  const mallocs::live_allocator live = cell.prove();
   json document = cell.head;
   document["live_allocator"] = to_json(live);
   if (!live.ok && !cell.measure_unproven) {

@@ -21,7 +21,7 @@
 //     alloclab::heap::worker_cell cell;
 //     cell.id = spec.at("name").get<std::string>();
 //     cell.prove = [] {
-//       alloclab::heap::live_allocator live;
+//       alloclab::mallocs::live_allocator live;
 //       live.ok = true;
 //       return live;
 //     };
@@ -40,16 +40,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "process/liveness.hpp"
+#include "mallocs/liveness.hpp"
 
 namespace alloclab::heap {
 
 // What a frame's worker read from its spec.
 struct worker_cell {
-  std::string id;                         // names the cell: "<workload>/<strategy>@<malloc>"
-  std::function<live_allocator()> prove;  // proves the worker's malloc live
-  bool measure_unproven = false;          // measure even when not proven (ASan's glibc), and say so
-  std::string not_ready;                  // non-empty: why this process must not measure (exit 2)
+  std::string id;  // names the cell: "<workload>/<strategy>@<malloc>"
+  std::function<mallocs::live_allocator()> prove;  // proves the worker's malloc live
+  bool measure_unproven = false;  // measure even when not proven (ASan's glibc), and say so
+  std::string not_ready;          // non-empty: why this process must not measure (exit 2)
   nlohmann::json head = nlohmann::json::object();  // keys every document of this cell carries
   std::function<nlohmann::json()> measure;         // the frame's measuring function: {"result": ..}
 };

@@ -40,7 +40,7 @@ json worker_facts(const heap::worker_outcome& w, bool keep_stderr) {
 heap::cell_outcome run_cell_worker(const cell_spec& cell, std::vector<std::string> argv,
                                    const run_plan& plan) {
   throw_if_interrupted();  // a signal before the spawn finds no worker to kill: do not start one
-  const heap::worker_env env = environment_for(cell.malloc);
+  const mallocs::worker_env env = environment_for(cell.malloc);
   heap::worker_request request;
   request.argv = std::move(argv);
   request.env_set = env.set;

@@ -13,7 +13,7 @@
 #include <boost/version.hpp>
 #include <foonathan/memory/config.hpp>
 
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "results/build_revision.hpp"
 
 namespace alloclab::lab {
@@ -67,7 +67,7 @@ std::string foonathan_memory_build() {
 
 // Where the mimalloc_heap strategy's library is (found, never loaded in this process).
 std::optional<std::string> mimalloc_library() {
-  const auto path = alloclab::heap::resolve_library("libmimalloc.so.2");
+  const auto path = alloclab::mallocs::resolve_library("libmimalloc.so.2");
   if (!path) return std::nullopt;
   return *path + " (loaded with dlopen(RTLD_LOCAL) by mimalloc_heap workers only)";
 }

@@ -151,7 +151,7 @@ model::simulated_cost unmeasured(const std::string& status, const std::string& r
 // where the hardware takes about the same time. Under Callgrind, glibc copies with vector loops
 // instead (the tunable raises the size it would switch at), which Callgrind counts as the
 // hardware spends.
-heap::worker_env without_rep_movsb(heap::worker_env env) {
+mallocs::worker_env without_rep_movsb(mallocs::worker_env env) {
   constexpr const char* tunable = "glibc.cpu.x86_rep_movsb_threshold=4294967295";
   const auto set = std::find_if(env.set.begin(), env.set.end(),
                                 [](const auto& kv) { return kv.first == "GLIBC_TUNABLES"; });

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "model/simulated.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 
 namespace alloclab::lab::simulate {
 
@@ -43,11 +43,11 @@ std::string simulated_caches();
 // The cell's environment for its Callgrind run: glibc's `rep movsb` threshold raised, added to
 // the cell's own GLIBC_TUNABLES (Callgrind counts each byte rep movsb moves as an instruction;
 // cell_run.cpp says more).
-alloclab::heap::worker_env without_rep_movsb(alloclab::heap::worker_env env);
+alloclab::mallocs::worker_env without_rep_movsb(alloclab::mallocs::worker_env env);
 
 struct cell_simulation_request {
   std::vector<std::string> args;  // the worker's arguments after argv[0]
-  alloclab::heap::worker_env env;
+  alloclab::mallocs::worker_env env;
   std::chrono::steady_clock::time_point deadline;  // the simulation is killed at this time
   const std::atomic<bool>* cancel = nullptr;       // or when this turns true
 };

@@ -76,7 +76,7 @@ const strategy_registrar alloclab_registrations[] = {
         {"alloclab_arena",
          "pmr containers on alloclab::arena_resource (tracking-sized buffer, null upstream, "
          "overflow throws), released every iteration",
-         fallback_rule::forbidden, always_applicable,
+         peer_side::alloclab, fallback_rule::forbidden, always_applicable,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<arena_source>(f.suggested_arena_bytes,
                                                  allocator_kind::polymorphic);
@@ -84,7 +84,7 @@ const strategy_registrar alloclab_registrations[] = {
     strategy_registrar{
         {"alloclab_arena_static",
          "alloclab::allocator<T, arena_resource>: the same arena without a virtual call",
-         fallback_rule::forbidden, always_applicable,
+         peer_side::alloclab, fallback_rule::forbidden, always_applicable,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<arena_source>(f.suggested_arena_bytes,
                                                  allocator_kind::arena_static);
@@ -93,7 +93,7 @@ const strategy_registrar alloclab_registrations[] = {
         {"alloclab_pool",
          "alloclab::pool_resource, one fixed block size (largest request), fixed buffer; "
          "node containers only",
-         fallback_rule::forbidden, pool_applicability,
+         peer_side::alloclab, fallback_rule::forbidden, pool_applicability,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<node_pool_source>(f);
          }}},

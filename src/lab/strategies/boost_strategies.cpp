@@ -83,7 +83,7 @@ const strategy_registrar boost_registrations[] = {
         {"boost_pmr_monotonic",
          "boost::container::pmr::monotonic_buffer_resource on a buffer sized by the tracking "
          "pass, null upstream, released every iteration",
-         fallback_rule::forbidden, always_applicable,
+         peer_side::peer, fallback_rule::forbidden, always_applicable,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<boost_monotonic_source>(f.suggested_arena_bytes);
          }}},
@@ -91,7 +91,7 @@ const strategy_registrar boost_registrations[] = {
         {"boost_pmr_unsync_pool",
          "boost::container::pmr::unsynchronized_pool_resource (pools up to the largest request, "
          "at least 4 KiB) over Boost's new_delete_resource, kept warm",
-         fallback_rule::none, always_applicable,
+         peer_side::peer, fallback_rule::none, always_applicable,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<boost_pool_source<bpmr::unsynchronized_pool_resource>>(f);
          }}},
@@ -99,7 +99,7 @@ const strategy_registrar boost_registrations[] = {
         {"boost_pmr_sync_pool",
          "boost::container::pmr::synchronized_pool_resource (pools as boost_pmr_unsync_pool) "
          "over Boost's new_delete_resource, kept warm",
-         fallback_rule::none, always_applicable,
+         peer_side::peer, fallback_rule::none, always_applicable,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<boost_pool_source<bpmr::synchronized_pool_resource>>(f);
          },

@@ -127,7 +127,7 @@ const strategy_registrar foonathan_registrations[] = {
         {"foonathan_stack",
          "foonathan::memory::memory_stack (first block sized by the tracking pass), frees are "
          "no-ops, unwound to its start every iteration",
-         fallback_rule::none, always_applicable,
+         peer_side::peer, fallback_rule::none, always_applicable,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<foonathan_source<stack_backend>>(f.suggested_arena_bytes + 4096);
          }}},
@@ -135,12 +135,12 @@ const strategy_registrar foonathan_registrations[] = {
         {"foonathan_pool_collection",
          "foonathan::memory::memory_pool_collection<node_pool> up to the largest request "
          "(identity buckets up to 512 B, log2 buckets above), kept warm",
-         fallback_rule::none, always_applicable, make_collection}},
+         peer_side::peer, fallback_rule::none, always_applicable, make_collection}},
     strategy_registrar{
         {"foonathan_pool",
          "foonathan::memory::memory_pool<node_pool>, one node size (largest request), kept warm; "
          "node containers only",
-         fallback_rule::none, node_sized_only,
+         peer_side::peer, fallback_rule::none, node_sized_only,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            const std::size_t node = std::max<std::size_t>(f.largest_request, 16);
            return std::make_unique<foonathan_source<pool_backend>>(

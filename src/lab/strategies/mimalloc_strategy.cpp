@@ -23,8 +23,8 @@
 #include <string>
 #include <thread>
 
-#include "process/liveness.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/liveness.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "plan/malloc_choice.hpp"
 #include "strategy_table.hpp"
 #include "process/hooks.hpp"
@@ -54,10 +54,10 @@ F symbol(void* library, const char* name) {
 }
 
 mimalloc_heap_api load_mimalloc() {
-  const std::string malloc_owner = alloclab::heap::symbol_owner("malloc");
+  const std::string malloc_owner = alloclab::mallocs::symbol_owner("malloc");
   void* library = dlopen(mimalloc_soname, RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) throw std::runtime_error(std::string("cannot load ") + dlerror());
-  if (alloclab::heap::symbol_owner("malloc") != malloc_owner)
+  if (alloclab::mallocs::symbol_owner("malloc") != malloc_owner)
     throw std::runtime_error("loading " + std::string(mimalloc_soname) +
                              " changed the process's malloc; refusing to measure");
   mimalloc_heap_api api;
@@ -142,7 +142,7 @@ class mimalloc_heap_source final : public strategy_instance {
 
 std::string mimalloc_missing() {
   if (malloc_hidden("mimalloc")) return "libmimalloc.so.2 hidden by a test hook";
-  if (alloclab::heap::resolve_library(mimalloc_soname)) return {};
+  if (alloclab::mallocs::resolve_library(mimalloc_soname)) return {};
   return std::string(mimalloc_soname) +
          " not found (Debian package libmimalloc2.0; scripts/deps.sh installs it)";
 }
@@ -151,7 +151,7 @@ const strategy_registrar registration{
     {"mimalloc_heap",
      "a memory_resource over a mimalloc first-class heap (mi_heap_malloc, mi_free), destroyed "
      "and recreated every iteration; libmimalloc loaded with dlopen(RTLD_LOCAL), never linked",
-     fallback_rule::none, always_applicable,
+     peer_side::peer, fallback_rule::none, always_applicable,
      [](const workload_footprint&) -> std::unique_ptr<strategy_instance> {
        return std::make_unique<mimalloc_heap_source>();
      },

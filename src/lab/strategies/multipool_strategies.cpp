@@ -49,7 +49,7 @@ const strategy_registrar multipool_registrations[] = {
         {"alloclab_multipool",
          "pmr containers on alloclab::multipool_resource over new_delete_resource (size classes "
          "up to the largest request, at least 4 KiB, at most 1 MiB), kept warm",
-         fallback_rule::none, always_applicable,
+         peer_side::alloclab, fallback_rule::none, always_applicable,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<
                multipool_source<alloclab::multipool_resource, alloclab::multipool_options>>(f);
@@ -58,7 +58,7 @@ const strategy_registrar multipool_registrations[] = {
         {"alloclab_concurrent_multipool",
          "pmr containers on alloclab::concurrent_multipool_resource (per-thread caches, "
          "lock-free remote frees; classes as alloclab_multipool), kept warm",
-         fallback_rule::none, always_applicable,
+         peer_side::alloclab, fallback_rule::none, always_applicable,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<multipool_source<alloclab::concurrent_multipool_resource,
                                                     alloclab::concurrent_multipool_options>>(f);
@@ -67,7 +67,7 @@ const strategy_registrar multipool_registrations[] = {
     strategy_registrar{
         {"alloclab_multipool_static",
          "alloclab::allocator<T, multipool_resource>: alloclab_multipool without a virtual call",
-         fallback_rule::none, always_applicable,
+         peer_side::alloclab, fallback_rule::none, always_applicable,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<multipool_static_source>(f);
          }}},

@@ -62,14 +62,8 @@ const strategy_entry* find_strategy(const std::string& name) {
 }
 
 peer_side side_of(const std::string& strategy) {
-  if (strategy.rfind("alloclab_", 0) == 0) return peer_side::alloclab;
-  if (strategy.rfind("foonathan_", 0) == 0 || strategy.rfind("boost_", 0) == 0 ||
-      strategy == "mimalloc_heap")
-    return peer_side::peer;
-  for (const char* libstdcxx :
-       {"pmr_monotonic", "pmr_unsync_pool", "pmr_sync_pool", "pmr_monotonic_over_pool"})
-    if (strategy == libstdcxx) return peer_side::peer;
-  return peer_side::neither;
+  const strategy_entry* entry = find_strategy(strategy);
+  return entry == nullptr ? peer_side::neither : entry->side;
 }
 
 }  // namespace alloclab::lab

@@ -64,7 +64,7 @@ class monotonic_over_pool_source final : private owned_sync_pool, public monoton
 
 const strategy_registrar std_registrations[] = {
     strategy_registrar{{"std", "std::allocator: the global heap (glibc malloc), the baseline",
-                        fallback_rule::none, always_applicable,
+                        peer_side::neither, fallback_rule::none, always_applicable,
                         [](const workload_footprint&) -> std::unique_ptr<strategy_instance> {
                           return std::make_unique<std_source>();
                         },
@@ -72,7 +72,7 @@ const strategy_registrar std_registrations[] = {
     strategy_registrar{
         {"pmr_new_delete",
          "pmr containers on new_delete_resource: the cost of the virtual indirection alone",
-         fallback_rule::none, always_applicable,
+         peer_side::neither, fallback_rule::none, always_applicable,
          [](const workload_footprint&) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<shared_resource_source>(std::pmr::new_delete_resource());
          },
@@ -81,7 +81,7 @@ const strategy_registrar std_registrations[] = {
         {"pmr_monotonic",
          "monotonic_buffer_resource on a buffer sized by the tracking pass, null upstream, "
          "released every iteration",
-         fallback_rule::forbidden, always_applicable,
+         peer_side::peer, fallback_rule::forbidden, always_applicable,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<monotonic_source>(f.suggested_arena_bytes,
                                                      std::pmr::null_memory_resource());
@@ -90,20 +90,20 @@ const strategy_registrar std_registrations[] = {
         {"pmr_monotonic_undersized",
          "seed 000's bug on purpose: a 16 000-byte buffer (1000*sizeof(int)*4), default "
          "upstream, so it silently falls back to the heap",
-         fallback_rule::expected_warning, always_applicable,
+         peer_side::neither, fallback_rule::expected_warning, always_applicable,
          [](const workload_footprint&) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<monotonic_source>(undersized_buffer_bytes,
                                                      std::pmr::get_default_resource());
          }}},
     strategy_registrar{
         {"pmr_unsync_pool", "unsynchronized_pool_resource over new_delete_resource, kept warm",
-         fallback_rule::none, always_applicable,
+         peer_side::peer, fallback_rule::none, always_applicable,
          [](const workload_footprint&) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<pool_source<std::pmr::unsynchronized_pool_resource>>();
          }}},
     strategy_registrar{
         {"pmr_sync_pool", "synchronized_pool_resource over new_delete_resource, kept warm",
-         fallback_rule::none, always_applicable,
+         peer_side::peer, fallback_rule::none, always_applicable,
          [](const workload_footprint&) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<pool_source<std::pmr::synchronized_pool_resource>>();
          },
@@ -112,7 +112,7 @@ const strategy_registrar std_registrations[] = {
         {"pmr_monotonic_over_pool",
          "seed 004: monotonic buffer (tracking-sized) with a synchronized_pool_resource upstream, "
          "released every iteration",
-         fallback_rule::forbidden, always_applicable,
+         peer_side::peer, fallback_rule::forbidden, always_applicable,
          [](const workload_footprint& f) -> std::unique_ptr<strategy_instance> {
            return std::make_unique<monotonic_over_pool_source>(f.suggested_arena_bytes);
          }}},

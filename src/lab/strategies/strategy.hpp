@@ -39,9 +39,16 @@ class strategy_instance : public iteration_source {
   virtual std::size_t buffer_bytes() const { return 0; }
 };
 
+// Which side of the peer check (results/peer_verdict.hpp) a strategy is on: alloclab's own
+// resources, a peer library's (foonathan/memory, Boost.Container, mimalloc's heaps, libstdc++'s
+// pmr resources), or neither (the baseline std, pmr_new_delete: malloc through a virtual call,
+// pmr_monotonic_undersized: seed 000's bug, kept on purpose).
+enum class peer_side { alloclab, peer, neither };
+
 struct strategy_entry {
   std::string name;
   std::string description;
+  peer_side side;
   fallback_rule fallbacks;
   // Why this strategy cannot run the workload, or empty when it can.
   std::string (*not_applicable)(const workload_footprint&);
@@ -58,12 +65,8 @@ const strategy_entry* find_strategy(const std::string& name);
 // Why `strategy` cannot run a workload that allocates on `threads` threads, or empty.
 std::string thread_safety_reason(const strategy_entry& strategy, std::size_t threads);
 
-// Which side of the peer check (results/peer_verdict.hpp) a strategy is on.
-enum class peer_side { alloclab, peer, neither };
-// alloclab_*: ours. Peers: foonathan_*, boost_*, mimalloc_heap and libstdc++'s pmr resources
-// (pmr_monotonic, pmr_unsync_pool, pmr_sync_pool, pmr_monotonic_over_pool). Neither: the
-// baseline std, pmr_new_delete (malloc through a virtual call) and pmr_monotonic_undersized (seed
-// 000's bug, kept on purpose).
+// The side of the peer check (results/peer_verdict.hpp) of `strategy`, as its entry says; a name
+// no entry has is neither.
 peer_side side_of(const std::string& strategy);
 
 // The baseline every ratio is taken against.

@@ -21,7 +21,7 @@ const std::vector<variant> combinations{{"glibc", {}},
                                         {"glibc", {{"arena_max", "2"}}},
                                         {"mimalloc", {}}};
 
-std::vector<heap::knob_reading> readings_of(std::size_t combination) {
+std::vector<mallocs::knob_reading> readings_of(std::size_t combination) {
   if (combination == 1) return {{"dirty_decay_ms", "0", "mallctl(opt.dirty_decay_ms)"}};
   if (combination == 3) return {};
   return {{"arena_max", std::nullopt, "glibc offers no read-back"}};

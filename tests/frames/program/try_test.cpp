@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "model_agreement.hpp"
 #include "process/run_lock.hpp"
 
@@ -287,9 +287,10 @@ TEST_F(TryCommand, KnobsThatTookShowTheValuesTheMallocReadsBack) {
 // Seed 003's dlmalloc, the lab's own preload: its knobs go in through the preload's environment
 // variables and come back from dlmalloc's own parameters (dlmallopt only sets them).
 TEST_F(TryCommand, DlmallocRunsLiveAndReadsItsKnobsBack) {
-  const alloclab::heap::malloc_entry* dl = alloclab::heap::find_malloc("dlmalloc");
+  const alloclab::mallocs::malloc_entry* dl = alloclab::mallocs::find_malloc("dlmalloc");
   ASSERT_NE(dl, nullptr);
-  if (!alloclab::heap::installed(*dl)) GTEST_SKIP() << alloclab::heap::not_installed_reason(*dl);
+  if (!alloclab::mallocs::installed(*dl))
+    GTEST_SKIP() << alloclab::mallocs::not_installed_reason(*dl);
   const auto o = run_try(
       "--malloc dlmalloc --rounds 2 --variants "
       "'dlmalloc:trim_threshold=65536+mmap_threshold=131072'",

@@ -111,17 +111,17 @@ TEST(SpearmanRho, UndefinedForFewerThanThreeOrConstantSides) {
 }
 
 TEST(RepMovsb, TheThresholdIsAddedToTheCellsOwnTunables) {
-  alloclab::heap::worker_env env;
+  alloclab::mallocs::worker_env env;
   env.set = {{"LD_PRELOAD", "libjemalloc.so.2"}};
   env.unset = {"GLIBC_TUNABLES", "MALLOC_ARENA_MAX"};
-  const alloclab::heap::worker_env plain = without_rep_movsb(env);
+  const alloclab::mallocs::worker_env plain = without_rep_movsb(env);
   ASSERT_EQ(plain.set.size(), 2u);
   EXPECT_EQ(plain.set[1].first, "GLIBC_TUNABLES");
   EXPECT_EQ(plain.set[1].second, "glibc.cpu.x86_rep_movsb_threshold=4294967295");
   EXPECT_EQ(plain.unset, std::vector<std::string>{"MALLOC_ARENA_MAX"});
 
   env.set = {{"GLIBC_TUNABLES", "glibc.cpu.x86_memset_non_temporal_threshold=1"}};
-  const alloclab::heap::worker_env tuned = without_rep_movsb(env);
+  const alloclab::mallocs::worker_env tuned = without_rep_movsb(env);
   ASSERT_EQ(tuned.set.size(), 1u);
   EXPECT_EQ(tuned.set[0].second,
             "glibc.cpu.x86_memset_non_temporal_threshold=1:"

@@ -113,7 +113,7 @@ cell_spec cell_spec_from_json(const json& j) {
   } catch (const json::exception& e) {
     throw std::invalid_argument(std::string("invalid cell spec: ") + e.what());
   }
-  if ((s.malloc_name == custom_malloc_name) == s.preload.empty()) {
+  if ((s.malloc_name == mallocs::custom_malloc_name) == s.preload.empty()) {
     throw std::invalid_argument("a preload path goes with malloc \"custom\", and only with it");
   }
   if (s.iterations == 0 || s.iterations > 100'000'000) {
@@ -229,7 +229,7 @@ void measure_cell(cell_result& r) {
     m.settled = true;
   }
   m.purge_ms = sampler.now_ms();
-  m.purge = purge_live_malloc();  // a custom library without a known entry point: "none"
+  m.purge = mallocs::purge_live_malloc();  // a custom library without a known entry point: "none"
   m.rss_after_purge_bytes = read_proc_status().vm_rss_bytes.value_or(0);
   sampler.stop();
   m.series = sampler.series();
@@ -243,13 +243,13 @@ void measure_cell(cell_result& r) {
 // The cell's name for the process hooks: "<kernel>_<dist>/malloc@<malloc label>".
 std::string cell_id(const cell_spec& spec) {
   return std::string(to_string(spec.kernel)) + "_" + std::string(to_string(spec.dist)) +
-         "/malloc@" + named_malloc_label(spec.malloc_name, spec.preload);
+         "/malloc@" + mallocs::named_malloc_label(spec.malloc_name, spec.preload);
 }
 
 worker_cell worker_cell_of(const cell_spec& spec) {
   worker_cell cell;
   cell.id = cell_id(spec);
-  cell.prove = [spec] { return prove_named(spec.malloc_name, spec.preload); };
+  cell.prove = [spec] { return mallocs::prove_named(spec.malloc_name, spec.preload); };
   cell.head = {{"schema", cell_schema}, {"spec", to_json(spec)}};
   cell.measure = [spec] {
     cell_result r;
@@ -264,7 +264,7 @@ worker_cell worker_cell_of(const cell_spec& spec) {
 worker_cell retention_worker_cell(const retention_spec& spec) {
   worker_cell cell;
   cell.id = "retention_" + std::string(to_string(spec.dist)) + "/malloc@" + spec.malloc_name;
-  cell.prove = [spec] { return prove_named(spec.malloc_name, ""); };
+  cell.prove = [spec] { return mallocs::prove_named(spec.malloc_name, ""); };
   cell.head = {{"schema", "alloclab.heap.retention/1"}, {"spec", to_json(spec)}};
   cell.measure = [spec] {
     return lab::model::write_json(retention_worker_result{measure_retention(spec)});
@@ -289,7 +289,7 @@ json to_json(const cell_result& r) {
 cell_result run_cell(const cell_spec& spec) {
   cell_result r;
   r.spec = spec;
-  r.live = prove_named(spec.malloc_name, spec.preload);
+  r.live = mallocs::prove_named(spec.malloc_name, spec.preload);
   if (r.live.ok) measure_cell(r);  // else refuse: no numbers for an allocator not the live one
   return r;
 }

@@ -54,7 +54,7 @@ struct memory_figures {
   std::uint64_t rss_1s_after_free_bytes = 0;     ///< VmRSS 1 s after the last free (settled)
   std::uint64_t rss_after_purge_bytes = 0;       ///< VmRSS after the allocator's purge (after 1 s)
   bool settled = false;                          ///< the 100 ms and 1 s readings were taken
-  purge_result purge;
+  mallocs::purge_result purge;
   std::uint64_t minor_faults = 0;  ///< during the runs (noop runs fault ~nothing)
   std::uint64_t major_faults = 0;
   double fragmentation = 0;      ///< peak RSS / peak live bytes (the issue's definition)
@@ -70,7 +70,7 @@ inline constexpr std::chrono::milliseconds retention_delays[] = {std::chrono::mi
 
 struct cell_result {
   cell_spec spec;
-  live_allocator live;
+  mallocs::live_allocator live;
   bool measured = false;                 ///< false: allocator not proven live; no numbers below
   std::vector<double> ns_per_pair_reps;  ///< (t_malloc - t_noop) / pairs, per repetition
   double ns_per_pair = 0;                ///< mean of ns_per_pair_reps

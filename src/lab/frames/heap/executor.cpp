@@ -27,7 +27,7 @@ json heap_cell_spec(const cell_spec& cell, const task& t, const run_plan& plan) 
   spec.seed = plan.sizes.seed;
   spec.keep_samples = true;
   spec.settle = plan.sizes.budget_seconds <= 0 || t.part == 0;  // budgeted: the first process
-  spec.malloc_name = cell.malloc.custom() ? heap::custom_malloc_name : cell.malloc.label;
+  spec.malloc_name = cell.malloc.custom() ? mallocs::custom_malloc_name : cell.malloc.label;
   spec.preload = cell.malloc.preload_path;
   return heap::to_json(spec);
 }

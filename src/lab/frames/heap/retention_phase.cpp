@@ -75,7 +75,7 @@ retention_timeline_run with_status(retention_timeline_run run, std::string statu
 
 retention_timeline_run run_one(const run_plan& plan, const heap::retention_spec& spec) {
   const malloc_choice& m = *measured_malloc(plan, spec.malloc_name.c_str());
-  const heap::worker_env env = environment_for(m);
+  const mallocs::worker_env env = environment_for(m);
   heap::worker_request request;
   request.argv = {"/proc/self/exe", heap_worker_command, to_json(spec).dump()};
   request.env_set = env.set;

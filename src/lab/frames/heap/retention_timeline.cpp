@@ -10,7 +10,7 @@
 
 #include "frames/heap/kernel_policies.hpp"
 #include "frames/heap/kernels.hpp"
-#include "process/knob_readback.hpp"
+#include "mallocs/knob_readback.hpp"
 #include "process/proc_memory.hpp"
 
 namespace alloclab::heap {
@@ -55,7 +55,7 @@ retention_reading reading_at(double t, double baseline, double peak) {
 
 // jemalloc's `background_thread` as it reads it back, if it can.
 std::optional<std::string> jemalloc_background_thread() {
-  const auto readings = read_knobs("jemalloc", {"background_thread"});
+  const auto readings = mallocs::read_knobs("jemalloc", {"background_thread"});
   if (readings.empty()) return std::nullopt;
   return readings.front().value;
 }

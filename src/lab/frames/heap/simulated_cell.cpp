@@ -9,8 +9,9 @@ namespace alloclab::heap {
 worker_cell simulated_worker_cell(const cell_spec& spec, std::size_t warmup_batches) {
   worker_cell cell;
   cell.id = std::string(to_string(spec.kernel)) + "_" + std::string(to_string(spec.dist)) +
-            "/malloc@" + named_malloc_label(spec.malloc_name, spec.preload) + " (simulated)";
-  cell.prove = [spec] { return prove_named(spec.malloc_name, spec.preload); };
+            "/malloc@" + mallocs::named_malloc_label(spec.malloc_name, spec.preload) +
+            " (simulated)";
+  cell.prove = [spec] { return mallocs::prove_named(spec.malloc_name, spec.preload); };
   cell.measure = [spec, warmup_batches] {
     const std::vector<std::uint32_t> sizes =
         make_sizes(spec.dist, spec.iterations * spec.config.batch, spec.seed, spec.dist_params);

@@ -1,10 +1,10 @@
 // liballoclab_program_probe.so: preloaded after the malloc under test into every process of a
 // program `alloclab try` runs. Its constructor proves which malloc serves the process with the
-// lab's own proof (heap::prove_live: dlsym/dladdr ownership of malloc and free plus the malloc's
+// lab's own proof (mallocs::prove_live: dlsym/dladdr ownership of malloc and free plus the malloc's
 // proof symbols) and appends to the file ALLOCLAB_PROOF_FILE names, in one write:
 //   "<pid> ok" or "<pid> failed <why>"
 //   "<pid> knob NAME VALUE HOW" per knob ALLOCLAB_PROOF_KNOBS names (comma-separated): what the
-//   malloc itself reports it uses (process/knob_readback.hpp), "?" when it cannot say
+//   malloc itself reports it uses (mallocs/knob_readback.hpp), "?" when it cannot say
 // ALLOCLAB_PROOF_MALLOC names the registry entry to prove. Without both variables it does nothing.
 // Its destructor (at exit()) appends "<pid> peak_rss KIB": the process's own VmHWM. wait4's
 // ru_maxrss cannot give it: exec keeps the high-water mark of the image it replaced, here the
@@ -16,19 +16,19 @@
 #include <string>
 #include <vector>
 
-#include "process/knob_readback.hpp"
-#include "process/liveness.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/knob_readback.hpp"
+#include "mallocs/liveness.hpp"
+#include "mallocs/malloc_table.hpp"
 
 namespace {
 
 std::string proof_line() {
   const char* name = std::getenv("ALLOCLAB_PROOF_MALLOC");
-  const alloclab::heap::malloc_entry* entry =
-      name == nullptr ? nullptr : alloclab::heap::find_malloc(name);
+  const alloclab::mallocs::malloc_entry* entry =
+      name == nullptr ? nullptr : alloclab::mallocs::find_malloc(name);
   std::string line = std::to_string(::getpid());
   if (entry == nullptr) return line + " failed unknown malloc '" + (name ? name : "") + "'\n";
-  const alloclab::heap::live_allocator live = alloclab::heap::prove_live(*entry);
+  const alloclab::mallocs::live_allocator live = alloclab::mallocs::prove_live(*entry);
   return line + (live.ok ? " ok\n" : " failed " + live.detail + "\n");
 }
 
@@ -47,8 +47,8 @@ std::vector<std::string> knobs_to_read() {
 std::string knob_lines() {
   const char* name = std::getenv("ALLOCLAB_PROOF_MALLOC");
   std::string lines;
-  for (const auto& r : alloclab::heap::read_knobs(name == nullptr ? "" : name, knobs_to_read()))
-    lines += std::to_string(::getpid()) + " " + alloclab::heap::reading_line(r) + "\n";
+  for (const auto& r : alloclab::mallocs::read_knobs(name == nullptr ? "" : name, knobs_to_read()))
+    lines += std::to_string(::getpid()) + " " + alloclab::mallocs::reading_line(r) + "\n";
   return lines;
 }
 

@@ -20,7 +20,7 @@ struct knob_reading_figures {
   std::optional<bool> applied;
   static constexpr const char* about_type =
       "a knob as the malloc inside the program reports it, read back by the liveness probe "
-      "(src/lab/process/knob_readback.hpp)";
+      "(src/lab/mallocs/knob_readback.hpp)";
   template <class S, class F>
   static void fields(S& s, F& field) {
     field(s.set, "set", "the variant's value, null when it does not set the knob");

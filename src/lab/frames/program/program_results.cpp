@@ -86,9 +86,9 @@ const knob_setting* setting_of(const variant& v, const std::string& knob) {
 }
 
 // What the malloc reported it uses for each of its knobs, beside what the variant set.
-knob_readings readings_of(const std::vector<heap::knob_reading>& readings, const variant& v) {
+knob_readings readings_of(const std::vector<mallocs::knob_reading>& readings, const variant& v) {
   knob_readings out;
-  for (const heap::knob_reading& r : readings) {
+  for (const mallocs::knob_reading& r : readings) {
     const knob_setting* s = setting_of(v, r.knob);
     lab::knob_reading_figures f;
     if (s != nullptr) f.set = s->value;

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "process/worker.hpp"
 #include "trace/record_target.hpp"
 
@@ -18,7 +18,7 @@ namespace {
 
 constexpr const char* probe_file_name = "liballoclab_program_probe.so";
 
-void set_variable(heap::worker_env& env, const std::string& name, const std::string& value) {
+void set_variable(mallocs::worker_env& env, const std::string& name, const std::string& value) {
   env.unset.erase(std::remove(env.unset.begin(), env.unset.end(), name), env.unset.end());
   for (auto& [key, old] : env.set) {
     if (key == name) {
@@ -29,7 +29,7 @@ void set_variable(heap::worker_env& env, const std::string& name, const std::str
   env.set.emplace_back(name, value);
 }
 
-const std::string* find_variable(const heap::worker_env& env, const std::string& name) {
+const std::string* find_variable(const mallocs::worker_env& env, const std::string& name) {
   for (const auto& [key, value] : env.set)
     if (key == name) return &value;
   return nullptr;
@@ -37,11 +37,11 @@ const std::string* find_variable(const heap::worker_env& env, const std::string&
 
 // The registry's environment for the malloc (its preload; other entries' tuning removed), every
 // knob variable removed, the variant's knobs set, and the probe preloaded before the malloc.
-heap::worker_env run_environment(const variant& combination, const std::string& probe_path,
-                                 const std::string& proof_file) {
-  const heap::malloc_entry* entry = heap::find_malloc(combination.malloc);
+mallocs::worker_env run_environment(const variant& combination, const std::string& probe_path,
+                                    const std::string& proof_file) {
+  const mallocs::malloc_entry* entry = mallocs::find_malloc(combination.malloc);
   if (entry == nullptr) throw std::runtime_error("unknown malloc '" + combination.malloc + "'");
-  heap::worker_env env = heap::worker_environment(*entry);
+  mallocs::worker_env env = mallocs::worker_environment(*entry);
   for (const std::string& name : knob_variables())
     if (find_variable(env, name) == nullptr) env.unset.push_back(name);
   for (const auto& [name, value] : knob_environment(combination)) set_variable(env, name, value);
@@ -62,7 +62,7 @@ heap::worker_env run_environment(const variant& combination, const std::string& 
 // "<pid> knob ..." per knob of the malloc, and "<pid> peak_rss KIB" when it called exit().
 struct proof {
   std::string problem;  ///< "" when every process is proven and there is at least one
-  std::vector<std::vector<heap::knob_reading>> knobs;  ///< per process, in the file's order
+  std::vector<std::vector<mallocs::knob_reading>> knobs;  ///< per process, in the file's order
   std::uint64_t peak_rss_bytes = 0;  ///< the largest own peak a process reported; 0: none
 };
 
@@ -90,7 +90,7 @@ proof read_proof(const std::string& proof_file) {
       p.peak_rss_bytes = std::max(p.peak_rss_bytes, *peak);
       continue;
     }
-    if (auto reading = heap::parse_reading_line(rest)) {
+    if (auto reading = mallocs::parse_reading_line(rest)) {
       if (p.knobs.empty() || pid != last_pid) p.knobs.emplace_back();
       last_pid = pid;
       p.knobs.back().push_back(std::move(*reading));
@@ -112,7 +112,7 @@ proof read_proof(const std::string& proof_file) {
 // read; else the first knob the malloc did not take.
 std::string knob_problem(const variant& combination, const proof& p) {
   for (const auto& process : p.knobs)
-    if (std::string problem = heap::knob_not_applied(combination, process); !problem.empty())
+    if (std::string problem = mallocs::knob_not_applied(combination, process); !problem.empty())
       return problem;
   return {};
 }
@@ -146,7 +146,7 @@ std::string default_probe_path() {
 
 run_record run_once(const run_setup& setup, const variant& combination,
                     const std::string& proof_file) {
-  const heap::worker_env env = run_environment(combination, setup.probe_path, proof_file);
+  const mallocs::worker_env env = run_environment(combination, setup.probe_path, proof_file);
   ::unlink(proof_file.c_str());
   heap::worker_request request;
   request.argv = setup.argv;

@@ -23,22 +23,22 @@
 #include <string>
 #include <vector>
 
-#include "process/malloc_knobs.hpp"
-#include "process/knob_readback.hpp"
+#include "mallocs/knobs.hpp"
+#include "mallocs/knob_readback.hpp"
 
 namespace alloclab::program {
 
-// The knob variants are the process folder's (process/malloc_knobs.hpp), shared with the replay.
-using heap::environment;
-using heap::knob_environment;
-using heap::knob_setting;
-using heap::knob_summary;
-using heap::knob_variables;
-using heap::knobs_of;
-using heap::parse_variants;
-using heap::same_knob_value;
-using heap::variant;
-using heap::variant_error;
+// The knob variants are the process folder's (mallocs/knobs.hpp), shared with the replay.
+using mallocs::environment;
+using mallocs::knob_environment;
+using mallocs::knob_setting;
+using mallocs::knob_summary;
+using mallocs::knob_variables;
+using mallocs::knobs_of;
+using mallocs::parse_variants;
+using mallocs::same_knob_value;
+using mallocs::variant;
+using mallocs::variant_error;
 
 struct run_setup {
   std::vector<std::string> argv;  ///< argv[0] looked up in PATH when it has no '/'
@@ -66,7 +66,7 @@ struct run_record {
       reason;  ///< why not ok: exit status, timeout, malloc not proven live, knob not applied
   bool live = false;  ///< every process that loaded the probe proved the malloc
   /// Every knob of the malloc as the first probed process read it back (knobs_of(malloc) order).
-  std::vector<heap::knob_reading> knobs;
+  std::vector<mallocs::knob_reading> knobs;
   int exit_code = -1;
   run_figures figures;
   std::uint64_t stdout_hash = 0;

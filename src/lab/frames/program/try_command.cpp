@@ -18,7 +18,7 @@
 #include "plan/budget.hpp"
 #include "plan/malloc_missing.hpp"
 #include "process/interrupt.hpp"
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 #include "process/noise_gate.hpp"
 #include "main/cli.hpp"
 #include "main/machine_lock.hpp"
@@ -34,21 +34,15 @@ using lab::usage_error;
 
 namespace {
 
-const std::vector<std::string>& default_mallocs() {
-  static const std::vector<std::string> names{"glibc",    "jemalloc",  "mimalloc",
-                                              "tcmalloc", "tbbmalloc", "dlmalloc"};
-  return names;
-}
-
 // Named mallocs must be known and installed; the default list keeps the installed ones.
 std::vector<std::string> checked_mallocs(const std::vector<std::string>& asked) {
   const bool defaulted = asked.empty();
   std::vector<std::string> out;
-  for (const std::string& name : defaulted ? default_mallocs() : asked) {
-    const heap::malloc_entry* e = heap::find_malloc(name);
+  for (const std::string& name : defaulted ? mallocs::try_default_mallocs() : asked) {
+    const mallocs::malloc_entry* e = mallocs::find_malloc(name);
     if (e == nullptr)
       throw usage_error(fmt::format("try: unknown --malloc '{}'; valid: {}", name,
-                                    fmt::join(heap::malloc_names(), ", ")));
+                                    fmt::join(mallocs::malloc_names(), ", ")));
     if (const std::string missing = lab::malloc_missing_reason(*e); !missing.empty()) {
       if (defaulted) continue;
       throw usage_error("try: " + missing);
@@ -170,7 +164,7 @@ try_command::try_command(CLI::App& app, const std::string& command_line) {
   command_
       ->add_option("--malloc", r.mallocs,
                    fmt::format("Comma-separated mallocs (default: {}, those installed)",
-                               fmt::join(default_mallocs(), ",")))
+                               fmt::join(mallocs::try_default_mallocs(), ",")))
       ->expected(1);
   command_->add_option("--variants", r.variants,
                        "Knob variants, MALLOC:KNOB=VALUE[+KNOB=VALUE],...; " + knob_summary());

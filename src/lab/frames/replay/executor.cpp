@@ -14,12 +14,12 @@
 #include "model/codecs.hpp"
 #include "trace/replay.hpp"
 #include "process/hooks.hpp"
-#include "process/malloc_knobs.hpp"
+#include "mallocs/knobs.hpp"
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 // A knob variant's settings travel in the worker's spec.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(knob_setting, knob, value)
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs
 
 namespace alloclab::lab {
 namespace heap = alloclab::heap;
@@ -32,10 +32,10 @@ struct replay_spec {
   std::string name;
   std::string strategy = replay_malloc_strategy;
   std::size_t repetitions = 1;
-  std::string malloc_name = "glibc";      // registry name or heap::custom_malloc_name
-  std::string preload;                    // custom only
-  std::string label;                      // the cell's malloc: a knob variant's label
-  std::vector<heap::knob_setting> knobs;  // a knob variant's, read back before measuring
+  std::string malloc_name = "glibc";         // registry name or mallocs::custom_malloc_name
+  std::string preload;                       // custom only
+  std::string label;                         // the cell's malloc: a knob variant's label
+  std::vector<mallocs::knob_setting> knobs;  // a knob variant's, read back before measuring
   replay_trace_facts facts;
 };
 
@@ -83,7 +83,7 @@ double program_ns_per_call(const trace::trace_file& file, const replay_resource_
   options.program_work = true;
   const double ns = trace::replay_trace(file, options).program_ns_per_call();
   holder.reset();
-  heap::purge_live_malloc();
+  mallocs::purge_live_malloc();
   return ns;
 }
 
@@ -115,7 +115,7 @@ replay_figures measure(const replay_spec& s) {
       memory.bookkeeping_bytes = r.bookkeeping_bytes;
     }
     holder.reset();
-    const heap::purge_result purge = heap::purge_live_malloc();
+    const mallocs::purge_result purge = mallocs::purge_live_malloc();
     if (rep == 0) {
       memory.rss_after_purge_bytes = rss_now();
       memory.purge = {purge.method, purge.available, purge.rc};
@@ -137,13 +137,13 @@ replay_figures measure(const replay_spec& s) {
 
 // The malloc proven live, then each knob of a variant read back from it: a knob it did not take
 // would measure the defaults under the variant's label.
-heap::live_allocator prove_with_knobs(const replay_spec& spec) {
-  heap::live_allocator live = heap::prove_named(spec.malloc_name, spec.preload);
+mallocs::live_allocator prove_with_knobs(const replay_spec& spec) {
+  mallocs::live_allocator live = mallocs::prove_named(spec.malloc_name, spec.preload);
   if (!live.ok || spec.knobs.empty()) return live;
-  const heap::variant v{spec.malloc_name, spec.knobs};
+  const mallocs::variant v{spec.malloc_name, spec.knobs};
   std::vector<std::string> names;
-  for (const heap::knob_setting& k : spec.knobs) names.push_back(k.knob);
-  const std::string problem = heap::knob_not_applied(v, heap::read_knobs(v.malloc, names));
+  for (const mallocs::knob_setting& k : spec.knobs) names.push_back(k.knob);
+  const std::string problem = mallocs::knob_not_applied(v, mallocs::read_knobs(v.malloc, names));
   if (!problem.empty()) {
     live.ok = false;
     live.detail = problem;
@@ -161,9 +161,10 @@ int run_replay_worker(const char* spec_json) {
   return run_frame_worker(replay_worker_command, spec_json, [](const json& j) {
     const replay_spec spec = spec_from_json(j);
     heap::worker_cell cell;
-    cell.id = fmt::format(
-        "{}/{}@{}", spec.name, spec.strategy,
-        spec.knobs.empty() ? heap::named_malloc_label(spec.malloc_name, spec.preload) : spec.label);
+    cell.id =
+        fmt::format("{}/{}@{}", spec.name, spec.strategy,
+                    spec.knobs.empty() ? mallocs::named_malloc_label(spec.malloc_name, spec.preload)
+                                       : spec.label);
     cell.prove = [spec] { return prove_with_knobs(spec); };
     cell.measure = [spec] { return json{{"result", measure(spec)}}; };
     return cell;

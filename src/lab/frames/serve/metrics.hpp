@@ -2,7 +2,7 @@
 // written by prometheus-cpp's TextSerializer (Debian prometheus-cpp-dev). Nothing is added to the
 // request path for it: a scrape reads the server's lock-free counters (server_counters.hpp),
 // /proc, the cgroup's files, the budget watcher's atomics and the malloc's own statistics
-// (process/allocator_stats.hpp, which takes the malloc's statistics lock once per scrape).
+// (mallocs/allocator_stats.hpp, which takes the malloc's statistics lock once per scrape).
 //
 // Every family carries the served variant as labels: workload, strategy, malloc.
 //
@@ -43,7 +43,7 @@
 #include <prometheus/metric_family.h>
 
 #include "latency_histogram.hpp"
-#include "process/allocator_stats.hpp"
+#include "mallocs/allocator_stats.hpp"
 
 namespace alloclab {
 class budget_watcher;
@@ -76,7 +76,7 @@ struct metrics_readings {
   std::vector<std::pair<std::string, std::uint64_t>> cgroup_limits;  // file name -> bytes
   std::optional<watcher_reading> watcher;
   std::string allocator;  // allocator_stats_reader::allocator()
-  std::vector<heap::allocator_stat> malloc_stats;
+  std::vector<mallocs::allocator_stat> malloc_stats;
 };
 
 // The families of one scrape, in the order of the table above.
@@ -101,7 +101,7 @@ class metrics_source {
   const alloclab::budget_watcher* watcher_;
   std::optional<std::string> usage_file_;
   std::vector<std::pair<std::string, std::uint64_t>> limits_;
-  heap::allocator_stats_reader malloc_;
+  mallocs::allocator_stats_reader malloc_;
 };
 
 }  // namespace alloclab::lab::serve

@@ -80,7 +80,7 @@ std::vector<std::string> own_command_line() {
 
 // Replaces this process with itself under `choice`'s LD_PRELOAD and environment.
 [[noreturn]] void reexec_under(const malloc_choice& choice) {
-  const alloclab::heap::worker_env env = environment_for(choice);
+  const alloclab::mallocs::worker_env env = environment_for(choice);
   for (const std::string& name : env.unset) ::unsetenv(name.c_str());
   for (const auto& [name, value] : env.set) ::setenv(name.c_str(), value.c_str(), 1);
   ::setenv(preloaded_marker, "1", 1);
@@ -100,7 +100,7 @@ served_facts prove_malloc_or_reexec(const std::string& requested) {
   if (choices.size() != 1) throw usage_error("serve runs under exactly one --malloc");
   const malloc_choice& choice = choices.front();
   if (!choice.missing.empty()) throw usage_error(choice.missing);
-  const alloclab::heap::live_allocator live = prove_choice(choice);
+  const alloclab::mallocs::live_allocator live = prove_choice(choice);
   const bool asan_owns_malloc = alloclab::build::sanitized && choice.plain_glibc();
   if (!live.ok && !asan_owns_malloc) {
     if (std::getenv(preloaded_marker) == nullptr) reexec_under(choice);

@@ -1,4 +1,6 @@
-#include "process/allocator_stats.hpp"
+#include "mallocs/allocator_stats.hpp"
+
+#include "mallocs/malloc_table.hpp"
 
 #include <dlfcn.h>
 #include <malloc.h>
@@ -8,36 +10,16 @@
 #include <string>
 #include <utility>
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 namespace {
-
-const char* allocator_name(alloclab::purge_kind kind) {
-  switch (kind) {
-    case alloclab::purge_kind::glibc_malloc_trim:
-      return "glibc";
-    case alloclab::purge_kind::jemalloc_mallctl:
-      return "jemalloc";
-    case alloclab::purge_kind::mimalloc_collect:
-      return "mimalloc";
-    case alloclab::purge_kind::tcmalloc_release:
-      return "tcmalloc";
-    case alloclab::purge_kind::tbbmalloc_clean:
-      return "tbbmalloc";
-    case alloclab::purge_kind::dlmalloc_trim:
-      return "dlmalloc";
-    case alloclab::purge_kind::newlib_trim:
-      return "newlib";
-    case alloclab::purge_kind::none:
-      break;
-  }
-  return "unknown";
-}
 
 allocator_stats nothing(std::string why) {
   return {{}, std::move(why)};
 }
 
-allocator_stats read_glibc() {
+}  // namespace
+
+allocator_stats read_glibc_stats() {
   const struct mallinfo2 info = ::mallinfo2();
   return {{{"arena", static_cast<double>(info.arena)},
            {"mmapped", static_cast<double>(info.hblkhd)},
@@ -47,9 +29,13 @@ allocator_stats read_glibc() {
           {}};
 }
 
+namespace {
+
 using mallctl_fn = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
 
-allocator_stats read_jemalloc() {
+}  // namespace
+
+allocator_stats read_jemalloc_stats() {
   const auto mallctl = reinterpret_cast<mallctl_fn>(::dlsym(RTLD_DEFAULT, "mallctl"));
   if (mallctl == nullptr) return nothing("mallctl does not resolve");
   // Writing the epoch makes jemalloc merge its per-arena counters into the stats.* values.
@@ -69,10 +55,14 @@ allocator_stats read_jemalloc() {
   return out;
 }
 
+namespace {
+
 using mi_process_info_fn = void (*)(std::size_t*, std::size_t*, std::size_t*, std::size_t*,
                                     std::size_t*, std::size_t*, std::size_t*, std::size_t*);
 
-allocator_stats read_mimalloc() {
+}  // namespace
+
+allocator_stats read_mimalloc_stats() {
   const auto info = reinterpret_cast<mi_process_info_fn>(::dlsym(RTLD_DEFAULT, "mi_process_info"));
   if (info == nullptr) return nothing("mi_process_info does not resolve");
   std::size_t elapsed = 0, user = 0, system = 0, rss = 0, peak_rss = 0, commit = 0, peak_commit = 0,
@@ -85,7 +75,7 @@ allocator_stats read_mimalloc() {
           {}};
 }
 
-allocator_stats read_tcmalloc() {
+allocator_stats read_tcmalloc_stats() {
   using property_fn = int (*)(const char*, std::size_t*);
   const auto property =
       reinterpret_cast<property_fn>(::dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty"));
@@ -104,12 +94,16 @@ allocator_stats read_tcmalloc() {
   return out;
 }
 
+namespace {
+
 // dlmalloc 2.8.6's own struct mallinfo (USE_DL_PREFIX, MALLINFO_FIELD_TYPE size_t): not glibc's.
 struct dlmalloc_mallinfo {
   std::size_t arena, ordblks, smblks, hblks, hblkhd, usmblks, fsmblks, uordblks, fordblks, keepcost;
 };
 
-allocator_stats read_dlmalloc() {
+}  // namespace
+
+allocator_stats read_dlmalloc_stats() {
   using mallinfo_fn = dlmalloc_mallinfo (*)();
   using footprint_fn = std::size_t (*)();
   const auto info = reinterpret_cast<mallinfo_fn>(::dlsym(RTLD_DEFAULT, "dlmallinfo"));
@@ -130,42 +124,24 @@ allocator_stats read_dlmalloc() {
 }
 
 // The lab's newlib preload: the bytes newlib holds from its break (sbrk'd, not yet trimmed).
-allocator_stats read_newlib() {
+allocator_stats read_newlib_stats() {
   const auto heap =
       reinterpret_cast<std::size_t (*)()>(::dlsym(RTLD_DEFAULT, "alloclab_newlib_heap_bytes"));
   if (heap == nullptr) return nothing("alloclab_newlib_heap_bytes does not resolve");
   return {{{"heap", static_cast<double>(heap())}}, {}};
 }
 
-}  // namespace
-
 allocator_stats_reader::allocator_stats_reader() {
   const alloclab::allocator_purge purge = alloclab::allocator_purge::find();
-  kind_ = purge.kind();
-  allocator_ = allocator_name(kind_);
+  entry_ = malloc_purged_by(purge.kind());
+  allocator_ = entry_ == nullptr ? "unknown" : std::string(entry_->name);
   find_reason_ = purge.reason();
 }
 
 allocator_stats allocator_stats_reader::read() const {
-  switch (kind_) {
-    case alloclab::purge_kind::glibc_malloc_trim:
-      return read_glibc();
-    case alloclab::purge_kind::jemalloc_mallctl:
-      return read_jemalloc();
-    case alloclab::purge_kind::mimalloc_collect:
-      return read_mimalloc();
-    case alloclab::purge_kind::tcmalloc_release:
-      return read_tcmalloc();
-    case alloclab::purge_kind::tbbmalloc_clean:
-      return nothing("tbbmalloc exports no statistics call");
-    case alloclab::purge_kind::dlmalloc_trim:
-      return read_dlmalloc();
-    case alloclab::purge_kind::newlib_trim:
-      return read_newlib();
-    case alloclab::purge_kind::none:
-      break;
-  }
-  return nothing(find_reason_);
+  if (entry_ == nullptr) return nothing(find_reason_);
+  if (entry_->statistics.read == nullptr) return nothing(std::string(entry_->statistics.why_none));
+  return entry_->statistics.read();
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

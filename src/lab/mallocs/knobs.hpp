@@ -2,6 +2,8 @@
 // MALLOC:KNOB=VALUE[+KNOB=VALUE...], several separated by commas:
 //   --variants 'glibc:arena_max=1,jemalloc:dirty_decay_ms=0+background_thread=true'
 //
+// Each malloc's knobs are its malloc table entry's (malloc_table.cpp, `knobs`); today:
+//
 // | malloc   | knob               | value            | environment                              |
 // |----------|--------------------|------------------|------------------------------------------|
 // | glibc    | arena_max          | integer >= 1     | GLIBC_TUNABLES=glibc.malloc.arena_max=V  |
@@ -16,7 +18,7 @@
 // | tcmalloc | release_rate       | number >= 0      | TCMALLOC_RELEASE_RATE=V                  |
 //
 // Example:
-//   const auto variants = alloclab::heap::parse_variants("glibc:arena_max=1");
+//   const auto variants = alloclab::mallocs::parse_variants("glibc:arena_max=1");
 //   // variants[0].label() == "glibc arena_max=1"
 //   // knob_environment(variants[0]) == {{"GLIBC_TUNABLES", "glibc.malloc.arena_max=1"}}
 #pragma once
@@ -27,9 +29,9 @@
 #include <utility>
 #include <vector>
 
-#include "process/knob_readback.hpp"
+#include "mallocs/knob_readback.hpp"
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 
 /// A --variants text that cannot be used: one line saying why.
 class variant_error : public std::invalid_argument {
@@ -76,4 +78,4 @@ std::string knob_not_applied(const variant& v, const std::vector<knob_reading>& 
 /// "glibc: arena_max, trim_threshold, ..." per malloc that has knobs, for help and errors.
 std::string knob_summary();
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

@@ -1,7 +1,5 @@
-#include "process/malloc_registry.hpp"
-
-#include "process/preload_libraries.hpp"
-
+// Finding a malloc table entry's libraries on this machine and the environment a worker runs
+// under (declared in malloc_table.hpp).
 #include <dlfcn.h>
 #include <sys/stat.h>
 
@@ -9,7 +7,10 @@
 #include <cstdlib>
 #include <stdexcept>
 
-namespace alloclab::heap {
+#include "mallocs/malloc_table.hpp"
+#include "mallocs/preload_libraries.hpp"
+
+namespace alloclab::mallocs {
 
 namespace {
 
@@ -35,91 +36,7 @@ std::string dirname_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
-#ifndef ALLOCLAB_PRELOAD_DIR
-#define ALLOCLAB_PRELOAD_DIR "."
-#endif
-
-#define ALLOCLAB_DLMALLOC_LIBRARY ALLOCLAB_PRELOAD_DIR "/liballoclab_dlmalloc.so"
-#define ALLOCLAB_NEWLIB_LIBRARY ALLOCLAB_PRELOAD_DIR "/liballoclab_newlib.so"
-#define ALLOCLAB_NEWLIB_NANO_LIBRARY ALLOCLAB_PRELOAD_DIR "/liballoclab_newlib_nano.so"
-
-// How to get each of the lab's own builds (src/preload) when it is missing.
-struct built_here {
-  std::string_view name;
-  std::string_view how;
-};
-constexpr std::string_view newlib_how =
-    "built by CMake from Debian's newlib-source tarball: apt install newlib-source, then "
-    "reconfigure and build alloclab";
-constexpr built_here built_here_table[] = {
-    {"dlmalloc",
-     "built by CMake from dlmalloc.c in Debian's emscripten package: run "
-     "scripts/fetch-dlmalloc.sh, then reconfigure and build alloclab"},
-    {"newlib", newlib_how},
-    {"newlib_nano", newlib_how},
-};
-
 }  // namespace
-
-std::string_view preload_build_dir() noexcept {
-  return ALLOCLAB_PRELOAD_DIR;
-}
-
-const std::vector<malloc_entry>& malloc_registry() {
-  // clang-format off
-  static const std::vector<malloc_entry> table{
-    {"glibc", "glibc ptmalloc2, the native allocator (no preload)", "libc6",
-     {}, {}, "libc.so.6", {{"mallinfo2", "libc.so.6"}}},
-    {"glibc_arena2", "glibc with MALLOC_ARENA_MAX=2 (fewer arenas, less fragmentation)", "libc6",
-     {}, {{"MALLOC_ARENA_MAX", "2"}}, "libc.so.6", {{"mallinfo2", "libc.so.6"}}},
-    {"glibc_trim", "glibc with MALLOC_TRIM_THRESHOLD_=131072 (trims the heap top sooner)", "libc6",
-     {}, {{"MALLOC_TRIM_THRESHOLD_", "131072"}}, "libc.so.6", {{"mallinfo2", "libc.so.6"}}},
-    {"glibc_nocliff", "glibc with memmove's rep-movsb threshold raised (no relative-alignment "
-     "copy cliff; see docs/placement.md)", "libc6",
-     {}, {{"GLIBC_TUNABLES", rep_movsb_off_tunables}}, "libc.so.6",
-     {{"mallinfo2", "libc.so.6"}}},
-    {"jemalloc", "jemalloc 5 (LD_PRELOAD)", "libjemalloc2",
-     {"libjemalloc.so.2"}, {}, "libjemalloc.so.2", {{"mallctl", "libjemalloc.so.2"}}},
-    {"mimalloc", "Microsoft mimalloc 2.0 (LD_PRELOAD)", "libmimalloc2.0",
-     {"libmimalloc.so.2"}, {}, "libmimalloc.so.2", {{"mi_version", "libmimalloc.so.2"}}},
-    {"tcmalloc", "gperftools tcmalloc, minimal build (LD_PRELOAD)", "libtcmalloc-minimal4",
-     {"libtcmalloc_minimal.so.4"}, {}, "libtcmalloc_minimal.so.4",
-     {{"MallocExtension_ReleaseFreeMemory", "libtcmalloc_minimal.so.4"},
-      {"tc_malloc", "libtcmalloc_minimal.so.4"}}},
-    {"tbbmalloc", "oneTBB scalable allocator via its malloc proxy (LD_PRELOAD)", "libtbbmalloc2",
-     {"libtbbmalloc_proxy.so.2"}, {}, "libtbbmalloc_proxy.so.2",
-     {{"__TBB_malloc_proxy", "libtbbmalloc_proxy.so.2"},
-      {"scalable_malloc", "libtbbmalloc.so.2"}}},
-    {"dlmalloc", "Doug Lea's dlmalloc 2.8.6, seed 003's allocator, with locks (LD_PRELOAD of "
-     "the lab's build of Debian's emscripten copy)", "emscripten",
-     {ALLOCLAB_DLMALLOC_LIBRARY}, {}, ALLOCLAB_DLMALLOC_LIBRARY,
-     {{"dlmallopt", ALLOCLAB_DLMALLOC_LIBRARY}, {"dlmalloc_footprint", ALLOCLAB_DLMALLOC_LIBRARY}}},
-    {"newlib", "newlib 3.3's malloc (mallocr.c, from dlmalloc 2.6), the embedded toolchain's "
-     "(LD_PRELOAD of the lab's host build)", "newlib-source",
-     {ALLOCLAB_NEWLIB_LIBRARY}, {}, ALLOCLAB_NEWLIB_LIBRARY,
-     {{"_malloc_trim_r", ALLOCLAB_NEWLIB_LIBRARY}, {"alloclab_newlib_trim", ALLOCLAB_NEWLIB_LIBRARY}}},
-    {"newlib_nano", "newlib-nano's malloc (nano-mallocr.c, a first-fit list; Cortex-M with "
-     "nano.specs), 16-byte aligned (LD_PRELOAD of the lab's host build)", "newlib-source",
-     {ALLOCLAB_NEWLIB_NANO_LIBRARY}, {}, ALLOCLAB_NEWLIB_NANO_LIBRARY,
-     {{"_malloc_r", ALLOCLAB_NEWLIB_NANO_LIBRARY},
-      {"alloclab_newlib_heap_bytes", ALLOCLAB_NEWLIB_NANO_LIBRARY}}},
-  };
-  // clang-format on
-  return table;
-}
-
-const malloc_entry* find_malloc(std::string_view name) noexcept {
-  for (const malloc_entry& e : malloc_registry()) {
-    if (e.name == name) return &e;
-  }
-  return nullptr;
-}
-
-std::vector<std::string> malloc_names() {
-  std::vector<std::string> names;
-  for (const malloc_entry& e : malloc_registry()) names.emplace_back(e.name);
-  return names;
-}
 
 std::vector<std::string> library_search_dirs() {
   std::vector<std::string> dirs;
@@ -190,9 +107,8 @@ bool installed(const malloc_entry& e) {
 }
 
 std::string install_command(const malloc_entry& e) {
-  for (const built_here& b : built_here_table)
-    if (b.name == e.name) return std::string(b.how);
-  return "apt install " + std::string(e.debian_package);
+  if (!e.package.how.empty()) return std::string(e.package.how);
+  return "apt install " + std::string(e.package.debian);
 }
 
 std::string not_installed_reason(const malloc_entry& e) {
@@ -254,4 +170,4 @@ worker_env custom_worker_environment(const std::string& path) {
   return preload_environment({path}, nullptr);
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

@@ -1,8 +1,8 @@
-#include "process/purge.hpp"
+#include "mallocs/purge.hpp"
 
 #include <alloclab/allocator_purge.hpp>
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 
 purge_result purge_live_malloc() {
   const allocator_purge purge = allocator_purge::find();
@@ -17,4 +17,4 @@ purge_result purge_live_malloc() {
   return r;
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

@@ -1,4 +1,4 @@
-#include "process/preload_check.hpp"
+#include "mallocs/preload_check.hpp"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -9,9 +9,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 
 namespace {
 
@@ -225,4 +225,4 @@ bool elf_defines_function(const std::string& path, std::string_view symbol) {
   return defined;
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

@@ -1,4 +1,4 @@
-#include "process/malloc_knobs.hpp"
+#include "mallocs/knobs.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -6,80 +6,31 @@
 #include <cstdint>
 #include <cstdlib>
 
-namespace alloclab::heap {
+#include "mallocs/malloc_table.hpp"
+
+namespace alloclab::mallocs {
 namespace {
 
-enum class value_kind { count_from_1, count, int_count, decay_ms, boolean, eager_commit, rate };
-
-// How one malloc's knobs become environment: GLIBC_TUNABLES and MALLOC_CONF collect all of a
-// variant's knobs in one variable; mimalloc and tcmalloc have one variable per knob.
-enum class env_style { glibc_tunables, malloc_conf, one_variable_each };
-
-struct knob_spec {
-  std::string_view malloc;
-  std::string_view name;
-  value_kind kind;
-  std::vector<std::string_view> variables;  // one_variable_each: every name gets the value
-};
-
-struct malloc_style {
-  std::string_view malloc;
-  env_style style;
-};
-
-const std::vector<knob_spec>& knob_table() {
-  // clang-format off
-  static const std::vector<knob_spec> table{
-    {"glibc", "arena_max", value_kind::count_from_1, {}},
-    {"glibc", "trim_threshold", value_kind::count, {}},
-    {"glibc", "mmap_threshold", value_kind::count, {}},
-    {"glibc", "top_pad", value_kind::count, {}},
-    {"jemalloc", "dirty_decay_ms", value_kind::decay_ms, {}},
-    {"jemalloc", "muzzy_decay_ms", value_kind::decay_ms, {}},
-    {"jemalloc", "background_thread", value_kind::boolean, {}},
-    // mimalloc 2.1 renamed decommit_delay to purge_delay; Debian 12 ships 2.0.9, so set both.
-    {"mimalloc", "purge_delay", value_kind::decay_ms,
-     {"MIMALLOC_PURGE_DELAY", "MIMALLOC_DECOMMIT_DELAY"}},
-    // arena_eager_commit is 2.1's; 2.0 commits segments eagerly under eager_commit.
-    {"mimalloc", "arena_eager_commit", value_kind::eager_commit,
-     {"MIMALLOC_ARENA_EAGER_COMMIT", "MIMALLOC_EAGER_COMMIT"}},
-    {"tcmalloc", "release_rate", value_kind::rate, {"TCMALLOC_RELEASE_RATE"}},
-    // Read by the lab's dlmalloc preload at load (src/preload), passed to dlmallopt (an int).
-    {"dlmalloc", "trim_threshold", value_kind::int_count, {"ALLOCLAB_DLMALLOC_TRIM_THRESHOLD"}},
-    {"dlmalloc", "mmap_threshold", value_kind::int_count, {"ALLOCLAB_DLMALLOC_MMAP_THRESHOLD"}},
-  };
-  // clang-format on
-  return table;
-}
-
-const std::vector<malloc_style>& styles() {
-  static const std::vector<malloc_style> table{{"glibc", env_style::glibc_tunables},
-                                               {"jemalloc", env_style::malloc_conf},
-                                               {"mimalloc", env_style::one_variable_each},
-                                               {"tcmalloc", env_style::one_variable_each},
-                                               {"dlmalloc", env_style::one_variable_each}};
-  return table;
-}
-
-const malloc_style* find_style(std::string_view malloc) {
-  for (const malloc_style& s : styles())
-    if (s.malloc == malloc) return &s;
-  return nullptr;
+// The knobs of `malloc` (a table name); nullptr for a malloc without knobs, or no malloc.
+const malloc_knobs* knobs_of_entry(std::string_view malloc) {
+  const malloc_entry* e = find_malloc(malloc);
+  return e == nullptr || e->knobs.specs.empty() ? nullptr : &e->knobs;
 }
 
 const knob_spec* find_knob(std::string_view malloc, std::string_view name) {
-  for (const knob_spec& k : knob_table())
-    if (k.malloc == malloc && k.name == name) return &k;
+  if (const malloc_knobs* knobs = knobs_of_entry(malloc))
+    for (const knob_spec& k : knobs->specs)
+      if (k.name == name) return &k;
   return nullptr;
 }
 
 std::string knob_names(std::string_view malloc) {
   std::string names;
-  for (const knob_spec& k : knob_table()) {
-    if (k.malloc != malloc) continue;
-    if (!names.empty()) names += ", ";
-    names += k.name;
-  }
+  if (const malloc_knobs* knobs = knobs_of_entry(malloc))
+    for (const knob_spec& k : knobs->specs) {
+      if (!names.empty()) names += ", ";
+      names += k.name;
+    }
   return names;
 }
 
@@ -98,25 +49,25 @@ bool parse_rate(std::string_view text, double& value) {
 }
 
 // "" when `value` is acceptable for `kind`, else what was expected.
-std::string value_problem(value_kind kind, std::string_view value) {
+std::string value_problem(knob_value kind, std::string_view value) {
   std::uint64_t count = 0;
   std::int64_t signed_value = 0;
   double rate = 0;
   switch (kind) {
-    case value_kind::count_from_1:
+    case knob_value::count_from_1:
       return parse_number(value, count) && count >= 1 ? "" : "an integer >= 1";
-    case value_kind::count:
+    case knob_value::count:
       return parse_number(value, count) ? "" : "an integer >= 0";
-    case value_kind::int_count:
+    case knob_value::int_count:
       return parse_number(value, count) && count <= 2147483647u ? ""
                                                                 : "an integer from 0 to 2147483647";
-    case value_kind::decay_ms:
+    case knob_value::decay_ms:
       return parse_number(value, signed_value) && signed_value >= -1 ? "" : "an integer >= -1";
-    case value_kind::boolean:
+    case knob_value::boolean:
       return value == "true" || value == "false" ? "" : "true or false";
-    case value_kind::eager_commit:
+    case knob_value::eager_commit:
       return value == "0" || value == "1" || value == "2" ? "" : "0, 1 or 2";
-    case value_kind::rate:
+    case knob_value::rate:
       return parse_rate(value, rate) ? "" : "a number >= 0";
   }
   return "a value";
@@ -146,7 +97,7 @@ variant parse_one(std::string_view text) {
                         "' is not MALLOC:KNOB=VALUE[+KNOB=VALUE...]");
   variant v;
   v.malloc = std::string(text.substr(0, colon));
-  if (find_style(v.malloc) == nullptr)
+  if (knobs_of_entry(v.malloc) == nullptr)
     throw variant_error("--variants: '" + v.malloc + "' has no knobs here; " + knob_summary());
   std::string_view rest = text.substr(colon + 1);
   for (;;) {
@@ -190,41 +141,42 @@ std::vector<variant> parse_variants(std::string_view text) {
 
 environment knob_environment(const variant& v) {
   environment env;
-  const malloc_style* style = find_style(v.malloc);
-  if (style == nullptr || v.settings.empty()) return env;
+  const malloc_knobs* knobs = knobs_of_entry(v.malloc);
+  if (knobs == nullptr || v.settings.empty()) return env;
   std::string joined;
   for (const knob_setting& s : v.settings) {
     const knob_spec* spec = find_knob(v.malloc, s.knob);
     if (spec == nullptr) continue;
-    switch (style->style) {
-      case env_style::glibc_tunables:
+    switch (knobs->style) {
+      case knob_style::glibc_tunables:
         joined +=
             (joined.empty() ? "" : ":") + std::string("glibc.malloc.") + s.knob + "=" + s.value;
         break;
-      case env_style::malloc_conf:
+      case knob_style::malloc_conf:
         joined += (joined.empty() ? "" : ",") + s.knob + ":" + s.value;
         break;
-      case env_style::one_variable_each:
+      case knob_style::one_variable_each:
         for (std::string_view name : spec->variables) env.emplace_back(std::string(name), s.value);
         break;
     }
   }
-  if (style->style == env_style::glibc_tunables) env.emplace_back("GLIBC_TUNABLES", joined);
-  if (style->style == env_style::malloc_conf) env.emplace_back("MALLOC_CONF", joined);
+  if (knobs->style == knob_style::glibc_tunables) env.emplace_back("GLIBC_TUNABLES", joined);
+  if (knobs->style == knob_style::malloc_conf) env.emplace_back("MALLOC_CONF", joined);
   return env;
 }
 
 std::vector<std::string> knob_variables() {
   std::vector<std::string> names{"GLIBC_TUNABLES", "MALLOC_CONF"};
-  for (const knob_spec& k : knob_table())
-    for (std::string_view name : k.variables) names.emplace_back(name);
+  for (const malloc_entry& e : malloc_registry())
+    for (const knob_spec& k : e.knobs.specs)
+      for (std::string_view name : k.variables) names.emplace_back(name);
   return names;
 }
 
 std::vector<std::string> knobs_of(std::string_view malloc) {
   std::vector<std::string> names;
-  for (const knob_spec& k : knob_table())
-    if (k.malloc == malloc) names.emplace_back(k.name);
+  if (const malloc_knobs* knobs = knobs_of_entry(malloc))
+    for (const knob_spec& k : knobs->specs) names.emplace_back(k.name);
   return names;
 }
 
@@ -235,9 +187,9 @@ bool same_knob_value(std::string_view malloc, std::string_view knob, std::string
   double a = 0, b = 0;
   std::int64_t x = 0, y = 0;
   switch (spec->kind) {
-    case value_kind::boolean:
+    case knob_value::boolean:
       return (set == "true" || set == "1") == (read == "true" || read == "1");
-    case value_kind::rate:
+    case knob_value::rate:
       return parse_rate(set, a) && parse_rate(read, b) &&
              std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(a));
     default:
@@ -258,10 +210,11 @@ std::string knob_not_applied(const variant& v, const std::vector<knob_reading>& 
 
 std::string knob_summary() {
   std::string text = "knobs:";
-  for (const malloc_style& s : styles())
-    text += std::string(text.back() == ':' ? " " : "; ") + std::string(s.malloc) + ": " +
-            knob_names(s.malloc);
+  for (const malloc_entry& e : malloc_registry())
+    if (!e.knobs.specs.empty())
+      text += std::string(text.back() == ':' ? " " : "; ") + std::string(e.name) + ": " +
+              knob_names(e.name);
   return text;
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

@@ -1,6 +1,7 @@
 // The live malloc's own statistics, whichever malloc that is, found at run time: the malloc is
-// identified as allocator_purge::find() does (the object that defines `malloc`), and its
-// statistics are read through the entry point that object exports. Nothing is linked at build
+// identified as allocator_purge::find() does (the object that defines `malloc`; its malloc table
+// entry is the first with that purge), and its statistics are read through the entry point that
+// object exports, the reader its table entry names. Nothing is linked at build
 // time.
 //
 // | malloc   | read through                                    | statistics (bytes)               |
@@ -25,7 +26,7 @@
 // scraped.
 //
 // Example:
-//   const alloclab::heap::allocator_stats_reader reader;      // finds the malloc once
+//   const alloclab::mallocs::allocator_stats_reader reader;      // finds the malloc once
 //   for (const auto& s : reader.read().stats) std::printf("%s %s %.0f\n",
 //       reader.allocator().c_str(), s.name.c_str(), s.bytes);  // glibc in_use 123456 ...
 #pragma once
@@ -35,7 +36,7 @@
 
 #include <alloclab/allocator_purge.hpp>
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 
 struct allocator_stat {
   std::string name;  // as in the table above
@@ -47,6 +48,16 @@ struct allocator_stats {
   std::string reason;                 // empty, or why nothing was read
 };
 
+/// Each malloc's statistics, named in its malloc table entry (the table above).
+allocator_stats read_glibc_stats();
+allocator_stats read_jemalloc_stats();
+allocator_stats read_mimalloc_stats();
+allocator_stats read_tcmalloc_stats();
+allocator_stats read_dlmalloc_stats();
+allocator_stats read_newlib_stats();
+
+struct malloc_entry;
+
 class allocator_stats_reader {
  public:
   // Finds the live malloc (dlsym/dladdr) once.
@@ -57,9 +68,9 @@ class allocator_stats_reader {
   allocator_stats read() const;
 
  private:
-  alloclab::purge_kind kind_;
+  const malloc_entry* entry_ = nullptr;  // the live malloc's table entry; nullptr: unknown
   std::string allocator_;
   std::string find_reason_;
 };
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

@@ -21,9 +21,9 @@
 // from Debian 12's /usr/include/mimalloc.h (2.0.9); another mimalloc version is not read.
 //
 // Example:
-//   const auto readings = alloclab::heap::read_knobs("glibc", {"arena_max"});
+//   const auto readings = alloclab::mallocs::read_knobs("glibc", {"arena_max"});
 //   // readings[0].value is empty; readings[0].how says glibc offers no read-back
-//   const std::string line = alloclab::heap::reading_line(readings[0]);
+//   const std::string line = alloclab::mallocs::reading_line(readings[0]);
 //   // parse_reading_line(line)->knob == "arena_max"
 #pragma once
 
@@ -32,7 +32,7 @@
 #include <string_view>
 #include <vector>
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 
 struct knob_reading {
   std::string knob;
@@ -40,9 +40,17 @@ struct knob_reading {
   std::string how;                   ///< how it was read, or why it cannot be
 };
 
-/// Reads `knobs` (the program frame's knob names) of `malloc` (a registry name) in this process.
+/// Reads `knobs` (the program frame's knob names) of `malloc` (a registry name) in this process,
+/// with the read-back its table entry names ("no read-back" when it names none).
 std::vector<knob_reading> read_knobs(std::string_view malloc,
                                      const std::vector<std::string>& knobs);
+
+/// Each malloc's read-back of one knob, named in its malloc table entry (the table above).
+knob_reading read_glibc_knob(const std::string& knob);
+knob_reading read_jemalloc_knob(const std::string& knob);
+knob_reading read_mimalloc_knob(const std::string& knob);
+knob_reading read_tcmalloc_knob(const std::string& knob);
+knob_reading read_dlmalloc_knob(const std::string& knob);
 
 /// "knob NAME VALUE HOW" ("?" for no value); NAME and VALUE have no spaces, HOW is the rest.
 std::string reading_line(const knob_reading& reading);
@@ -50,4 +58,4 @@ std::string reading_line(const knob_reading& reading);
 /// The reading a reading_line() wrote; empty for any other text.
 std::optional<knob_reading> parse_reading_line(std::string_view line);
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 
 struct symbol_check {
   std::string symbol;
@@ -56,4 +56,4 @@ live_allocator prove_named(const std::string& malloc_name, std::string_view prel
 /// The label of such a malloc in cell ids: the registry name, or "custom:<library file name>".
 std::string named_malloc_label(const std::string& malloc_name, const std::string& preload);
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

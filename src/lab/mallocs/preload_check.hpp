@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 
 struct preload_check {
   bool ok = false;
@@ -27,4 +27,4 @@ preload_check validate_preload(std::string_view path_or_soname);
 /// definition. false when the file cannot be read.
 bool elf_defines_function(const std::string& path, std::string_view symbol);
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 
 struct purge_result {
   std::string method;      ///< what was called, e.g. "glibc malloc_trim(0)"; "none" and why
@@ -16,4 +16,4 @@ struct purge_result {
 /// Purges the live malloc (allocator_purge::find().run()).
 purge_result purge_live_malloc();
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

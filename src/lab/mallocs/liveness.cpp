@@ -1,4 +1,4 @@
-#include "process/liveness.hpp"
+#include "mallocs/liveness.hpp"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -7,9 +7,9 @@
 
 #include <cstdlib>
 
-#include "process/preload_check.hpp"
+#include "mallocs/preload_check.hpp"
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 
 namespace {
 
@@ -159,4 +159,4 @@ std::string named_malloc_label(const std::string& malloc_name, const std::string
   return malloc_name + ":" + preload.substr(preload.rfind('/') + 1);
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

@@ -1,4 +1,6 @@
-#include "process/knob_readback.hpp"
+#include "mallocs/knob_readback.hpp"
+
+#include "mallocs/malloc_table.hpp"
 
 #include <dlfcn.h>
 #include <malloc.h>
@@ -10,7 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 namespace {
 
 knob_reading unread(std::string knob, std::string why) {
@@ -31,7 +33,9 @@ std::optional<T> mallctl_read(const char* name) {
   return value;
 }
 
-knob_reading read_jemalloc(const std::string& knob) {
+}  // namespace
+
+knob_reading read_jemalloc_knob(const std::string& knob) {
   const std::string how =
       "mallctl(\"" + (knob == "background_thread" ? knob : "opt." + knob) + "\")";
   if (knob == "background_thread") {
@@ -46,12 +50,16 @@ knob_reading read_jemalloc(const std::string& knob) {
   return {knob, std::to_string(*ms), how};
 }
 
+namespace {
+
 // mi_option_t in Debian 12's mimalloc 2.0.9 (/usr/include/mimalloc.h): the 4th and 16th entries.
 constexpr int mi_version_checked = 209;
 constexpr int mi_option_eager_commit = 3;
 constexpr int mi_option_decommit_delay = 15;
 
-knob_reading read_mimalloc(const std::string& knob) {
+}  // namespace
+
+knob_reading read_mimalloc_knob(const std::string& knob) {
   void* version = ::dlsym(RTLD_DEFAULT, "mi_version");
   void* get = ::dlsym(RTLD_DEFAULT, "mi_option_get");
   if (version == nullptr || get == nullptr)
@@ -70,7 +78,7 @@ knob_reading read_mimalloc(const std::string& knob) {
                 : "mi_option_get(mi_option_eager_commit), 2.0's arena_eager_commit"};
 }
 
-knob_reading read_tcmalloc(const std::string& knob) {
+knob_reading read_tcmalloc_knob(const std::string& knob) {
   if (knob != "release_rate") return unread(knob, "tcmalloc: no read-back for this knob");
   // gperftools' C API has no release-rate getter; its C++ one is a virtual member of the
   // MallocExtension instance, implemented by TCMallocImplementation (exported, Itanium ABI).
@@ -87,11 +95,15 @@ knob_reading read_tcmalloc(const std::string& knob) {
   return {knob, text, "MallocExtension::instance()->GetMemoryReleaseRate()"};
 }
 
+namespace {
+
 // dlmalloc's mallopt parameter numbers (dlmalloc.c 2.8.6: M_TRIM_THRESHOLD, M_MMAP_THRESHOLD).
 constexpr int dlmalloc_trim_threshold = -1;
 constexpr int dlmalloc_mmap_threshold = -3;
 
-knob_reading read_dlmalloc(const std::string& knob) {
+}  // namespace
+
+knob_reading read_dlmalloc_knob(const std::string& knob) {
   const bool trim = knob == "trim_threshold";
   if (!trim && knob != "mmap_threshold")
     return unread(knob, "dlmalloc: no read-back for this knob");
@@ -104,6 +116,8 @@ knob_reading read_dlmalloc(const std::string& knob) {
           std::string("alloclab_dlmalloc_parameter(") +
               (trim ? "M_TRIM_THRESHOLD" : "M_MMAP_THRESHOLD") + "): dlmalloc's mparams"};
 }
+
+namespace {
 
 // Whether malloc(bytes) gets a chunk of its own from mmap: mallinfo2's count of mmapped chunks
 // grows while it is held. Empty when malloc fails.
@@ -150,7 +164,9 @@ knob_reading observe_mmap_threshold(const std::string& knob, const std::string& 
 
 // glibc applies GLIBC_TUNABLES at start-up and keeps no readable copy: say what the process's
 // environment asked for, and observe what can be observed (mmap_threshold).
-knob_reading read_glibc(const std::string& knob) {
+}  // namespace
+
+knob_reading read_glibc_knob(const std::string& knob) {
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   const std::string text = tunables == nullptr ? "" : tunables;
   const std::string key = "glibc.malloc." + knob + "=";
@@ -169,22 +185,13 @@ knob_reading read_glibc(const std::string& knob) {
                           " in this process's environment), glibc offers no read-back");
 }
 
-}  // namespace
-
 std::vector<knob_reading> read_knobs(std::string_view malloc,
                                      const std::vector<std::string>& knobs) {
   std::vector<knob_reading> out;
   for (const std::string& knob : knobs) {
-    if (malloc == "jemalloc") {
-      out.push_back(read_jemalloc(knob));
-    } else if (malloc == "mimalloc") {
-      out.push_back(read_mimalloc(knob));
-    } else if (malloc == "tcmalloc") {
-      out.push_back(read_tcmalloc(knob));
-    } else if (malloc == "glibc") {
-      out.push_back(read_glibc(knob));
-    } else if (malloc == "dlmalloc") {
-      out.push_back(read_dlmalloc(knob));
+    const malloc_entry* e = find_malloc(malloc);
+    if (e != nullptr && e->knobs.read_back != nullptr) {
+      out.push_back(e->knobs.read_back(knob));
     } else {
       out.push_back(unread(knob, std::string(malloc) + ": no read-back"));
     }
@@ -212,4 +219,4 @@ std::optional<knob_reading> parse_reading_line(std::string_view line) {
   return r;
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "process/malloc_registry.hpp"
+#include "mallocs/malloc_table.hpp"
 
-namespace alloclab::heap {
+namespace alloclab::mallocs {
 
 /// The directory the libraries of src/preload are built into (the alloclab binary's).
 std::string_view preload_build_dir() noexcept;
@@ -20,4 +20,4 @@ std::string_view preload_build_dir() noexcept;
 /// it for one of the lab's own (what not_installed_reason() says).
 std::string install_command(const malloc_entry& e);
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::mallocs
