@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
+#include "main/frame_registry.hpp"
 #include "process/interrupt.hpp"
 #include "compare/compare.hpp"
 #include "compare/paired_compare.hpp"

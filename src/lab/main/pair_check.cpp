@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/paired_compare.hpp"
-#include "frames/frame_table.hpp"
+#include "main/frame_registry.hpp"
 #include "lockstep/enrolment.hpp"
 #include "lockstep/ring.hpp"
 #include "plan/budget.hpp"

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
+#include "merge/frame_figures_reader.hpp"
 #include "process/malloc_registry.hpp"
 
 namespace alloclab::lab {

@@ -6,7 +6,7 @@
 // if it has families, what a family word stands for.
 //
 // Usage:
-//   for (const auto& c : workload_catalogues())            // frames/frame_table.hpp
+//   for (const auto& c : workload_catalogues())            // plan/frame_planner.hpp
 //     if (auto names = c.catalogue->expand("fifo"); !names.empty()) ...
 #pragma once
 
