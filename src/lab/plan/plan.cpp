@@ -10,10 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "claims/embedded_files.hpp"
 #include "plan/budget.hpp"
 #include "plan/frame_planner.hpp"
 #include "plan/seed_plan.hpp"
-#include "results/embedded_files.hpp"
 #include "strategies/strategy.hpp"
 #include "workloads/workload.hpp"
 
