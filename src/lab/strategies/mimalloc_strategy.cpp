@@ -25,7 +25,6 @@
 
 #include "process/liveness.hpp"
 #include "process/malloc_registry.hpp"
-#include "plan/malloc_choice.hpp"
 #include "strategy_table.hpp"
 #include "process/hooks.hpp"
 
