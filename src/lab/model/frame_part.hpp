@@ -1,9 +1,9 @@
 // A frame's own figures at one place of results.json (a cell, a workload, the config, the
 // document), held type-erased so that the stage-side model (model/results.hpp) names no frame's
 // types. The type lives in the frame's folder (frames/<frame>/figures.hpp) with its field list;
-// its keys sit beside the stage's keys in the same JSON object. The frame's row in the frame table
-// names one part_codec per place (`results_parts`, looked up as frame_codec_table() below), which reads that
-// part back from a document and describes it in the schema and the docs.
+// its keys sit beside the stage's keys in the same JSON object. The frame's row names one
+// part_codec per place (`results_parts`, looked up through frame_codec_table() below), which
+// reads that part back from a document and describes it in the schema and the docs.
 //
 // Example:
 //   cell.figures = model::figures::of(heap_cell_figures{...});   // the heap frame builds it
