@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "frames/frame_table.hpp"
+#include "main/frame_registry.hpp"
 #include "merge/fleet.hpp"
 #include "merge/shard_file.hpp"
 #include "plan/plan.hpp"

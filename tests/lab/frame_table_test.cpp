@@ -1,8 +1,10 @@
-// Test plan: the frame table (src/lab/frames/frame_table.hpp), the one road from the shared
-// stages into a frame. Its invariants, whatever frames it holds:
-//   every value of `frame` has exactly one row, rows have unique ids and names, and
-//     frame_from_string(to_string(f)) == f (EveryFrameHasExactlyOneRow, NamesRoundTrip); the
-//     list of values below is kept complete by -Wswitch (listed_frame);
+// Test plan: the frame registry (src/lab/main/frame_registry.hpp: the rows of
+// src/lab/frames/frame_module.hpp), the one road from the shared stages into a frame. Its
+// invariants, whatever frames it holds:
+//   rows have unique ids and names, module_of finds each, and frame_from_string(to_string(f)) ==
+//     f (EveryFrameHasExactlyOneRow, NamesRoundTrip); the frames the stages name are rows;
+//   every stage's lookup (plan/frame_planner.hpp and its peers) holds every row, in table order,
+//     under the row's id and name (EveryStageSeesEveryRow);
 //   a row's worker_command, when set, is unique and starts with "__" (it is argv[1] of a worker,
 //     never a user command), and worker_main is set exactly when worker_command is
 //     (WorkerCommandsAreUniqueHiddenAndHaveAnEntryPoint);
@@ -13,7 +15,8 @@
 //   the plan's workloads of a kind --workloads names are its list of that kind, and any other
 //     kind is a logic error, not some other frame's list (WorkloadsOfAnUnnamedKindIsAnError);
 //   every frame says what its numbers include for a tiny plan (EveryFrameDescribesItsNumbers);
-//   the report order lists every row exactly once (ReportOrderHoldsEveryFrameOnce);
+//   the report order lists every row exactly once, in report_position order
+//     (ReportOrderHoldsEveryFrameOnce);
 //   every kind --workloads names has one catalogue, every row measuring that kind points at it,
 //     and each entry of a catalogue is selected into its own kind's list, alone, and a claim
 //     about it is measured in the default frame of its kind (CataloguesNameEachWorkloadOnce);
@@ -30,40 +33,29 @@
 
 #include <gtest/gtest.h>
 
-#include "frames/frame_table.hpp"
+#include "main/frame_registry.hpp"
 #include "plan/plan.hpp"
 #include "schedule/executor.hpp"
 
 namespace alloclab::lab {
 namespace {
 
-// Compiles to a warning (-Wswitch; an error under -Werror) when `frame` gains a value this test
-// does not list.
-constexpr bool listed_frame(frame f) {
-  switch (f) {
-    case frame::batch:
-    case frame::heap:
-    case frame::memory:
-    case frame::serve:
-    case frame::replay:
-    case frame::program:
-      return true;
-  }
-  return false;
+// Every frame in the registry, in table order.
+std::vector<frame> every_frame() {
+  std::vector<frame> ids;
+  for (const auto& m : frame_table()) ids.push_back(m.id);
+  return ids;
 }
 
-const std::vector<frame> every_frame = {frame::batch, frame::heap,   frame::memory,
-                                        frame::serve, frame::replay, frame::program};
-
 TEST(FrameTable, EveryFrameHasExactlyOneRow) {
-  for (const frame f : every_frame) {
-    ASSERT_TRUE(listed_frame(f));
+  // The frames a shared stage names (plan/plan.hpp's `frame`) each have their row.
+  for (const frame f :
+       {frame::batch, frame::heap, frame::memory, frame::serve, frame::replay, frame::program}) {
     std::size_t rows = 0;
     for (const auto& m : frame_table()) rows += m.id == f ? 1 : 0;
-    EXPECT_EQ(rows, 1u) << to_string(f);
-    EXPECT_EQ(module_of(f).id, f);
+    EXPECT_EQ(rows, 1u) << static_cast<int>(f);
   }
-  EXPECT_EQ(frame_table().size(), every_frame.size());
+  for (const frame f : every_frame()) EXPECT_EQ(module_of(f).id, f);
   std::set<frame> ids;
   std::set<std::string> names;
   for (const auto& m : frame_table()) {
@@ -76,7 +68,7 @@ TEST(FrameTable, EveryFrameHasExactlyOneRow) {
 
 TEST(FrameTable, NamesRoundTrip) {
   std::size_t planned = 0;
-  for (const frame f : every_frame) {
+  for (const frame f : every_frame()) {
     EXPECT_STREQ(to_string(f), module_of(f).name);
     if (module_of(f).add_cells == nullptr) {  // not a --frames name: `alloclab try` measures it
       EXPECT_THROW(frame_from_string(to_string(f)), usage_error);
@@ -155,11 +147,48 @@ TEST(FrameTable, EveryFrameDescribesItsNumbers) {
     }
 }
 
+TEST(FrameTable, EveryStageSeesEveryRow) {
+  const auto same_rows = [](const auto& rows, const char* stage) {
+    ASSERT_EQ(rows.size(), frame_table().size()) << stage;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(rows[i].id, frame_table()[i].id) << stage;
+      EXPECT_STREQ(rows[i].name, frame_table()[i].name) << stage;
+    }
+  };
+  same_rows(frame_planners(), "plan");
+  same_rows(frame_results_writers(), "results");
+  same_rows(frame_reports(), "render");
+  same_rows(frame_compare_hooks(), "compare");
+  same_rows(frame_figures_readers(), "merge");
+  same_rows(frame_simulations(), "simulate");
+  ASSERT_EQ(model::frame_codec_table().size(), frame_table().size());
+  for (std::size_t i = 0; i < frame_table().size(); ++i) {
+    EXPECT_STREQ(model::frame_codec_table()[i].name, frame_table()[i].name);
+    EXPECT_EQ(model::frame_codec_table()[i].results_parts.cell,
+              frame_table()[i].results_parts.cell);
+  }
+  EXPECT_EQ(frame_reports()[0].part.render_section, frame_table()[0].render_section);
+  EXPECT_EQ(frame_simulations()[0].part.simulation, frame_table()[0].simulation);
+}
+
 TEST(FrameTable, ReportOrderHoldsEveryFrameOnce) {
-  std::set<const frame_module*> seen;
-  for (const frame_module* row : report_order()) EXPECT_TRUE(seen.insert(row).second) << row->name;
+  std::set<std::string> seen;
+  std::vector<std::string> order;
+  int position = 0;
+  for (const report_row* row : frames_in_report_order()) {
+    EXPECT_TRUE(seen.insert(row->name).second) << row->name;
+    EXPECT_LE(position, row->part.report_position) << row->name;
+    position = row->part.report_position;
+    const std::string name = row->name;
+    if (name == "heap" || name == "replay" || name == "batch" || name == "memory" ||
+        name == "serve" || name == "program")
+      order.push_back(name);
+  }
   EXPECT_EQ(seen.size(), frame_table().size());
-  for (const auto& row : frame_table()) EXPECT_EQ(seen.count(&row), 1u) << row.name;
+  for (const auto& row : frame_table()) EXPECT_EQ(seen.count(row.name), 1u) << row.name;
+  // report.md's order of these frames' sections (the heap study's and a replay's findings first).
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"heap", "replay", "batch", "memory", "serve", "program"}));
 }
 
 TEST(FrameTable, CataloguesNameEachWorkloadOnce) {

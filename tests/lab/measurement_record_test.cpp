@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "frames/batch/process_figures.hpp"
-#include "frames/frame_table.hpp"
+#include "main/frame_registry.hpp"
 #include "frames/heap/process_figures.hpp"
 #include "frames/replay/process_figures.hpp"
 #include "records/measurement_record.hpp"

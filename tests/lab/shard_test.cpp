@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "frames/frame_table.hpp"
+#include "main/frame_registry.hpp"
 #include "plan/plan.hpp"
 #include "plan/shard.hpp"
 

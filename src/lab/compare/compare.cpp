@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
+#include "compare/frame_compare_hook.hpp"
 #include "plan/request.hpp"
 #include "results/results_builder.hpp"
 #include "stats/stats.hpp"
@@ -48,9 +48,9 @@ std::vector<side_cell> cells_of(const model::document& d) {
     for (const model::cell& c : w.cells) out.push_back(side_of(w, c));
   // A frame measured by a command of its own (`alloclab try`) adds its figures as workloads of
   // cells, so the one comparison rule applies.
-  for (const auto& row : frame_table())
-    if (row.compare_workloads != nullptr)
-      for (const model::workload& w : row.compare_workloads(d))
+  for (const auto& row : frame_compare_hooks())
+    if (row.part.compare_workloads != nullptr)
+      for (const model::workload& w : row.part.compare_workloads(d))
         for (const model::cell& c : w.cells) out.push_back(side_of(w, c));
   return out;
 }

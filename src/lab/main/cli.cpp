@@ -11,10 +11,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
 #include "frames/heap/run_options.hpp"
 #include "frames/memory/run_options.hpp"
 #include "frames/serve/run_options.hpp"
+#include "main/frame_registry.hpp"
 #include "process/interrupt.hpp"
 #include "compare/compare.hpp"
 #include "compare/paired_compare.hpp"

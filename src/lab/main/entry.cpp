@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "compare/build_protocol.hpp"
-#include "frames/frame_table.hpp"
+#include "main/frame_registry.hpp"
 #include "main/cli.hpp"
 #include "main/pair_check.hpp"
 #include "main/replay_commands.hpp"

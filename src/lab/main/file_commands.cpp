@@ -15,7 +15,7 @@
 #include "mallocs/preload_libraries.hpp"
 #include "compare/compare.hpp"
 #include "export/gbench_export.hpp"
-#include "frames/frame_table.hpp"
+#include "main/frame_registry.hpp"
 #include "main/commands.hpp"
 #include "main/machine_lock.hpp"
 #include "model/document.hpp"

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frames/frame_table.hpp"
+#include "main/frame_registry.hpp"
 #include "lockstep/enrolment.hpp"
 #include "lockstep/ring.hpp"
 #include "plan/budget.hpp"

@@ -26,7 +26,7 @@
 #include "main/machine_lock.hpp"
 #include "merge/shard_file.hpp"
 #include "plan/budget_reserve.hpp"
-#include "frames/frame_table.hpp"
+#include "main/frame_registry.hpp"
 #include "plan/resolved_run.hpp"
 #include "render/atomic_write.hpp"
 #include "render/html.hpp"

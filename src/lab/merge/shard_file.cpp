@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
 #include "mallocs/malloc_table.hpp"
+#include "merge/frame_figures_reader.hpp"
 
 namespace alloclab::lab {
 

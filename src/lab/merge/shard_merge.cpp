@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
 #include "results/environment.hpp"
 
 namespace alloclab::lab {

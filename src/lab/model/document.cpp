@@ -1,25 +1,25 @@
 // A results document to and from JSON: the stage's fields (model/fields.hpp) and each frame's
-// parts, which a document reads back through the frame's row in the frame table.
+// parts, which a document reads back through the frame's codecs (model/frame_part.hpp).
 #include "model/document.hpp"
 
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
 #include "model/versions.hpp"
 
 namespace alloclab::lab::model {
 namespace {
 
 const frame_results_parts* parts_of(const std::string& frame) {
-  const frame_module* row = find_module(frame);
-  return row == nullptr ? nullptr : &row->results_parts;
+  for (const frame_codecs& row : frame_codec_table())
+    if (frame == row.name) return &row.results_parts;
+  return nullptr;
 }
 
 // Every frame's part at one place (config, document) that `object` holds.
 void read_parts(const json& object, const part_codec* frame_results_parts::*place, frame_parts& out,
                 const std::string& where) {
   out.all.clear();
-  for (const auto& row : frame_table())
+  for (const auto& row : frame_codec_table())
     if (const part_codec* codec = row.results_parts.*place)
       if (figures f = codec->read(object, where)) out.all.push_back(std::move(f));
 }

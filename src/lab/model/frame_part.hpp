@@ -1,9 +1,9 @@
 // A frame's own figures at one place of results.json (a cell, a workload, the config, the
 // document), held type-erased so that the stage-side model (model/results.hpp) names no frame's
 // types. The type lives in the frame's folder (frames/<frame>/figures.hpp) with its field list;
-// its keys sit beside the stage's keys in the same JSON object. The frame's row in the frame table
-// names one part_codec per place (frames/frame_table.hpp, `results_parts`), which reads that
-// part back from a document and describes it in the schema and the docs.
+// its keys sit beside the stage's keys in the same JSON object. The frame's row names one
+// part_codec per place (`results_parts`, looked up through frame_codec_table() below), which
+// reads that part back from a document and describes it in the schema and the docs.
 //
 // Example:
 //   cell.figures = model::figures::of(heap_cell_figures{...});   // the heap frame builds it
@@ -140,6 +140,15 @@ struct frame_results_parts {
   const part_codec* workload = nullptr;  // keys of each of its workloads
   const part_codec* cell = nullptr;      // keys of each of its workloads' cells
 };
+
+// What the model needs of a frame: its parts, under the name results.json gives the frame.
+struct frame_codecs {
+  const char* name = "";
+  frame_results_parts results_parts;
+};
+// Every frame's codecs, in table order. main/frame_registry.cpp, which alone knows the frames,
+// defines it from their rows, so the model reads a frame's keys without reaching into frames/.
+const std::vector<frame_codecs>& frame_codec_table();
 
 template <class T>
 const part_codec& part_codec_of() {

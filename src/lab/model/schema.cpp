@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
 #include "model/document.hpp"
 
 namespace alloclab::lab::model {
@@ -25,7 +24,7 @@ json part_schema(const part_codec& codec) {
 // Adds every frame's part at `place` to `schema`'s properties: not required, and null allowed (a
 // frame's keys are there only when it ran; version 6 files wrote them as null otherwise).
 void add_parts(json& schema, const part_codec* frame_results_parts::*place) {
-  for (const auto& row : frame_table())
+  for (const auto& row : frame_codec_table())
     if (const part_codec* codec = row.results_parts.*place) {
       json properties = json::object(), ignored_required = json::array();
       codec->schema(properties, ignored_required);
@@ -142,7 +141,7 @@ std::string codec<cell>::describe(doc_sink& sink, const std::string& path) {
 json codec<workload>::schema() {
   json s = object_schema(fields_schema<workload>());
   json frames = json::array(), branches = json::array();
-  for (const auto& row : frame_table()) {
+  for (const auto& row : frame_codec_table()) {
     const frame_results_parts& parts = row.results_parts;
     if (parts.workload == nullptr && parts.cell == nullptr) continue;
     frames.push_back(row.name);
@@ -163,7 +162,7 @@ json codec<workload>::schema() {
 
 std::string codec<workload>::describe(doc_sink& sink, const std::string& path) {
   describe_fields<workload>(sink, path, "workload");
-  for (const auto& row : frame_table()) {
+  for (const auto& row : frame_codec_table()) {
     if (const part_codec* codec = row.results_parts.workload) codec->describe(sink, path, row.name);
     if (const part_codec* codec = row.results_parts.cell)
       codec->describe(sink, path + ".cells[]", row.name);
@@ -179,7 +178,7 @@ json codec<run_config>::schema() {
 
 std::string codec<run_config>::describe(doc_sink& sink, const std::string& path) {
   describe_fields<run_config>(sink, path, "run_config");
-  for (const auto& row : frame_table())
+  for (const auto& row : frame_codec_table())
     if (const part_codec* codec = row.results_parts.config) codec->describe(sink, path, row.name);
   return path;
 }
@@ -199,7 +198,7 @@ json results_json_schema() {
 std::string results_field_tables() {
   doc_sink sink;
   describe_fields<document>(sink, "", "document");
-  for (const auto& row : frame_table())
+  for (const auto& row : frame_codec_table())
     if (const part_codec* codec = row.results_parts.document) codec->describe(sink, "", row.name);
   std::string md;
   for (const doc_table& t : sink.tables) {

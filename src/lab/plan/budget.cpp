@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
 #include "plan/budget_reserve.hpp"
+#include "plan/frame_planner.hpp"
 
 namespace alloclab::lab {
 
@@ -67,7 +67,7 @@ std::string budget_line(double seconds) {
 double resolve_budget(const run_request& r, const std::vector<frame>& frames) {
   const bool sized = r.iterations || r.repetitions || r.processes || r.quick;
   const bool stop_rule_frames =
-      std::all_of(frames.begin(), frames.end(), [](frame f) { return module_of(f).budgeted; });
+      std::all_of(frames.begin(), frames.end(), [](frame f) { return planner_of(f).budgeted; });
   if (!r.budget)
     return r.full || sized || !stop_rule_frames || frames.empty() ? 0 : default_budget_seconds;
   const double seconds = parse_budget(*r.budget);

@@ -1,7 +1,5 @@
 #include "plan/plan.hpp"
 
-#include "frames/frame_table.hpp"
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -12,9 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "claims/embedded_files.hpp"
 #include "plan/budget.hpp"
+#include "plan/frame_planner.hpp"
 #include "plan/seed_plan.hpp"
-#include "results/embedded_files.hpp"
 #include "strategies/strategy.hpp"
 #include "workloads/workload.hpp"
 
@@ -99,18 +98,18 @@ void refuse_empty_names(const std::vector<std::string>& names, const char* optio
 }
 
 const char* to_string(frame f) {
-  return module_of(f).name;
+  return planner_of(f).name;
 }
 
 std::vector<std::string> frame_names() {
   std::vector<std::string> names;
-  for (const auto& e : frame_table())
+  for (const auto& e : frame_planners())
     if (e.add_cells != nullptr) names.push_back(e.name);
   return names;
 }
 
 frame frame_from_string(const std::string& name) {
-  for (const auto& e : frame_table())
+  for (const auto& e : frame_planners())
     if (name == e.name && e.add_cells != nullptr) return e.id;
   throw usage_error(
       fmt::format("unknown frame '{}'; valid frames: {}", name, join_names(frame_names())));
@@ -144,7 +143,7 @@ namespace {
 
 bool measured_by_frames(const run_plan& plan, workload_kind kind) {
   return std::any_of(plan.frames.begin(), plan.frames.end(),
-                     [&](frame f) { return module_of(f).measures == kind; });
+                     [&](frame f) { return planner_of(f).measures == kind; });
 }
 
 // --frames, or else the frames the requested workloads belong to. A chosen frame with no workload
@@ -161,7 +160,7 @@ void choose_frames(run_plan& plan, const run_request& request) {
     plan.workloads.heap.clear();
     plan.workloads.memory.clear();
   }
-  for (const auto& e : frame_table()) {
+  for (const auto& e : frame_planners()) {
     if (e.add_cells == nullptr) continue;      // measured by a command of its own (`alloclab try`)
     if (e.measures == workload_kind::trace) {  // a trace is named by `alloclab replay` alone
       if (!plan.replay.trace.empty()) plan.frames.push_back(e.id);
@@ -261,9 +260,9 @@ std::vector<task> interleaved_schedule(const std::vector<std::size_t>& repetitio
 
 void resolve_repetitions(run_plan& plan) {
   plan.repetitions.clear();
-  for (const frame f : plan.frames) plan.repetitions[f] = plan.sizes.*module_of(f).repetitions;
+  for (const frame f : plan.frames) plan.repetitions[f] = plan.sizes.*planner_of(f).repetitions;
   for (const cell_spec& c : plan.cells)
-    plan.repetitions[c.frame] = plan.sizes.*module_of(c.frame).repetitions;
+    plan.repetitions[c.frame] = plan.sizes.*planner_of(c.frame).repetitions;
 }
 
 run_plan make_plan(const run_request& request, bool sanitized, const host_view& host) {
@@ -282,7 +281,7 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
   plan.allow_debug = request.allow_debug;
   plan.lockstep = !request.unpaired;
   plan.placement_check = request.placement_check;
-  for (const auto& row : frame_table())  // the heap study's and the memory frame's own sizes
+  for (const auto& row : frame_planners())  // the heap study's and the memory frame's own sizes
     if (row.resolve_sizes != nullptr) row.resolve_sizes(plan, request, host);
   if (sanitized && !plan.workloads.heap.empty())
     throw usage_error(
@@ -296,7 +295,7 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
     plan.placement_twin = twin.label;
     lab_mallocs.push_back(std::move(twin));
   }
-  for (const frame f : plan.frames) module_of(f).add_cells(plan, lab_mallocs);
+  for (const frame f : plan.frames) planner_of(f).add_cells(plan, lab_mallocs);
   const bool seed_plan = is_default_request(request) && !sanitized;
   if (seed_plan) add_claim_cells(plan, nlohmann::json::parse(embedded::seed_claims_json));
   resolve_retention(plan.sizes, request, seed_plan);

@@ -21,9 +21,11 @@ namespace alloclab::lab {
 
 struct placement_probe;  // measure/copy_cliff.hpp
 
-// A frame is how a cell is measured: one folder frames/<name>/ and one row of the frame table
-// (frames/frame_table.hpp), which names its cells, executor, results and report section.
-enum class frame {
+// A frame is how a cell is measured: one folder frames/<name>/ whose row implements each stage's
+// interface (plan/frame_planner.hpp and its peers; main/frame_registry.cpp lists the rows). The
+// named values are the frames a shared stage still names; another frame's row takes a number of
+// its own above them (`frame{6}`, ...), unique in the registry (tests/lab/frame_table_test.cpp).
+enum class frame : std::uint8_t {
   batch,   // a lab workload's iterations in a loop, in a fresh worker process
   heap,    // a heap-study kernel (seed 003) under the process-wide malloc, in a fresh worker
   memory,  // a memory workload over time (budget, huge pages) under the malloc, in a fresh worker

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
+#include "plan/frame_planner.hpp"
 #include "workloads/workload.hpp"
 
 namespace alloclab::lab {
@@ -28,7 +28,7 @@ class claim_cells {
   void add(const json& workload_name, const json& strategy, const json& malloc,
            bool every_malloc = false) {
     const std::string workload = workload_name.get<std::string>();
-    const frame_module& row = module_of(frame_);
+    const frame_planner& row = planner_of(frame_);
     const std::vector<std::string> measured =
         row.workloads != nullptr ? row.workloads->names() : std::vector<std::string>{};
     if (std::find(measured.begin(), measured.end(), workload) == measured.end())
@@ -76,7 +76,7 @@ void add_cell(run_plan& plan, const claim_cell& want, const std::string& malloc)
   for (const cell_spec& c : plan.cells)
     if (same_cell(c, want, m.label)) return;
   plan.cells.push_back({want.workload, want.strategy, m, want.frame, false});
-  auto& names = plan.workloads.names(module_of(want.frame).measures);
+  auto& names = plan.workloads.names(planner_of(want.frame).measures);
   if (std::find(names.begin(), names.end(), want.workload) == names.end())
     names.push_back(want.workload);
   if (!has_frame(plan, want.frame)) plan.frames.push_back(want.frame);
@@ -89,7 +89,7 @@ void restore_orders(run_plan& plan) {
     return a.entry != nullptr && b.entry != nullptr && a.entry < b.entry;
   });
   std::vector<frame> frames;
-  for (const auto& row : frame_table())
+  for (const auto& row : frame_planners())
     if (has_frame(plan, row.id)) frames.push_back(row.id);
   plan.frames = std::move(frames);
   for (const kind_catalogue& c : workload_catalogues()) {
@@ -106,7 +106,7 @@ frame claim_frame(const json& claim) {
     throw std::invalid_argument(
         fmt::format("seed claim '{}' names no frame: give it \"frame\", one of {}", claim_id(claim),
                     fmt::join(frame_names(), ", ")));
-  const frame_module* row = find_module(named->get<std::string>());
+  const frame_planner* row = find_planner(named->get<std::string>());
   if (row == nullptr || row->add_cells == nullptr)
     throw std::invalid_argument(
         fmt::format("seed claim '{}': frame '{}' names no frame; frames: {}", claim_id(claim),

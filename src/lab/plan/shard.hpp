@@ -51,7 +51,7 @@ env_lookup process_environment();
 shard_spec parse_shard(const std::string& text, const env_lookup& env);
 
 // What a task is expected to cost, in seconds, before anything is measured: the run passes
-// its frame's estimate (expected_task_seconds, frames/frame_table.hpp), tests their own.
+// its frame's estimate (expected_task_seconds, plan/frame_planner.hpp), tests their own.
 using task_cost = std::function<double(const run_plan& plan, const task& t)>;
 
 // Seconds each workload took in an earlier run (`--shard-costs`); a workload not listed is

@@ -27,9 +27,9 @@ struct measurement_record {
 };
 
 // Worker -> parent transport and shard files (not results JSON): the figures under the frame's
-// name. Reading takes the frame's reader of its figures (frames/frame_table.hpp's read_record
-// finds it by the record's frame); throws nlohmann::json::exception on a document that is not a
-// record.
+// name. Reading takes the frame's reader of its figures (merge/frame_figures_reader.hpp's
+// read_record finds it by the record's frame); throws nlohmann::json::exception on a document
+// that is not a record.
 nlohmann::json record_to_json(const measurement_record& record);
 using figures_json_reader = frame_figures (*)(const nlohmann::json& figures);
 measurement_record record_from_json(const nlohmann::json& j, figures_json_reader read_figures);

@@ -9,7 +9,7 @@
 #include "markdown.hpp"
 #include "markdown_format.hpp"
 #include "markdown_sections.hpp"
-#include "frames/frame_table.hpp"
+#include "render/frame_report.hpp"
 #include "model/document.hpp"
 
 namespace alloclab::lab {
@@ -43,8 +43,8 @@ std::string render_headline(const nlohmann::json& results) {
 std::string render_headline(const model::document& r) {
   std::string out = r.debug_build ? "DEBUG BUILD — numbers are meaningless\n" : "";
   if (r.smoke_test) out += "SMOKE TEST (--quick) — do not quote these numbers\n";
-  for (const frame_module& row : frame_table())
-    if (row.console_lines != nullptr) row.console_lines(out, r);
+  for (const report_row& row : frame_reports())
+    if (row.part.console_lines != nullptr) row.part.console_lines(out, r);
   out += budget_headline(r);
   out += claims_tally(r.claims);
   return out;

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
+#include "render/frame_report.hpp"
 #include "model/document.hpp"
 
 #include "markdown_format.hpp"
@@ -109,12 +109,12 @@ using namespace markdown;  // the report's vocabulary and sections
 
 // A frame measured by its own command (`alloclab try`) whose results hold that frame alone: its
 // report's heading, or none.
-std::string heading_of_frame_run_alone(const model::document& d, const frame_module** row) {
+std::string heading_of_frame_run_alone(const model::document& d, const frame_report** row) {
   if (!d.workloads.empty()) return "";
-  for (const auto& r : frame_table())
-    if (r.report_heading != nullptr)
-      if (std::string heading = r.report_heading(d); !heading.empty()) {
-        *row = &r;
+  for (const report_row& r : frame_reports())
+    if (r.part.report_heading != nullptr)
+      if (std::string heading = r.part.report_heading(d); !heading.empty()) {
+        *row = &r.part;
         return heading;
       }
   return "";
@@ -122,8 +122,8 @@ std::string heading_of_frame_run_alone(const model::document& d, const frame_mod
 
 // Every frame's section, in report order.
 void frame_sections(std::string& md, const model::document& d) {
-  for (const frame_module* row : report_order())
-    if (row->render_section != nullptr) row->render_section(md, d);
+  for (const report_row* row : frames_in_report_order())
+    if (row->part.render_section != nullptr) row->part.render_section(md, d);
 }
 
 std::string render_report(const nlohmann::json& results, const report_options& options) {
@@ -131,7 +131,7 @@ std::string render_report(const nlohmann::json& results, const report_options& o
 }
 
 std::string render_report(const model::document& d, const report_options& options) {
-  const frame_module* alone = nullptr;
+  const frame_report* alone = nullptr;
   std::string md = heading_of_frame_run_alone(d, &alone);
   if (alone != nullptr) {  // the frame's heading, the warnings, its section and the machine
     warnings_section(md, d);
@@ -151,8 +151,8 @@ std::string render_report(const model::document& d, const report_options& option
                     counted(d.config.strategies.size(), "strategy", "strategies"),
                     counted(d.config.mallocs.size(), "malloc"), revision_text(d));
   noise_line(md, d);
-  for (const frame_module* row : report_order())
-    if (row->render_summary != nullptr) row->render_summary(md, d);
+  for (const report_row* row : frames_in_report_order())
+    if (row->part.render_summary != nullptr) row->part.render_summary(md, d);
   frames_section(md, d);
   warnings_section(md, d);
   budget_section(md, d);
@@ -160,8 +160,8 @@ std::string render_report(const model::document& d, const report_options& option
   frame_sections(md, d);
   simulate::simulated_cost_section(md, d);
   failures_section(md, d);
-  for (const frame_module* row : report_order())
-    if (row->render_details != nullptr) row->render_details(md, d);
+  for (const report_row* row : frames_in_report_order())
+    if (row->part.render_details != nullptr) row->part.render_details(md, d);
   method_section(md, d);
   environment_section(md, d);
   if (debug) md += "**DEBUG build — do not publish these numbers.**\n";

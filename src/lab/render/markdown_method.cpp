@@ -7,7 +7,7 @@
 
 #include "markdown_format.hpp"
 #include "markdown_sections.hpp"
-#include "frames/frame_table.hpp"
+#include "render/frame_report.hpp"
 #include "model/document.hpp"
 #include "render/placement_text.hpp"
 #include "render/plural.hpp"
@@ -67,8 +67,8 @@ void method_section(std::string& md, const model::document& r) {
       t.batch_threshold_ns);
   const bool any_lab = std::any_of(r.workloads.begin(), r.workloads.end(),
                                    [](const model::workload& w) { return is_lab(w); });
-  for (const frame_module& row : frame_table())
-    if (row.method_lines != nullptr) row.method_lines(md, r);
+  for (const report_row& row : frame_reports())
+    if (row.part.method_lines != nullptr) row.part.method_lines(md, r);
   if (!any_lab) {
     md += fmt::format(
         "- Significance: {}; α = {}, smallest p reachable with these repetitions = {:.2g}.\n\n",

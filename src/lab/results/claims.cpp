@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "embedded_files.hpp"
+#include "claims/embedded_files.hpp"
 #include "model/fields.hpp"
 #include "results/claim_rules.hpp"
 #include "results/ratio_intervals.hpp"

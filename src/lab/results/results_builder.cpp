@@ -1,7 +1,7 @@
 #include "results/results_builder.hpp"
 
-#include "frames/frame_table.hpp"
 #include "results/cell_parts.hpp"
+#include "results/frame_results_writer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -96,9 +96,9 @@ model::document skeleton(const run_plan& plan, const run_records& run,
   d.debug_build = !context.build.benchmark_ready();
   d.smoke_test = plan.sizes.quick;
   d.config = run_config_of(plan);
-  for (const frame_module& row : frame_table())
+  for (const auto& row : frame_results_writers())
     if (std::find(plan.frames.begin(), plan.frames.end(), row.id) != plan.frames.end())
-      d.frames[row.name] = row.what_numbers_include(plan);
+      d.frames[row.name] = row.part.what_numbers_include(plan);
   d.environment = describe_environment(context.build);
   d.environment.placement = model::read_json<std::optional<model::placement_facts>>(
       context.placement, "/environment/placement");
@@ -259,8 +259,8 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
   const model::document head = skeleton(plan, run, context, repetitions, power);
   json results = model::to_json(head);
   const frame_results_input in{plan, run, by_cell, power};
-  for (const auto& row : frame_table())
-    if (row.add_results != nullptr) row.add_results(in, results);
+  for (const auto& row : frame_results_writers())
+    if (row.part.add_results != nullptr) row.part.add_results(in, results);
   simulate::add_simulation(results, context.simulation);
   results["warnings"] = collect_warnings(results);
   results["claims"] = judge_claims(results, seed_claims());

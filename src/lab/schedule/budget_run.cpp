@@ -10,7 +10,7 @@
 #include "lockstep/ring.hpp"
 #include "plan/budget.hpp"
 #include "plan/budget_reserve.hpp"
-#include "results/embedded_files.hpp"
+#include "claims/embedded_files.hpp"
 #include "schedule/budget_account.hpp"
 #include "schedule/budget_state.hpp"
 #include "schedule/tracked_comparisons.hpp"

@@ -43,8 +43,8 @@ struct run_records {
 };
 
 // Every frame's executor the plan's cells need, each prepared once (calibrations, pinning).
-// A frame's executor: the run passes its frame table's (make_frame_executor,
-// frames/frame_table.hpp), tests their own.
+// A frame's executor: the run passes its frame registry's (make_frame_executor,
+// main/frame_registry.hpp), tests their own.
 using executor_factory = std::function<std::unique_ptr<executor>(frame f)>;
 
 class executor_set {

@@ -1,4 +1,4 @@
-// What a frame gives the simulation stage (frames/frame_table.hpp's `simulation` member): the
+// What a frame gives the simulation stage (simulate/frame_simulation.hpp's `simulation`): the
 // arguments of the cell's own worker in its simulation mode, which sets up as for a measurement,
 // proves its malloc, then runs a warm-up and a fixed number of units inside the regions of
 // simulate/region.hpp, and prints the regions' result as its "result".

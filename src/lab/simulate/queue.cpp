@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "frames/frame_table.hpp"
 #include "simulate/events.hpp"
+#include "simulate/frame_simulation.hpp"
 #include "strategies/strategy.hpp"
 
 namespace alloclab::lab::simulate {
@@ -38,6 +38,13 @@ bool is_baseline(const run_plan& plan, const cell_spec& c) {
   return first_malloc && (c.frame == frame::heap || c.strategy == baseline_strategy);
 }
 
+// The simulation hook of frame `f`'s row, or null.
+simulation_function simulation_of(frame f) {
+  for (const auto& row : frame_simulations())
+    if (row.id == f) return row.part.simulation;
+  return nullptr;
+}
+
 std::string describe(const cell_spec& c) {
   return fmt::format("{} / {} @ {}", c.workload, c.strategy, c.malloc.label);
 }
@@ -53,7 +60,7 @@ std::vector<queued_cell> simulation_order(const run_plan& plan) {
   std::map<std::string, std::size_t> seen;  // cells queued per workload so far
   for (std::size_t i = 0; i < plan.cells.size(); ++i) {
     const cell_spec& c = plan.cells[i];
-    if (c.copy_cliff_removed || module_of(c.frame).simulation == nullptr) continue;
+    if (c.copy_cliff_removed || simulation_of(c.frame) == nullptr) continue;
     const bool baseline = is_baseline(plan, c);
     keys.push_back({baseline, baseline ? 0 : seen[c.workload]++, i});
   }
@@ -63,7 +70,7 @@ std::vector<queued_cell> simulation_order(const run_plan& plan) {
   std::vector<queued_cell> order;
   for (const keyed& k : keys) {
     const cell_spec& c = plan.cells[k.cell];
-    order.push_back({k.cell, module_of(c.frame).simulation(plan, c)});
+    order.push_back({k.cell, simulation_of(c.frame)(plan, c)});
   }
   return order;
 }

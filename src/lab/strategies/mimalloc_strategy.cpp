@@ -25,7 +25,6 @@
 
 #include "mallocs/liveness.hpp"
 #include "mallocs/malloc_table.hpp"
-#include "plan/malloc_choice.hpp"
 #include "strategy_table.hpp"
 #include "process/hooks.hpp"
 

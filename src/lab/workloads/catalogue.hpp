@@ -1,12 +1,12 @@
 // A workload catalogue: the workloads of one kind (lab, heap study, memory over time) as
-// --workloads, `alloclab list` and the seed claims name them. Each frame's row in the frame table
-// points at the catalogue of the kind it measures, so the plan and the CLI find workloads through
-// the table and never include a frame's own registry. Every catalogue lists, names and expands
-// its workloads with the same code (catalogue.cpp); a kind only says what its listing holds and,
-// if it has families, what a family word stands for.
+// --workloads, `alloclab list` and the seed claims name them. Each frame's planner
+// (plan/frame_planner.hpp) points at the catalogue of the kind it measures, so the plan and the
+// CLI find workloads through the planners and never include a frame's own registry. Every
+// catalogue lists, names and expands its workloads with the same code (catalogue.cpp); a kind
+// only says what its listing holds and, if it has families, what a family word stands for.
 //
 // Usage:
-//   for (const auto& c : workload_catalogues())            // frames/frame_table.hpp
+//   for (const auto& c : workload_catalogues())            // plan/frame_planner.hpp
 //     if (auto names = c.catalogue->expand("fifo"); !names.empty()) ...
 #pragma once
 

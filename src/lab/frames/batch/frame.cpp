@@ -31,6 +31,7 @@ frame_module batch_frame() {
   frame_module row;
   row.id = frame::batch;
   row.name = "batch";
+  row.report_position = 30;  // report.md: heap, replay, batch, memory, serve, program
   row.measures = workload_kind::lab;
   row.add_cells = add_batch_cells;
   row.repetitions = &measurement_sizes::repetitions;

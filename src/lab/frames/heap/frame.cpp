@@ -36,6 +36,7 @@ frame_module heap_frame() {
   frame_module row;
   row.id = frame::heap;
   row.name = "heap";
+  row.report_position = 10;  // report.md: heap, replay, batch, memory, serve, program
   row.measures = workload_kind::heap;
   row.add_cells = add_heap_cells;
   row.repetitions = &measurement_sizes::heap_repetitions;

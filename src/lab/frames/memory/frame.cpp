@@ -73,6 +73,7 @@ frame_module memory_frame() {
   frame_module row;
   row.id = frame::memory;
   row.name = "memory";
+  row.report_position = 40;  // report.md: heap, replay, batch, memory, serve, program
   row.measures = workload_kind::memory;
   row.add_cells = add_memory_cells;
   row.repetitions = &measurement_sizes::memory_repetitions;

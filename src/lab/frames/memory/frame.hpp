@@ -1,4 +1,4 @@
-// The memory frame's row of the frame table (frames/frame_table.hpp) and the functions it names.
+// The memory frame's row (frames/frame_module.hpp) and the functions it names.
 #pragma once
 
 #include <memory>
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frames/frame_table.hpp"
+#include "frames/frame_module.hpp"
 #include "results/cell_parts.hpp"
 #include "render/markdown_sections.hpp"
 #include "schedule/executor.hpp"

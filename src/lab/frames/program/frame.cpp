@@ -77,6 +77,7 @@ frame_module program_frame() {
   frame_module row;
   row.id = frame::program;
   row.name = "program";
+  row.report_position = 60;  // report.md: heap, replay, batch, memory, serve, program
   row.measures = workload_kind::program;
   row.add_commands = add_program_commands;
   row.report_heading = program_report_heading;

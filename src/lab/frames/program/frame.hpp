@@ -1,4 +1,4 @@
-// The program frame's row of the frame table (frames/frame_table.hpp): `alloclab try` measures the
+// The program frame's row (frames/frame_module.hpp): `alloclab try` measures the
 // user's own program, so the row has no plan, executor or results function of `run`; it brings
 // its command, its report.md section and heading, and its cells for `alloclab compare`.
 #pragma once
@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "frames/frame_table.hpp"
+#include "frames/frame_module.hpp"
 
 namespace alloclab::lab {
 

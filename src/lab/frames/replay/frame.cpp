@@ -62,6 +62,7 @@ frame_module replay_frame() {
   frame_module row;
   row.id = frame::replay;
   row.name = "replay";
+  row.report_position = 20;  // report.md: heap, replay, batch, memory, serve, program
   row.measures = workload_kind::trace;
   row.add_cells = add_replay_cells;
   row.repetitions = &measurement_sizes::replay_repetitions;

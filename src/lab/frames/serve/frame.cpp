@@ -55,6 +55,7 @@ frame_module serve_frame() {
   frame_module row;
   row.id = frame::serve;
   row.name = "serve";
+  row.report_position = 50;  // report.md: heap, replay, batch, memory, serve, program
   row.measures = workload_kind::lab;
   row.add_cells = add_serve_cells;
   row.repetitions = &measurement_sizes::serve_repetitions;

@@ -1,0 +1,75 @@
+// What the plan stage needs of a frame: its planner. Each frame's row fills one
+// (frames/<name>/frame.cpp); main/frame_registry.cpp, which alone knows the frames, defines
+// frame_planners(), so the plan looks its rows up without reaching into frames/.
+//
+// | member           | called by                          | does                                  |
+// |------------------|------------------------------------|---------------------------------------|
+// | id, name         | everyone                           | the frame, as --frames and results    |
+// |                  |                                    | spell it                              |
+// | measures         | plan, claims, `list`               | which workloads its cells come from   |
+// | add_cells        | plan (make_plan)                   | adds the frame's cells; null: `run`   |
+// |                  |                                    | never plans it (`alloclab try`)       |
+// | repetitions      | plan (resolve_repetitions)         | repetitions of each of its cells      |
+// | by_default       | plan (choose_frames)               | measured when --frames is not given   |
+// | expected_seconds | run, handed to --shard             | a task's expected wall time, before   |
+// |                  | (expected_task_seconds)            | anything is measured, or nullptr      |
+// | workloads        | plan, claims, `list`               | the catalogue --workloads names, or   |
+// |                  |                                    | nullptr                               |
+// | resolve_sizes    | plan (make_plan)                   | its own sizes and options from the    |
+// |                  |                                    | request (defaults in its folder)      |
+// | budgeted         | plan (resolve_budget)              | a budget's stop rule can size its     |
+// |                  |                                    | cells                                 |
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "plan/plan.hpp"
+#include "workloads/catalogue.hpp"
+
+namespace alloclab::lab {
+
+struct frame_planner {
+  frame id = frame::batch;
+  const char* name = "";  // as --frames and results.json spell it
+  workload_kind measures = workload_kind::lab;
+  // Adds the frame's cells; `lab_mallocs` is plan.mallocs plus the placement twin, if any.
+  void (*add_cells)(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs) = nullptr;
+  std::size_t measurement_sizes::*repetitions = nullptr;
+  bool by_default = false;  // measured when --frames is not given (else only when named)
+  double (*expected_seconds)(const run_plan& plan, const task& t) = nullptr;
+  const workload_catalogue* workloads = nullptr;
+  void (*resolve_sizes)(run_plan& plan, const run_request& request,
+                        const host_view& host) = nullptr;
+  bool budgeted = false;
+};
+
+// A stage's own part of every frame's row, with the frame it belongs to: what the stages above
+// the plan look their parts up as (e.g. render/frame_report.hpp's frame_reports()).
+template <class Part>
+struct frame_row {
+  frame id;
+  const char* name;
+  Part part;
+};
+
+// Every frame's planner, in the order plans and results list them (main/frame_registry.cpp).
+const std::vector<frame_planner>& frame_planners();
+// The planner of frame `f` (the first row's for a frame no row has).
+const frame_planner& planner_of(frame f);
+// The planner whose name (as results.json spells it) is `name`, or nullptr.
+const frame_planner* find_planner(const std::string& name);
+// A task's expected wall time from its frame's row (`expected_seconds`), before anything is
+// measured: what the run deals shards by (plan/shard.hpp's task_cost).
+double expected_task_seconds(const run_plan& plan, const task& t);
+
+// Each workload kind --workloads names, with its catalogue (from the first row measuring it), in
+// table order.
+struct kind_catalogue {
+  workload_kind kind;
+  const workload_catalogue* catalogue;
+};
+std::vector<kind_catalogue> workload_catalogues();
+
+}  // namespace alloclab::lab

@@ -1,0 +1,30 @@
+// What the results stage needs of a frame: its part of results.json. Each frame's row fills one
+// (frames/<name>/frame.cpp); main/frame_registry.cpp defines frame_results_writers() from the
+// rows, so the builder adds each frame's part without reaching into frames/.
+//
+// | member               | called by               | does                                    |
+// |----------------------|-------------------------|-----------------------------------------|
+// | add_results          | build_results           | adds the frame's figures to results.json|
+// | what_numbers_include | build_results           | what the frame's numbers include        |
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plan/frame_planner.hpp"
+
+namespace alloclab::lab {
+
+struct frame_results_input;  // results/cell_parts.hpp
+
+struct frame_results_writer {
+  void (*add_results)(const frame_results_input& in, nlohmann::json& results) = nullptr;
+  std::string (*what_numbers_include)(const run_plan& plan) = nullptr;
+};
+
+// Every frame's writer, in table order (main/frame_registry.cpp).
+const std::vector<frame_row<frame_results_writer>>& frame_results_writers();
+
+}  // namespace alloclab::lab
