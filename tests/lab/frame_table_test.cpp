@@ -246,6 +246,11 @@ TEST(FrameTable, StagesReachFramesOnlyThroughTheTable) {
       // main wires the frames: advise's real runs (`try`) and the replay's resources
       "main/replay_commands.cpp -> program",
       "main/replay_commands.cpp -> replay",
+      // main registers the run options each of these frames keeps in its folder
+      // (frames/<frame>/run_options.hpp), until a frame row registers its own
+      "main/cli.cpp -> heap",
+      "main/cli.cpp -> memory",
+      "main/cli.cpp -> serve",
   };
   const std::set<std::string> arrows = arrows_into_frames();
   for (const std::string& arrow : arrows)
