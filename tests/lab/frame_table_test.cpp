@@ -93,6 +93,19 @@ TEST(FrameTable, WorkerCommandsAreUniqueHiddenAndHaveAnEntryPoint) {
   }
 }
 
+// A ring needs budgeted cells measured by workers of the frame's own (they hold the slice gate):
+// the batch and heap frames' rows say so, and no frame without a worker does.
+TEST(FrameTable, LockstepRowsAreBudgetedFramesWithWorkers) {
+  std::set<std::string> in_rings;
+  for (const auto& m : frame_table()) {
+    if (!m.lockstep) continue;
+    in_rings.insert(m.name);
+    EXPECT_TRUE(m.budgeted) << m.name;
+    EXPECT_NE(m.worker_command, nullptr) << m.name;
+  }
+  EXPECT_EQ(in_rings, (std::set<std::string>{"batch", "heap"}));
+}
+
 TEST(FrameTable, EveryStageHasItsFunction) {
   for (const auto& m : frame_table()) {
     EXPECT_NE(m.render_section, nullptr) << m.name;

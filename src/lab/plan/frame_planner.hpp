@@ -19,6 +19,8 @@
 // |                  |                                    | request (defaults in its folder)      |
 // | budgeted         | plan (resolve_budget)              | a budget's stop rule can size its     |
 // |                  |                                    | cells                                 |
+// | lockstep         | schedule (run_budgeted)            | a workload's cells run as one ring    |
+// |                  |                                    | (its workers hold lockstep's gate)    |
 #pragma once
 
 #include <cstddef>
@@ -43,6 +45,9 @@ struct frame_planner {
   void (*resolve_sizes)(run_plan& plan, const run_request& request,
                         const host_view& host) = nullptr;
   bool budgeted = false;
+  // In a budgeted run, the cells of one workload time their repetitions in one lockstep ring
+  // (lockstep/ring.hpp): its workers take turns at lockstep's slice gate.
+  bool lockstep = false;
 };
 
 // A stage's own part of every frame's row, with the frame it belongs to: what the stages above

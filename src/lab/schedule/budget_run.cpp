@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "lockstep/ring.hpp"
+#include "plan/frame_planner.hpp"
 #include "plan/budget.hpp"
 #include "plan/budget_reserve.hpp"
 #include "claims/embedded_files.hpp"
@@ -91,8 +92,7 @@ class budget_runner {
   }
 
   bool in_lockstep(std::size_t cell) const {
-    const frame f = plan_.cells.at(cell).frame;
-    return plan_.lockstep && (f == frame::batch || f == frame::heap);
+    return plan_.lockstep && planner_of(plan_.cells.at(cell).frame).lockstep;
   }
 
   // Runs `tasks`: the tasks of one lockstep group together, as one ring; the others one by one.

@@ -51,6 +51,7 @@ frame_module batch_frame() {
   row.workloads = &lab_workload_catalogue();
   row.read_figures = read_figures_as<batch_figures>;
   row.budgeted = true;
+  row.lockstep = true;
   row.simulation = batch_simulation;
   return row;
 }

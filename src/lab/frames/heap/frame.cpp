@@ -57,6 +57,7 @@ frame_module heap_frame() {
   row.resolve_sizes = resolve_heap_sizes;
   row.read_figures = read_figures_as<heap_figures>;
   row.budgeted = true;
+  row.lockstep = true;
   row.simulation = heap_simulation;
   return row;
 }
