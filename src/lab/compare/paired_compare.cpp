@@ -329,10 +329,7 @@ model::document paired_document(const paired_request& request, const run_plan& p
 }  // namespace
 
 std::vector<double> p50_by_repetition(const measurement_record& r) {
-  const auto processes = figures_of(r);
-  if (processes.size() != 1) return {};
-  const auto found = processes.front().find("p50");
-  return found == processes.front().end() ? std::vector<double>{} : found->second;
+  return readings_of(r, "p50");
 }
 
 model::document run_paired_compare(const paired_request& request,

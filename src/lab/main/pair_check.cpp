@@ -85,7 +85,8 @@ class pair_check {
         records[i] = executors_->run(plan_, t);
       });
     lockstep::run_ring(members, {lockstep::ring_cpu(), spec_.seed * 1000 + run});
-    const std::vector<double> a = readings(records[std_cell_]), b = readings(records.back());
+    const std::vector<double> a = readings_of(records[std_cell_], figure_),
+                              b = readings_of(records.back(), figure_);
     if (a.empty() || b.empty())
       throw std::runtime_error("the baseline cell or its copy has no number");
     std::vector<double> ratios;
@@ -114,14 +115,6 @@ class pair_check {
         std::remove_if(readings.begin(), readings.end(), [](double r) { return r <= 0; }),
         readings.end());
     return readings;
-  }
-
-  // The record's per-repetition readings of the compared figure (empty: no number).
-  std::vector<double> readings(const measurement_record& r) const {
-    const auto processes = figures_of(r);
-    if (processes.size() != 1) return {};
-    const auto found = processes.front().find(figure_);
-    return found == processes.front().end() ? std::vector<double>{} : found->second;
   }
 
   static run_plan plan_for(const check_spec& spec) {

@@ -194,4 +194,11 @@ std::vector<figure_readings> figures_of(const measurement_record& r) {
   return r.figures.readings();
 }
 
+std::vector<double> readings_of(const measurement_record& r, const std::string& figure) {
+  const auto processes = figures_of(r);
+  if (processes.size() != 1) return {};
+  const auto found = processes.front().find(figure);
+  return found == processes.front().end() ? std::vector<double>{} : found->second;
+}
+
 }  // namespace alloclab::lab

@@ -32,5 +32,8 @@ std::vector<tracked_comparison> peer_comparisons(const run_plan& plan, const bud
 // record holds one fresh server per repetition), as its figures' type gives them. Empty when the
 // record has no number.
 std::vector<figure_readings> figures_of(const measurement_record& r);
+// The per-repetition readings of one figure of a record that stands for one process (empty: no
+// number, or a record of several processes).
+std::vector<double> readings_of(const measurement_record& r, const std::string& figure);
 
 }  // namespace alloclab::lab
