@@ -12,6 +12,8 @@ Takes the stop rule's comparisons of both runs (`budget.comparisons`, matched by
 | opposite directions | one run decided "candidate faster", the other "candidate slower": the figure that must be 0 |
 | a direction against "the same" | one run decided a direction, the other "the same within the margin" |
 | intervals apart | the two intervals do not overlap (each run's interval misses the other's) |
+| first's value outside second's interval | the first run's ratio lies outside the second run's interval |
+| second's value outside first's interval | the same the other way round |
 
 Two default main jobs back to back, or a budgeted run against a quiet `--full` run (fixed plan,
 unpaired, judged once at 95 %), are the two uses (docs/budget.md, "Agreement"). The comparisons
@@ -35,7 +37,7 @@ def main():
         sys.exit(__doc__.strip().splitlines()[2])
     first, second = comparisons(sys.argv[1]), comparisons(sys.argv[2])
     both = sorted(set(first) & set(second))
-    decided = opposite = direction_vs_same = apart = 0
+    decided = opposite = direction_vs_same = apart = first_out = second_out = 0
     notes = []
     for key in both:
         a, b = first[key], second[key]
@@ -47,13 +49,16 @@ def main():
             notes.append(f"opposite: {key}: {va} {a['value']:.3f} vs {vb} {b['value']:.3f}")
         elif SAME in (va, vb) and ({va, vb} & {FASTER, SLOWER}):
             direction_vs_same += 1
+        first_out += not b["low"] <= a["value"] <= b["high"]
+        second_out += not a["low"] <= b["value"] <= a["high"]
         if a["high"] < b["low"] or b["high"] < a["low"]:
             apart += 1
             notes.append(f"apart: {key}: [{a['low']:.3f}-{a['high']:.3f}] vs "
                          f"[{b['low']:.3f}-{b['high']:.3f}]")
     rows = [("compared in both", len(both)), ("decided in both", decided),
             ("opposite directions", opposite), ('a direction against "the same"', direction_vs_same),
-            ("intervals apart", apart)]
+            ("intervals apart", apart), ("first's value outside second's interval", first_out),
+            ("second's value outside first's interval", second_out)]
     print("| figure | count |\n|---|---:|")
     for name, count in rows:
         print(f"| {name} | {count} |")

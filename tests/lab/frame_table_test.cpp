@@ -106,6 +106,26 @@ TEST(FrameTable, LockstepRowsAreBudgetedFramesWithWorkers) {
   EXPECT_EQ(in_rings, (std::set<std::string>{"batch", "heap"}));
 }
 
+// The simulation beside the timing takes the second CPU; a cell whose threads contend, or a
+// server with its load generator, measures with it paused (plan's uses_every_cpu).
+TEST(FrameTable, MultiThreadedAndServedCellsNeedEveryCpu) {
+  run_plan plan;
+  const malloc_choice glibc{};
+  plan.cells = {{"vector_push", "std", glibc, frame::batch, false},
+                {"request_mix_mt", "std", glibc, frame::batch, false},
+                {"message_queue_mt", "pmr_sync_pool", glibc, frame::batch, false},
+                {"request_mix", "std", glibc, frame::serve, false},
+                {"fifo_uniform", "malloc", glibc, frame::heap, false}};
+  const auto needs = [&](std::size_t cell) { return uses_every_cpu(plan, {task{cell, 0, 1, 0}}); };
+  EXPECT_FALSE(needs(0));
+  EXPECT_TRUE(needs(1));
+  EXPECT_TRUE(needs(2));
+  EXPECT_TRUE(needs(3));
+  EXPECT_FALSE(needs(4));
+  EXPECT_TRUE(uses_every_cpu(plan, {task{0, 0, 1, 0}, task{1, 0, 1, 0}}));  // a ring holding one
+  EXPECT_FALSE(uses_every_cpu(plan, {}));
+}
+
 TEST(FrameTable, EveryStageHasItsFunction) {
   for (const auto& m : frame_table()) {
     EXPECT_NE(m.render_section, nullptr) << m.name;

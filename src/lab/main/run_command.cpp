@@ -216,10 +216,11 @@ int execute_run(const run_request& request) {
   std::optional<simulate::simulation_queue> simulation;  // on the other CPU, beside the timing
   if (const auto limits = simulate::simulation_limits(request, plan, started))
     simulation.emplace(plan, *limits);
+  heap::pausable_workers* beside = simulation ? &simulation->workers() : nullptr;
   const run_records records =
       plan.sizes.budget_seconds > 0
-          ? run_budgeted(run.plan, started, make_frame_executor, make_progress_printer())
-          : run_schedule(plan, make_frame_executor, make_progress_printer());
+          ? run_budgeted(run.plan, started, make_frame_executor, make_progress_printer(), beside)
+          : run_schedule(plan, make_frame_executor, make_progress_printer(), beside);
   end_progress_line();
   context.noise = noise.finish();
   if (simulation) context.simulation = simulation->finish();

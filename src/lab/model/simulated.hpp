@@ -108,6 +108,8 @@ struct simulation_facts {
   std::vector<std::string> not_simulated;
   rank_agreement agreement;
   double seconds = 0;
+  std::optional<std::size_t> pauses;  // absent in results written before 2026-12-05
+  std::optional<double> paused_seconds;
   static constexpr const char* about_type =
       "the simulated cost's method and account (docs/simulated-cost.md); absent when the run "
       "simulated nothing";
@@ -125,6 +127,11 @@ struct simulation_facts {
     field(s.not_simulated, "not_simulated", "every other cell, with why");
     field(s.agreement, "agreement", "rank agreement with the timed ratios");
     field(s.seconds, "seconds", "wall time of the simulation queue", at_least(0));
+    field(s.pauses, "pauses",
+          "times the simulation was stopped so that a task needing every CPU (a multi-threaded "
+          "workload, a server) measured without it");
+    field(s.paused_seconds, "paused_seconds", "wall time the simulation spent stopped",
+          at_least(0));
   }
 };
 

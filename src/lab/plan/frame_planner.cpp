@@ -20,6 +20,14 @@ double expected_task_seconds(const run_plan& plan, const task& t) {
   return planner_of(plan.cells.at(t.cell).frame).expected_seconds(plan, t);
 }
 
+bool uses_every_cpu(const run_plan& plan, const std::vector<task>& tasks) {
+  return std::any_of(tasks.begin(), tasks.end(), [&](const task& t) {
+    const cell_spec& c = plan.cells.at(t.cell);
+    const auto needs = planner_of(c.frame).uses_every_cpu;
+    return needs != nullptr && needs(c);
+  });
+}
+
 std::vector<kind_catalogue> workload_catalogues() {
   std::vector<kind_catalogue> out;
   for (const auto& p : frame_planners()) {

@@ -21,6 +21,8 @@
 // |                  |                                    | cells                                 |
 // | lockstep         | schedule (run_budgeted)            | a workload's cells run as one ring    |
 // |                  |                                    | (its workers hold lockstep's gate)    |
+// | uses_every_cpu   | schedule (run_budgeted,            | a cell that needs every CPU: the      |
+// |                  | run_schedule)                      | simulation pauses while it measures   |
 #pragma once
 
 #include <cstddef>
@@ -48,6 +50,10 @@ struct frame_planner {
   // In a budgeted run, the cells of one workload time their repetitions in one lockstep ring
   // (lockstep/ring.hpp): its workers take turns at lockstep's slice gate.
   bool lockstep = false;
+  // A cell that needs every CPU while it measures (its threads contend, or a server and its load
+  // generator share the machine): work beside the timing (the simulation) pauses for it. nullptr:
+  // none of the frame's cells does.
+  bool (*uses_every_cpu)(const cell_spec& c) = nullptr;
 };
 
 // A stage's own part of every frame's row, with the frame it belongs to: what the stages above
@@ -68,6 +74,8 @@ const frame_planner* find_planner(const std::string& name);
 // A task's expected wall time from its frame's row (`expected_seconds`), before anything is
 // measured: what the run deals shards by (plan/shard.hpp's task_cost).
 double expected_task_seconds(const run_plan& plan, const task& t);
+// Whether one of `tasks` measures a cell that needs every CPU (its frame's uses_every_cpu).
+bool uses_every_cpu(const run_plan& plan, const std::vector<task>& tasks);
 
 // Each workload kind --workloads names, with its catalogue (from the first row measuring it), in
 // table order.

@@ -402,7 +402,9 @@ worker_outcome run_worker(const worker_request& req) noexcept {
     ::fcntl(pipes.out_r.fd, F_SETFL, ::fcntl(pipes.out_r.fd, F_GETFL) | O_NONBLOCK);
     ::fcntl(pipes.err_r.fd, F_SETFL, ::fcntl(pipes.err_r.fd, F_GETFL) | O_NONBLOCK);
     supervision watch(req, child.pid, pipes, out);
+    if (req.on_group) req.on_group(child.pid);
     watch.run(child.start + req.timeout);
+    if (req.on_group) req.on_group(0);
     if (child.slot < worker_slots) active_workers[child.slot].store(0);
     watch.finish(child.start);
   } catch (const std::exception& e) {

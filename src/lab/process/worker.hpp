@@ -10,9 +10,11 @@
 #include <atomic>
 #include <chrono>
 #include <sys/resource.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +44,9 @@ struct worker_request {
   /// When set and it turns true, the worker is stopped as on a timeout (a background worker
   /// whose run has ended).
   const std::atomic<bool>* cancel = nullptr;
+  /// When set: told the worker's process group once it is started, and 0 once it is reaped (a
+  /// caller that stops it for a while: process/pausable_workers.hpp).
+  std::function<void(pid_t)> on_group;
   std::size_t stderr_tail_bytes = 4096;
   std::size_t stdout_max_bytes = std::size_t{64} << 20;  ///< beyond this stdout is truncated
 };

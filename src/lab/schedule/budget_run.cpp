@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "lockstep/ring.hpp"
+#include "process/pausable_workers.hpp"
 #include "plan/frame_planner.hpp"
 #include "plan/budget.hpp"
 #include "plan/budget_reserve.hpp"
@@ -32,8 +33,11 @@ std::string clock_text(double seconds) {
 // The run's processes so far, its state of the stop rule, and the records in task order.
 class budget_runner {
  public:
-  budget_runner(run_plan& plan, steady::time_point started, const schedule_progress_fn& progress)
-      : budget_runner(plan, budget_cells(plan), started, progress) {}
+  budget_runner(run_plan& plan, steady::time_point started, const schedule_progress_fn& progress,
+                heap::pausable_workers* beside)
+      : budget_runner(plan, budget_cells(plan), started, progress) {
+    beside_ = beside;
+  }
   budget_runner(run_plan& plan, const std::vector<budget_cell>& cells, steady::time_point started,
                 const schedule_progress_fn& progress)
       : plan_(plan),
@@ -108,11 +112,13 @@ class budget_runner {
       if (fresh) rings.emplace_back();
       rings[at->second].push_back(t);
     }
-    for (const auto& ring : rings)
+    for (const auto& ring : rings) {
+      const heap::pause_guard quiet(uses_every_cpu(plan_, ring) ? beside_ : nullptr);
       if (ring.size() == 1)
         run(executors, ring.front(), round);
       else
         run_ring(executors, ring, round);
+    }
   }
 
   std::vector<comparison_look> look(std::size_t look_number) {
@@ -267,14 +273,15 @@ class budget_runner {
   std::vector<round_account> rounds_;
   std::size_t counted_ = 0;
   rest_plan rest_;
+  heap::pausable_workers* beside_ = nullptr;  // work beside the timing (the simulation)
 };
 
 }  // namespace
 
 run_records run_budgeted(run_plan& plan, steady::time_point started,
                          const executor_factory& make_executor,
-                         const schedule_progress_fn& progress) {
-  budget_runner runner(plan, started, progress);
+                         const schedule_progress_fn& progress, heap::pausable_workers* beside) {
+  budget_runner runner(plan, started, progress, beside);
   executor_set executors(plan, make_executor, progress);
   // Every cell's first process runs whatever the budget; its later first-round processes (a
   // second one, a served variant's other servers) only while the budget lasts.

@@ -9,16 +9,19 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/plan.hpp"
+#include "process/pausable_workers.hpp"
 #include "schedule/scheduler.hpp"
 #include "stats/sequential.hpp"
 
 namespace alloclab::lab {
 
 // Runs the plan; on return plan.schedule holds every task that ran, in the order its record is
-// in. `started`: when the run began (the budget counts from there, probe included).
+// in. `started`: when the run began (the budget counts from there, probe included). `beside`:
+// work running beside the timing, paused while a task that needs every CPU measures.
 run_records run_budgeted(run_plan& plan, std::chrono::steady_clock::time_point started,
                          const executor_factory& make_executor,
-                         const schedule_progress_fn& progress);
+                         const schedule_progress_fn& progress,
+                         heap::pausable_workers* beside = nullptr);
 
 // The same account for a fixed plan: its comparisons judged once, at the end (one look).
 budget_account fixed_plan_account(const run_plan& plan,

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/plan.hpp"
+#include "process/pausable_workers.hpp"
 #include "records/measurement_record.hpp"
 #include "schedule/budget_account.hpp"
 
@@ -62,8 +63,10 @@ class executor_set {
 // "vector_push / std @ glibc (process 2)", as progress lines name a task.
 std::string describe_task(const run_plan& plan, const task& t);
 
-// Throws run_interrupted on SIGINT/SIGTERM (after killing the running worker).
+// Throws run_interrupted on SIGINT/SIGTERM (after killing the running worker). `beside`: work
+// running beside the timing, paused while a task that needs every CPU measures.
 run_records run_schedule(const run_plan& plan, const executor_factory& make_executor,
-                         const schedule_progress_fn& progress);
+                         const schedule_progress_fn& progress,
+                         heap::pausable_workers* beside = nullptr);
 
 }  // namespace alloclab::lab

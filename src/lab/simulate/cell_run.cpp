@@ -58,6 +58,7 @@ heap::cell_outcome run_under(std::vector<std::string> prefix, const cell_simulat
   w.env_unset = r.env.unset;
   w.timeout = timeout;
   w.cancel = r.cancel;
+  w.on_group = r.on_group;
   return heap::run_measuring_worker(w);
 }
 

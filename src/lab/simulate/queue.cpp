@@ -114,13 +114,14 @@ void simulation_queue::run() {
     for (std::size_t i = 0; i < order_.size(); ++i)
       if (order_[i].worker.not_simulated.empty()) done_[i].cost.reason = tools_.missing;
   for (std::size_t i = 0; i < order_.size() && tools_.missing.empty(); ++i) {
-    if (stopping_ || clock::now() >= limits_.deadline) break;
+    if (!workers_.wait_while_paused(stopping_) || clock::now() >= limits_.deadline) break;
     const queued_cell& q = order_[i];
     if (!q.worker.not_simulated.empty()) continue;
     const cell_spec& c = plan_.cells.at(q.cell);
     try {
-      done_[i].cost = simulate_cell(
-          {q.worker.args, environment_for(c.malloc), limits_.deadline, &stopping_}, tools_.tools);
+      done_[i].cost = simulate_cell({q.worker.args, environment_for(c.malloc), limits_.deadline,
+                                     &stopping_, workers_.tracker()},
+                                    tools_.tools);
     } catch (const std::exception& e) {  // the malloc's environment: a library gone since
       done_[i].cost.status = "failed";
       done_[i].cost.reason = e.what();
@@ -143,6 +144,8 @@ json simulation_queue::finish() {
   facts.cpu = cpu_;
   facts.cells_planned = done_.size();
   facts.seconds = seconds_;
+  facts.pauses = workers_.pauses();
+  facts.paused_seconds = workers_.paused_seconds();
   json cells = json::array();
   for (const simulated_cell& s : done_) {
     const cell_spec& c = plan_.cells.at(s.cell);

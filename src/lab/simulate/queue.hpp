@@ -4,6 +4,9 @@
 // runs on CPU 0 the simulation runs on CPU 1. What is done when the run ends is reported; every other
 // cell is listed as not simulated.
 //
+// A task that needs every CPU (plan/frame_planner.hpp's uses_every_cpu) pauses the queue's
+// workers while it measures (workers()): the simulation then holds no CPU the task counts on.
+//
 // Order: each workload's baseline cell first (a ratio needs it), then the other cells taking the
 // workloads in turn, so that whatever the run finishes spreads over every workload.
 #pragma once
@@ -19,6 +22,7 @@
 #include "model/simulated.hpp"
 #include "plan/plan.hpp"
 #include "plan/request.hpp"
+#include "process/pausable_workers.hpp"
 #include "simulate/cell_run.hpp"
 #include "simulate/frame_hook.hpp"
 
@@ -62,6 +66,9 @@ class simulation_queue {
   // run's simulation for results_context::simulation: {"facts": ..., "cells": [...]}.
   nlohmann::json finish();
 
+  // The queue's workers, which a task needing every CPU pauses (schedule's run_budgeted).
+  heap::pausable_workers& workers() { return workers_; }
+
  private:
   void run();
   void join();
@@ -71,6 +78,7 @@ class simulation_queue {
   std::vector<queued_cell> order_;
   std::vector<simulated_cell> done_;
   std::atomic<bool> stopping_{false};
+  heap::pausable_workers workers_;
   std::optional<int> cpu_;
   found_tools tools_;
   clock::time_point started_;

@@ -48,6 +48,12 @@ void method_paragraph(std::string& md, const model::simulation_facts& s) {
       s.caches, s.formula);
   md += fmt::format("Simulated {} of {} cells in {:.0f} s{}.", s.cells_simulated, s.cells_planned,
                     s.seconds, s.cpu ? fmt::format(", pinned to CPU {}", *s.cpu) : "");
+  if (s.pauses && *s.pauses > 0)
+    md += fmt::format(
+        " It was stopped {} times ({:.0f} s in all) while a multi-threaded or served cell "
+        "measured, "
+        "so those cells had every CPU to themselves.",
+        *s.pauses, s.paused_seconds.value_or(0));
   if (s.agreement.rho)
     md += fmt::format(
         " Rank agreement of the simulated with the timed ratios of the same cells: Spearman's ρ = "

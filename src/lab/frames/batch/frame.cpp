@@ -2,6 +2,7 @@
 #include "frames/batch/frame.hpp"
 #include "frames/batch/process_figures.hpp"
 #include "workloads/catalogue.hpp"
+#include "workloads/workload.hpp"
 
 namespace alloclab::lab {
 
@@ -23,6 +24,12 @@ double expected_batch_seconds(const run_plan& plan, const task& t) {
   constexpr double process_seconds = 0.02, sample_seconds = 50e-6;
   return process_seconds +
          static_cast<double>(t.repetitions * plan.sizes.samples_per_repetition) * sample_seconds;
+}
+
+// A multi-threaded workload's threads contend for real only with a CPU each.
+bool batch_cell_uses_every_cpu(const cell_spec& c) {
+  const workload_entry* w = find_workload(c.workload);
+  return w != nullptr && w->threads > 1;
 }
 
 }  // namespace
@@ -52,6 +59,7 @@ frame_module batch_frame() {
   row.read_figures = read_figures_as<batch_figures>;
   row.budgeted = true;
   row.lockstep = true;
+  row.uses_every_cpu = batch_cell_uses_every_cpu;
   row.simulation = batch_simulation;
   return row;
 }

@@ -69,6 +69,7 @@ frame_module serve_frame() {
   row.workloads = &lab_workload_catalogue();
   row.read_figures = read_figures_as<serve_figures>;
   row.budgeted = true;
+  row.uses_every_cpu = [](const cell_spec&) { return true; };  // a server and its load generator
   return row;
 }
 
