@@ -288,9 +288,12 @@ heap_config_figures heap_config(const run_plan& plan) {
 
 std::string describe_heap_frame(const run_plan& plan) {
   return fmt::format(
-      "each cell (kernel x sizes x malloc) runs alone in up to {} fresh processes; ns per pair "
-      "has the NOOP loop subtracted; memory figures are medians over the processes",
-      plan.sizes.processes);
+      "each cell (kernel x sizes x malloc) runs alone in up to {} fresh processes; a repetition "
+      "times {} batches of 100 pairs (the seed's study: {}); ns per pair has the NOOP loop "
+      "subtracted and includes the page faults of memory the malloc handed back and touches "
+      "again, a larger share in shorter repetitions (docs/budget.md, agreement); memory figures "
+      "are medians over the processes",
+      plan.sizes.processes, plan.sizes.heap_iterations, heap_default_iterations);
 }
 
 void add_heap_results(const frame_results_input& in, json& results) {
