@@ -196,7 +196,10 @@ std::string describe_batch_frame(const run_plan& plan) {
       "each cell (workload x strategy x malloc) runs alone in {} fresh processes of its own, "
       "interleaved with the other cells; a number includes the workload's own work, page faults "
       "in the timed loop, buffer placement as that allocator chose it in a fresh process, and "
-      "the proven live malloc; it does not depend on which other cells ran",
+      "the proven live malloc; it does not depend on which other cells ran; a multi-threaded "
+      "workload's figure also includes how often its threads ran at the same time, which other "
+      "load on the machine lowers (the noise gate's others' CPUs; the simulation is paused for "
+      "it)",
       plan.sizes.processes);
 }
 
