@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "advise/advise.hpp"
+#include "advise/knob_trials.hpp"
 #include "advise/program_runs.hpp"
 #include "advise/real_runs.hpp"
 #include "frames/program/program_model.hpp"
@@ -297,6 +298,28 @@ void sort_results_file(replay_command_request& q, std::optional<model::document>
   notes.push_back("--results held real runs (`alloclab try`), not a replay: taken as --real");
 }
 
+// advise's own replay: every malloc and resource that fits, and (without --variants) a small
+// sweep of knob settings (advise/knob_trials.hpp) whose best the real runs then try.
+model::document run_advised_replay(const replay_command_request& q, int& status) {
+  run_request run = q.run;
+  if (run.mallocs.empty()) run.mallocs = {"all"};
+  if (run.replay.strategies.empty()) run.replay.strategies = {"all"};
+  if (q.variants.empty())
+    run.replay.variants = parse_knob_variants(default_knob_sweep(run.mallocs));
+  run.skip_missing = true;
+  const stdout_to_stderr quiet;
+  status = std::max(status, execute_replay(run, q.trace));
+  return read_results_model((fs::path(run.out) / "latest" / "results.json").string());
+}
+
+std::string replay_sweep_note(const replay_command_request& q) {
+  if (!q.variants.empty()) return "the replay's knob sweep: --variants " + q.variants;
+  const std::string sweep =
+      default_knob_sweep(q.run.mallocs.empty() ? std::vector<std::string>{"all"} : q.run.mallocs);
+  return "the replay's knob sweep: the registry's tuning variants of the mallocs replayed" +
+         (sweep.empty() ? std::string() : " and advise's default settings " + sweep);
+}
+
 // The replay runs first (its bad input is refused before the real runs spend their budget), the
 // real runs' plan is checked before either.
 int execute_advise(replay_command_request q) {
@@ -306,25 +329,23 @@ int execute_advise(replay_command_request q) {
   std::optional<model::document> replay, real;
   sort_results_file(q, replay, notes);
   const bool run_real = q.real.empty() && !q.no_real;
-  const std::optional<real_runs_plan> plan =
+  std::optional<real_runs_plan> plan =
       run_real ? std::optional(real_runs_plan_of(q)) : std::nullopt;
   int status = 0;
   if (!replay) {
-    run_request run = q.run;
-    if (run.mallocs.empty()) run.mallocs = {"all"};
-    if (run.replay.strategies.empty()) run.replay.strategies = {"all"};
-    run.skip_missing = true;
-    const stdout_to_stderr quiet;
-    status = std::max(status, execute_replay(run, q.trace));
-    replay = read_results_model((fs::path(run.out) / "latest" / "results.json").string());
+    replay = run_advised_replay(q, status);
+    notes.push_back(replay_sweep_note(q));
   }
+  advise_options options;
   if (!q.real.empty()) {
     real = read_real_runs(q.real);
     notes.push_back("real runs: read from " + q.real);
   } else if (plan) {
+    const std::vector<knob_trial> trials = knobs_to_try(*replay, tried_mallocs(plan->request));
+    add_knob_trials(plan->request, trials);
+    options.knob_trials_line = knob_trials_text(trials);
     real = make_real_runs(*plan, notes, status);
   }
-  advise_options options;
   options.noise_floor_percent = q.noise_floor_percent;
   options.real = real ? &*real : nullptr;
   if (!real && !q.no_real) options.no_real_because = "the real runs were unusable: see method";
