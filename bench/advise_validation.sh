@@ -10,7 +10,8 @@
 # Prints Markdown tables: the answer, whether decided real runs support it, the real runs'
 # verdicts, what the replay alone would have answered, and the reversals advise warned of (a
 # replay point estimate on the other side of 1 from a decided real direction); the knob settings
-# the replay's sweep chose for real runs and what the real runs decided of them.
+# the replay's sweep chose for real runs and what the real runs decided of them; the rate the
+# replay's cost cap measured and what it replayed.
 #
 # usage: bench/advise_validation.sh [--budget T] [--repetitions N] [--mallocs LIST]
 #                                   [--programs LIST] [--out DIR]
@@ -89,12 +90,12 @@ for p in ${wanted_programs//,/ }; do
 done
 
 python3 - "$out" ${wanted_programs//,/ } <<'PY' | tee "$out/validation.md"
-import re, sys
+import json, re, sys
 out, programs = sys.argv[1], sys.argv[2:]
 print("| program | advise's answer | supported by decided real runs | real verdicts | "
       "replay alone would answer | reversals warned | advise wall time |")
 print("|---|---|---|---|---|---:|---:|")
-knob_rows = []
+knob_rows, cap_rows = [], []
 for p in programs:
     try:
         text = open(f"{out}/advise-{p}.txt").read()
@@ -130,8 +131,18 @@ for p in programs:
     knob_rows.append(f"| {p} | {'; '.join(f'{l} (replay rank {r} of {n}, {e}x)' for l, r, n, e in tried) or '-'} | "
                      f"{'; '.join(f'{l}: {x}, {v}' for l, b, x, v in knobs) or '-'} | "
                      f"{'knob' + answer.split('; knob', 1)[1].split(' (real runs)')[0] if '; knob' in answer else '-'} |")
+    try:
+        log = json.load(open(f"{out}/advise-{p}/latest/results.json"))["workloads"][0]["trace"]["replayed"]
+    except (OSError, KeyError, IndexError, ValueError):
+        log = ""
+    rate = re.search(r"^(.*?); the cost cap \(([0-9]+) s for ([0-9]+) whole replays\) sized at ([0-9]+) ns a replayed call, (timed on [0-9.]+ (?:M )?calls)", log)
+    cap_rows.append(f"| {p} | {rate.group(4) + ' ns, ' + rate.group(5) if rate else '-'} | "
+                    f"{rate.group(3) if rate else '-'} | {rate.group(1) if rate else '-'} |")
 print("\n| program | knob settings tried as real runs (the replay's rank, estimate vs defaults) | "
       "real runs: setting ÷ its defaults | advise's knob answer |")
 print("|---|---|---|---|")
 print("\n".join(knob_rows))
+print("\n| program | the replay's measured rate (probe) | whole replays | what was replayed |")
+print("|---|---|---:|---|")
+print("\n".join(cap_rows))
 PY
