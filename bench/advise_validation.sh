@@ -7,9 +7,11 @@
 # what the main thread allocated); plus the project's 4-thread ring with cross-thread frees
 # (bench/record_workloads/cross_thread_frees.cpp, built here).
 #
-# Prints one Markdown table: the answer, whether decided real runs support it, the real runs'
+# Prints Markdown tables: the answer, whether decided real runs support it, the real runs'
 # verdicts, what the replay alone would have answered, and the reversals advise warned of (a
-# replay point estimate on the other side of 1 from a decided real direction).
+# replay point estimate on the other side of 1 from a decided real direction); the knob settings
+# the replay's sweep chose for real runs and what the real runs decided of them; the rate the
+# replay's cost cap measured and what it replayed.
 #
 # usage: bench/advise_validation.sh [--budget T] [--repetitions N] [--mallocs LIST]
 #                                   [--programs LIST] [--out DIR]
@@ -88,11 +90,12 @@ for p in ${wanted_programs//,/ }; do
 done
 
 python3 - "$out" ${wanted_programs//,/ } <<'PY' | tee "$out/validation.md"
-import re, sys
+import json, re, sys
 out, programs = sys.argv[1], sys.argv[2:]
 print("| program | advise's answer | supported by decided real runs | real verdicts | "
       "replay alone would answer | reversals warned | advise wall time |")
 print("|---|---|---|---|---|---:|---:|")
+knob_rows, cap_rows = [], []
 for p in programs:
     try:
         text = open(f"{out}/advise-{p}.txt").read()
@@ -119,6 +122,27 @@ for p in programs:
     reversals = sum(1 for l in text.splitlines() if l.startswith("   REVERSAL "))
     seconds = open(f"{out}/advise-{p}.seconds").read().strip()
     short = lambda s: s.split(" (U test")[0]
-    print(f"| {p} | {short(answer)} | {supported} | "
+    print(f"| {p} | {short(answer.split('; knob')[0])} | {supported} | "
           f"{'; '.join(f'{m} {v}' for m, v in verdicts) or '-'} | {short(alone)} | {reversals} | {seconds} s |")
+    # The knob advice: what the replay's sweep chose for real runs, and what the real runs said.
+    tried = re.findall(r"(\S+(?: \S+=\S+)?) \(rank (\d+) of (\d+) \S+ settings swept, estimate ([0-9.]+)x", text)
+    knobs = re.findall(r"^   real runs \S+ \((.+?) vs (\S+)\): ([0-9.]+x)[^,]*, (decided \w+|the same within ±[0-9.]+ %|open \([^)]*\))",
+                       text, re.M)
+    knob_rows.append(f"| {p} | {'; '.join(f'{l} (replay rank {r} of {n}, {e}x)' for l, r, n, e in tried) or '-'} | "
+                     f"{'; '.join(f'{l}: {x}, {v}' for l, b, x, v in knobs) or '-'} | "
+                     f"{'knob' + answer.split('; knob', 1)[1].split(' (real runs)')[0] if '; knob' in answer else '-'} |")
+    try:
+        log = json.load(open(f"{out}/advise-{p}/latest/results.json"))["workloads"][0]["trace"]["replayed"]
+    except (OSError, KeyError, IndexError, ValueError):
+        log = ""
+    rate = re.search(r"^(.*?); the cost cap \(([0-9]+) s for ([0-9]+) whole replays\) sized at ([0-9]+) ns a replayed call, (timed on [0-9.]+ (?:M )?calls)", log)
+    cap_rows.append(f"| {p} | {rate.group(4) + ' ns, ' + rate.group(5) if rate else '-'} | "
+                    f"{rate.group(3) if rate else '-'} | {rate.group(1) if rate else '-'} |")
+print("\n| program | knob settings tried as real runs (the replay's rank, estimate vs defaults) | "
+      "real runs: setting ÷ its defaults | advise's knob answer |")
+print("|---|---|---|---|")
+print("\n".join(knob_rows))
+print("\n| program | the replay's measured rate (probe) | whole replays | what was replayed |")
+print("|---|---|---:|---|")
+print("\n".join(cap_rows))
 PY

@@ -14,6 +14,8 @@
 //                                      -> ProgramRuns.*
 //   read_program_runs + advise_from_filed: the ratios an adaptive `try` filed decide, not a
 //     re-judgement of its runs -> ProgramRuns.AdviceUsesTheRatiosTryFiled
+//   knobs_to_try / add_knob_trials / default_knob_sweep: the replay's best knob setting of each
+//     malloc joins the real runs once -> KnobTrials.*
 //   plan_real_runs: the recorded command, directory, stdin and environment; an old trace's note;
 //     refusals -> RealRuns.*
 #include <cmath>
@@ -24,9 +26,12 @@
 
 #include "advise/advise.hpp"
 #include "advise/agreement.hpp"
+#include "advise/knob_trials.hpp"
 #include "advise/malloc_advice.hpp"
 #include "advise/program_runs.hpp"
 #include "advise/real_runs.hpp"
+#include "frames/replay/figures.hpp"
+#include "plan/malloc_choice.hpp"
 #include "plan/request.hpp"
 
 namespace alloclab::lab {
@@ -331,6 +336,91 @@ TEST(RealRuns, RefusalsNameTheWayOut) {
   bad = here;
   bad.stdin_path = "/tmp";
   EXPECT_THROW(plan_real_runs(gone, bad), usage_error);
+}
+
+// A replay's results document with malloc cells at these median ns per call (and one resource
+// cell, which is no knob setting).
+model::document replay_with(const std::vector<std::pair<std::string, double>>& cells) {
+  model::document d;
+  model::workload w;
+  w.kind = "trace";
+  const auto cell = [](const std::string& strategy, const std::string& malloc, double ns) {
+    model::cell c;
+    c.head.strategy = strategy;
+    c.head.malloc = malloc;
+    c.head.status = "ok";
+    replay_cell_figures f;
+    f.replay = replay_figures_out{};
+    f.replay->ns_per_call.median = ns;
+    c.figures = model::figures::of(f);
+    return c;
+  };
+  for (const auto& [malloc, ns] : cells) w.cells.push_back(cell("malloc", malloc, ns));
+  w.cells.push_back(cell("arena", "glibc", 10));
+  d.workloads.push_back(std::move(w));
+  return d;
+}
+
+TEST(KnobTrials, TheReplaysBestSettingOfEachMallocIsTried) {
+  const model::document replay = replay_with({{"glibc", 100},
+                                              {"glibc_arena2", 110},
+                                              {"glibc_nocliff", 95},
+                                              {"glibc_trim", 98},
+                                              {"jemalloc", 80},
+                                              {"jemalloc background_thread=true", 70},
+                                              {"tcmalloc release_rate=0", 60}});
+  const std::vector<knob_trial> trials = knobs_to_try(replay, {"glibc", "jemalloc", "tcmalloc"});
+  ASSERT_EQ(trials.size(), 2u) << "tcmalloc's defaults were not replayed: nothing to rank by";
+  EXPECT_EQ(trials[0].label, "glibc_nocliff");
+  EXPECT_EQ(trials[0].of.base, "glibc");
+  EXPECT_EQ(trials[0].rank, 1u);
+  EXPECT_EQ(trials[0].swept, 3u);
+  EXPECT_NEAR(trials[0].replay_ratio, 100.0 / 95, 1e-12);
+  EXPECT_EQ(trials[1].label, "jemalloc background_thread=true");
+  EXPECT_EQ(trials[1].of.setting, "background_thread=true");
+  // Two per malloc: the next best too; a malloc the real runs do not run gets none.
+  const std::vector<knob_trial> two = knobs_to_try(replay, {"glibc"}, 2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[1].label, "glibc_trim");
+  EXPECT_EQ(two[1].rank, 2u);
+  const std::string text = knob_trials_text(trials);
+  EXPECT_NE(text.find("glibc_nocliff (rank 1 of 3 glibc settings swept, estimate 1.05x"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(knob_trials_text({}).find("none"), std::string::npos);
+}
+
+TEST(KnobTrials, TriesAreAddedToTheRealRunsOnce) {
+  program::try_request r;
+  r.mallocs = {"glibc", "jemalloc"};
+  r.variants = "jemalloc:dirty_decay_ms=0";
+  const std::vector<knob_trial> trials =
+      knobs_to_try(replay_with({{"glibc", 100},
+                                {"glibc_arena2", 90},
+                                {"jemalloc", 80},
+                                {"jemalloc background_thread=true dirty_decay_ms=0", 70}}),
+                   r.mallocs);
+  ASSERT_EQ(trials.size(), 2u);
+  add_knob_trials(r, trials);
+  add_knob_trials(r, trials);  // the same trials again add nothing
+  EXPECT_EQ(r.mallocs, (std::vector<std::string>{"glibc", "jemalloc", "glibc_arena2"}));
+  EXPECT_EQ(r.variants,
+            "jemalloc:dirty_decay_ms=0,jemalloc:background_thread=true+dirty_decay_ms=0");
+  // try's default list is written out before a registry variant joins it.
+  program::try_request defaulted;
+  add_knob_trials(defaulted, {trials[0]});
+  ASSERT_GE(defaulted.mallocs.size(), 2u);
+  EXPECT_EQ(defaulted.mallocs.front(), "glibc");
+  EXPECT_EQ(defaulted.mallocs.back(), "glibc_arena2");
+}
+
+TEST(KnobTrials, TheDefaultSweepNamesOnlyTheMallocsReplayed) {
+  EXPECT_EQ(default_knob_sweep({"glibc"}), "glibc:top_pad=16777216");
+  EXPECT_EQ(default_knob_sweep({"mimalloc", "tbbmalloc"}), "");
+  // Every setting it may name is a valid --variants text.
+  EXPECT_NO_THROW(parse_knob_variants(default_knob_sweep({"all"})));
+  EXPECT_EQ(tuning_of("glibc_arena2")->setting, "MALLOC_ARENA_MAX=2");
+  EXPECT_FALSE(tuning_of("jemalloc").has_value());
 }
 
 }  // namespace

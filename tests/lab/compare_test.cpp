@@ -5,6 +5,7 @@
 //   cells in one file only are listed          -> Compare.CellsInOneFileOnlyAreListed
 //   different machine/build/config: a warning  -> Compare.DifferentMachineIsAWarningAtTheTop
 //   -o OUT.md / OUT.html                        -> Compare.WritesMarkdownAndHtml
+//   the HTML chart's classes are the verdicts   -> Compare.TheHtmlChartColoursByTheVerdict
 //   bad input: exit 2, one line                 -> Compare.BadInputIsExitTwoWithOneLine
 //   a change inside the noise floor is no change, the floor is printed, a smoke test is a warning
 //                                               -> Compare.SmallShiftsAreNoiseUnlessTheFloorIsLowered
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <string>
 
@@ -197,6 +199,54 @@ TEST_F(Compare, WritesMarkdownAndHtml) {
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(html.find("<td>trade_batch / std @ glibc</td>"), std::string::npos);
   EXPECT_NE(html.find("\"comparison\":"), std::string::npos);
+}
+
+// The HTML chart colours each row by its verdict (stats/decision.hpp verdict_word), not by the
+// U test alone: a change decided the same within the floor and an open one are different classes
+// with different colours, though neither is "significant".
+TEST_F(Compare, TheHtmlChartColoursByTheVerdict) {
+  for (auto& workload : a_["workloads"])
+    for (auto& c : workload["cells"])
+      if (workload["name"] == "vector_push" && c["strategy"] == "std") {
+        c["timing"]["repetition_medians_ns"] = {100.0, 100.2, 100.4, 100.6, 100.8, 101.0};
+        c["timing"]["p50_ns"] = 100.5;
+      }
+  pin("trade_batch", "std");
+  json b = a_;
+  scale(b, "vector_push", "std", 1.02);  // inside the 3 % floor: the same within it
+  for (auto& workload : b["workloads"])
+    for (auto& c : workload["cells"])
+      if (workload["name"] == "trade_batch" && c["strategy"] == "std") {  // too spread: open
+        c["timing"]["repetition_medians_ns"] = {80.0, 130.0, 95.0, 120.0, 90.0, 125.0};
+        c["timing"]["p50_ns"] = 107.5;
+      }
+  const fs::path a = write("a.json", a_), bp = write("b.json", b), page = dir_ / "c.html";
+  ASSERT_EQ(run("compare " + a.string() + " " + bp.string() + " -o " + page.string()).exit_code, 0);
+  const std::string html = read_file(page);
+  const std::string open_tag = "<script type=\"application/json\" id=\"alloclab-data\">";
+  const std::size_t at = html.find(open_tag);
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t from = at + open_tag.size();
+  const json data = json::parse(html.substr(from, html.find("</script>", from) - from));
+  std::map<std::string, std::string> verdict;
+  for (const json& row : data.at("comparison").at("common"))
+    verdict[row.at("workload").get<std::string>() + "/" + row.at("strategy").get<std::string>()] =
+        row.at("verdict").get<std::string>();
+  EXPECT_EQ(verdict.at("vector_push/std"), "same") << data.dump();
+  EXPECT_EQ(verdict.at("trade_batch/std"), "open") << data.dump();
+  // The chart's classes: each verdict its own colour, read from the page's script.
+  std::map<std::string, std::string> colour;
+  const std::regex entry(R"re((slower|faster|same|open): '(--[a-z]+)')re");
+  const std::size_t map_at = html.find("compareVerdictColor = {");
+  ASSERT_NE(map_at, std::string::npos);
+  const std::string map_text = html.substr(map_at, html.find('}', map_at) - map_at);
+  for (std::sregex_iterator i(map_text.begin(), map_text.end(), entry), end; i != end; ++i)
+    colour[(*i)[1]] = (*i)[2];
+  ASSERT_EQ(colour.size(), 4u) << map_text;
+  EXPECT_NE(colour.at("same"), colour.at("open"));
+  EXPECT_NE(colour.at("slower"), colour.at("faster"));
+  EXPECT_NE(html.find("compareVerdictColor[r.verdict]"), std::string::npos);
+  EXPECT_EQ(html.find("r.significant"), std::string::npos) << "the chart no longer reads it";
 }
 
 TEST_F(Compare, BadInputIsExitTwoWithOneLine) {

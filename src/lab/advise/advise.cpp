@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "advise/agreement.hpp"
+#include "advise/knob_trials.hpp"
 #include "advise/malloc_advice.hpp"
 #include "advise/program_runs.hpp"
 #include "frames/replay/figures.hpp"
@@ -84,9 +85,16 @@ struct replay_cells {
   // ranked the mallocs better than the replayed program time (docs/replay.md, "Which replay
   // figure advise ranks by"); the program time is shown beside it.
   const malloc_costs& figure(const replayed& r) const { return r.calls; }
+  /// The process-wide mallocs at their defaults (tunings are judged in the knob section).
+  std::vector<const replayed*> plain_mallocs() const {
+    std::vector<const replayed*> out;
+    for (const auto& m : mallocs)
+      if (!tuning_of(m.malloc)) out.push_back(&m);
+    return out;
+  }
   std::vector<malloc_costs> figures() const {
     std::vector<malloc_costs> out;
-    for (const auto& m : mallocs) out.push_back(figure(m));
+    for (const replayed* m : plain_mallocs()) out.push_back(figure(*m));
     return out;
   }
   std::string figure_name() const { return "malloc call time"; }
@@ -159,36 +167,94 @@ std::string render_replay_advice(const malloc_advice& a, const std::string& sour
 
 malloc_advice replay_advice(const replay_cells& cells, bool program_time, double floor) {
   std::vector<malloc_costs> costs;
-  for (const auto& m : cells.mallocs) costs.push_back(program_time ? m.program : m.calls);
+  for (const replayed* m : cells.plain_mallocs())
+    costs.push_back(program_time ? m->program : m->calls);
   return advise_malloc(program_time ? cells.baseline.program : cells.baseline.calls, costs, floor);
 }
 
-// The real runs' advice, or nullopt without real runs; `source` says what they are, `method`
-// how `try` made their intervals.
-std::optional<malloc_advice> real_advice(const replay_cells& cells, const advise_options& options,
-                                         const std::vector<std::string>& command,
-                                         std::string& source, std::string& method) {
+// The real runs of the program (null without them); a different program is refused.
+std::optional<program_runs> read_real_runs(const replay_cells& cells, const advise_options& options,
+                                           const std::vector<std::string>& command) {
   if (options.real == nullptr) return std::nullopt;
-  const program_runs runs = read_program_runs(program_part(*options.real), cells.baseline.malloc);
+  program_runs runs = read_program_runs(program_part(*options.real), cells.baseline.malloc);
   if (!same_program(command, runs.command))
     throw usage_error(
         fmt::format("--real: those runs ran '{}', the trace recorded '{}': not the same program",
                     runs.command.empty() ? "?" : runs.command.front(),
                     command.empty() ? "?" : command.front()));
+  return runs;
+}
+
+// The real runs without their knob settings (judged against their own malloc's defaults in the
+// knob section): the malloc comparison is of mallocs at their defaults.
+program_runs plain_mallocs_of(const program_runs& runs) {
+  program_runs plain = runs;
+  plain.others.clear();
+  plain.filed.clear();
+  for (std::size_t i = 0; i < runs.others.size(); ++i) {
+    if (tuning_of(runs.others[i].malloc)) continue;
+    plain.others.push_back(runs.others[i]);
+    if (!runs.filed.empty()) plain.filed.push_back(runs.filed[i]);
+  }
+  return plain;
+}
+
+// The real runs' malloc advice; `source` says what they are, `method` how `try` made their
+// intervals.
+malloc_advice real_advice(const program_runs& all, double floor, std::string& source,
+                          std::string& method) {
+  const program_runs runs = plain_mallocs_of(all);
   source =
       fmt::format("real runs of the program: CPU time (user + sys), {} runs or more per malloc",
                   fewest(runs.others, runs.baseline));
   if (!runs.filed_interval.empty())
     method = "real runs' ratios and intervals: those `try` filed (" + runs.filed_interval + ")";
-  return runs.filed.empty()
-             ? advise_malloc(runs.baseline, runs.others, options.noise_floor_percent)
-             : advise_from_filed(runs.baseline.malloc, runs.filed, options.noise_floor_percent);
+  return runs.filed.empty() ? advise_malloc(runs.baseline, runs.others, floor)
+                            : advise_from_filed(runs.baseline.malloc, runs.filed, floor);
+}
+
+// A knob setting the real runs tried, judged against its own malloc's defaults.
+struct real_knob {
+  std::string label;
+  tuning of;
+  malloc_judgement judgement;  ///< defaults ÷ setting, CPU time (> 1: the setting is faster)
+  std::string note;            ///< how it was judged, when not as the mallocs were
+};
+
+const malloc_costs* costs_named(const program_runs& runs, const std::string& name) {
+  if (runs.baseline.malloc == name) return &runs.baseline;
+  for (const malloc_costs& c : runs.others)
+    if (c.malloc == name) return &c;
+  return nullptr;
+}
+
+// Each knob setting of the real runs whose malloc's defaults ran too.
+std::vector<real_knob> real_knobs_of(const program_runs& runs, double floor) {
+  std::vector<real_knob> knobs;
+  for (std::size_t i = 0; i < runs.others.size(); ++i) {
+    const std::optional<tuning> t = tuning_of(runs.others[i].malloc);
+    const malloc_costs* base = t ? costs_named(runs, t->base) : nullptr;
+    if (base == nullptr) continue;
+    real_knob k{runs.others[i].malloc, *t, {}, {}};
+    if (runs.filed.empty()) {
+      k.judgement = advise_malloc(*base, {runs.others[i]}, floor).others.front();
+    } else if (base == &runs.baseline) {  // try's own ratio and interval
+      k.judgement = advise_from_filed(base->malloc, {runs.filed[i]}, floor).others.front();
+    } else {
+      k.judgement = advise_malloc(*base, {runs.others[i]}, floor).others.front();
+      k.note = fmt::format("; from the runs' CPU times (try filed intervals against {} only)",
+                           runs.baseline.malloc);
+    }
+    knobs.push_back(std::move(k));
+  }
+  return knobs;
 }
 
 // What the advice rests on: the real runs' judgements (when made) and the replay's estimate.
 struct malloc_evidence {
   trace::replay_trust trust;  ///< whether the replay's ranking can predict the program's
   std::optional<malloc_advice> real;
+  std::vector<real_knob> real_knobs;  ///< the knob settings the real runs tried
   std::string real_source, real_method;
   malloc_advice replay;
   std::vector<replay_agreement> agreements;  ///< call time, then program time (when replayed)
@@ -204,13 +270,16 @@ malloc_evidence gather_malloc_evidence(const replay_cells& cells, const advise_o
                                        const trace::replay_trust& trust) {
   malloc_evidence e;
   e.trust = trust;
-  e.real = real_advice(cells, options, command, e.real_source, e.real_method);
-  e.replay = replay_advice(cells, false, options.noise_floor_percent);
+  const double floor = options.noise_floor_percent;
+  if (const std::optional<program_runs> runs = read_real_runs(cells, options, command)) {
+    e.real = real_advice(*runs, floor, e.real_source, e.real_method);
+    e.real_knobs = real_knobs_of(*runs, floor);
+  }
+  e.replay = replay_advice(cells, false, floor);
   if (e.real) {
     e.agreements.push_back(agree(e.replay, *e.real));
     if (cells.program_time)
-      e.agreements.push_back(
-          agree(replay_advice(cells, true, options.noise_floor_percent), *e.real));
+      e.agreements.push_back(agree(replay_advice(cells, true, floor), *e.real));
   }
   return e;
 }
@@ -238,8 +307,34 @@ void advise_malloc_section(std::string& out, const replay_cells& cells, const ma
       out += rss_change(*m, cells.baseline);
 }
 
+// The malloc the answer keeps or switches to.
+const std::string& chosen_malloc(const malloc_advice& a) {
+  return a.switch_to ? a.others[*a.switch_to].malloc : a.baseline;
+}
+
+// The answer's knob part, from the real runs: the fastest decided setting of `malloc`, or its
+// defaults with every tried setting's verdict.
+std::string knob_answer(const std::vector<real_knob>& knobs, const std::string& malloc,
+                        double floor) {
+  const real_knob* best = nullptr;
+  std::vector<std::string> verdicts;
+  for (const real_knob& k : knobs) {
+    if (k.of.base != malloc) continue;
+    verdicts.push_back(k.label + " " + verdict_of(k.judgement, floor));
+    if (k.judgement.faster() && (best == nullptr || k.judgement.ratio > best->judgement.ratio))
+      best = &k;
+  }
+  if (best != nullptr)
+    return fmt::format("knob: set {} ({}): {} against {}'s defaults", best->of.setting, best->label,
+                       judgement_text(best->judgement, floor), malloc);
+  if (verdicts.empty()) return fmt::format("knobs: no setting of {} tried", malloc);
+  return fmt::format("knobs: keep {}'s defaults, no setting tried decided faster ({})", malloc,
+                     fmt::join(verdicts, "; "));
+}
+
 // The answer in one line: the real runs' when made; else the replay's, labelled an estimate.
-std::string answer_line(const malloc_evidence& e, const std::string& no_real_because) {
+std::string answer_line(const malloc_evidence& e, const std::string& no_real_because,
+                        double floor) {
   if (!e.real && !e.trust.predictive)
     return fmt::format("answer: none: no real runs ({}), and the replay's ranking is {}\n",
                        no_real_because, trace::not_predictive_text);
@@ -248,7 +343,8 @@ std::string answer_line(const malloc_evidence& e, const std::string& no_real_bec
         "answer: none from real runs ({}); estimate (replay): {}. Confirm with real runs before "
         "acting\n",
         no_real_because, answer_text(e.replay, true));
-  std::string out = fmt::format("answer: {} (real runs)\n", answer_text(*e.real));
+  std::string out = fmt::format("answer: {}; {} (real runs)\n", answer_text(*e.real),
+                                knob_answer(e.real_knobs, chosen_malloc(*e.real), floor));
   if (const std::size_t n = e.reversals(); n > 0)
     out += fmt::format(
         "WARNING: the replay's estimate puts {} on the other side of 1 from the real runs' "
@@ -257,32 +353,37 @@ std::string answer_line(const malloc_evidence& e, const std::string& no_real_bec
   return out;
 }
 
-// The malloc a tuning varies, and how: a registry variant ("glibc_arena2") varies glibc by its
-// environment; a knob variant ("jemalloc dirty_decay_ms=0") varies the malloc its label starts with.
-struct tuning {
-  std::string base;     // the malloc whose defaults it is compared with
-  std::string setting;  // what it sets
-};
-
-std::optional<tuning> tuning_of(const std::string& label) {
-  if (const std::size_t space = label.find(' '); space != std::string::npos)
-    return tuning{label.substr(0, space), label.substr(space + 1)};
-  if (label.rfind("glibc_", 0) != 0) return std::nullopt;
-  tuning t{"glibc", {}};
-  if (const mallocs::malloc_entry* e = mallocs::find_malloc(label))
-    for (const auto& v : e->env)
-      t.setting += fmt::format("{}{}={}", t.setting.empty() ? "" : " ", v.name, v.value);
-  return t;
-}
-
 const replayed* cell_named(const replay_cells& cells, const std::string& malloc) {
   return malloc == cells.baseline.malloc ? &cells.baseline : find_malloc_cell(cells, malloc);
 }
 
-void advise_tunables(std::string& out, const replay_cells& cells, double noise_floor_percent) {
+// The knob settings the real runs tried, each against its own malloc's defaults.
+void real_knob_lines(std::string& out, const malloc_evidence& e, const advise_options& options) {
   out += fmt::format(
-      "2. Tunables and knobs: estimate (replay), each variant replayed beside its malloc's "
-      "defaults by {}; real runs decide a knob only when --variants gives it to them\n",
+      "   real runs decide: each setting's CPU time (user + sys) against its own malloc's "
+      "defaults in the same rounds; ratios defaults ÷ setting, > 1: the setting is faster\n   {}\n",
+      !options.knob_trials_line.empty() ? options.knob_trials_line
+      : e.real_knobs.empty() ? "knob settings tried as real runs: none (--real's runs have none)"
+                             : "knob settings tried as real runs: those --real's runs had");
+  for (const real_knob& k : e.real_knobs)
+    out += fmt::format("   real runs {} ({} vs {}): {}{}\n",
+                       k.of.setting.empty() ? k.label : k.of.setting, k.label, k.of.base,
+                       judgement_text(k.judgement, options.noise_floor_percent), k.note);
+}
+
+bool tried_for_real(const malloc_evidence& e, const std::string& label) {
+  return std::any_of(e.real_knobs.begin(), e.real_knobs.end(),
+                     [&](const real_knob& k) { return k.label == label; });
+}
+
+// The replay's sweep: every tuning cell against its malloc's defaults, an estimate.
+void advise_tunables(std::string& out, const replay_cells& cells, const malloc_evidence& e,
+                     const advise_options& options) {
+  out += "2. Tunables and knobs\n";
+  if (e.real) real_knob_lines(out, e, options);
+  out += fmt::format(
+      "   estimate (replay){}: each setting replayed beside its malloc's defaults, by {}\n",
+      e.real ? ", the sweep that chose what the real runs tried" : " alone: no real runs",
       cells.figure_name());
   bool any = false;
   for (const auto& c : cells.mallocs) {
@@ -291,13 +392,15 @@ void advise_tunables(std::string& out, const replay_cells& cells, double noise_f
     if (base == nullptr) continue;
     any = true;
     const malloc_judgement j =
-        advise_malloc(cells.figure(*base), {cells.figure(c)}, noise_floor_percent).others.front();
+        advise_malloc(cells.figure(*base), {cells.figure(c)}, options.noise_floor_percent)
+            .others.front();
     const double freed_change = c.after_free - base->after_free;
     const bool memory_matters =
         std::abs(freed_change) > std::max(1.0 * (1 << 20), 0.1 * base->peak_growth);
-    out += fmt::format("   estimate (replay) {} ({} vs {}): {}\n{}",
+    out += fmt::format("   estimate (replay) {} ({} vs {}){}: {}\n{}",
                        t->setting.empty() ? c.malloc : t->setting, c.malloc, base->malloc,
-                       replay_judgement_text(j, noise_floor_percent), rss_change(c, *base));
+                       tried_for_real(e, c.malloc) ? " [tried as real runs]" : "",
+                       replay_judgement_text(j, options.noise_floor_percent), rss_change(c, *base));
     if (memory_matters)
       out += fmt::format("   it changes what stays resident after the last free by {}\n",
                          mib(freed_change));
@@ -451,12 +554,13 @@ std::string advise(const advised_trace& t, const std::string& trace_path,
   check_same_trace(w, t, trace_path);
   const malloc_evidence evidence =
       gather_malloc_evidence(cells, options, t.file->header().command, t.facts.trust);
-  std::string out = advice_heading(t, trace_path) + answer_line(evidence, options.no_real_because);
+  std::string out = advice_heading(t, trace_path) +
+                    answer_line(evidence, options.no_real_because, options.noise_floor_percent);
   if (results.smoke_test || results.debug_build)
     out += "WARNING: the replay was a smoke test or a debug build: do not act on its figures\n";
   out += "evidence\n";
   advise_malloc_section(out, cells, evidence, options.noise_floor_percent);
-  advise_tunables(out, cells, options.noise_floor_percent);
+  advise_tunables(out, cells, evidence, options);
   advise_pools(out, t.summary, cells, options.noise_floor_percent);
   advise_arena(out, t, cells, options.noise_floor_percent);
   return out + advice_method_lines(t, results, cells, options, evidence.real_method);

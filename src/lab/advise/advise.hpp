@@ -35,6 +35,9 @@ struct advise_options {
   const model::document* real = nullptr;
   /// Lines for the method section: how the real runs were made, what the trace did not record.
   std::vector<std::string> notes;
+  /// Which knob settings advise had the real runs try, and why (advise/knob_trials.hpp); empty
+  /// when the real runs came from --real.
+  std::string knob_trials_line;
   /// Why there are no real runs when `real` is null, for the answer line.
   std::string no_real_because = "--no-real";
 };

@@ -157,6 +157,7 @@ cell_change compare_cell(const side_cell& a, const side_cell& b, double noise_fl
     const difference d = judge_difference(u.p_value, power, range, noise_floor);
     row.p_value = u.p_value;
     row.decision = verdict_words(d, range, noise_floor, "slower", "faster");
+    row.verdict = verdict_word(d, range, noise_floor, "slower", "faster");
     row.significant = d == difference::higher || d == difference::lower;
     row.mark = significance_mark(u.p_value, power);
   }

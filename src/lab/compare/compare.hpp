@@ -40,6 +40,7 @@ struct cell_change {
   std::optional<model::interval> interval;
   bool significant = false;
   std::string decision, mark, note;
+  std::string verdict = "open";  // verdict_word: what the HTML chart colours by
   template <class S, class F>
   static void fields(S& s, F& field) {
     compared_cell::fields(s.cell, field);
@@ -53,6 +54,10 @@ struct cell_change {
     field(s.decision, "decision",
           "the verdict in the lab's one vocabulary: `decided slower`, `decided faster`, `the "
           "same within ±M %`, `open (inconclusive)` or `open (too few runs)`");
+    field(s.verdict, "verdict",
+          "the same verdict in one word (stats/decision.hpp verdict_word), the class the HTML "
+          "chart colours by: `slower`, `faster` (decided), `same` (the same within the floor), "
+          "`open`");
     field(s.mark, "mark", "`**`, `*`, `n.s.` or `?`");
     field(s.note, "note", "why there is no ratio");
   }

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "advise/advise.hpp"
+#include "advise/knob_trials.hpp"
 #include "advise/program_runs.hpp"
 #include "advise/real_runs.hpp"
 #include "frames/program/program_model.hpp"
@@ -18,6 +19,7 @@
 #include "mallocs/malloc_table.hpp"
 #include "main/cli.hpp"
 #include "main/commands.hpp"
+#include "main/machine_lock.hpp"
 #include "main/option_checks.hpp"
 #include "plan/malloc_choice.hpp"
 #include "plan/budget.hpp"
@@ -25,8 +27,8 @@
 #include "render/units.hpp"
 #include "stats/decision.hpp"
 #include "stats/ratio_text.hpp"
+#include "frames/replay/replay_cap.hpp"
 #include "frames/replay/replay_resources.hpp"
-#include "trace/replay_cut.hpp"
 #include "trace/trace_facts.hpp"
 #include "trace/trace_info.hpp"
 #include "trace/trace_reader.hpp"
@@ -66,11 +68,6 @@ replay_trace_facts facts_of(const read_trace& t) {
   return f;
 }
 
-// A whole replay's cost per recorded call: 72 M calls of python3, 5 mallocs, 5 replays each
-// timed and each again with program work, took 14 min (issue 42): 233 ns a call, process
-// starts and decoding included.
-constexpr double replay_ns_per_call = 250;
-
 // The whole replays `request` asks for: (mallocs + variants + resources) x repetitions x 2 (a
 // timed replay and one with program work each).
 std::size_t whole_replays(const run_request& request) {
@@ -87,13 +84,17 @@ std::size_t whole_replays(const run_request& request) {
 }
 
 // The part of the trace a replay replays: as much as fits the budget `try` would spend
-// (default_budget_seconds), cut by phases (trace/replay_cut.hpp).
+// (default_budget_seconds) at the rate a replayed call costs here now, timed on a prefix of the
+// trace under the machine lock (frames/replay/replay_cap.hpp), cut by phases.
 void cut_to_budget(const read_trace& t, const run_request& request, replay_trace_facts& facts) {
-  const double calls = default_budget_seconds * 1e9 /
-                       (replay_ns_per_call * static_cast<double>(whole_replays(request)));
-  const trace::replay_cut cut = trace::cut_for_budget(t.summary, static_cast<std::uint64_t>(calls));
-  facts.end_us = cut.end_us;
-  facts.replayed = cut.description;
+  replay_cap cap;
+  {
+    const auto lock = take_machine_lock(request.command_line, request.wait_for_lock);
+    cap = cap_replay(t.summary, whole_replays(request), default_budget_seconds,
+                     probe_replay_rate(*t.file));
+  }
+  facts.end_us = cap.cut.end_us;
+  facts.replayed = cap.description;
 }
 
 // A program frame's results.json (`alloclab try`), read once into the results model.
@@ -128,11 +129,11 @@ int execute_replay(run_request request, const std::string& trace_path) {
   request.replay.trace = fs::weakly_canonical(fs::absolute(trace_path)).string();
   request.replay.name = fs::path(trace_path).stem().string();
   request.replay.facts = facts_of(t);
-  cut_to_budget(t, request, request.replay.facts);
-  if (request.replay.facts.end_us != 0)
-    std::cerr << "alloclab: the replay is " << request.replay.facts.replayed << '\n';
   if (t.summary.allocations == 0)
     throw usage_error(fmt::format("'{}' has no allocations to replay", trace_path));
+  cut_to_budget(t, request, request.replay.facts);
+  if (request.replay.facts.end_us != 0)  // else the results and the report say it
+    std::cerr << "alloclab: the replay is " << request.replay.facts.replayed << '\n';
   // One whole replay per fresh process unless --processes says otherwise.
   if (!request.processes)
     request.processes = request.repetitions.value_or(request.quick ? replay_quick_repetitions
@@ -297,6 +298,28 @@ void sort_results_file(replay_command_request& q, std::optional<model::document>
   notes.push_back("--results held real runs (`alloclab try`), not a replay: taken as --real");
 }
 
+// advise's own replay: every malloc and resource that fits, and (without --variants) a small
+// sweep of knob settings (advise/knob_trials.hpp) whose best the real runs then try.
+model::document run_advised_replay(const replay_command_request& q, int& status) {
+  run_request run = q.run;
+  if (run.mallocs.empty()) run.mallocs = {"all"};
+  if (run.replay.strategies.empty()) run.replay.strategies = {"all"};
+  if (q.variants.empty())
+    run.replay.variants = parse_knob_variants(default_knob_sweep(run.mallocs));
+  run.skip_missing = true;
+  const stdout_to_stderr quiet;
+  status = std::max(status, execute_replay(run, q.trace));
+  return read_results_model((fs::path(run.out) / "latest" / "results.json").string());
+}
+
+std::string replay_sweep_note(const replay_command_request& q) {
+  if (!q.variants.empty()) return "the replay's knob sweep: --variants " + q.variants;
+  const std::string sweep =
+      default_knob_sweep(q.run.mallocs.empty() ? std::vector<std::string>{"all"} : q.run.mallocs);
+  return "the replay's knob sweep: the registry's tuning variants of the mallocs replayed" +
+         (sweep.empty() ? std::string() : " and advise's default settings " + sweep);
+}
+
 // The replay runs first (its bad input is refused before the real runs spend their budget), the
 // real runs' plan is checked before either.
 int execute_advise(replay_command_request q) {
@@ -306,25 +329,23 @@ int execute_advise(replay_command_request q) {
   std::optional<model::document> replay, real;
   sort_results_file(q, replay, notes);
   const bool run_real = q.real.empty() && !q.no_real;
-  const std::optional<real_runs_plan> plan =
+  std::optional<real_runs_plan> plan =
       run_real ? std::optional(real_runs_plan_of(q)) : std::nullopt;
   int status = 0;
   if (!replay) {
-    run_request run = q.run;
-    if (run.mallocs.empty()) run.mallocs = {"all"};
-    if (run.replay.strategies.empty()) run.replay.strategies = {"all"};
-    run.skip_missing = true;
-    const stdout_to_stderr quiet;
-    status = std::max(status, execute_replay(run, q.trace));
-    replay = read_results_model((fs::path(run.out) / "latest" / "results.json").string());
+    replay = run_advised_replay(q, status);
+    notes.push_back(replay_sweep_note(q));
   }
+  advise_options options;
   if (!q.real.empty()) {
     real = read_real_runs(q.real);
     notes.push_back("real runs: read from " + q.real);
   } else if (plan) {
+    const std::vector<knob_trial> trials = knobs_to_try(*replay, tried_mallocs(plan->request));
+    add_knob_trials(plan->request, trials);
+    options.knob_trials_line = knob_trials_text(trials);
     real = make_real_runs(*plan, notes, status);
   }
-  advise_options options;
   options.noise_floor_percent = q.noise_floor_percent;
   options.real = real ? &*real : nullptr;
   if (!real && !q.no_real) options.no_real_because = "the real runs were unusable: see method";

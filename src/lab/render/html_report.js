@@ -448,6 +448,10 @@
                   ], 'ratio, > 1 favours the variant (log scale)');
   }
 
+  // A comparison row's verdict class (compare.hpp `verdict`, stats/decision.hpp verdict_word)
+  // -> its colour: every class its own, so "the same within the floor" is not drawn as "open".
+  const compareVerdictColor = { slower: '--bad', faster: '--good', same: '--accent', open: '--neutral' };
+
   // `alloclab compare -o X.html`: B/A per common cell with its interval.
   function comparison() {
     if (!data.comparison) return;
@@ -456,12 +460,12 @@
     const label = (r) => `${r.workload} / ${r.strategy} @ ${r.malloc}`;
     intervalChart('compare', 'B ÷ A at p50 (< 1: B is faster)',
                   'Bars: 95 % bootstrap interval of median(B) ÷ median(A) over repetitions; dots: the ' +
-                  'ratio of the p50s. Red: significant slowdown, green: significant speed-up.',
+                  'ratio of the p50s. Coloured by the verdict (the table\'s change column): red decided ' +
+                  'slower, green decided faster, blue the same within the noise floor, grey open.',
                   rows.map(label), [
                     { label: '95 % interval', data: rows.map((r) => r.interval ? [r.interval.low, r.interval.high]
                                                                                  : [r.ratio, r.ratio]),
-                      backgroundColor: rows.map((r) => !r.significant ? css('--neutral')
-                                                       : r.ratio > 1 ? css('--bad') : css('--good')),
+                      backgroundColor: rows.map((r) => css(compareVerdictColor[r.verdict] || '--neutral')),
                       barPercentage: 0.5 },
                     { type: 'scatter', label: 'B ÷ A', data: rows.map((r) => ({ x: r.ratio, y: label(r) })),
                       pointRadius: 3.5, backgroundColor: css('--fg') },

@@ -134,6 +134,41 @@ TEST_F(TryThenAdvise, AdviseRunsTheRecordedCommandByDefault) {
   EXPECT_TRUE(wrote_try);
 }
 
+// Knob advice from real runs by default: advise's own replay sweeps knob settings (here its
+// default setting of glibc), and the real runs try the one the replay ranks best beside the
+// mallocs; the knob section says what was tried and why.
+TEST_F(TryThenAdvise, TheRealRunsTryTheReplaysBestKnobSetting) {
+  if (alloclab::build::sanitized)
+    GTEST_SKIP() << "AddressSanitizer owns malloc: a replay worker cannot prove glibc live";
+  const std::string trace = path("subject.trace");
+  const auto recorded = run("record -o '" + trace + "' -- '" + subject + "' alloc");
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const auto advised =
+      run("advise '" + trace + "' --malloc glibc --strategies arena --repetitions 2 " +
+          "--budget 0 --out '" + path("advised") + "'");
+  ASSERT_EQ(advised.exit_code, 0) << advised.out << advised.err;
+  const std::string& out = advised.out;
+  for (const char* text :
+       {"the replay's knob sweep: the registry's tuning variants of the mallocs replayed and "
+        "advise's default settings glibc:top_pad=16777216",
+        "knob settings tried as real runs, the replay's best of each malloc by malloc call time",
+        "glibc top_pad=16777216 (rank 1 of 1 glibc settings swept, estimate ",
+        "top_pad=16777216 (glibc top_pad=16777216 vs glibc) [tried as real runs]: ",
+        "   real runs decide: each setting's CPU time", "(real runs)\n"})
+    EXPECT_NE(out.find(text), std::string::npos) << text << "\n" << out;
+  // The real runs ran that setting: its combination is in try's results.
+  std::string tried;
+  for (const auto& entry : fs::directory_iterator(path("advised")))
+    if (entry.path().filename().string().rfind("try-", 0) == 0)
+      tried = read_file(entry.path() / "results.json");
+  const json combinations = json::parse(tried).at("program").at("combinations");
+  ASSERT_EQ(combinations.size(), 2u) << combinations.dump();
+  EXPECT_EQ(combinations.at(1).at("name"), "glibc top_pad=16777216");
+  EXPECT_NE(out.find("   real runs top_pad=16777216 (glibc top_pad=16777216 vs glibc): "),
+            std::string::npos)
+      << out;
+}
+
 // Issue 42: `--results try-results.json` (real runs, no replay) is taken as --real; with
 // --no-real it is refused in one line that names --real.
 TEST_F(TryThenAdvise, TryResultsGivenAsResultsAreTheRealRuns) {
