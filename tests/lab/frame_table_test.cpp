@@ -276,6 +276,9 @@ TEST(FrameTable, StagesReachFramesOnlyThroughTheTable) {
       "advise/program_runs.hpp -> program",
       // advise makes the real runs itself: the program frame's `try` request
       "advise/real_runs.hpp -> program",
+      // advise's knob trials: the replay's best setting per malloc added to `try`'s request
+      "advise/knob_trials.cpp -> replay",
+      "advise/knob_trials.hpp -> program",
       // main wires the frames: advise's real runs (`try`) and the replay's resources
       "main/replay_commands.cpp -> program",
       "main/replay_commands.cpp -> replay",
