@@ -11,9 +11,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "frames/heap/run_options.hpp"
-#include "frames/memory/run_options.hpp"
-#include "frames/serve/run_options.hpp"
 #include "main/frame_registry.hpp"
 #include "process/interrupt.hpp"
 #include "compare/compare.hpp"
@@ -23,6 +20,7 @@
 #include "main/replay_commands.hpp"
 #include "mallocs/malloc_table.hpp"
 #include "merge/merge_command.hpp"
+#include "plan/frame_planner.hpp"
 #include "plan/plan.hpp"
 #include "render/shell_words.hpp"
 #include "results/build_revision.hpp"
@@ -162,6 +160,32 @@ void split_commas(std::vector<std::string>& values) {
 
 namespace {
 
+// The shared options of `run` after which --help lists frames' own ones (their rows'
+// run_options_after): the last of each group.
+constexpr const char* run_option_anchors[] = {"--repetitions", "--repetition-time",
+                                              "--cell-timeout", "--shard-costs"};
+
+bool is_run_option_anchor(const char* option) {
+  return option != nullptr &&
+         std::any_of(std::begin(run_option_anchors), std::end(run_option_anchors),
+                     [&](const char* a) { return std::string(a) == option; });
+}
+
+}  // namespace
+
+void add_frame_run_options(CLI::App& run, run_request& request, const char* after,
+                           const std::vector<frame_planner>& rows) {
+  for (const frame_planner& row : rows) {
+    if (row.add_run_options == nullptr) continue;
+    const bool here = after == nullptr ? !is_run_option_anchor(row.run_options_after)
+                                       : row.run_options_after != nullptr &&
+                                             std::string(row.run_options_after) == after;
+    if (here) row.add_run_options(run, request.frame_options);
+  }
+}
+
+namespace {
+
 // "alloclab 0.9.0 (85ca753fab64)": the version and the revision it was built from.
 std::string version_line() {
   const std::string revision = build_revision();
@@ -277,19 +301,23 @@ void add_run_process_options(CLI::App& run, run_request& request) {
                  "results.json (the same file for every shard) instead of estimates");
 }
 
-// `run` and its options, in the order --help lists them.
+// `run` and its options, in the order --help lists them: the shared ones in groups, each
+// frame's own after the shared option its row names.
 void add_run_command(CLI::App& app, builtin_commands& c) {
   c.run = app.add_subcommand(
       "run",
       "Measure workloads x strategies; write results/<UTC time>/{results.json,report.md,"
       "report.html} and point results/latest at it");
+  const std::vector<frame_planner>& rows = frame_planners();
   add_measurement_options(*c.run, c.request);
+  add_frame_run_options(*c.run, c.request, run_option_anchors[0], rows);
   add_run_budget_options(*c.run, c.request);
-  add_heap_run_options(*c.run, c.request);
+  add_frame_run_options(*c.run, c.request, run_option_anchors[1], rows);
   add_run_machine_options(*c.run, c.request, c.switches);
-  add_serve_run_options(*c.run, c.request);
+  add_frame_run_options(*c.run, c.request, run_option_anchors[2], rows);
   add_run_process_options(*c.run, c.request);
-  add_memory_run_options(*c.run, c.request);
+  add_frame_run_options(*c.run, c.request, run_option_anchors[3], rows);
+  add_frame_run_options(*c.run, c.request, nullptr, rows);
 }
 
 void add_report_command(CLI::App& app, builtin_commands& c) {
