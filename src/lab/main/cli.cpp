@@ -11,20 +11,18 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "main/frame_registry.hpp"
+#include "main/command_registry.hpp"
 #include "process/interrupt.hpp"
 #include "compare/compare.hpp"
 #include "compare/paired_compare.hpp"
 #include "main/commands.hpp"
 #include "main/option_checks.hpp"
-#include "main/replay_commands.hpp"
 #include "mallocs/malloc_table.hpp"
 #include "merge/merge_command.hpp"
 #include "plan/frame_planner.hpp"
 #include "plan/plan.hpp"
 #include "render/shell_words.hpp"
 #include "results/build_revision.hpp"
-#include "trace/trace_commands.hpp"
 
 #ifndef ALLOCLAB_LAB_VERSION
 #define ALLOCLAB_LAB_VERSION "unknown"
@@ -506,26 +504,19 @@ int run_cli(int argc, char** argv) {
   add_builtin_commands(app, builtin);
   std::vector<std::string> commands = {"run",  "list",   "report", "validate", "compare",
                                        "help", "export", "merge",  "schema"};
-  std::vector<std::unique_ptr<frame_commands>> frame_command_sets;  // serve, load, try
-  for (const auto& row : frame_table())
-    if (row.add_commands != nullptr) {
-      frame_command_sets.push_back(row.add_commands(app, builtin.request.command_line));
-      for (const auto& name : frame_command_sets.back()->names()) commands.push_back(name);
-    }
-  const trace::trace_commands trace_commands(app);
-  const replay_commands replay(app, builtin.request.command_line);
-  for (const auto& name : trace::trace_commands::names()) commands.push_back(name);
-  for (const auto& name : replay_commands::names()) commands.push_back(name);
+  // serve, load, try, record, trace, replay, advise (main/command_registry.cpp)
+  const std::vector<std::unique_ptr<frame_commands>> command_sets =
+      add_registered_commands(app, builtin.request.command_line);
+  for (const auto& set : command_sets)
+    for (const auto& name : set->names()) commands.push_back(name);
   if (const std::optional<int> status = parse_or_exit(app, argc, argv, commands)) return *status;
 
   try {
     if (builtin.help->parsed()) return execute_help(app, builtin.help_topic, commands);
     finish_run_request(builtin.request, builtin.switches);
     if (const std::optional<int> status = execute_builtin(builtin)) return *status;
-    for (const auto& set : frame_command_sets)
+    for (const auto& set : command_sets)
       if (set->parsed()) return set->execute();
-    if (trace_commands.parsed()) return trace_commands.execute();
-    if (replay.parsed()) return replay.execute();
     return execute_list();
   } catch (...) {
     return exit_status_of_current_exception();
