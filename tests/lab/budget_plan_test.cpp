@@ -17,6 +17,8 @@
 #include "results/peer_verdict.hpp"
 #include "schedule/budget_account.hpp"
 #include "schedule/tracked_comparisons.hpp"
+#include "frames/heap/run_options.hpp"
+#include "frames/serve/run_options.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -239,8 +241,8 @@ TEST(SeedPlan, TheDefaultRunIsBudgetedAndMeasuresTheClaimsCells) {
   }
   EXPECT_EQ(serve, 2u);
   EXPECT_EQ(lab_glibc, plan.workloads.lab.size() * plan.strategies.size());
-  EXPECT_GT(plan.sizes.retention_horizon_s, 10);  // past jemalloc's 10 s decay
-  EXPECT_TRUE(plan.sizes.serve_hey_only);
+  EXPECT_GT(heap_sizes_of(plan).retention_horizon_s, 10);  // past jemalloc's 10 s decay
+  EXPECT_TRUE(serve_sizes_of(plan).hey_only);
   // The schedule is the first round: two processes a cell, five servers a served variant, one
   // process a placement twin's cell (for the placement analysis alone).
   std::size_t served = 0;

@@ -15,6 +15,10 @@
 #include "merge/shard_file.hpp"
 #include "plan/plan.hpp"
 #include "plan/shard.hpp"
+#include "frames/heap/run_options.hpp"
+#include "frames/memory/run_options.hpp"
+#include "frames/replay/run_options.hpp"
+#include "frames/serve/run_options.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -155,14 +159,18 @@ TEST(ShardFile, PlanKeepsEverySize) {
   plan.sizes.budget_seconds = 90;
   plan.sizes.max_processes = 7;
   plan.sizes.repetition_ms = 20;
-  plan.sizes.serve_hey_only = true;
-  plan.sizes.retention_horizon_s = 3;
-  const measurement_sizes back = plan_from_json(plan_to_json(plan)).sizes;
+  plan.frame_sizes.slot<serve_plan_sizes>("serve").hey_only = true;
+  plan.frame_sizes.slot<heap_plan_sizes>("heap").retention_horizon_s = 3;
+  const run_plan read = plan_from_json(plan_to_json(plan));
+  const measurement_sizes& back = read.sizes;
   EXPECT_EQ(back.budget_seconds, 90);
   EXPECT_EQ(back.max_processes, 7u);
   EXPECT_EQ(back.repetition_ms, 20);
-  EXPECT_TRUE(back.serve_hey_only);
-  EXPECT_EQ(back.retention_horizon_s, 3);
+  EXPECT_TRUE(serve_sizes_of(read).hey_only);
+  EXPECT_EQ(heap_sizes_of(read).retention_horizon_s, 3);
+  EXPECT_EQ(heap_sizes_of(read).iterations, heap_sizes_of(plan).iterations);
+  EXPECT_EQ(memory_sizes_of(read).budget.source, memory_sizes_of(plan).budget.source);
+  EXPECT_EQ(replay_sizes_of(read).repetitions, replay_sizes_of(plan).repetitions);
   EXPECT_EQ(back.samples_per_repetition, plan.sizes.samples_per_repetition);
   EXPECT_EQ(back.seed, plan.sizes.seed);
 }

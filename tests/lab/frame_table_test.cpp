@@ -20,8 +20,12 @@
 //   every kind --workloads names has one catalogue, every row measuring that kind points at it,
 //     and each entry of a catalogue is selected into its own kind's list, alone, and a claim
 //     about it is measured in the default frame of its kind (CataloguesNameEachWorkloadOnce);
+//   a frame with sizes of its own reads them back from a shard file (read_sizes), and one that
+//     registers options of `run` names where --help lists them; one whose own command names
+//     its workload says what --frames NAME without it is told (EveryFrameOwnsItsOptions);
 //   no shared stage includes a frame's folder except through the frame table, beyond the
-//     exceptions listed with their reasons (StagesReachFramesOnlyThroughTheTable).
+//     exceptions listed with their reasons (StagesReachFramesOnlyThroughTheTable); main/cli.cpp
+//     includes none: each frame registers its own options (TheCliKnowsNoFrame).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -31,8 +35,10 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
+#include "main/cli.hpp"
 #include "main/frame_registry.hpp"
 #include "plan/plan.hpp"
 #include "schedule/executor.hpp"
@@ -149,6 +155,31 @@ TEST(FrameTable, EveryStageHasItsFunction) {
       EXPECT_NE(m.make_executor(), nullptr) << m.name;
     }
   }
+}
+
+TEST(FrameTable, EveryFrameOwnsItsOptions) {
+  for (const auto& m : frame_table()) {
+    if (m.resolve_sizes != nullptr) {
+      EXPECT_NE(m.read_sizes, nullptr) << m.name << ": a shard file's plan must read its sizes";
+    }
+    if (m.add_run_options != nullptr) {
+      EXPECT_NE(m.run_options_after, nullptr) << m.name << ": where --help lists its options";
+    }
+    if (m.requested != nullptr) {
+      EXPECT_NE(m.own_command_hint, nullptr) << m.name;
+    }
+  }
+  // A request from the command line: each frame's options in its slot, under its name.
+  run_request request;
+  CLI::App run;
+  for (const char* after : {"--repetitions", "--repetition-time", "--cell-timeout", "--shard-costs",
+                            static_cast<const char*>(nullptr)})
+    add_frame_run_options(run, request, after, frame_planners());
+  for (const char* option :
+       {"--retention-horizon", "--serve-duration", "--memory-budget", "--huge-table-bytes"})
+    EXPECT_NE(run.get_option_no_throw(option), nullptr) << option;
+  for (const char* frame : {"heap", "serve", "memory"})
+    EXPECT_TRUE(request.frame_options.contains(frame)) << frame;
 }
 
 TEST(FrameTable, SelectionNamesOfAnUnnamedKindIsAnError) {
@@ -282,17 +313,18 @@ TEST(FrameTable, StagesReachFramesOnlyThroughTheTable) {
       // main wires the frames: advise's real runs (`try`) and the replay's resources
       "main/replay_commands.cpp -> program",
       "main/replay_commands.cpp -> replay",
-      // main registers the run options each of these frames keeps in its folder
-      // (frames/<frame>/run_options.hpp), until a frame row registers its own
-      "main/cli.cpp -> heap",
-      "main/cli.cpp -> memory",
-      "main/cli.cpp -> serve",
   };
   const std::set<std::string> arrows = arrows_into_frames();
   for (const std::string& arrow : arrows)
     EXPECT_EQ(allowed.count(arrow), 1u) << arrow << ": reach the frame through its table row";
   for (const std::string& arrow : allowed)
     EXPECT_EQ(arrows.count(arrow), 1u) << arrow << " is gone: take it off the allowed list";
+}
+
+TEST(FrameTable, TheCliKnowsNoFrame) {
+  // Each frame registers its own options of `run` and its own commands through its row.
+  for (const std::string& arrow : arrows_into_frames())
+    EXPECT_NE(arrow.rfind("main/cli.cpp ->", 0), 0u) << arrow;
 }
 
 }  // namespace

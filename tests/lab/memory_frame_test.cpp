@@ -33,6 +33,7 @@
 #include "measure/build_guard.hpp"
 #include "frames/memory/memory_workloads.hpp"
 #include "plan/plan.hpp"
+#include "frames/memory/run_options.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -71,7 +72,7 @@ TEST(MemoryFramePlan, RowsAndFrames) {
   }
   EXPECT_EQ(plan.cells[0].strategy, "no_watcher");
   EXPECT_EQ(plan.cells[1].strategy, "budget_trim");
-  EXPECT_EQ(plan.sizes.memory_repetitions, memory_default_repetitions);
+  EXPECT_EQ(memory_sizes_of(plan).repetitions, memory_default_repetitions);
   EXPECT_EQ(plan.schedule.size(), plan.cells.size() * default_processes);
   EXPECT_EQ(frame_from_string("memory"), frame::memory);
 
@@ -88,11 +89,11 @@ TEST(MemoryFramePlan, RowsAndFrames) {
 
 TEST(MemoryFramePlan, BudgetComesFromTheOptionTheCgroupOrTheDefault) {
   run_request given = memory_request({"budget_bursts"}, {});
-  given.memory_budget = "96M";
+  given.frame_options.slot<memory_run_options>("memory").memory_budget = "96M";
   const run_plan with = make_plan(given, false);
-  EXPECT_EQ(with.memory_budget.bytes, std::uint64_t{96} << 20);
-  EXPECT_EQ(with.memory_budget.source, "--memory-budget");
-  EXPECT_FALSE(with.memory_budget.from_cgroup);
+  EXPECT_EQ(memory_sizes_of(with).budget.bytes, std::uint64_t{96} << 20);
+  EXPECT_EQ(memory_sizes_of(with).budget.source, "--memory-budget");
+  EXPECT_FALSE(memory_sizes_of(with).budget.from_cgroup);
 
   // Both sides of the cgroup branch, from fixtures, whatever cgroup this test runs in.
   run_request quick = memory_request({"budget_bursts"}, {});
@@ -107,22 +108,22 @@ TEST(MemoryFramePlan, BudgetComesFromTheOptionTheCgroupOrTheDefault) {
   const memory_budget limited = memory_budget::detect(fixture("v2").cgroup);
   ASSERT_EQ(limited.source(), budget_source::cgroup_v2);
   const run_plan in_cgroup = make_plan(quick, false, fixture("v2"));
-  EXPECT_TRUE(in_cgroup.memory_budget.from_cgroup);
-  EXPECT_EQ(in_cgroup.memory_budget.bytes, limited.limit());
+  EXPECT_TRUE(memory_sizes_of(in_cgroup).budget.from_cgroup);
+  EXPECT_EQ(memory_sizes_of(in_cgroup).budget.bytes, limited.limit());
   for (const char* none : {"none", "v2_unlimited", "v1_unlimited"}) {
     const run_plan unlimited = make_plan(quick, false, fixture(none));
-    EXPECT_FALSE(unlimited.memory_budget.from_cgroup) << none;
-    EXPECT_EQ(unlimited.memory_budget.bytes, quick_memory_budget_bytes) << none;
+    EXPECT_FALSE(memory_sizes_of(unlimited).budget.from_cgroup) << none;
+    EXPECT_EQ(memory_sizes_of(unlimited).budget.bytes, quick_memory_budget_bytes) << none;
   }
   const run_plan plan = make_plan(quick, false, fixture("none"));
-  EXPECT_EQ(plan.huge_table_bytes, quick_huge_table_bytes);
-  EXPECT_EQ(plan.sizes.memory_repetitions, memory_quick_repetitions);
+  EXPECT_EQ(memory_sizes_of(plan).huge_table_bytes, quick_huge_table_bytes);
+  EXPECT_EQ(memory_sizes_of(plan).repetitions, memory_quick_repetitions);
 
   run_request zero = memory_request({"budget_bursts"}, {});
-  zero.memory_budget = "0";
+  zero.frame_options.slot<memory_run_options>("memory").memory_budget = "0";
   EXPECT_THROW(make_plan(zero, false), usage_error);
   run_request tiny_table = memory_request({"huge_table"}, {});
-  tiny_table.huge_table_bytes = "1M";
+  tiny_table.frame_options.slot<memory_run_options>("memory").huge_table_bytes = "1M";
   EXPECT_THROW(make_plan(tiny_table, false), usage_error);
 }
 

@@ -11,18 +11,18 @@
 namespace alloclab::lab {
 namespace {
 
-struct outcome {
+struct pair_check_outcome {
   int code = 0;
   std::string out, err;
 };
 
-outcome check(const char* spec) {
+pair_check_outcome check(const char* spec) {
   std::ostringstream out, err;
   const int code = pair_check_main(spec, out, err);
   return {code, out.str(), err.str()};
 }
 
-void expect_refused(const outcome& o, const std::string& why) {
+void expect_refused(const pair_check_outcome& o, const std::string& why) {
   EXPECT_EQ(o.code, 2) << o.err;
   EXPECT_TRUE(o.out.empty()) << o.out;
   EXPECT_NE(o.err.find(why), std::string::npos) << o.err;

@@ -10,6 +10,7 @@
 
 #include "model_agreement.hpp"
 #include "results/results_builder.hpp"
+#include "frames/memory/run_options.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -65,7 +66,8 @@ run_plan empty_plan() {
   plan.sizes.quick = true;
   plan.sizes.samples_per_repetition = 10;
   plan.sizes.repetitions = 5;
-  plan.sizes.memory_repetitions = 5;  // no lab workload: config.repetitions is the memory frame's
+  // No lab workload: config.repetitions is the memory frame's.
+  plan.frame_sizes.put("memory", memory_plan_sizes{5, {}, 0});
   plan.sizes.processes = 2;
   plan.placement_twin = "glibc_nocliff";
   return plan;

@@ -10,6 +10,7 @@
 #include "frames/heap/heap_retention.hpp"
 #include "frames/heap/retention_phase.hpp"
 #include "plan/plan.hpp"
+#include "frames/heap/run_options.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -27,7 +28,7 @@ TEST(RetentionPhase, TheDefaultPlanWatchesEachFifoDistributionUnderTheClaimsMall
     glibc += s.malloc_name == "glibc";
     background += s.background_thread;
     light += s.light_load;
-    EXPECT_EQ(s.horizon_s, plan.sizes.retention_horizon_s);
+    EXPECT_EQ(s.horizon_s, heap_sizes_of(plan).retention_horizon_s);
   }
   EXPECT_EQ(specs.size(), 3 * 2 * installed);  // 3 distributions x idle/light x variants
   EXPECT_EQ(glibc, 6u);

@@ -28,6 +28,7 @@
 #include "plan/plan.hpp"
 #include "results/claims.hpp"
 #include "results/results_builder.hpp"
+#include "frames/serve/run_options.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -47,8 +48,8 @@ TEST(ServePlan, ServePlanRows) {
   run_request fixed = serve_request({"batch", "serve"});
   fixed.full = true;  // the fixed plan's serve: hey, wrk and the ladder (a budget: hey alone)
   const run_plan plan = make_plan(fixed, false);
-  EXPECT_FALSE(plan.sizes.serve_hey_only);
-  EXPECT_TRUE(make_plan(serve_request({"batch", "serve"}), false).sizes.serve_hey_only);
+  EXPECT_FALSE(serve_sizes_of(plan).hey_only);
+  EXPECT_TRUE(serve_sizes_of(make_plan(serve_request({"batch", "serve"}), false)).hey_only);
   EXPECT_EQ(plan.frames, (std::vector<frame>{frame::batch, frame::serve}));
   std::size_t serve_cells = 0, batch_cells = 0;
   for (const cell_spec& c : plan.cells) {
@@ -61,8 +62,8 @@ TEST(ServePlan, ServePlanRows) {
   }
   EXPECT_EQ(serve_cells, 2u);
   EXPECT_EQ(batch_cells, 4u);  // std and pmr, under glibc and the placement twin
-  EXPECT_EQ(plan.sizes.serve_repetitions, default_serve_repetitions);
-  EXPECT_EQ(plan.sizes.serve_duration_s, default_serve_duration_seconds);
+  EXPECT_EQ(serve_sizes_of(plan).repetitions, default_serve_repetitions);
+  EXPECT_EQ(serve_sizes_of(plan).duration_s, default_serve_duration_seconds);
   std::size_t serve_servers = 0;
   for (const task& t : plan.schedule)
     if (plan.cells.at(t.cell).frame == frame::serve) serve_servers += t.repetitions;
@@ -74,12 +75,12 @@ TEST(ServePlan, ServePlanRows) {
   quick.mallocs = {"glibc", "glibc_arena2"};
   const run_plan q = make_plan(quick, false);
   EXPECT_EQ(q.cells.size(), 4u);  // 2 strategies x 2 mallocs, serve only
-  EXPECT_EQ(q.sizes.serve_repetitions, quick_serve_repetitions);
-  EXPECT_EQ(q.sizes.serve_duration_s, quick_serve_duration_seconds);
+  EXPECT_EQ(serve_sizes_of(q).repetitions, quick_serve_repetitions);
+  EXPECT_EQ(serve_sizes_of(q).duration_s, quick_serve_duration_seconds);
   quick.repetitions = 1;
-  quick.serve_duration_seconds = 2;
-  EXPECT_EQ(make_plan(quick, false).sizes.serve_repetitions, 1u);
-  EXPECT_EQ(make_plan(quick, false).sizes.serve_duration_s, 2.0);
+  quick.frame_options.slot<serve_run_options>("serve").duration_seconds = 2;
+  EXPECT_EQ(serve_sizes_of(make_plan(quick, false)).repetitions, 1u);
+  EXPECT_EQ(serve_sizes_of(make_plan(quick, false)).duration_s, 2.0);
 }
 
 TEST(ServePlan, ServeIsNeverADefaultFrame) {
@@ -92,7 +93,7 @@ TEST(ServePlan, ServeIsNeverADefaultFrame) {
 TEST(ServePlan, ServeDurationIsChecked) {
   for (const double bad : {0.0, 0.5, -3.0, 1e9, std::numeric_limits<double>::quiet_NaN()}) {
     run_request r = serve_request({"serve"});
-    r.serve_duration_seconds = bad;
+    r.frame_options.slot<serve_run_options>("serve").duration_seconds = bad;
     EXPECT_THROW(make_plan(r, false), usage_error) << bad;
   }
 }

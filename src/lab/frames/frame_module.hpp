@@ -6,7 +6,10 @@
 // | part                  | stage's interface (members)                                        |
 // |-----------------------|--------------------------------------------------------------------|
 // | frame_planner         | plan/frame_planner.hpp: id, name, measures, add_cells, repetitions,|
-// |                       | by_default, expected_seconds, workloads, resolve_sizes, budgeted   |
+// |                       | samples_per_repetition, by_default, expected_seconds, workloads,   |
+// |                       | resolve_sizes, read_sizes, add_run_options, run_options_after,     |
+// |                       | requested, own_command_hint, selection,                            |
+// |                       | one_repetition_per_process, budgeted, lockstep                     |
 // | frame_results_writer  | results/frame_results_writer.hpp: add_results,                     |
 // |                       | what_numbers_include                                               |
 // | frame_report          | render/frame_report.hpp: render_summary, render_section,          |
@@ -22,7 +25,9 @@
 // | add_commands          | main (run_cli): registers its own subcommands, or nullptr          |
 //
 // A frame measured by a command of its own rather than by `run` (the program frame, `alloclab
-// try`) leaves the plan's members null.
+// try`) leaves the plan's members null. A frame's own options and sizes are its structs
+// (frames/<name>/run_options.hpp) in its slot of the request and the plan (plan/frame_slots.hpp):
+// its row registers its `run` options (add_run_options) and resolves them (resolve_sizes).
 #pragma once
 
 #include <memory>

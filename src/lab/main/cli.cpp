@@ -11,22 +11,18 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "frames/heap/run_options.hpp"
-#include "frames/memory/run_options.hpp"
-#include "frames/serve/run_options.hpp"
-#include "main/frame_registry.hpp"
+#include "main/command_registry.hpp"
 #include "process/interrupt.hpp"
 #include "compare/compare.hpp"
 #include "compare/paired_compare.hpp"
 #include "main/commands.hpp"
 #include "main/option_checks.hpp"
-#include "main/replay_commands.hpp"
 #include "mallocs/malloc_table.hpp"
 #include "merge/merge_command.hpp"
+#include "plan/frame_planner.hpp"
 #include "plan/plan.hpp"
 #include "render/shell_words.hpp"
 #include "results/build_revision.hpp"
-#include "trace/trace_commands.hpp"
 
 #ifndef ALLOCLAB_LAB_VERSION
 #define ALLOCLAB_LAB_VERSION "unknown"
@@ -162,6 +158,32 @@ void split_commas(std::vector<std::string>& values) {
 
 namespace {
 
+// The shared options of `run` after which --help lists frames' own ones (their rows'
+// run_options_after): the last of each group.
+constexpr const char* run_option_anchors[] = {"--repetitions", "--repetition-time",
+                                              "--cell-timeout", "--shard-costs"};
+
+bool is_run_option_anchor(const char* option) {
+  return option != nullptr &&
+         std::any_of(std::begin(run_option_anchors), std::end(run_option_anchors),
+                     [&](const char* a) { return std::string(a) == option; });
+}
+
+}  // namespace
+
+void add_frame_run_options(CLI::App& run, run_request& request, const char* after,
+                           const std::vector<frame_planner>& rows) {
+  for (const frame_planner& row : rows) {
+    if (row.add_run_options == nullptr) continue;
+    const bool here = after == nullptr ? !is_run_option_anchor(row.run_options_after)
+                                       : row.run_options_after != nullptr &&
+                                             std::string(row.run_options_after) == after;
+    if (here) row.add_run_options(run, request.frame_options);
+  }
+}
+
+namespace {
+
 // "alloclab 0.9.0 (85ca753fab64)": the version and the revision it was built from.
 std::string version_line() {
   const std::string revision = build_revision();
@@ -277,19 +299,23 @@ void add_run_process_options(CLI::App& run, run_request& request) {
                  "results.json (the same file for every shard) instead of estimates");
 }
 
-// `run` and its options, in the order --help lists them.
+// `run` and its options, in the order --help lists them: the shared ones in groups, each
+// frame's own after the shared option its row names.
 void add_run_command(CLI::App& app, builtin_commands& c) {
   c.run = app.add_subcommand(
       "run",
       "Measure workloads x strategies; write results/<UTC time>/{results.json,report.md,"
       "report.html} and point results/latest at it");
+  const std::vector<frame_planner>& rows = frame_planners();
   add_measurement_options(*c.run, c.request);
+  add_frame_run_options(*c.run, c.request, run_option_anchors[0], rows);
   add_run_budget_options(*c.run, c.request);
-  add_heap_run_options(*c.run, c.request);
+  add_frame_run_options(*c.run, c.request, run_option_anchors[1], rows);
   add_run_machine_options(*c.run, c.request, c.switches);
-  add_serve_run_options(*c.run, c.request);
+  add_frame_run_options(*c.run, c.request, run_option_anchors[2], rows);
   add_run_process_options(*c.run, c.request);
-  add_memory_run_options(*c.run, c.request);
+  add_frame_run_options(*c.run, c.request, run_option_anchors[3], rows);
+  add_frame_run_options(*c.run, c.request, nullptr, rows);
 }
 
 void add_report_command(CLI::App& app, builtin_commands& c) {
@@ -478,26 +504,19 @@ int run_cli(int argc, char** argv) {
   add_builtin_commands(app, builtin);
   std::vector<std::string> commands = {"run",  "list",   "report", "validate", "compare",
                                        "help", "export", "merge",  "schema"};
-  std::vector<std::unique_ptr<frame_commands>> frame_command_sets;  // serve, load, try
-  for (const auto& row : frame_table())
-    if (row.add_commands != nullptr) {
-      frame_command_sets.push_back(row.add_commands(app, builtin.request.command_line));
-      for (const auto& name : frame_command_sets.back()->names()) commands.push_back(name);
-    }
-  const trace::trace_commands trace_commands(app);
-  const replay_commands replay(app, builtin.request.command_line);
-  for (const auto& name : trace::trace_commands::names()) commands.push_back(name);
-  for (const auto& name : replay_commands::names()) commands.push_back(name);
+  // serve, load, try, record, trace, replay, advise (main/command_registry.cpp)
+  const std::vector<std::unique_ptr<frame_commands>> command_sets =
+      add_registered_commands(app, builtin.request.command_line);
+  for (const auto& set : command_sets)
+    for (const auto& name : set->names()) commands.push_back(name);
   if (const std::optional<int> status = parse_or_exit(app, argc, argv, commands)) return *status;
 
   try {
     if (builtin.help->parsed()) return execute_help(app, builtin.help_topic, commands);
     finish_run_request(builtin.request, builtin.switches);
     if (const std::optional<int> status = execute_builtin(builtin)) return *status;
-    for (const auto& set : frame_command_sets)
+    for (const auto& set : command_sets)
       if (set->parsed()) return set->execute();
-    if (trace_commands.parsed()) return trace_commands.execute();
-    if (replay.parsed()) return replay.execute();
     return execute_list();
   } catch (...) {
     return exit_status_of_current_exception();

@@ -29,6 +29,7 @@
 #include "stats/ratio_text.hpp"
 #include "frames/replay/replay_cap.hpp"
 #include "frames/replay/replay_resources.hpp"
+#include "frames/replay/run_options.hpp"
 #include "trace/trace_facts.hpp"
 #include "trace/trace_info.hpp"
 #include "trace/trace_reader.hpp"
@@ -71,12 +72,12 @@ replay_trace_facts facts_of(const read_trace& t) {
 // The whole replays `request` asks for: (mallocs + variants + resources) x repetitions x 2 (a
 // timed replay and one with program work each).
 std::size_t whole_replays(const run_request& request) {
-  std::size_t cells = request.replay.variants.size();
+  std::size_t cells = request.malloc_variants.size();
   for (const malloc_choice& m : resolve_mallocs(
            request.mallocs.empty() ? std::vector<std::string>{native_malloc} : request.mallocs,
            false))
     cells += m.missing.empty() ? 1 : 0;
-  for (const std::string& s : request.replay.strategies)
+  for (const std::string& s : replay_request_of(request).strategies)
     cells += s == "all" ? replay_resources().size() : 1;
   const std::size_t repetitions = request.repetitions.value_or(
       request.quick ? replay_quick_repetitions : replay_default_repetitions);
@@ -126,14 +127,15 @@ int print_malloc_env(const char* name) {
 
 int execute_replay(run_request request, const std::string& trace_path) {
   const read_trace t = open_trace(trace_path);
-  request.replay.trace = fs::weakly_canonical(fs::absolute(trace_path)).string();
-  request.replay.name = fs::path(trace_path).stem().string();
-  request.replay.facts = facts_of(t);
+  replay_request& replay = replay_request_of(request);
+  replay.trace = fs::weakly_canonical(fs::absolute(trace_path)).string();
+  replay.name = fs::path(trace_path).stem().string();
+  replay.facts = facts_of(t);
   if (t.summary.allocations == 0)
     throw usage_error(fmt::format("'{}' has no allocations to replay", trace_path));
-  cut_to_budget(t, request, request.replay.facts);
-  if (request.replay.facts.end_us != 0)  // else the results and the report say it
-    std::cerr << "alloclab: the replay is " << request.replay.facts.replayed << '\n';
+  cut_to_budget(t, request, replay.facts);
+  if (replay.facts.end_us != 0)  // else the results and the report say it
+    std::cerr << "alloclab: the replay is " << replay.facts.replayed << '\n';
   // One whole replay per fresh process unless --processes says otherwise.
   if (!request.processes)
     request.processes = request.repetitions.value_or(request.quick ? replay_quick_repetitions
@@ -230,7 +232,7 @@ replay_commands::replay_commands(CLI::App& app, const std::string& command_line)
                   "Knob variants, each a cell of its own, its knobs read back from the malloc in "
                   "the worker: MALLOC:KNOB=VALUE[+KNOB=VALUE],...; " +
                       mallocs::knob_summary());
-    c->add_option("--strategies", r.replay.strategies,
+    c->add_option("--strategies", replay_request_of(r).strategies,
                   "Comma-separated in-process resources to replay through (replay default: none; "
                   "advise: all that fit): pmr_unsync_pool, pmr_sync_pool, alloclab_multipool, "
                   "alloclab_concurrent_multipool, arena, all")
@@ -303,9 +305,9 @@ void sort_results_file(replay_command_request& q, std::optional<model::document>
 model::document run_advised_replay(const replay_command_request& q, int& status) {
   run_request run = q.run;
   if (run.mallocs.empty()) run.mallocs = {"all"};
-  if (run.replay.strategies.empty()) run.replay.strategies = {"all"};
+  if (replay_request_of(run).strategies.empty()) replay_request_of(run).strategies = {"all"};
   if (q.variants.empty())
-    run.replay.variants = parse_knob_variants(default_knob_sweep(run.mallocs));
+    run.malloc_variants = parse_knob_variants(default_knob_sweep(run.mallocs));
   run.skip_missing = true;
   const stdout_to_stderr quiet;
   status = std::max(status, execute_replay(run, q.trace));
@@ -362,8 +364,9 @@ bool replay_commands::parsed() const {
 
 int replay_commands::execute() const {
   const replay_command_request& q = *request_;
-  for (auto* list : {&request_->run.mallocs, &request_->run.replay.strategies}) split_commas(*list);
-  request_->run.replay.variants = parse_knob_variants(request_->variants);
+  for (auto* list : {&request_->run.mallocs, &replay_request_of(request_->run).strategies})
+    split_commas(*list);
+  request_->run.malloc_variants = parse_knob_variants(request_->variants);
   if (replay_->parsed()) return execute_replay(q.run, q.trace);
   return execute_advise(q);
 }

@@ -29,7 +29,7 @@ struct replay_command_request {
   std::optional<std::string> budget;  // advise --budget: the real runs' (try's --budget)
   std::string working_directory;      // advise --cwd: the real runs' (default: recorded)
   std::string stdin_path;             // advise --stdin: the real runs' (default: recorded)
-  std::string variants;               // --variants, as typed (parsed into run.replay.variants)
+  std::string variants;               // --variants, as typed (parsed into run.malloc_variants)
   double noise_floor_percent = default_noise_floor_percent;  // advise --noise-floor
   run_request run;  // mallocs, out, repetitions, processes, quick, ...
 };

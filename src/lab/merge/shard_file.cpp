@@ -7,18 +7,14 @@
 
 #include "mallocs/malloc_table.hpp"
 #include "merge/frame_figures_reader.hpp"
+#include "plan/frame_planner.hpp"
 
 namespace alloclab::lab {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(task, cell, part, repetitions, order_seed)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(measurement_sizes, samples_per_repetition, repetitions,
-                                   heap_iterations, heap_repetitions, memory_repetitions,
-                                   replay_repetitions, processes, counted_iterations,
-                                   serve_repetitions, serve_duration_s, seed, quick, budget_seconds,
-                                   max_processes, repetition_ms, serve_hey_only,
-                                   retention_horizon_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(memory_budget_choice, bytes, from_cgroup, source)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(replay_request, trace, name, facts, strategies)
+                                   processes, counted_iterations, seed, quick, seed_plan,
+                                   budget_seconds, max_processes, repetition_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(build_facts, optimized, assertions, sanitized, build_type,
                                    compiler, flags)
 
@@ -44,6 +40,18 @@ malloc_choice choice_from_json(const json& j) {
     if (m.entry == nullptr) throw usage_error("unknown malloc '" + m.argument + "'");
   }
   return m;
+}
+
+// Each frame's own sizes, from their JSON by the frame's row (read_sizes).
+frame_slots frame_sizes_from_json(const json& j) {
+  frame_slots sizes;
+  for (const auto& [name, value] : j.items()) {
+    const frame_planner* row = find_planner(name);
+    if (row == nullptr || row->read_sizes == nullptr)
+      throw usage_error(fmt::format("frame_sizes names '{}', a frame with no sizes", name));
+    sizes.put_slot(name, row->read_sizes(value));
+  }
+  return sizes;
 }
 
 std::vector<std::string> frame_names_of(const std::vector<frame>& frames) {
@@ -77,9 +85,7 @@ json plan_to_json(const run_plan& plan) {
           {"allow_debug", plan.allow_debug},
           {"placement_check", to_string(plan.placement_check)},
           {"placement_twin", plan.placement_twin},
-          {"memory_budget", plan.memory_budget},
-          {"huge_table_bytes", plan.huge_table_bytes},
-          {"replay", plan.replay}};
+          {"frame_sizes", plan.frame_sizes.to_json()}};
 }
 
 run_plan plan_from_json(const json& j) {
@@ -105,9 +111,7 @@ run_plan plan_from_json(const json& j) {
   j.at("allow_debug").get_to(plan.allow_debug);
   plan.placement_check = parse_placement_check_mode(j.at("placement_check").get<std::string>());
   j.at("placement_twin").get_to(plan.placement_twin);
-  j.at("memory_budget").get_to(plan.memory_budget);
-  j.at("huge_table_bytes").get_to(plan.huge_table_bytes);
-  j.at("replay").get_to(plan.replay);
+  plan.frame_sizes = frame_sizes_from_json(j.at("frame_sizes"));
   resolve_repetitions(plan);
   return plan;
 }

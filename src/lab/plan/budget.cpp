@@ -92,10 +92,6 @@ void apply_budget_sizes(measurement_sizes& s, const run_request& r) {
   s.samples_per_repetition = max_samples_per_repetition;
   s.processes = batch.first_processes;
   s.repetitions = batch.first_processes * batch.repetitions;
-  s.heap_iterations = budget_heap_iterations;
-  s.heap_repetitions = s.repetitions;
-  s.serve_hey_only = true;
-  s.serve_duration_s = r.serve_duration_seconds.value_or(budget_serve_duration_seconds);
   s.max_processes = max_processes_for(s.budget_seconds);
 }
 
@@ -137,8 +133,8 @@ std::vector<budget_cell> budget_cells(const run_plan& plan) {
   for (const cell_spec& c : plan.cells) {
     budget_cell b;
     b.group = groups.emplace(std::pair{c.frame, c.workload}, groups.size()).first->second;
-    if (c.frame == frame::serve) {  // each process one fresh server, one repetition
-      b.first_processes = plan.sizes.serve_repetitions;
+    if (planner_of(c.frame).one_repetition_per_process) {  // e.g. a fresh server each
+      b.first_processes = plan.repetitions.at(c.frame);
       b.max_processes = std::max(b.first_processes, plan.sizes.max_processes);
       b.repetitions = b.max_repetitions = 1;
     } else if (c.copy_cliff_removed) {  // the placement twin: one process, for its analysis

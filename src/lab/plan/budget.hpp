@@ -22,14 +22,6 @@ inline constexpr std::size_t min_samples_per_repetition = 100;
 inline constexpr std::size_t max_samples_per_repetition = 5000;
 inline constexpr double max_repetition_stretch = 5;
 inline constexpr std::size_t smallest_samples_per_repetition = 5;
-// Heap frame: the smallest run a heap claim is judged on (claim_rules::min_heap_iterations).
-inline constexpr std::size_t budget_heap_iterations = 1000;
-// Serve frame: hey alone, this long per server, five fresh servers per variant first (a claim
-// verdict needs five repetitions).
-inline constexpr double budget_serve_duration_seconds = 1.5;
-// Heap frame: how long retention is watched after the last free. jemalloc's default decay is
-// 10 s, and measured here it gave memory back 10 to 25 s after the last free (docs/budget.md).
-inline constexpr double default_retention_horizon_seconds = 30;
 
 // How a cell is measured in a budgeted run: its group (cells of one workload in one frame pool
 // their spread between processes), its first round of processes (one process cannot show that
@@ -75,8 +67,9 @@ double parse_budget(const std::string& text);
 // rule (batch, heap, serve); 0 otherwise. Throws usage_error when --budget meets sizes or --full.
 double resolve_budget(const run_request& request, const std::vector<frame>& frames);
 
-// Sets a budgeted plan's sizes (first round per cell, time-sized samples, short serve, the most
-// processes a cell may get); sizes.budget_seconds must be set.
+// Sets a budgeted plan's shared sizes (first round per cell, time-sized samples, the most
+// processes a cell may get); sizes.budget_seconds must be set. Each frame's resolve_sizes sizes
+// its own cells for a budget (plan.sizes.budget_seconds > 0).
 void apply_budget_sizes(measurement_sizes& sizes, const run_request& request);
 
 // Each cell's budget setup, by frame.

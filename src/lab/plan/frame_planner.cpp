@@ -39,4 +39,10 @@ std::vector<kind_catalogue> workload_catalogues() {
   return out;
 }
 
+const frame_planner* requesting_planner(const run_request& request) {
+  for (const auto& p : frame_planners())
+    if (p.requested != nullptr && p.requested(request)) return &p;
+  return nullptr;
+}
+
 }  // namespace alloclab::lab

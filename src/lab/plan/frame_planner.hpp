@@ -9,14 +9,33 @@
 // | measures         | plan, claims, `list`               | which workloads its cells come from   |
 // | add_cells        | plan (make_plan)                   | adds the frame's cells; null: `run`   |
 // |                  |                                    | never plans it (`alloclab try`)       |
-// | repetitions      | plan (resolve_repetitions)         | repetitions of each of its cells      |
+// | repetitions      | plan (resolve_repetitions),        | repetitions of each of its cells      |
+// |                  | results (config)                   |                                       |
+// | samples_per_     | results (config, when its cells    | timed samples of a repetition, or     |
+// | repetition       | lead the run)                      | nullptr: the plan's shared ones       |
 // | by_default       | plan (choose_frames)               | measured when --frames is not given   |
 // | expected_seconds | run, handed to --shard             | a task's expected wall time, before   |
 // |                  | (expected_task_seconds)            | anything is measured, or nullptr      |
 // | workloads        | plan, claims, `list`               | the catalogue --workloads names, or   |
 // |                  |                                    | nullptr                               |
 // | resolve_sizes    | plan (make_plan)                   | its own sizes and options from the    |
-// |                  |                                    | request (defaults in its folder)      |
+// |                  |                                    | request (defaults in its folder), put |
+// |                  |                                    | in plan.frame_sizes under its name    |
+// | read_sizes       | merge (a shard file's plan)        | its frame_sizes slot from its JSON    |
+// | add_run_options, | main (`run`'s options)             | registers its own options of `run`,   |
+// | run_options_after|                                    | bound to its slot of                  |
+// |                  |                                    | request.frame_options; --help lists   |
+// |                  |                                    | them after that shared option (null:  |
+// |                  |                                    | last)                                 |
+// | requested        | plan (choose_frames), seed plan    | the request names its workload itself |
+// |                  |                                    | (a trace, by `alloclab replay`): the  |
+// |                  |                                    | plan measures it alone; else nullptr  |
+// | own_command_hint | plan (choose_frames)               | what --frames NAME without that       |
+// |                  |                                    | request is told                       |
+// | selection        | results (config)                   | the workloads and strategies its own  |
+// |                  |                                    | command named, as config lists them   |
+// | one_repetition_  | plan (budget_cells)                | each process is one repetition (a     |
+// | per_process      |                                    | fresh server): a budget adds processes|
 // | budgeted         | plan (resolve_budget)              | a budget's stop rule can size its     |
 // |                  |                                    | cells                                 |
 // | lockstep         | schedule (run_budgeted)            | a workload's cells run as one ring    |
@@ -29,10 +48,22 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "plan/plan.hpp"
 #include "workloads/catalogue.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace alloclab::lab {
+
+// What a command of a frame's own named for it (`alloclab replay`: the trace and its resources),
+// as results.json's config lists the run's workloads and strategies.
+struct own_selection {
+  std::vector<std::string> workloads, strategies;
+};
 
 struct frame_planner {
   frame id = frame::batch;
@@ -40,12 +71,20 @@ struct frame_planner {
   workload_kind measures = workload_kind::lab;
   // Adds the frame's cells; `lab_mallocs` is plan.mallocs plus the placement twin, if any.
   void (*add_cells)(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs) = nullptr;
-  std::size_t measurement_sizes::*repetitions = nullptr;
+  std::size_t (*repetitions)(const run_plan& plan) = nullptr;
+  std::size_t (*samples_per_repetition)(const run_plan& plan) = nullptr;
   bool by_default = false;  // measured when --frames is not given (else only when named)
   double (*expected_seconds)(const run_plan& plan, const task& t) = nullptr;
   const workload_catalogue* workloads = nullptr;
   void (*resolve_sizes)(run_plan& plan, const run_request& request,
                         const host_view& host) = nullptr;
+  frame_slot (*read_sizes)(const nlohmann::json& sizes) = nullptr;  // e.g. read_slot_as<T>
+  void (*add_run_options)(CLI::App& run, frame_slots& options) = nullptr;
+  const char* run_options_after = nullptr;  // e.g. "--cell-timeout"
+  bool (*requested)(const run_request& request) = nullptr;
+  const char* own_command_hint = nullptr;
+  own_selection (*selection)(const run_plan& plan) = nullptr;
+  bool one_repetition_per_process = false;
   bool budgeted = false;
   // In a budgeted run, the cells of one workload time their repetitions in one lockstep ring
   // (lockstep/ring.hpp): its workers take turns at lockstep's slice gate.
@@ -84,5 +123,9 @@ struct kind_catalogue {
   const workload_catalogue* catalogue;
 };
 std::vector<kind_catalogue> workload_catalogues();
+
+// The row whose `requested` says the request names its workload itself (`alloclab replay`'s
+// trace), or nullptr.
+const frame_planner* requesting_planner(const run_request& request);
 
 }  // namespace alloclab::lab

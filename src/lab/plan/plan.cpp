@@ -46,35 +46,17 @@ std::vector<std::string> select(const std::vector<std::string>& requested, const
   return chosen;
 }
 
+// The shared sizes; each frame's own come from its row's resolve_sizes.
 measurement_sizes resolve_sizes(const run_request& r) {
   measurement_sizes s;
   s.quick = r.quick;
   s.seed = r.seed;
   s.samples_per_repetition = r.iterations.value_or(r.quick ? quick_samples : default_samples);
   s.repetitions = r.repetitions.value_or(r.quick ? quick_repetitions : default_repetitions);
-  s.replay_repetitions =
-      r.repetitions.value_or(r.quick ? replay_quick_repetitions : replay_default_repetitions);
   s.processes = r.processes.value_or(r.quick ? quick_processes : default_processes);
   // A cell's repetitions are shared out over its processes: never more processes than that.
   if (r.repetitions) s.processes = std::min(s.processes, *r.repetitions);
-  s.serve_repetitions =
-      r.repetitions.value_or(r.quick ? quick_serve_repetitions : default_serve_repetitions);
-  s.serve_duration_s = r.serve_duration_seconds.value_or(r.quick ? quick_serve_duration_seconds
-                                                                 : default_serve_duration_seconds);
-  if (!std::isfinite(s.serve_duration_s) || s.serve_duration_s < 1 || s.serve_duration_s > 3600)
-    throw usage_error(fmt::format("--serve-duration {} is not a number of seconds in [1, 3600]",
-                                  s.serve_duration_s));
   return s;
-}
-
-// --retention-horizon, else the default for the default plan (its retention claim), else none.
-void resolve_retention(measurement_sizes& s, const run_request& r, bool seed_plan) {
-  s.retention_horizon_s =
-      r.retention_horizon_seconds.value_or(seed_plan ? default_retention_horizon_seconds : 0);
-  if (!std::isfinite(s.retention_horizon_s) || s.retention_horizon_s < 0 ||
-      s.retention_horizon_s > 600)
-    throw usage_error(fmt::format("--retention-horizon {} is not a number of seconds in [0, 600]",
-                                  s.retention_horizon_s));
 }
 
 std::chrono::milliseconds resolve_timeout(const run_request& r) {
@@ -152,18 +134,23 @@ bool measured_by_frames(const run_plan& plan, workload_kind kind) {
 void choose_frames(run_plan& plan, const run_request& request) {
   refuse_empty_names(request.frames, "--frames");
   for (const auto& name : request.frames) frame_from_string(name);
-  if (plan.replay.trace.empty() &&
-      std::find(request.frames.begin(), request.frames.end(), "replay") != request.frames.end())
-    throw usage_error("the replay frame replays a recorded trace: use `alloclab replay TRACE`");
-  if (!plan.replay.trace.empty()) {  // `alloclab replay`: nothing but the trace
+  const frame_planner* own = requesting_planner(request);
+  for (const auto& e : frame_planners())
+    if (e.requested != nullptr && own == nullptr &&
+        std::find(request.frames.begin(), request.frames.end(), e.name) != request.frames.end())
+      throw usage_error(
+          e.own_command_hint != nullptr
+              ? std::string(e.own_command_hint)
+              : fmt::format("the {} frame is measured by a command of its own", e.name));
+  if (own != nullptr) {  // e.g. `alloclab replay`: nothing but the trace
     plan.workloads.lab.clear();
     plan.workloads.heap.clear();
     plan.workloads.memory.clear();
   }
   for (const auto& e : frame_planners()) {
-    if (e.add_cells == nullptr) continue;      // measured by a command of its own (`alloclab try`)
-    if (e.measures == workload_kind::trace) {  // a trace is named by `alloclab replay` alone
-      if (!plan.replay.trace.empty()) plan.frames.push_back(e.id);
+    if (e.add_cells == nullptr) continue;  // measured by a command of its own (`alloclab try`)
+    if (e.requested != nullptr) {          // named by its own command alone (a trace: `replay`)
+      if (&e == own) plan.frames.push_back(e.id);
       continue;
     }
     const auto& names = plan.workloads.names(e.measures);
@@ -260,28 +247,30 @@ std::vector<task> interleaved_schedule(const std::vector<std::size_t>& repetitio
 
 void resolve_repetitions(run_plan& plan) {
   plan.repetitions.clear();
-  for (const frame f : plan.frames) plan.repetitions[f] = plan.sizes.*planner_of(f).repetitions;
+  for (const frame f : plan.frames) plan.repetitions[f] = planner_of(f).repetitions(plan);
   for (const cell_spec& c : plan.cells)
-    plan.repetitions[c.frame] = plan.sizes.*planner_of(c.frame).repetitions;
+    plan.repetitions[c.frame] = planner_of(c.frame).repetitions(plan);
 }
 
 run_plan make_plan(const run_request& request, bool sanitized, const host_view& host) {
   run_plan plan;
-  plan.replay = request.replay;  // its resources are chosen by the replay frame's resolve_sizes
   refuse_empty_names(request.strategies, "--strategies");
   refuse_empty_names(request.mallocs, "--malloc");
   plan.workloads = split_workloads(request.workloads);
   choose_frames(plan, request);
   plan.strategies = select(request.strategies, strategy_registry(), "strategy", "strategies");
   std::vector<malloc_choice> mallocs = resolve_mallocs(request.mallocs, sanitized);
-  plan.mallocs = add_knob_variants(std::move(mallocs), request.replay.variants);
+  plan.mallocs = add_knob_variants(std::move(mallocs), request.malloc_variants);
   plan.sizes = resolve_sizes(request);
+  plan.sizes.seed_plan = is_default_request(request) && !sanitized;
+  plan.sizes.budget_seconds = resolve_budget(request, plan.frames);
+  if (plan.sizes.budget_seconds > 0) apply_budget_sizes(plan.sizes, request);
   plan.cell_timeout = resolve_timeout(request);
   plan.skip_missing = request.skip_missing;
   plan.allow_debug = request.allow_debug;
   plan.lockstep = !request.unpaired;
   plan.placement_check = request.placement_check;
-  for (const auto& row : frame_planners())  // the heap study's and the memory frame's own sizes
+  for (const auto& row : frame_planners())  // each frame's own sizes, from its own options
     if (row.resolve_sizes != nullptr) row.resolve_sizes(plan, request, host);
   if (sanitized && !plan.workloads.heap.empty())
     throw usage_error(
@@ -296,12 +285,8 @@ run_plan make_plan(const run_request& request, bool sanitized, const host_view& 
     lab_mallocs.push_back(std::move(twin));
   }
   for (const frame f : plan.frames) planner_of(f).add_cells(plan, lab_mallocs);
-  const bool seed_plan = is_default_request(request) && !sanitized;
-  if (seed_plan) add_claim_cells(plan, nlohmann::json::parse(embedded::seed_claims_json));
-  resolve_retention(plan.sizes, request, seed_plan);
-
-  plan.sizes.budget_seconds = resolve_budget(request, plan.frames);
-  if (plan.sizes.budget_seconds > 0) apply_budget_sizes(plan.sizes, request);
+  if (plan.sizes.seed_plan)
+    add_claim_cells(plan, nlohmann::json::parse(embedded::seed_claims_json));
   resolve_repetitions(plan);
   if (plan.sizes.budget_seconds > 0) {
     plan.schedule = first_round(budget_cells(plan), request.seed);

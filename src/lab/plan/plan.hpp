@@ -63,33 +63,21 @@ struct task {
   std::uint64_t order_seed = 0;
 };
 
+// The shared sizes of a plan; each frame's own are its struct in run_plan::frame_sizes.
 struct measurement_sizes {
   std::size_t samples_per_repetition = 0;  // batch frame: timed samples per repetition
   std::size_t repetitions = 0;             // batch frame: over all processes
-  std::size_t heap_iterations = 0;         // heap frame: batches of 100 pairs per repetition
-  std::size_t heap_repetitions = 0;        // heap frame: over all processes
-  std::size_t memory_repetitions = 0;      // memory frame: over all processes
-  std::size_t replay_repetitions = 0;      // replay frame: whole replays, over all processes
   std::size_t processes = 0;               // fresh processes per cell
   std::size_t counted_iterations = 16;     // untimed heap-counting pass
-  std::size_t serve_repetitions = 0;       // serve frame: fresh server processes per cell
-  double serve_duration_s = 0;             // serve frame: seconds of each closed-loop generator
   std::uint64_t seed = 42;
   bool quick = false;
+  // The default plan (no sizes, workloads or frames asked for): the seed claims' cells.
+  bool seed_plan = false;
   // A budgeted run (plan/budget.hpp): the schedule is only the first round; the scheduler adds
   // processes where comparisons are still open until the budget is spent. 0: the fixed plan.
   double budget_seconds = 0;
-  std::size_t max_processes = 0;   // per cell in a budgeted run
-  double repetition_ms = 0;        // batch frame: timed work per repetition (0: fixed samples)
-  bool serve_hey_only = false;     // serve frame: hey alone (the serve claim's generator)
-  double retention_horizon_s = 0;  // heap frame: retention timelines this long (0: none)
-};
-
-// The memory budget of the memory frame's budget workload, and where it came from.
-struct memory_budget_choice {
-  std::uint64_t bytes = 0;
-  bool from_cgroup = false;  // the cgroup's limit: workers read usage from the cgroup
-  std::string source;        // "--memory-budget", "default", or the cgroup and why
+  std::size_t max_processes = 0;  // per cell in a budgeted run
+  double repetition_ms = 0;       // batch frame: timed work per repetition (0: fixed samples)
 };
 
 // Workload names by the kind of workload they are, each list in its catalogue's order: what
@@ -124,10 +112,9 @@ struct run_plan {
   // The glibc variant without memmove's copy cliff, measured beside plain glibc for every lab
   // cell so the report can tell placement-driven ratios apart (empty: not measured).
   std::string placement_twin;
-  // Memory frame: the budget_bursts budget, the huge_table size.
-  memory_budget_choice memory_budget;
-  std::uint64_t huge_table_bytes = 0;
-  replay_request replay;  // replay frame: the trace and the resources (strategies) it goes through
+  // Each frame's own sizes and options, by frame name, as its struct (frames/<frame>/
+  // run_options.hpp), made by its row's resolve_sizes from the request.
+  frame_slots frame_sizes;
 };
 
 // The registry name of that variant.
@@ -141,16 +128,6 @@ inline constexpr std::size_t quick_repetitions = 6;
 inline constexpr std::size_t default_processes = 3;
 inline constexpr std::size_t quick_processes = 2;
 inline constexpr double default_cell_timeout_seconds = 600;
-// The serve frame: seconds of hey and of wrk per server (seed 004 ran hey for 50 s), and fresh
-// servers per cell (a claim verdict needs at least 5 repetitions).
-inline constexpr double default_serve_duration_seconds = 4;
-inline constexpr double quick_serve_duration_seconds = 1;
-inline constexpr std::size_t default_serve_repetitions = 5;
-inline constexpr std::size_t quick_serve_repetitions = 2;
-inline constexpr unsigned serve_connections = 50;                      // seed 004: hey -c 50
-inline constexpr double serve_ladder_fractions[] = {0.25, 0.5, 0.75};  // of closed-loop saturation
-inline constexpr std::size_t replay_default_repetitions = 5;
-inline constexpr std::size_t replay_quick_repetitions = 3;
 
 // --workloads split into lab workloads and heap-study workloads ("fifo", "lifo", "xthread" name
 // a family). Empty request: every lab workload, no heap workload. Throws usage_error.

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "trace/trace_facts.hpp"
 #include "mallocs/knobs.hpp"
+#include "plan/frame_slots.hpp"
 
 namespace alloclab::lab {
 
@@ -16,17 +16,6 @@ namespace alloclab::lab {
 class usage_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-};
-
-// `alloclab replay TRACE`: the trace (already read and checked by the command) and the in-process
-// resources to replay it through besides the process-wide mallocs.
-struct replay_request {
-  std::string trace;  // path; empty: no replay frame
-  std::string name;   // the workload name of its cells (the file's stem)
-  replay_trace_facts facts;
-  std::vector<std::string> strategies;  // --strategies of `replay`: replay_resources() names, "all"
-  // --variants of `replay`, parsed by the command.
-  std::vector<alloclab::mallocs::variant> variants;
 };
 
 // --placement-check: re-measure glibc cells under the variant without memmove's copy cliff.
@@ -49,20 +38,21 @@ struct run_request {
   std::optional<double> cell_timeout_seconds;  // per measuring process (one cell, one part)
   std::optional<std::size_t> processes;        // --processes: fresh processes per cell
   placement_check_mode placement_check = placement_check_mode::automatic;
-  std::optional<std::string> memory_budget;     // --memory-budget BYTES (memory frame)
-  std::optional<std::string> huge_table_bytes;  // --huge-table-bytes BYTES (memory frame)
   std::string command_line;
-  std::optional<double> serve_duration_seconds;  // --serve-duration: hey's and wrk's seconds
   std::string shard;        // --shard: "K/N", "auto", or empty (the whole plan)
   std::string shard_costs;  // --shard-costs: an earlier run's results.json to weigh workloads by
-  replay_request replay;
+  // Knob variants of the mallocs, each a cell of its own (`replay --variants`, parsed).
+  std::vector<alloclab::mallocs::variant> malloc_variants;
+  // Each frame's own options, by frame name, as its struct (frames/<frame>/run_options.hpp):
+  // filled by the options its row registers (add_run_options) or by its own command (the
+  // replay frame's trace, from `alloclab replay`).
+  frame_slots frame_options;
   // --budget: wall time of the whole run ("5m", "300s", "0" = the fixed plan); --full = "0".
   std::optional<std::string> budget;
   bool full = false;
   bool unpaired = false;  // --unpaired: a budgeted run's cells one process at a time (no rings)
   std::optional<double> repetition_ms;  // --repetition-time: timed work per repetition (budget)
-  std::optional<double> retention_horizon_seconds;  // --retention-horizon (heap frame)
-  bool wait_for_lock = false;                       // --wait: queue behind another lab run
+  bool wait_for_lock = false;           // --wait: queue behind another lab run
   // --simulate / --no-simulate: each batch and heap cell's simulated cost on a second CPU
   // (docs/simulated-cost.md). Unset: on in a budgeted run (until the budget ends), else off.
   std::optional<bool> simulate;

@@ -117,7 +117,7 @@ frame claim_frame(const json& claim) {
 bool is_default_request(const run_request& r) {
   const bool sized = r.iterations || r.repetitions || r.processes || r.quick;
   return r.workloads.empty() && r.strategies.empty() && r.mallocs.empty() && r.frames.empty() &&
-         !sized && r.replay.trace.empty();
+         !sized && requesting_planner(r) == nullptr;
 }
 
 std::vector<claim_cell> cells_for_claims(const json& claims) {

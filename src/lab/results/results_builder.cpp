@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "model/document.hpp"
+#include "plan/frame_planner.hpp"
 #include "results/budget_section.hpp"
 #include "results/claims.hpp"
 #include "results/environment.hpp"
@@ -32,6 +33,14 @@ namespace {
 
 using json = nlohmann::json;
 
+// The frame whose sizes results.json's config gives: a replay alone, else the heap study alone,
+// else the memory frame when no lab workload is measured, else the batch frame.
+frame config_frame(const run_plan& plan) {
+  if (!plan.workloads.lab.empty()) return frame::batch;
+  if (plan.workloads.heap.empty() && has_frame(plan, frame::replay)) return frame::replay;
+  return plan.workloads.heap.empty() ? frame::memory : frame::heap;
+}
+
 // What was asked for; the heap and replay frames add their settings (add_results).
 model::run_config run_config_of(const run_plan& plan) {
   model::run_config c;
@@ -39,19 +48,18 @@ model::run_config run_config_of(const run_plan& plan) {
   c.workloads = plan.workloads.lab;
   c.workloads.insert(c.workloads.end(), plan.workloads.heap.begin(), plan.workloads.heap.end());
   c.workloads.insert(c.workloads.end(), plan.workloads.memory.begin(), plan.workloads.memory.end());
-  const bool heap_only = plan.workloads.lab.empty() && !plan.workloads.heap.empty();
-  const bool replay_only =
-      plan.workloads.lab.empty() && plan.workloads.heap.empty() && !plan.replay.trace.empty();
-  if (!plan.replay.trace.empty()) c.workloads.push_back(plan.replay.name);
   if (!plan.workloads.lab.empty()) c.strategies = plan.strategies;
-  if (replay_only) c.strategies = plan.replay.strategies;
-  c.samples_per_repetition = replay_only ? 1
-                             : heap_only ? plan.sizes.heap_iterations
-                                         : plan.sizes.samples_per_repetition;
-  c.repetitions = replay_only                  ? plan.sizes.replay_repetitions
-                  : heap_only                  ? plan.sizes.heap_repetitions
-                  : plan.workloads.lab.empty() ? plan.sizes.memory_repetitions
-                                               : plan.sizes.repetitions;
+  const frame_planner& leading = planner_of(config_frame(plan));
+  for (const frame f : plan.frames)  // a workload a frame's own command named (a trace)
+    if (const frame_planner& row = planner_of(f); row.selection != nullptr) {
+      own_selection named = row.selection(plan);
+      c.workloads.insert(c.workloads.end(), named.workloads.begin(), named.workloads.end());
+      if (&row == &leading) c.strategies = std::move(named.strategies);
+    }
+  c.samples_per_repetition = leading.samples_per_repetition != nullptr
+                                 ? leading.samples_per_repetition(plan)
+                                 : plan.sizes.samples_per_repetition;
+  c.repetitions = leading.repetitions(plan);
   c.processes.emplace(plan.sizes.processes);
   c.seed = plan.sizes.seed;
   c.quick = plan.sizes.quick;

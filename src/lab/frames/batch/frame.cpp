@@ -32,6 +32,11 @@ bool batch_cell_uses_every_cpu(const cell_spec& c) {
   return w != nullptr && w->threads > 1;
 }
 
+// The batch frame's repetitions are the plan's shared ones (--repetitions, or a budget's).
+std::size_t batch_repetitions(const run_plan& plan) {
+  return plan.sizes.repetitions;
+}
+
 }  // namespace
 
 frame_module batch_frame() {
@@ -41,7 +46,7 @@ frame_module batch_frame() {
   row.report_position = 30;  // report.md: heap, replay, batch, memory, serve, program
   row.measures = workload_kind::lab;
   row.add_cells = add_batch_cells;
-  row.repetitions = &measurement_sizes::repetitions;
+  row.repetitions = batch_repetitions;
   row.by_default = true;
   row.worker_command = batch_worker_command;
   row.worker_main = run_batch_worker;

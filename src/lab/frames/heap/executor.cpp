@@ -7,6 +7,7 @@
 #include "schedule/executor.hpp"
 #include "process/worker_records.hpp"
 #include "frames/heap/cell.hpp"
+#include "frames/heap/run_options.hpp"
 #include "frames/heap/process_figures.hpp"
 #include "frames/heap/heap_workloads.hpp"
 #include "frames/heap/retention_phase.hpp"
@@ -22,7 +23,7 @@ json heap_cell_spec(const cell_spec& cell, const task& t, const run_plan& plan) 
   spec.kernel = workload.kernel;
   spec.dist = workload.dist;
   spec.config.touch = workload.touch;
-  spec.iterations = plan.sizes.heap_iterations;
+  spec.iterations = heap_sizes_of(plan).iterations;
   spec.repetitions = t.repetitions;
   spec.seed = plan.sizes.seed;
   spec.keep_samples = true;
@@ -56,7 +57,7 @@ class heap_executor final : public executor {
       : cells_(make_worker_executor(
             heap_worker_command, heap_cell_spec,
             [](const json& result, const run_plan& plan, measurement_record& r) {
-              r.figures = frame_figures(figures_from(result, plan.sizes.heap_iterations));
+              r.figures = frame_figures(figures_from(result, heap_sizes_of(plan).iterations));
             })) {}
 
   void prepare(const run_plan& plan, const progress_note& note) override {

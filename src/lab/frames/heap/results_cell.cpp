@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "frames/heap/cell.hpp"
+#include "frames/heap/run_options.hpp"
 #include "frames/heap/process_figures.hpp"
 #include "frames/heap/figures.hpp"
 #include "frames/heap/frame.hpp"
@@ -219,8 +220,8 @@ json heap_spec_json(const heap_workload& w, const run_plan& plan) {
   spec.kernel = w.kernel;
   spec.dist = w.dist;
   spec.config.touch = w.touch;
-  spec.iterations = plan.sizes.heap_iterations;
-  spec.repetitions = plan.sizes.heap_repetitions;
+  spec.iterations = heap_sizes_of(plan).iterations;
+  spec.repetitions = heap_sizes_of(plan).repetitions;
   spec.seed = plan.sizes.seed;
   json j = alloclab::heap::to_json(spec);
   for (const char* key : {"malloc", "preload", "keep_samples"}) j.erase(key);
@@ -270,16 +271,16 @@ heap_document_figures heap_document(const frame_results_input& in,
       in.run.frame_facts.value("heap", json::object()), "/frame_facts/heap");
   heap_document_figures d;
   d.heap_retention = heap_retention_summary(cells);
-  d.retention_timelines.emplace(retention_timelines_summary(std::move(facts.retention_timelines),
-                                                            in.plan.sizes.retention_horizon_s));
+  d.retention_timelines.emplace(retention_timelines_summary(
+      std::move(facts.retention_timelines), heap_sizes_of(in.plan).retention_horizon_s));
   return d;
 }
 
 // The heap-study sizes, in the results' config (model: heap_config_figures).
 heap_config_figures heap_config(const run_plan& plan) {
   heap_config_figures part;
-  part.heap.iterations = plan.sizes.heap_iterations;
-  part.heap.repetitions = plan.sizes.heap_repetitions;
+  part.heap.iterations = heap_sizes_of(plan).iterations;
+  part.heap.repetitions = heap_sizes_of(plan).repetitions;
   part.heap.strategy = heap_strategy;
   return part;
 }
@@ -293,7 +294,7 @@ std::string describe_heap_frame(const run_plan& plan) {
       "subtracted and includes the page faults of memory the malloc handed back and touches "
       "again, a larger share in shorter repetitions (docs/budget.md, agreement); memory figures "
       "are medians over the processes",
-      plan.sizes.processes, plan.sizes.heap_iterations, heap_default_iterations);
+      plan.sizes.processes, heap_sizes_of(plan).iterations, heap_default_iterations);
 }
 
 void add_heap_results(const frame_results_input& in, json& results) {

@@ -1,4 +1,5 @@
 #include "frames/heap/retention_phase.hpp"
+#include "frames/heap/run_options.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -105,7 +106,7 @@ retention_timeline_run run_one(const run_plan& plan, const heap::retention_spec&
 
 std::vector<heap::retention_spec> planned_timelines(const run_plan& plan) {
   std::vector<heap::retention_spec> specs;
-  if (!(plan.sizes.retention_horizon_s > 0)) return specs;
+  if (!(heap_sizes_of(plan).retention_horizon_s > 0)) return specs;
   for (const std::string& name : plan.workloads.heap) {
     const heap_workload* w = find_heap_workload(name);
     if (w == nullptr || w->kernel != heap::kernel_kind::fifo || w->touch != heap::touch_mode::once)
@@ -118,7 +119,7 @@ std::vector<heap::retention_spec> planned_timelines(const run_plan& plan) {
         s.dist = w->dist;
         s.light_load = light;
         s.background_thread = v.background_thread;
-        s.horizon_s = plan.sizes.retention_horizon_s;
+        s.horizon_s = heap_sizes_of(plan).retention_horizon_s;
         s.seed = plan.sizes.seed;
         specs.push_back(s);
       }
@@ -150,7 +151,8 @@ std::vector<retention_timeline_run> run_retention_timelines(
   const auto waves = retention_waves(specs, available_memory() / 2);
   for (std::size_t w = 0; w < waves.size(); ++w) {
     note(fmt::format("retention timelines: {} side by side, {:.0f} s each (wave {} of {})",
-                     waves[w].size(), plan.sizes.retention_horizon_s, w + 1, waves.size()));
+                     waves[w].size(), heap_sizes_of(plan).retention_horizon_s, w + 1,
+                     waves.size()));
     std::vector<std::thread> threads;
     for (const std::size_t i : waves[w])
       threads.emplace_back([&, i] {

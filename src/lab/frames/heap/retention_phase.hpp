@@ -16,7 +16,7 @@ namespace alloclab::lab {
 
 // The plan's timelines: each FIFO distribution of its heap workloads x {glibc, jemalloc with its
 // background thread off and on, mimalloc} (those the plan measures) x {idle, light load}; none
-// when plan.sizes.retention_horizon_s is 0.
+// when heap_sizes_of(plan).retention_horizon_s is 0.
 std::vector<alloclab::heap::retention_spec> planned_timelines(const run_plan& plan);
 
 // Runs them; one per spec, in spec order.

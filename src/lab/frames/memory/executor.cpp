@@ -9,6 +9,7 @@
 #include "process/worker_records.hpp"
 #include "frames/memory/memory_workloads.hpp"
 #include "frames/memory/process_figures.hpp"
+#include "frames/memory/run_options.hpp"
 #include "process/hooks.hpp"
 
 namespace alloclab::lab {
@@ -26,9 +27,9 @@ json spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
   spec.repetitions = t.repetitions;
   spec.seed = plan.sizes.seed + t.part;
   spec.quick = plan.sizes.quick;
-  spec.budget_bytes = plan.memory_budget.bytes;
-  spec.budget_from_cgroup = plan.memory_budget.from_cgroup;
-  spec.table_bytes = plan.huge_table_bytes;
+  spec.budget_bytes = memory_sizes_of(plan).budget.bytes;
+  spec.budget_from_cgroup = memory_sizes_of(plan).budget.from_cgroup;
+  spec.table_bytes = memory_sizes_of(plan).huge_table_bytes;
   return to_json(spec);
 }
 

@@ -1,11 +1,13 @@
 #include "frames/memory/figures.hpp"
 #include "frames/memory/frame.hpp"
 #include "frames/memory/process_figures.hpp"
+#include "frames/memory/run_options.hpp"
 
 #include <cstdint>
 
 #include <alloclab/memory_budget.hpp>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "frames/memory/memory_workloads.hpp"
@@ -34,12 +36,13 @@ double expected_memory_seconds(const run_plan& plan, const task& t) {
 }
 
 // --memory-budget, else the cgroup's limit when one is set, else a default the workload crosses.
-memory_budget_choice resolve_memory_budget(const run_request& r, const host_view& host) {
-  if (r.memory_budget) {
-    const std::uint64_t bytes = parse_byte_count(*r.memory_budget, "--memory-budget");
+memory_budget_choice resolve_memory_budget(const run_request& r, const memory_run_options& o,
+                                           const host_view& host) {
+  if (o.memory_budget) {
+    const std::uint64_t bytes = parse_byte_count(*o.memory_budget, "--memory-budget");
     if (bytes < min_memory_budget_bytes)
       throw usage_error(fmt::format("--memory-budget {} is below the smallest budget, {} MiB",
-                                    *r.memory_budget, min_memory_budget_bytes >> 20));
+                                    *o.memory_budget, min_memory_budget_bytes >> 20));
     return {bytes, false, "--memory-budget"};
   }
   const alloclab::memory_budget detected = alloclab::memory_budget::detect(host.cgroup);
@@ -50,33 +53,49 @@ memory_budget_choice resolve_memory_budget(const run_request& r, const host_view
           "default (no --memory-budget given and no cgroup limit set)"};
 }
 
-std::uint64_t resolve_table_bytes(const run_request& r) {
-  if (!r.huge_table_bytes) return r.quick ? quick_huge_table_bytes : default_huge_table_bytes;
-  const std::uint64_t bytes = parse_byte_count(*r.huge_table_bytes, "--huge-table-bytes");
+std::uint64_t resolve_table_bytes(const run_request& r, const memory_run_options& o) {
+  if (!o.huge_table_bytes) return r.quick ? quick_huge_table_bytes : default_huge_table_bytes;
+  const std::uint64_t bytes = parse_byte_count(*o.huge_table_bytes, "--huge-table-bytes");
   if (bytes < (std::uint64_t{4} << 20))
     throw usage_error(fmt::format("--huge-table-bytes {} is below the smallest table, 4 MiB",
-                                  *r.huge_table_bytes));
+                                  *o.huge_table_bytes));
   return bytes;
 }
 
 // The memory frame's sizes and options: --repetitions, the budget and the huge table's size.
 void resolve_memory_sizes(run_plan& plan, const run_request& r, const host_view& host) {
-  plan.sizes.memory_repetitions =
+  const memory_run_options& o = r.frame_options.get<memory_run_options>(memory_frame_name);
+  memory_plan_sizes s;
+  s.repetitions =
       r.repetitions.value_or(r.quick ? memory_quick_repetitions : memory_default_repetitions);
-  plan.memory_budget = resolve_memory_budget(r, host);
-  plan.huge_table_bytes = resolve_table_bytes(r);
+  s.budget = resolve_memory_budget(r, o, host);
+  s.huge_table_bytes = resolve_table_bytes(r, o);
+  plan.frame_sizes.put(memory_frame_name, s);
+}
+
+std::size_t memory_repetitions(const run_plan& plan) {
+  return memory_sizes_of(plan).repetitions;
 }
 
 }  // namespace
 
+void add_memory_run_options(CLI::App& run, frame_slots& options) {
+  memory_run_options& o = options.slot<memory_run_options>(memory_frame_name);
+  run.add_option("--memory-budget", o.memory_budget,
+                 "Memory frame: the budget_bursts workload's budget in bytes (K/M/G suffixes); "
+                 "default: the cgroup's limit when one is set, else 256M (--quick 64M)");
+  run.add_option("--huge-table-bytes", o.huge_table_bytes,
+                 "Memory frame: the huge_table workload's table size (default 256M, --quick 32M)");
+}
+
 frame_module memory_frame() {
   frame_module row;
   row.id = frame::memory;
-  row.name = "memory";
+  row.name = memory_frame_name;
   row.report_position = 40;  // report.md: heap, replay, batch, memory, serve, program
   row.measures = workload_kind::memory;
   row.add_cells = add_memory_cells;
-  row.repetitions = &measurement_sizes::memory_repetitions;
+  row.repetitions = memory_repetitions;
   row.by_default = true;
   row.worker_command = memory_worker_command;
   row.worker_main = run_memory_worker;
@@ -89,6 +108,9 @@ frame_module memory_frame() {
   row.render_section = markdown::memory_section;
   row.workloads = &memory_workload_catalogue();
   row.resolve_sizes = resolve_memory_sizes;
+  row.read_sizes = read_slot_as<memory_plan_sizes>;
+  row.add_run_options = add_memory_run_options;
+  row.run_options_after = "--shard-costs";
   row.read_figures = read_figures_as<memory_figures>;
   return row;
 }

@@ -7,6 +7,7 @@
 
 #include "frames/memory/figures.hpp"
 #include "frames/memory/process_figures.hpp"
+#include "frames/memory/run_options.hpp"
 #include "frames/memory/frame.hpp"
 #include "frames/memory/memory_workloads.hpp"
 #include "results/cell_parts.hpp"
@@ -136,13 +137,13 @@ json memory_workload_entry(const std::string& name, const run_plan& plan, json c
   entry.baseline = {w.strategies.front(), plan.mallocs.front().label};
   memory_workload_spec spec;
   if (name == "budget_bursts") {
-    spec.budget_bytes.emplace(plan.memory_budget.bytes);
-    spec.budget_source.emplace(plan.memory_budget.source);
-    spec.budget_from_cgroup.emplace(plan.memory_budget.from_cgroup);
+    spec.budget_bytes.emplace(memory_sizes_of(plan).budget.bytes);
+    spec.budget_source.emplace(memory_sizes_of(plan).budget.source);
+    spec.budget_from_cgroup.emplace(memory_sizes_of(plan).budget.from_cgroup);
   } else {
-    spec.table_bytes.emplace(plan.huge_table_bytes);
+    spec.table_bytes.emplace(memory_sizes_of(plan).huge_table_bytes);
   }
-  spec.repetitions = plan.sizes.memory_repetitions;
+  spec.repetitions = memory_sizes_of(plan).repetitions;
   entry.figures = model::figures::of(memory_workload_figures{std::move(spec)});
   json out = workload_json(entry);
   out["cells"] = std::move(cells);  // the frames' cells are JSON until every frame writes models
@@ -157,7 +158,8 @@ std::string describe_memory_frame(const run_plan& plan) {
       "each cell (memory workload x strategy x malloc) runs alone in up to {} fresh processes; "
       "memory is sampled every 10 ms through the process; times per sample include the "
       "allocator's purges where the strategy purges; budget {} bytes ({})",
-      plan.sizes.processes, plan.memory_budget.bytes, plan.memory_budget.source);
+      plan.sizes.processes, memory_sizes_of(plan).budget.bytes,
+      memory_sizes_of(plan).budget.source);
 }
 
 void add_memory_results(const frame_results_input& in, json& results) {

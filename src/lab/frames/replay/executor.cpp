@@ -10,6 +10,7 @@
 #include "process/proc_memory.hpp"
 #include "frames/replay/figures.hpp"
 #include "frames/replay/process_figures.hpp"
+#include "frames/replay/run_options.hpp"
 #include "frames/replay/replay_resources.hpp"
 #include "model/codecs.hpp"
 #include "trace/replay.hpp"
@@ -57,15 +58,15 @@ replay_spec spec_from_json(const json& j) {
 // The worker's spec for task `t` of `cell`.
 json spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
   replay_spec s;
-  s.trace = plan.replay.trace;
-  s.name = plan.replay.name;
+  s.trace = replay_sizes_of(plan).replay.trace;
+  s.name = replay_sizes_of(plan).replay.name;
   s.strategy = cell.strategy;
   s.repetitions = t.repetitions;
   s.malloc_name = cell.malloc.registry_name();
   s.preload = cell.malloc.preload_path;
   s.label = cell.malloc.label;
   s.knobs = cell.malloc.knobs;
-  s.facts = plan.replay.facts;
+  s.facts = replay_sizes_of(plan).replay.facts;
   return to_json(s);
 }
 

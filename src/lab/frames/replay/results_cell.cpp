@@ -7,6 +7,7 @@
 
 #include "frames/replay/figures.hpp"
 #include "frames/replay/process_figures.hpp"
+#include "frames/replay/run_options.hpp"
 #include "frames/replay/frame.hpp"
 #include "frames/replay/replay_resources.hpp"
 #include "results/cell_parts.hpp"
@@ -143,7 +144,7 @@ replay_trust_figures trust_figures(const replay_trace_facts& facts, std::optiona
 }
 
 json replay_workload_entry(const run_plan& plan, json cells) {
-  const replay_request& t = plan.replay;
+  const replay_request& t = replay_sizes_of(plan).replay;
   model::workload entry;
   entry.name = t.name;
   entry.description = "replay of the trace " + t.trace;
@@ -168,9 +169,9 @@ json replay_workload_entry(const run_plan& plan, json cells) {
 // The replay's settings, in the results' config (model: replay_config_figures).
 replay_config_figures replay_config(const run_plan& plan) {
   replay_config_figures part;
-  part.replay.trace = plan.replay.trace;
-  part.replay.repetitions = plan.sizes.replay_repetitions;
-  part.replay.strategies = plan.replay.strategies;
+  part.replay.trace = replay_sizes_of(plan).replay.trace;
+  part.replay.repetitions = replay_sizes_of(plan).repetitions;
+  part.replay.strategies = replay_sizes_of(plan).replay.strategies;
   return part;
 }
 
@@ -182,16 +183,16 @@ std::string describe_replay_frame(const run_plan& plan) {
       "trace, each recorded thread on a thread of its own, {} times in up to {} fresh "
       "processes; ns per call excludes decoding and cross-thread waits; every block is written "
       "once when allocated; RSS readings come from each process's first replay",
-      plan.mallocs.front().label, plan.sizes.replay_repetitions, plan.sizes.processes);
+      plan.mallocs.front().label, replay_sizes_of(plan).repetitions, plan.sizes.processes);
 }
 
 void add_replay_results(const frame_results_input& in, json& results) {
-  if (in.plan.replay.trace.empty()) return;
+  if (replay_sizes_of(in.plan).replay.trace.empty()) return;
   model::write_fields(replay_config(in.plan), results["config"]);
   const auto entry = [&in](const std::string&, json cells, const auto&) {
     return replay_workload_entry(in.plan, std::move(cells));
   };
-  add_workloads(in, {in.plan.replay.name}, {frame::replay, replay_cell, entry, {}},
+  add_workloads(in, {replay_sizes_of(in.plan).replay.name}, {frame::replay, replay_cell, entry, {}},
                 results["workloads"]);
 }
 

@@ -21,6 +21,7 @@
 #include "process/worker_records.hpp"
 #include "frames/serve/http_answers.hpp"
 #include "frames/serve/process_figures.hpp"
+#include "frames/serve/run_options.hpp"
 #include "frames/serve/load.hpp"
 #include "frames/serve/pinning.hpp"
 #include "frames/serve/server_process.hpp"
@@ -116,7 +117,7 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
     out.worker = model::write_json(never_started);
     return out;
   }
-  const double duration = plan.sizes.serve_duration_s;
+  const double duration = serve_sizes_of(plan).duration_s;
   const double step = std::max(0.5, duration / 2);
   const std::string url =
       fmt::format("{}/run?workload={}&strategy={}", server->origin(), cell.workload, cell.strategy);
@@ -146,7 +147,7 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
     f.hey = r;
     if (auto why = judge_load(r, *server, "hey"); !why.empty()) return why;
     const double hey_rps = r.throughput_rps;
-    if (plan.sizes.serve_hey_only) {  // a budgeted run: the serve claim's generator alone
+    if (serve_sizes_of(plan).hey_only) {  // a budgeted run: the serve claim's generator alone
       f.saturation_rps = hey_rps;
       return finish_with_stats();
     }
@@ -181,7 +182,7 @@ class serve_executor final : public executor {
     if (!cell.malloc.missing.empty())
       return unmeasured_record(cell, t, "not_installed", cell.malloc.missing);
     measurement_record r = unmeasured_record(cell, t, "ok", "");
-    serve_figures figures{pins_.describe(), plan.sizes.serve_duration_s, serve_connections, {}};
+    serve_figures figures{pins_.describe(), serve_sizes_of(plan).duration_s, serve_connections, {}};
     for (std::size_t i = 0; i < t.repetitions; ++i) {
       server_run run = serve_once(cell, plan, pins_);
       r.worker = run.worker;

@@ -1,11 +1,16 @@
 #include "frames/serve/figures.hpp"
 #include "frames/serve/frame.hpp"
 #include "frames/serve/process_figures.hpp"
+#include "frames/serve/run_options.hpp"
 #include "workloads/catalogue.hpp"
 
 #include "frames/serve/serve_command.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 namespace alloclab::lab {
 
@@ -43,22 +48,56 @@ namespace {
 // --serve-duration each and the three ladder steps of half that (at least 0.5 s), then its stop.
 // With --quick (1 s) that is 5 s; measured 4.8-8.1 s on this project's 2-core VM (2026-11-27).
 double expected_serve_seconds(const run_plan& plan, const task& t) {
-  const double duration = plan.sizes.serve_duration_s;
+  const double duration = serve_sizes_of(plan).duration_s;
   const double step = std::max(0.5, duration / 2);
   const double server = 1.0 + std::min(1.0, step) + 2 * duration + 3 * step;
   return static_cast<double>(t.repetitions) * server;
 }
 
+// --repetitions fresh servers and --serve-duration, else its defaults; a budgeted run runs hey
+// alone, shorter.
+void resolve_serve_sizes(run_plan& plan, const run_request& r, const host_view&) {
+  const bool budgeted = plan.sizes.budget_seconds > 0;
+  const serve_run_options& o = r.frame_options.get<serve_run_options>(serve_frame_name);
+  serve_plan_sizes s;
+  s.repetitions =
+      r.repetitions.value_or(r.quick ? quick_serve_repetitions : default_serve_repetitions);
+  s.duration_s = o.duration_seconds.value_or(budgeted  ? budget_serve_duration_seconds
+                                             : r.quick ? quick_serve_duration_seconds
+                                                       : default_serve_duration_seconds);
+  if (!std::isfinite(s.duration_s) || s.duration_s < 1 || s.duration_s > 3600)
+    throw usage_error(
+        fmt::format("--serve-duration {} is not a number of seconds in [1, 3600]", s.duration_s));
+  s.hey_only = budgeted;
+  plan.frame_sizes.put(serve_frame_name, s);
+}
+
+std::size_t serve_repetitions(const run_plan& plan) {
+  return serve_sizes_of(plan).repetitions;
+}
+
 }  // namespace
+
+void add_serve_run_options(CLI::App& run, frame_slots& options) {
+  run.add_option("--serve-duration",
+                 options.slot<serve_run_options>(serve_frame_name).duration_seconds,
+                 "serve frame: seconds of each closed-loop load generator (hey, wrk) per server "
+                 "(default 4, --quick 1; seed 004 used 50)");
+}
 
 frame_module serve_frame() {
   frame_module row;
   row.id = frame::serve;
-  row.name = "serve";
+  row.name = serve_frame_name;
   row.report_position = 50;  // report.md: heap, replay, batch, memory, serve, program
   row.measures = workload_kind::lab;
   row.add_cells = add_serve_cells;
-  row.repetitions = &measurement_sizes::serve_repetitions;
+  row.repetitions = serve_repetitions;
+  row.resolve_sizes = resolve_serve_sizes;
+  row.read_sizes = read_slot_as<serve_plan_sizes>;
+  row.add_run_options = add_serve_run_options;
+  row.run_options_after = "--cell-timeout";
+  row.one_repetition_per_process = true;
   row.make_executor = make_serve_executor;
   row.add_results = add_serve_results;
   row.what_numbers_include = describe_serve_frame;

@@ -6,6 +6,7 @@
 
 #include "frames/serve/figures.hpp"
 #include "frames/serve/process_figures.hpp"
+#include "frames/serve/run_options.hpp"
 #include "frames/serve/frame.hpp"
 #include "results/cell_parts.hpp"
 #include "results/results_builder.hpp"
@@ -248,10 +249,10 @@ serve_workload served_workload(const frame_results_input& in, const std::string&
 serve_section serve_results(const frame_results_input& in, const json& workloads) {
   const run_plan& plan = in.plan;
   serve_section out;
-  out.duration_s = plan.sizes.serve_duration_s;
-  out.generators = plan.sizes.serve_hey_only ? "hey" : "hey and wrk";
+  out.duration_s = serve_sizes_of(plan).duration_s;
+  out.generators = serve_sizes_of(plan).hey_only ? "hey" : "hey and wrk";
   out.connections = serve_connections;
-  out.repetitions = plan.sizes.serve_repetitions;
+  out.repetitions = serve_sizes_of(plan).repetitions;
   out.ladder_fractions.assign(std::begin(serve_ladder_fractions), std::end(serve_ladder_fractions));
   for (const std::string& name : plan.workloads.lab)  // the lab workloads with a served variant
     if (std::any_of(plan.cells.begin(), plan.cells.end(), [&](const cell_spec& c) {
@@ -271,7 +272,7 @@ std::string describe_serve_frame(const run_plan& plan) {
       "runs one iteration from a reset arena; a number includes HTTP parsing, the server's "
       "threads, syscalls and the loopback network, and the load generators run on the same "
       "machine",
-      plan.sizes.serve_repetitions, serve_connections, plan.sizes.serve_duration_s);
+      serve_sizes_of(plan).repetitions, serve_connections, serve_sizes_of(plan).duration_s);
 }
 
 void add_serve_results(const frame_results_input& in, json& results) {
