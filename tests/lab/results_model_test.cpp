@@ -15,7 +15,9 @@
 //   budget.spread is per frame and workload in cell order, over cells with a process, with the
 //     upper median of their CVs (BudgetSpreadIsPerWorkloadInCellOrder); a file written before it
 //     gets it from its cells when read, and one that has it keeps it
-//     (AFileWithoutBudgetSpreadGetsItWhenRead).
+//     (AFileWithoutBudgetSpreadGetsItWhenRead);
+//   a file whose simulation predates its pause account still reads and is valid
+//     (AFileWhoseSimulationHasNoPauseAccountStillReads).
 #include <filesystem>
 #include <string>
 
@@ -247,6 +249,18 @@ TEST(ResultsModel, AFileWithoutBudgetSpreadGetsItWhenRead) {
             model::write_json(model::workload_spreads(budget.cells)));
   d["budget"]["spread"] = json::array();
   EXPECT_TRUE((*model::from_json(d).budget)->spread->empty()) << "what the file holds is kept";
+}
+
+// The simulation's pause account came after files with a simulation were written: those still
+// read, and are valid against the schema.
+TEST(ResultsModel, AFileWhoseSimulationHasNoPauseAccountStillReads) {
+  json d = populated_document();
+  ASSERT_TRUE(d.contains("simulation") && d.at("simulation").contains("pauses"));
+  d["simulation"].erase("pauses");
+  d["simulation"].erase("paused_seconds");
+  EXPECT_NO_THROW(model::from_json(d));
+  const auto problems = schema_violations(d, model::results_json_schema());
+  EXPECT_TRUE(problems.empty()) << problems.front();
 }
 
 void expect_described(const json& schema, const std::string& where) {

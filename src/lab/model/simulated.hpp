@@ -108,7 +108,7 @@ struct simulation_facts {
   std::vector<std::string> not_simulated;
   rank_agreement agreement;
   double seconds = 0;
-  std::optional<std::size_t> pauses;  // absent in results written before 2026-12-05
+  std::optional<std::size_t> pauses;  // null: the file was written before it was counted
   std::optional<double> paused_seconds;
   static constexpr const char* about_type =
       "the simulated cost's method and account (docs/simulated-cost.md); absent when the run "
@@ -129,9 +129,10 @@ struct simulation_facts {
     field(s.seconds, "seconds", "wall time of the simulation queue", at_least(0));
     field(s.pauses, "pauses",
           "times the simulation was stopped so that a task needing every CPU (a multi-threaded "
-          "workload, a server) measured without it");
+          "workload, a server) measured without it",
+          may_be_absent);
     field(s.paused_seconds, "paused_seconds", "wall time the simulation spent stopped",
-          at_least(0));
+          at_least(0), may_be_absent);
   }
 };
 
