@@ -16,6 +16,11 @@ Prints a Markdown table per condition: how often the comparison was called diffe
 false differences; with an effect: found in the right direction), called the same within 2 %,
 left open, and the median half-width of the interval.
 
+Each trial holds the lab's machine lock (/tmp/alloclab-lab.lock, or ALLOCLAB_LOCK_FILE; `none`:
+no lock) while it measures, queueing behind other lab runs as `alloclab run --wait` does, so no
+two lab measurements time each other; between trials others may take it. With --json, every
+trial's answer is written as it comes, and a progress line per trial goes to stderr.
+
 --builds: the CI gate instead (`alloclab compare --paired`, docs/ci-gate.md). Each trial compares
 two builds cell by cell: the baseline is --binary, the candidate a copy of it at another path
 (A/A) or a wrapper that execs it with ALLOCLAB_INJECT_PERCENT set (a build INJECT % slower on
@@ -25,6 +30,9 @@ every timed batch). Every cell of every trial counts once.
       --workload vector_push --strategies std,alloclab_arena --budget 60s --runs 8
 """
 import argparse
+import contextlib
+import datetime
+import fcntl
 import json
 import os
 import shutil
@@ -32,6 +40,26 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+
+
+@contextlib.contextmanager
+def lab_lock(what):
+    """The lab's machine lock (src/lab/process/run_lock.cpp): flock, waiting for it, and the
+    holder's line for whoever finds it taken."""
+    path = os.environ.get("ALLOCLAB_LOCK_FILE") or "/tmp/alloclab-lab.lock"
+    if path == "none":
+        yield
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}, started {started}, `{what}`\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing drops the flock
 
 
 def trial(binary, workload, runs, inject, seed, mallocs=""):
@@ -39,7 +67,9 @@ def trial(binary, workload, runs, inject, seed, mallocs=""):
     if mallocs:
         spec["mallocs"] = mallocs.split(",")
     spec = json.dumps(spec)
-    done = subprocess.run([binary, "__pair-check", spec], capture_output=True, text=True, check=False)
+    with lab_lock(f"bench/lockstep_validation.py: __pair-check {spec}"):
+        done = subprocess.run([binary, "__pair-check", spec], capture_output=True, text=True,
+                              check=False)
     if done.returncode != 0:
         sys.exit(f"__pair-check failed ({done.returncode}): {done.stderr.strip()}")
     return json.loads(done.stdout)
@@ -156,15 +186,20 @@ def main():
         return builds_main(a)
     table, raw = [], []
     for inject in [float(x) for x in a.inject.split(",")]:
-        rows = [trial(a.binary, a.workload, a.runs, inject, seed, a.mallocs)
-                for seed in range(1, a.trials + 1)]
+        rows = []
+        for seed in range(1, a.trials + 1):
+            started = time.monotonic()
+            rows.append(trial(a.binary, a.workload, a.runs, inject, seed, a.mallocs))
+            answer = rows[-1]["paired"]
+            print(f"{inject:g} %, trial {seed} of {a.trials}: paired {answer['verdict']} after "
+                  f"{answer['runs']} runs, {time.monotonic() - started:.0f} s", file=sys.stderr)
+            if a.json:  # as it comes, so a long validation keeps what it measured
+                with open(a.json, "w") as f:
+                    json.dump(raw + rows, f, indent=1)
         raw.extend(rows)
         for design in ("paired", "unpaired"):
             table.append(summary(rows, design, inject))
         print(f"done: {inject:g} %", file=sys.stderr)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(raw, f, indent=1)
     keys = ["condition", "design", "trials", "called different / found", "wrong direction",
             "same within 2 %", "median half-width", "median ring runs"]
     print("| " + " | ".join(keys) + " |")

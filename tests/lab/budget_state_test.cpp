@@ -126,5 +126,66 @@ TEST(BudgetState, ABaselineWhoseFewProcessesAgreeByChanceStillGrows) {
   EXPECT_FALSE(grows(1)) << "the candidate's 16 processes already weigh 8 times less";
 }
 
+// A paired comparison of a shared baseline (cell 0) and a candidate (cell 1): four ring runs of
+// both (base / candidate 1.02, 1.05, 1.08, 1.05, three slices each), then `alone` processes of
+// the baseline in rings without the candidate (it was growing for its other candidates). Up to 32
+// processes a cell, 8 looks.
+struct shared_baseline {
+  budget_state state{{{0, 2, 32, 3, 12}, {0, 2, 32, 3, 12}}, rule_with_looks(4)};
+  const std::vector<tracked_comparison> comparisons = {
+      {"candidate vs baseline", "vs_std", 0, 1, "p50", {1.0}, 1, 0.02}};
+  explicit shared_baseline(std::size_t alone) {
+    state.replan(32);
+    for (const double ratio : {1.02, 1.05, 1.08, 1.05}) {
+      const std::vector<double> base = {100, 100.1, 99.9};
+      const std::vector<double> candidate = {100 / ratio, 100.1 / ratio, 99.9 / ratio};
+      state.add_process(0, process(base), 1);
+      state.add_process(1, process(candidate), 1);
+      state.add_ring({0, 1}, {process(base), process(candidate)});
+    }
+    for (std::size_t i = 0; i < alone; ++i) state.add_process(0, process({100, 100.2, 99.8}), 1);
+  }
+  std::size_t target(const std::vector<budget_state::growth>& round, std::size_t cell) const {
+    for (const auto& g : round)
+      if (g.cell == cell) return g.target_processes;
+    return state.processes(cell);
+  }
+};
+
+// A ring run counts for a paired comparison only when both sides run in it: a round grows both
+// sides by the same runs, as many as the side with less room this round may take (before, the
+// candidate grew to what the comparison needed while the baseline, already ahead, grew by one:
+// the candidate's other processes ran without it and bought the comparison nothing).
+TEST(BudgetState, APairedComparisonGrowsBothSidesByTheSameRingRuns) {
+  shared_baseline t(6);  // the baseline at 10 processes, the candidate at 4
+  const auto looks = t.state.judge(t.comparisons, 4);
+  const comparison_look& l = looks.front();
+  ASSERT_FALSE(l.decided);
+  ASSERT_EQ(l.paired_runs, 4u);
+  ASSERT_GT(l.processes_needed, 6u) << "needs more runs than the baseline has room for";
+  ASSERT_TRUE(t.state.within_cap(l));
+  const auto round = t.state.plan_round(looks, 4);
+  EXPECT_EQ(t.target(round, 0) - 10, t.target(round, 1) - 4);
+  EXPECT_EQ(t.target(round, 0), t.state.processes_after_look(0, 4));  // the baseline's room
+  // In a top-up pass the candidate alone would gain nothing: its other side must run too.
+  EXPECT_TRUE(t.state.helpful(looks, {1}).empty());
+  EXPECT_EQ(t.state.helpful(looks, {0, 1}), (std::vector<std::size_t>{0, 1}));
+}
+
+// The baseline already past what this round allows (28 processes, grown for its other
+// candidates): the candidate waits, since without the baseline in its rings its processes buy
+// the comparison nothing (before, it grew alone toward what the comparison needed).
+TEST(BudgetState, APairedComparisonWaitsWhileItsBaselineHasNoRoom) {
+  shared_baseline t(24);
+  const auto looks = t.state.judge(t.comparisons, 4);
+  const comparison_look& l = looks.front();
+  ASSERT_FALSE(l.decided);
+  ASSERT_TRUE(t.state.within_cap(l)) << "within the cap on a cell, so not dropped for that";
+  ASSERT_GT(l.processes_needed, l.paired_runs);
+  const auto round = t.state.plan_round(looks, 4);
+  EXPECT_EQ(t.target(round, 1), 4u) << "the candidate gets no process";
+  EXPECT_FALSE(t.state.within_cap(l, l.processes_needed - 1));
+}
+
 }  // namespace
 }  // namespace alloclab::lab

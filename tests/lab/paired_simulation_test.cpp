@@ -231,5 +231,104 @@ TEST(PairedSimulation, PairingDecidesMoreThanSeparateProcessesOnATwoLevelHost) {
   EXPECT_LE(share(unpaired.nulls_called_different, unpaired.nulls), 0.05);
 }
 
+// Starved near-1 comparisons (docs/budget.md, "Comparisons the cap starves"): the main job's
+// vector_push has a between-run spread of its ratios of about 5 % (buffer placement), so ratios
+// within a few percent of 1 need more ring runs than the 32 processes a cell may get allow, while
+// the shared baseline reaches its cap first. Groups of a baseline and candidates at 1, 1.01,
+// 0.99, 1.06, 0.94, 1.3, a wide spread between processes, up to 32 processes a cell.
+ring_world make_wide_rings(std::mt19937_64& rng) {
+  ring_world w;
+  const std::vector<double> ratios = {1.0, 1.01, 0.99, 1.06, 0.94, 1.3};
+  std::uniform_real_distribution<double> between(0.03, 0.05), within(0.003, 0.015);
+  for (std::size_t g = 0; g < 2; ++g) {
+    const std::size_t base = w.cells.size();
+    w.cells.push_back({0, between(rng), within(rng)});
+    w.setup.push_back({g, 2, 32, 3, 12});
+    for (double r : ratios) {
+      w.cells.push_back({-std::log(r), between(rng), within(rng)});
+      w.setup.push_back({g, 2, 32, 3, 12});
+      tracked_comparison c{"c" + std::to_string(w.comparisons.size()),
+                           "vs_std",
+                           base,
+                           w.cells.size() - 1,
+                           "p50",
+                           {1.0}};
+      c.margin = default_equivalence_margin;
+      w.comparisons.push_back(c);
+      w.true_ratios.push_back(r);
+    }
+  }
+  return w;
+}
+
+struct starvation_tally {
+  paired_tally verdicts;
+  std::size_t beyond_cap = 0;     // open comparisons a look found beyond their cells' cap
+  std::size_t spent_on_them = 0;  // processes the next round still gave such a candidate
+  std::size_t unpaired_runs = 0;  // a candidate's processes that ran without its baseline
+  std::size_t processes = 0;
+};
+
+// A budgeted run of rings as `alloclab run` plans it after a first round that affords 32
+// processes a cell (8 looks), counting what the rounds spend on comparisons beyond reach.
+void run_wide_rings(const ring_world& w, std::mt19937_64& rng, starvation_tally& t) {
+  budget_state state(w.setup, rule_with_looks(4));
+  state.replan(32);
+  const auto ring_of = [&](const std::vector<std::size_t>& cells) {
+    std::map<std::size_t, std::vector<std::size_t>> by_group;
+    for (std::size_t c : cells) by_group[w.setup[c].group].push_back(c);
+    for (const auto& [group, members] : by_group) run_ring(w, members, state, rng, true, 0.002);
+  };
+  std::vector<std::size_t> all(w.cells.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  ring_of(all);
+  ring_of(all);
+  std::vector<ratio_verdict> verdict(w.comparisons.size(), ratio_verdict::open);
+  std::vector<comparison_look> looks;
+  for (std::size_t look = 1; look <= state.rule().looks; ++look) {
+    looks = state.judge(w.comparisons, look, look == state.rule().looks);
+    for (std::size_t i = 0; i < looks.size(); ++i)
+      if (verdict[i] == ratio_verdict::open && looks[i].decided)
+        verdict[i] =
+            judge_ratio_interval(looks[i].ratio.low, looks[i].ratio.high, w.comparisons[i].margin);
+    const auto round = state.plan_round(looks, look);
+    for (const comparison_look& l : looks) {
+      if (l.decided || state.within_cap(l)) continue;
+      ++t.beyond_cap;  // each candidate has this one comparison: it should wait
+      for (const auto& g : round)
+        if (g.cell == l.comparison->candidate)
+          t.spent_on_them += g.target_processes - state.processes(g.cell);
+    }
+    for (bool any = true; any;) {
+      std::vector<std::size_t> pass;
+      for (const auto& g : round)
+        if (state.processes(g.cell) < g.target_processes) pass.push_back(g.cell);
+      any = !pass.empty();
+      if (any) ring_of(pass);
+    }
+  }
+  for (std::size_t i = 0; i < verdict.size(); ++i) count(t.verdicts, verdict[i], w.true_ratios[i]);
+  for (const comparison_look& l : looks)
+    t.unpaired_runs += state.processes(l.comparison->candidate) - l.paired_runs;
+  for (std::size_t c = 0; c < w.cells.size(); ++c) t.processes += state.processes(c);
+}
+
+// The budget spends nothing on a comparison that cannot decide within its cells' cap, and a
+// candidate never runs without the baseline it is paired with; the error rates still hold.
+TEST(PairedSimulation, ComparisonsBeyondTheCapGetNoProcessesAndEveryProcessIsPaired) {
+  std::mt19937_64 rng(43);
+  starvation_tally t;
+  for (std::size_t r = 0; r < 60; ++r) run_wide_rings(make_wide_rings(rng), rng, t);
+  print("paired, wide spread, up to 32 processes", t.verdicts);
+  std::printf(
+      "beyond the cap at a look: %zu, processes spent on them: %zu, candidate processes "
+      "without their baseline: %zu, processes: %zu\n",
+      t.beyond_cap, t.spent_on_them, t.unpaired_runs, t.processes);
+  ASSERT_GT(t.beyond_cap, 0u) << "the world must starve some comparisons";
+  EXPECT_EQ(t.spent_on_them, 0u);
+  EXPECT_EQ(t.unpaired_runs, 0u);
+  expect_false_verdicts_under_five_percent(t.verdicts);
+}
+
 }  // namespace
 }  // namespace alloclab::lab

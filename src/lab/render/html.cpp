@@ -38,9 +38,27 @@ std::string escape_html(const std::string& text) {
   return out;
 }
 
+// The ratio and interval report.md shows for a cell (markdown_format.hpp vs_baseline_shown):
+// the stop rule's paired interval where the run judged the cell paired, else the bootstrap.
+json shown_json(const model::document& d, const model::workload& w, const model::cell& c) {
+  const markdown::shown_ratio s = markdown::vs_baseline_shown(d, w, c);
+  json shown = {{"value", s.value}, {"paired", s.paired}, {"low", nullptr}, {"high", nullptr}};
+  const model::budget_comparison* p = markdown::paired_vs_baseline(d, w, c.head);
+  const auto& bootstrap = c.vs_std->intervals.speedup_p50;
+  if (p != nullptr) {
+    shown["low"] = *p->low;
+    shown["high"] = *p->high;
+  } else if (bootstrap) {
+    shown["low"] = bootstrap->low;
+    shown["high"] = bootstrap->high;
+  }
+  return shown;
+}
+
 // The charts' copy of the results: each cell's vs_std gains `verdict`, the one word of the
-// report's verdict (markdown_format.hpp speedup_verdict_word), so the heatmap judges nothing
-// itself. results.json is unchanged.
+// report's verdict, and `shown`, the ratio and interval that verdict came from
+// (markdown_format.hpp vs_baseline_shown), and the page `interval_legend` when they are the stop
+// rule's paired ones, so the heatmap judges nothing itself. results.json is unchanged.
 json with_verdicts(const json& results, const model::document& d) {
   json data = results;
   if (!data.contains("workloads")) return data;
@@ -48,11 +66,17 @@ json with_verdicts(const json& results, const model::document& d) {
   for (std::size_t i = 0; i < d.workloads.size() && i < workloads.size(); ++i) {
     json& cells = workloads[i]["cells"];
     for (std::size_t j = 0; j < d.workloads[i].cells.size() && j < cells.size(); ++j) {
-      const auto& vs = d.workloads[i].cells[j].vs_std;
-      if (vs && cells[j]["vs_std"].is_object())
-        cells[j]["vs_std"]["verdict"] = markdown::speedup_verdict_word(*vs);
+      const model::cell& c = d.workloads[i].cells[j];
+      if (!c.vs_std || !cells[j]["vs_std"].is_object()) continue;
+      cells[j]["vs_std"]["verdict"] = markdown::speedup_verdict_word(*c.vs_std);
+      if (!c.vs_std->speedup_p50) continue;
+      cells[j]["vs_std"]["shown"] = shown_json(d, d.workloads[i], c);
+      cells[j]["vs_std"]["verdict"] = markdown::vs_baseline_shown(d, d.workloads[i], c).word;
     }
   }
+  const std::string legend =
+      markdown::paired_interval_legend(d, markdown::vs_baseline_intervals(d));
+  if (!legend.empty()) data["interval_legend"] = legend;
   return data;
 }
 

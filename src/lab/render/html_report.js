@@ -162,12 +162,15 @@
         const c = shownCells(w).find((cell) => cellLabel(cell) === name && !isBaseline(w, cell));
         const vs = c && c.vs_std;
         const ok = c && c.status === 'ok' && vs && vs.speedup_p50 !== null;
-        const iv = ok && vs.intervals && vs.intervals.speedup_p50;
-        const lines = ok ? [vs.speedup_p50.toFixed(2) + '×' + verdictText(vs),
-                            iv ? `[${iv.low.toFixed(2)}–${iv.high.toFixed(2)}]` : '']
+        // The ratio and interval the verdict came from (render/html.cpp with_verdicts).
+        const shown = ok && (vs.shown || Object.assign({ value: vs.speedup_p50, paired: false },
+                                                       vs.intervals && vs.intervals.speedup_p50));
+        const mark = ok && data.interval_legend && !shown.paired ? ' †' : '';
+        const lines = ok ? [shown.value.toFixed(2) + '×' + verdictText(vs) + mark,
+                            shown.low != null ? `[${shown.low.toFixed(2)}–${shown.high.toFixed(2)}]` : '']
                          : [c ? c.status.replace(/_/g, ' ') : 'not run'];
         const td = cellOf(tr, 'td', lines.filter((line) => line !== ''));
-        td.style.background = ok ? ratioColor(vs.speedup_p50, decided(vs)) : 'rgba(128,128,128,0.15)';
+        td.style.background = ok ? ratioColor(shown.value, decided(vs)) : 'rgba(128,128,128,0.15)';
         td.title = `${w.name} / ${name}: ` + lines.join(' ');
       });
     });
@@ -176,9 +179,11 @@
     scroll.appendChild(table);
     const base = rows[0].baseline;
     addElement('headline', `Speed vs ${base.strategy} @ ${base.malloc} at p50 (> 1: faster)`,
+        (data.interval_legend ? 'Each square: the ratio, its interval and the verdict in one word, as ' +
+          'report.md\'s tables give them in full. ' + data.interval_legend + ' ' :
         'Each square: baseline p50 ÷ cell p50 (each side\'s median repetition p50), its 95 % bootstrap interval over repetitions, and the ' +
         'verdict in one word, as report.md\'s tables give it in full (faster/slower: decided; same: the ' +
-        'same within the noise floor; open: open). Green is faster, red slower, saturating at 2×; pale ' +
+        'same within the noise floor; open: open). ') + 'Green is faster, red slower, saturating at 2×; pale ' +
         'squares are not decided. ' +
         'A wide table scrolls sideways; the workload names stay in view.',
         scroll);

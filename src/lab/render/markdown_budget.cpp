@@ -58,15 +58,53 @@ void rounds_table(std::string& md, const model::budget_facts& b) {
   md += "\n";
 }
 
-std::string open_row(const model::budget_comparison& c) {
+// The most processes a cell may get in a budgeted run (planned after its first round), if known.
+std::optional<std::size_t> cell_cap(const model::budget_facts& b) {
+  if (b.mode != "budget" || !b.planned_after_first_round || !*b.planned_after_first_round)
+    return std::nullopt;
+  return (**b.planned_after_first_round).max_processes;
+}
+
+// The most an open comparison could stand on with `cap` processes a cell: processes per side,
+// or ring runs when paired (a run counts only when both sides run in it, so no more than the
+// side nearer the cap has left: a shared baseline near the cap ends its candidates' pairs).
+std::size_t reachable(const model::budget_comparison& c, std::size_t cap) {
+  const std::size_t runs = c.paired_runs.value_or(0);
+  if (runs == 0 || c.processes.size() != 2) return cap;
+  const auto room = [cap](std::size_t p) { return cap > p ? cap - p : 0; };
+  return runs + std::min(room(c.processes[0]), room(c.processes[1]));
+}
+
+// Needs more than a cell may get: the scheduler spends no more processes on it.
+bool beyond_cap(const model::budget_comparison& c, const std::optional<std::size_t>& cap) {
+  return cap && c.processes_needed && *c.processes_needed > *cap;
+}
+
+// "14 ring runs"; "needs 56 ring runs, cap 32 (at most 16 here)" when the cap on a cell's
+// processes keeps it from deciding (the budget no longer spends on it); "needs 28 ring runs, at
+// most 8 here (cap 32)" when its cells' processes left do.
+std::string needed_text(const model::budget_comparison& c, const std::optional<std::size_t>& cap) {
+  if (!c.processes_needed) return "more than a cell may get";
+  const std::size_t needed = *c.processes_needed;
+  const bool paired = c.paired_runs.value_or(0) > 0;
+  const std::string what =
+      paired ? counted(needed, "ring run") : counted(needed, "process", "processes") + " per side";
+  if (!cap || needed <= reachable(c, *cap)) return what;
+  const std::size_t reach = reachable(c, *cap);
+  if (!beyond_cap(c, cap))
+    return fmt::format("needs {}, at most {} here (cap {})", what, reach, *cap);
+  return fmt::format("needs {}, cap {}{}", what, *cap,
+                     reach < *cap ? fmt::format(" (at most {} here)", reach) : std::string());
+}
+
+std::string open_row(const model::budget_comparison& c, const std::optional<std::size_t>& cap) {
   std::string bounds;
   for (const double v : c.boundaries)
     bounds += fmt::format("{}{:.3g}", bounds.empty() ? "" : ", ", v);
   const auto& p = c.processes;
   return fmt::format("| {} | {} | {} | {} | {} |\n", c.id, bounds, interval_of(c),
                      p.size() == 2 ? fmt::format("{} + {}", p[0], p[1]) : std::string("-"),
-                     c.processes_needed ? std::to_string(*c.processes_needed)
-                                        : std::string("more than a cell may get"));
+                     needed_text(c, cap));
 }
 
 void open_table(std::string& md, const model::budget_facts& b) {
@@ -74,15 +112,24 @@ void open_table(std::string& md, const model::budget_facts& b) {
   for (const auto& c : b.comparisons)
     if (c.state == "open") open.push_back(&c);
   if (open.empty()) return;
+  const std::optional<std::size_t> cap = cell_cap(b);
   md += fmt::format("Still open ({}; claims and peers first):\n\n", open.size());
+  const auto starved =
+      std::count_if(open.begin(), open.end(), [&](const auto* c) { return beyond_cap(*c, cap); });
+  if (starved > 0)
+    md += fmt::format(
+        "{} of them {} more ring runs (or processes) than the cap of {} processes a cell allows: "
+        "their spread between runs is too wide for how near they lie to 1 and to their "
+        "equivalence margin, and the budget stopped spending on them.\n\n",
+        starved, plural(static_cast<std::uint64_t>(starved), "needs", "need"), *cap);
   std::stable_sort(open.begin(), open.end(),
                    [](const model::budget_comparison* x, const model::budget_comparison* y) {
                      return x->kind != "vs_std" && y->kind == "vs_std";
                    });
   md += table_head({text_column("comparison"), text_column("boundaries"),
                     figure_column("ratio [stop-rule interval]"), figure_column("processes"),
-                    figure_column("would need per side")});
-  for (std::size_t i = 0; i < open.size() && i < 25; ++i) md += open_row(*open[i]);
+                    figure_column("would need")});
+  for (std::size_t i = 0; i < open.size() && i < 25; ++i) md += open_row(*open[i], cap);
   if (open.size() > 25) md += fmt::format("\n… and {} more in results.json.\n", open.size() - 25);
   md += "\n";
 }

@@ -80,6 +80,124 @@ std::string speedup_text(const std::optional<model::comparison>& vs_std) {
          speedup_verdict(*vs_std);
 }
 
+namespace {
+
+const model::budget_facts* budget_facts_of(const model::document& r) {
+  return r.budget && *r.budget ? &**r.budget : nullptr;
+}
+
+ratio_verdict stop_rule_verdict(const model::budget_comparison& c) {
+  const std::string v = c.verdict.value_or("");
+  if (v == "candidate faster") return ratio_verdict::favours_candidate;
+  if (v == "candidate slower") return ratio_verdict::favours_base;
+  if (v == "the same within the margin") return ratio_verdict::same_within;
+  if (v == "open") return ratio_verdict::open;
+  return judge_ratio_interval(c.low.value_or(0), c.high.value_or(0), c.margin.value_or(0));
+}
+
+}  // namespace
+
+const model::budget_comparison* paired_vs_baseline(const model::document& r,
+                                                   const model::workload& w,
+                                                   const model::cell_head& c) {
+  const model::budget_facts* b = budget_facts_of(r);
+  if (b == nullptr || c.placement_twin) return nullptr;
+  for (const model::budget_comparison& x : b->comparisons)
+    if (x.kind == "vs_std" && x.paired_runs.value_or(0) > 0 && x.value && x.low && x.high &&
+        x.candidate.workload == w.name && x.candidate.strategy == c.strategy &&
+        x.candidate.malloc == c.malloc && x.base.workload == w.name &&
+        x.base.strategy == w.baseline.strategy && x.base.malloc == w.baseline.malloc)
+      return &x;
+  return nullptr;
+}
+
+std::string stop_rule_verdict_words(const model::budget_comparison& c) {
+  switch (stop_rule_verdict(c)) {
+    case ratio_verdict::favours_candidate:
+      return "decided faster";
+    case ratio_verdict::favours_base:
+      return "decided slower";
+    case ratio_verdict::same_within:
+      return fmt::format("the same within ±{:g} %", 100 * c.margin.value_or(0));
+    case ratio_verdict::open:
+      break;
+  }
+  return "open (inconclusive)";
+}
+
+std::string stop_rule_verdict_word(const model::budget_comparison& c) {
+  switch (stop_rule_verdict(c)) {
+    case ratio_verdict::favours_candidate:
+      return "faster";
+    case ratio_verdict::favours_base:
+      return "slower";
+    case ratio_verdict::same_within:
+      return "same";
+    case ratio_verdict::open:
+      break;
+  }
+  return "open";
+}
+
+shown_ratio vs_baseline_shown(const model::document& r, const model::workload& w,
+                              const model::cell& c) {
+  shown_ratio out;
+  if (const model::budget_comparison* p = paired_vs_baseline(r, w, c.head)) {
+    out.value = *p->value;
+    out.text = ratio_text(*p->value, model::interval{*p->low, *p->high}) + " " +
+               stop_rule_verdict_words(*p);
+    out.word = stop_rule_verdict_word(*p);
+    out.paired = true;
+    return out;
+  }
+  if (!c.vs_std || !c.vs_std->speedup_p50) return out;
+  out.value = *c.vs_std->speedup_p50;
+  out.text = speedup_text(c.vs_std);
+  out.word = speedup_verdict_word(*c.vs_std);
+  return out;
+}
+
+shown_intervals vs_baseline_intervals(const model::document& r) {
+  shown_intervals shown;
+  for (const model::workload& w : r.workloads) {
+    if (!is_lab(w)) continue;
+    for (const model::cell& c : w.cells) {
+      if (c.head.placement_twin || is_baseline(w, c) || c.head.status != "ok") continue;
+      const shown_ratio s = vs_baseline_shown(r, w, c);
+      if (s.text.empty()) continue;
+      ++(s.paired ? shown.paired : shown.unpaired);
+    }
+  }
+  return shown;
+}
+
+std::string paired_interval_legend(const model::document& r, const shown_intervals& shown) {
+  const model::budget_facts* b = budget_facts_of(r);
+  if (shown.paired == 0 || b == nullptr) return "";
+  std::string legend = fmt::format(
+      "Intervals: each ratio is the stop rule's paired estimate, with the interval its verdict "
+      "came from: the two cells ran in lockstep rings, a ring run reads the median of its "
+      "per-slice ratios (baseline p50 ÷ cell p50 in the same cycle), the ratio is their "
+      "geometric mean over the ring runs both took part in, and the brackets hold the stop "
+      "rule's interval at the run's last look ({:.4g} %, see Budget): *decided faster/slower* "
+      "when it lies wholly beyond 1, *the same within ±{:g} %* when it lies wholly inside that "
+      "margin, otherwise *open (inconclusive)*.",
+      100 * b->stop_rule.confidence, 100 * default_equivalence_margin);
+  if (shown.unpaired > 0)
+    legend += fmt::format(
+        " Ratios marked{} were not judged paired: between the two cells' median repetition "
+        "p50s, with the 95 % bootstrap interval over repetitions; their verdicts: {}.",
+        unpaired_mark, verdict_legend());
+  return legend;
+}
+
+std::string vs_baseline_text(const model::document& r, const model::workload& w,
+                             const model::cell& c, const shown_intervals& shown) {
+  const shown_ratio s = vs_baseline_shown(r, w, c);
+  if (s.text.empty() || s.paired || shown.paired == 0) return s.text;
+  return s.text + unpaired_mark;
+}
+
 std::string baseline_name(const model::workload& w) {
   return fmt::format("{} @ {}", w.baseline.strategy, w.baseline.malloc);
 }

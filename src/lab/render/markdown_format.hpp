@@ -41,6 +41,43 @@ std::string verdict_legend();
 // "1.07× [1.05–1.10] decided faster", or "" without a speedup.
 std::string speedup_text(const std::optional<model::comparison>& vs_std);
 
+// A cell against its workload's baseline as every report table shows it: the interval its
+// verdict came from. Where a budgeted run judged the comparison paired (lockstep rings:
+// `budget.comparisons[]` of kind vs_std with `paired_runs` > 0), the stop rule's paired ratio,
+// its interval at the run's last look and the stop rule's verdict (decided faster/slower, the
+// same within its margin, open); otherwise (`--full`, `--unpaired`, files from before pairing,
+// untracked cells) speedup_text's bootstrap interval and U-test verdict.
+struct shown_ratio {
+  std::string text;  // "1.07× [1.05–1.10] decided faster" ("" without a ratio)
+  std::string word;  // the verdict in one word: faster, slower, same, open
+  double value = 0;
+  bool paired = false;
+};
+shown_ratio vs_baseline_shown(const model::document& r, const model::workload& w,
+                              const model::cell& c);
+// The stop rule's paired comparison of `c` against `w`'s baseline, or null.
+const model::budget_comparison* paired_vs_baseline(const model::document& r,
+                                                   const model::workload& w,
+                                                   const model::cell_head& c);
+// The stop rule's verdict on a comparison in full ("decided faster", "the same within ±2 %",
+// "open (inconclusive)") and in one word, from its recorded verdict (or its interval in files
+// that have none).
+std::string stop_rule_verdict_words(const model::budget_comparison& c);
+std::string stop_rule_verdict_word(const model::budget_comparison& c);
+// Which interval the lab cells of `r` show: how many of its vs-baseline ratios are paired, and
+// how many are not (cells without a ratio are not counted).
+struct shown_intervals {
+  std::size_t paired = 0, unpaired = 0;
+};
+shown_intervals vs_baseline_intervals(const model::document& r);
+// One legend line saying which interval the tables show ("" when none is paired: the bootstrap
+// legend stands), and the mark of a ratio that is not paired when some are.
+std::string paired_interval_legend(const model::document& r, const shown_intervals& shown);
+inline constexpr const char* unpaired_mark = " †";
+// vs_baseline_shown's text, marked when it is not paired and others are ("" without a ratio).
+std::string vs_baseline_text(const model::document& r, const model::workload& w,
+                             const model::cell& c, const shown_intervals& shown);
+
 std::string baseline_name(const model::workload& w);
 // The run's git revision, or "unknown".
 std::string revision_text(const model::document& r);

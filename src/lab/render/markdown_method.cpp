@@ -43,7 +43,8 @@ void pairing_lines(std::string& md, const model::budget_facts& budget) {
       "machine in the same state (a neighbour's load, the host's slow level). A comparison's "
       "interval is over its per-repetition ratios, grouped by ring run (a ring run is the unit: "
       "each fresh process lands its buffers elsewhere), with the run-to-run variance moderated "
-      "toward the workload's other pairs; {} of {} comparisons stood on pairs.\n",
+      "toward the workload's other pairs; {} of {} comparisons stood on pairs, and the tables "
+      "above show those intervals, the ones their verdicts came from.\n",
       paired, budget.comparisons.size());
   if (margin > 0)
     md += fmt::format(

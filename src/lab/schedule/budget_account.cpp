@@ -76,7 +76,7 @@ std::size_t likely_decided_with(const budget_state& state,
   std::vector<double> costs;
   for (const comparison_look& l : looks) {
     if (l.decided || l.unmeasurable) continue;
-    if (l.processes_needed == 0 || l.processes_needed > max_processes) continue;
+    if (l.processes_needed == 0 || !state.within_cap(l, max_processes)) continue;
     costs.push_back(state.seconds_to_decide(l));
   }
   std::sort(costs.begin(), costs.end());

@@ -163,15 +163,22 @@ class budget_runner {
 
   // The last round, once its cells have what their comparisons asked for: what is left of the
   // budget, one more process per cell and pass, up to each cell's most (no look follows, so the
-  // error rate does not change; the final look has more processes to stand on).
+  // error rate does not change; the final look has more processes to stand on). Only cells whose
+  // process still helps an open comparison of `looks` that its cells' most can decide: a paired
+  // one gains nothing from a side whose other side has reached its most.
   void top_up(executor_set& executors, const std::vector<budget_state::growth>& round,
-              std::size_t round_number) {
+              const std::vector<comparison_look>& looks, std::size_t round_number) {
     for (;;) {
+      std::vector<std::size_t> open;
+      for (const auto& g : round)
+        if (attempts_[g.cell] < state_.setup(g.cell).max_processes && !state_.unmeasurable(g.cell))
+          open.push_back(g.cell);
+      const std::vector<std::size_t> helpful = state_.helpful(looks, open);
       std::vector<task> pass;
       double planned = 0;
       for (const auto& g : round) {
-        if (attempts_[g.cell] >= state_.setup(g.cell).max_processes ||
-            state_.unmeasurable(g.cell) || !fits(g.cell, g.repetitions, planned))
+        if (std::find(helpful.begin(), helpful.end(), g.cell) == helpful.end() ||
+            !fits(g.cell, g.repetitions, planned))
           continue;
         planned += estimate(g.cell, g.repetitions);
         const std::size_t part = attempts_[g.cell];
@@ -189,10 +196,7 @@ class budget_runner {
     for (const auto& l : looks) {
       if (l.decided || l.unmeasurable) continue;
       ++open;
-      const tracked_comparison& c = *l.comparison;
-      const std::size_t most =
-          std::min(state_.setup(c.base).max_processes, state_.setup(c.candidate).max_processes);
-      affordable += l.processes_needed <= most && state_.seconds_to_decide(l) <= left;
+      affordable += state_.within_cap(l) && state_.seconds_to_decide(l) <= left;
     }
     if (affordable == 0)
       return fmt::format(
@@ -327,7 +331,7 @@ run_records run_budgeted(run_plan& plan, steady::time_point started,
       runner.look(look + 1);
       return runner.finish(executors, "budget spent");
     }
-    if (look + 1 == last_look) runner.top_up(executors, round, look + 1);
+    if (look + 1 == last_look) runner.top_up(executors, round, looks, look + 1);
   }
 }
 

@@ -207,6 +207,19 @@ std::size_t budget_state::repetitions_for(std::size_t cell, const std::string& m
   return std::min(s.max_repetitions, std::max(s.repetitions, 2 * now));
 }
 
+std::size_t budget_state::allowed_after(std::size_t cell, std::size_t look) const {
+  const bool last_round = look + 1 >= rule_.looks;  // its processes get no later look
+  return last_round ? setup_.at(cell).max_processes : processes_after_look(cell, look);
+}
+
+bool budget_state::within_cap(const comparison_look& l, std::size_t most) const {
+  const tracked_comparison& c = *l.comparison;
+  const std::size_t cap =
+      most > 0 ? most
+               : std::min(setup_.at(c.base).max_processes, setup_.at(c.candidate).max_processes);
+  return l.processes_needed <= cap;
+}
+
 std::vector<budget_state::growth> budget_state::plan_round(
     const std::vector<comparison_look>& looks, std::size_t look) const {
   if (look >= rule_.looks) return {};
@@ -216,11 +229,8 @@ std::vector<budget_state::growth> budget_state::plan_round(
     std::string metric;
   };
   std::map<std::size_t, wish> wishes;
-  const bool last_round = look + 1 >= rule_.looks;  // its processes get no later look
-  const auto want = [&](std::size_t cell, std::size_t needed, const std::string& metric) {
-    const std::size_t allowed =
-        last_round ? setup_.at(cell).max_processes : processes_after_look(cell, look);
-    const std::size_t target = std::min(allowed, std::max(processes(cell) + 1, needed));
+  const auto want = [&](std::size_t cell, std::size_t target, std::size_t needed,
+                        const std::string& metric) {
     if (target <= processes(cell)) return;
     wish& w = wishes[cell];
     w.target = std::max(w.target, target);
@@ -229,39 +239,64 @@ std::vector<budget_state::growth> budget_state::plan_round(
       w.metric = metric;
     }
   };
+  const auto room = [&](std::size_t cell) {
+    const std::size_t allowed = allowed_after(cell, look);
+    return allowed > processes(cell) ? allowed - processes(cell) : 0;
+  };
   for (const comparison_look& l : looks) {
     if (l.decided || l.processes_needed == never) continue;
+    if (!within_cap(l)) continue;  // no look this run allows would decide it
     const tracked_comparison& c = *l.comparison;
-    const std::size_t cap =
-        std::min(setup_.at(c.base).max_processes, setup_.at(c.candidate).max_processes);
-    if (l.processes_needed > cap) continue;  // no look this run allows would decide it
+    if (l.paired_runs > 0) {
+      // A ring run counts only when both sides run in it: both grow by the same runs, as many
+      // as the side with less room this round may take.
+      const std::size_t wanted =
+          l.processes_needed > l.paired_runs ? l.processes_needed - l.paired_runs : 1;
+      const std::size_t more = std::min({wanted, room(c.base), room(c.candidate)});
+      if (more == 0) continue;
+      want(c.base, processes(c.base) + more, l.processes_needed, c.metric);
+      want(c.candidate, processes(c.candidate) + more, l.processes_needed, c.metric);
+      continue;
+    }
     // Processes where the spread is: a side whose share of the interval's variance is small
     // waits. The share is the moderated variance the interval uses, not the side's own process
     // variance: two processes that agree by chance must not starve a shared baseline.
-    if (l.paired_runs > 0) {  // a ring runs both sides together: both grow
-      want(c.base, l.processes_needed, c.metric);
-      want(c.candidate, l.processes_needed, c.metric);
-      continue;
-    }
     const double vb = variance_share(c.base, c.metric);
     const double vc = variance_share(c.candidate, c.metric);
-    if (vb >= 0.25 * vc || processes(c.base) < 2) want(c.base, l.processes_needed, c.metric);
-    if (vc >= 0.25 * vb || processes(c.candidate) < 2)
-      want(c.candidate, l.processes_needed, c.metric);
+    for (const auto& [cell, grows] :
+         {std::pair{c.base, vb >= 0.25 * vc}, std::pair{c.candidate, vc >= 0.25 * vb}})
+      if (grows || processes(cell) < 2)
+        want(cell,
+             std::min(allowed_after(cell, look), std::max(processes(cell) + 1, l.processes_needed)),
+             l.processes_needed, c.metric);
   }
-  std::vector<growth> round;
-  std::vector<std::size_t> order;
-  for (const auto& [cell, w] : wishes) {
-    round.push_back({cell, w.target, repetitions_for(cell, w.metric)});
-    order.push_back(w.priority);
-  }
-  std::vector<std::size_t> index(round.size());
-  for (std::size_t i = 0; i < index.size(); ++i) index[i] = i;
-  std::stable_sort(index.begin(), index.end(),
-                   [&](std::size_t a, std::size_t b) { return order[a] < order[b]; });
+  std::vector<std::pair<std::size_t, growth>> round;
+  for (const auto& [cell, w] : wishes)
+    round.push_back({w.priority, {cell, w.target, repetitions_for(cell, w.metric)}});
+  std::stable_sort(round.begin(), round.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<growth> sorted;
-  for (std::size_t i : index) sorted.push_back(round[i]);
+  for (const auto& [priority, g] : round) sorted.push_back(g);
   return sorted;
+}
+
+std::vector<std::size_t> budget_state::helpful(const std::vector<comparison_look>& looks,
+                                               const std::vector<std::size_t>& pass) const {
+  const auto in_pass = [&](std::size_t cell) {
+    return std::find(pass.begin(), pass.end(), cell) != pass.end();
+  };
+  std::vector<bool> helps(cells_.size(), false);
+  for (const comparison_look& l : looks) {
+    if (l.decided || l.processes_needed == never || !within_cap(l)) continue;
+    const tracked_comparison& c = *l.comparison;
+    const bool both = in_pass(c.base) && in_pass(c.candidate);
+    for (const std::size_t cell : {c.base, c.candidate})
+      if (in_pass(cell) && (l.paired_runs == 0 || both)) helps.at(cell) = true;
+  }
+  std::vector<std::size_t> out;
+  for (const std::size_t cell : pass)
+    if (helps.at(cell)) out.push_back(cell);
+  return out;
 }
 
 double budget_state::seconds_to_decide(const comparison_look& l) const {
@@ -270,8 +305,9 @@ double budget_state::seconds_to_decide(const comparison_look& l) const {
   const tracked_comparison& c = *l.comparison;
   double seconds = 0;
   for (const std::size_t cell : {c.base, c.candidate}) {
-    const std::size_t more =
-        l.processes_needed > processes(cell) ? l.processes_needed - processes(cell) : 0;
+    // Paired: more ring runs, a process of each side in each.
+    const std::size_t have = l.paired_runs > 0 ? l.paired_runs : processes(cell);
+    const std::size_t more = l.processes_needed > have ? l.processes_needed - have : 0;
     seconds += static_cast<double>(more) * seconds_per_process(cell);
   }
   return seconds;

@@ -91,7 +91,17 @@ class budget_state {
   std::size_t processes_after_look(std::size_t cell, std::size_t look) const;
 
   // Seconds more processes would take to decide `l` at its observed spread (infinity: never).
+  // A paired comparison's more ring runs cost a process of each side.
   double seconds_to_decide(const comparison_look& l) const;
+
+  // Whether `l` needs no more processes per side (ring runs, paired) than a cell may have: its
+  // cells' most, or `most` when > 0. A comparison beyond it gets no more processes.
+  bool within_cap(const comparison_look& l, std::size_t most = 0) const;
+  // Of `pass` (cells to get one more process each, in rings), those whose process could still
+  // move an open comparison of `looks` within the cap: an unpaired one, or a paired one whose
+  // other side is in the pass too.
+  std::vector<std::size_t> helpful(const std::vector<comparison_look>& looks,
+                                   const std::vector<std::size_t>& pass) const;
 
   const stop_rule& rule() const { return rule_; }
   const budget_cell& setup(std::size_t cell) const { return setup_.at(cell); }
@@ -116,6 +126,8 @@ class budget_state {
   sequential_ratio judge_pair(const tracked_comparison& c, const stop_rule& rule, std::size_t& runs,
                               double& variance) const;
   std::size_t repetitions_for(std::size_t cell, const std::string& metric) const;
+  // The processes `cell` may have after the round that follows look `look`.
+  std::size_t allowed_after(std::size_t cell, std::size_t look) const;
   // The cell's part of a comparison's log-ratio variance: its moderated process variance over
   // its processes.
   double variance_share(std::size_t cell, const std::string& metric) const;

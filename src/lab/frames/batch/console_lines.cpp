@@ -17,10 +17,11 @@ namespace alloclab::lab::markdown {
 namespace {
 
 // "1.07 faster": a lab cell's speedup with its verdict's one word, its status, "!" for a warning.
-std::string headline_cell_text(const model::cell& c) {
+std::string headline_cell_text(const model::document& r, const model::workload& w,
+                               const model::cell& c) {
   std::string text = cell_state(c.head);
-  if (text.empty() && c.vs_std && c.vs_std->speedup_p50)
-    text = fmt::format("{:.2f} {}", *c.vs_std->speedup_p50, speedup_verdict_word(*c.vs_std));
+  if (const shown_ratio s = vs_baseline_shown(r, w, c); text.empty() && !s.text.empty())
+    text = fmt::format("{:.2f} {}", s.value, s.word);
   if (c.head.warning) text += "!";
   return text;
 }
@@ -32,11 +33,14 @@ void lab_lines(std::string& out, const model::document& r, const model::workload
   for (const auto& c : first.cells)
     if (!is_baseline(first, c) && !c.head.placement_twin)
       columns.push_back(cell_label(c.head, with_malloc));
+  const bool paired = vs_baseline_intervals(r).paired > 0;  // the stop rule's paired verdicts
   out += fmt::format(
-      "speed vs {} at p50 (baseline p50 / cell p50, >1 = faster; faster/slower = decided, same = "
-      "the same within ±{:g} %, open = open: verdicts in full, with intervals, in report.md; ! = "
-      "the cell has a warning, listed below)\n",
-      with_malloc ? baseline_name(first) : "std", default_noise_floor_percent);
+      "speed vs {} at p50 ({}, >1 = faster; faster/slower = decided, same = the same within "
+      "±{:g} %, open = open: verdicts in full, with intervals, in report.md; ! = the cell has a "
+      "warning, listed below)\n",
+      with_malloc ? baseline_name(first) : "std",
+      paired ? "the stop rule's paired ratio" : "baseline p50 / cell p50",
+      paired ? 100 * default_equivalence_margin : default_noise_floor_percent);
   out += fmt::format("{:<{}}  {:>9}", "workload", name_width, with_malloc ? "base p50" : "std p50");
   for (std::size_t i = 0; i < columns.size(); ++i)
     out += fmt::format("  {:>12}", fmt::format("[{}]", i + 1));
@@ -47,8 +51,8 @@ void lab_lines(std::string& out, const model::document& r, const model::workload
     for (const std::string& label : columns) {
       // The first workload's columns: this one may lack the cell.
       const model::cell* found = cell_labelled(w, label, with_malloc);
-      out +=
-          fmt::format("  {:>12}", found == nullptr ? std::string("-") : headline_cell_text(*found));
+      out += fmt::format("  {:>12}",
+                         found == nullptr ? std::string("-") : headline_cell_text(r, w, *found));
     }
     out += "\n";
   }

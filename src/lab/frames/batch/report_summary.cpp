@@ -12,7 +12,9 @@
 #include "render/markdown_format.hpp"
 #include "render/markdown_sections.hpp"
 #include "render/placement_text.hpp"
+#include "render/plural.hpp"
 #include "render/units.hpp"
+#include "stats/decision.hpp"
 
 namespace alloclab::lab::markdown {
 namespace {
@@ -51,13 +53,19 @@ void headline_section(std::string& md, const model::document& r) {
         baseline_name(*first));
     return;
   }
-  md += fmt::format(
-      "Each ratio is between the two cells' median repetition p50s, and its 95 % bootstrap "
-      "interval over repetitions is in brackets: a ratio always lies in its interval, and can "
-      "differ a little from the ratio of the pooled p50s printed in the tables. Verdicts: {}. "
-      "`n/a`: strategy does not fit the workload; `OVERFLOW`: arena spilled to the heap, number "
-      "withheld; ⚠: the cell has a warning (below).",
-      verdict_legend());
+  const shown_intervals shown = vs_baseline_intervals(r);
+  const std::string paired_legend = paired_interval_legend(r, shown);
+  md += paired_legend.empty()
+            ? fmt::format(
+                  "Each ratio is between the two cells' median repetition p50s, and its 95 % "
+                  "bootstrap interval over repetitions is in brackets: a ratio always lies in its "
+                  "interval, and can differ a little from the ratio of the pooled p50s printed in "
+                  "the tables. Verdicts: {}.",
+                  verdict_legend())
+            : paired_legend;
+  md +=
+      " `n/a`: strategy does not fit the workload; `OVERFLOW`: arena spilled to the heap, number "
+      "withheld; ⚠: the cell has a warning (below).";
   if (with_malloc)
     md +=
         " Cells under another malloc ran in an isolated worker that proved the allocator live; "
@@ -82,7 +90,7 @@ void headline_section(std::string& md, const model::document& r) {
         continue;
       }
       std::string text = cell_state(found->head);
-      if (text.empty()) text = speedup_text(found->vs_std);
+      if (text.empty()) text = vs_baseline_text(r, w, *found, shown);
       if (found->head.warning) text += " ⚠";
       md += fmt::format(" {} |", text);
     }
@@ -110,11 +118,23 @@ std::string best_alloclab_text(const peer_verdict& v) {
                      candidates > 1 ? fmt::format("; best of {}", candidates) : std::string());
 }
 
-std::string peers_text(const peer_verdict& v) {
+// Peers the stop rule judged paired (their interval is its paired interval).
+std::size_t paired_peers(const model::document& r) {
+  std::size_t paired = 0;
+  for (const auto& w : r.workloads)
+    if (const auto* f = batch_figures_of(w))
+      for (const auto& v : f->peer_verdicts)
+        for (const auto& p : v.peers) paired += p.paired_runs.value_or(0) > 0;
+  return paired;
+}
+
+std::string peers_text(const peer_verdict& v, bool marked) {
   std::string peers;
   for (const auto& p : v.peers)
-    peers += fmt::format("{}{} {:.2f}×{} (p {:.2g}){}", peers.empty() ? "" : "; ", p.strategy,
-                         p.ratio, interval_text(p.interval), p.p_value, p.beaten ? "" : " ✗");
+    peers += fmt::format("{}{} {:.2f}×{}{} (p {:.2g}){}", peers.empty() ? "" : "; ", p.strategy,
+                         p.ratio, interval_text(p.interval),
+                         marked && p.paired_runs.value_or(0) == 0 ? unpaired_mark : "", p.p_value,
+                         p.beaten ? "" : " ✗");
   for (const auto& u : v.unmeasured_peers)
     peers += fmt::format("{}{} no number", peers.empty() ? "" : "; ", u);
   return peers.empty() ? "-" : peers;
@@ -123,15 +143,28 @@ std::string peers_text(const peer_verdict& v) {
 // The peer check, per workload and malloc: the best alloclab strategy against every peer.
 void peers_section(std::string& md, const model::document& r) {
   if (!any_peer_verdict(r)) return;
+  const std::size_t paired = paired_peers(r);
   md +=
       "## alloclab vs peers\n\n"
       "Per workload and malloc: the fastest `alloclab_*` strategy at p50 against every peer "
       "(`foonathan_*`, `boost_*`, `mimalloc_heap`, libstdc++'s `pmr_monotonic`, `pmr_unsync_pool`, "
-      "`pmr_sync_pool`, `pmr_monotonic_over_pool`). A peer is beaten when the "
-      "Mann-Whitney U test over the two cells' repetition medians gives p < 0.05 and the ratio's "
-      "95 % interval lies wholly above 1. Ratio = peer p50 "
-      "÷ best alloclab p50, each the median of the cell's repetition p50s (> 1: alloclab is "
-      "faster), with its 95 % bootstrap interval over repetitions in brackets.\n\n";
+      "`pmr_sync_pool`, `pmr_monotonic_over_pool`). ";
+  md += paired == 0
+            ? "A peer is beaten when the Mann-Whitney U test over the two cells' repetition "
+              "medians gives p < 0.05 and the ratio's 95 % interval lies wholly above 1. Ratio = "
+              "peer p50 ÷ best alloclab p50, each the median of the cell's repetition p50s (> 1: "
+              "alloclab is faster), with its 95 % bootstrap interval over repetitions in "
+              "brackets.\n\n"
+            : fmt::format(
+                  "Ratio = peer p50 ÷ best alloclab p50 (> 1: alloclab is faster). Intervals: "
+                  "where the stop rule judged the peer paired ({} here), the ratio and the "
+                  "brackets are its paired estimate and interval at the run's last look, the "
+                  "interval the verdict came from: the peer is beaten when it lies wholly above "
+                  "1, the same when it lies inside ±{:g} %; the p value is the U test's over "
+                  "repetition medians, for reference. Peers marked{} were not judged paired: "
+                  "beaten when that U test gives p < 0.05 and the 95 % bootstrap interval over "
+                  "repetitions lies wholly above 1.\n\n",
+                  counted(paired, "peer"), 100 * default_equivalence_margin, unpaired_mark);
   if (picked_among_several(r))
     md +=
         "The best is picked among N `alloclab_*` strategies (\"best of N\"), so each of its tests "
@@ -146,7 +179,7 @@ void peers_section(std::string& md, const model::document& r) {
     for (const auto& v : f->peer_verdicts)
       md +=
           fmt::format("| {} | {} | {} | {} | {} | {} |\n", w.name, v.malloc, best_alloclab_text(v),
-                      peers_text(v), peer_verdict_badge(&v), v.reason.value_or(""));
+                      peers_text(v, paired > 0), peer_verdict_badge(&v), v.reason.value_or(""));
   }
   md += "\n";
 }

@@ -45,8 +45,9 @@ void footprint_text(std::string& md, const model::workload& w, const model::docu
         counted(f->allocations, "allocation"));
 }
 
-std::string workload_row(const model::workload& w, const model::cell& c, bool with_malloc) {
-  std::string name = cell_label(c.head, with_malloc);
+std::string workload_row(const model::document& r, const model::workload& w, const model::cell& c,
+                         const shown_intervals& shown) {
+  std::string name = cell_label(c.head, several_mallocs(r));
   if (c.head.warning) name = "⚠ " + name;
   const auto* f = c.figures.as<batch_cell_figures>();
   const bool counted = f != nullptr && f->heap;
@@ -69,10 +70,11 @@ std::string workload_row(const model::workload& w, const model::cell& c, bool wi
       format_ns(t.p50_ns), format_ns(t.p99_ns), format_ns(t.jitter_ns), 100 * t.cv,
       format_rate(t.throughput_per_s), allocs, bytes, fallbacks,
       c.os ? fmt::format("{:.2f}", c.os->minor_faults_per_1000_iterations) : std::string("-"),
-      stands_on(c), is_baseline(w, c) ? std::string("baseline") : speedup_text(c.vs_std));
+      stands_on(c), is_baseline(w, c) ? std::string("baseline") : vs_baseline_text(r, w, c, shown));
 }
 
-void workload_table(std::string& md, const model::workload& w, const model::document& r) {
+void workload_table(std::string& md, const model::workload& w, const model::document& r,
+                    const shown_intervals& shown) {
   const bool with_malloc = several_mallocs(r);
   md += fmt::format("### {}\n\n{}\n\n", w.name, w.description);
   footprint_text(md, w, r);
@@ -85,7 +87,7 @@ void workload_table(std::string& md, const model::workload& w, const model::docu
              figure_column("faults/1k it"), figure_column("processes × samples/rep"),
              figure_column(fmt::format("vs {} (p50)", with_malloc ? baseline_name(w) : "std"))});
   for (const auto& c : w.cells)
-    if (!c.head.placement_twin) md += workload_row(w, c, with_malloc);
+    if (!c.head.placement_twin) md += workload_row(r, w, c, shown);
   for (const auto& c : w.cells)
     if (c.head.warning)
       md += fmt::format("\n⚠ {}: {} (seed 000's bug 1, kept on purpose).\n",
@@ -99,8 +101,13 @@ void batch_workload_sections(std::string& md, const model::document& r) {
   if (std::none_of(r.workloads.begin(), r.workloads.end(), [](const auto& w) { return is_lab(w); }))
     return;
   md += "## Workloads\n\n";
+  const shown_intervals shown = vs_baseline_intervals(r);
+  if (shown.paired > 0)
+    md +=
+        "The last column is the headline's: the stop rule's paired ratio and interval, the "
+        "interval its verdict came from.\n\n";
   for (const auto& w : r.workloads)
-    if (is_lab(w)) workload_table(md, w, r);
+    if (is_lab(w)) workload_table(md, w, r, shown);
 }
 
 }  // namespace alloclab::lab::markdown

@@ -36,7 +36,13 @@ const model::cell* cell_under(const model::workload& w, const std::string& mallo
 }
 
 // "2.00× [1.90–2.10]": the speedup over the baseline malloc's pair cost, or "" without one.
-std::string pair_speedup_text(const model::cell& cell) {
+// Where the stop rule judged it paired (the distribution's mallocs in lockstep rings), its
+// paired ratio, interval and verdict: the ones the claims use.
+std::string pair_speedup_text(const model::document& r, const model::workload& w,
+                              const model::cell& cell) {
+  if (const model::budget_comparison* p = paired_vs_baseline(r, w, cell.head))
+    return ratio_text(*p->value, model::interval{*p->low, *p->high}) + " " +
+           stop_rule_verdict_words(*p);
   if (!cell.vs_std || !cell.vs_std->speedup_ns_per_pair || !*cell.vs_std->speedup_ns_per_pair)
     return "";
   const auto& range = cell.vs_std->intervals.speedup_ns_per_pair;
@@ -60,10 +66,21 @@ void heap_figure_table(std::string& md, const model::document& r,
                 "as the allocator's, and reorders the allocators (docs/heap-study.md).\n\n"
               : "### Seed 003's figure: mean ns per malloc+free pair (one write per block, the "
                 "seed's method; NOOP loop subtracted; lower is better)\n\n";
+  const bool paired = std::any_of(heap.begin(), heap.end(), [&r](const heap_workload& w) {
+    return std::any_of(w.workload->cells.begin(), w.workload->cells.end(),
+                       [&](const model::cell& c) {
+                         return paired_vs_baseline(r, *w.workload, c.head) != nullptr;
+                       });
+  });
   md +=
       "Seed 003 compared the native malloc with dlmalloc 2.8.6: `dlmalloc` here is the lab's build "
-      "of that very file (its two speed claims are judged on it); `×` is glibc's median "
-      "per-repetition figure ÷ this one's, with its 95 % interval (> 1: faster than glibc).\n\n";
+      "of that very file (its two speed claims are judged on it); ";
+  md += paired ? "`×` is the stop rule's paired ratio of glibc's pair cost ÷ this one's (the "
+                 "distribution's mallocs ran in lockstep rings), with its interval at the run's "
+                 "last look and its verdict, the ones the claims are judged on (> 1: faster than "
+                 "glibc).\n\n"
+               : "`×` is glibc's median per-repetition figure ÷ this one's, with its 95 % "
+                 "interval (> 1: faster than glibc).\n\n";
   std::vector<column> columns = {text_column("malloc")};
   for (const heap_workload& w : heap) columns.push_back(figure_column(w.workload->name));
   md += table_head(columns);
@@ -76,7 +93,8 @@ void heap_figure_table(std::string& md, const model::document& r,
         continue;
       }
       std::string text = pair_cost_text(*c);
-      if (const std::string x = pair_speedup_text(*c); !x.empty()) text += " (" + x + ")";
+      if (const std::string x = pair_speedup_text(r, *w.workload, *c); !x.empty())
+        text += " (" + x + ")";
       md += fmt::format(" {} |", text);
     }
     md += "\n";
@@ -90,7 +108,7 @@ std::string per_repetition_text(const std::vector<double>& figures) {
   return text;
 }
 
-void heap_distribution_table(std::string& md, const heap_workload& hw) {
+void heap_distribution_table(std::string& md, const model::document& r, const heap_workload& hw) {
   const model::workload& w = *hw.workload;
   const heap_spec_figures& spec = hw.figures->heap_spec;
   md += fmt::format(
@@ -112,7 +130,7 @@ void heap_distribution_table(std::string& md, const heap_workload& hw) {
       continue;
     }
     const pair_cost& cost = *figures_of(c).ns_per_pair;
-    const std::string x = pair_speedup_text(c);
+    const std::string x = pair_speedup_text(r, w, c);
     const std::string vs = &c == base ? "baseline" : x.empty() ? "-" : x;
     const model::timing& t = *c.timing;
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} |\n", m,
@@ -220,7 +238,7 @@ void heap_section(std::string& md, const model::document& r) {
     (w.figures->heap_spec.touch == "every_page" ? page_touching : seed_method).push_back(w);
   heap_figure_table(md, r, seed_method, false);
   heap_figure_table(md, r, page_touching, true);
-  for (const heap_workload& w : heap) heap_distribution_table(md, w);
+  for (const heap_workload& w : heap) heap_distribution_table(md, r, w);
   heap_memory_table(md, heap);
   const heap_document_figures* top = r.parts.get<heap_document_figures>();
   heap_retention_table(md, top == nullptr ? std::vector<retention_row>() : top->heap_retention);
