@@ -9,7 +9,12 @@
 //   heap claims: any-of-mallocs, highest cost, returns memory, and too few batches
 //     (AnyOfSeveralMallocs..., HighestCost..., ReturnsMemory..., HeapClaimsNeedTheSeedsScale).
 //   lowest-figure claims, with the U test between the two lowest (LowestFigureClaims).
-//   the seed claims file (TheSeedClaimsFileIsWellFormed).
+//   the seed claims file (TheSeedClaimsFileIsWellFormed); a metric the table does not name is an
+//     error naming it (AnUnknownMetricIsAnErrorNamingIt).
+//   the metrics table (claims/claim_metrics.hpp): one entry per name, each saying what it reads
+//     and how it is judged (EachMetricIsOneEntrySayingWhatItReadsAndHowItIsJudged); a figure with
+//     a series to subtract (jitter = p99 - p50) reads the difference per repetition
+//     (AFigureWithASeriesToSubtractReadsTheDifferencePerRepetition).
 //   numbers for charts: accepted range and estimates as numbers
 //     (ARatioVerdictCarriesItsRangeAndEstimateAsNumbers).
 //   the verdicts are the results model's typed claims: what judge_claims writes is valid against
@@ -19,6 +24,7 @@
 
 #include <gtest/gtest.h>
 
+#include "claims/claim_metrics.hpp"
 #include "model/fields.hpp"
 #include "plan/seed_plan.hpp"
 #include "results/claims.hpp"
@@ -433,6 +439,54 @@ TEST(Claims, VerdictsRoundTripThroughTheModelsCodecAndSchema) {
   EXPECT_TRUE(single.at("estimates")[0].at("value").is_number_float());
   EXPECT_TRUE(single.at("estimates")[0].at("low").is_null());
   EXPECT_TRUE(single.at("estimates")[0].at("high").is_null());
+}
+
+TEST(Claims, AnUnknownMetricIsAnErrorNamingIt) {
+  const json v = judge_claims(fast_and_slow,
+                              json{{"claims", json::array({claim("fast", "speedup_p05", 2.0)})}})
+                     .at(0);
+  EXPECT_EQ(v.at("verdict"), "not measurable here");
+  const std::string detail = v.at("detail");
+  EXPECT_NE(detail.find("unknown metric 'speedup_p05'"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("speedup_p50"), std::string::npos) << detail;  // the known ones
+}
+
+TEST(ClaimMetrics, EachMetricIsOneEntrySayingWhatItReadsAndHowItIsJudged) {
+  std::vector<std::string> names;
+  for (const claim_metric& m : claim_metrics()) {
+    const std::string name(m.name);
+    names.push_back(name);
+    EXPECT_EQ(find_claim_metric(name), &m) << name;
+    switch (m.judged_as) {
+      case claim_judging::ratio:
+      case claim_judging::lowest:
+      case claim_judging::highest:
+        EXPECT_FALSE(m.figure.pooled.empty()) << name;
+        EXPECT_FALSE(m.figure.series.empty()) << name;
+        EXPECT_FALSE(m.stop_figure.empty()) << name;
+        break;
+      case claim_judging::served_ratio:
+        EXPECT_FALSE(m.served_estimate.empty()) << name;
+        EXPECT_FALSE(m.stop_figure.empty()) << name;
+        break;
+      case claim_judging::returns_memory:
+        EXPECT_TRUE(m.stop_figure.empty()) << name;  // not a ratio: the stop rule follows none
+        break;
+    }
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << "a name twice";
+  EXPECT_EQ(find_claim_metric("speedup_p05"), nullptr);
+}
+
+TEST(ClaimMetrics, AFigureWithASeriesToSubtractReadsTheDifferencePerRepetition) {
+  const claim_metric& jitter = *find_claim_metric("jitter_ratio");
+  const json timing = {{"repetition_p99_ns", {10.0, 12.0, 14.0}},
+                       {"repetition_medians_ns", {4.0, 5.0}}};
+  EXPECT_EQ(repetition_series(jitter.figure, timing), (std::vector<double>{6.0, 7.0}));
+  EXPECT_EQ(repetition_series(find_claim_metric("p99_ratio")->figure, timing),
+            (std::vector<double>{10.0, 12.0, 14.0}));
+  EXPECT_TRUE(repetition_series(find_claim_metric("cv_ratio")->figure, timing).empty());
 }
 
 TEST(Claims, TheSeedClaimsFileIsWellFormed) {

@@ -86,14 +86,14 @@ std::size_t samples_per_repetition(const json* cell) {
 
 }  // namespace
 
-std::string too_small(const json& results, const ratio_estimate& r, const std::string& metric,
+std::string too_small(const json& results, const ratio_estimate& r, const claim_metric& metric,
                       const json* base, const json* candidate) {
   const std::size_t reps = std::min(r.base_repetitions, r.candidate_repetitions);
   if (reps < min_repetitions)
     return fmt::format("{} repetitions per side; a verdict needs at least {}", reps,
                        min_repetitions);
   const json& config = results.at("config");
-  if (metric == "speedup_ns_per_pair") {
+  if (metric.reads_heap_pairs()) {
     const json& heap = config.value("heap", json());
     const std::size_t n = heap.is_object() ? heap.value("iterations", std::size_t{0}) : 0;
     if (n < min_heap_iterations)

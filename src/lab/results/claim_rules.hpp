@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "claims/claim_metrics.hpp"
 #include "model/claims.hpp"
 #include "results/ratio_intervals.hpp"
 
@@ -71,7 +72,7 @@ accepted_range accepted(const json& claim);
 std::string miss_direction(double measured, const accepted_range& range);
 // Why the run is too small to judge a claim on these cells, or empty. Samples per repetition are
 // the cells' own when given (a budgeted run sizes them by time), else the run's configuration.
-std::string too_small(const json& results, const ratio_estimate& r, const std::string& metric,
+std::string too_small(const json& results, const ratio_estimate& r, const claim_metric& metric,
                       const json* base = nullptr, const json* candidate = nullptr);
 // Reproduced when the whole interval lies inside the accepted range, refuted when none of it
 // does, inconclusive when it straddles a bound.
@@ -89,16 +90,18 @@ std::string estimate_text(const ratio_estimate& r);
 std::string use_stop_rule_interval(const json& results, const std::string& id, ratio_estimate& r);
 
 // Claims that rank cells or classify mallocs (claims_ranking.cpp).
-// "Workload X costs the most per pair": under every malloc that measured all of `among_workloads`.
-outcome judge_highest(const json& results, const json& claim);
+// "Workload X costs the most per pair": under every malloc that measured all of `among_workloads`
+// (the metric's figure, pooled).
+outcome judge_highest(const json& results, const json& claim, const claim_metric& metric);
 // "These mallocs keep freed memory resident, those give it back": the share of a heap cell's RSS
 // growth still resident at `figure` (memory.retention.<figure>; default after_free_1s, the
 // settled figure before any explicit purge), median over `workloads`, against `threshold`.
 outcome judge_returns_memory(const json& results, const json& claim);
-// The candidate must have the lowest figure, and the gap to the nearest rival must hold over
-// repetitions (U test); otherwise the ranking is inside the noise.
-outcome judge_lowest(const json& results, const json& claim, const std::string& field);
-// Heap-study claims need the seed's scale of batches before any verdict.
-std::optional<outcome> heap_run_too_small(const json& results, const std::string& metric);
+// The candidate must have the lowest figure (the metric's), and the gap to the nearest rival must
+// hold over repetitions (U test); otherwise the ranking is inside the noise.
+outcome judge_lowest(const json& results, const json& claim, const claim_metric& metric);
+// Heap-study claims that rank workloads or classify mallocs need the seed's scale of batches
+// before any verdict.
+std::optional<outcome> heap_run_too_small(const json& results, const claim_metric& metric);
 
 }  // namespace alloclab::lab::claim_rules
