@@ -69,4 +69,12 @@ std::vector<double> repetition_series(const cell_figure& figure, const json& blo
   return values;
 }
 
+accepted_range accepted(const json& claim) {
+  const json& claimed = claim.at("claimed");
+  const double low = claimed.is_array() ? claimed.at(0).get<double>() : claimed.get<double>();
+  const double high = claimed.is_array() ? claimed.at(1).get<double>() : claimed.get<double>();
+  const double tolerance = claim.value("tolerance", 0.2);
+  return {low / (1 + tolerance), high * (1 + tolerance)};
+}
+
 }  // namespace alloclab::lab

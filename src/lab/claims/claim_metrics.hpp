@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stats/decision.hpp"
+
 namespace alloclab::lab {
 
 // How a claim on the metric is judged.
@@ -54,5 +56,9 @@ std::string claim_metric_names();
 
 // The figure's per-repetition values in `block` (a cell's block); empty when the block lacks them.
 std::vector<double> repetition_series(const cell_figure& figure, const nlohmann::json& block);
+
+// The ratio range a claim accepts: its `claimed` value (or [low, high]) widened by `tolerance`
+// (default 0.2) the same factor either way: "1.4x" with tolerance 0.2 accepts 1.17x to 1.68x.
+accepted_range accepted(const nlohmann::json& claim);
 
 }  // namespace alloclab::lab

@@ -1,6 +1,7 @@
 // How a seed claim becomes a verdict (results/claims.cpp judges the claims; this is their
-// shared vocabulary): the verdict words, the smallest runs worth judging, the range a claim
-// accepts, and how an estimated ratio with its interval falls inside, outside or across it.
+// shared vocabulary): the verdict words, the smallest runs worth judging, and how an estimated
+// ratio with its interval becomes a verdict (the rule itself is stats/decision.hpp's
+// judge_claim, beside the lab's difference and equivalence rules).
 // claims_ranking.cpp judges the claims that rank cells or classify mallocs.
 //
 // Example:
@@ -45,11 +46,6 @@ struct outcome {
   std::vector<model::claim_estimate> estimates{};  // what the run measured
 };
 
-struct accepted_range {
-  double low, high;
-  bool contains(double v) const { return v >= low && v <= high; }
-};
-
 // The cell's malloc ("glibc" when it names none).
 std::string malloc_of(const json& cell);
 // The cell of `workload` measured with `strategy` under `malloc`, or null.
@@ -65,8 +61,6 @@ std::string run_hint(const json& claim);
 std::optional<outcome> why_untimed(const json& results, const json& claim,
                                    const std::string& workload, const std::string& strategy,
                                    const std::string& malloc, const json*& cell);
-// The same factor above and below: "1.4x" with tolerance 0.2 accepts 1.17x to 1.68x.
-accepted_range accepted(const json& claim);
 // How a ratio outside the accepted range differs from the claim: ratios are
 // oriented so that > 1 favours the candidate, so compare effects in log space.
 std::string miss_direction(double measured, const accepted_range& range);
@@ -74,9 +68,11 @@ std::string miss_direction(double measured, const accepted_range& range);
 // the cells' own when given (a budgeted run sizes them by time), else the run's configuration.
 std::string too_small(const json& results, const ratio_estimate& r, const claim_metric& metric,
                       const json* base = nullptr, const json* candidate = nullptr);
-// Reproduced when the whole interval lies inside the accepted range, refuted when none of it
-// does, inconclusive when it straddles a bound.
-std::string verdict_of(const ratio_estimate& r, const accepted_range& range);
+// The verdict of stats/decision.hpp's judge_claim on the estimate's interval (and its U test,
+// when the interval is over repetitions) as the verdict word; what made it refuted or
+// inconclusive is added to `detail`. The range a claim accepts is claims/claim_metrics.hpp's
+// accepted(claim).
+std::string verdict_of(const ratio_estimate& r, const accepted_range& range, std::string& detail);
 // The verdict's figures as the results model holds them, and the estimate as the claims table
 // shows it.
 model::interval accepted_interval(const accepted_range& range);

@@ -49,9 +49,7 @@ outcome judge_ratio(const json& results, const json& claim, const claim_metric& 
   if (const std::string small = too_small(results, *measured, metric, base, cand); !small.empty())
     return {too_few, estimate_text(*measured), detail + "; " + small, accepted_interval(range),
             estimates};
-  const std::string verdict = verdict_of(*measured, range);
-  if (verdict == refuted) detail += "; measured " + miss_direction(measured->value, range);
-  if (verdict == inconclusive) detail += "; the interval straddles the accepted range";
+  const std::string verdict = verdict_of(*measured, range, detail);
   return {verdict, estimate_text(*measured), detail, accepted_interval(range), estimates};
 }
 
@@ -162,9 +160,7 @@ outcome judge_serve(const json& results, const json& claim, const claim_metric& 
     return {too_few, estimate_text(r),
             fmt::format("{}; {} repetitions per side; a verdict needs at least {}", detail,
                         r.base_repetitions, min_repetitions)};
-  const std::string verdict = verdict_of(r, range);
-  if (verdict == refuted) detail += "; measured " + miss_direction(r.value, range);
-  if (verdict == inconclusive) detail += "; the interval straddles the accepted range";
+  const std::string verdict = verdict_of(r, range, detail);
   return {verdict, estimate_text(r), detail};
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "results/claim_rules.hpp"
+#include "stats/decision.hpp"
 #include "stats/stats.hpp"
 
 namespace alloclab::lab::claim_rules {
@@ -210,11 +211,11 @@ outcome judge_lowest(const json& results, const json& claim, const claim_metric&
     return lowest ? f.name != candidate : f.name == candidate;
   });
   const double p = mann_whitney_u(figures.front().reps, rival->reps).p_value;
-  std::string verdict = lowest ? reproduced : refuted;
-  if (std::min(figures.front().reps.size(), rival->reps.size()) < min_repetitions)
-    verdict = too_few;
-  else if (p >= 0.05)
-    verdict = inconclusive;
+  const bool power = can_reach_significance(figures.front().reps.size(), rival->reps.size());
+  const std::string verdict =
+      std::min(figures.front().reps.size(), rival->reps.size()) < min_repetitions
+          ? too_few
+          : to_string(judge_ranking(lowest, difference_test{p, power}));
   return {verdict, fmt::format("lowest: {}", figures.front().name),
           fmt::format("{}: {}; {} vs {} over repetitions: U test p={:.3g}", field, listing,
                       figures.front().name, rival->name, p)};

@@ -35,6 +35,8 @@ std::optional<ratio_estimate> ratio_of_repetition_medians(const std::vector<doub
   r.range = bootstrap_ratio_of_medians(numerator, denominator, confidence);
   r.base_repetitions = numerator.size();
   r.candidate_repetitions = denominator.size();
+  r.test = difference_test{mann_whitney_u(numerator, denominator).p_value,
+                           can_reach_significance(numerator.size(), denominator.size())};
   return r;
 }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stats/decision.hpp"
 #include "stats/stats.hpp"
 
 namespace alloclab::lab {
@@ -23,6 +24,8 @@ struct ratio_estimate {
   interval range;    // bootstrap of that ratio over repetitions; invalid when it cannot be formed
   std::size_t base_repetitions = 0;
   std::size_t candidate_repetitions = 0;
+  // The U test over the same repetitions, with its power check; none without repetitions.
+  std::optional<difference_test> test;
 };
 
 // numerator / denominator of the sides' median per-repetition figures, with the bootstrap

@@ -8,7 +8,6 @@
 
 #include "claims/claim_metrics.hpp"
 #include "plan/seed_plan.hpp"
-#include "results/claim_rules.hpp"
 #include "strategies/strategy.hpp"
 
 namespace alloclab::lab {
@@ -58,7 +57,7 @@ void add_ratio_claim(const run_plan& plan, const json& claim, const claim_metric
   const std::string workload = claim.at("workload");
   const auto base = cell_index(plan, f, workload, claim.at("baseline").get<std::string>(),
                                claim.value("baseline_malloc", std::string("glibc")));
-  const claim_rules::accepted_range range = claim_rules::accepted(claim);
+  const accepted_range range = accepted(claim);
   std::vector<std::string> mallocs;
   if (claim.contains("candidate_mallocs"))
     mallocs = claim.at("candidate_mallocs").get<std::vector<std::string>>();
