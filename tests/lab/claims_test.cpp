@@ -12,8 +12,11 @@
 //   heap claims: any-of-mallocs, highest cost, returns memory, and too few batches
 //     (AnyOfSeveralMallocs..., HighestCost..., ReturnsMemory..., HeapClaimsNeedTheSeedsScale).
 //   lowest-figure claims, with the U test between the two lowest (LowestFigureClaims).
-//   the seed claims file (TheSeedClaimsFileIsWellFormed); a metric the table does not name is an
-//     error naming it (AnUnknownMetricIsAnErrorNamingIt).
+//   the seed claims file (TheSeedClaimsFileIsWellFormed): it matches claims/seed_claims.schema.json,
+//     which refuses a missing or misspelled key and an unknown metric
+//     (TheClaimsSchemaRefusesAMissingOrMisspelledKeyAndAnUnknownMetric) and lists the table's
+//     metrics by judging (TheClaimsSchemaNamesEveryMetricOfTheTableUnderItsJudging); a metric the
+//     table does not name is an error naming it when judged (AnUnknownMetricIsAnErrorNamingIt).
 //   the metrics table (claims/claim_metrics.hpp): one entry per name, each saying what it reads
 //     and how it is judged (EachMetricIsOneEntrySayingWhatItReadsAndHowItIsJudged); a figure with
 //     a series to subtract (jitter = p99 - p50) reads the difference per repetition
@@ -24,6 +27,9 @@
 //     the results schema and reads back into the model and writes again unchanged, with null
 //     where a figure has none (VerdictsRoundTripThroughTheModelsCodecAndSchema).
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -515,27 +521,81 @@ TEST(ClaimMetrics, AFigureWithASeriesToSubtractReadsTheDifferencePerRepetition) 
 
 TEST(Claims, TheSeedClaimsFileIsWellFormed) {
   const json& claims = seed_claims();
-  ASSERT_TRUE(claims.at("claims").is_array());
+  EXPECT_EQ(claims_problems(claims), std::vector<std::string>());  // its schema
   EXPECT_GE(claims.at("claims").size(), 15u);
-  for (const auto& c : claims.at("claims")) {
-    ASSERT_TRUE(c.contains("id"));
-    if (!c.value("measurable", true)) {
-      EXPECT_TRUE(c.contains("reason")) << c.at("id");
-      continue;
-    }
-    ASSERT_TRUE(c.contains("metric")) << c.at("id");
-    EXPECT_TRUE(c.contains("frame")) << c.at("id") << " names no frame";
-    const std::string metric = c.at("metric");
-    if (metric == "returns_memory")
-      EXPECT_TRUE(c.contains("workloads") && c.contains("retains") && c.contains("returns"))
-          << c.at("id");
-    else if (metric == "highest_ns_per_pair")
-      EXPECT_TRUE(c.contains("among_workloads") && c.contains("candidate")) << c.at("id");
-    else
-      EXPECT_TRUE(c.contains("workload") && c.contains("candidate")) << c.at("id");
-  }
   // Each claim's frame is a frame `run` plans, and it measures the claim's workloads.
   EXPECT_NO_THROW(cells_for_claims(claims));
+}
+
+// Whether some problem mentions all of `words`.
+bool mentioned(const std::vector<std::string>& problems, const std::vector<std::string>& words) {
+  return std::any_of(problems.begin(), problems.end(), [&](const std::string& p) {
+    return std::all_of(words.begin(), words.end(),
+                       [&](const std::string& w) { return p.find(w) != std::string::npos; });
+  });
+}
+
+TEST(Claims, TheClaimsSchemaRefusesAMissingOrMisspelledKeyAndAnUnknownMetric) {
+  const auto problems_with = [](const std::function<void(json&)>& change) {
+    json claims = seed_claims();
+    change(claims.at("claims").at(0));  // a speedup_p50 claim
+    return claims_problems(claims);
+  };
+  EXPECT_TRUE(mentioned(problems_with([](json& c) { c.erase("candidate"); }),
+                        {"/claims/0", "missing required key \"candidate\""}));
+  EXPECT_TRUE(mentioned(problems_with([](json& c) { c["tolerence"] = c.at("tolerance"); }),
+                        {"/claims/0", "unknown key \"tolerence\""}));
+  EXPECT_TRUE(mentioned(problems_with([](json& c) { c["metric"] = "speedup_p05"; }),
+                        {"/claims/0/metric", "\"speedup_p05\" is not one of"}));
+  EXPECT_TRUE(mentioned(problems_with([](json& c) { c.erase("frame"); }),
+                        {"/claims/0", "missing required key \"frame\""}));
+  EXPECT_TRUE(mentioned(problems_with([](json& c) {
+                          c["claimed"] = {1.0, 2.0, 3.0};
+                        }),
+                        {"/claims/0/claimed", "more than the maximum 2"}));
+  EXPECT_TRUE(mentioned(
+      problems_with([](json& c) {
+        c = {
+            {"id", "x"}, {"seed", "0"}, {"source", "s"}, {"statement", "s"}, {"measurable", false}};
+      }),
+      {"/claims/0", "missing required key \"reason\""}));
+  // Each judging's keys: a ranking claim needs its `among`.
+  EXPECT_TRUE(mentioned(problems_with([](json& c) {
+                          c["metric"] = "lowest_cv";
+                          c.erase("baseline");
+                        }),
+                        {"/claims/0", "missing required key \"among\""}));
+}
+
+// The schema lists the table's metrics by judging; adding a metric to the table without its name
+// there (or the other way round) fails here.
+TEST(Claims, TheClaimsSchemaNamesEveryMetricOfTheTableUnderItsJudging) {
+  const json& defs = seed_claims_schema().at("$defs");
+  const auto list_of = [](claim_judging j) {
+    switch (j) {
+      case claim_judging::ratio:
+        return "ratio_metrics";
+      case claim_judging::served_ratio:
+        return "served_ratio_metrics";
+      case claim_judging::lowest:
+        return "lowest_metrics";
+      case claim_judging::highest:
+        return "highest_metrics";
+      case claim_judging::returns_memory:
+        break;
+    }
+    return "returns_memory_metrics";
+  };
+  std::map<std::string, std::set<std::string>> by_list;
+  std::set<std::string> all;
+  for (const claim_metric& m : claim_metrics()) {
+    by_list[list_of(m.judged_as)].insert(std::string(m.name));
+    all.insert(std::string(m.name));
+  }
+  for (const auto& [list, names] : by_list)
+    EXPECT_EQ(defs.at(list).at("enum").get<std::set<std::string>>(), names) << list;
+  const json& metric = defs.at("claim").at("properties").at("metric");
+  EXPECT_EQ(metric.at("enum").get<std::set<std::string>>(), all);
 }
 
 }  // namespace

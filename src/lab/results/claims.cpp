@@ -15,6 +15,7 @@
 #include "model/fields.hpp"
 #include "results/claim_rules.hpp"
 #include "results/ratio_intervals.hpp"
+#include "results/schema_check.hpp"
 #include "stats/ratio_text.hpp"
 #include "stats/stats.hpp"
 
@@ -214,6 +215,15 @@ std::pair<std::string, std::string> where_of(const json& claim) {
 const json& seed_claims() {
   static const json claims = json::parse(embedded::seed_claims_json);
   return claims;
+}
+
+const json& seed_claims_schema() {
+  static const json schema = json::parse(embedded::seed_claims_schema_json);
+  return schema;
+}
+
+std::vector<std::string> claims_problems(const json& claims) {
+  return schema_violations(claims, seed_claims_schema());
 }
 
 std::vector<model::claim_verdict> claim_verdicts(const json& results, const json& claims) {
