@@ -56,6 +56,22 @@ TEST(SchemaCheck, AppliesABranchOnlyWhereItsConditionHolds) {
   EXPECT_EQ(problems[0], "/0: missing required key \"memory\"");
 }
 
+// additionalProperties false (the seed claims' schema): a key the schema does not name is an
+// error naming it; minItems and maxItems bound an array.
+TEST(SchemaCheck, RefusesUnknownKeysAndArraysOfTheWrongLength) {
+  const json closed = json::parse(R"({"type": "object", "additionalProperties": false,
+      "properties": {"tolerance": {"type": "number"},
+                     "claimed": {"type": "array", "minItems": 2, "maxItems": 2}}})");
+  EXPECT_TRUE(
+      schema_violations(json::parse(R"({"tolerance": 0.2, "claimed": [1, 2]})"), closed).empty());
+  EXPECT_EQ(schema_violations(json::parse(R"({"tolerence": 0.2})"), closed),
+            std::vector<std::string>{"/: unknown key \"tolerence\" (allowed: claimed, tolerance)"});
+  EXPECT_EQ(schema_violations(json::parse(R"({"claimed": [1]})"), closed),
+            std::vector<std::string>{"/claimed: 1 items, fewer than the minimum 2"});
+  EXPECT_EQ(schema_violations(json::parse(R"({"claimed": [1, 2, 3]})"), closed),
+            std::vector<std::string>{"/claimed: 3 items, more than the maximum 2"});
+}
+
 TEST(SchemaCheck, TheCompiledInResultsSchemaParses) {
   const json& s = results_schema();
   EXPECT_EQ(s.at("type"), "object");

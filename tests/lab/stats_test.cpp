@@ -112,5 +112,42 @@ TEST(VerdictWords, TheOneWordFormNamesTheSameVerdict) {
   }
 }
 
+// A seed claim's verdict (judge_claim) stands on the lab's difference rule: inside the accepted
+// range is reproduced only when, for a range that excludes 1, judge_difference decides the same
+// direction; a range that holds 1 (a sameness claim) is reproduced like an equivalence, on the
+// interval alone, and so is a stop-rule interval (no U test: its confidence holds the rule).
+TEST(ClaimVerdict, ReproducedOnlyOnADifferenceTheOneRuleDecides) {
+  const accepted_range faster{1.2, 1.8}, same{0.95, 1.05};
+  const difference_test decided{0.01, true}, noise{0.2, true}, powerless{0.1, false};
+  EXPECT_EQ(judge_claim({1.3, 1.6}, faster, decided), claim_finding::reproduced);
+  EXPECT_EQ(judge_claim({1.3, 1.6}, faster, noise), claim_finding::inconclusive);
+  EXPECT_EQ(judge_claim({1.3, 1.6}, faster, powerless), claim_finding::inconclusive);
+  EXPECT_EQ(judge_claim({1.3, 1.6}, faster, std::nullopt), claim_finding::reproduced);
+  EXPECT_EQ(judge_claim({0.98, 1.03}, same, noise), claim_finding::reproduced);
+  EXPECT_EQ(judge_claim({1.9, 2.5}, faster, decided), claim_finding::refuted);
+  EXPECT_EQ(judge_claim({0.8, 1.1}, faster, noise), claim_finding::refuted);
+  EXPECT_EQ(judge_claim({1.0, 1.5}, faster, decided), claim_finding::inconclusive);
+  EXPECT_EQ(judge_claim({}, faster, decided), claim_finding::inconclusive);
+  // Wherever a difference claim is reproduced, judge_difference decided it.
+  for (double low = 0.5; low < 2.5; low += 0.1)
+    for (double width : {0.05, 0.3, 1.0})
+      for (const difference_test& t : {decided, noise, powerless}) {
+        const interval measured{low, low + width};
+        for (const accepted_range& range : {faster, accepted_range{0.4, 0.9}})
+          if (judge_claim(measured, range, t) == claim_finding::reproduced) {
+            const difference d = judge_difference(t.p_value, t.has_power, measured);
+            EXPECT_TRUE(d == difference::higher || d == difference::lower) << low << " " << width;
+          }
+      }
+  // A ranking: decided by the U test between the first two, as a difference is.
+  EXPECT_EQ(judge_ranking(true, decided), claim_finding::reproduced);
+  EXPECT_EQ(judge_ranking(false, decided), claim_finding::refuted);
+  EXPECT_EQ(judge_ranking(true, noise), claim_finding::inconclusive);
+  EXPECT_EQ(judge_ranking(false, {0.01, false}), claim_finding::inconclusive);
+  EXPECT_STREQ(to_string(claim_finding::reproduced), "reproduced");
+  EXPECT_STREQ(to_string(claim_finding::refuted), "refuted");
+  EXPECT_STREQ(to_string(claim_finding::inconclusive), "inconclusive");
+}
+
 }  // namespace
 }  // namespace alloclab::lab

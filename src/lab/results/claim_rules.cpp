@@ -57,14 +57,6 @@ std::optional<outcome> why_untimed(const json& results, const json& claim,
   return std::nullopt;
 }
 
-accepted_range accepted(const json& claim) {
-  const json& claimed = claim.at("claimed");
-  const double low = claimed.is_array() ? claimed.at(0).get<double>() : claimed.get<double>();
-  const double high = claimed.is_array() ? claimed.at(1).get<double>() : claimed.get<double>();
-  const double tolerance = claim.value("tolerance", 0.2);
-  return {low / (1 + tolerance), high * (1 + tolerance)};
-}
-
 std::string miss_direction(double measured, const accepted_range& range) {
   const double claimed_effect = std::log(std::sqrt(range.low * range.high));
   const double measured_effect = std::log(measured);
@@ -86,14 +78,14 @@ std::size_t samples_per_repetition(const json* cell) {
 
 }  // namespace
 
-std::string too_small(const json& results, const ratio_estimate& r, const std::string& metric,
+std::string too_small(const json& results, const ratio_estimate& r, const claim_metric& metric,
                       const json* base, const json* candidate) {
   const std::size_t reps = std::min(r.base_repetitions, r.candidate_repetitions);
   if (reps < min_repetitions)
     return fmt::format("{} repetitions per side; a verdict needs at least {}", reps,
                        min_repetitions);
   const json& config = results.at("config");
-  if (metric == "speedup_ns_per_pair") {
+  if (metric.reads_heap_pairs()) {
     const json& heap = config.value("heap", json());
     const std::size_t n = heap.is_object() ? heap.value("iterations", std::size_t{0}) : 0;
     if (n < min_heap_iterations)
@@ -110,11 +102,22 @@ std::string too_small(const json& results, const ratio_estimate& r, const std::s
   return {};
 }
 
-std::string verdict_of(const ratio_estimate& r, const accepted_range& range) {
-  if (!r.range.valid()) return inconclusive;
-  if (r.range.low >= range.low && r.range.high <= range.high) return reproduced;
-  if (r.range.high < range.low || r.range.low > range.high) return refuted;
-  return inconclusive;
+std::string verdict_of(const ratio_estimate& r, const accepted_range& range, std::string& detail) {
+  const claim_finding v = judge_claim(r.range, range, r.test);
+  if (v == claim_finding::refuted) detail += "; measured " + miss_direction(r.value, range);
+  if (v == claim_finding::inconclusive && r.range.valid() && range.contains(r.range.low) &&
+      range.contains(r.range.high))
+    detail += r.test->has_power
+                  ? fmt::format(
+                        "; the interval lies inside the accepted range, but the U test over "
+                        "repetitions leaves the difference inside the noise (p = {:.3g})",
+                        r.test->p_value)
+                  : std::string(
+                        "; the interval lies inside the accepted range, but the U test "
+                        "cannot reach significance with these repetitions");
+  else if (v == claim_finding::inconclusive)
+    detail += "; the interval straddles the accepted range";
+  return to_string(v);
 }
 
 model::interval accepted_interval(const accepted_range& range) {
@@ -146,6 +149,7 @@ std::string use_stop_rule_interval(const json& results, const std::string& id, r
         r.range = c.at("low").is_number() && c.at("high").is_number()
                       ? interval{c.at("low"), c.at("high")}
                       : interval{};
+        r.test.reset();  // the stop rule decides on its interval alone
         const json& rule = budget.at("stop_rule");
         const std::size_t candidates = c.value("candidates", std::size_t{1});
         const std::size_t paired = c.value("paired_runs", std::size_t{0});

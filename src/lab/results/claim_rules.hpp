@@ -1,6 +1,7 @@
 // How a seed claim becomes a verdict (results/claims.cpp judges the claims; this is their
-// shared vocabulary): the verdict words, the smallest runs worth judging, the range a claim
-// accepts, and how an estimated ratio with its interval falls inside, outside or across it.
+// shared vocabulary): the verdict words, the smallest runs worth judging, and how an estimated
+// ratio with its interval becomes a verdict (the rule itself is stats/decision.hpp's
+// judge_claim, beside the lab's difference and equivalence rules).
 // claims_ranking.cpp judges the claims that rank cells or classify mallocs.
 //
 // Example:
@@ -16,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "claims/claim_metrics.hpp"
 #include "model/claims.hpp"
 #include "results/ratio_intervals.hpp"
 
@@ -44,11 +46,6 @@ struct outcome {
   std::vector<model::claim_estimate> estimates{};  // what the run measured
 };
 
-struct accepted_range {
-  double low, high;
-  bool contains(double v) const { return v >= low && v <= high; }
-};
-
 // The cell's malloc ("glibc" when it names none).
 std::string malloc_of(const json& cell);
 // The cell of `workload` measured with `strategy` under `malloc`, or null.
@@ -64,18 +61,18 @@ std::string run_hint(const json& claim);
 std::optional<outcome> why_untimed(const json& results, const json& claim,
                                    const std::string& workload, const std::string& strategy,
                                    const std::string& malloc, const json*& cell);
-// The same factor above and below: "1.4x" with tolerance 0.2 accepts 1.17x to 1.68x.
-accepted_range accepted(const json& claim);
 // How a ratio outside the accepted range differs from the claim: ratios are
 // oriented so that > 1 favours the candidate, so compare effects in log space.
 std::string miss_direction(double measured, const accepted_range& range);
 // Why the run is too small to judge a claim on these cells, or empty. Samples per repetition are
 // the cells' own when given (a budgeted run sizes them by time), else the run's configuration.
-std::string too_small(const json& results, const ratio_estimate& r, const std::string& metric,
+std::string too_small(const json& results, const ratio_estimate& r, const claim_metric& metric,
                       const json* base = nullptr, const json* candidate = nullptr);
-// Reproduced when the whole interval lies inside the accepted range, refuted when none of it
-// does, inconclusive when it straddles a bound.
-std::string verdict_of(const ratio_estimate& r, const accepted_range& range);
+// The verdict of stats/decision.hpp's judge_claim on the estimate's interval (and its U test,
+// when the interval is over repetitions) as the verdict word; what made it refuted or
+// inconclusive is added to `detail`. The range a claim accepts is claims/claim_metrics.hpp's
+// accepted(claim).
+std::string verdict_of(const ratio_estimate& r, const accepted_range& range, std::string& detail);
 // The verdict's figures as the results model holds them, and the estimate as the claims table
 // shows it.
 model::interval accepted_interval(const accepted_range& range);
@@ -89,16 +86,18 @@ std::string estimate_text(const ratio_estimate& r);
 std::string use_stop_rule_interval(const json& results, const std::string& id, ratio_estimate& r);
 
 // Claims that rank cells or classify mallocs (claims_ranking.cpp).
-// "Workload X costs the most per pair": under every malloc that measured all of `among_workloads`.
-outcome judge_highest(const json& results, const json& claim);
+// "Workload X costs the most per pair": under every malloc that measured all of `among_workloads`
+// (the metric's figure, pooled).
+outcome judge_highest(const json& results, const json& claim, const claim_metric& metric);
 // "These mallocs keep freed memory resident, those give it back": the share of a heap cell's RSS
 // growth still resident at `figure` (memory.retention.<figure>; default after_free_1s, the
 // settled figure before any explicit purge), median over `workloads`, against `threshold`.
 outcome judge_returns_memory(const json& results, const json& claim);
-// The candidate must have the lowest figure, and the gap to the nearest rival must hold over
-// repetitions (U test); otherwise the ranking is inside the noise.
-outcome judge_lowest(const json& results, const json& claim, const std::string& field);
-// Heap-study claims need the seed's scale of batches before any verdict.
-std::optional<outcome> heap_run_too_small(const json& results, const std::string& metric);
+// The candidate must have the lowest figure (the metric's), and the gap to the nearest rival must
+// hold over repetitions (U test); otherwise the ranking is inside the noise.
+outcome judge_lowest(const json& results, const json& claim, const claim_metric& metric);
+// Heap-study claims that rank workloads or classify mallocs need the seed's scale of batches
+// before any verdict.
+std::optional<outcome> heap_run_too_small(const json& results, const claim_metric& metric);
 
 }  // namespace alloclab::lab::claim_rules

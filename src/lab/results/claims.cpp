@@ -10,10 +10,12 @@
 
 #include <fmt/format.h>
 
+#include "claims/claim_metrics.hpp"
 #include "claims/embedded_files.hpp"
 #include "model/fields.hpp"
 #include "results/claim_rules.hpp"
 #include "results/ratio_intervals.hpp"
+#include "results/schema_check.hpp"
 #include "stats/ratio_text.hpp"
 #include "stats/stats.hpp"
 
@@ -24,10 +26,9 @@ using namespace claim_rules;
 
 // The claim's candidate strategy under `candidate_malloc` against its baseline; `comparison_id`
 // names the pair in the stop rule's comparisons.
-outcome judge_ratio(const json& results, const json& claim, const std::string& candidate_malloc,
-                    const std::string& comparison_id) {
+outcome judge_ratio(const json& results, const json& claim, const claim_metric& metric,
+                    const std::string& candidate_malloc, const std::string& comparison_id) {
   const std::string workload = claim.at("workload");
-  const std::string metric = claim.at("metric");
   const json* base = nullptr;
   const json* cand = nullptr;
   if (auto why = why_untimed(results, claim, workload, claim.at("baseline"),
@@ -37,10 +38,10 @@ outcome judge_ratio(const json& results, const json& claim, const std::string& c
           why_untimed(results, claim, workload, claim.at("candidate"), candidate_malloc, cand))
     return *why;
 
-  std::optional<ratio_estimate> measured = estimate_ratio(metric, *base, *cand);
+  std::optional<ratio_estimate> measured = estimate_ratio(std::string(metric.name), *base, *cand);
   if (!measured)
     return {not_measurable, "-",
-            fmt::format("metric {} is undefined here (zero or negative figure)", metric)};
+            fmt::format("metric {} is undefined here (zero or negative figure)", metric.name)};
   const accepted_range range = accepted(claim);
   const std::string judged_on = use_stop_rule_interval(results, comparison_id, *measured);
   std::string detail = fmt::format("claimed {}, accepted {:.2f}-{:.2f}; {}",
@@ -49,20 +50,18 @@ outcome judge_ratio(const json& results, const json& claim, const std::string& c
   if (const std::string small = too_small(results, *measured, metric, base, cand); !small.empty())
     return {too_few, estimate_text(*measured), detail + "; " + small, accepted_interval(range),
             estimates};
-  const std::string verdict = verdict_of(*measured, range);
-  if (verdict == refuted) detail += "; measured " + miss_direction(measured->value, range);
-  if (verdict == inconclusive) detail += "; the interval straddles the accepted range";
+  const std::string verdict = verdict_of(*measured, range, detail);
   return {verdict, estimate_text(*measured), detail, accepted_interval(range), estimates};
 }
 
-outcome judge_ratio(const json& results, const json& claim) {
-  return judge_ratio(results, claim, claim.value("candidate_malloc", std::string("glibc")),
+outcome judge_ratio(const json& results, const json& claim, const claim_metric& metric) {
+  return judge_ratio(results, claim, metric, claim.value("candidate_malloc", std::string("glibc")),
                      claim.at("id").get<std::string>());
 }
 
 // "Some candidate malloc is N x better than the baseline": each of `candidate_mallocs` that this
 // run measured is judged like a ratio claim; reproduced when any lies in the accepted range.
-outcome judge_any_malloc(const json& results, const json& claim) {
+outcome judge_any_malloc(const json& results, const json& claim, const claim_metric& metric) {
   const accepted_range range = accepted(claim);
   std::string measured, outside;
   std::vector<std::string> inside, missing;
@@ -70,7 +69,7 @@ outcome judge_any_malloc(const json& results, const json& claim) {
   bool undecided = false;
   for (const std::string m : claim.at("candidate_mallocs")) {
     const std::string comparison_id = claim.at("id").get<std::string>() + " @ " + m;
-    const outcome o = judge_ratio(results, claim, m, comparison_id);
+    const outcome o = judge_ratio(results, claim, metric, m, comparison_id);
     if (o.verdict != reproduced && o.verdict != refuted && o.verdict != inconclusive) {
       missing.push_back(m);
       continue;
@@ -125,10 +124,9 @@ std::string serve_figure_beside(const json& vs, const std::string& judged) {
 
 // A served variant against the baseline variant (results.serve, one fresh server per
 // repetition): the vs_std estimate named by the claim's metric, judged like a ratio claim.
-outcome judge_serve(const json& results, const json& claim) {
+outcome judge_serve(const json& results, const json& claim, const claim_metric& metric) {
   const std::string workload = claim.at("workload");
-  const std::string metric = claim.at("metric");
-  const std::string estimate = metric.substr(std::string("serve_").size());
+  const std::string estimate(metric.served_estimate);
   const std::string strategy = claim.at("candidate");
   const std::string malloc = claim.value("candidate_malloc", std::string("glibc"));
   const json* cell = nullptr;
@@ -163,23 +161,34 @@ outcome judge_serve(const json& results, const json& claim) {
     return {too_few, estimate_text(r),
             fmt::format("{}; {} repetitions per side; a verdict needs at least {}", detail,
                         r.base_repetitions, min_repetitions)};
-  const std::string verdict = verdict_of(r, range);
-  if (verdict == refuted) detail += "; measured " + miss_direction(r.value, range);
-  if (verdict == inconclusive) detail += "; the interval straddles the accepted range";
+  const std::string verdict = verdict_of(r, range, detail);
   return {verdict, estimate_text(r), detail};
 }
 
+// The claim's judge, as its metric's entry in the metrics table says.
 outcome judge(const json& results, const json& claim) {
   if (!claim.value("measurable", true)) return {not_measurable, "-", claim.value("reason", "")};
-  const std::string metric = claim.at("metric");
-  if (auto small = heap_run_too_small(results, metric)) return *small;
-  if (metric == "lowest_cv") return judge_lowest(results, claim, "cv");
-  if (metric == "lowest_jitter") return judge_lowest(results, claim, "jitter_ns");
-  if (metric == "highest_ns_per_pair") return judge_highest(results, claim);
-  if (metric == "returns_memory") return judge_returns_memory(results, claim);
-  if (metric.rfind("serve_", 0) == 0) return judge_serve(results, claim);
-  if (claim.contains("candidate_mallocs")) return judge_any_malloc(results, claim);
-  return judge_ratio(results, claim);
+  const std::string name = claim.at("metric");
+  const claim_metric* metric = find_claim_metric(name);
+  if (metric == nullptr)
+    return {not_measurable, "-",
+            fmt::format("malformed claim: unknown metric '{}' (known: {})", name,
+                        claim_metric_names())};
+  if (auto small = heap_run_too_small(results, *metric)) return *small;
+  switch (metric->judged_as) {
+    case claim_judging::lowest:
+      return judge_lowest(results, claim, *metric);
+    case claim_judging::highest:
+      return judge_highest(results, claim, *metric);
+    case claim_judging::returns_memory:
+      return judge_returns_memory(results, claim);
+    case claim_judging::served_ratio:
+      return judge_serve(results, claim, *metric);
+    case claim_judging::ratio:
+      break;
+  }
+  return claim.contains("candidate_mallocs") ? judge_any_malloc(results, claim, *metric)
+                                             : judge_ratio(results, claim, *metric);
 }
 
 std::string joined(const json& names, const char* separator) {
@@ -206,6 +215,15 @@ std::pair<std::string, std::string> where_of(const json& claim) {
 const json& seed_claims() {
   static const json claims = json::parse(embedded::seed_claims_json);
   return claims;
+}
+
+const json& seed_claims_schema() {
+  static const json schema = json::parse(embedded::seed_claims_schema_json);
+  return schema;
+}
+
+std::vector<std::string> claims_problems(const json& claims) {
+  return schema_violations(claims, seed_claims_schema());
 }
 
 std::vector<model::claim_verdict> claim_verdicts(const json& results, const json& claims) {

@@ -2,6 +2,7 @@
 // computed from a results document.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,11 @@ namespace alloclab::lab {
 
 // The claims document compiled into the binary.
 const nlohmann::json& seed_claims();
+// Its JSON Schema (claims/seed_claims.schema.json, compiled in), and every way a claims document
+// departs from it, as results/schema_check.hpp words them ("/claims/3/metric: ..."): a missing or
+// unknown key, a metric the table does not name, a value of the wrong type. Empty: none.
+const nlohmann::json& seed_claims_schema();
+std::vector<std::string> claims_problems(const nlohmann::json& claims);
 
 // One verdict per claim, in the claims file's order. verdict is "reproduced", "refuted",
 // "inconclusive", "not judged: too few samples", "not measured in this run" (the cells it needs

@@ -6,11 +6,13 @@
 #include <fmt/format.h>
 
 #include "results/claim_rules.hpp"
+#include "stats/decision.hpp"
 #include "stats/stats.hpp"
 
 namespace alloclab::lab::claim_rules {
 
-outcome judge_highest(const json& results, const json& claim) {
+outcome judge_highest(const json& results, const json& claim, const claim_metric& metric) {
+  const std::string block(metric.figure.block), pooled(metric.figure.pooled);
   const std::string candidate = claim.at("candidate");
   const std::string strategy = claim.value("strategy", std::string("malloc"));
   const std::vector<std::string> among = claim.at("among_workloads");
@@ -24,8 +26,8 @@ outcome judge_highest(const json& results, const json& claim) {
     std::vector<std::pair<std::string, double>> figures;
     for (const std::string& w : among) {
       const json* c = find_cell(results, w, strategy, m);
-      if (c == nullptr || c->value("ns_per_pair", json()).is_null()) break;
-      figures.emplace_back(w, c->at("ns_per_pair").at("mean").get<double>());
+      if (c == nullptr || c->value(block, json()).is_null()) break;
+      figures.emplace_back(w, c->at(block).at(pooled).get<double>());
     }
     if (figures.size() != among.size()) continue;
     std::sort(figures.begin(), figures.end(), [](auto& a, auto& b) { return a.second > b.second; });
@@ -181,22 +183,8 @@ outcome judge_returns_memory(const json& results, const json& claim) {
   return {failures.empty() ? reproduced : refuted, measured, detail};
 }
 
-namespace {
-
-// Per-repetition CV or jitter of a timed cell.
-std::vector<double> per_repetition(const json& timing, const std::string& field) {
-  const auto medians = timing.at("repetition_medians_ns").get<std::vector<double>>();
-  if (field == "cv") return timing.value("repetition_cv", std::vector<double>{});
-  const auto p99 = timing.at("repetition_p99_ns").get<std::vector<double>>();
-  std::vector<double> jitter;
-  for (std::size_t i = 0; i < p99.size() && i < medians.size(); ++i)
-    jitter.push_back(p99[i] - medians[i]);
-  return jitter;
-}
-
-}  // namespace
-
-outcome judge_lowest(const json& results, const json& claim, const std::string& field) {
+outcome judge_lowest(const json& results, const json& claim, const claim_metric& metric) {
+  const std::string block(metric.figure.block), field(metric.figure.pooled);
   const std::string workload = claim.at("workload");
   const std::string candidate = claim.at("candidate");
   struct entry {
@@ -208,9 +196,9 @@ outcome judge_lowest(const json& results, const json& claim, const std::string& 
   for (const auto& name : claim.at("among")) {
     const json* cell = nullptr;
     if (auto why = why_untimed(results, claim, workload, name, "glibc", cell)) return *why;
-    const json& timing = cell->at("timing");
-    figures.push_back(
-        {name.get<std::string>(), timing.at(field).get<double>(), per_repetition(timing, field)});
+    const json& figure = cell->at(block);
+    figures.push_back({name.get<std::string>(), figure.at(field).get<double>(),
+                       repetition_series(metric.figure, figure)});
   }
   std::sort(figures.begin(), figures.end(), [](auto& a, auto& b) { return a.value < b.value; });
   std::string listing;
@@ -223,18 +211,20 @@ outcome judge_lowest(const json& results, const json& claim, const std::string& 
     return lowest ? f.name != candidate : f.name == candidate;
   });
   const double p = mann_whitney_u(figures.front().reps, rival->reps).p_value;
-  std::string verdict = lowest ? reproduced : refuted;
-  if (std::min(figures.front().reps.size(), rival->reps.size()) < min_repetitions)
-    verdict = too_few;
-  else if (p >= 0.05)
-    verdict = inconclusive;
+  const bool power = can_reach_significance(figures.front().reps.size(), rival->reps.size());
+  const std::string verdict =
+      std::min(figures.front().reps.size(), rival->reps.size()) < min_repetitions
+          ? too_few
+          : to_string(judge_ranking(lowest, difference_test{p, power}));
   return {verdict, fmt::format("lowest: {}", figures.front().name),
           fmt::format("{}: {}; {} vs {} over repetitions: U test p={:.3g}", field, listing,
                       figures.front().name, rival->name, p)};
 }
 
-std::optional<outcome> heap_run_too_small(const json& results, const std::string& metric) {
-  if (metric != "highest_ns_per_pair" && metric != "returns_memory") return std::nullopt;
+std::optional<outcome> heap_run_too_small(const json& results, const claim_metric& metric) {
+  if (metric.judged_as != claim_judging::highest &&
+      metric.judged_as != claim_judging::returns_memory)
+    return std::nullopt;
   const json& heap = results.at("config").value("heap", json());
   if (!heap.is_object()) return std::nullopt;
   const std::size_t n = heap.value("iterations", std::size_t{0});

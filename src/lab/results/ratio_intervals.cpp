@@ -2,15 +2,12 @@
 
 #include <vector>
 
+#include "claims/claim_metrics.hpp"
+
 namespace alloclab::lab {
 namespace {
 
 using json = nlohmann::json;
-
-std::vector<double> series(const json& block, const char* key) {
-  if (!block.is_object() || !block.contains(key)) return {};
-  return block.at(key).get<std::vector<double>>();
-}
 
 // The per-repetition figure behind a metric, and the pooled figure.
 struct figures {
@@ -18,28 +15,10 @@ struct figures {
   double pooled = 0;
 };
 
-figures figures_of(const std::string& metric, const json& cell) {
-  if (metric == "speedup_ns_per_pair") {
-    const json& n = cell.value("ns_per_pair", json());
-    if (!n.is_object()) return {};
-    return {series(n, "per_repetition"), n.at("mean").get<double>()};
-  }
-  const json& t = cell.value("timing", json());
-  if (!t.is_object()) return {};
-  if (metric == "speedup_p50") return {series(t, "repetition_medians_ns"), t.at("p50_ns")};
-  if (metric == "speedup_mean" || metric == "throughput_ratio")
-    return {series(t, "repetition_means_ns"), t.at("mean_ns")};
-  if (metric == "p99_ratio") return {series(t, "repetition_p99_ns"), t.at("p99_ns")};
-  if (metric == "cv_ratio") return {series(t, "repetition_cv"), t.at("cv")};
-  if (metric == "jitter_ratio") {
-    const auto p99 = series(t, "repetition_p99_ns");
-    const auto p50 = series(t, "repetition_medians_ns");
-    figures f{{}, t.at("jitter_ns")};
-    for (std::size_t i = 0; i < p99.size() && i < p50.size(); ++i)
-      f.per_repetition.push_back(p99[i] - p50[i]);
-    return f;
-  }
-  return {};
+figures figures_of(const cell_figure& figure, const json& cell) {
+  const json& block = cell.value(std::string(figure.block), json());
+  if (!block.is_object()) return {};
+  return {repetition_series(figure, block), block.at(std::string(figure.pooled)).get<double>()};
 }
 
 }  // namespace
@@ -56,13 +35,17 @@ std::optional<ratio_estimate> ratio_of_repetition_medians(const std::vector<doub
   r.range = bootstrap_ratio_of_medians(numerator, denominator, confidence);
   r.base_repetitions = numerator.size();
   r.candidate_repetitions = denominator.size();
+  r.test = difference_test{mann_whitney_u(numerator, denominator).p_value,
+                           can_reach_significance(numerator.size(), denominator.size())};
   return r;
 }
 
 std::optional<ratio_estimate> estimate_ratio(const std::string& metric, const json& base,
                                              const json& candidate, double confidence) {
-  const figures b = figures_of(metric, base);
-  const figures c = figures_of(metric, candidate);
+  const claim_metric* m = find_claim_metric(metric);
+  if (m == nullptr || m->judged_as != claim_judging::ratio) return std::nullopt;
+  const figures b = figures_of(m->figure, base);
+  const figures c = figures_of(m->figure, candidate);
   if (b.pooled <= 0 || c.pooled <= 0) return std::nullopt;
   // Every metric is "baseline / candidate" except throughput, which is "candidate / baseline"
   // of a rate: the same as baseline mean time / candidate mean time. The point is the

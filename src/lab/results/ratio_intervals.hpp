@@ -9,19 +9,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stats/decision.hpp"
 #include "stats/stats.hpp"
 
 namespace alloclab::lab {
 
 inline constexpr double interval_confidence = 0.95;
 
-// Metric names: speedup_p50, speedup_mean, p99_ratio, jitter_ratio, cv_ratio, throughput_ratio
-// (over `timing` blocks) and speedup_ns_per_pair (over heap cells' `ns_per_pair`).
+// Metrics: the ratio metrics of claims/claim_metrics.hpp's table (speedup_p50, speedup_mean,
+// p99_ratio, jitter_ratio, cv_ratio, throughput_ratio over `timing` blocks, speedup_ns_per_pair
+// over heap cells' `ns_per_pair`), each read as its entry's figure says.
 struct ratio_estimate {
   double value = 0;  // ratio of the median per-repetition figures (pooled without repetitions)
   interval range;    // bootstrap of that ratio over repetitions; invalid when it cannot be formed
   std::size_t base_repetitions = 0;
   std::size_t candidate_repetitions = 0;
+  // The U test over the same repetitions, with its power check; none without repetitions.
+  std::optional<difference_test> test;
 };
 
 // numerator / denominator of the sides' median per-repetition figures, with the bootstrap
@@ -30,8 +34,9 @@ std::optional<ratio_estimate> ratio_of_repetition_medians(const std::vector<doub
                                                           const std::vector<double>& denominator,
                                                           double confidence = interval_confidence);
 
-// nullopt when either cell lacks the figure or a figure is not positive. `confidence`: of the
-// interval (a peer check picking the best of N strategies asks for 1 - alpha / N).
+// nullopt when the metric is not a ratio metric of the table, either cell lacks the figure or a
+// figure is not positive. `confidence`: of the interval (a peer check picking the best of N
+// strategies asks for 1 - alpha / N).
 std::optional<ratio_estimate> estimate_ratio(const std::string& metric, const nlohmann::json& base,
                                              const nlohmann::json& candidate,
                                              double confidence = interval_confidence);

@@ -34,16 +34,26 @@ const json* resolve(const json& root, const std::string& ref) {
   return root.contains(pointer) ? &root[pointer] : nullptr;
 }
 
+// "a, b, c": the keys of a schema's properties.
+std::string key_list(const json& properties) {
+  std::string keys;
+  for (const auto& [key, sub] : properties.items()) keys += (keys.empty() ? "" : ", ") + key;
+  return keys;
+}
+
 void check(const json& value, const json& schema, const json& root, const std::string& where,
-           std::vector<std::string>& out) {
-  const std::string here = where.empty() ? "/" : where;
+           std::vector<std::string>& out);
+
+// $ref, allOf and if/then/else: the schemas `value` must also meet.
+void check_applicators(const json& value, const json& schema, const json& root,
+                       const std::string& where, std::vector<std::string>& out) {
   if (schema.contains("$ref")) {
     const json* target = resolve(root, schema["$ref"].get<std::string>());
-    if (target == nullptr) {
-      out.push_back(fmt::format("{}: the schema's {} names nothing", here, schema["$ref"].dump()));
-      return;
-    }
-    check(value, *target, root, where, out);
+    if (target == nullptr)
+      out.push_back(fmt::format("{}: the schema's {} names nothing", where.empty() ? "/" : where,
+                                schema["$ref"].dump()));
+    else
+      check(value, *target, root, where, out);
   }
   for (const auto& sub : schema.value("allOf", json::array())) check(value, sub, root, where, out);
   if (schema.contains("if")) {
@@ -52,11 +62,11 @@ void check(const json& value, const json& schema, const json& root, const std::s
     const char* branch = unmet.empty() ? "then" : "else";
     if (schema.contains(branch)) check(value, schema[branch], root, where, out);
   }
-  if (schema.contains("type") && !matches_type(value, schema["type"])) {
-    out.push_back(fmt::format("{}: expected type {}, found {}", here, schema["type"].dump(),
-                              value.type_name()));
-    return;
-  }
+}
+
+// const, enum, minimum and maximum.
+void check_value(const json& value, const json& schema, const std::string& here,
+                 std::vector<std::string>& out) {
   if (schema.contains("const") && value != schema["const"])
     out.push_back(
         fmt::format("{}: expected {}, found {}", here, schema["const"].dump(), value.dump()));
@@ -75,21 +85,55 @@ void check(const json& value, const json& schema, const json& root, const std::s
       value.get<double>() > schema["maximum"].get<double>())
     out.push_back(fmt::format("{}: {} is above the maximum {}", here, value.dump(),
                               schema["maximum"].dump()));
-  if (value.is_object()) {
-    for (const auto& key : schema.value("required", json::array()))
-      if (!value.contains(key.get<std::string>()))
-        out.push_back(fmt::format("{}: missing required key \"{}\"", here, key.get<std::string>()));
-    const json properties = schema.value("properties", json::object());
-    for (const auto& [key, sub] : properties.items())
-      if (value.contains(key)) check(value[key], sub, root, where + "/" + key, out);
-    if (schema.contains("additionalProperties") && schema["additionalProperties"].is_object())
-      for (const auto& [key, sub] : value.items())
-        if (!properties.contains(key))
-          check(sub, schema["additionalProperties"], root, where + "/" + key, out);
+}
+
+// required, properties and additionalProperties (a schema, or false: no other key allowed).
+void check_object(const json& value, const json& schema, const json& root, const std::string& where,
+                  std::vector<std::string>& out) {
+  const std::string here = where.empty() ? "/" : where;
+  for (const auto& key : schema.value("required", json::array()))
+    if (!value.contains(key.get<std::string>()))
+      out.push_back(fmt::format("{}: missing required key \"{}\"", here, key.get<std::string>()));
+  const json properties = schema.value("properties", json::object());
+  for (const auto& [key, sub] : properties.items())
+    if (value.contains(key)) check(value[key], sub, root, where + "/" + key, out);
+  const json others = schema.value("additionalProperties", json());
+  for (const auto& [key, sub] : value.items()) {
+    if (properties.contains(key)) continue;
+    if (others.is_object()) check(sub, others, root, where + "/" + key, out);
+    if (others == false)
+      out.push_back(
+          fmt::format("{}: unknown key \"{}\" (allowed: {})", here, key, key_list(properties)));
   }
-  if (value.is_array() && schema.contains("items"))
+}
+
+// items, minItems and maxItems.
+void check_array(const json& value, const json& schema, const json& root, const std::string& where,
+                 std::vector<std::string>& out) {
+  const std::string here = where.empty() ? "/" : where;
+  if (schema.contains("minItems") && value.size() < schema["minItems"].get<std::size_t>())
+    out.push_back(fmt::format("{}: {} items, fewer than the minimum {}", here, value.size(),
+                              schema["minItems"].dump()));
+  if (schema.contains("maxItems") && value.size() > schema["maxItems"].get<std::size_t>())
+    out.push_back(fmt::format("{}: {} items, more than the maximum {}", here, value.size(),
+                              schema["maxItems"].dump()));
+  if (schema.contains("items"))
     for (std::size_t i = 0; i < value.size(); ++i)
       check(value[i], schema["items"], root, fmt::format("{}/{}", where, i), out);
+}
+
+void check(const json& value, const json& schema, const json& root, const std::string& where,
+           std::vector<std::string>& out) {
+  const std::string here = where.empty() ? "/" : where;
+  check_applicators(value, schema, root, where, out);
+  if (schema.contains("type") && !matches_type(value, schema["type"])) {
+    out.push_back(fmt::format("{}: expected type {}, found {}", here, schema["type"].dump(),
+                              value.type_name()));
+    return;
+  }
+  check_value(value, schema, here, out);
+  if (value.is_object()) check_object(value, schema, root, where, out);
+  if (value.is_array()) check_array(value, schema, root, where, out);
 }
 
 }  // namespace

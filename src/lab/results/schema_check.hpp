@@ -1,6 +1,7 @@
-// A small validator for the JSON Schema subset the results schema uses (model/schema.hpp): type
-// (string or list), const, enum, minimum, maximum, required, properties, items,
-// additionalProperties, allOf, if/then/else, $ref.
+// A small validator for the JSON Schema subset the results schema (model/schema.hpp) and the seed
+// claims' schema (claims/seed_claims.schema.json) use: type (string or list), const, enum,
+// minimum, maximum, required, properties, additionalProperties (a schema, or false), items,
+// minItems, maxItems, allOf, if/then/else, $ref.
 #pragma once
 
 #include <string>

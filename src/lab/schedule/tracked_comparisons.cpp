@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "claims/claim_metrics.hpp"
 #include "plan/seed_plan.hpp"
-#include "results/claim_rules.hpp"
 #include "strategies/strategy.hpp"
 
 namespace alloclab::lab {
@@ -50,15 +50,14 @@ void add_vs_baseline(const run_plan& plan, std::vector<tracked_comparison>& out)
 }
 
 // A ratio claim (one candidate malloc, or each of candidate_mallocs) against its accepted range.
-void add_ratio_claim(const run_plan& plan, const json& claim,
+void add_ratio_claim(const run_plan& plan, const json& claim, const claim_metric& metric,
                      std::vector<tracked_comparison>& out) {
-  const std::string figure = figure_of_metric(claim.at("metric"));
-  if (figure.empty()) return;
+  const std::string figure(metric.stop_figure);
   const frame f = claim_frame(claim);
   const std::string workload = claim.at("workload");
   const auto base = cell_index(plan, f, workload, claim.at("baseline").get<std::string>(),
                                claim.value("baseline_malloc", std::string("glibc")));
-  const claim_rules::accepted_range range = claim_rules::accepted(claim);
+  const accepted_range range = accepted(claim);
   std::vector<std::string> mallocs;
   if (claim.contains("candidate_mallocs"))
     mallocs = claim.at("candidate_mallocs").get<std::vector<std::string>>();
@@ -79,9 +78,9 @@ void add_ratio_claim(const run_plan& plan, const json& claim,
 }
 
 // "X has the lowest figure among ...": X against each rival (rival / X > 1 when X is lowest).
-void add_lowest_claim(const run_plan& plan, const json& claim,
+void add_lowest_claim(const run_plan& plan, const json& claim, const claim_metric& metric,
                       std::vector<tracked_comparison>& out) {
-  const std::string figure = claim.at("metric") == "lowest_cv" ? "cv" : "jitter";
+  const std::string figure(metric.stop_figure);
   const std::string workload = claim.at("workload");
   const frame f = claim_frame(claim);
   const auto candidate =
@@ -99,7 +98,7 @@ void add_lowest_claim(const run_plan& plan, const json& claim,
 }
 
 // "X costs the most among workloads ...", under each malloc: each other workload against X.
-void add_highest_claim(const run_plan& plan, const json& claim,
+void add_highest_claim(const run_plan& plan, const json& claim, const claim_metric& metric,
                        std::vector<tracked_comparison>& out) {
   const std::string strategy = claim.value("strategy", std::string(heap_strategy));
   const frame f = claim_frame(claim);
@@ -114,7 +113,7 @@ void add_highest_claim(const run_plan& plan, const json& claim,
                      "claim",
                      *other,
                      *top,
-                     "ns_per_pair",
+                     std::string(metric.stop_figure),
                      {1.0}});
     }
   }
@@ -122,33 +121,19 @@ void add_highest_claim(const run_plan& plan, const json& claim,
 
 }  // namespace
 
-std::string figure_of_metric(const std::string& metric) {
-  static const std::map<std::string, std::string> figures = {
-      {"speedup_p50", "p50"},
-      {"speedup_mean", "mean"},
-      {"throughput_ratio", "mean"},
-      {"p99_ratio", "p99"},
-      {"jitter_ratio", "jitter"},
-      {"cv_ratio", "cv"},
-      {"speedup_ns_per_pair", "ns_per_pair"},
-      {"serve_cpu_per_request_ratio", "cpu_per_request"},
-      {"serve_throughput_ratio_hey", "time_per_request"}};
-  const auto found = figures.find(metric);
-  return found == figures.end() ? std::string() : found->second;
-}
-
 std::vector<tracked_comparison> planned_comparisons(const run_plan& plan, const json& claims) {
   std::vector<tracked_comparison> out;
   add_vs_baseline(plan, out);
   for (const json& claim : claims.at("claims")) {
     if (!claim.value("measurable", true)) continue;
-    const std::string metric = claim.value("metric", std::string());
-    if (metric == "lowest_cv" || metric == "lowest_jitter")
-      add_lowest_claim(plan, claim, out);
-    else if (metric == "highest_ns_per_pair")
-      add_highest_claim(plan, claim, out);
+    const claim_metric* metric = find_claim_metric(claim.value("metric", std::string()));
+    if (metric == nullptr || metric->stop_figure.empty()) continue;
+    if (metric->judged_as == claim_judging::lowest)
+      add_lowest_claim(plan, claim, *metric, out);
+    else if (metric->judged_as == claim_judging::highest)
+      add_highest_claim(plan, claim, *metric, out);
     else if (claim.contains("workload") && claim.contains("candidate"))
-      add_ratio_claim(plan, claim, out);
+      add_ratio_claim(plan, claim, *metric, out);
   }
   for (tracked_comparison& c : out)
     if (c.kind == "vs_std") c.margin = default_equivalence_margin;

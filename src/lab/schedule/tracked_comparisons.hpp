@@ -16,10 +16,6 @@
 
 namespace alloclab::lab {
 
-// The figure of a claim's metric ("speedup_p50" -> "p50", "serve_cpu_per_request_ratio" ->
-// "cpu_per_request"); empty for a metric the stop rule does not follow.
-std::string figure_of_metric(const std::string& metric);
-
 // vs_std and claim comparisons between the plan's cells.
 std::vector<tracked_comparison> planned_comparisons(const run_plan& plan,
                                                     const nlohmann::json& claims);

@@ -56,6 +56,36 @@ const char* to_string(ratio_verdict v) {
   return "open";
 }
 
+claim_finding judge_claim(const interval& measured, const accepted_range& range,
+                          const std::optional<difference_test>& test) {
+  if (!measured.valid()) return claim_finding::inconclusive;
+  if (!(measured.low >= range.low && measured.high <= range.high))
+    return measured.high < range.low || measured.low > range.high ? claim_finding::refuted
+                                                                  : claim_finding::inconclusive;
+  if (!range.excludes_one() || !test) return claim_finding::reproduced;
+  const difference claimed = range.low > 1 ? difference::higher : difference::lower;
+  return judge_difference(test->p_value, test->has_power, measured) == claimed
+             ? claim_finding::reproduced
+             : claim_finding::inconclusive;
+}
+
+claim_finding judge_ranking(bool ranks_as_claimed, const difference_test& gap) {
+  if (!gap.has_power || !(gap.p_value < significance_alpha)) return claim_finding::inconclusive;
+  return ranks_as_claimed ? claim_finding::reproduced : claim_finding::refuted;
+}
+
+const char* to_string(claim_finding v) {
+  switch (v) {
+    case claim_finding::reproduced:
+      return "reproduced";
+    case claim_finding::refuted:
+      return "refuted";
+    case claim_finding::inconclusive:
+      return "inconclusive";
+  }
+  return "inconclusive";
+}
+
 namespace {
 
 enum class verdict_kind { above, below, same_within, open_inconclusive, open_too_few };

@@ -1,7 +1,10 @@
-// The lab's one rule for "these two differ": used by the peer verdicts, `compare` and `advise`,
-// so that a difference one of them calls decided is decided for all of them.
+// The lab's verdict rules, in one place: "these two differ" (used by the peer verdicts, `compare`
+// and `advise`, so that a difference one of them calls decided is decided for all of them), its
+// power check, "these two are the same within a margin", and a seed claim's verdict, which
+// stands on the first two.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "stats/stats.hpp"
@@ -48,6 +51,39 @@ enum class ratio_verdict {
 ratio_verdict judge_ratio_interval(double low, double high, double margin);
 bool inside_margin(double low, double high, double margin);
 const char* to_string(ratio_verdict v);
+
+// A seed claim's ratio (claims/seed_claims.json) is judged against the range the claim accepts:
+// its claimed value widened by its tolerance (claims/claim_metrics.hpp's accepted).
+struct accepted_range {
+  double low = 0, high = 0;
+  bool contains(double v) const { return v >= low && v <= high; }
+  // Whether the claim asserts a difference (the range excludes 1) rather than a sameness.
+  bool excludes_one() const { return low > 1 || high < 1; }
+};
+
+// What stands behind a measured interval besides itself: the U test over the repetitions it was
+// bootstrapped from. A stop-rule interval (stats/sequential.hpp) needs none: its confidence
+// already holds the rule's looks, and it decides on the interval alone.
+struct difference_test {
+  double p_value = 1;
+  bool has_power = false;
+};
+
+enum class claim_finding { reproduced, refuted, inconclusive };
+
+// A claim is reproduced when its measured interval lies wholly inside the accepted range and, when
+// the range excludes 1 (the claim asserts a difference), judge_difference decides that difference
+// (given `test`; noise floor 0, as the peer verdict): a claim is never reproduced on a difference
+// the lab's one rule calls noise. Refuted when the interval lies wholly outside the range (like the
+// equivalence verdict, on the interval alone); inconclusive otherwise, or with no valid interval.
+claim_finding judge_claim(const interval& measured, const accepted_range& range,
+                          const std::optional<difference_test>& test);
+const char* to_string(claim_finding v);  // "reproduced", "refuted", "inconclusive"
+
+// A ranking claim ("X has the lowest figure among ..."): whether the pooled figures rank it so is
+// decided only when the U test between the first and its nearest rival gives p < alpha, with the
+// power to reach it; inconclusive otherwise.
+claim_finding judge_ranking(bool ranks_as_claimed, const difference_test& gap);
 
 // The one vocabulary every command prints a verdict in (try, replay, advise, compare, reports):
 //   "decided ABOVE" / "decided BELOW"  judge_difference decided it (`above_one`: what a ratio above
