@@ -5,10 +5,25 @@
 //     built as the results model and written by its one to_json: what build_results returns reads
 //     back into the model with every key and value, writes again identically and is valid against
 //     the generated schema; a frame that did not run has no settings in `config`
-//     (TheSkeletonIsTheModelsOwnJson).
+//     (TheSkeletonIsTheModelsOwnJson);
+//   fixed records of every frame `run` measures (batch with its placement twin and peers, heap,
+//     memory, serve with failed variants: the shard in tests/data/results_golden/shard, a
+//     `run --shard 1/1` of 2 mallocs x 6 strategies, 2 lab, 2 heap and both memory workloads)
+//     are built into the very bytes 8fa90df's results builder wrote from them (merged.json, a
+//     `merge` of the shard; 8fa90df passes this test): each frame's typed part, the
+//     comparisons, warnings, claims and the version 6 layout
+//     (FixedRecordsOfEveryFrameGiveTheBytesVersion6Wrote).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+
+#include "cli_support.hpp"
+#include "measure/build_guard.hpp"
+#include "merge/merge_inputs.hpp"
+#include "merge/shard_merge.hpp"
 #include "model_agreement.hpp"
+#include "results/environment.hpp"
 #include "results/results_builder.hpp"
 
 namespace alloclab::lab {
@@ -109,6 +124,39 @@ TEST(ResultsBuilder, TheSkeletonIsTheModelsOwnJson) {
   EXPECT_EQ(built.at("significance").at("enough_repetitions"), test_has_power(5));
   EXPECT_EQ(built.at("timer").at("clock"), "std::chrono::steady_clock");
   EXPECT_TRUE(built.at("environment").contains("placement"));
+}
+
+// The first line where two texts part, for a failure message.
+std::string first_difference(const std::string& a, const std::string& b) {
+  std::size_t at = 0, line = 1;
+  while (at < a.size() && at < b.size() && a[at] == b[at]) line += a[at++] == '\n';
+  const auto line_at = [at](const std::string& s) {
+    const std::size_t begin = s.rfind('\n', at == 0 ? 0 : at - 1);
+    const std::size_t from = begin == std::string::npos ? 0 : begin + 1;
+    return s.substr(from, s.find('\n', at) - from);
+  };
+  return "line " + std::to_string(line) + ":\n  want: " + line_at(a) + "\n  got:  " + line_at(b);
+}
+
+TEST(ResultsBuilder, FixedRecordsOfEveryFrameGiveTheBytesVersion6Wrote) {
+  const std::filesystem::path data = std::filesystem::path(ALLOCLAB_TEST_DATA) / "results_golden";
+  const std::string want = cli_support::read_file(data / "merged.json");
+  const json golden = json::parse(want);
+  merge_input shard = read_merge_input((data / "shard").string());
+  // Merge refuses shards of another build: this one stands in for the build that measured them.
+  shard.results["environment"] = model::write_json(describe_environment(current_build()));
+  shard.path = golden.at("merged").at("shards").at(0).at("path");
+  json built = merge_shards({&shard}, golden.at("command"), golden.at("created_utc"));
+  built["environment"] = golden.at("environment");  // merge keeps the shard's: the host's here
+  const std::string got = built.dump(2) + "\n";
+  EXPECT_TRUE(got == want) << first_difference(want, got);
+  for (const char* frame : {"batch", "heap", "memory"}) {
+    const auto& workloads = golden.at("workloads");
+    EXPECT_TRUE(std::any_of(workloads.begin(), workloads.end(),
+                            [frame](const json& w) { return w.at("frame") == frame; }))
+        << "the fixture has no " << frame << " workload";
+  }
+  EXPECT_TRUE(golden.at("serve").is_object()) << "the fixture has no serve section";
 }
 
 }  // namespace
