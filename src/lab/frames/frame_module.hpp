@@ -7,7 +7,7 @@
 // |-----------------------|--------------------------------------------------------------------|
 // | frame_planner         | plan/frame_planner.hpp: id, name, measures, add_cells, repetitions,|
 // |                       | by_default, expected_seconds, workloads, resolve_sizes, budgeted   |
-// | frame_results_writer  | results/frame_results_writer.hpp: add_results,                     |
+// | frame_results_writer  | results/frame_results_writer.hpp: add_results, warnings,           |
 // |                       | what_numbers_include                                               |
 // | frame_report          | render/frame_report.hpp: render_summary, render_section,          |
 // |                       | render_details, console_lines, method_lines, report_heading,       |

@@ -197,7 +197,7 @@ int execute_run(const run_request& request) {
   end_progress_line();
   context.noise = noise.finish();
   if (simulation) context.simulation = simulation->finish();
-  const json results = build_results(plan, records, context);
+  const json results = model::to_json(build_results(plan, records, context));
   leading_file shard;  // a shard's shard.json, written before its results.json
   if (run.shard)
     shard = {shard_file_name,
