@@ -12,6 +12,10 @@
 #include <gtest/gtest.h>
 
 #include "render/atomic_write.hpp"
+#include "render/html.hpp"
+#include "render/markdown.hpp"
+#include "render/run_directory.hpp"
+#include "report_fixture.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -130,6 +134,39 @@ TEST_F(AtomicWrite, TheLatestLinkNeverReplacesAFile) {
   write_file_atomically(dir_ / "latest", "a user's file");
   EXPECT_THROW(replace_symlink_atomically(dir_ / "latest", "run1"), std::system_error);
   EXPECT_EQ(read(dir_ / "latest"), "a user's file");
+}
+
+// The one run-directory writer: results.json as given, the reports rendered from it as read
+// back; `run`'s fresh directory under the root with `latest` after it; a directory it could not
+// write whole says whether results.json is.
+TEST_F(AtomicWrite, RunDirectoryHoldsTheResultsAndTheirReports) {
+  const nlohmann::json results = report_fixture::results();
+  const run_directory given = write_run_directory(dir_ / "given", results, {"shard.json", "{}"});
+  EXPECT_EQ(given.path, dir_ / "given");
+  EXPECT_EQ(read(given.path / "results.json"), results.dump(2) + "\n");
+  EXPECT_EQ(read(given.path / "shard.json"), "{}");
+  const std::string report = render_report(model::from_json(results));
+  EXPECT_EQ(read(given.path / "report.md"), report);
+  EXPECT_EQ(read(given.path / "report.html"),
+            render_html_report(model::from_json(results), report, results));
+  EXPECT_EQ(given.document.created_utc, results.at("created_utc"));
+  EXPECT_FALSE(fs::exists(dir_ / "latest")) << "a given directory gets no link";
+
+  const run_directory fresh =
+      write_run_directory(dir_, results, {}, run_directory_place::fresh_under_root);
+  EXPECT_EQ(fresh.path.parent_path(), dir_);
+  EXPECT_EQ(fs::read_symlink(dir_ / "latest"), fresh.path.filename());
+  EXPECT_EQ(read(dir_ / "latest" / "results.json"), results.dump(2) + "\n");
+
+  fs::create_directories(dir_ / "blocked" / "report.md");  // a directory where report.md goes
+  try {
+    write_run_directory(dir_ / "blocked", results);
+    ADD_FAILURE() << "wrote over a directory";
+  } catch (const run_directory_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is whole: `alloclab report` re-renders from it"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

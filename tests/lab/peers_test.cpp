@@ -236,22 +236,39 @@ TEST(MimallocHeap, LoadingItLeavesMallocToGlibc) {
 
 // --- peer verdict on synthetic results -------------------------------------------------------
 
-json timed_cell(const std::string& strategy, std::vector<double> medians,
-                const std::string& malloc = "glibc") {
+model::cell timed_cell(const std::string& strategy, std::vector<double> medians,
+                       const std::string& malloc = "glibc") {
   std::vector<double> sorted = medians;
   std::sort(sorted.begin(), sorted.end());
-  return {{"strategy", strategy},
-          {"malloc", malloc},
-          {"status", "ok"},
-          {"timing", {{"p50_ns", sorted[sorted.size() / 2]}, {"repetition_medians_ns", medians}}}};
+  model::cell c;
+  c.head.strategy = strategy;
+  c.head.malloc = malloc;
+  c.head.status = "ok";
+  c.timing.emplace();
+  c.timing->p50_ns = sorted[sorted.size() / 2];
+  c.timing->repetition_medians_ns = std::move(medians);
+  return c;
 }
 
-json unmeasured(const std::string& strategy, const std::string& status) {
-  return {{"strategy", strategy}, {"malloc", "glibc"}, {"status", status}, {"timing", nullptr}};
+model::cell unmeasured(const std::string& strategy, const std::string& status) {
+  model::cell c;
+  c.head.strategy = strategy;
+  c.head.malloc = "glibc";
+  c.head.status = status;
+  return c;
 }
 
-json workload_with(json cells) {
-  return {{"name", "w"}, {"cells", std::move(cells)}};
+model::workload workload_with(std::vector<model::cell> cells) {
+  model::workload w;
+  w.name = "w";
+  w.cells = std::move(cells);
+  return w;
+}
+
+// The verdicts as results.json holds them.
+json verdicts_json(const model::workload& w, bool power,
+                   const std::vector<peer_stop_interval>& stop_rule = {}) {
+  return model::write_json(peer_verdicts(w, power, stop_rule));
 }
 
 const std::vector<double> fast = {10, 11, 10.5, 10.2, 10.8};
@@ -272,7 +289,7 @@ TEST(PeerVerdict, SidesAreTheEntriesOwn) {
 }
 
 TEST(PeerVerdict, MetWhenTheBestAlloclabBeatsEveryPeerSignificantly) {
-  const json v = peer_verdicts(
+  const json v = verdicts_json(
       workload_with({timed_cell("std", slower), timed_cell("alloclab_multipool", slow),
                      timed_cell("alloclab_arena", fast), timed_cell("boost_pmr_unsync_pool", slow),
                      timed_cell("pmr_unsync_pool", slower),
@@ -300,10 +317,10 @@ TEST(PeerVerdict, MetWhenTheBestAlloclabBeatsEveryPeerSignificantly) {
 // The request_mix_mt case: the peer's pooled p50 (dragged by a few fast repetitions with many
 // samples) said 1.54x while the repetitions, and so the interval, said 1.2x.
 TEST(PeerVerdict, RatioIsTheRepetitionsOwnAndLiesInItsInterval) {
-  json peer = timed_cell("mimalloc_heap", slow);
-  peer["timing"]["p50_ns"] = 31.0;
+  model::cell peer = timed_cell("mimalloc_heap", slow);
+  peer.timing->p50_ns = 31.0;
   const json v =
-      peer_verdicts(workload_with({timed_cell("alloclab_concurrent_multipool", fast), peer}), true);
+      verdicts_json(workload_with({timed_cell("alloclab_concurrent_multipool", fast), peer}), true);
   ASSERT_EQ(v.size(), 1u);
   const json& ratio = v[0]["peers"][0];
   EXPECT_NEAR(ratio["ratio"].get<double>(), 20.5 / 10.5, 1e-9);
@@ -312,7 +329,7 @@ TEST(PeerVerdict, RatioIsTheRepetitionsOwnAndLiesInItsInterval) {
 }
 
 TEST(PeerVerdict, MissedNamesTheFasterPeer) {
-  const json v = peer_verdicts(
+  const json v = verdicts_json(
       workload_with({timed_cell("alloclab_multipool", slow), timed_cell("mimalloc_heap", fast),
                      timed_cell("boost_pmr_sync_pool", slower)}),
       true);
@@ -324,7 +341,7 @@ TEST(PeerVerdict, MissedNamesTheFasterPeer) {
 
 TEST(PeerVerdict, FasterButNotSignificantIsMissedWithThePValue) {
   const json v =
-      peer_verdicts(workload_with({timed_cell("alloclab_multipool", {10, 30, 11, 29, 12}),
+      verdicts_json(workload_with({timed_cell("alloclab_multipool", {10, 30, 11, 29, 12}),
                                    timed_cell("foonathan_stack", {13, 28, 14, 27, 31})}),
                     true);
   EXPECT_EQ(v[0]["verdict"], "missed");
@@ -336,7 +353,7 @@ TEST(PeerVerdict, FasterButNotSignificantIsMissedWithThePValue) {
 // Inside the noise is not a win: the U test sees every peer repetition a little slower, but the
 // repetitions are bimodal, so the interval of the ratio reaches below 1.
 TEST(PeerVerdict, SignificantButIntervalReachingBelowOneIsNotBeaten) {
-  const json v = peer_verdicts(
+  const json v = verdicts_json(
       workload_with(
           {timed_cell("alloclab_arena", {10, 10.1, 10.2, 10.3, 10.4, 50, 50.1, 50.2, 50.3}),
            timed_cell("foonathan_stack", {11, 11.1, 11.2, 11.3, 51, 51.1, 51.2, 51.3, 51.4})}),
@@ -359,15 +376,16 @@ TEST(PeerVerdict, SignificantButIntervalReachingBelowOneIsNotBeaten) {
 TEST(PeerVerdict, TheBestOfSeveralAlloclabStrategiesIsTestedAtAlphaOverTheirNumber) {
   const std::vector<double> best = {10, 10.2, 10.4, 10.6, 12.5};
   const std::vector<double> peer = {12, 13, 13.2, 13.4, 13.6};
-  const json alone = peer_verdicts(
+  const json alone = verdicts_json(
       workload_with({timed_cell("alloclab_arena", best), timed_cell("pmr_monotonic", peer)}), true);
   ASSERT_LT(alone[0]["peers"][0]["p_value"].get<double>(), 0.05) << alone;
   EXPECT_EQ(alone[0]["verdict"], "met") << alone;
-  std::vector<json> cells = {timed_cell("alloclab_arena", best), timed_cell("pmr_monotonic", peer)};
+  std::vector<model::cell> cells = {timed_cell("alloclab_arena", best),
+                                    timed_cell("pmr_monotonic", peer)};
   for (const char* other : {"alloclab_pool", "alloclab_multipool", "alloclab_multipool_static",
                             "alloclab_concurrent_multipool", "alloclab_arena_static"})
     cells.push_back(timed_cell(other, slower));
-  const json picked = peer_verdicts(workload_with(cells), true);
+  const json picked = verdicts_json(workload_with(cells), true);
   EXPECT_EQ(picked[0]["verdict"], "missed") << picked;
   EXPECT_EQ(picked[0]["candidates"], 6);
   EXPECT_EQ(alone[0]["candidates"], 1);
@@ -380,7 +398,7 @@ TEST(PeerVerdict, TheBestOfSeveralAlloclabStrategiesIsTestedAtAlphaOverTheirNumb
 }
 
 TEST(PeerVerdict, TooFewRepetitionsCannotMeetTheTarget) {
-  const json v = peer_verdicts(workload_with({timed_cell("alloclab_arena", {10, 11}),
+  const json v = verdicts_json(workload_with({timed_cell("alloclab_arena", {10, 11}),
                                               timed_cell("pmr_monotonic", {30, 31})}),
                                false);
   EXPECT_EQ(v[0]["verdict"], "missed");
@@ -388,19 +406,19 @@ TEST(PeerVerdict, TooFewRepetitionsCannotMeetTheTarget) {
 }
 
 TEST(PeerVerdict, NotJudgedWithoutBothSidesAndUnmeasuredPeersAreListed) {
-  const json no_peer = peer_verdicts(workload_with({timed_cell("alloclab_arena", fast),
+  const json no_peer = verdicts_json(workload_with({timed_cell("alloclab_arena", fast),
                                                     unmeasured("mimalloc_heap", "not_installed")}),
                                      true);
   EXPECT_EQ(no_peer[0]["verdict"], "not_judged");
   EXPECT_EQ(no_peer[0]["unmeasured_peers"], json::array({"mimalloc_heap"}));
-  const json no_ours = peer_verdicts(
+  const json no_ours = verdicts_json(
       workload_with({timed_cell("std", fast), timed_cell("pmr_sync_pool", slow)}), true);
   EXPECT_EQ(no_ours[0]["verdict"], "not_judged");
   EXPECT_TRUE(no_ours[0]["best_alloclab"].is_null());
 }
 
 TEST(PeerVerdict, OneVerdictPerMalloc) {
-  const json v = peer_verdicts(workload_with({timed_cell("alloclab_arena", fast, "glibc"),
+  const json v = verdicts_json(workload_with({timed_cell("alloclab_arena", fast, "glibc"),
                                               timed_cell("pmr_monotonic", slow, "glibc"),
                                               timed_cell("alloclab_arena", slow, "jemalloc"),
                                               timed_cell("pmr_monotonic", fast, "jemalloc")}),

@@ -1,14 +1,30 @@
-// Test plan: results/results_builder's comparisons (add_comparisons) on hand-made cells.
+// Test plan: results/results_builder's comparisons (add_comparisons) on hand-made model cells.
 //   a heap-study cell's pair-cost ratio against the baseline malloc carries its bootstrap
 //     interval, and a lab cell has none (HeapCellsCompareTheirPairCostWithAnInterval);
 //   the document's skeleton (config, environment, timer, significance, noise, budget, shard) is
 //     built as the results model and written by its one to_json: what build_results returns reads
 //     back into the model with every key and value, writes again identically and is valid against
 //     the generated schema; a frame that did not run has no settings in `config`
-//     (TheSkeletonIsTheModelsOwnJson).
+//     (TheSkeletonIsTheModelsOwnJson);
+//   fixed records of every frame `run` measures (batch with its placement twin and peers, heap,
+//     memory, serve with failed variants: the shard in tests/data/results_golden/shard, a
+//     `run --shard 1/1` of 2 mallocs x 6 strategies, 2 lab, 2 heap and both memory workloads)
+//     are built into the very bytes 8fa90df's results builder wrote from them (merged.json, a
+//     `merge` of the shard; 8fa90df passes this test): each frame's typed part, the
+//     comparisons, warnings, claims and the version 6 layout
+//     (FixedRecordsOfEveryFrameGiveTheBytesVersion6Wrote).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+
+#include "cli_support.hpp"
+#include "measure/build_guard.hpp"
+#include "merge/merge_inputs.hpp"
+#include "merge/shard_merge.hpp"
 #include "model_agreement.hpp"
+#include "results/environment.hpp"
+#include "results/cell_parts.hpp"
 #include "results/results_builder.hpp"
 #include "frames/memory/run_options.hpp"
 
@@ -17,48 +33,70 @@ namespace {
 
 using json = nlohmann::json;
 
-json timed(const std::string& malloc, double ns, json ns_per_pair) {
+// A frame's cell figures that define the pair-cost metric, as the heap frame's do.
+struct pair_figures {
+  std::vector<double> per_repetition;
+  double mean = 0;
+  static constexpr const char* about_type = "test";
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.mean, "mean", "mean");
+  }
+  std::optional<model::repetition_series> series(const std::string& metric) const {
+    if (metric != "speedup_ns_per_pair") return std::nullopt;
+    return model::repetition_series{per_repetition, mean};
+  }
+};
+
+model::cell timed(const std::string& malloc, double ns, std::optional<pair_figures> pairs) {
   const std::vector<double> medians = {ns * 0.99, ns, ns * 1.01, ns, ns};
-  return {{"strategy", "malloc"},
-          {"malloc", malloc},
-          {"status", "ok"},
-          {"timing",
-           {{"p50_ns", ns},
-            {"mean_ns", ns},
-            {"p99_ns", 2 * ns},
-            {"jitter_ns", ns},
-            {"cv", 0.1},
-            {"repetition_medians_ns", medians},
-            {"repetition_means_ns", medians}}},
-          {"ns_per_pair", std::move(ns_per_pair)}};
+  model::cell c;
+  c.head.strategy = "malloc";
+  c.head.malloc = malloc;
+  c.head.status = "ok";
+  c.timing.emplace();
+  c.timing->p50_ns = c.timing->mean_ns = ns;
+  c.timing->p99_ns = 2 * ns;
+  c.timing->jitter_ns = ns;
+  c.timing->cv = 0.1;
+  c.timing->repetition_medians_ns = c.timing->repetition_means_ns = medians;
+  if (pairs) c.figures = model::figures::of(std::move(*pairs));
+  return c;
 }
 
-json pairs(double mean) {
-  return {{"mean", mean},
-          {"per_repetition", {mean * 0.98, mean, mean * 1.02, mean * 0.99, mean * 1.01}}};
+pair_figures pairs(double mean) {
+  return {{mean * 0.98, mean, mean * 1.02, mean * 0.99, mean * 1.01}, mean};
+}
+
+model::workload workload_of(std::vector<model::cell> cells) {
+  model::workload w;
+  w.baseline = {"malloc", "glibc"};
+  w.cells = std::move(cells);
+  return w;
 }
 
 TEST(ResultsBuilder, HeapCellsCompareTheirPairCostWithAnInterval) {
-  json heap = {{"baseline", {{"strategy", "malloc"}, {"malloc", "glibc"}}},
-               {"cells", json::array({timed("glibc", 1000, pairs(100)),
-                                      timed("jemalloc", 500, pairs(50))})}};
+  model::workload heap =
+      workload_of({timed("glibc", 1000, pairs(100)), timed("jemalloc", 500, pairs(50))});
   add_comparisons(heap, true);
-  const json& vs = heap["cells"][1]["vs_std"];
-  ASSERT_TRUE(vs.is_object());
-  EXPECT_NEAR(vs.at("speedup_ns_per_pair").get<double>(), 2.0, 1e-9);
-  const json& range = vs.at("intervals").at("speedup_ns_per_pair");
-  ASSERT_TRUE(range.is_object()) << vs;
+  EXPECT_FALSE(heap.cells[0].vs_std) << "the baseline";
+  ASSERT_TRUE(heap.cells[1].vs_std);
+  const model::comparison& vs = *heap.cells[1].vs_std;
+  ASSERT_TRUE(vs.speedup_ns_per_pair && *vs.speedup_ns_per_pair);
+  EXPECT_NEAR(**vs.speedup_ns_per_pair, 2.0, 1e-9);
+  ASSERT_TRUE(vs.intervals.speedup_ns_per_pair && *vs.intervals.speedup_ns_per_pair);
+  const model::interval& range = **vs.intervals.speedup_ns_per_pair;
   // Every resample of glibc's per-repetition costs over jemalloc's lies in [0.98/1.02, 1.02/0.98] × 2.
-  EXPECT_GE(range["low"].get<double>(), 2 * 0.98 / 1.02);
-  EXPECT_LE(range["high"].get<double>(), 2 * 1.02 / 0.98);
-  EXPECT_LE(range["low"].get<double>(), 2.0);
-  EXPECT_GE(range["high"].get<double>(), 2.0);
+  EXPECT_GE(range.low, 2 * 0.98 / 1.02);
+  EXPECT_LE(range.high, 2 * 1.02 / 0.98);
+  EXPECT_LE(range.low, 2.0);
+  EXPECT_GE(range.high, 2.0);
 
-  json lab = {
-      {"baseline", {{"strategy", "malloc"}, {"malloc", "glibc"}}},
-      {"cells", json::array({timed("glibc", 1000, nullptr), timed("jemalloc", 500, nullptr)})}};
+  model::workload lab =
+      workload_of({timed("glibc", 1000, std::nullopt), timed("jemalloc", 500, std::nullopt)});
   add_comparisons(lab, true);
-  EXPECT_FALSE(lab["cells"][1]["vs_std"].contains("speedup_ns_per_pair"));
+  ASSERT_TRUE(lab.cells[1].vs_std);
+  EXPECT_FALSE(model::write_json(*lab.cells[1].vs_std).contains("speedup_ns_per_pair"));
 }
 
 run_plan empty_plan() {
@@ -92,7 +130,7 @@ TEST(ResultsBuilder, TheSkeletonIsTheModelsOwnJson) {
                    {"source", "plan"},
                    {"costs", "expected"},
                    {"workloads", json::array()}};
-  const json built = build_results(plan, run, context);
+  const json built = model::to_json(build_results(plan, run, context));
 
   model_agreement::expect_model_agrees(built, "a built skeleton");
   const json again = model::to_json(model::from_json(built));
@@ -111,6 +149,39 @@ TEST(ResultsBuilder, TheSkeletonIsTheModelsOwnJson) {
   EXPECT_EQ(built.at("significance").at("enough_repetitions"), test_has_power(5));
   EXPECT_EQ(built.at("timer").at("clock"), "std::chrono::steady_clock");
   EXPECT_TRUE(built.at("environment").contains("placement"));
+}
+
+// The first line where two texts part, for a failure message.
+std::string first_difference(const std::string& a, const std::string& b) {
+  std::size_t at = 0, line = 1;
+  while (at < a.size() && at < b.size() && a[at] == b[at]) line += a[at++] == '\n';
+  const auto line_at = [at](const std::string& s) {
+    const std::size_t begin = s.rfind('\n', at == 0 ? 0 : at - 1);
+    const std::size_t from = begin == std::string::npos ? 0 : begin + 1;
+    return s.substr(from, s.find('\n', at) - from);
+  };
+  return "line " + std::to_string(line) + ":\n  want: " + line_at(a) + "\n  got:  " + line_at(b);
+}
+
+TEST(ResultsBuilder, FixedRecordsOfEveryFrameGiveTheBytesVersion6Wrote) {
+  const std::filesystem::path data = std::filesystem::path(ALLOCLAB_TEST_DATA) / "results_golden";
+  const std::string want = cli_support::read_file(data / "merged.json");
+  const json golden = json::parse(want);
+  merge_input shard = read_merge_input((data / "shard").string());
+  // Merge refuses shards of another build: this one stands in for the build that measured them.
+  shard.results["environment"] = model::write_json(describe_environment(current_build()));
+  shard.path = golden.at("merged").at("shards").at(0).at("path");
+  json built = merge_shards({&shard}, golden.at("command"), golden.at("created_utc"));
+  built["environment"] = golden.at("environment");  // merge keeps the shard's: the host's here
+  const std::string got = built.dump(2) + "\n";
+  EXPECT_TRUE(got == want) << first_difference(want, got);
+  for (const char* frame : {"batch", "heap", "memory"}) {
+    const auto& workloads = golden.at("workloads");
+    EXPECT_TRUE(std::any_of(workloads.begin(), workloads.end(),
+                            [frame](const json& w) { return w.at("frame") == frame; }))
+        << "the fixture has no " << frame << " workload";
+  }
+  EXPECT_TRUE(golden.at("serve").is_object()) << "the fixture has no serve section";
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 // |                       | resolve_sizes, read_sizes, add_run_options, run_options_after,     |
 // |                       | requested, own_command_hint, selection,                            |
 // |                       | one_repetition_per_process, budgeted, lockstep                     |
-// | frame_results_writer  | results/frame_results_writer.hpp: add_results,                     |
+// | frame_results_writer  | results/frame_results_writer.hpp: add_results, warnings,           |
 // |                       | what_numbers_include                                               |
 // | frame_report          | render/frame_report.hpp: render_summary, render_section,          |
 // |                       | render_details, console_lines, method_lines, report_heading,       |

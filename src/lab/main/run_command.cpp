@@ -29,8 +29,8 @@
 #include "main/frame_registry.hpp"
 #include "plan/resolved_run.hpp"
 #include "render/atomic_write.hpp"
-#include "render/html.hpp"
 #include "render/markdown.hpp"
+#include "render/run_directory.hpp"
 #include "results/results_builder.hpp"
 #include "simulate/queue.hpp"
 
@@ -40,14 +40,6 @@ namespace heap = alloclab::heap;
 using json = nlohmann::json;
 
 namespace {
-
-// results/<UTC timestamp>, with a suffix if a run in the same second already took the name.
-fs::path fresh_run_directory(const fs::path& root) {
-  const std::string stamp = utc_now("%Y%m%dT%H%M%SZ");
-  fs::path candidate = root / stamp;
-  for (int n = 2; fs::exists(candidate); ++n) candidate = root / fmt::format("{}-{}", stamp, n);
-  return candidate;
-}
 
 std::string clock_text(double seconds) {
   const auto s = static_cast<long>(seconds + 0.5);
@@ -140,32 +132,14 @@ std::vector<std::string> run_problems(const json& results, const run_plan& plan)
   return problems;
 }
 
-// results.json first (a shard's shard.json before it), then the report, then the link: a failure
-// leaves what was written whole.
-// `model` is `results` read into the model: both reports are rendered from it (report.html
-// around report.md's text). Returns the run's directory.
-fs::path write_run(const fs::path& root, const json& results, const model::document& model,
-                   const std::string& shard_text) {
-  const fs::path directory = fresh_run_directory(root);
-  fs::create_directories(directory);
+// The run's directory under the output root (render/run_directory.hpp), then `latest`.
+run_directory write_fresh_run(const fs::path& root, const json& results,
+                              const leading_file& shard) {
   try {
-    if (!shard_text.empty()) write_file_atomically(directory / shard_file_name, shard_text);
-    write_file_atomically(directory / "results.json", results.dump(2) + "\n");
-    const std::string report = render_report(model);
-    write_file_atomically(directory / "report.md", report);
-    write_file_atomically(directory / "report.html", render_html_report(model, report, results));
-    replace_symlink_atomically(root / "latest", directory.filename());
-  } catch (const std::system_error& e) {
-    std::error_code ignored;
-    const bool kept = fs::exists(directory / "results.json", ignored);
-    if (!kept) fs::remove(directory, ignored);
-    throw output_error(fmt::format(
-        "{}{}{}", e.what(), e.code().value() == EFBIG ? " (the file-size limit, ulimit -f)" : "",
-        kept ? fmt::format("; {} is whole: `alloclab report` re-renders from it",
-                           (directory / "results.json").string())
-             : ""));
+    return write_run_directory(root, results, shard, run_directory_place::fresh_under_root);
+  } catch (const run_directory_error& e) {
+    throw output_error(e.what());
   }
-  return directory;
 }
 
 }  // namespace
@@ -224,14 +198,15 @@ int execute_run(const run_request& request) {
   end_progress_line();
   context.noise = noise.finish();
   if (simulation) context.simulation = simulation->finish();
-  const json results = build_results(plan, records, context);
-  const std::string shard_text =
-      run.shard
-          ? to_json(shard_file{*run.shard, run.deal, run.whole, records, context}).dump() + "\n"
-          : "";
-  const model::document model = model::from_json(results);
+  const json results = model::to_json(build_results(plan, records, context));
+  leading_file shard;  // a shard's shard.json, written before its results.json
+  if (run.shard)
+    shard = {shard_file_name,
+             to_json(shard_file{*run.shard, run.deal, run.whole, records, context}).dump() + "\n"};
   const std::vector<std::string> problems = run_problems(results, plan);
-  const fs::path directory = write_run(request.out, results, model, shard_text);
+  const run_directory written = write_fresh_run(request.out, results, shard);
+  const model::document& model = written.document;
+  const fs::path& directory = written.path;
 
   std::string summary = render_headline(model);
   for (const std::string& warning : model.warnings) summary += "warning: " + warning + "\n";

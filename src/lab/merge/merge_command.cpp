@@ -14,6 +14,7 @@
 #include "render/atomic_write.hpp"
 #include "render/html.hpp"
 #include "render/markdown.hpp"
+#include "render/run_directory.hpp"
 
 namespace alloclab::lab {
 namespace fs = std::filesystem;
@@ -60,12 +61,11 @@ json results_of(const machine_group& g, const std::string& command_line) {
 }
 
 void write_results(const fs::path& directory, const json& results) {
-  fs::create_directories(directory);
-  write_file_atomically(directory / "results.json", results.dump(2) + "\n");
-  const model::document document = model::from_json(results);
-  const std::string report = render_report(document);
-  write_file_atomically(directory / "report.md", report);
-  write_file_atomically(directory / "report.html", render_html_report(document, report, results));
+  try {
+    write_run_directory(directory, results);
+  } catch (const run_directory_error& e) {
+    throw output_error(fmt::format("cannot write under '{}': {}", directory.string(), e.what()));
+  }
 }
 
 std::size_t cell_count(const json& results) {

@@ -173,9 +173,10 @@ json merge_shards(const std::vector<const merge_input*>& unordered, const std::s
   context.command_line = command_line;
   context.created_utc = created_utc;
   context.merged = {{"shards", std::move(entries)}};
-  json results = build_results(plan, merged, context);
-  results["environment"] = shards.front()->results.at("environment");
-  return results;
+  model::document results = build_results(plan, merged, context);
+  results.environment = model::read_json<model::environment>(
+      shards.front()->results.at("environment"), "/environment");
+  return model::to_json(results);
 }
 
 }  // namespace alloclab::lab

@@ -2,7 +2,10 @@
 // and the seeds' published tables copied beside the run's cells.
 #pragma once
 
+#include <cmath>
+#include <cstdint>
 #include <optional>
+#include <typeinfo>
 #include <string>
 #include <vector>
 
@@ -77,6 +80,32 @@ struct published_row {
     field(s.p50, "p50", "the seed's p50, in `unit`");
     field(s.p99, "p99", "the seed's p99, in `unit`");
     field(s.throughput_per_s, "throughput_per_s", "the seed's throughput", at_least(0));
+  }
+};
+
+// A published row's JSON is its fields, each figure as the seed's file gives it: a whole number
+// stays an integer (results.json copies the seeds' tables; `128924` must not become `128924.0`).
+template <>
+struct codec<published_row> {
+  static json write(const published_row& row) {
+    json out = json::object();
+    write_fields(row, out);
+    for (const char* key : {"p50", "p99", "throughput_per_s"}) {
+      const double v = out.at(key).get<double>();
+      if (v == std::floor(v) && std::abs(v) < 9.0e15) out[key] = static_cast<std::int64_t>(v);
+    }
+    return out;
+  }
+  static void read(const json& j, published_row& row, const std::string& where) {
+    read_fields(j, row, where);
+  }
+  static json schema() {
+    const detail::field_schema f = fields_schema<published_row>();
+    return {{"type", "object"}, {"required", f.required}, {"properties", f.properties}};
+  }
+  static std::string type_text() { return "object"; }
+  static std::string describe(doc_sink& sink, const std::string& path) {
+    return describe_fields<published_row>(sink, path, typeid(published_row).name());
   }
 };
 

@@ -72,6 +72,7 @@ json to_json(const document& d) {
   json out = json::object();
   write_fields(d, out);
   d.parts.write(out);
+  if (d.schema_version < 7) add_version6_keys(out);
   return out;
 }
 

@@ -341,6 +341,7 @@ struct codec<run_config> {
   static std::string describe(doc_sink& sink, const std::string& path);
 };
 
+// Writes the document as its schema_version lays it out (version 6: model/versions.hpp).
 json to_json(const document& d);
 // Throws model_error for a document that is not a results file of a version this alloclab reads.
 document from_json(const json& j);

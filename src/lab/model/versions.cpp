@@ -62,6 +62,39 @@ std::vector<workload_spread> workload_spreads(const std::vector<budget_cell>& ce
   return rows;
 }
 
+namespace {
+
+// Version 6's keys of every frame's cells, and of every workload, null where a frame has none.
+constexpr const char* version6_cell_keys[] = {"heap",        "upstream_fallbacks_per_iteration",
+                                              "placement",   "memory",
+                                              "ns_per_pair", "memory_frame",
+                                              "replay"};
+constexpr const char* version6_workload_keys[] = {"footprint", "heap_spec", "placement",
+                                                  "peer_verdicts"};
+
+template <class Keys>
+void add_nulls(json& object, const Keys& keys) {
+  for (const auto& key : keys)
+    if (!object.contains(key)) object[key] = nullptr;
+}
+
+}  // namespace
+
+void add_version6_keys(json& written) {
+  for (json& w : written.at("workloads")) {
+    add_nulls(w, version6_workload_keys);
+    for (json& c : w.at("cells")) add_nulls(c, version6_cell_keys);
+  }
+  // The serve frame's cells are its own struct: version 6 gave them every lab cell key too.
+  const auto serve = written.find("serve");
+  if (serve == written.end() || !serve->is_object()) return;
+  for (json& w : serve->at("workloads"))
+    for (json& c : w.at("cells")) {
+      add_nulls(c, field_names<cell>());
+      add_nulls(c, version6_cell_keys);
+    }
+}
+
 void upgrade(document& d, int version) {
   if (version < 7)
     for (workload& w : d.workloads)

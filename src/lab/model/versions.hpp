@@ -25,4 +25,9 @@ std::vector<workload_spread> workload_spreads(const std::vector<budget_cell>& ce
 // Fills what `version` lacked; the document is then of the current version.
 void upgrade(document& d, int version);
 
+// Adds to a document written by to_json the keys version 6 has and version 7 drops: every frame's
+// cell keys as null in every cell (the serve frame's cells every lab cell key too) and every
+// workload's `footprint`, `heap_spec`, `placement` and `peer_verdicts` as null when absent.
+void add_version6_keys(json& written);
+
 }  // namespace alloclab::lab::model

@@ -20,9 +20,9 @@ void for_each_cell(const frame_results_input& in, const std::string& name, frame
   }
 }
 
-json cells_of(const frame_results_input& in, const std::string& name, frame f, cell_builder build,
-              std::vector<const cell_records*>* records) {
-  json cells = json::array();
+std::vector<model::cell> cells_of(const frame_results_input& in, const std::string& name, frame f,
+                                  cell_builder build, std::vector<const cell_records*>* records) {
+  std::vector<model::cell> cells;
   for_each_cell(in, name, f, [&](const cell_spec& spec, const cell_records& rs) {
     if (records != nullptr) records->push_back(&rs);
     cells.push_back(build(spec, rs));
@@ -31,17 +31,15 @@ json cells_of(const frame_results_input& in, const std::string& name, frame f, c
 }
 
 void add_workloads(const frame_results_input& in, const std::vector<std::string>& names,
-                   const workload_parts& parts, json& out) {
+                   const workload_parts& parts, std::vector<model::workload>& out) {
   for (const std::string& name : names) {
     std::vector<const cell_records*> records;
-    json w = parts.entry(name, cells_of(in, name, parts.f, parts.cell, &records), records);
-    if (parts.finish) {
+    model::workload w =
+        parts.entry(name, cells_of(in, name, parts.f, parts.cell, &records), records);
+    if (parts.finish)
       parts.finish(w);
-    } else {
+    else
       add_comparisons(w, in.power);
-      w["placement"] = nullptr;
-      w["peer_verdicts"] = nullptr;
-    }
     out.push_back(std::move(w));
   }
 }
@@ -62,22 +60,6 @@ model::cell unmeasured_cell(const std::string& strategy, const std::string& mall
 
 namespace {
 
-// Schema version 6's keys of every frame's cells, and of every workload, null where a frame has
-// none of its own (model/versions.hpp: version 7 writes only a frame's own keys).
-constexpr const char* version6_cell_keys[] = {"heap",        "upstream_fallbacks_per_iteration",
-                                              "placement",   "memory",
-                                              "ns_per_pair", "memory_frame",
-                                              "replay"};
-constexpr const char* version6_workload_keys[] = {"footprint", "heap_spec", "placement",
-                                                  "peer_verdicts"};
-
-template <std::size_t N>
-json with_nulls(json object, const char* const (&keys)[N]) {
-  for (const char* key : keys)
-    if (!object.contains(key)) object[key] = nullptr;
-  return object;
-}
-
 std::optional<model::liveness_proof> proof_of(const json& j) {
   return model::read_json<std::optional<model::liveness_proof>>(j, "/live_allocator");
 }
@@ -86,20 +68,6 @@ std::optional<model::worker_exit> exit_of(const json& j) {
 }
 
 }  // namespace
-
-json cell_json(const model::cell& c) {
-  return with_nulls(model::write_json(c), version6_cell_keys);
-}
-
-json workload_json(const model::workload& w) {
-  return with_nulls(model::write_json(w), version6_workload_keys);
-}
-
-json with_lab_cell_keys(json written) {
-  for (const std::string& key : model::field_names<model::cell>())
-    if (!written.contains(key)) written[key] = nullptr;
-  return with_nulls(std::move(written), version6_cell_keys);
-}
 
 model::rss_series first_process_series(const json& worker_series, const std::string& where) {
   json series = worker_series;
@@ -162,10 +130,6 @@ std::optional<double> fraction_of(double part, double whole) {
   return whole > 0 ? std::optional<double>(part / whole) : std::nullopt;
 }
 
-json fraction_or_null(double part, double whole) {
-  return model::write_json(fraction_of(part, whole));
-}
-
 std::string checksum_text(std::uint64_t sum) {
   return fmt::format("{:#018x}", sum);
 }
@@ -178,10 +142,6 @@ std::optional<model::size_histogram> size_histogram_of(const std::vector<std::ui
       bands, "band k counts request sizes in [2^k, 2^(k+1)) bytes; band 0 also 0", source};
 }
 
-json size_histogram_json(const std::vector<std::uint64_t>& bands, const char* source) {
-  return model::write_json(size_histogram_of(bands, source));
-}
-
 std::optional<model::interval> interval_of(const interval& i) {
   if (!i.valid()) return std::nullopt;
   return model::interval{i.low, i.high};
@@ -192,19 +152,11 @@ std::optional<model::estimate> estimate_of(const std::optional<ratio_estimate>& 
   return model::estimate{r->value, interval_of(r->range)};
 }
 
-json interval_json(const interval& i) {
-  return model::write_json(interval_of(i));
-}
-
-const json* find_cell(const json& workload, const std::string& strategy,
-                      const std::string& malloc) {
-  for (const auto& c : workload.at("cells"))
-    if (c.at("strategy") == strategy && c.at("malloc") == malloc) return &c;
+const model::cell* find_cell(const model::workload& workload, const std::string& strategy,
+                             const std::string& malloc) {
+  for (const model::cell& c : workload.cells)
+    if (c.head.strategy == strategy && c.head.malloc == malloc) return &c;
   return nullptr;
-}
-
-json estimate_json(const std::optional<ratio_estimate>& r) {
-  return model::write_json(estimate_of(r));
 }
 
 }  // namespace alloclab::lab

@@ -1,6 +1,7 @@
 // What every frame's results cell is made of. The results builder groups a run's records by cell
 // and hands each frame (frames/<frame>/results_cell.cpp, through the frame table) a
-// frame_results_input; the frame adds its workloads to results.json from it, using these parts.
+// frame_results_input; the frame adds its typed workloads and parts to the results model
+// (model::document) from it, using these parts. Only the model's codecs write them as JSON.
 #pragma once
 
 #include <cstddef>
@@ -48,7 +49,7 @@ struct frame_results_input {
   bool power;  // whether the U test over this frame's repetitions can reach alpha
 };
 
-using cell_builder = nlohmann::json (*)(const cell_spec&, const cell_records&);
+using cell_builder = model::cell (*)(const cell_spec&, const cell_records&);
 
 // Calls `visit` with each cell of workload `name` in frame `f` that has records, in plan order.
 void for_each_cell(const frame_results_input& in, const std::string& name, frame f,
@@ -56,26 +57,38 @@ void for_each_cell(const frame_results_input& in, const std::string& name, frame
 
 // The results cells of workload `name` in frame `f`, in plan order; `records`, when given,
 // receives each cell's records in the same order.
-nlohmann::json cells_of(const frame_results_input& in, const std::string& name, frame f,
-                        cell_builder build, std::vector<const cell_records*>* records = nullptr);
+std::vector<model::cell> cells_of(const frame_results_input& in, const std::string& name, frame f,
+                                  cell_builder build,
+                                  std::vector<const cell_records*>* records = nullptr);
 
-// How a frame turns its cells into workloads of results.json.
+// How a frame turns its cells into workloads of the results.
 struct workload_parts {
   frame f;
   cell_builder cell;
-  // The workload entry around `cells` (with "baseline"); `records`: each cell's, same order.
-  std::function<nlohmann::json(const std::string& name, nlohmann::json cells,
-                               const std::vector<const cell_records*>& records)>
+  // The workload entry around `cells` (with its baseline); `records`: each cell's, same order.
+  std::function<model::workload(const std::string& name, std::vector<model::cell> cells,
+                                const std::vector<const cell_records*>& records)>
       entry;
-  // Compares the entry's cells and judges it. Empty: add_comparisons to its baseline, with no
-  // placement analysis and no peer verdicts.
-  std::function<void(nlohmann::json& workload)> finish;
+  // Compares the entry's cells and judges it. Empty: add_comparisons to its baseline alone.
+  std::function<void(model::workload& workload)> finish;
 };
 
-// Appends to the array `out` one workload per name: its cells in plan order, wrapped by
-// parts.entry, then finished.
+// Appends to `out` one workload per name: its cells in plan order, wrapped by parts.entry, then
+// finished.
 void add_workloads(const frame_results_input& in, const std::vector<std::string>& names,
-                   const workload_parts& parts, nlohmann::json& out);
+                   const workload_parts& parts, std::vector<model::workload>& out);
+
+// (Re)computes every cell's `vs_std` against the workload's baseline cell ({strategy, malloc}),
+// with bootstrap intervals over repetitions; cells without timing get none.
+void add_comparisons(model::workload& workload, bool test_has_power);
+
+// The ratio `metric` between two cells (ratio_intervals.hpp's metrics): over their `timing`, or
+// over the per-repetition figure their frame defines for it (model::figures::series, e.g. the
+// heap frame's speedup_ns_per_pair); nullopt when a cell lacks it or it is not positive.
+std::optional<ratio_estimate> estimate_cell_ratio(const std::string& metric,
+                                                  const model::cell& base,
+                                                  const model::cell& candidate,
+                                                  double confidence = interval_confidence);
 
 // The text, or null when it is empty.
 std::optional<std::string> text_or_null(const std::string& text);
@@ -85,14 +98,6 @@ model::cell unmeasured_cell(const std::string& strategy, const std::string& mall
 // What every frame's cell starts from: its identity, its processes, the first process's proof
 // and exit facts, or those of the first process that has no number (whose status it takes).
 model::cell cell_head(const cell_spec& spec, const cell_records& rs);
-// A cell's JSON as schema version 6 has it: the model's codec, plus the other frames' cell keys
-// as null (version 6 gave every cell every frame's keys; version 7 drops them).
-nlohmann::json cell_json(const model::cell& c);
-// The same for a workload: the model's codec plus version 6's every-workload keys as null.
-nlohmann::json workload_json(const model::workload& w);
-// A cell of a frame whose cells are its own struct, not model::cell (the serve frame's), as
-// version 6 has it: the keys the model's codec wrote, plus every lab cell key it lacks, as null.
-nlohmann::json with_lab_cell_keys(nlohmann::json written);
 // The timing block of a cell's merged samples (`batch`: iterations per sample).
 model::timing timing_of(const cell_measurement& c, std::size_t batch);
 // A worker's RSS series (heap::to_json of it) as the cell's: the worker's has no `process`, it
@@ -103,18 +108,14 @@ double median_of(std::vector<double> values);
 void append(std::vector<double>& to, const std::vector<double>& from);
 // part / whole, or none when whole is not positive.
 std::optional<double> fraction_of(double part, double whole);
-nlohmann::json fraction_or_null(double part, double whole);
 std::string checksum_text(std::uint64_t sum);
 // Seed 003's figure for a workload: requests per log2 size band, or null.
 std::optional<model::size_histogram> size_histogram_of(const std::vector<std::uint64_t>& bands,
                                                        const char* source);
-nlohmann::json size_histogram_json(const std::vector<std::uint64_t>& bands, const char* source);
-nlohmann::json interval_json(const interval& i);
 std::optional<model::interval> interval_of(const interval& i);
 std::optional<model::estimate> estimate_of(const std::optional<ratio_estimate>& r);
-nlohmann::json estimate_json(const std::optional<ratio_estimate>& r);
 // The cell of `workload` with this strategy and malloc label, or nullptr.
-const nlohmann::json* find_cell(const nlohmann::json& workload, const std::string& strategy,
-                                const std::string& malloc);
+const model::cell* find_cell(const model::workload& workload, const std::string& strategy,
+                             const std::string& malloc);
 
 }  // namespace alloclab::lab

@@ -1,18 +1,19 @@
-// What the results stage needs of a frame: its part of results.json. Each frame's row fills one
-// (frames/<name>/frame.cpp); main/frame_registry.cpp defines frame_results_writers() from the
-// rows, so the builder adds each frame's part without reaching into frames/.
+// What the results stage needs of a frame: its typed part of the results model. Each frame's row
+// fills one (frames/<name>/frame.cpp); main/frame_registry.cpp defines frame_results_writers()
+// from the rows, so the builder adds each frame's part without reaching into frames/.
 //
-// | member               | called by               | does                                    |
-// |----------------------|-------------------------|-----------------------------------------|
-// | add_results          | build_results           | adds the frame's figures to results.json|
-// | what_numbers_include | build_results           | what the frame's numbers include        |
+// | member               | called by     | does                                                |
+// |----------------------|---------------|-----------------------------------------------------|
+// | add_results          | build_results | adds the frame's workloads, config and top-level    |
+// |                      |               | parts to the document (model::document)             |
+// | warnings             | build_results | the frame's own warnings, read from its parts       |
+// | what_numbers_include | build_results | what the frame's numbers include                    |
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "model/document.hpp"
 #include "plan/frame_planner.hpp"
 
 namespace alloclab::lab {
@@ -20,7 +21,9 @@ namespace alloclab::lab {
 struct frame_results_input;  // results/cell_parts.hpp
 
 struct frame_results_writer {
-  void (*add_results)(const frame_results_input& in, nlohmann::json& results) = nullptr;
+  void (*add_results)(const frame_results_input& in, model::document& results) = nullptr;
+  // Appended after the warnings every frame's workloads give (results_builder's collect_warnings).
+  std::vector<std::string> (*warnings)(const model::document& results) = nullptr;
   std::string (*what_numbers_include)(const run_plan& plan) = nullptr;
 };
 

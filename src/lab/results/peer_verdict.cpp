@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "model/peers.hpp"
-#include "results/ratio_intervals.hpp"
+#include "results/cell_parts.hpp"
 #include "results/results_builder.hpp"
 #include "stats/decision.hpp"
 #include "stats/stats.hpp"
@@ -16,18 +16,12 @@
 namespace alloclab::lab {
 namespace {
 
-using json = nlohmann::json;
-
-bool timed(const json& cell) {
-  return cell.at("status") == "ok" && !cell.at("timing").is_null();
+bool timed(const model::cell& cell) {
+  return cell.head.status == "ok" && cell.timing;
 }
 
-double p50_of(const json& cell) {
-  return cell.at("timing").at("p50_ns").get<double>();
-}
-
-std::vector<double> repetition_medians(const json& cell) {
-  return cell.at("timing").at("repetition_medians_ns").get<std::vector<double>>();
+double p50_of(const model::cell& cell) {
+  return cell.timing->p50_ns;
 }
 
 std::string time_text(double ns) {
@@ -86,18 +80,19 @@ struct selection {
   double adjusted(double p) const { return std::min(1.0, p * static_cast<double>(candidates)); }
 };
 
-model::peer_result peer_result_of(const json& peer, const json& best, const selection& pick,
-                                  bool power) {
-  const std::vector<double> ours = repetition_medians(best), theirs = repetition_medians(peer);
+model::peer_result peer_result_of(const model::cell& peer, const model::cell& best,
+                                  const selection& pick, bool power) {
+  const std::vector<double>& ours = best.timing->repetition_medians_ns;
+  const std::vector<double>& theirs = peer.timing->repetition_medians_ns;
   const mann_whitney_result test = mann_whitney_u(ours, theirs);
   // The test can reach alpha / candidates at all with these repetitions.
   const bool reachable = power && can_reach_significance(ours.size(), theirs.size(), pick.alpha());
   // peer / best: the speedup of the best alloclab strategy over the peer, with its interval.
   const std::optional<ratio_estimate> estimate =
-      estimate_ratio("speedup_p50", peer, best, pick.confidence());
+      estimate_cell_ratio("speedup_p50", peer, best, pick.confidence());
   const bool bounded = estimate && estimate->range.valid();
   model::peer_result r;
-  r.strategy = peer.at("strategy");
+  r.strategy = peer.head.strategy;
   r.p50_ns = p50_of(peer);
   r.ratio = estimate ? estimate->value : p50_of(peer) / p50_of(best);
   if (bounded) r.interval = model::interval{estimate->range.low, estimate->range.high};
@@ -126,18 +121,18 @@ void judge_on_stop_rule(model::peer_result& r, const peer_stop_interval& i) {
   r.paired_runs.emplace(i.paired_runs);
 }
 
-model::peer_verdict verdict_for(const json& workload, const std::string& malloc, bool power,
-                                const std::vector<peer_stop_interval>& stop_rule) {
-  const json* best = nullptr;
+model::peer_verdict verdict_for(const model::workload& workload, const std::string& malloc,
+                                bool power, const std::vector<peer_stop_interval>& stop_rule) {
+  const model::cell* best = nullptr;
   selection pick{0};
   std::string tracked_best;  // the stop rule's best, when it tracked this malloc's peers
   for (const auto& i : stop_rule)
     if (i.malloc == malloc) tracked_best = i.best;
-  for (const auto& c : workload.at("cells"))
-    if (c.at("malloc") == malloc && side_of(c.at("strategy")) == peer_side::alloclab && timed(c)) {
+  for (const model::cell& c : workload.cells)
+    if (c.head.malloc == malloc && side_of(c.head.strategy) == peer_side::alloclab && timed(c)) {
       ++pick.candidates;
       if (!tracked_best.empty()) {
-        if (c.at("strategy") == tracked_best) best = &c;
+        if (c.head.strategy == tracked_best) best = &c;
       } else if (best == nullptr || p50_of(c) < p50_of(*best)) {
         best = &c;
       }
@@ -148,17 +143,16 @@ model::peer_verdict verdict_for(const json& workload, const std::string& malloc,
   verdict.verdict = "not_judged";
   verdict.candidates.emplace(pick.candidates);
   verdict.confidence.emplace(pick.confidence());
-  if (best != nullptr)
-    verdict.best_alloclab = model::best_cell{best->at("strategy"), p50_of(*best)};
-  for (const auto& c : workload.at("cells")) {
-    if (c.at("malloc") != malloc || side_of(c.at("strategy")) != peer_side::peer) continue;
+  if (best != nullptr) verdict.best_alloclab = model::best_cell{best->head.strategy, p50_of(*best)};
+  for (const model::cell& c : workload.cells) {
+    if (c.head.malloc != malloc || side_of(c.head.strategy) != peer_side::peer) continue;
     if (!timed(c)) {
-      if (c.at("status") != "not_applicable") verdict.unmeasured_peers.push_back(c.at("strategy"));
+      if (c.head.status != "not_applicable") verdict.unmeasured_peers.push_back(c.head.strategy);
       continue;
     }
     if (best == nullptr) continue;
     verdict.peers.push_back(peer_result_of(c, *best, pick, power));
-    if (const auto* i = stop_interval_of(stop_rule, malloc, c.at("strategy")))
+    if (const auto* i = stop_interval_of(stop_rule, malloc, c.head.strategy))
       judge_on_stop_rule(verdict.peers.back(), *i);
   }
   if (best == nullptr) {
@@ -185,16 +179,16 @@ model::peer_verdict verdict_for(const json& workload, const std::string& malloc,
 
 }  // namespace
 
-json peer_verdicts(const json& workload, bool power,
-                   const std::vector<peer_stop_interval>& stop_rule) {
+std::vector<model::peer_verdict> peer_verdicts(const model::workload& workload, bool power,
+                                               const std::vector<peer_stop_interval>& stop_rule) {
   std::vector<std::string> mallocs;
-  for (const auto& c : workload.at("cells")) {
-    const std::string m = c.at("malloc");
+  for (const model::cell& c : workload.cells) {
+    const std::string& m = c.head.malloc;
     if (std::find(mallocs.begin(), mallocs.end(), m) == mallocs.end()) mallocs.push_back(m);
   }
   std::vector<model::peer_verdict> verdicts;
   for (const auto& m : mallocs) verdicts.push_back(verdict_for(workload, m, power, stop_rule));
-  return model::write_json(verdicts);
+  return verdicts;
 }
 
 }  // namespace alloclab::lab

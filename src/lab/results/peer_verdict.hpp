@@ -1,13 +1,13 @@
 // The lab's peer check: on every lab workload, under each malloc, does the best alloclab
 // strategy beat every peer strategy at p50 with significance? Called by the results builder; the
-// verdicts are part of results.json (docs/results-schema.md, `peer_verdicts`).
+// verdicts are part of the results model (docs/results-schema.md, `peer_verdicts`).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "model/cell.hpp"
+#include "model/peers.hpp"
 #include "strategies/strategy.hpp"  // side_of
 
 namespace alloclab::lab {
@@ -27,7 +27,8 @@ struct peer_stop_interval {
   double value = 0, low = 0, high = 0, margin = 0;
   std::size_t paired_runs = 0;
 };
-nlohmann::json peer_verdicts(const nlohmann::json& workload, bool test_has_power,
-                             const std::vector<peer_stop_interval>& stop_rule = {});
+std::vector<model::peer_verdict> peer_verdicts(
+    const model::workload& workload, bool test_has_power,
+    const std::vector<peer_stop_interval>& stop_rule = {});
 
 }  // namespace alloclab::lab

@@ -124,121 +124,53 @@ model::document skeleton(const run_plan& plan, const run_records& run,
   return d;
 }
 
-// ---- Serve frame: one cell per variant, figures over its fresh server processes ----
-
-// Ratios against the baseline cell, each with a bootstrap interval over repetitions and the
-// U test over repetition medians.
-void add_comparison(json& cell, const json& baseline, bool power) {
-  cell["vs_std"] = nullptr;
-  if (cell["timing"].is_null() || baseline["timing"].is_null()) return;
-  const auto x = baseline["timing"]["repetition_medians_ns"].get<std::vector<double>>();
-  const auto y = cell["timing"]["repetition_medians_ns"].get<std::vector<double>>();
-  const mann_whitney_result test = mann_whitney_u(x, y);
-  model::comparison c;
-  c.intervals.confidence = interval_confidence;
-  c.intervals.method =
-      "percentile bootstrap over repetitions (each from its cell's own processes): ratio of "
-      "medians of the per-repetition figure";
-  const auto compare = [&](const char* metric, std::optional<double>& value,
-                           std::optional<model::interval>& range) {
-    const auto r = estimate_ratio(metric, baseline, cell);
-    value = r ? std::optional<double>(r->value) : std::nullopt;
-    range = r ? interval_of(r->range) : std::nullopt;
-  };
-  compare("speedup_p50", c.speedup_p50, c.intervals.speedup_p50);
-  compare("speedup_mean", c.speedup_mean, c.intervals.speedup_mean);
-  compare("p99_ratio", c.p99_ratio, c.intervals.p99_ratio);
-  compare("jitter_ratio", c.jitter_ratio, c.intervals.jitter_ratio);
-  compare("cv_ratio", c.cv_ratio, c.intervals.cv_ratio);
-  compare("throughput_ratio", c.throughput_ratio, c.intervals.throughput_ratio);
-  // Heap-study cells: mean ns per malloc+free pair (NOOP subtracted) against the baseline malloc.
-  if (cell.value("ns_per_pair", json()).is_object())
-    compare("speedup_ns_per_pair", c.speedup_ns_per_pair.emplace(),
-            c.intervals.speedup_ns_per_pair.emplace());
-  c.mann_whitney_u = test.u;
-  c.p_value = test.p_value;
-  c.exact_test = test.exact;
-  c.significant = power && test.p_value < significance_alpha;
-  c.mark = significance_mark(test.p_value, power);
-  cell["vs_std"] = model::write_json(c);
+// The warnings of the run as a whole: DEBUG, smoke test, noise, shard or merge, power.
+std::vector<std::string> run_warnings(const model::document& d) {
+  std::vector<std::string> warnings;
+  if (d.debug_build)
+    warnings.push_back("DEBUG build: these numbers measure unoptimised code and mean nothing");
+  if (d.config.quick)
+    warnings.push_back(
+        "SMOKE TEST (--quick): small samples, for checking that the lab works; do not quote "
+        "these numbers");
+  if (d.noise && *d.noise && (*d.noise)->warning) warnings.push_back(*(*d.noise)->warning);
+  if (const auto& shard = d.shard)
+    warnings.push_back(fmt::format(
+        "SHARD {}/{}: this run measured {} of the whole plan's {} cells; `alloclab merge` joins "
+        "the {} shards into one results.json (claims are judged there, from every cell)",
+        shard->index, shard->count, shard->cells, shard->plan_cells, shard->count));
+  if (d.merged)
+    warnings.push_back(fmt::format(
+        "MERGED from {} shards, each a run of its own (on its own machine of one type); claims "
+        "and comparisons were judged again from the merged cells",
+        d.merged->shards.size()));
+  if (!d.significance.enough_repetitions)
+    warnings.push_back(
+        fmt::format("{} repetitions are too few for the Mann-Whitney U test to reach p < {} "
+                    "(smallest possible p = {:.3f}); every verdict is 'open (too few runs)'",
+                    d.config.repetitions, significance_alpha, d.significance.smallest_possible_p));
+  return warnings;
 }
 
 }  // namespace
 
-void add_comparisons(json& workload, bool power) {
-  const json& wanted = workload["baseline"];
-  json* baseline = nullptr;
-  for (auto& c : workload["cells"])
-    if (c["strategy"] == wanted["strategy"] && c["malloc"] == wanted["malloc"]) baseline = &c;
-  for (auto& c : workload["cells"]) {
-    if (baseline != nullptr && &c != baseline)
-      add_comparison(c, *baseline, power);
-    else
-      c["vs_std"] = nullptr;
-  }
-}
-
-std::vector<std::string> collect_warnings(const json& results) {
-  std::vector<std::string> warnings;
-  if (results.value("debug_build", false))
-    warnings.push_back("DEBUG build: these numbers measure unoptimised code and mean nothing");
-  if (results.at("config").value("quick", false))
-    warnings.push_back(
-        "SMOKE TEST (--quick): small samples, for checking that the lab works; do not quote "
-        "these numbers");
-  const json& noise = results.value("noise", json());
-  if (noise.is_object() && noise.value("warning", json()).is_string())
-    warnings.push_back(noise.at("warning").get<std::string>());
-  if (const json shard = results.value("shard", json()); shard.is_object())
-    warnings.push_back(fmt::format(
-        "SHARD {}/{}: this run measured {} of the whole plan's {} cells; `alloclab merge` joins "
-        "the {} shards into one results.json (claims are judged there, from every cell)",
-        shard.at("index").get<std::size_t>(), shard.at("count").get<std::size_t>(),
-        shard.at("cells").get<std::size_t>(), shard.at("plan_cells").get<std::size_t>(),
-        shard.at("count").get<std::size_t>()));
-  if (const json merged = results.value("merged", json()); merged.is_object())
-    warnings.push_back(fmt::format(
-        "MERGED from {} shards, each a run of its own (on its own machine of one type); claims "
-        "and comparisons were judged again from the merged cells",
-        merged.at("shards").size()));
-  const json& sig = results.at("significance");
-  if (!sig.at("enough_repetitions").get<bool>())
-    warnings.push_back(
-        fmt::format("{} repetitions are too few for the Mann-Whitney U test to reach p < {} "
-                    "(smallest possible p = {:.3f}); every verdict is 'open (too few runs)'",
-                    results.at("config").at("repetitions").get<std::size_t>(), significance_alpha,
-                    sig.at("smallest_possible_p").get<double>()));
-  const std::size_t mallocs = results.at("config").value("mallocs", json::array()).size();
-  for (const auto& w : results.at("workloads"))
-    for (const auto& c : w.at("cells")) {
-      const std::string status = c.at("status");
-      std::string where = fmt::format("{} / {}", w.at("name").get<std::string>(),
-                                      c.at("strategy").get<std::string>());
-      if (mallocs > 1 || c.value("malloc", "glibc") != "glibc")
-        where += " @ " + c.value("malloc", std::string("glibc"));
-      if (status != "ok" && status != "not_applicable")
-        warnings.push_back(
-            fmt::format("{}: {}{}", where, status == "overflowed" ? "" : status + ": ",
-                        c.at("reason").is_string() ? c.at("reason").get<std::string>() : ""));
-      if (c.at("warning").is_string())
-        warnings.push_back(fmt::format("{}: {}", where, c.at("warning").get<std::string>()));
+std::vector<std::string> collect_warnings(const model::document& d) {
+  std::vector<std::string> warnings = run_warnings(d);
+  const std::size_t mallocs = d.config.mallocs.size();
+  for (const model::workload& w : d.workloads)
+    for (const model::cell& c : w.cells) {
+      const model::cell_head& h = c.head;
+      std::string where = fmt::format("{} / {}", w.name, h.strategy);
+      if (mallocs > 1 || h.malloc != "glibc") where += " @ " + h.malloc;
+      if (h.status != "ok" && h.status != "not_applicable")
+        warnings.push_back(fmt::format("{}: {}{}", where,
+                                       h.status == "overflowed" ? "" : h.status + ": ",
+                                       h.reason.value_or("")));
+      if (h.warning) warnings.push_back(fmt::format("{}: {}", where, *h.warning));
     }
-  static const json no_workloads = json::array();
-  const bool served = results.contains("serve") && results.at("serve").is_object();
-  for (const auto& w : served ? results.at("serve").at("workloads") : no_workloads)
-    for (const auto& c : w.at("cells")) {
-      const std::string where =
-          fmt::format("serve {} / {} @ {}", w.at("name").get<std::string>(),
-                      c.at("strategy").get<std::string>(), c.at("malloc").get<std::string>());
-      if (c.at("status") != "ok")
-        warnings.push_back(
-            fmt::format("{}: {}: {}", where, c.at("status").get<std::string>(),
-                        c.at("reason").is_string() ? c.at("reason").get<std::string>() : ""));
-      for (const char* generator : {"hey", "wrk"})
-        if (c.at(generator).is_object() && c.at(generator).at("errors").get<std::uint64_t>() > 0)
-          warnings.push_back(fmt::format("{}: {} saw {} errors", where, generator,
-                                         c.at(generator).at("errors").get<std::uint64_t>()));
-    }
+  for (const auto& row : frame_results_writers())
+    if (row.part.warnings != nullptr)
+      for (std::string& warning : row.part.warnings(d)) warnings.push_back(std::move(warning));
   return warnings;
 }
 
@@ -253,7 +185,8 @@ std::string significance_mark(double p_value, bool power) {
   return "n.s.";
 }
 
-json build_results(const run_plan& plan, const run_records& run, const results_context& context) {
+model::document build_results(const run_plan& plan, const run_records& run,
+                              const results_context& context) {
   std::map<std::size_t, cell_records> by_cell;
   for (std::size_t i = 0; i < run.records.size(); ++i)
     by_cell[plan.schedule.at(i).cell].parts.push_back(&run.records[i]);
@@ -264,15 +197,16 @@ json build_results(const run_plan& plan, const run_records& run, const results_c
   const std::size_t repetitions =
       plan.frames.empty() ? plan.sizes.repetitions : plan.repetitions.at(plan.frames.front());
   const bool power = test_has_power(repetitions);
-  const model::document head = skeleton(plan, run, context, repetitions, power);
-  json results = model::to_json(head);
+  model::document results = skeleton(plan, run, context, repetitions, power);
   const frame_results_input in{plan, run, by_cell, power};
   for (const auto& row : frame_results_writers())
     if (row.part.add_results != nullptr) row.part.add_results(in, results);
   simulate::add_simulation(results, context.simulation);
-  results["warnings"] = collect_warnings(results);
-  results["claims"] = judge_claims(results, seed_claims());
-  results["published_tables"] = seed_claims().at("published_tables");
+  results.warnings = collect_warnings(results);
+  // The claims read the document as results.json holds it (results/claims.hpp).
+  results.claims = claim_verdicts(model::to_json(results), seed_claims());
+  results.published_tables = model::read_json<std::vector<model::published_table>>(
+      seed_claims().at("published_tables"), "/published_tables");
   return results;
 }
 

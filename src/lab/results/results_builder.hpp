@@ -1,6 +1,6 @@
-// The results builder: measurement records -> results.json (schema: docs/results-schema.md).
-// The only code that writes results JSON. Statistics, comparisons with intervals, warnings and
-// the seed-claim verdicts are computed here; renderers only read what this produces.
+// The results builder: measurement records -> the results model (model::document; schema:
+// docs/results-schema.md). Statistics, comparisons with intervals, warnings and the seed-claim
+// verdicts are computed here, once; renderers only read what this produces.
 #pragma once
 
 #include <string>
@@ -10,6 +10,7 @@
 
 #include "schedule/scheduler.hpp"
 #include "measure/build_guard.hpp"
+#include "model/document.hpp"
 #include "plan/plan.hpp"
 #include "results/ratio_intervals.hpp"
 
@@ -32,16 +33,14 @@ struct results_context {
 // Amdahl's law: the whole's speedup when a part taking `share` of the time gets `speedup` faster.
 double amdahl_ratio(double share, double speedup);
 
-nlohmann::json build_results(const run_plan& plan, const run_records& run,
-                             const results_context& context);
-
-// (Re)computes every cell's `vs_std` against the workload's baseline cell ({strategy, malloc}),
-// with bootstrap intervals over repetitions; cells without timing get null.
-void add_comparisons(nlohmann::json& workload, bool test_has_power);
+// The run's results model: every frame's typed part, the statistics, the warnings and the claims.
+// It is written as JSON once, with the run directory (render/run_directory.hpp).
+model::document build_results(const run_plan& plan, const run_records& run,
+                              const results_context& context);
 
 // Everything a reader must see: DEBUG, smoke test, too few repetitions, every cell without a
-// number and every cell warning.
-std::vector<std::string> collect_warnings(const nlohmann::json& results);
+// number and every cell warning, then each frame's own (frame_results_writer::warnings).
+std::vector<std::string> collect_warnings(const model::document& results);
 
 // Whether the U test can reach alpha with `repetitions` per side.
 bool test_has_power(std::size_t repetitions);

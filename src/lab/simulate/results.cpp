@@ -15,47 +15,49 @@ std::optional<model::interval> timed_interval(const model::comparison& v) {
   return v.intervals.speedup_p50;
 }
 
-// The simulated part of `cell` in `simulation`'s cells, or null.
-json simulated_of(const json& simulation, const std::string& workload, const json& cell) {
+// The simulated part of `cell` in `simulation`'s cells, or none.
+std::optional<model::simulated_cost> simulated_of(const json& simulation,
+                                                  const std::string& workload,
+                                                  const model::cell& cell) {
   for (const json& s : simulation.at("cells"))
-    if (s.at("workload") == workload && s.at("strategy") == cell.at("strategy") &&
-        s.at("malloc") == cell.at("malloc"))
-      return s.at("simulated");
-  return nullptr;
+    if (s.at("workload") == workload && s.at("strategy") == cell.head.strategy &&
+        s.at("malloc") == cell.head.malloc)
+      return model::read_json<model::simulated_cost>(s.at("simulated"), "/simulation/cells");
+  return std::nullopt;
 }
 
-std::optional<double> cost_of(const json& cell) {
-  if (!cell.contains("simulated") || cell["simulated"].at("per_unit").is_null()) return {};
-  return cell["simulated"]["per_unit"].at("cost").get<double>();
+std::optional<double> cost_of(const model::simulated_cost& s) {
+  if (!s.per_unit) return std::nullopt;
+  return s.per_unit->cost;
+}
+
+bool is_baseline(const model::workload& w, const model::cell& c) {
+  return c.head.strategy == w.baseline.strategy && c.head.malloc == w.baseline.malloc;
 }
 
 // Each cell's `simulated`, with its ratio to the workload's baseline cell.
-void add_to_workload(json& workload, const json& simulation) {
-  const json& wanted = workload.at("baseline");
+void add_to_workload(model::workload& workload, const json& simulation) {
   std::optional<double> baseline_cost;
-  for (json& c : workload.at("cells")) {
-    const json s = simulated_of(simulation, workload.at("name"), c);
-    if (s.is_null()) continue;
-    c["simulated"] = s;
-    if (c.at("strategy") == wanted.at("strategy") && c.at("malloc") == wanted.at("malloc"))
-      baseline_cost = cost_of(c);
+  for (model::cell& c : workload.cells) {
+    std::optional<model::simulated_cost> s = simulated_of(simulation, workload.name, c);
+    if (!s) continue;
+    if (is_baseline(workload, c)) baseline_cost = cost_of(*s);
+    c.simulated.emplace(std::move(*s));
   }
-  for (json& c : workload.at("cells")) {
-    if (!c.contains("simulated")) continue;
-    const bool baseline =
-        c.at("strategy") == wanted.at("strategy") && c.at("malloc") == wanted.at("malloc");
-    const std::optional<double> cost = cost_of(c);
-    c["simulated"]["ratio_vs_baseline"] =
-        !baseline && baseline_cost && cost && *cost > 0 ? json(*baseline_cost / *cost) : json();
+  for (model::cell& c : workload.cells) {
+    if (!c.simulated) continue;
+    model::simulated_cost& s = *c.simulated;
+    const std::optional<double> cost = cost_of(s);
+    s.ratio_vs_baseline.reset();
+    if (!is_baseline(workload, c) && baseline_cost && cost && *cost > 0)
+      s.ratio_vs_baseline = *baseline_cost / *cost;
   }
 }
 
-model::rank_agreement agreement_of(const json& results) {
+model::rank_agreement agreement_of(const model::document& results) {
   std::vector<double> simulated, timed;
-  for (const json& w : results.at("workloads"))
-    for (const json& j : w.at("cells")) {
-      if (!j.contains("simulated")) continue;
-      const auto c = model::read_json<model::cell>(j, "/workloads/cells");
+  for (const model::workload& w : results.workloads)
+    for (const model::cell& c : w.cells) {
       const std::optional<double> t = timed_ratio(c);
       if (!c.simulated || !c.simulated->ratio_vs_baseline || !t) continue;
       simulated.push_back(*c.simulated->ratio_vs_baseline);
@@ -83,12 +85,13 @@ bool timing_inconclusive(const model::cell& c) {
   return !range || (range->low <= 1 && 1 <= range->high);
 }
 
-void add_simulation(json& results, const json& simulation) {
+void add_simulation(model::document& results, const json& simulation) {
   if (simulation.is_null()) return;
-  for (json& w : results.at("workloads")) add_to_workload(w, simulation);
-  json facts = simulation.at("facts");
-  facts["agreement"] = model::write_json(agreement_of(results));
-  results["simulation"] = facts;
+  for (model::workload& w : results.workloads) add_to_workload(w, simulation);
+  model::simulation_facts facts =
+      model::read_json<model::simulation_facts>(simulation.at("facts"), "/simulation");
+  facts.agreement = agreement_of(results);
+  results.simulation = std::move(facts);
 }
 
 }  // namespace alloclab::lab::simulate

@@ -1,4 +1,4 @@
-// The run's simulation in results.json: each simulated cell's `simulated` part, with its ratio to
+// The run's simulation in the results model: each simulated cell's `simulated` part, with its ratio to
 // its workload's baseline cell, and the top-level `simulation` with the rank agreement between
 // the simulated and the timed ratios of the same cells.
 #pragma once
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/cell.hpp"
+#include "model/document.hpp"
 
 namespace alloclab::lab::simulate {
 
@@ -19,7 +19,8 @@ std::optional<double> timed_ratio(const model::cell& c);
 bool timing_inconclusive(const model::cell& c);
 
 // Adds `simulation` (simulation_queue::finish's document; null: nothing) to `results`, whose
-// workloads and their `vs_std` are already built.
-void add_simulation(nlohmann::json& results, const nlohmann::json& simulation);
+// workloads and their `vs_std` are already built: each simulated cell's `simulated` and the
+// document's `simulation` with the rank agreement.
+void add_simulation(model::document& results, const nlohmann::json& simulation);
 
 }  // namespace alloclab::lab::simulate

@@ -11,8 +11,8 @@ namespace {
 using json = nlohmann::json;
 
 // A cell `strategy`@glibc whose timed speedup is `timed` in [low, high] (none for the baseline).
-json timed_cell(const std::string& strategy, std::optional<double> timed, double low = 0,
-                double high = 0) {
+model::cell timed_cell(const std::string& strategy, std::optional<double> timed, double low = 0,
+                       double high = 0) {
   model::cell c;
   c.head.strategy = strategy;
   c.head.malloc = "glibc";
@@ -23,7 +23,7 @@ json timed_cell(const std::string& strategy, std::optional<double> timed, double
     c.vs_std->intervals.speedup_p50 = model::interval{low, high};
     c.vs_std->mark = "n.s.";
   }
-  return model::write_json(c);
+  return c;
 }
 
 json simulated(const std::string& strategy, double cost) {
@@ -40,13 +40,15 @@ json simulated(const std::string& strategy, double cost) {
           {"simulated", model::write_json(s)}};
 }
 
-json results_of_four_cells() {
-  json w = {
-      {"name", "w"},
-      {"baseline", {{"strategy", "std"}, {"malloc", "glibc"}}},
-      {"cells", json::array({timed_cell("std", std::nullopt), timed_cell("a", 2.0, 1.8, 2.2),
-                             timed_cell("b", 1.01, 0.9, 1.1), timed_cell("c", 0.5, 0.4, 0.6)})}};
-  return {{"workloads", json::array({w})}};
+model::document results_of_four_cells() {
+  model::workload w;
+  w.name = "w";
+  w.baseline = {"std", "glibc"};
+  w.cells = {timed_cell("std", std::nullopt), timed_cell("a", 2.0, 1.8, 2.2),
+             timed_cell("b", 1.01, 0.9, 1.1), timed_cell("c", 0.5, 0.4, 0.6)};
+  model::document d;
+  d.workloads.push_back(std::move(w));
+  return d;
 }
 
 json simulation_of(const std::vector<json>& cells) {
@@ -57,45 +59,38 @@ json simulation_of(const std::vector<json>& cells) {
 }
 
 TEST(SimulationResults, RatiosAreTheBaselinesCostOverTheCells) {
-  json results = results_of_four_cells();
+  model::document results = results_of_four_cells();
   add_simulation(results, simulation_of({simulated("std", 1000), simulated("a", 400),
                                          simulated("b", 800), simulated("c", 2500)}));
-  const json& cells = results["workloads"][0]["cells"];
-  EXPECT_TRUE(cells[0]["simulated"]["ratio_vs_baseline"].is_null());
-  EXPECT_DOUBLE_EQ(cells[1]["simulated"]["ratio_vs_baseline"].get<double>(), 2.5);
-  EXPECT_DOUBLE_EQ(cells[3]["simulated"]["ratio_vs_baseline"].get<double>(), 0.4);
-  const auto agreement = results["simulation"]["agreement"];
-  EXPECT_EQ(agreement["cells"], 3);
-  EXPECT_DOUBLE_EQ(agreement["rho"].get<double>(), 1.0);  // same order: c < b < a
+  const std::vector<model::cell>& cells = results.workloads[0].cells;
+  EXPECT_FALSE(cells[0].simulated->ratio_vs_baseline);
+  EXPECT_DOUBLE_EQ(*cells[1].simulated->ratio_vs_baseline, 2.5);
+  EXPECT_DOUBLE_EQ(*cells[3].simulated->ratio_vs_baseline, 0.4);
+  const model::rank_agreement& agreement = results.simulation->agreement;
+  EXPECT_EQ(agreement.cells, 3u);
+  ASSERT_TRUE(agreement.rho);
+  EXPECT_DOUBLE_EQ(*agreement.rho, 1.0);  // same order: c < b < a
 }
 
 TEST(SimulationResults, ACellWithoutASimulationGetsNoPartAndNoRatio) {
-  json results = results_of_four_cells();
+  model::document results = results_of_four_cells();
   add_simulation(results, simulation_of({simulated("a", 400)}));  // no baseline simulated
-  const json& cells = results["workloads"][0]["cells"];
-  EXPECT_FALSE(cells[0].contains("simulated"));
-  EXPECT_TRUE(cells[1]["simulated"]["ratio_vs_baseline"].is_null());
-  EXPECT_TRUE(results["simulation"]["agreement"]["rho"].is_null());
+  const std::vector<model::cell>& cells = results.workloads[0].cells;
+  EXPECT_FALSE(cells[0].simulated);
+  EXPECT_FALSE(cells[1].simulated->ratio_vs_baseline);
+  EXPECT_FALSE(results.simulation->agreement.rho);
 }
 
 TEST(SimulationResults, NothingSimulatedAddsNothing) {
-  json results = results_of_four_cells();
+  model::document results = results_of_four_cells();
   add_simulation(results, nullptr);
-  EXPECT_FALSE(results.contains("simulation"));
+  EXPECT_FALSE(results.simulation);
 }
 
 TEST(SimulationReport, GivesTheSimulatedRatioWhereTheTimingIsInconclusive) {
-  json results = results_of_four_cells();
-  add_simulation(results, simulation_of({simulated("std", 1000), simulated("a", 400),
-                                         simulated("b", 800), simulated("c", 2500)}));
-  model::document d;
-  for (const json& w : results["workloads"]) {
-    model::workload workload;
-    workload.name = w["name"];
-    for (const json& c : w["cells"]) workload.cells.push_back(model::read_json<model::cell>(c));
-    d.workloads.push_back(workload);
-  }
-  d.simulation = model::read_json<model::simulation_facts>(results["simulation"]);
+  model::document d = results_of_four_cells();
+  add_simulation(d, simulation_of({simulated("std", 1000), simulated("a", 400), simulated("b", 800),
+                                   simulated("c", 2500)}));
   EXPECT_TRUE(timing_inconclusive(d.workloads[0].cells[2]));   // b: [0.9, 1.1]
   EXPECT_FALSE(timing_inconclusive(d.workloads[0].cells[1]));  // a: [1.8, 2.2]
   std::string md;

@@ -19,7 +19,7 @@ frame_module batch_frame();
 void add_batch_cells(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs);
 std::unique_ptr<executor> make_batch_executor();
 int run_batch_worker(const char* spec_json);
-void add_batch_results(const frame_results_input& in, nlohmann::json& results);
+void add_batch_results(const frame_results_input& in, model::document& results);
 // What the frame's numbers include, for the report's reader.
 std::string describe_batch_frame(const run_plan& plan);
 // Its simulated cost (simulation.cpp): the worker's arguments for a cell, and the worker's

@@ -76,7 +76,7 @@ model::os_figures os_of(const cell_measurement& merged) {
   return os;
 }
 
-model::cell batch_model_cell(const cell_spec& spec, const cell_records& rs) {
+model::cell batch_cell(const cell_spec& spec, const cell_records& rs) {
   model::cell cell = cell_head(spec, rs);
   if (const measurement_record* bad = rs.broken();
       bad != nullptr && (bad->status != "not_applicable" || !bad->figures))
@@ -101,19 +101,15 @@ model::cell batch_model_cell(const cell_spec& spec, const cell_records& rs) {
   return cell;
 }
 
-json batch_cell(const cell_spec& spec, const cell_records& rs) {
-  return cell_json(batch_model_cell(spec, rs));
-}
-
 // The batch executor's per-workload calibrations (workload name -> calibration).
 json calibrations_of(const run_records& run) {
   const json batch = run.frame_facts.value("batch", json::object());
   return batch.value("calibrations", json::object());
 }
 
-// The workload entry without its cells, comparisons, placement analysis and peer verdicts.
-json lab_workload(const std::string& name, const run_plan& plan, const run_records& run,
-                  json cells) {
+// The workload entry without its comparisons, placement analysis and peer verdicts.
+model::workload lab_workload(const std::string& name, const run_plan& plan, const run_records& run,
+                             std::vector<model::cell> cells) {
   const json calibration = calibrations_of(run).value(name, json(nullptr));
   model::workload w;
   w.name = name;
@@ -132,9 +128,8 @@ json lab_workload(const std::string& name, const run_plan& plan, const run_recor
   }
   w.batched = w.batch_size > 1;
   w.figures = model::figures::of(std::move(figures));
-  json out = workload_json(w);
-  out["cells"] = std::move(cells);  // the frames' cells are JSON until every frame writes models
-  return out;
+  w.cells = std::move(cells);
+  return w;
 }
 
 // Two estimates disagree when their intervals do not overlap and they differ by over 15 %.
@@ -147,27 +142,27 @@ bool disagree(const ratio_estimate& a, const ratio_estimate& b) {
 // Each strategy's ratio to the baseline strategy under plain glibc and under the twin without
 // memmove's copy cliff. A ratio that changes when only the copy cliff changes is driven by where
 // the blocks landed and what was copied, not by the allocator's own cost.
-std::optional<placement_analysis> analyse_placement(const json& workload, const std::string& malloc,
+std::optional<placement_analysis> analyse_placement(const model::workload& workload,
+                                                    const std::string& malloc,
                                                     const std::string& twin) {
-  const json* base = find_cell(workload, baseline_strategy, malloc);
-  const json* base_twin = find_cell(workload, baseline_strategy, twin);
-  if (base == nullptr || base_twin == nullptr || base->at("timing").is_null() ||
-      base_twin->at("timing").is_null())
+  const model::cell* base = find_cell(workload, baseline_strategy, malloc);
+  const model::cell* base_twin = find_cell(workload, baseline_strategy, twin);
+  if (base == nullptr || base_twin == nullptr || !base->timing || !base_twin->timing)
     return std::nullopt;
   placement_analysis out;
   out.malloc = malloc;
   out.twin = twin;
-  out.baseline_copy_cliff_cost = estimate_of(estimate_ratio("speedup_p50", *base, *base_twin));
-  for (const auto& cell : workload.at("cells")) {
-    if (cell.at("malloc") != malloc || cell.at("strategy") == baseline_strategy) continue;
-    const json* other = find_cell(workload, cell.at("strategy"), twin);
-    if (other == nullptr || cell.at("timing").is_null() || other->at("timing").is_null()) continue;
-    const auto with = estimate_ratio("speedup_p50", *base, cell);
-    const auto without = estimate_ratio("speedup_p50", *base_twin, *other);
+  out.baseline_copy_cliff_cost = estimate_of(estimate_cell_ratio("speedup_p50", *base, *base_twin));
+  for (const model::cell& cell : workload.cells) {
+    const std::string& strategy = cell.head.strategy;
+    if (cell.head.malloc != malloc || strategy == baseline_strategy) continue;
+    const model::cell* other = find_cell(workload, strategy, twin);
+    if (other == nullptr || !cell.timing || !other->timing) continue;
+    const auto with = estimate_cell_ratio("speedup_p50", *base, cell);
+    const auto without = estimate_cell_ratio("speedup_p50", *base_twin, *other);
     const bool placement_driven = with && without && disagree(*with, *without);
-    if (placement_driven) out.placement_driven.push_back(cell.at("strategy"));
-    out.strategies.push_back(
-        {cell.at("strategy"), estimate_of(with), estimate_of(without), placement_driven});
+    if (placement_driven) out.placement_driven.push_back(strategy);
+    out.strategies.push_back({strategy, estimate_of(with), estimate_of(without), placement_driven});
   }
   return out;
 }
@@ -203,22 +198,20 @@ std::string describe_batch_frame(const run_plan& plan) {
       plan.sizes.processes);
 }
 
-void add_batch_results(const frame_results_input& in, json& results) {
+void add_batch_results(const frame_results_input& in, model::document& results) {
   if (!has_frame(in.plan, frame::batch)) return;
-  const auto entry = [&in](const std::string& name, json cells, const auto&) {
+  const auto entry = [&in](const std::string& name, std::vector<model::cell> cells, const auto&) {
     return lab_workload(name, in.plan, in.run, std::move(cells));
   };
-  const auto finish = [&in](json& w) {
+  const auto finish = [&in](model::workload& w) {
     add_comparisons(w, in.power);
-    const std::optional<placement_analysis> placement =
-        in.plan.placement_twin.empty()
-            ? std::nullopt
-            : analyse_placement(w, native_malloc, in.plan.placement_twin);
-    w["placement"] = model::write_json(placement);
-    w["peer_verdicts"] = peer_verdicts(w, in.power, peer_intervals(in, w.at("name")));
+    batch_workload_figures& figures = *w.figures.as<batch_workload_figures>();
+    if (!in.plan.placement_twin.empty())
+      figures.placement = analyse_placement(w, native_malloc, in.plan.placement_twin);
+    figures.peer_verdicts = peer_verdicts(w, in.power, peer_intervals(in, w.name));
   };
   add_workloads(in, in.plan.workloads.lab, {frame::batch, batch_cell, entry, finish},
-                results["workloads"]);
+                results.workloads);
 }
 
 }  // namespace alloclab::lab

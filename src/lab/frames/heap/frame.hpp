@@ -19,7 +19,7 @@ frame_module heap_frame();
 void add_heap_cells(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs);
 std::unique_ptr<executor> make_heap_executor();
 int run_heap_worker(const char* spec_json);
-void add_heap_results(const frame_results_input& in, nlohmann::json& results);
+void add_heap_results(const frame_results_input& in, model::document& results);
 // What the frame's numbers include, for the report's reader.
 std::string describe_heap_frame(const run_plan& plan);
 // The worker's spec for task `t` of `cell`.

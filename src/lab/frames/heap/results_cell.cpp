@@ -142,9 +142,9 @@ pair_cost pair_cost_of(const std::vector<const heap_figures*>& parts,
 }
 
 // Heap frame: per-batch times summarised like a lab cell, ns per pair per repetition.
-json heap_cell(const cell_spec& spec, const cell_records& rs) {
+model::cell heap_cell(const cell_spec& spec, const cell_records& rs) {
   model::cell cell = cell_head(spec, rs);
-  if (rs.broken() != nullptr) return cell_json(cell);
+  if (rs.broken() != nullptr) return cell;
   const std::vector<const heap_figures*> parts = figures_of<heap_figures>(rs);
   cell_measurement timing;
   std::vector<double> pair_reps;
@@ -176,7 +176,7 @@ json heap_cell(const cell_spec& spec, const cell_records& rs) {
   cell.os = model::os_figures{batches > 0 ? 1000.0 * faults / batches : 0.0,
                               static_cast<std::int64_t>(growth / 1024)};
   cell.figures = model::figures::of(std::move(figures));
-  return cell_json(cell);
+  return cell;
 }
 
 // A heap workload's checksum: the first measured cell's, and each cell that lost its number for
@@ -187,7 +187,8 @@ struct checksum_outcome {
 };
 
 // Same work or no number: heap cells whose kernels built a different checksum than the first.
-checksum_outcome heap_checksum(const std::vector<const cell_records*>& cells, json& out_cells) {
+checksum_outcome heap_checksum(const std::vector<const cell_records*>& cells,
+                               std::vector<model::cell>& out_cells) {
   std::string reference;
   std::vector<bool> failed(cells.size(), false);
   for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -196,18 +197,17 @@ checksum_outcome heap_checksum(const std::vector<const cell_records*>& cells, js
         checksum_text(cells[i]->parts.front()->figures.get<heap_figures>()->checksum);
     for (const auto* r : cells[i]->parts)
       if (checksum_text(r->figures.get<heap_figures>()->checksum) != sum) {
-        out_cells[i]["status"] = "failed";
-        out_cells[i]["reason"] = "checksum differs between processes";
+        out_cells[i].head.status = "failed";
+        out_cells[i].head.reason = "checksum differs between processes";
         failed[i] = true;
       }
     if (reference.empty()) reference = sum;
     if (sum != reference) {
-      const json cell = out_cells[i];
-      out_cells[i] =
-          cell_json(unmeasured_cell(cell["strategy"], cell["malloc"], "failed",
-                                    fmt::format("checksum mismatch: built {} where the first "
-                                                "allocator built {}",
-                                                sum, reference)));
+      const model::cell_head head = out_cells[i].head;
+      out_cells[i] = unmeasured_cell(head.strategy, head.malloc, "failed",
+                                     fmt::format("checksum mismatch: built {} where the first "
+                                                 "allocator built {}",
+                                                 sum, reference));
       failed[i] = true;
     }
   }
@@ -236,21 +236,23 @@ std::vector<std::uint64_t> drawn_sizes(const std::vector<const cell_records*>& c
   return {};
 }
 
-json heap_workload_entry(const std::string& name, const run_plan& plan, json cells,
-                         const std::string& checksum, const std::vector<std::uint64_t>& sizes) {
+model::workload heap_workload_entry(const std::string& name, const run_plan& plan,
+                                    std::vector<model::cell> cells, const std::string& checksum,
+                                    const std::vector<std::uint64_t>& sizes) {
   const heap_workload& w = *find_heap_workload(name);
-  return {{"name", name},
-          {"description", w.description},
-          {"kind", "heap"},
-          {"frame", "heap"},
-          {"checksum", checksum},
-          {"batch_size", 1},
-          {"batched", false},
-          {"footprint", nullptr},
-          {"size_histogram", size_histogram_json(sizes, "the kernel's precomputed request sizes")},
-          {"heap_spec", heap_spec_json(w, plan)},
-          {"baseline", {{"strategy", "malloc"}, {"malloc", plan.mallocs.front().label}}},
-          {"cells", std::move(cells)}};
+  model::workload entry;
+  entry.name = name;
+  entry.description = w.description;
+  entry.kind = "heap";
+  entry.frame = "heap";
+  entry.checksum = checksum;
+  entry.baseline = {"malloc", plan.mallocs.front().label};
+  heap_workload_figures figures;
+  figures.heap_spec = model::read_json<heap_spec_figures>(heap_spec_json(w, plan), "/heap_spec");
+  figures.size_histogram = size_histogram_of(sizes, "the kernel's precomputed request sizes");
+  entry.figures = model::figures::of(std::move(figures));
+  entry.cells = std::move(cells);
+  return entry;
 }
 
 // The heap cells of workload `name` that kept their number (none broken, none failed by
@@ -297,19 +299,18 @@ std::string describe_heap_frame(const run_plan& plan) {
       plan.sizes.processes, heap_sizes_of(plan).iterations, heap_default_iterations);
 }
 
-void add_heap_results(const frame_results_input& in, json& results) {
+void add_heap_results(const frame_results_input& in, model::document& results) {
   std::vector<cell_retention> measured;
-  const auto entry = [&in, &measured](const std::string& name, json cells,
+  const auto entry = [&in, &measured](const std::string& name, std::vector<model::cell> cells,
                                       const std::vector<const cell_records*>& records) {
     const checksum_outcome checksums = heap_checksum(records, cells);
     add_measured_cells(in, name, checksums, measured);
     return heap_workload_entry(name, in.plan, std::move(cells), checksums.reference,
                                drawn_sizes(records));
   };
-  add_workloads(in, in.plan.workloads.heap, {frame::heap, heap_cell, entry, {}},
-                results["workloads"]);
-  if (!in.plan.workloads.heap.empty()) model::write_fields(heap_config(in.plan), results["config"]);
-  model::write_fields(heap_document(in, measured), results);
+  add_workloads(in, in.plan.workloads.heap, {frame::heap, heap_cell, entry, {}}, results.workloads);
+  if (!in.plan.workloads.heap.empty()) results.config.frames.set(heap_config(in.plan));
+  results.parts.set(heap_document(in, measured));
 }
 
 }  // namespace alloclab::lab

@@ -83,9 +83,9 @@ huge_page_figures huge_page_figures_of(const std::vector<huge_table_reading>& ru
   return out;
 }
 
-json memory_cell(const cell_spec& spec, const cell_records& rs) {
+model::cell memory_cell(const cell_spec& spec, const cell_records& rs) {
   model::cell cell = cell_head(spec, rs);
-  if (rs.broken() != nullptr) return cell_json(cell);
+  if (rs.broken() != nullptr) return cell;
   const std::vector<const memory_figures*> parts = figures_of<memory_figures>(rs);
   cell_measurement timing;
   memory_frame_figures frame;
@@ -106,28 +106,30 @@ json memory_cell(const cell_spec& spec, const cell_records& rs) {
   }
   frame.rss_series = first_process_series(parts.front()->rss_series, "/memory_frame/rss_series");
   cell.figures = model::figures::of(memory_cell_figures{std::move(frame)});
-  return cell_json(cell);
+  return cell;
 }
 
 // Each cell against the workload's first strategy under the same malloc: the throughput ratio
 // (candidate / first, from mean time per sample) with its bootstrap interval over repetitions.
-void add_strategy_costs(json& workload) {
-  const std::string first = workload.at("baseline").at("strategy");
-  for (auto& cell : workload["cells"]) {
-    if (cell.at("memory_frame").is_null() || cell.at("strategy") == first) continue;
-    const json* base = nullptr;
-    for (const auto& c : workload.at("cells"))
-      if (c.at("strategy") == first && c.at("malloc") == cell.at("malloc")) base = &c;
+void add_strategy_costs(model::workload& workload) {
+  const std::string first = workload.baseline.strategy;
+  for (model::cell& cell : workload.cells) {
+    memory_cell_figures* figures = cell.figures.as<memory_cell_figures>();
+    if (figures == nullptr || !figures->memory_frame || cell.head.strategy == first) continue;
+    const model::cell* base = nullptr;
+    for (const model::cell& c : workload.cells)
+      if (c.head.strategy == first && c.head.malloc == cell.head.malloc) base = &c;
     if (base == nullptr) continue;
-    const auto r = estimate_ratio("throughput_ratio", *base, cell);
-    cell["memory_frame"]["vs_first_strategy"] = model::write_json(
+    const auto r = estimate_cell_ratio("throughput_ratio", *base, cell);
+    figures->memory_frame->vs_first_strategy =
         strategy_cost{first, estimate_of(r),
                       "mean time per sample of the first strategy / this cell's, same malloc; "
-                      "interval: percentile bootstrap over repetitions"});
+                      "interval: percentile bootstrap over repetitions"};
   }
 }
 
-json memory_workload_entry(const std::string& name, const run_plan& plan, json cells) {
+model::workload memory_workload_entry(const std::string& name, const run_plan& plan,
+                                      std::vector<model::cell> cells) {
   const memory_workload& w = *find_memory_workload(name);
   model::workload entry;
   entry.name = name;
@@ -145,10 +147,9 @@ json memory_workload_entry(const std::string& name, const run_plan& plan, json c
   }
   spec.repetitions = memory_sizes_of(plan).repetitions;
   entry.figures = model::figures::of(memory_workload_figures{std::move(spec)});
-  json out = workload_json(entry);
-  out["cells"] = std::move(cells);  // the frames' cells are JSON until every frame writes models
-  add_strategy_costs(out);
-  return out;
+  entry.cells = std::move(cells);
+  add_strategy_costs(entry);
+  return entry;
 }
 
 }  // namespace
@@ -162,12 +163,12 @@ std::string describe_memory_frame(const run_plan& plan) {
       memory_sizes_of(plan).budget.source);
 }
 
-void add_memory_results(const frame_results_input& in, json& results) {
-  const auto entry = [&in](const std::string& name, json cells, const auto&) {
+void add_memory_results(const frame_results_input& in, model::document& results) {
+  const auto entry = [&in](const std::string& name, std::vector<model::cell> cells, const auto&) {
     return memory_workload_entry(name, in.plan, std::move(cells));
   };
   add_workloads(in, in.plan.workloads.memory, {frame::memory, memory_cell, entry, {}},
-                results["workloads"]);
+                results.workloads);
 }
 
 }  // namespace alloclab::lab

@@ -4,9 +4,6 @@
 
 #include "measure/build_guard.hpp"
 #include "model/document.hpp"
-#include "render/atomic_write.hpp"
-#include "render/html.hpp"
-#include "render/markdown.hpp"
 #include "results/environment.hpp"
 #include "results/results_builder.hpp"
 #include "stats/stats.hpp"
@@ -87,12 +84,6 @@ json program_document(lab::program_results_section program, const std::string& c
     d.warnings.push_back(noise.at("warning").get<std::string>());
   d.parts.set(lab::program_document_figures{std::move(program)});
   return lab::model::to_json(d);
-}
-
-void write_program_outputs(const json& results, const std::filesystem::path& directory) {
-  lab::write_file_atomically(directory / "results.json", results.dump(2) + "\n");
-  lab::write_file_atomically(directory / "report.md", lab::render_report(results));
-  lab::write_file_atomically(directory / "report.html", lab::render_html_report(results));
 }
 
 }  // namespace alloclab::program

@@ -1,15 +1,14 @@
 // The results document of an `alloclab try` run (the program frame alone: a lab results document
-// with no workloads and a `program` part) and its three files, written by the lab's renderers:
-// results.json, report.md and report.html, the last two rendered from the first only, so
-// `alloclab report`, `validate` and `compare` read it like any run's.
+// with no workloads and a `program` part). Its directory is written by the one run-directory
+// writer (render/run_directory.hpp), so `alloclab report`, `validate` and `compare` read it like
+// any run's.
 //
 // Example:
 //   const auto results = alloclab::program::program_document(section, "alloclab try -- true",
 //                                                             "2026-01-01T00:00:00Z", 1.5);
-//   alloclab::program::write_program_outputs(results, "results/try-1");
+//   alloclab::lab::write_run_directory("results/try-1", results);
 #pragma once
 
-#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -22,7 +21,5 @@ namespace alloclab::program {
 nlohmann::json program_document(lab::program_results_section program,
                                 const std::string& command_line, const std::string& created_utc,
                                 double duration_seconds, const nlohmann::json& noise = nullptr);
-
-void write_program_outputs(const nlohmann::json& results, const std::filesystem::path& directory);
 
 }  // namespace alloclab::program

@@ -21,12 +21,14 @@
 #include "mallocs/malloc_table.hpp"
 #include "process/noise_gate.hpp"
 #include "main/cli.hpp"
+#include "main/commands.hpp"
 #include "main/machine_lock.hpp"
 #include "main/option_checks.hpp"
 #include "model/document.hpp"
 #include "plan/request.hpp"
 #include "render/atomic_write.hpp"
 #include "render/plural.hpp"
+#include "render/run_directory.hpp"
 
 namespace alloclab::program {
 namespace fs = std::filesystem;
@@ -148,6 +150,16 @@ void print_progress(const run_row& row, const try_plan& plan, bool adaptive) {
                            plan.combinations.size(), plan.combinations[row.combination].label())
             << (row.record.ok ? (terminal ? "" : "\n") : "\n  failed: " + row.record.reason + "\n")
             << std::flush;
+}
+
+// results.json, report.md and report.html of the run, by the lab's one run-directory writer;
+// returns the document as they were rendered from.
+lab::model::document write_try_directory(const fs::path& directory, const nlohmann::json& results) {
+  try {
+    return lab::write_run_directory(directory, results).document;
+  } catch (const lab::run_directory_error& e) {
+    throw lab::output_error(e.what());
+  }
 }
 
 }  // namespace
@@ -280,9 +292,8 @@ int execute_try(const try_request& request, std::string* results_path) {
       request.command_line, created,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
       noise.finish());
-  write_program_outputs(results, directory);
+  const lab::model::document document = write_try_directory(directory, results);
   if (results_path != nullptr) *results_path = (directory / "results.json").string();
-  const lab::model::document document = lab::model::from_json(results);
   std::cout << render_program_console(document.parts.get<lab::program_document_figures>()->program)
             << "results: " << (directory / "results.json").string() << ", "
             << (directory / "report.md").string() << ", " << (directory / "report.html").string()

@@ -75,9 +75,9 @@ per_replay per_replay_of(std::vector<double> values) {
 
 // Replay frame: one timing sample per whole replay (ns per call), so the comparison's intervals
 // are over replays in fresh processes; totals and memory beside it.
-json replay_cell(const cell_spec& spec, const cell_records& rs) {
+model::cell replay_cell(const cell_spec& spec, const cell_records& rs) {
   model::cell cell = cell_head(spec, rs);
-  if (rs.broken() != nullptr) return cell_json(cell);
+  if (rs.broken() != nullptr) return cell;
   const std::vector<const replay_figures*> parts = figures_of<replay_figures>(rs);
   cell_measurement timing;
   std::vector<double> totals, walls, program;
@@ -107,19 +107,16 @@ json replay_cell(const cell_spec& spec, const cell_records& rs) {
   out.wall_ms = per_replay_of(std::move(walls));
   out.memory = replay_memory_of(memory, first.peak_live_bytes);
   cell.figures = model::figures::of(replay_cell_figures{std::move(out)});
-  return cell_json(cell);
+  return cell;
 }
 
 // The baseline malloc's median call time of a whole replay, in ms (null: no such cell).
-std::optional<double> baseline_call_ms(const json& cells, const std::string& baseline) {
-  for (const json& c : cells) {
-    if (c.value("strategy", "") != replay_malloc_strategy || c.value("malloc", "") != baseline)
-      continue;
-    const json* total = nullptr;
-    if (const auto r = c.find("replay"); r != c.end() && r->is_object())
-      if (const auto t = r->find("total_ms"); t != r->end() && t->is_object()) total = &*t;
-    if (total != nullptr && total->contains("median") && (*total)["median"].is_number())
-      return (*total)["median"].get<double>();
+std::optional<double> baseline_call_ms(const std::vector<model::cell>& cells,
+                                       const std::string& baseline) {
+  for (const model::cell& c : cells) {
+    if (c.head.strategy != replay_malloc_strategy || c.head.malloc != baseline) continue;
+    const replay_cell_figures* figures = c.figures.as<replay_cell_figures>();
+    if (figures != nullptr && figures->replay) return figures->replay->total_ms.median;
   }
   return std::nullopt;
 }
@@ -143,7 +140,7 @@ replay_trust_figures trust_figures(const replay_trace_facts& facts, std::optiona
   return f;
 }
 
-json replay_workload_entry(const run_plan& plan, json cells) {
+model::workload replay_workload_entry(const run_plan& plan, std::vector<model::cell> cells) {
   const replay_request& t = replay_sizes_of(plan).replay;
   model::workload entry;
   entry.name = t.name;
@@ -161,9 +158,8 @@ json replay_workload_entry(const run_plan& plan, json cells) {
                    t.facts.replayed};
   figures.replay_trust = trust_figures(t.facts, baseline_call_ms(cells, entry.baseline.malloc));
   entry.figures = model::figures::of(std::move(figures));
-  json out = workload_json(entry);
-  out["cells"] = std::move(cells);  // the frames' cells are JSON until every frame writes models
-  return out;
+  entry.cells = std::move(cells);
+  return entry;
 }
 
 // The replay's settings, in the results' config (model: replay_config_figures).
@@ -186,14 +182,14 @@ std::string describe_replay_frame(const run_plan& plan) {
       plan.mallocs.front().label, replay_sizes_of(plan).repetitions, plan.sizes.processes);
 }
 
-void add_replay_results(const frame_results_input& in, json& results) {
+void add_replay_results(const frame_results_input& in, model::document& results) {
   if (replay_sizes_of(in.plan).replay.trace.empty()) return;
-  model::write_fields(replay_config(in.plan), results["config"]);
-  const auto entry = [&in](const std::string&, json cells, const auto&) {
+  results.config.frames.set(replay_config(in.plan));
+  const auto entry = [&in](const std::string&, std::vector<model::cell> cells, const auto&) {
     return replay_workload_entry(in.plan, std::move(cells));
   };
   add_workloads(in, {replay_sizes_of(in.plan).replay.name}, {frame::replay, replay_cell, entry, {}},
-                results["workloads"]);
+                results.workloads);
 }
 
 }  // namespace alloclab::lab

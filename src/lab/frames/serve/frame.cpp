@@ -100,6 +100,7 @@ frame_module serve_frame() {
   row.one_repetition_per_process = true;
   row.make_executor = make_serve_executor;
   row.add_results = add_serve_results;
+  row.warnings = serve_warnings;
   row.what_numbers_include = describe_serve_frame;
   row.add_commands = add_serve_frame_commands;
   row.expected_seconds = expected_serve_seconds;

@@ -18,7 +18,9 @@ frame_module serve_frame();
 
 void add_serve_cells(run_plan& plan, const std::vector<malloc_choice>& lab_mallocs);
 std::unique_ptr<executor> make_serve_executor();
-void add_serve_results(const frame_results_input& in, nlohmann::json& results);
+void add_serve_results(const frame_results_input& in, model::document& results);
+// The serve cells' warnings: each cell without a number, each generator that saw errors.
+std::vector<std::string> serve_warnings(const model::document& results);
 // What the frame's numbers include, for the report's reader.
 std::string describe_serve_frame(const run_plan& plan);
 

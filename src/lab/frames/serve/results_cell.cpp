@@ -180,12 +180,12 @@ std::optional<serve_comparison> comparison_of(const serve_cell& base, const serv
 }
 
 // The batch frame's cell of the same variant (not its placement twin), or null.
-const json* batch_cell_of(const serve_cell& cell, const json* batch_workload) {
-  const json* found = nullptr;
+const model::cell* batch_cell_of(const serve_cell& cell, const model::workload* batch_workload) {
+  const model::cell* found = nullptr;
   if (batch_workload != nullptr)
-    for (const auto& c : batch_workload->at("cells"))
-      if (c.at("strategy") == cell.head.strategy && c.at("malloc") == cell.head.malloc &&
-          !c.value("placement_twin", false))
+    for (const model::cell& c : batch_workload->cells)
+      if (c.head.strategy == cell.head.strategy && c.head.malloc == cell.head.malloc &&
+          !c.head.placement_twin)
         found = &c;
   return found;
 }
@@ -194,14 +194,12 @@ const json* batch_cell_of(const serve_cell& cell, const json* batch_workload) {
 // server's CPU per request, made s times faster (the batch speedup), makes the server
 // 1 / ((1 - f) + f / s) times faster; closed-loop throughput on a saturated server follows that.
 std::optional<batch_beside> batch_of(const serve_cell& serve_base, const serve_cell& cell,
-                                     const json* batch_workload) {
-  const json* batch = batch_cell_of(cell, batch_workload);
-  if (batch == nullptr) return std::nullopt;
-  const auto timing = model::read_json<std::optional<model::timing>>(batch->at("timing"));
-  if (!timing) return std::nullopt;
-  const auto vs = model::read_json<std::optional<model::comparison>>(batch->at("vs_std"));
+                                     const model::workload* batch_workload) {
+  const model::cell* batch = batch_cell_of(cell, batch_workload);
+  if (batch == nullptr || !batch->timing) return std::nullopt;
+  const std::optional<model::comparison>& vs = batch->vs_std;
   batch_beside out;
-  out.p50_ns = timing->p50_ns;
+  out.p50_ns = batch->timing->p50_ns;
   if (vs && vs->speedup_p50)
     out.speedup_p50 = batch_speedup{*vs->speedup_p50, vs->intervals.speedup_p50, vs->mark};
   if (serve_base.hey) out.workload_share = serve_base.hey->server.share_of_cpu;
@@ -224,7 +222,7 @@ std::optional<batch_beside> batch_of(const serve_cell& serve_base, const serve_c
 // A lab workload served: its cells in plan order, each against the baseline variant and beside
 // the same variant in the batch frame (`workloads`: results.json's, the batch frame's included).
 serve_workload served_workload(const frame_results_input& in, const std::string& name,
-                               const json& workloads) {
+                               const std::vector<model::workload>& workloads) {
   serve_workload w;
   w.name = name;
   w.baseline = {baseline_strategy, in.plan.mallocs.front().label};
@@ -235,9 +233,9 @@ serve_workload served_workload(const frame_results_input& in, const std::string&
     return c.head.strategy == w.baseline.strategy && c.head.malloc == w.baseline.malloc;
   });
   if (base == w.cells.end()) return w;
-  const json* batch_workload = nullptr;
-  for (const auto& b : workloads)
-    if (b.at("name") == name && b.at("kind") == "lab") batch_workload = &b;
+  const model::workload* batch_workload = nullptr;
+  for (const model::workload& b : workloads)
+    if (b.name == name && b.kind == "lab") batch_workload = &b;
   const serve_cell built = *base;  // before any comparison is added
   for (auto c = w.cells.begin(); c != w.cells.end(); ++c) {
     if (c != base) c->vs_std = comparison_of(built, *c);
@@ -246,7 +244,8 @@ serve_workload served_workload(const frame_results_input& in, const std::string&
   return w;
 }
 
-serve_section serve_results(const frame_results_input& in, const json& workloads) {
+serve_section serve_results(const frame_results_input& in,
+                            const std::vector<model::workload>& workloads) {
   const run_plan& plan = in.plan;
   serve_section out;
   out.duration_s = serve_sizes_of(plan).duration_s;
@@ -275,13 +274,29 @@ std::string describe_serve_frame(const run_plan& plan) {
       serve_sizes_of(plan).repetitions, serve_connections, serve_sizes_of(plan).duration_s);
 }
 
-void add_serve_results(const frame_results_input& in, json& results) {
+void add_serve_results(const frame_results_input& in, model::document& results) {
   serve_document_figures part;
-  if (has_frame(in.plan, frame::serve)) part.serve = serve_results(in, results.at("workloads"));
-  model::write_fields(part, results);
-  if (!part.serve) return;
-  for (json& workload : results.at("serve").at("workloads"))
-    for (json& cell : workload.at("cells")) cell = with_lab_cell_keys(std::move(cell));
+  if (has_frame(in.plan, frame::serve)) part.serve = serve_results(in, results.workloads);
+  results.parts.set(std::move(part));
+}
+
+std::vector<std::string> serve_warnings(const model::document& results) {
+  std::vector<std::string> warnings;
+  const serve_document_figures* part = results.parts.get<serve_document_figures>();
+  if (part == nullptr || !part->serve) return warnings;
+  for (const serve_workload& w : part->serve->workloads)
+    for (const serve_cell& c : w.cells) {
+      const std::string where =
+          fmt::format("serve {} / {} @ {}", w.name, c.head.strategy, c.head.malloc);
+      if (c.head.status != "ok")
+        warnings.push_back(
+            fmt::format("{}: {}: {}", where, c.head.status, c.head.reason.value_or("")));
+      for (const auto& [name, generator] : {std::pair{"hey", &c.hey}, std::pair{"wrk", &c.wrk}})
+        if (*generator && (*generator)->errors > 0)
+          warnings.push_back(
+              fmt::format("{}: {} saw {} errors", where, name, (*generator)->errors));
+    }
+  return warnings;
 }
 
 }  // namespace alloclab::lab
