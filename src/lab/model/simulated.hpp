@@ -131,8 +131,8 @@ struct simulation_facts {
           "times the simulation was stopped so that a task needing every CPU (a multi-threaded "
           "workload, a server) measured without it",
           may_be_absent);
-    field(s.paused_seconds, "paused_seconds", "wall time the simulation spent stopped",
-          at_least(0), may_be_absent);
+    field(s.paused_seconds, "paused_seconds", "wall time the simulation spent stopped", at_least(0),
+          may_be_absent);
   }
 };
 
