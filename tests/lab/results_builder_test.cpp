@@ -9,8 +9,10 @@
 //   fixed records of every frame `run` measures (batch with its placement twin and peers, heap,
 //     memory, serve with failed variants: the shard in tests/data/results_golden/shard, a
 //     `run --shard 1/1` of 2 mallocs x 6 strategies, 2 lab, 2 heap and both memory workloads)
-//     are built into the very bytes 8fa90df's results builder wrote from them (merged.json, a
-//     `merge` of the shard; 8fa90df passes this test): each frame's typed part, the
+//     are built into the very bytes the builder wrote from them when the fixture was made
+//     (merged.json, a `merge` of the shard). 8fa90df's JSON-editing builder and the typed one
+//     that replaced it both wrote that fixture's first version byte for byte; it was made again
+//     when the shard file's layout changed (frames' own sizes): each frame's typed part, the
 //     comparisons, warnings, claims and the version 6 layout
 //     (FixedRecordsOfEveryFrameGiveTheBytesVersion6Wrote).
 #include <gtest/gtest.h>
