@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -232,6 +233,34 @@ TEST(MimallocHeap, LoadingItLeavesMallocToGlibc) {
   EXPECT_EQ(alloclab::mallocs::symbol_owner("malloc"), before);
   EXPECT_TRUE(alloclab::mallocs::library_matches(before, "libc.so.6")) << before;
   dlclose(library);  // drops the NOLOAD reference only
+}
+
+// The serve frame borrows an instance made on one thread and runs iterations on connection
+// threads, each ending with end_iteration(). A mimalloc heap belongs to the thread that made it:
+// ending an iteration on another thread must release that thread's heap, not the maker's (which
+// the maker then destroyed as a heap of an exited thread: SIGSEGV when the server stopped).
+TEST(MimallocHeap, AnIterationEndedOnAnotherThreadLeavesTheMakersHeapIntact) {
+  if (!mimalloc_present()) GTEST_SKIP() << "libmimalloc.so.2 not installed";
+  if (sanitized()) GTEST_SKIP() << "AddressSanitizer owns malloc; mimalloc is not loaded beside it";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        const workload_footprint f;
+        auto instance = find_strategy("mimalloc_heap")->make(f);
+        std::thread connection([&] {
+          for (int iteration = 0; iteration < 3; ++iteration) {
+            for (int i = 0; i < 100; ++i) instance->resource()->allocate(64 + i, 8);
+            instance->end_iteration();  // the iteration's blocks go at once
+          }
+        });
+        connection.join();
+        void* block = instance->resource()->allocate(100, 8);  // the maker's heap still works
+        instance->resource()->deallocate(block, 100, 8);
+        instance->end_iteration();
+        instance.reset();
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 // --- peer verdict on synthetic results -------------------------------------------------------

@@ -7,10 +7,11 @@
 // malloc stays out of the global symbol scope, calls mi_heap_* through pointers from dlsym, and
 // checks that malloc is still served by the library that served it before the load.
 //
-// A mimalloc heap allocates on the thread that created it only. The thread that builds the
-// strategy owns the heap released per iteration; any other thread that allocates gets a heap of
-// its own, created on first use and deleted by mimalloc when that thread exits (its blocks stay
-// valid). Blocks are freed with mi_free from any thread.
+// A mimalloc heap allocates on the thread that created it only, and only that thread may destroy
+// it. The thread that builds the strategy owns one heap; any other thread that allocates gets a
+// heap of its own, created on first use and deleted by mimalloc when that thread exits (its blocks
+// stay valid). Ending an iteration destroys and renews the calling thread's heap (the serve frame
+// ends iterations on its connection threads). Blocks are freed with mi_free from any thread.
 #include <dlfcn.h>
 
 #include <atomic>
@@ -80,19 +81,31 @@ class mimalloc_heap_resource final : public std::pmr::memory_resource {
     if (heap_ == nullptr) throw std::bad_alloc();
   }
   ~mimalloc_heap_resource() override {
-    if (heap_ != nullptr) mi_.heap_destroy(heap_);
+    // Another thread may not destroy the owner's heap: it then goes when the owner exits.
+    if (std::this_thread::get_id() == owner_) mi_.heap_destroy(heap_);
   }
   mimalloc_heap_resource(const mimalloc_heap_resource&) = delete;
   mimalloc_heap_resource& operator=(const mimalloc_heap_resource&) = delete;
 
-  // Frees every block of the owner's heap at once and starts a fresh heap (owner thread only).
+  // Frees every block the calling thread allocated from this resource at once, and starts that
+  // thread a fresh heap.
   void release() {
+    if (std::this_thread::get_id() != owner_) return release_this_threads_heap();
     mi_.heap_destroy(heap_);
     heap_ = mi_.heap_new();
     if (heap_ == nullptr) throw std::bad_alloc();
   }
 
  private:
+  struct thread_heap {
+    std::uint64_t resource = 0;  // the resource's identity (0: none)
+    mi_heap* heap = nullptr;
+  };
+  static thread_heap& this_threads_slot() {
+    thread_local thread_heap mine;
+    return mine;
+  }
+
   void* do_allocate(std::size_t bytes, std::size_t alignment) override {
     mi_heap* heap = std::this_thread::get_id() == owner_ ? heap_ : this_threads_heap();
     void* p = alignment <= mimalloc_natural_alignment
@@ -109,17 +122,22 @@ class mimalloc_heap_resource final : public std::pmr::memory_resource {
   // A non-owner thread's heap for this resource (an identity, not the address, tells resources
   // apart: a later resource may reuse this one's address).
   mi_heap* this_threads_heap() {
-    struct thread_heap {
-      std::uint64_t resource = 0;
-      mi_heap* heap = nullptr;
-    };
-    thread_local thread_heap mine;
+    thread_heap& mine = this_threads_slot();
     if (mine.resource != identity_) {
       mine.heap = mi_.heap_new();
       if (mine.heap == nullptr) throw std::bad_alloc();
       mine.resource = identity_;
     }
     return mine.heap;
+  }
+
+  // A non-owner thread's heap of this resource, destroyed with its blocks; the thread's next
+  // allocation makes a fresh one.
+  void release_this_threads_heap() {
+    thread_heap& mine = this_threads_slot();
+    if (mine.resource != identity_) return;
+    mi_.heap_destroy(mine.heap);
+    mine = {};
   }
 
   static inline std::atomic<std::uint64_t> next_identity{1};
