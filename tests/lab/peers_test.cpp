@@ -249,7 +249,8 @@ TEST(MimallocHeap, AnIterationEndedOnAnotherThreadLeavesTheMakersHeapIntact) {
         auto instance = find_strategy("mimalloc_heap")->make(f);
         std::thread connection([&] {
           for (int iteration = 0; iteration < 3; ++iteration) {
-            for (int i = 0; i < 100; ++i) instance->resource()->allocate(64 + i, 8);
+            for (int i = 0; i < 100; ++i)
+              static_cast<void>(instance->resource()->allocate(64 + i, 8));
             instance->end_iteration();  // the iteration's blocks go at once
           }
         });
