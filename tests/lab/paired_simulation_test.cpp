@@ -35,19 +35,26 @@ struct ring_world {
   std::vector<double> true_ratios;
 };
 
-// Groups of one baseline and candidates at known ratios, compared against 1 with a 2 % margin.
-ring_world make_rings(std::mt19937_64& rng) {
+// What sets one simulated world of rings apart from another.
+struct ring_shape {
+  std::vector<double> ratios;        // each group's candidates against its baseline
+  double between_low, between_high;  // the between-process spread, drawn per cell
+  std::size_t groups, max_processes;
+};
+
+// `shape.groups` groups of one baseline and candidates at known ratios, compared against 1 with a
+// 2 % margin.
+ring_world make_ring_world(const ring_shape& shape, std::mt19937_64& rng) {
   ring_world w;
-  const std::vector<double> ratios = {1.0, 1.0, 1.0, 1.03, 0.97, 1.06, 0.9, 1.2, 1.5};
-  // Spreads as the A/A runs of bench/lockstep_validation.py measured them (docs/budget.md).
-  std::uniform_real_distribution<double> between(0.001, 0.006), within(0.003, 0.015);
-  for (std::size_t g = 0; g < 3; ++g) {
+  std::uniform_real_distribution<double> between(shape.between_low, shape.between_high),
+      within(0.003, 0.015);
+  for (std::size_t g = 0; g < shape.groups; ++g) {
     const std::size_t base = w.cells.size();
     w.cells.push_back({0, between(rng), within(rng)});
-    w.setup.push_back({g, 2, 8, 3, 12});
-    for (double r : ratios) {
+    w.setup.push_back({g, 2, shape.max_processes, 3, 12});
+    for (double r : shape.ratios) {
       w.cells.push_back({-std::log(r), between(rng), within(rng)});
-      w.setup.push_back({g, 2, 8, 3, 12});
+      w.setup.push_back({g, 2, shape.max_processes, 3, 12});
       tracked_comparison c{"c" + std::to_string(w.comparisons.size()),
                            "vs_std",
                            base,
@@ -60,6 +67,12 @@ ring_world make_rings(std::mt19937_64& rng) {
     }
   }
   return w;
+}
+
+// Spreads as the A/A runs of bench/lockstep_validation.py measured them (docs/budget.md).
+ring_world make_rings(std::mt19937_64& rng) {
+  return make_ring_world({{1.0, 1.0, 1.0, 1.03, 0.97, 1.06, 0.9, 1.2, 1.5}, 0.001, 0.006, 3, 8},
+                         rng);
 }
 
 // The host's level per repetition: 1.6x slower in stretches.
@@ -237,28 +250,7 @@ TEST(PairedSimulation, PairingDecidesMoreThanSeparateProcessesOnATwoLevelHost) {
 // the shared baseline reaches its cap first. Groups of a baseline and candidates at 1, 1.01,
 // 0.99, 1.06, 0.94, 1.3, a wide spread between processes, up to 32 processes a cell.
 ring_world make_wide_rings(std::mt19937_64& rng) {
-  ring_world w;
-  const std::vector<double> ratios = {1.0, 1.01, 0.99, 1.06, 0.94, 1.3};
-  std::uniform_real_distribution<double> between(0.03, 0.05), within(0.003, 0.015);
-  for (std::size_t g = 0; g < 2; ++g) {
-    const std::size_t base = w.cells.size();
-    w.cells.push_back({0, between(rng), within(rng)});
-    w.setup.push_back({g, 2, 32, 3, 12});
-    for (double r : ratios) {
-      w.cells.push_back({-std::log(r), between(rng), within(rng)});
-      w.setup.push_back({g, 2, 32, 3, 12});
-      tracked_comparison c{"c" + std::to_string(w.comparisons.size()),
-                           "vs_std",
-                           base,
-                           w.cells.size() - 1,
-                           "p50",
-                           {1.0}};
-      c.margin = default_equivalence_margin;
-      w.comparisons.push_back(c);
-      w.true_ratios.push_back(r);
-    }
-  }
-  return w;
+  return make_ring_world({{1.0, 1.01, 0.99, 1.06, 0.94, 1.3}, 0.03, 0.05, 2, 32}, rng);
 }
 
 struct starvation_tally {
