@@ -23,6 +23,7 @@
 #include "plan/budget.hpp"
 #include "plan/plan.hpp"
 #include "render/units.hpp"
+#include "results/results_file.hpp"
 #include "stats/decision.hpp"
 #include "stats/ratio_text.hpp"
 #include "frames/replay/replay_resources.hpp"

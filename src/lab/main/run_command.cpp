@@ -28,10 +28,11 @@
 #include "plan/budget_reserve.hpp"
 #include "main/frame_registry.hpp"
 #include "plan/resolved_run.hpp"
-#include "render/atomic_write.hpp"
+#include "io/atomic_write.hpp"
 #include "render/html.hpp"
 #include "render/markdown.hpp"
 #include "results/results_builder.hpp"
+#include "results/results_file.hpp"
 #include "simulate/queue.hpp"
 
 namespace alloclab::lab {

@@ -3,20 +3,14 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "io/usage_error.hpp"
 #include "trace/trace_facts.hpp"
 #include "mallocs/knobs.hpp"
 
 namespace alloclab::lab {
-
-// Bad input from the user: exit code 2 and one line on stderr.
-class usage_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // `alloclab replay TRACE`: the trace (already read and checked by the command) and the in-process
 // resources to replay it through besides the process-wide mallocs.

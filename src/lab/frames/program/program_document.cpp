@@ -4,7 +4,7 @@
 
 #include "measure/build_guard.hpp"
 #include "model/document.hpp"
-#include "render/atomic_write.hpp"
+#include "io/atomic_write.hpp"
 #include "render/html.hpp"
 #include "render/markdown.hpp"
 #include "results/environment.hpp"

@@ -25,8 +25,8 @@
 #include "main/option_checks.hpp"
 #include "model/document.hpp"
 #include "plan/request.hpp"
-#include "render/atomic_write.hpp"
-#include "render/plural.hpp"
+#include "io/atomic_write.hpp"
+#include "text/plural.hpp"
 
 namespace alloclab::program {
 namespace fs = std::filesystem;
