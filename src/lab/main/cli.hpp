@@ -6,9 +6,6 @@
 
 namespace alloclab::lab {
 
-// "a,b" -> {"a", "b"}; a stray comma leaves an empty name for the plan to refuse by name.
-void split_commas(std::vector<std::string>& values);
-
 // Exit codes: 0 success; 1 measurement failure (checksum mismatch, a failed or refused cell, a named
 // --malloc not installed without --skip-missing: results are still written); 2 bad input.
 int run_cli(int argc, char** argv);

@@ -14,7 +14,7 @@
 #include "export/gbench_export.hpp"
 #include "main/frame_registry.hpp"
 #include "main/commands.hpp"
-#include "main/machine_lock.hpp"
+#include "process/machine_lock.hpp"
 #include "model/document.hpp"
 #include "model/schema.hpp"
 #include "io/atomic_write.hpp"

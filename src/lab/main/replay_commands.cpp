@@ -18,7 +18,7 @@
 #include "mallocs/malloc_table.hpp"
 #include "main/cli.hpp"
 #include "main/commands.hpp"
-#include "main/option_checks.hpp"
+#include "cli/option_checks.hpp"
 #include "plan/malloc_choice.hpp"
 #include "plan/budget.hpp"
 #include "plan/plan.hpp"

@@ -23,7 +23,7 @@
 #include "measure/build_guard.hpp"
 #include "measure/copy_cliff.hpp"
 #include "merge/merge_inputs.hpp"
-#include "main/machine_lock.hpp"
+#include "process/machine_lock.hpp"
 #include "merge/shard_file.hpp"
 #include "plan/budget_reserve.hpp"
 #include "main/frame_registry.hpp"
@@ -170,20 +170,6 @@ fs::path write_run(const fs::path& root, const json& results, const model::docum
 }
 
 }  // namespace
-
-std::unique_ptr<heap::run_lock> take_machine_lock(const std::string& command_line, bool wait) {
-  const std::string holder = fmt::format("pid {}, started {}, `{}`", ::getpid(),
-                                         utc_now("%Y-%m-%dT%H:%M:%SZ"), command_line);
-  const std::string path = heap::lock_path_from_environment();
-  if (path.empty()) return nullptr;
-  try {
-    return std::make_unique<heap::run_lock>(path, holder, wait, [](const std::string& who) {
-      std::cerr << "alloclab: waiting for the lab run already measuring (" << who << ")\n";
-    });
-  } catch (const std::runtime_error& e) {  // lock_busy too
-    throw usage_error(e.what());
-  }
-}
 
 std::string fit_to_width(const std::string& line, std::size_t columns) {
   if (columns == 0) return line;
