@@ -57,14 +57,6 @@ std::optional<outcome> why_untimed(const json& results, const json& claim,
   return std::nullopt;
 }
 
-accepted_range accepted(const json& claim) {
-  const json& claimed = claim.at("claimed");
-  const double low = claimed.is_array() ? claimed.at(0).get<double>() : claimed.get<double>();
-  const double high = claimed.is_array() ? claimed.at(1).get<double>() : claimed.get<double>();
-  const double tolerance = claim.value("tolerance", 0.2);
-  return {low / (1 + tolerance), high * (1 + tolerance)};
-}
-
 std::string miss_direction(double measured, const accepted_range& range) {
   const double claimed_effect = std::log(std::sqrt(range.low * range.high));
   const double measured_effect = std::log(measured);

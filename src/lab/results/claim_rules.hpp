@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "claims/accepted_range.hpp"
 #include "model/claims.hpp"
 #include "results/ratio_intervals.hpp"
 
@@ -44,11 +45,6 @@ struct outcome {
   std::vector<model::claim_estimate> estimates{};  // what the run measured
 };
 
-struct accepted_range {
-  double low, high;
-  bool contains(double v) const { return v >= low && v <= high; }
-};
-
 // The cell's malloc ("glibc" when it names none).
 std::string malloc_of(const json& cell);
 // The cell of `workload` measured with `strategy` under `malloc`, or null.
@@ -64,8 +60,6 @@ std::string run_hint(const json& claim);
 std::optional<outcome> why_untimed(const json& results, const json& claim,
                                    const std::string& workload, const std::string& strategy,
                                    const std::string& malloc, const json*& cell);
-// The same factor above and below: "1.4x" with tolerance 0.2 accepts 1.17x to 1.68x.
-accepted_range accepted(const json& claim);
 // How a ratio outside the accepted range differs from the claim: ratios are
 // oriented so that > 1 favours the candidate, so compare effects in log space.
 std::string miss_direction(double measured, const accepted_range& range);

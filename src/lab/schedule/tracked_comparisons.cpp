@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "plan/seed_plan.hpp"
-#include "results/claim_rules.hpp"
+#include "claims/accepted_range.hpp"
 #include "strategies/strategy.hpp"
 
 namespace alloclab::lab {
