@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "render/atomic_write.hpp"
+#include "io/atomic_write.hpp"
 #include "render/html.hpp"
 #include "render/markdown.hpp"
 #include "render/run_directory.hpp"

@@ -15,7 +15,7 @@
 #include "mallocs/malloc_table.hpp"
 #include "plan/plan.hpp"
 #include "plan/request.hpp"
-#include "render/plural.hpp"
+#include "text/plural.hpp"
 
 namespace alloclab::lab {
 

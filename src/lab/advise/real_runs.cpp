@@ -10,7 +10,7 @@
 #include "plan/budget.hpp"
 #include "plan/request.hpp"
 #include "mallocs/malloc_table.hpp"
-#include "render/atomic_write.hpp"
+#include "io/atomic_write.hpp"
 #include "render/shell_words.hpp"
 
 namespace alloclab::lab {

@@ -14,7 +14,7 @@
 #include "lockstep/ring.hpp"
 #include "measure/build_guard.hpp"
 #include "plan/budget.hpp"
-#include "render/atomic_write.hpp"
+#include "io/atomic_write.hpp"
 #include "results/budget_section.hpp"
 #include "results/cell_parts.hpp"
 #include "results/environment.hpp"

@@ -1,5 +1,5 @@
 // Which lockstep ring the calling thread's next worker joins: the ring (lockstep/ring.hpp) enrols
-// each member's thread, and the launcher (process/worker_records.cpp) hands the worker its ends
+// each member's thread, and the launcher (schedule/worker_records.cpp) hands the worker its ends
 // of the ring's pipes. A leaf: what the launcher needs, nothing of the ring.
 #pragma once
 

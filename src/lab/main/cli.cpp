@@ -16,7 +16,8 @@
 #include "compare/compare.hpp"
 #include "compare/paired_compare.hpp"
 #include "main/commands.hpp"
-#include "main/option_checks.hpp"
+#include "cli/option_checks.hpp"
+#include "main/replay_commands.hpp"
 #include "mallocs/malloc_table.hpp"
 #include "merge/merge_command.hpp"
 #include "plan/frame_planner.hpp"
@@ -139,24 +140,6 @@ void add_paired_options(CLI::App& compare, paired_request& paired, bool& request
                                 "machine instead of exiting 2"));
 }
 
-}  // namespace
-
-// (CLI11's own delimiter would let an empty list swallow the next option as a value.)
-void split_commas(std::vector<std::string>& values) {
-  std::vector<std::string> names;
-  for (const std::string& value : values) {
-    std::size_t start = 0;
-    for (;;) {
-      const std::size_t comma = value.find(',', start);
-      names.push_back(value.substr(start, comma - start));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  values = std::move(names);
-}
-
-namespace {
 
 // The shared options of `run` after which --help lists frames' own ones (their rows'
 // run_options_after): the last of each group.

@@ -13,9 +13,6 @@ namespace alloclab::lab {
 struct run_request;
 struct frame_planner;
 
-// "a,b" -> {"a", "b"}; a stray comma leaves an empty name for the plan to refuse by name.
-void split_commas(std::vector<std::string>& values);
-
 // Registers on `run` the own options of each row of `rows` (its add_run_options) that --help
 // lists after the shared option `after`, one of the last of `run`'s option groups (--repetitions,
 // --repetition-time, --cell-timeout, --shard-costs); nullptr: the rows that name none of them,

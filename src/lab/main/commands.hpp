@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/paired_compare.hpp"
+#include "io/output.hpp"
 #include "model/document.hpp"
 #include "plan/request.hpp"
 
@@ -40,20 +41,5 @@ int execute_compare(const std::string& a_path, const std::string& b_path,
 // or, with `request.fail_above_percent` >= 0, a cell is a decided regression beyond it.
 int execute_paired_compare(const paired_request& request, const std::string& output_path,
                            bool wait_for_lock);
-
-// A results file as `report` reads it: JSON, an alloclab results document of this schema version,
-// valid against the schema. Anything else is a usage_error naming the file in one line.
-nlohmann::json read_checked_results(const std::string& path);
-// The same, read once into the results model (usage_error for a file it cannot read).
-model::document read_results_model(const std::string& path);
-
-// Writes `text` to stdout and flushes; a failed write (e.g. /dev/full) throws output_error.
-void print_or_throw(const std::string& text);
-
-// A file or stream that could not be written: exit 1, one line.
-class output_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 }  // namespace alloclab::lab

@@ -23,15 +23,16 @@
 #include "measure/build_guard.hpp"
 #include "measure/copy_cliff.hpp"
 #include "merge/merge_inputs.hpp"
-#include "main/machine_lock.hpp"
+#include "process/machine_lock.hpp"
 #include "merge/shard_file.hpp"
 #include "plan/budget_reserve.hpp"
 #include "main/frame_registry.hpp"
 #include "plan/resolved_run.hpp"
-#include "render/atomic_write.hpp"
+#include "io/atomic_write.hpp"
 #include "render/markdown.hpp"
 #include "render/run_directory.hpp"
 #include "results/results_builder.hpp"
+#include "results/results_file.hpp"
 #include "simulate/queue.hpp"
 
 namespace alloclab::lab {
@@ -143,20 +144,6 @@ run_directory write_fresh_run(const fs::path& root, const json& results,
 }
 
 }  // namespace
-
-std::unique_ptr<heap::run_lock> take_machine_lock(const std::string& command_line, bool wait) {
-  const std::string holder = fmt::format("pid {}, started {}, `{}`", ::getpid(),
-                                         utc_now("%Y-%m-%dT%H:%M:%SZ"), command_line);
-  const std::string path = heap::lock_path_from_environment();
-  if (path.empty()) return nullptr;
-  try {
-    return std::make_unique<heap::run_lock>(path, holder, wait, [](const std::string& who) {
-      std::cerr << "alloclab: waiting for the lab run already measuring (" << who << ")\n";
-    });
-  } catch (const std::runtime_error& e) {  // lock_busy too
-    throw usage_error(e.what());
-  }
-}
 
 std::string fit_to_width(const std::string& line, std::size_t columns) {
   if (columns == 0) return line;

@@ -5,7 +5,7 @@
 #include <alloclab/build_info.hpp>
 #include <fmt/format.h>
 
-#include "plan/request.hpp"
+#include "io/usage_error.hpp"
 #include "process/hooks.hpp"
 
 #ifndef ALLOCLAB_LAB_BUILD_TYPE

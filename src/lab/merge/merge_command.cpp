@@ -7,11 +7,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "main/commands.hpp"
+#include "io/output.hpp"
+#include "io/usage_error.hpp"
 #include "merge/fleet.hpp"
+#include "model/document.hpp"
 #include "merge/merge_inputs.hpp"
 #include "merge/shard_merge.hpp"
-#include "render/atomic_write.hpp"
+#include "io/atomic_write.hpp"
 #include "render/html.hpp"
 #include "render/markdown.hpp"
 #include "render/run_directory.hpp"

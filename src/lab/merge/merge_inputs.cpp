@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "main/commands.hpp"
+#include "io/usage_error.hpp"
+#include "results/results_file.hpp"
 
 namespace alloclab::lab {
 namespace fs = std::filesystem;

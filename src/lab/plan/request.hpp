@@ -3,20 +3,14 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "io/usage_error.hpp"
 #include "mallocs/knobs.hpp"
 #include "plan/frame_slots.hpp"
 
 namespace alloclab::lab {
-
-// Bad input from the user: exit code 2 and one line on stderr.
-class usage_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // --placement-check: re-measure glibc cells under the variant without memmove's copy cliff.
 // auto: only when this machine's probe finds a cliff; always: whatever the probe finds (tests

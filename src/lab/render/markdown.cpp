@@ -16,7 +16,7 @@
 #include "render/placement_text.hpp"
 #include "simulate/report_markdown.hpp"
 #include "markdown_sections.hpp"
-#include "render/plural.hpp"
+#include "text/plural.hpp"
 
 namespace alloclab::lab {
 namespace markdown {

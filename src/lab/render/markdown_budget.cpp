@@ -12,7 +12,7 @@
 #include "markdown_format.hpp"
 #include "markdown_sections.hpp"
 #include "model/document.hpp"
-#include "render/plural.hpp"
+#include "text/plural.hpp"
 
 namespace alloclab::lab::markdown {
 namespace {

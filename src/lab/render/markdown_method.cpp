@@ -10,7 +10,7 @@
 #include "render/frame_report.hpp"
 #include "model/document.hpp"
 #include "render/placement_text.hpp"
-#include "render/plural.hpp"
+#include "text/plural.hpp"
 
 namespace alloclab::lab::markdown {
 

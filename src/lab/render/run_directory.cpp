@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "render/atomic_write.hpp"
+#include "io/atomic_write.hpp"
 #include "render/html.hpp"
 #include "render/markdown.hpp"
 

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "workloads/size_distribution.hpp"
-#include "render/plural.hpp"
+#include "text/plural.hpp"
 
 namespace alloclab::trace {
 

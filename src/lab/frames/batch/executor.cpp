@@ -11,7 +11,7 @@
 #include <alloclab/build_info.hpp>
 
 #include "schedule/executor.hpp"
-#include "process/worker_records.hpp"
+#include "schedule/worker_records.hpp"
 #include "measure/build_guard.hpp"
 #include "frames/batch/frame.hpp"
 #include "frames/batch/runner.hpp"

@@ -12,7 +12,7 @@
 #include "render/markdown_format.hpp"
 #include "render/markdown_sections.hpp"
 #include "render/placement_text.hpp"
-#include "render/plural.hpp"
+#include "text/plural.hpp"
 #include "render/units.hpp"
 #include "stats/decision.hpp"
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "schedule/executor.hpp"
-#include "process/worker_records.hpp"
+#include "schedule/worker_records.hpp"
 #include "frames/heap/cell.hpp"
 #include "frames/heap/run_options.hpp"
 #include "frames/heap/process_figures.hpp"

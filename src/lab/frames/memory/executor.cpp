@@ -6,7 +6,7 @@
 #include <alloclab/build_info.hpp>
 
 #include "schedule/executor.hpp"
-#include "process/worker_records.hpp"
+#include "schedule/worker_records.hpp"
 #include "frames/memory/memory_workloads.hpp"
 #include "frames/memory/process_figures.hpp"
 #include "frames/memory/run_options.hpp"

@@ -10,7 +10,7 @@
 #include "frames/program/try_command.hpp"
 #include "model/document.hpp"
 #include "render/markdown_format.hpp"
-#include "render/plural.hpp"
+#include "text/plural.hpp"
 
 namespace alloclab::lab {
 namespace {

@@ -15,7 +15,7 @@
 #include "render/columns.hpp"
 #include "stats/decision.hpp"
 #include "stats/ratio_text.hpp"
-#include "render/plural.hpp"
+#include "text/plural.hpp"
 
 namespace alloclab::program {
 namespace {

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "schedule/executor.hpp"
-#include "process/worker_records.hpp"
+#include "schedule/worker_records.hpp"
 #include "process/measuring_worker.hpp"
 #include "process/proc_memory.hpp"
 #include "frames/replay/figures.hpp"

@@ -11,7 +11,7 @@
 #include "model/document.hpp"
 #include "render/markdown_format.hpp"
 #include "render/markdown_sections.hpp"
-#include "render/plural.hpp"
+#include "text/plural.hpp"
 
 namespace alloclab::lab::markdown {
 namespace {

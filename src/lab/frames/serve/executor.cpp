@@ -18,7 +18,7 @@
 
 #include "schedule/executor.hpp"
 #include "process/interrupt.hpp"
-#include "process/worker_records.hpp"
+#include "schedule/worker_records.hpp"
 #include "frames/serve/http_answers.hpp"
 #include "frames/serve/process_figures.hpp"
 #include "frames/serve/run_options.hpp"

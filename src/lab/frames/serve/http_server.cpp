@@ -34,7 +34,7 @@
 #include "metrics.hpp"
 #include "server_counters.hpp"
 #include "plan/request.hpp"
-#include "render/plural.hpp"
+#include "text/plural.hpp"
 #include "measure/clock.hpp"
 
 namespace alloclab::lab::serve {

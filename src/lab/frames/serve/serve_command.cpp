@@ -29,7 +29,7 @@
 #include "plan/plan.hpp"
 #include "plan/request.hpp"
 #include "plan/malloc_choice.hpp"
-#include "main/option_checks.hpp"
+#include "cli/option_checks.hpp"
 #include "measure/build_guard.hpp"
 #include "pinning.hpp"
 #include "process/hooks.hpp"

@@ -1,4 +1,4 @@
-#include "atomic_write.hpp"
+#include "io/atomic_write.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

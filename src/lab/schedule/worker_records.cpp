@@ -1,4 +1,4 @@
-#include "process/worker_records.hpp"
+#include "schedule/worker_records.hpp"
 
 #include <iostream>
 

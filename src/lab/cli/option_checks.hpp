@@ -1,4 +1,4 @@
-// Validators shared by every command's options (CLI11).
+// What every command's options share (CLI11): validators and comma-separated lists.
 #pragma once
 
 #include <charconv>
@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -44,6 +45,22 @@ inline CLI::Validator unsigned_64_bit_integer() {
         return {};
       },
       "UINT64");
+}
+
+// "a,b" -> {"a", "b"}; a stray comma leaves an empty name for the plan to refuse by name.
+// (CLI11's own delimiter would let an empty list swallow the next option as a value.)
+inline void split_commas(std::vector<std::string>& values) {
+  std::vector<std::string> names;
+  for (const std::string& value : values) {
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t comma = value.find(',', start);
+      names.push_back(value.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  values = std::move(names);
 }
 
 }  // namespace alloclab::lab
