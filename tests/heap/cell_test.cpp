@@ -9,6 +9,7 @@
 #include "mallocs/malloc_table.hpp"
 
 using namespace alloclab::heap;
+using namespace alloclab::process;
 using namespace alloclab::mallocs;
 
 namespace {

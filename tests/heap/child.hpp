@@ -16,19 +16,19 @@ namespace heap_test {
 inline constexpr const char* child_env = "ALLOCLAB_HEAP_TEST_CHILD";
 
 /// Runs this test binary as a child in `mode`, with extra environment and arguments.
-inline alloclab::heap::worker_outcome run_child(
+inline alloclab::process::worker_outcome run_child(
     const std::string& mode, std::vector<std::pair<std::string, std::string>> env = {},
     std::vector<std::string> args = {},
     std::chrono::milliseconds timeout = std::chrono::seconds(60),
     std::vector<std::string> unset = {"LD_PRELOAD"}) {
-  alloclab::heap::worker_request req;
+  alloclab::process::worker_request req;
   req.argv.push_back("/proc/self/exe");
   for (std::string& a : args) req.argv.push_back(std::move(a));
   req.env_set = std::move(env);
   req.env_set.emplace_back(child_env, mode);
   req.env_unset = std::move(unset);
   req.timeout = timeout;
-  return alloclab::heap::run_worker(req);
+  return alloclab::process::run_worker(req);
 }
 
 /// True when this binary is built with AddressSanitizer, which owns malloc itself and does not

@@ -20,6 +20,7 @@ namespace {
 
 int child_main(std::string_view mode, int argc, char** argv) {
   using namespace alloclab::heap;
+  using namespace alloclab::process;
   using namespace alloclab::mallocs;
   if (mode == "abort") {
     std::fputs("child: about to abort on purpose\n", stderr);

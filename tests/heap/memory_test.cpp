@@ -8,7 +8,7 @@
 
 #include <sys/mman.h>
 
-using namespace alloclab::heap;
+using namespace alloclab::process;
 
 TEST(Memory, ParsesProcStatus) {
   const char* text =

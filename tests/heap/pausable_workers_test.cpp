@@ -12,7 +12,7 @@
 
 #include "process/worker.hpp"
 
-using namespace alloclab::heap;
+using namespace alloclab::process;
 
 namespace {
 

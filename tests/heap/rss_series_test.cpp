@@ -1,4 +1,4 @@
-// Test plan for heap/rss_series.hpp:
+// Test plan for process/rss_series.hpp:
 // | member | test |
 // |---|---|
 // | read_statm_rss() | RssSeries.ReadsTheSecondStatmField, RssSeries.MalformedStatmIsEmpty |
@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-using namespace alloclab::heap;
+using namespace alloclab::process;
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include "child.hpp"
 
-using namespace alloclab::heap;
+using namespace alloclab::process;
 using heap_test::run_child;
 
 TEST(Worker, AbortingChildBecomesAFailedRecordWithItsStderr) {

@@ -139,14 +139,14 @@ TEST(MemoryFramePlan, ByteCountsAreParsedOrRefused) {
 }
 
 TEST(MemoryFrameBudget, TimeOverTheThresholdCountsEachPointUntilTheNext) {
-  heap::rss_series s;
+  process::rss_series s;
   // t_ms, rss, cgroup
   s.points = {{0, 50, 10}, {10, 95, 10}, {20, 99, 95}, {30, 80, 95}, {40, 91, -1}, {50, 91, -1}};
   EXPECT_DOUBLE_EQ(ms_at_or_above(s, false, 90, 0, 50), 30);   // 10-20, 20-30, 40-50
   EXPECT_DOUBLE_EQ(ms_at_or_above(s, false, 90, 15, 45), 20);  // 15-20, 20-30, 40-45
   EXPECT_DOUBLE_EQ(ms_at_or_above(s, true, 90, 0, 50), 20);    // 20-40; unreadable is not over
   EXPECT_DOUBLE_EQ(ms_at_or_above(s, false, 100, 0, 50), 0);
-  EXPECT_DOUBLE_EQ(ms_at_or_above(heap::rss_series{}, false, 0, 0, 50), 0);
+  EXPECT_DOUBLE_EQ(ms_at_or_above(process::rss_series{}, false, 0, 0, 50), 0);
 }
 
 class MemoryFrameRun : public binary_test {};

@@ -21,7 +21,6 @@
 namespace alloclab::lab {
 namespace {
 
-namespace heap = alloclab::heap;
 using json = nlohmann::json;
 
 std::string noise_fixture(const std::string& name) {
@@ -29,22 +28,23 @@ std::string noise_fixture(const std::string& name) {
 }
 
 json gate_of(const std::string& before, const std::string& after, double own_cpu_seconds) {
-  const heap::noise_probe first(noise_fixture(before)), second(noise_fixture(after));
-  heap::noise_watch watch(first.settings(), 200);
+  const process::noise_probe first(noise_fixture(before)), second(noise_fixture(after));
+  process::noise_watch watch(first.settings(), 200);
   watch.add(first.snapshot(0));
   watch.add(second.snapshot(10));
   return watch.gate(own_cpu_seconds);
 }
 
 TEST(NoiseGate, ReadsTheSettingsThatMoveTimings) {
-  const heap::host_settings s = heap::noise_probe(noise_fixture("busy_before")).settings();
+  const process::host_settings s = process::noise_probe(noise_fixture("busy_before")).settings();
   EXPECT_EQ(s.governors, (std::vector<std::string>{"performance", "powersave"}));
   ASSERT_TRUE(s.boost.has_value());
   EXPECT_TRUE(*s.boost);
   EXPECT_EQ(s.thp.value_or(""), "madvise");
   EXPECT_EQ(s.aslr.value_or(-1), 2);
   EXPECT_EQ(s.cpus, 2);
-  const heap::host_settings none = heap::noise_probe(noise_fixture("quiet_before")).settings();
+  const process::host_settings none =
+      process::noise_probe(noise_fixture("quiet_before")).settings();
   EXPECT_TRUE(none.governors.empty());  // a VM without cpufreq: not readable, not guessed
   EXPECT_FALSE(none.boost.has_value());
   EXPECT_FALSE(none.thp.has_value());
@@ -79,8 +79,8 @@ TEST(NoiseGate, AQuietMachinePassesWithoutAWarning) {
 }
 
 TEST(NoiseGate, OneLookHasNoDuringFigures) {
-  const heap::noise_probe probe(noise_fixture("busy_before"));
-  heap::noise_watch watch(probe.settings(), 200);
+  const process::noise_probe probe(noise_fixture("busy_before"));
+  process::noise_watch watch(probe.settings(), 200);
   watch.add(probe.snapshot(0));
   const json g = watch.gate(1);
   EXPECT_TRUE(g["during"].is_null());
@@ -88,11 +88,11 @@ TEST(NoiseGate, OneLookHasNoDuringFigures) {
 }
 
 TEST(NoiseGate, ParsersRefuseWhatIsNotTheirFile) {
-  EXPECT_FALSE(heap::parse_proc_stat("intr 1 2 3").has_value());
-  EXPECT_FALSE(heap::parse_loadavg("busy").has_value());
-  EXPECT_FALSE(heap::parse_process_stat("12 no parentheses").has_value());
-  EXPECT_EQ(heap::bracketed_choice("always madvise [never]").value_or(""), "never");
-  const auto old_kernel = heap::parse_proc_stat("cpu 1 2 3 4\n");  // no iowait..steal columns
+  EXPECT_FALSE(process::parse_proc_stat("intr 1 2 3").has_value());
+  EXPECT_FALSE(process::parse_loadavg("busy").has_value());
+  EXPECT_FALSE(process::parse_process_stat("12 no parentheses").has_value());
+  EXPECT_EQ(process::bracketed_choice("always madvise [never]").value_or(""), "never");
+  const auto old_kernel = process::parse_proc_stat("cpu 1 2 3 4\n");  // no iowait..steal columns
   ASSERT_TRUE(old_kernel.has_value());
   EXPECT_EQ(old_kernel->steal, 0u);
   EXPECT_EQ(old_kernel->total(), 10u);
@@ -103,18 +103,18 @@ TEST(RunLock, ASecondHolderIsRefusedWithTheFirstsLineUntilItLetsGo) {
       (std::filesystem::temp_directory_path() / ("alloclab_lock_" + std::to_string(::getpid())))
           .string();
   {
-    const heap::run_lock first(path, "pid 1, the first run", false);
+    const process::run_lock first(path, "pid 1, the first run", false);
     try {
-      const heap::run_lock second(path, "pid 2", false);
+      const process::run_lock second(path, "pid 2", false);
       FAIL() << "two holders";
-    } catch (const heap::lock_busy& e) {
+    } catch (const process::lock_busy& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find("pid 1, the first run"), std::string::npos) << what;
       EXPECT_NE(what.find("--wait"), std::string::npos) << what;
       EXPECT_EQ(what.find('\n'), std::string::npos);
     }
   }
-  EXPECT_NO_THROW(heap::run_lock(path, "pid 3", false));  // released with its holder
+  EXPECT_NO_THROW(process::run_lock(path, "pid 3", false));  // released with its holder
   std::filesystem::remove(path);
 }
 
@@ -122,7 +122,7 @@ class RunLockCli : public cli_support::binary_test {};
 
 TEST_F(RunLockCli, ASecondLabRunExitsTwoWithOneLine) {
   const std::string path = (dir_ / "lab.lock").string();
-  const heap::run_lock held(path, "pid 4242, started now, `alloclab run`", false);
+  const process::run_lock held(path, "pid 4242, started now, `alloclab run`", false);
   const std::string allow = current_build().benchmark_ready() ? "" : " --allow-debug";
   const cli_support::outcome o =
       run("run --workloads trade_batch --strategies std --iterations 5 --repetitions 1 --out " +
@@ -141,7 +141,7 @@ TEST_F(RunLockCli, ASecondLabRunExitsTwoWithOneLine) {
 TEST_F(RunLockCli, WaitingForTheLockSpendsNoneOfTheBudget) {
   using clock = std::chrono::steady_clock;
   const std::string path = (dir_ / "lab.lock").string();
-  std::optional<heap::run_lock> held;
+  std::optional<process::run_lock> held;
   held.emplace(path, "pid 4243, started now, `alloclab run`", false);
   const auto started = clock::now();
   std::thread releaser([&] {

@@ -14,10 +14,10 @@ namespace alloclab::heap {
 
 /// Starts `worker_argv_prefix + [to_json(spec).dump()]` under the allocator's environment and
 /// classifies the result. Never throws.
-inline cell_outcome run_cell_in_worker(const cell_spec& spec,
-                                       const std::vector<std::string>& worker_argv_prefix,
-                                       std::chrono::milliseconds timeout) {
-  cell_outcome o;
+inline process::cell_outcome run_cell_in_worker(const cell_spec& spec,
+                                                const std::vector<std::string>& worker_argv_prefix,
+                                                std::chrono::milliseconds timeout) {
+  process::cell_outcome o;
   try {
     mallocs::worker_env env;
     if (spec.malloc_name == mallocs::custom_malloc_name) {
@@ -25,26 +25,26 @@ inline cell_outcome run_cell_in_worker(const cell_spec& spec,
     } else {
       const mallocs::malloc_entry* entry = mallocs::find_malloc(spec.malloc_name);
       if (entry == nullptr) {
-        o.status = cell_status::failed;
+        o.status = process::cell_status::failed;
         o.detail = "unknown allocator '" + spec.malloc_name + "'";
         return o;
       }
       if (!mallocs::installed(*entry)) {
-        o.status = cell_status::not_installed;
+        o.status = process::cell_status::not_installed;
         o.detail = mallocs::not_installed_reason(*entry);
         return o;
       }
       env = mallocs::worker_environment(*entry);
     }
-    worker_request req;
+    process::worker_request req;
     req.argv = worker_argv_prefix;
     req.argv.push_back(to_json(spec).dump());
     req.env_set = env.set;
     req.env_unset = env.unset;
     req.timeout = timeout;
-    return run_measuring_worker(req);
+    return process::run_measuring_worker(req);
   } catch (const std::exception& e) {
-    o.status = cell_status::failed;
+    o.status = process::cell_status::failed;
     o.detail = e.what();
   }
   return o;

@@ -50,11 +50,11 @@ int print_protocol(std::ostream& out) {
 
 build_protocol ask_protocol(const std::string& binary) {
   check_executable(binary);
-  alloclab::heap::worker_request request;
+  alloclab::process::worker_request request;
   request.argv = {binary, protocol_command};
   request.timeout = std::chrono::seconds(30);
   request.stdout_max_bytes = 4096;
-  const alloclab::heap::worker_outcome o = alloclab::heap::run_worker(request);
+  const alloclab::process::worker_outcome o = alloclab::process::run_worker(request);
   const std::string refused = fmt::format(
       "'{}' does not say its worker protocol (`{} {}`: {}): not an alloclab lab binary, or one "
       "built before `compare --paired`",

@@ -37,7 +37,6 @@
 
 namespace alloclab::lab {
 namespace fs = std::filesystem;
-namespace heap = alloclab::heap;
 using json = nlohmann::json;
 
 namespace {
@@ -99,7 +98,7 @@ void check_output_root(const fs::path& root) {
 // (process/run_lock.hpp; busy is bad input, exit 2).
 struct run_guard {
   bool debug = false;
-  std::unique_ptr<heap::run_lock> lock;  // null with ALLOCLAB_LOCK_FILE=none
+  std::unique_ptr<process::run_lock> lock;  // null with ALLOCLAB_LOCK_FILE=none
 };
 
 run_guard guard_run(const run_request& request) {
@@ -166,7 +165,7 @@ int execute_run(const run_request& request) {
   if (run.plan.sizes.budget_seconds > 0)  // once the run is sure to start
     std::cerr << "alloclab: " << budget_line(run.plan.sizes.budget_seconds) << '\n';
   const auto started = std::chrono::steady_clock::now();  // the budget: from holding the lock
-  heap::periodic_noise_watch noise;
+  process::periodic_noise_watch noise;
 
   results_context context{current_build(), request.command_line, utc_now("%Y-%m-%dT%H:%M:%SZ"),
                           nullptr};
@@ -177,7 +176,7 @@ int execute_run(const run_request& request) {
   std::optional<simulate::simulation_queue> simulation;  // on the other CPU, beside the timing
   if (const auto limits = simulate::simulation_limits(request, plan, started))
     simulation.emplace(plan, *limits);
-  heap::pausable_workers* beside = simulation ? &simulation->workers() : nullptr;
+  process::pausable_workers* beside = simulation ? &simulation->workers() : nullptr;
   const run_records records =
       plan.sizes.budget_seconds > 0
           ? run_budgeted(run.plan, started, make_frame_executor, make_progress_printer(), beside)

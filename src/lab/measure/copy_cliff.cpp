@@ -229,13 +229,13 @@ int copy_probe_main(std::string_view config_json, std::ostream& out, std::ostrea
 std::optional<copy_cliff_result> measure_copy_cliff_in_child(
     const std::vector<std::string>& argv_prefix, const std::string& glibc_tunables,
     const copy_cliff_config& config, std::chrono::milliseconds timeout, std::string* why) {
-  heap::worker_request request;
+  process::worker_request request;
   request.argv = argv_prefix;
   request.argv.push_back(json(config).dump());
   request.env_set = {{"GLIBC_TUNABLES", glibc_tunables}};
   request.env_unset = {"LD_PRELOAD"};
   request.timeout = timeout;
-  const heap::worker_outcome o = heap::run_worker(request);
+  const process::worker_outcome o = process::run_worker(request);
   if (!o.succeeded()) {
     if (why)
       *why =

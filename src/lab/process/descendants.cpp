@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 namespace {
 
 // This process's children, from every thread's /proc/self/task/<tid>/children.
@@ -46,4 +46,4 @@ std::size_t end_leftover_children() noexcept {
   return ended;
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 // Makes this process the subreaper of its descendants. False when the kernel refuses.
 bool adopt_orphaned_descendants() noexcept;
@@ -15,4 +15,4 @@ bool adopt_orphaned_descendants() noexcept;
 // left; returns how many were ended. Call it only while no worker of this process is running.
 std::size_t end_leftover_children() noexcept;
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

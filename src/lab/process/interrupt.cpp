@@ -12,7 +12,7 @@ volatile std::sig_atomic_t received = 0;
 
 extern "C" void on_interrupt(int signal) {
   received = signal;
-  alloclab::heap::kill_active_worker();
+  alloclab::process::kill_active_worker();
 }
 
 }  // namespace

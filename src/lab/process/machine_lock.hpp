@@ -11,6 +11,6 @@ namespace alloclab::lab {
 
 // Null with ALLOCLAB_LOCK_FILE=none. Throws usage_error when another run holds the lock and
 // `wait` is false; with `wait`, says on stderr whom it waits for.
-std::unique_ptr<heap::run_lock> take_machine_lock(const std::string& command_line, bool wait);
+std::unique_ptr<process::run_lock> take_machine_lock(const std::string& command_line, bool wait);
 
 }  // namespace alloclab::lab

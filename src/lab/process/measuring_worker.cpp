@@ -3,9 +3,9 @@
 #include <cmath>
 #include <exception>
 
-#include "process/enum_names.hpp"
+#include "text/enum_names.hpp"
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 using nlohmann::json;
 
@@ -60,11 +60,11 @@ json to_json(const mallocs::live_allocator& l) {
 }
 
 std::string_view to_string(cell_status s) noexcept {
-  constexpr enum_names<cell_status, 4> names{{{cell_status::ok, "ok"},
-                                              {cell_status::not_installed, "not installed"},
-                                              {cell_status::refused, "refused"},
-                                              {cell_status::failed, "failed"}}};
-  return name_in(names, s);
+  constexpr lab::enum_names<cell_status, 4> names{{{cell_status::ok, "ok"},
+                                                   {cell_status::not_installed, "not installed"},
+                                                   {cell_status::refused, "refused"},
+                                                   {cell_status::failed, "failed"}}};
+  return lab::name_in(names, s);
 }
 
 cell_outcome run_measuring_worker(const worker_request& request) {
@@ -104,4 +104,4 @@ cell_outcome run_measuring_worker(const worker_request& request) {
   return o;
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

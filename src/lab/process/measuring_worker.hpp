@@ -14,7 +14,7 @@
 #include "process/rss_series.hpp"
 #include "process/worker.hpp"
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 /// Exit status of a worker that refused to measure (allocator not proven live).
 inline constexpr int worker_exit_refused = 3;
@@ -48,4 +48,4 @@ nlohmann::json to_json(const rss_series& s);
 lab::model::purge_call model_of(const mallocs::purge_result& p);
 lab::model::rss_series model_of(const rss_series& s);
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

@@ -17,7 +17,7 @@
 #include <sstream>
 #include <thread>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 namespace {
 
 using json = nlohmann::json;
@@ -286,4 +286,4 @@ json periodic_noise_watch::finish() {
   return impl_->watch.gate(cpu_seconds_so_far() - impl_->cpu_at_start);
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 // The "cpu" line of /proc/stat, in clock ticks.
 struct cpu_ticks {
@@ -105,4 +105,4 @@ class periodic_noise_watch {
 inline constexpr double busy_other_cpus = 0.25;
 inline constexpr double busy_steal_share = 0.02;
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

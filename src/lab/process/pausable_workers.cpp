@@ -2,7 +2,7 @@
 
 #include <signal.h>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 void pausable_workers::pause() noexcept {
   const std::lock_guard<std::mutex> lock(mutex_);
@@ -47,4 +47,4 @@ double pausable_workers::paused_seconds() const {
   return std::chrono::duration<double>(total).count();
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

@@ -20,7 +20,7 @@
 #include <functional>
 #include <mutex>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 class pausable_workers {
  public:
@@ -68,4 +68,4 @@ class pause_guard {
   pausable_workers* workers_;
 };
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 namespace {
 
@@ -82,4 +82,4 @@ double fragmentation(std::uint64_t peak_rss_bytes, std::uint64_t peak_live_bytes
   return static_cast<double>(heap) / static_cast<double>(peak_live_bytes);
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

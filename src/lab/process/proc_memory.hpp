@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 /// The fields of /proc/<pid>/status that the study uses, in bytes.
 struct proc_status {
@@ -39,4 +39,4 @@ bool reset_peak_rss() noexcept;
 double fragmentation(std::uint64_t peak_rss_bytes, std::uint64_t peak_live_bytes,
                      std::uint64_t baseline_rss_bytes = 0) noexcept;
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <charconv>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 namespace {
 
@@ -120,4 +120,4 @@ rss_series rss_sampler::series() const {
   return s;
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

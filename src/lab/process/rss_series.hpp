@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 struct rss_point {
   double t_ms = 0;                 ///< since the sampler was constructed
@@ -67,4 +67,4 @@ class rss_sampler {
 inline constexpr std::chrono::milliseconds rss_sample_period{10};
 inline constexpr std::size_t rss_series_capacity = 2048;
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

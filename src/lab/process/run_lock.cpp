@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 namespace {
 
 std::string holder_of(int fd) {
@@ -70,4 +70,4 @@ run_lock::~run_lock() {
   if (fd_ >= 0) ::close(fd_);  // closing drops the flock
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 inline constexpr const char* default_lock_path = "/tmp/alloclab-lab.lock";
 
@@ -40,4 +40,4 @@ class run_lock {
 // ALLOCLAB_LOCK_FILE, else default_lock_path; empty for "none" (no lock).
 std::string lock_path_from_environment();
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

@@ -19,7 +19,7 @@
 
 extern char** environ;
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 namespace {
 
@@ -415,4 +415,4 @@ worker_outcome run_worker(const worker_request& req) noexcept {
   return out;
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 struct worker_request {
   /// argv[0] is the program to execute (no PATH search); "/proc/self/exe" re-executes the
@@ -81,4 +81,4 @@ worker_outcome run_worker(const worker_request& request) noexcept;
 /// so that an interrupted run leaves no worker behind.
 void kill_active_worker() noexcept;
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

@@ -4,7 +4,7 @@
 
 #include "process/measuring_worker.hpp"
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 using nlohmann::json;
 
@@ -58,4 +58,4 @@ int run_worker_main(const worker_entry& entry, std::string_view spec_text, std::
   }
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

@@ -18,7 +18,7 @@
 // Example:
 //   std::ostringstream out, err;
 //   const auto read = [](const nlohmann::json& spec) {
-//     alloclab::heap::worker_cell cell;
+//     alloclab::process::worker_cell cell;
 //     cell.id = spec.at("name").get<std::string>();
 //     cell.prove = [] {
 //       alloclab::mallocs::live_allocator live;
@@ -28,7 +28,7 @@
 //     cell.measure = [] { return nlohmann::json{{"result", 42}}; };
 //     return cell;
 //   };
-//   const int rc = alloclab::heap::run_worker_main({"toy worker", read, {}},
+//   const int rc = alloclab::process::run_worker_main({"toy worker", read, {}},
 //                                                  R"({"name": "toy"})", out, err);
 //   // rc == 0; out holds {"live_allocator":{...},"measured":true,"result":42}
 #pragma once
@@ -42,7 +42,7 @@
 
 #include "mallocs/liveness.hpp"
 
-namespace alloclab::heap {
+namespace alloclab::process {
 
 // What a frame's worker read from its spec.
 struct worker_cell {
@@ -65,4 +65,4 @@ struct worker_entry {
 int run_worker_main(const worker_entry& entry, std::string_view spec_text, std::ostream& out,
                     std::ostream& err);
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::process

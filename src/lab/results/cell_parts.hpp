@@ -100,7 +100,7 @@ model::cell unmeasured_cell(const std::string& strategy, const std::string& mall
 model::cell cell_head(const cell_spec& spec, const cell_records& rs);
 // The timing block of a cell's merged samples (`batch`: iterations per sample).
 model::timing timing_of(const cell_measurement& c, std::size_t batch);
-// A worker's RSS series (heap::to_json of it) as the cell's: the worker's has no `process`, it
+// A worker's RSS series (process::to_json of it) as the cell's: the worker's has no `process`, it
 // is the cell's first.
 model::rss_series first_process_series(const nlohmann::json& worker_series,
                                        const std::string& where);

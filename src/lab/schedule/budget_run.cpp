@@ -34,7 +34,7 @@ std::string clock_text(double seconds) {
 class budget_runner {
  public:
   budget_runner(run_plan& plan, steady::time_point started, const schedule_progress_fn& progress,
-                heap::pausable_workers* beside)
+                process::pausable_workers* beside)
       : budget_runner(plan, budget_cells(plan), started, progress) {
     beside_ = beside;
   }
@@ -113,7 +113,7 @@ class budget_runner {
       rings[at->second].push_back(t);
     }
     for (const auto& ring : rings) {
-      const heap::pause_guard quiet(uses_every_cpu(plan_, ring) ? beside_ : nullptr);
+      const process::pause_guard quiet(uses_every_cpu(plan_, ring) ? beside_ : nullptr);
       if (ring.size() == 1)
         run(executors, ring.front(), round);
       else
@@ -277,14 +277,14 @@ class budget_runner {
   std::vector<round_account> rounds_;
   std::size_t counted_ = 0;
   rest_plan rest_;
-  heap::pausable_workers* beside_ = nullptr;  // work beside the timing (the simulation)
+  process::pausable_workers* beside_ = nullptr;  // work beside the timing (the simulation)
 };
 
 }  // namespace
 
 run_records run_budgeted(run_plan& plan, steady::time_point started,
                          const executor_factory& make_executor,
-                         const schedule_progress_fn& progress, heap::pausable_workers* beside) {
+                         const schedule_progress_fn& progress, process::pausable_workers* beside) {
   budget_runner runner(plan, started, progress, beside);
   executor_set executors(plan, make_executor, progress);
   // Every cell's first process runs whatever the budget; its later first-round processes (a

@@ -21,7 +21,7 @@ namespace alloclab::lab {
 run_records run_budgeted(run_plan& plan, std::chrono::steady_clock::time_point started,
                          const executor_factory& make_executor,
                          const schedule_progress_fn& progress,
-                         heap::pausable_workers* beside = nullptr);
+                         process::pausable_workers* beside = nullptr);
 
 // The same account for a fixed plan: its comparisons judged once, at the end (one look).
 budget_account fixed_plan_account(const run_plan& plan,

@@ -49,7 +49,7 @@ nlohmann::json executor_set::facts() const {
 }
 
 run_records run_schedule(const run_plan& plan, const executor_factory& make_executor,
-                         const schedule_progress_fn& progress, heap::pausable_workers* beside) {
+                         const schedule_progress_fn& progress, process::pausable_workers* beside) {
   const auto started = steady::now();
   run_records out;
   executor_set executors(plan, make_executor, progress);
@@ -61,7 +61,7 @@ run_records run_schedule(const run_plan& plan, const executor_factory& make_exec
         i == 0 ? -1
                : seconds_since(measuring) / static_cast<double>(i) * static_cast<double>(total - i);
     progress({i, total, eta, describe_task(plan, t)});
-    const heap::pause_guard quiet(uses_every_cpu(plan, {t}) ? beside : nullptr);
+    const process::pause_guard quiet(uses_every_cpu(plan, {t}) ? beside : nullptr);
     out.records.push_back(executors.run(plan, t));
   }
   progress({total, total, 0, "done"});

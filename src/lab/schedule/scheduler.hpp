@@ -67,6 +67,6 @@ std::string describe_task(const run_plan& plan, const task& t);
 // running beside the timing, paused while a task that needs every CPU measures.
 run_records run_schedule(const run_plan& plan, const executor_factory& make_executor,
                          const schedule_progress_fn& progress,
-                         heap::pausable_workers* beside = nullptr);
+                         process::pausable_workers* beside = nullptr);
 
 }  // namespace alloclab::lab

@@ -12,7 +12,6 @@
 #include "lockstep/slice_gate.hpp"
 
 namespace alloclab::lab {
-namespace heap = alloclab::heap;
 using json = nlohmann::json;
 
 measurement_record unmeasured_record(const cell_spec& cell, const task& t,
@@ -28,7 +27,7 @@ measurement_record unmeasured_record(const cell_spec& cell, const task& t,
   return r;
 }
 
-json worker_facts(const heap::worker_outcome& w, bool keep_stderr) {
+json worker_facts(const process::worker_outcome& w, bool keep_stderr) {
   return {{"exit", w.describe()},
           {"exit_code", w.exited ? json(w.exit_code) : json(nullptr)},
           {"signal", w.term_signal != 0 ? json(w.term_signal) : json(nullptr)},
@@ -37,11 +36,11 @@ json worker_facts(const heap::worker_outcome& w, bool keep_stderr) {
           {"stderr_tail", keep_stderr ? w.stderr_tail : std::string()}};
 }
 
-heap::cell_outcome run_cell_worker(const cell_spec& cell, std::vector<std::string> argv,
-                                   const run_plan& plan) {
+process::cell_outcome run_cell_worker(const cell_spec& cell, std::vector<std::string> argv,
+                                      const run_plan& plan) {
   throw_if_interrupted();  // a signal before the spawn finds no worker to kill: do not start one
   const mallocs::worker_env env = environment_for(cell.malloc);
-  heap::worker_request request;
+  process::worker_request request;
   request.argv = std::move(argv);
   request.env_set = env.set;
   request.env_unset = env.unset;
@@ -55,14 +54,14 @@ heap::cell_outcome run_cell_worker(const cell_spec& cell, std::vector<std::strin
     if (!ring.program.empty()) request.argv.front() = ring.program;
     lockstep::thread_enrolment() = {};  // one worker per enrolment
   }
-  heap::cell_outcome outcome = heap::run_measuring_worker(request);
+  process::cell_outcome outcome = process::run_measuring_worker(request);
   throw_if_interrupted();
   return outcome;
 }
 
 measurement_record failed_record(const cell_spec& cell, const task& t,
-                                 const heap::cell_outcome& o) {
-  const char* status = o.status == heap::cell_status::refused ? "refused" : "failed";
+                                 const process::cell_outcome& o) {
+  const char* status = o.status == process::cell_status::refused ? "refused" : "failed";
   measurement_record r = unmeasured_record(cell, t, status, o.detail);
   r.worker = worker_facts(o.worker, true);
   if (o.document.is_object() && o.document.contains("live_allocator"))
@@ -70,8 +69,8 @@ measurement_record failed_record(const cell_spec& cell, const task& t,
   return r;
 }
 
-heap::worker_cell cell_under(const malloc_choice& malloc, std::string id) {
-  heap::worker_cell cell;
+process::worker_cell cell_under(const malloc_choice& malloc, std::string id) {
+  process::worker_cell cell;
   cell.id = std::move(id);
   cell.prove = [malloc] { return prove_choice(malloc); };
   cell.measure_unproven = alloclab::build::sanitized && malloc.plain_glibc();
@@ -79,10 +78,10 @@ heap::worker_cell cell_under(const malloc_choice& malloc, std::string id) {
 }
 
 int run_frame_worker(const char* command, const char* spec_json,
-                     std::function<heap::worker_cell(const json&)> read) {
-  const heap::worker_entry entry{fmt::format("alloclab {}", command), std::move(read),
-                                 before_measuring};
-  return heap::run_worker_main(entry, spec_json, std::cout, std::cerr);
+                     std::function<process::worker_cell(const json&)> read) {
+  const process::worker_entry entry{fmt::format("alloclab {}", command), std::move(read),
+                                    before_measuring};
+  return process::run_worker_main(entry, spec_json, std::cout, std::cerr);
 }
 
 namespace {
@@ -92,9 +91,9 @@ measurement_record run_worker_task(const run_plan& plan, const task& t, const ch
   const cell_spec& cell = plan.cells.at(t.cell);
   if (!cell.malloc.missing.empty())
     return unmeasured_record(cell, t, "not_installed", cell.malloc.missing);
-  const heap::cell_outcome o =
+  const process::cell_outcome o =
       run_cell_worker(cell, {"/proc/self/exe", command, write(cell, t, plan).dump()}, plan);
-  if (o.status != heap::cell_status::ok) return failed_record(cell, t, o);
+  if (o.status != process::cell_status::ok) return failed_record(cell, t, o);
   try {
     measurement_record r = unmeasured_record(cell, t, "ok", "");
     r.live_allocator = o.document.at("live_allocator");
@@ -102,7 +101,7 @@ measurement_record run_worker_task(const run_plan& plan, const task& t, const ch
     read(o.document.at("result"), plan, r);
     return r;
   } catch (const nlohmann::json::exception& e) {
-    heap::cell_outcome bad = o;
+    process::cell_outcome bad = o;
     bad.detail = fmt::format("worker printed an unexpected document: {}", e.what());
     return failed_record(cell, t, bad);
   }

@@ -23,12 +23,13 @@ measurement_record unmeasured_record(const cell_spec& cell, const task& t,
 // Runs `argv` (argv[0] "/proc/self/exe" re-executes this binary; a lockstep ring member's
 // enrolment may name another build's, lockstep/enrolment.hpp) under the cell's malloc
 // environment with the plan's timeout. Never throws.
-alloclab::heap::cell_outcome run_cell_worker(const cell_spec& cell, std::vector<std::string> argv,
-                                             const run_plan& plan);
+alloclab::process::cell_outcome run_cell_worker(const cell_spec& cell,
+                                                std::vector<std::string> argv,
+                                                const run_plan& plan);
 
 // A record for a worker that did not measure (crash, timeout, refusal), with its exit facts.
 measurement_record failed_record(const cell_spec& cell, const task& t,
-                                 const alloclab::heap::cell_outcome& outcome);
+                                 const alloclab::process::cell_outcome& outcome);
 
 // The spec a frame's worker gets for task `t` of `cell`.
 using spec_writer =
@@ -56,15 +57,15 @@ std::unique_ptr<executor> make_worker_executor(const char* command, spec_writer 
                                                figures_reader read);
 
 // The worker block of a record: exit status, signal, timeout, wall time, stderr tail.
-nlohmann::json worker_facts(const alloclab::heap::worker_outcome& w, bool keep_stderr);
+nlohmann::json worker_facts(const alloclab::process::worker_outcome& w, bool keep_stderr);
 
 // Worker side: a cell `id` under `malloc`, proven with prove_choice (under AddressSanitizer,
 // plain glibc is measured anyway); the caller adds its measuring function.
-alloclab::heap::worker_cell cell_under(const malloc_choice& malloc, std::string id);
+alloclab::process::worker_cell cell_under(const malloc_choice& malloc, std::string id);
 
 // Worker side: `alloclab <command> <spec_json>` run by process/worker_main.hpp on stdout and
 // stderr, with the process hooks' before_measuring. Returns the exit status.
 int run_frame_worker(const char* command, const char* spec_json,
-                     std::function<alloclab::heap::worker_cell(const nlohmann::json&)> read);
+                     std::function<alloclab::process::worker_cell(const nlohmann::json&)> read);
 
 }  // namespace alloclab::lab

@@ -17,7 +17,6 @@
 
 namespace alloclab::lab::simulate {
 namespace fs = std::filesystem;
-namespace heap = alloclab::heap;
 using json = nlohmann::json;
 using steady = std::chrono::steady_clock;
 
@@ -47,9 +46,9 @@ struct scratch_directory {
   }
 };
 
-heap::cell_outcome run_under(std::vector<std::string> prefix, const cell_simulation_request& r,
-                             const simulation_tools& tools, std::chrono::milliseconds timeout) {
-  heap::worker_request w;
+process::cell_outcome run_under(std::vector<std::string> prefix, const cell_simulation_request& r,
+                                const simulation_tools& tools, std::chrono::milliseconds timeout) {
+  process::worker_request w;
   w.argv = std::move(prefix);
   w.argv.push_back(tools.executable);
   w.argv.insert(w.argv.end(), r.args.begin(), r.args.end());
@@ -59,7 +58,7 @@ heap::cell_outcome run_under(std::vector<std::string> prefix, const cell_simulat
   w.timeout = timeout;
   w.cancel = r.cancel;
   w.on_group = r.on_group;
-  return heap::run_measuring_worker(w);
+  return process::run_measuring_worker(w);
 }
 
 // Every client-request dump in `directory`, by its name.
@@ -107,8 +106,8 @@ model::simulated_events events_of(const json& result, const fs::path& directory)
 // Faults and switches of the region in a normal run, per 1000 units.
 std::optional<model::left_out_counts> normal_run_counts(const cell_simulation_request& r,
                                                         const simulation_tools& tools) {
-  const heap::cell_outcome o = run_under({}, r, tools, normal_run_timeout);
-  if (o.status != heap::cell_status::ok) return std::nullopt;
+  const process::cell_outcome o = run_under({}, r, tools, normal_run_timeout);
+  if (o.status != process::cell_status::ok) return std::nullopt;
   const json& result = o.document.at("result");
   const json& os = result.at("region_os").at(result.at("region").get<std::string>());
   const double per = 1000.0 / result.at("units").get<double>();
@@ -125,10 +124,10 @@ std::optional<std::map<std::string, double>> traced_syscalls(const cell_simulati
                                                              const simulation_tools& tools,
                                                              const fs::path& directory) {
   const std::string out = (directory / "strace.txt").string();
-  const heap::cell_outcome o = run_under(
+  const process::cell_outcome o = run_under(
       {tools.strace, "-f", "-qq", "-o", out, "-e", "trace=" + strace_filter(), "-e", "signal=none"},
       r, tools, normal_run_timeout);
-  if (o.status != heap::cell_status::ok) return std::nullopt;
+  if (o.status != process::cell_status::ok) return std::nullopt;
   const json& result = o.document.at("result");
   const double per = 1000.0 / result.at("units").get<double>();
   std::map<std::string, double> calls;
@@ -198,12 +197,12 @@ model::simulated_cost simulate_cell(const cell_simulation_request& request,
       valgrind.push_back(std::move(option));
     cell_simulation_request simulated = request;
     simulated.env = without_rep_movsb(request.env);
-    const heap::cell_outcome o = run_under(valgrind, simulated, tools, left);
-    if (o.status != heap::cell_status::ok) {
+    const process::cell_outcome o = run_under(valgrind, simulated, tools, left);
+    if (o.status != process::cell_status::ok) {
       const bool cancelled = request.cancel != nullptr && request.cancel->load();
       if (o.worker.timed_out && (cancelled || steady::now() >= request.deadline))
         return unmeasured("not_simulated", "the run ended first");
-      return unmeasured(o.status == heap::cell_status::refused ? "refused" : "failed", o.detail);
+      return unmeasured(o.status == process::cell_status::refused ? "refused" : "failed", o.detail);
     }
     const json& result = o.document.at("result");
     if (result.contains("not_applicable"))  // the strategy cannot serve this workload
@@ -226,11 +225,11 @@ found_tools find_tools() {
   found_tools found;
   std::error_code ec;
   found.tools.executable = fs::read_symlink("/proc/self/exe", ec).string();
-  heap::worker_request ask;
+  process::worker_request ask;
   ask.argv = {found.tools.valgrind, "--version"};
   ask.search_path = true;
   ask.timeout = std::chrono::seconds(20);
-  const heap::worker_outcome version = heap::run_worker(ask);
+  const process::worker_outcome version = process::run_worker(ask);
   if (!version.succeeded())
     found.missing = "valgrind is not installed (apt-get install valgrind; scripts/deps.sh)";
   else

@@ -67,7 +67,7 @@ class simulation_queue {
   nlohmann::json finish();
 
   // The queue's workers, which a task needing every CPU pauses (schedule's run_budgeted).
-  heap::pausable_workers& workers() { return workers_; }
+  process::pausable_workers& workers() { return workers_; }
 
  private:
   void run();
@@ -78,7 +78,7 @@ class simulation_queue {
   std::vector<queued_cell> order_;
   std::vector<simulated_cell> done_;
   std::atomic<bool> stopping_{false};
-  heap::pausable_workers workers_;
+  process::pausable_workers workers_;
   std::optional<int> cpu_;
   found_tools tools_;
   clock::time_point started_;

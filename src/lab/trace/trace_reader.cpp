@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <map>
 
-#include "process/enum_names.hpp"
+#include "text/enum_names.hpp"
 
 namespace alloclab::trace {
 
@@ -15,7 +15,7 @@ namespace fmt = alloclab::trace_format;
 
 namespace {
 
-constexpr heap::enum_names<event_kind, event_kind_count> event_kind_names{{
+constexpr lab::enum_names<event_kind, event_kind_count> event_kind_names{{
     {event_kind::malloc, "malloc"},
     {event_kind::calloc, "calloc"},
     {event_kind::realloc, "realloc"},
@@ -57,7 +57,7 @@ class payload_cursor {
 };
 
 std::string_view to_string(event_kind k) noexcept {
-  return heap::name_in(event_kind_names, k);
+  return lab::name_in(event_kind_names, k);
 }
 
 bool creates_block(event_kind k) noexcept {

@@ -1,6 +1,6 @@
 #include "workloads/size_distribution.hpp"
 
-#include "process/enum_names.hpp"
+#include "text/enum_names.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,21 +21,21 @@ std::uint32_t clip(double x) noexcept {
 }  // namespace
 
 namespace {
-constexpr enum_names<size_dist, 3> size_dist_names{{{size_dist::uniform, "uniform"},
-                                                    {size_dist::exponential, "exponential"},
-                                                    {size_dist::lognormal, "lognormal"}}};
+constexpr lab::enum_names<size_dist, 3> size_dist_names{{{size_dist::uniform, "uniform"},
+                                                         {size_dist::exponential, "exponential"},
+                                                         {size_dist::lognormal, "lognormal"}}};
 }  // namespace
 
 std::string_view to_string(size_dist d) noexcept {
-  return name_in(size_dist_names, d);
+  return lab::name_in(size_dist_names, d);
 }
 
 std::optional<size_dist> parse_size_dist(std::string_view name) noexcept {
-  return value_in(size_dist_names, name);
+  return lab::value_in(size_dist_names, name);
 }
 
 const std::vector<size_dist>& all_size_dists() {
-  static const std::vector<size_dist> all = values_in(size_dist_names);
+  static const std::vector<size_dist> all = lab::values_in(size_dist_names);
   return all;
 }
 

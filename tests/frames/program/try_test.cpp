@@ -428,8 +428,8 @@ TEST_F(TryCommand, PeakRssIsTheProgramsOwnNotTheParents) {
 TEST_F(TryCommand, TakesTheLabLockAndRecordsTheNoiseGate) {
   const std::string lock_file = "ALLOCLAB_LOCK_FILE=" + (dir_ / "lab.lock").string();
   {
-    const heap::run_lock held((dir_ / "lab.lock").string(), "pid 1, a test holding the lock",
-                              false);
+    const process::run_lock held((dir_ / "lab.lock").string(), "pid 1, a test holding the lock",
+                                 false);
     const auto busy =
         run("try --malloc glibc --rounds 2 -o '" + (dir_ / "out").string() + "' -- /bin/true",
             lock_file);

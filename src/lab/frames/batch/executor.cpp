@@ -21,7 +21,6 @@
 #include "process/hooks.hpp"
 
 namespace alloclab::lab {
-namespace heap = alloclab::heap;
 using json = nlohmann::json;
 
 namespace {
@@ -88,10 +87,10 @@ class batch_executor final : public executor {
                       {"malloc", glibc.argument},
                       {"seed", plan.sizes.seed},
                       {"allow_debug", plan.allow_debug}};
-      const heap::cell_outcome o =
+      const process::cell_outcome o =
           run_cell_worker(cell, {"/proc/self/exe", batch_worker_command, request.dump()}, plan);
       calibration_outcome& out = calibrations_[workload];
-      if (o.status != heap::cell_status::ok) {
+      if (o.status != process::cell_status::ok) {
         out.reason = "calibration failed: " + o.detail;
         continue;
       }
@@ -120,9 +119,9 @@ class batch_executor final : public executor {
     const calibration_outcome& calibrated = calibrations_.at(cell.workload);
     if (!calibrated.ok) return unmeasured_record(cell, t, "failed", calibrated.reason);
     const json request = task_json(cell, t, plan, calibrated.result);
-    const heap::cell_outcome o =
+    const process::cell_outcome o =
         run_cell_worker(cell, {"/proc/self/exe", batch_worker_command, request.dump()}, plan);
-    if (o.status != heap::cell_status::ok) return failed_record(cell, t, o);
+    if (o.status != process::cell_status::ok) return failed_record(cell, t, o);
     try {
       measurement_record r =
           record_from_json(o.document.at("result"), read_figures_as<batch_figures>);
@@ -131,7 +130,7 @@ class batch_executor final : public executor {
       r.worker = worker_facts(o.worker, false);
       return checked(std::move(r), calibrated.result.checksum);
     } catch (const json::exception& e) {
-      heap::cell_outcome bad = o;
+      process::cell_outcome bad = o;
       bad.detail = fmt::format("worker printed an unexpected document: {}", e.what());
       return failed_record(cell, t, bad);
     }
@@ -195,11 +194,11 @@ measurement_record measure_in_this_process(const json& request, const std::strin
 }
 
 // The worker's cell: calibrating a workload or measuring one cell of it, under the task's malloc.
-heap::worker_cell batch_worker_cell(const json& request) {
+process::worker_cell batch_worker_cell(const json& request) {
   const std::string workload = request.at("workload");
   const malloc_choice malloc =
       resolve_mallocs({request.at("malloc").get<std::string>()}, alloclab::build::sanitized).at(0);
-  heap::worker_cell cell = cell_under(
+  process::worker_cell cell = cell_under(
       malloc, fmt::format("{}/{}@{}", workload, request.value("strategy", "-"), malloc.label));
   cell.not_ready = not_benchmark_ready(request.at("allow_debug"));
   if (request.at("mode") == "simulate")

@@ -1,6 +1,6 @@
 #include "frames/heap/cell.hpp"
 
-#include "process/enum_names.hpp"
+#include "text/enum_names.hpp"
 #include "frames/heap/figures.hpp"
 #include "frames/heap/retention_timeline.hpp"
 #include "lockstep/slice_gate.hpp"
@@ -146,8 +146,8 @@ lab::heap_memory_reading memory_reading(const memory_figures& m) {
   r.rss_after_purge_bytes = m.rss_after_purge_bytes;
   r.last_free_ms = m.last_free_ms;
   r.purge_ms = m.purge_ms;
-  r.rss_series = model_of(m.series);
-  r.purge = model_of(m.purge);
+  r.rss_series = process::model_of(m.series);
+  r.purge = process::model_of(m.purge);
   r.minor_faults = m.minor_faults;
   r.major_faults = m.major_faults;
   r.fragmentation = finite(m.fragmentation);
@@ -187,12 +187,12 @@ void measure_cell(cell_result& r) {
   r.ns_per_pair_reps.reserve(spec.repetitions);
 
   memory_figures& m = r.memory;
-  rss_sampler sampler(rss_sample_period, rss_series_capacity,
-                      alloclab::memory_budget::cgroup_usage_file().value_or(""));
+  process::rss_sampler sampler(process::rss_sample_period, process::rss_series_capacity,
+                               alloclab::memory_budget::cgroup_usage_file().value_or(""));
   sampler.start();
-  m.peak_was_reset = reset_peak_rss();
-  m.baseline_rss_bytes = read_proc_status().vm_rss_bytes.value_or(0);
-  const fault_counts f0 = read_faults();
+  m.peak_was_reset = process::reset_peak_rss();
+  m.baseline_rss_bytes = process::read_proc_status().vm_rss_bytes.value_or(0);
+  const process::fault_counts f0 = process::read_faults();
   for (std::size_t rep = 0; rep < spec.repetitions; ++rep) {
     gate.begin();  // one repetition is one slice of a lockstep ring (a no-op outside one)
     const kernel_result noop =
@@ -215,26 +215,27 @@ void measure_cell(cell_result& r) {
   gate.finish();
   const auto last_free = std::chrono::steady_clock::now();
   m.last_free_ms = sampler.now_ms();
-  const fault_counts f1 = read_faults();
-  const proc_status after_free = read_proc_status();
+  const process::fault_counts f1 = process::read_faults();
+  const process::proc_status after_free = process::read_proc_status();
   m.minor_faults = f1.minor - f0.minor;
   m.major_faults = f1.major - f0.major;
   m.peak_rss_bytes = after_free.vm_hwm_bytes.value_or(0);
   m.rss_after_free_bytes = after_free.vm_rss_bytes.value_or(0);
   if (spec.settle) {
     std::this_thread::sleep_until(last_free + retention_delays[0]);
-    m.rss_100ms_after_free_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+    m.rss_100ms_after_free_bytes = process::read_proc_status().vm_rss_bytes.value_or(0);
     std::this_thread::sleep_until(last_free + retention_delays[1]);
-    m.rss_1s_after_free_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+    m.rss_1s_after_free_bytes = process::read_proc_status().vm_rss_bytes.value_or(0);
     m.settled = true;
   }
   m.purge_ms = sampler.now_ms();
   m.purge = mallocs::purge_live_malloc();  // a custom library without a known entry point: "none"
-  m.rss_after_purge_bytes = read_proc_status().vm_rss_bytes.value_or(0);
+  m.rss_after_purge_bytes = process::read_proc_status().vm_rss_bytes.value_or(0);
   sampler.stop();
   m.series = sampler.series();
-  m.fragmentation = fragmentation(m.peak_rss_bytes, r.peak_live_bytes);
-  m.fragmentation_net = fragmentation(m.peak_rss_bytes, r.peak_live_bytes, m.baseline_rss_bytes);
+  m.fragmentation = process::fragmentation(m.peak_rss_bytes, r.peak_live_bytes);
+  m.fragmentation_net =
+      process::fragmentation(m.peak_rss_bytes, r.peak_live_bytes, m.baseline_rss_bytes);
   r.ns_per_pair = std::accumulate(r.ns_per_pair_reps.begin(), r.ns_per_pair_reps.end(), 0.0) /
                   static_cast<double>(r.ns_per_pair_reps.size());
   r.measured = true;
@@ -246,8 +247,8 @@ std::string cell_id(const cell_spec& spec) {
          "/malloc@" + mallocs::named_malloc_label(spec.malloc_name, spec.preload);
 }
 
-worker_cell worker_cell_of(const cell_spec& spec) {
-  worker_cell cell;
+process::worker_cell worker_cell_of(const cell_spec& spec) {
+  process::worker_cell cell;
   cell.id = cell_id(spec);
   cell.prove = [spec] { return mallocs::prove_named(spec.malloc_name, spec.preload); };
   cell.head = {{"schema", cell_schema}, {"spec", to_json(spec)}};
@@ -261,8 +262,8 @@ worker_cell worker_cell_of(const cell_spec& spec) {
 }
 
 // A retention timeline (retention_timeline.hpp): "retention_<dist>/<malloc>".
-worker_cell retention_worker_cell(const retention_spec& spec) {
-  worker_cell cell;
+process::worker_cell retention_worker_cell(const retention_spec& spec) {
+  process::worker_cell cell;
   cell.id = "retention_" + std::string(to_string(spec.dist)) + "/malloc@" + spec.malloc_name;
   cell.prove = [spec] { return mallocs::prove_named(spec.malloc_name, ""); };
   cell.head = {{"schema", "alloclab.heap.retention/1"}, {"spec", to_json(spec)}};
@@ -277,7 +278,7 @@ worker_cell retention_worker_cell(const retention_spec& spec) {
 json to_json(const cell_result& r) {
   json j{{"schema", cell_schema},
          {"spec", to_json(r.spec)},
-         {"live_allocator", to_json(r.live)},
+         {"live_allocator", process::to_json(r.live)},
          {"measured", r.measured}};
   if (r.measured)
     j["result"] = result_json(r);
@@ -296,19 +297,18 @@ cell_result run_cell(const cell_spec& spec) {
 
 int heap_worker_main(std::string_view spec_json, std::ostream& out, std::ostream& err,
                      const std::function<void(const std::string&)>& before_measuring) {
-  const worker_entry entry{"heap worker",
-                           [](const json& spec) {
-                             const std::string mode =
-                                 spec.is_object() ? spec.value("mode", "") : std::string();
-                             if (mode == "retention")
-                               return retention_worker_cell(retention_spec_from_json(spec));
-                             if (mode == "simulate")
-                               return simulated_worker_cell(cell_spec_from_json(spec),
-                                                            spec.at("warmup").get<std::size_t>());
-                             return worker_cell_of(cell_spec_from_json(spec));
-                           },
-                           before_measuring};
-  return run_worker_main(entry, spec_json, out, err);
+  const process::worker_entry entry{
+      "heap worker",
+      [](const json& spec) {
+        const std::string mode = spec.is_object() ? spec.value("mode", "") : std::string();
+        if (mode == "retention") return retention_worker_cell(retention_spec_from_json(spec));
+        if (mode == "simulate")
+          return simulated_worker_cell(cell_spec_from_json(spec),
+                                       spec.at("warmup").get<std::size_t>());
+        return worker_cell_of(cell_spec_from_json(spec));
+      },
+      before_measuring};
+  return process::run_worker_main(entry, spec_json, out, err);
 }
 
 }  // namespace alloclab::heap

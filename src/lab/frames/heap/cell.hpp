@@ -59,7 +59,7 @@ struct memory_figures {
   std::uint64_t major_faults = 0;
   double fragmentation = 0;      ///< peak RSS / peak live bytes (the issue's definition)
   double fragmentation_net = 0;  ///< (peak RSS - baseline RSS) / peak live bytes
-  rss_series series;             ///< RSS (and cgroup usage) sampled through the whole cell
+  process::rss_series series;    ///< RSS (and cgroup usage) sampled through the whole cell
   double last_free_ms = 0;       ///< series time of the last free
   double purge_ms = 0;           ///< series time of the purge call
 };
@@ -94,7 +94,7 @@ nlohmann::json to_json(const cell_result& r);
 /// The worker's cell in its simulation mode (frames/heap/simulation.cpp): `warmup_batches` of the
 /// malloc kernel, then spec.iterations batches of the NOOP kernel and of the malloc kernel, each
 /// a counted region (simulate/region.hpp).
-worker_cell simulated_worker_cell(const cell_spec& spec, std::size_t warmup_batches);
+process::worker_cell simulated_worker_cell(const cell_spec& spec, std::size_t warmup_batches);
 
 /// The worker side (process/worker_main.hpp): parses `spec_json`, proves the malloc, runs the
 /// cell, prints one JSON document on `out`. Returns 0, worker_exit_refused or

@@ -1,41 +1,41 @@
 #include "frames/heap/kernels.hpp"
 
-#include "process/enum_names.hpp"
+#include "text/enum_names.hpp"
 
 #include <stdexcept>
 
 namespace alloclab::heap {
 
 namespace {
-constexpr enum_names<kernel_kind, 3> kernel_names{
+constexpr lab::enum_names<kernel_kind, 3> kernel_names{
     {{kernel_kind::fifo, "fifo"}, {kernel_kind::lifo, "lifo"}, {kernel_kind::xthread, "xthread"}}};
-constexpr enum_names<touch_mode, 2> touch_names{
+constexpr lab::enum_names<touch_mode, 2> touch_names{
     {{touch_mode::once, "once"}, {touch_mode::every_page, "every_page"}}};
 }  // namespace
 
 std::string_view to_string(kernel_kind k) noexcept {
-  return name_in(kernel_names, k);
+  return lab::name_in(kernel_names, k);
 }
 
 std::optional<kernel_kind> parse_kernel_kind(std::string_view name) noexcept {
-  return value_in(kernel_names, name);
+  return lab::value_in(kernel_names, name);
 }
 
 const std::vector<kernel_kind>& all_kernel_kinds() {
-  static const std::vector<kernel_kind> all = values_in(kernel_names);
+  static const std::vector<kernel_kind> all = lab::values_in(kernel_names);
   return all;
 }
 
 std::string_view to_string(touch_mode t) noexcept {
-  return name_in(touch_names, t);
+  return lab::name_in(touch_names, t);
 }
 
 std::optional<touch_mode> parse_touch_mode(std::string_view name) noexcept {
-  return value_in(touch_names, name);
+  return lab::value_in(touch_names, name);
 }
 
 const std::vector<touch_mode>& all_touch_modes() {
-  static const std::vector<touch_mode> all = values_in(touch_names);
+  static const std::vector<touch_mode> all = lab::values_in(touch_names);
   return all;
 }
 

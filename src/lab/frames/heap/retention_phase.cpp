@@ -77,21 +77,21 @@ retention_timeline_run with_status(retention_timeline_run run, std::string statu
 retention_timeline_run run_one(const run_plan& plan, const heap::retention_spec& spec) {
   const malloc_choice& m = *measured_malloc(plan, spec.malloc_name.c_str());
   const mallocs::worker_env env = environment_for(m);
-  heap::worker_request request;
+  process::worker_request request;
   request.argv = {"/proc/self/exe", heap_worker_command, to_json(spec).dump()};
   request.env_set = env.set;
   request.env_unset = env.unset;
   request.env_unset.push_back("MALLOC_CONF");  // the parent's must not reach the timeline
   if (spec.background_thread) request.env_set.emplace_back("MALLOC_CONF", "background_thread:true");
   request.timeout = std::chrono::milliseconds(static_cast<long>(1000 * (spec.horizon_s + 60)));
-  const heap::cell_outcome o = heap::run_measuring_worker(request);
+  const process::cell_outcome o = process::run_measuring_worker(request);
   retention_timeline_run out;
   out.spec.spec = spec;
   out.status = to_string(o.status);
   const json& document = o.document.is_object() ? o.document : json::object();
   out.live_allocator = model::read_json<std::optional<model::liveness_proof>>(
       document.value("live_allocator", json()), "/live_allocator");
-  if (o.status != heap::cell_status::ok) return with_status(out, out.status, o.detail);
+  if (o.status != process::cell_status::ok) return with_status(out, out.status, o.detail);
   const json figures = document.value("retention", json());
   if (!figures.is_object())
     return with_status(out, "failed", "the worker's document has no retention figures");

@@ -30,7 +30,7 @@ std::string read_text(const char* path) {
 }
 
 double rss_now() {
-  return static_cast<double>(read_proc_status().vm_rss_bytes.value_or(0));
+  return static_cast<double>(process::read_proc_status().vm_rss_bytes.value_or(0));
 }
 
 // What a service keeps doing: short-lived blocks of the same sizes, first byte written.
@@ -105,12 +105,12 @@ retention_timeline_figures measure_retention(const retention_spec& spec) {
   const std::vector<std::uint32_t> sizes = make_sizes(spec.dist, spec.iterations * 100, spec.seed);
   kernel_config config;
   config.touch = touch_mode::every_page;
-  reset_peak_rss();
+  process::reset_peak_rss();
   retention_timeline_figures out;
   out.baseline_rss_bytes = rss_now();
   run_kernel<malloc_policy>(kernel_kind::fifo, sizes, spec.iterations, config);  // drains it all
   const auto last_free = steady::now();
-  out.peak_rss_bytes = static_cast<double>(read_proc_status().vm_hwm_bytes.value_or(0));
+  out.peak_rss_bytes = static_cast<double>(process::read_proc_status().vm_hwm_bytes.value_or(0));
   std::size_t next = 0;
   for (const double t : retention_sample_times(spec.horizon_s)) {
     const auto due =

@@ -6,8 +6,8 @@
 
 namespace alloclab::heap {
 
-worker_cell simulated_worker_cell(const cell_spec& spec, std::size_t warmup_batches) {
-  worker_cell cell;
+process::worker_cell simulated_worker_cell(const cell_spec& spec, std::size_t warmup_batches) {
+  process::worker_cell cell;
   cell.id = std::string(to_string(spec.kernel)) + "_" + std::string(to_string(spec.dist)) +
             "/malloc@" + mallocs::named_malloc_label(spec.malloc_name, spec.preload) +
             " (simulated)";

@@ -128,9 +128,9 @@ std::size_t cycles_of(const memory_spec& spec) {
   return spec.quick ? 2 : 6;
 }
 
-double peak_in(const heap::rss_series& s, bool cgroup, double from, double to) {
+double peak_in(const process::rss_series& s, bool cgroup, double from, double to) {
   double peak = 0;
-  for (const heap::rss_point& p : s.points)
+  for (const process::rss_point& p : s.points)
     if (p.t_ms >= from && p.t_ms <= to)
       peak = std::max(
           peak, cgroup ? static_cast<double>(p.cgroup_bytes) : static_cast<double>(p.rss_bytes));
@@ -147,7 +147,7 @@ memory_budget budget_for(const memory_spec& spec) {
 // The watcher's crossings and the service's purges, at most max_events.
 class event_log {
  public:
-  explicit event_log(const heap::rss_sampler& sampler) : sampler_(sampler) {
+  explicit event_log(const process::rss_sampler& sampler) : sampler_(sampler) {
     events_.reserve(max_events);
   }
   // Stamped under the lock, so the list is in time order: the watcher thread and the service
@@ -171,7 +171,7 @@ class event_log {
   }
 
  private:
-  const heap::rss_sampler& sampler_;
+  const process::rss_sampler& sampler_;
   mutable std::mutex mutex_;
   std::vector<budget_record> events_;
 };
@@ -214,7 +214,8 @@ void run_cycle(service& svc, std::uint64_t room, service_timing& timing,
 
 template <class Action>
 service_timing run_repetitions(const memory_spec& spec, service& svc, std::uint64_t room,
-                               const heap::rss_sampler& sampler, const Action& at_quiescent_point) {
+                               const process::rss_sampler& sampler,
+                               const Action& at_quiescent_point) {
   service_timing timing;
   for (std::size_t rep = 0; rep < spec.repetitions; ++rep) {
     const std::size_t first_sample = timing.samples.size();
@@ -231,8 +232,8 @@ service_timing run_repetitions(const memory_spec& spec, service& svc, std::uint6
 }
 
 // Per repetition, from the series: time at or above the soft threshold, and the peak usage.
-void add_usage_by_repetition(budget_reading& r, const heap::rss_series& series, bool cgroup_usage,
-                             double soft_bytes,
+void add_usage_by_repetition(budget_reading& r, const process::rss_series& series,
+                             bool cgroup_usage, double soft_bytes,
                              const std::vector<std::pair<double, double>>& repetition_ms) {
   for (const auto& [from, to] : repetition_ms) {
     r.time_over_soft_ms.push_back(ms_at_or_above(series, cgroup_usage, soft_bytes, from, to));
@@ -266,11 +267,11 @@ void describe_budget(budget_reading& r, const memory_budget& budget, bool cgroup
 
 }  // namespace
 
-double ms_at_or_above(const heap::rss_series& s, bool cgroup, double threshold, double from,
+double ms_at_or_above(const process::rss_series& s, bool cgroup, double threshold, double from,
                       double to) {
   double total = 0;
   for (std::size_t i = 0; i + 1 < s.points.size(); ++i) {
-    const heap::rss_point& p = s.points[i];
+    const process::rss_point& p = s.points[i];
     const double begin = std::max(p.t_ms, from), end = std::min(s.points[i + 1].t_ms, to);
     const double usage =
         cgroup ? static_cast<double>(p.cgroup_bytes) : static_cast<double>(p.rss_bytes);
@@ -289,8 +290,8 @@ json run_budget_service(const memory_spec& spec) {
   const std::uint64_t start_usage = usage_with_room(budget);
   const std::uint64_t room = limit - start_usage;
 
-  heap::rss_sampler sampler(heap::rss_sample_period, heap::rss_series_capacity,
-                            cgroup_usage ? budget.usage_path() : std::string());
+  process::rss_sampler sampler(process::rss_sample_period, process::rss_series_capacity,
+                               cgroup_usage ? budget.usage_path() : std::string());
   event_log events(sampler);
   budget_watcher_options options;
   options.period = watcher_period;
@@ -311,14 +312,14 @@ json run_budget_service(const memory_spec& spec) {
   };
 
   service svc(room, spec.seed);
-  const heap::fault_counts faults_before = heap::read_faults();
+  const process::fault_counts faults_before = process::read_faults();
   sampler.start();
   if (watcher) watcher->start();
   const service_timing timing = run_repetitions(spec, svc, room, sampler, purge_when_over);
   if (watcher) watcher->stop();
   sampler.stop();
-  const heap::fault_counts faults_after = heap::read_faults();
-  const heap::rss_series series = sampler.series();
+  const process::fault_counts faults_after = process::read_faults();
+  const process::rss_series series = sampler.series();
 
   budget_reading r;
   describe_budget(r, budget, cgroup_usage, thresholds);
@@ -334,8 +335,8 @@ json run_budget_service(const memory_spec& spec) {
   r.minor_faults = faults_after.minor - faults_before.minor;
   r.major_faults = faults_after.major - faults_before.major;
   r.checksum = svc.checksum();
-  return memory_figures{timing.repetition_seconds, timing.samples,        timing.per_repetition,
-                        operations_per_request,    heap::to_json(series), model::write_json(r)};
+  return memory_figures{timing.repetition_seconds, timing.samples,           timing.per_repetition,
+                        operations_per_request,    process::to_json(series), model::write_json(r)};
 }
 
 }  // namespace alloclab::lab

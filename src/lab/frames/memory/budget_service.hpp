@@ -24,8 +24,8 @@ inline constexpr const char* budget_trim_strategy = "budget_trim";
 
 // Milliseconds `series` spends at or above `threshold` bytes inside [from_ms, to_ms], each point
 // standing for the time until the next one; `cgroup` reads cgroup_bytes instead of rss_bytes.
-double ms_at_or_above(const heap::rss_series& series, bool cgroup, double threshold, double from_ms,
-                      double to_ms);
+double ms_at_or_above(const process::rss_series& series, bool cgroup, double threshold,
+                      double from_ms, double to_ms);
 
 // The memory worker's result document (see memory_figures in frames/memory/process_figures.hpp).
 // Throws std::runtime_error when the budget leaves no room for the workload.

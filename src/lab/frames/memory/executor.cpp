@@ -13,7 +13,6 @@
 #include "process/hooks.hpp"
 
 namespace alloclab::lab {
-namespace heap = alloclab::heap;
 using json = nlohmann::json;
 
 namespace {
@@ -43,7 +42,7 @@ int run_memory_worker(const char* spec_json) {
   return run_frame_worker(memory_worker_command, spec_json, [](const json& j) {
     const memory_spec spec = memory_spec_from_json(j);
     const malloc_choice malloc = resolve_mallocs({spec.malloc}, alloclab::build::sanitized).at(0);
-    heap::worker_cell cell =
+    process::worker_cell cell =
         cell_under(malloc, fmt::format("{}/{}@{}", spec.workload, spec.strategy, malloc.label));
     cell.measure = [spec] { return json{{"result", run_memory_workload(spec)}}; };
     return cell;

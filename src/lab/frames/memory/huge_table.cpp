@@ -100,20 +100,20 @@ huge_page_buffer make_huge_table(const memory_spec& spec, std::string& how,
 }
 
 json run_huge_table(const memory_spec& spec) {
-  heap::rss_sampler sampler(heap::rss_sample_period, heap::rss_series_capacity,
-                            memory_budget::cgroup_usage_file().value_or(""));
+  process::rss_sampler sampler(process::rss_sample_period, process::rss_series_capacity,
+                               memory_budget::cgroup_usage_file().value_or(""));
   sampler.start();
   std::string how;
   huge_page_buffer buffer = make_huge_table(spec, how);
   auto* const words = static_cast<std::uint64_t*>(buffer.data());
   const std::size_t count = buffer.size() / sizeof(std::uint64_t);
 
-  const heap::fault_counts f0 = heap::read_faults();
+  const process::fault_counts f0 = process::read_faults();
   const auto fill_start = steady::now();
   for (std::size_t i = 0; i < count; ++i) words[i] = i;
   const double fill_ms =
       std::chrono::duration<double, std::milli>(steady::now() - fill_start).count();
-  const heap::fault_counts f1 = heap::read_faults();
+  const process::fault_counts f1 = process::read_faults();
   const std::size_t huge_backed = buffer.huge_backed_bytes().value_or(0);
 
   dtlb_counter dtlb;
@@ -138,7 +138,7 @@ json run_huge_table(const memory_spec& spec) {
     repetition_seconds.push_back(std::chrono::duration<double>(steady::now() - rep_start).count());
     per_repetition.push_back(batches);
   }
-  const heap::fault_counts f2 = heap::read_faults();
+  const process::fault_counts f2 = process::read_faults();
   sampler.stop();
 
   huge_table_reading r;
@@ -161,7 +161,7 @@ json run_huge_table(const memory_spec& spec) {
                         samples,
                         per_repetition,
                         accesses_per_batch,
-                        heap::to_json(sampler.series()),
+                        process::to_json(sampler.series()),
                         model::write_json(r)};
 }
 

@@ -17,7 +17,7 @@ struct memory_figures {
   std::vector<double> samples_ns;          // per request (budget) or batch of accesses (table)
   std::vector<std::size_t> samples_per_repetition;
   std::size_t operations_per_sample = 1;
-  nlohmann::json rss_series;  // heap::rss_series as JSON, through the whole process
+  nlohmann::json rss_series;  // process::rss_series as JSON, through the whole process
   nlohmann::json details;     // the workload's own figures (budget events, huge-page coverage)
 };
 

@@ -17,7 +17,7 @@
 
 namespace alloclab::program {
 
-// `noise`: the run's noise gate (heap::periodic_noise_watch::finish), null when not watched.
+// `noise`: the run's noise gate (process::periodic_noise_watch::finish), null when not watched.
 nlohmann::json program_document(lab::program_results_section program,
                                 const std::string& command_line, const std::string& created_utc,
                                 double duration_seconds, const nlohmann::json& noise = nullptr);

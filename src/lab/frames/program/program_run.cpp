@@ -120,7 +120,7 @@ std::string knob_problem(const variant& combination, const proof& p) {
 // wait4's figures; the peak RSS is the program's own as its probes read it (wait4's keeps the
 // parent's high-water mark from before exec), wait4's only when no process reported one (a
 // program that ends with _exit or a signal, or ignores the preload).
-run_figures figures_of(const heap::worker_outcome& outcome, std::uint64_t probed_peak_bytes) {
+run_figures figures_of(const process::worker_outcome& outcome, std::uint64_t probed_peak_bytes) {
   const struct rusage& u = outcome.usage;
   run_figures f;
   f.user_seconds =
@@ -148,7 +148,7 @@ run_record run_once(const run_setup& setup, const variant& combination,
                     const std::string& proof_file) {
   const mallocs::worker_env env = run_environment(combination, setup.probe_path, proof_file);
   ::unlink(proof_file.c_str());
-  heap::worker_request request;
+  process::worker_request request;
   request.argv = setup.argv;
   request.search_path = true;
   request.stdin_path = setup.stdin_path;
@@ -161,7 +161,7 @@ run_record run_once(const run_setup& setup, const variant& combination,
   request.env_set.insert(request.env_set.end(), env.set.begin(), env.set.end());
   request.env_unset = env.unset;
   request.stdout_max_bytes = 0;  // hashed, not kept
-  const heap::worker_outcome outcome = heap::run_worker(request);
+  const process::worker_outcome outcome = process::run_worker(request);
 
   run_record r;
   r.exit_code = outcome.exit_code;

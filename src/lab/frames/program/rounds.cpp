@@ -24,7 +24,7 @@ rounds_run run_rounds(const try_plan& plan, const std::function<void(const run_r
                       const round_check& another_round) {
   lab::install_interrupt_handlers();
   // A program's daemonized descendants become this process's children, and end with its run.
-  heap::adopt_orphaned_descendants();
+  process::adopt_orphaned_descendants();
   const std::string proof_file = plan.scratch_directory + "/liveness-proof.txt";
   rounds_run out;
   const auto orders = round_orders(plan.combinations.size(), plan.rounds, plan.seed);
@@ -35,7 +35,7 @@ rounds_run run_rounds(const try_plan& plan, const std::function<void(const run_r
       row.position = position;
       row.combination = orders[round][position];
       row.record = run_once(plan.setup, plan.combinations[row.combination], proof_file);
-      heap::end_leftover_children();
+      process::end_leftover_children();
       // A run the signal cut short is not a measurement; the ones before it are kept.
       out.interrupted_by = lab::interrupting_signal();
       if (out.interrupted_by != 0) return out;

@@ -248,7 +248,7 @@ int execute_try(const try_request& request, std::string* results_path) {
   plan.scratch_directory = fs::absolute(directory).string();
   // One lab measurement per machine, as `run` and `replay`: a `try` beside them times them both.
   const auto lock = lab::take_machine_lock(request.command_line, request.wait_for_lock);
-  heap::periodic_noise_watch noise;
+  process::periodic_noise_watch noise;
   const std::string created = lab::utc_now("%Y-%m-%dT%H:%M:%SZ");
   const auto start = std::chrono::steady_clock::now();
   const double noise_floor = lab::default_noise_floor_percent / 100;

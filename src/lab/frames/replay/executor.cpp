@@ -23,7 +23,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(knob_setting, knob, value)
 }  // namespace alloclab::mallocs
 
 namespace alloclab::lab {
-namespace heap = alloclab::heap;
 using json = nlohmann::json;
 
 namespace {
@@ -71,7 +70,7 @@ json spec_for(const cell_spec& cell, const task& t, const run_plan& plan) {
 }
 
 std::uint64_t rss_now() {
-  return heap::read_proc_status().vm_rss_bytes.value_or(0);
+  return process::read_proc_status().vm_rss_bytes.value_or(0);
 }
 
 // One replay with the program-work model (trace/replay.hpp): its replayed program time per call.
@@ -103,16 +102,16 @@ replay_figures measure(const replay_spec& s) {
     options.end_us = s.facts.end_us;
     replay_memory_reading memory;
     if (rep == 0) {
-      memory.peak_was_reset = heap::reset_peak_rss();
+      memory.peak_was_reset = process::reset_peak_rss();
       memory.baseline_rss_bytes = rss_now();
     }
-    const heap::fault_counts faults = heap::read_faults();
+    const process::fault_counts faults = process::read_faults();
     const trace::replay_result r = trace::replay_trace(file, options);
     if (rep == 0) {
-      const heap::proc_status after_free = heap::read_proc_status();
+      const process::proc_status after_free = process::read_proc_status();
       memory.peak_rss_bytes = after_free.vm_hwm_bytes.value_or(0);
       memory.rss_after_free_bytes = after_free.vm_rss_bytes.value_or(0);
-      memory.minor_faults = heap::read_faults().minor - faults.minor;
+      memory.minor_faults = process::read_faults().minor - faults.minor;
       memory.bookkeeping_bytes = r.bookkeeping_bytes;
     }
     holder.reset();
@@ -161,7 +160,7 @@ std::unique_ptr<executor> make_replay_executor() {
 int run_replay_worker(const char* spec_json) {
   return run_frame_worker(replay_worker_command, spec_json, [](const json& j) {
     const replay_spec spec = spec_from_json(j);
-    heap::worker_cell cell;
+    process::worker_cell cell;
     cell.id =
         fmt::format("{}/{}@{}", spec.name, spec.strategy,
                     spec.knobs.empty() ? mallocs::named_malloc_label(spec.malloc_name, spec.preload)

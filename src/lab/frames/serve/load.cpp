@@ -85,7 +85,7 @@ load_result run_external(const std::string& generator, std::vector<std::string> 
   if (!program)
     return failed(generator,
                   fmt::format("{} is not installed (apt install {})", generator, generator));
-  alloclab::heap::worker_request request;
+  alloclab::process::worker_request request;
   if (options.cpu) {
     const std::optional<std::string> taskset = find_program("taskset");
     if (!taskset) return failed(generator, "taskset is not installed (apt install util-linux)");
@@ -96,7 +96,7 @@ load_result run_external(const std::string& generator, std::vector<std::string> 
   request.timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>((options.duration_s + 30) * 1000));
   const std::optional<json> before = fetch_stats(options.url);
-  const alloclab::heap::worker_outcome out = alloclab::heap::run_worker(request);
+  const alloclab::process::worker_outcome out = alloclab::process::run_worker(request);
   // Requests in flight when the generator stopped are still answered: let them land first.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const std::optional<json> after = fetch_stats(options.url);

@@ -223,10 +223,10 @@ metrics_readings metrics_source::read() const {
   r.request_time = counters_.request_time.snapshot();
   r.workload_time = counters_.workload_time.snapshot();
   r.cpu_seconds = rusage_cpu_seconds();
-  const heap::proc_status status = heap::read_proc_status();
+  const process::proc_status status = process::read_proc_status();
   r.rss_bytes = status.vm_rss_bytes;
   r.peak_rss_bytes = status.vm_hwm_bytes;
-  const heap::fault_counts faults = heap::read_faults();
+  const process::fault_counts faults = process::read_faults();
   r.minor_faults = faults.minor;
   r.major_faults = faults.major;
   if (usage_file_)

@@ -111,7 +111,7 @@ served_facts prove_malloc_or_reexec(const std::string& requested) {
   facts.malloc = choice.label;
   // The proof's one writer is the measuring worker's: read back, it is the results model's proof.
   facts.live_allocator =
-      model::read_json<model::liveness_proof>(alloclab::heap::to_json(live), "/live_allocator");
+      model::read_json<model::liveness_proof>(alloclab::process::to_json(live), "/live_allocator");
   return facts;
 }
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace alloclab::heap {
+namespace alloclab::lab {
 
 template <class Enum, std::size_t N>
 using enum_names = std::array<std::pair<Enum, std::string_view>, N>;
@@ -36,4 +36,4 @@ std::vector<Enum> values_in(const enum_names<Enum, N>& table) {
   return values;
 }
 
-}  // namespace alloclab::heap
+}  // namespace alloclab::lab
