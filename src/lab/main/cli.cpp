@@ -140,7 +140,6 @@ void add_paired_options(CLI::App& compare, paired_request& paired, bool& request
                                 "machine instead of exiting 2"));
 }
 
-
 // The shared options of `run` after which --help lists frames' own ones (their rows'
 // run_options_after): the last of each group.
 constexpr const char* run_option_anchors[] = {"--repetitions", "--repetition-time",
