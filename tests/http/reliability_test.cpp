@@ -1,5 +1,5 @@
-// Test plan: `alloclab serve` as a child process on a free loopback port (serve_command.cpp,
-// http_server.cpp, server_process.cpp), fed over raw sockets.
+// Test plan: `alloclab serve` as a child process on a free loopback port
+// (frames/serve/serve_command.cpp, http/server.cpp, http/server_process.cpp), fed over raw sockets.
 //   GET /run, /healthz, /stats ............... Serving.RunHealthzAndStatsAnswer
 //   unknown workload / strategy -> 400 JSON ... Serving.UnknownNamesGet400WithAJsonError
 //   invalid queries -> 400 JSON .............. Serving.InvalidQueriesGet400
@@ -55,7 +55,7 @@ using namespace serve_test;
 using namespace std::chrono_literals;
 using alloclab::lab::http::stats_document;
 
-// A JSON answer of the server, read as its typed body (http_answers.hpp).
+// A JSON answer of the server, read as its typed body (http/answers.hpp).
 template <class Answer>
 Answer answer_of(const reply& r) {
   return alloclab::lab::model::read_json<Answer>(json::parse(r.body()));
