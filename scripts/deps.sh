@@ -29,7 +29,7 @@ ALLOCLAB_SIMULATION_PACKAGES=(valgrind strace)
 # compiler with newlib's libstdc++ and qemu-system-arm; GoogleTest's source, built for armhf.
 ALLOCLAB_CROSS_PACKAGES=(g++-arm-linux-gnueabihf qemu-user gcc-arm-none-eabi
   libstdc++-arm-none-eabi-newlib qemu-system-arm googletest)
-# Load generators of the serve frame (`alloclab load`, tests/serve).
+# Load generators of the serve frame (`alloclab load`, tests/load).
 ALLOCLAB_LOAD_PACKAGES=(hey wrk)
 # The real programs scripts/validate-replay.sh records, runs and replays (interpreters, a
 # compiler from g++ above, a database).

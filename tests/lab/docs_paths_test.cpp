@@ -4,6 +4,10 @@
 //   local file; `:LINE` suffixes are dropped; spans with wildcards or placeholders (* < > { } $)
 //   are patterns, not paths. A built program counts when its source (`NAME.cpp`) exists.
 //   (NamedPathsExist; the reader itself: FindsCodeSpansAndLinks.)
+//   A source file named from src/lab, in prose, a span or a code block (`plan/plan.cpp`, a word
+//   that starts with a folder of src/lab and ends in a source extension), exists under src/lab;
+//   results/latest/ is the lab's output, not its source (LabPathsExist; the reader itself:
+//   FindsLabPathsInProse).
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -47,6 +51,25 @@ std::set<std::string> named_paths(const std::string& text, const std::string& do
   return paths;
 }
 
+// The source files a Markdown text names relative to src/lab (`lab_folders`: its folders), in
+// prose, spans and code blocks alike: a word of path characters that starts with one of those
+// folders and ends in a source extension.
+std::set<std::string> lab_paths(const std::string& text, const std::set<std::string>& lab_folders) {
+  std::set<std::string> paths;
+  const std::regex word(R"([A-Za-z0-9_/.+-]+)");
+  const std::regex source_path(R"(([a-z_]+)/[A-Za-z0-9_/.+-]*\.(hpp|cpp|h|json|in|js|css))");
+  for (std::sregex_iterator i(text.begin(), text.end(), word), end; i != end; ++i) {
+    std::string path = (*i)[0].str();
+    while (!path.empty() && path.back() == '.') path.pop_back();
+    std::smatch found;
+    if (!std::regex_match(path, found, source_path) || lab_folders.count(found[1].str()) == 0)
+      continue;
+    if (path.rfind("results/latest/", 0) == 0) continue;
+    paths.insert(path);
+  }
+  return paths;
+}
+
 bool exists_in_repository(const std::string& path) {
   return fs::exists(repository / path) || fs::exists(repository / (path + ".cpp"));
 }
@@ -69,12 +92,16 @@ TEST(DocsPaths, FindsCodeSpansAndLinks) {
   EXPECT_FALSE(exists_in_repository("src/lab/no_such_stage/"));
 }
 
-TEST(DocsPaths, NamedPathsExist) {
-  std::vector<fs::path> documents = {repository / "README.md", repository / "CHANGELOG.md"};
+std::vector<fs::path> documents() {
+  std::vector<fs::path> all = {repository / "README.md", repository / "CHANGELOG.md"};
   for (const auto& entry : fs::directory_iterator(repository / "docs"))
-    if (entry.path().extension() == ".md") documents.push_back(entry.path());
+    if (entry.path().extension() == ".md") all.push_back(entry.path());
+  return all;
+}
+
+TEST(DocsPaths, NamedPathsExist) {
   std::size_t checked = 0;
-  for (const fs::path& document : documents) {
+  for (const fs::path& document : documents()) {
     const std::string doc_dir = fs::relative(document.parent_path(), repository).generic_string();
     for (const std::string& path : named_paths(read(document), doc_dir == "." ? "" : doc_dir)) {
       ++checked;
@@ -83,6 +110,31 @@ TEST(DocsPaths, NamedPathsExist) {
     }
   }
   EXPECT_GT(checked, 100u) << "the reader found too few paths to be reading the documents";
+}
+
+TEST(DocsPaths, FindsLabPathsInProse) {
+  const std::set<std::string> folders = {"plan", "frames", "results"};
+  const std::set<std::string> found = lab_paths(
+      "plan/plan.cpp, frames/serve/load.hpp. src/lab/plan/budget.cpp `frames/<frame>/figures.hpp`"
+      " results/latest/results.json, stats/decision.hpp and plan/ alone",
+      folders);
+  EXPECT_EQ(found, (std::set<std::string>{"plan/plan.cpp", "frames/serve/load.hpp"}));
+}
+
+TEST(DocsPaths, LabPathsExist) {
+  const fs::path lab = repository / "src" / "lab";
+  std::set<std::string> folders;
+  for (const auto& entry : fs::directory_iterator(lab))
+    if (entry.is_directory()) folders.insert(entry.path().filename().string());
+  std::size_t checked = 0;
+  for (const fs::path& document : documents()) {
+    for (const std::string& path : lab_paths(read(document), folders)) {
+      ++checked;
+      EXPECT_TRUE(fs::exists(lab / path))
+          << fs::relative(document, repository).generic_string() << " names src/lab/" << path;
+    }
+  }
+  EXPECT_GT(checked, 50u) << "the reader found too few paths to be reading the documents";
 }
 
 }  // namespace

@@ -24,14 +24,16 @@ namespace fs = std::filesystem;
 // output, files written atomically) and text/ (words every stage writes) are leaves any stage
 // uses. claims/ (the seed claims, compiled in, and the range a claim accepts) is a table the
 // plan draws from, like workloads/ and strategies/. cli/ (what every command's options share)
-// comes just before the frames, which register their own commands. advise comes after frames:
-// it reconciles two frames' own parts (a replay's cells and how it sized its arena, the program
-// frame's real runs and its `try` request), a consumer of frames as main is.
+// comes just before the frames, which register their own commands. http/ (the server `alloclab
+// serve` runs) and load/ (the load generators that drive it) are components the serve frame
+// uses; they stand on the tables and the measuring process, below the plan. advise comes after
+// frames: it reconciles two frames' own parts (a replay's cells and how it sized its arena, the
+// program frame's real runs and its `try` request), a consumer of frames as main is.
 const std::vector<std::string> stage_order = {
-    "io",       "text",      "stats",      "model",  "records", "lockstep", "mallocs",
-    "process",  "workloads", "strategies", "claims", "measure", "trace",    "plan",
-    "simulate", "schedule",  "results",    "render", "compare", "merge",    "export",
-    "cli",      "frames",    "advise",     "main"};
+    "io",      "text",      "stats",      "model",    "records", "lockstep", "mallocs",
+    "process", "workloads", "strategies", "claims",   "measure", "trace",    "http",
+    "load",    "plan",      "simulate",   "schedule", "results", "render",   "compare",
+    "merge",   "export",    "cli",        "frames",   "advise",  "main"};
 
 fs::path lab_sources() {
   return fs::path(ALLOCLAB_TEST_DATA).parent_path().parent_path() / "src" / "lab";

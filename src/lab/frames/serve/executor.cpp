@@ -19,12 +19,12 @@
 #include "schedule/executor.hpp"
 #include "process/interrupt.hpp"
 #include "schedule/worker_records.hpp"
-#include "frames/serve/http_answers.hpp"
+#include "http/answers.hpp"
 #include "frames/serve/process_figures.hpp"
 #include "frames/serve/run_options.hpp"
-#include "frames/serve/load.hpp"
-#include "frames/serve/pinning.hpp"
-#include "frames/serve/server_process.hpp"
+#include "load/generators.hpp"
+#include "load/pinning.hpp"
+#include "http/server_process.hpp"
 #include "model/cell.hpp"
 
 namespace alloclab::lab {
@@ -55,14 +55,14 @@ bool answers_healthz(const std::string& origin, milliseconds patience) {
   return false;
 }
 
-std::string exit_text(const serve::server_exit& e) {
+std::string exit_text(const http::server_exit& e) {
   if (e.exited) return fmt::format("exit {}", e.exit_code);
   if (e.term_signal != 0)
     return fmt::format("killed by signal {} ({})", e.term_signal, ::strsignal(e.term_signal));
   return "still running";
 }
 
-json server_facts(serve::server_process& server, const serve::server_exit& e, double wall_s) {
+json server_facts(http::server_process& server, const http::server_exit& e, double wall_s) {
   model::worker_exit out;
   out.exit = exit_text(e) + (e.killed_after_grace ? ", killed after the grace period" : "");
   if (e.exited) out.exit_code = e.exit_code;
@@ -75,7 +75,7 @@ json server_facts(serve::server_process& server, const serve::server_exit& e, do
 }
 
 std::vector<std::string> server_argv(const cell_spec& cell, const run_plan& plan,
-                                     const serve::pin_plan& pins) {
+                                     const load::pin_plan& pins) {
   std::vector<std::string> argv = {
       "/proc/self/exe", "serve",       "--workload", cell.workload,
       "--strategy",     cell.strategy, "--malloc",   cell.malloc.argument,
@@ -86,8 +86,7 @@ std::vector<std::string> server_argv(const cell_spec& cell, const run_plan& plan
 }
 
 // One load generator's run; an empty string when it ran, else why the repetition failed.
-std::string judge_load(const serve::load_result& r, serve::server_process& server,
-                       const char* step) {
+std::string judge_load(const load::load_result& r, http::server_process& server, const char* step) {
   throw_if_interrupted();
   if (!server.running()) return fmt::format("the server died during {}", step);
   if (!r.ok) return fmt::format("{}: {}", step, r.error.value_or(""));
@@ -95,18 +94,18 @@ std::string judge_load(const serve::load_result& r, serve::server_process& serve
 }
 
 // One fresh server, measured from start to stop.
-server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::pin_plan& pins) {
+server_run serve_once(const cell_spec& cell, const run_plan& plan, const load::pin_plan& pins) {
   server_run out;
   const auto started = std::chrono::steady_clock::now();
   const auto wall = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  serve::server_launch launch;
+  http::server_launch launch;
   launch.argv = server_argv(cell, plan, pins);
   launch.startup_timeout = std::min<milliseconds>(plan.cell_timeout, std::chrono::seconds(60));
-  std::unique_ptr<serve::server_process> server;
+  std::unique_ptr<http::server_process> server;
   try {
-    server = std::make_unique<serve::server_process>(launch);
+    server = std::make_unique<http::server_process>(launch);
   } catch (const std::exception& e) {
     const std::string what = e.what();
     out.failure = what.substr(0, what.find(';'));
@@ -123,11 +122,11 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
       fmt::format("{}/run?workload={}&strategy={}", server->origin(), cell.workload, cell.strategy);
   serve_repetition& f = out.figures;
   const auto finish_with_stats = [&]() -> std::string {
-    const std::optional<json> answer = serve::fetch_stats(url);
+    const std::optional<json> answer = load::fetch_stats(url);
     if (!answer) return "the server did not answer /stats";
-    serve::stats_document stats;
+    http::stats_document stats;
     try {
-      stats = model::read_json<serve::stats_document>(*answer, "/stats");
+      stats = model::read_json<http::stats_document>(*answer, "/stats");
     } catch (const model::model_error& e) {
       return fmt::format("the server's /stats is not alloclab's: {}", e.what());
     }
@@ -138,12 +137,12 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
   const auto measure = [&]() -> std::string {
     if (!answers_healthz(server->origin(), std::chrono::seconds(5)))
       return "the server did not answer /healthz";
-    const serve::closed_loop_options closed{url, serve_connections, duration, pins.load_cpu};
+    const load::closed_loop_options closed{url, serve_connections, duration, pins.load_cpu};
     const double warmup_s = std::min(1.0, step);
-    serve::load_result r =
-        serve::run_open_loop({url, warmup_rate_rps, warmup_s, serve_connections, pins.load_cpu});
+    load::load_result r =
+        load::run_open_loop({url, warmup_rate_rps, warmup_s, serve_connections, pins.load_cpu});
     if (auto why = judge_load(r, *server, "the warm-up"); !why.empty()) return why;
-    r = serve::run_hey(closed);
+    r = load::run_hey(closed);
     f.hey = r;
     if (auto why = judge_load(r, *server, "hey"); !why.empty()) return why;
     const double hey_rps = r.throughput_rps;
@@ -151,20 +150,20 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
       f.saturation_rps = hey_rps;
       return finish_with_stats();
     }
-    r = serve::run_wrk(closed);
+    r = load::run_wrk(closed);
     f.wrk = r;
     if (auto why = judge_load(r, *server, "wrk"); !why.empty()) return why;
     f.saturation_rps = std::min(hey_rps, r.throughput_rps);
     for (const double fraction : serve_ladder_fractions) {
       const double rate = std::max(10.0, std::round(fraction * f.saturation_rps / 10) * 10);
-      r = serve::run_open_loop({url, rate, step, serve_connections, pins.load_cpu});
+      r = load::run_open_loop({url, rate, step, serve_connections, pins.load_cpu});
       f.ladder.push_back(r);
       if (auto why = judge_load(r, *server, "the open-loop ladder"); !why.empty()) return why;
     }
     return finish_with_stats();
   };
   out.failure = measure();
-  const serve::server_exit exit = server->stop(SIGTERM, std::chrono::seconds(10));
+  const http::server_exit exit = server->stop(SIGTERM, std::chrono::seconds(10));
   out.worker = server_facts(*server, exit, wall());
   if (out.failure.empty() && (!exit.exited || exit.exit_code != 0 || exit.killed_after_grace))
     out.failure = "the server did not stop cleanly on SIGTERM: " + exit_text(exit);
@@ -174,7 +173,7 @@ server_run serve_once(const cell_spec& cell, const run_plan& plan, const serve::
 class serve_executor final : public executor {
  public:
   void prepare(const run_plan&, const progress_note&) override {
-    pins_ = serve::plan_pinning(serve::allowed_cpus());
+    pins_ = load::plan_pinning(load::allowed_cpus());
   }
 
   measurement_record execute(const run_plan& plan, const task& t) override {
@@ -201,7 +200,7 @@ class serve_executor final : public executor {
   json run_facts() const override { return json::object(); }
 
  private:
-  serve::pin_plan pins_;
+  load::pin_plan pins_;
 };
 
 }  // namespace

@@ -3,27 +3,40 @@
 // summarises.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "frames/serve/serve_readings.hpp"
+#include "load/load_result.hpp"
 #include "model/fields.hpp"
 #include "records/frame_figures.hpp"
 
 namespace alloclab::lab {
 
+// A server's /stats counters after the last generator (what the results cell sums and shows).
+struct serve_server_stats {
+  std::uint64_t requests = 0, errors = 0;
+  std::optional<std::int64_t> pinned_cpu;
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.requests, "requests", "responses the server sent");
+    field(s.errors, "errors", "requests it answered with an error");
+    field(s.pinned_cpu, "pinned_cpu", "the CPU it ran on, or null");
+  }
+};
+
 // Serve frame: one fresh `alloclab serve` process per repetition, driven by hey, wrk and the
 // open-loop ladder (see frames/serve/executor.cpp); each generator's run as it was read
-// (serve_readings.hpp), written by the results model's codec.
+// (load/load_result.hpp), written by the results model's codec.
 struct serve_repetition {
-  serve::load_result hey;                  // closed loop, seed 004's shape (-c 50, fixed duration)
-  std::optional<serve::load_result> wrk;   // closed loop, the second generator; none: hey alone
-  std::vector<serve::load_result> ladder;  // open loop, one result per target rate, ascending
+  load::load_result hey;                  // closed loop, seed 004's shape (-c 50, fixed duration)
+  std::optional<load::load_result> wrk;   // closed loop, the second generator; none: hey alone
+  std::vector<load::load_result> ladder;  // open loop, one result per target rate, ascending
   double saturation_rps = 0;  // closed-loop throughput the ladder's rates are fractions of
-  serve::server_stats stats;  // the server's /stats after the last generator
+  serve_server_stats stats;   // the server's /stats after the last generator
   template <class S, class F>
   static void fields(S& s, F& field) {
     field(s.hey, "hey", "hey's run");

@@ -18,7 +18,7 @@ namespace {
 
 using json = nlohmann::json;
 
-using serve::load_result;
+using load::load_result;
 
 // One figure of a generator's run; none when the run lacks it.
 using reading = std::function<std::optional<double>(const load_result&)>;
@@ -26,11 +26,11 @@ using reading = std::function<std::optional<double>(const load_result&)>;
 reading run_figure(double load_result::*figure) {
   return [figure](const load_result& r) { return std::optional<double>(r.*figure); };
 }
-reading latency_figure(std::optional<double> serve::latency_percentiles::*figure) {
+reading latency_figure(std::optional<double> load::latency_percentiles::*figure) {
   return [figure](const load_result& r) { return r.latency.*figure; };
 }
 template <class Figure>
-reading server_figure(Figure serve::server_side::*figure) {
+reading server_figure(Figure load::server_side::*figure) {
   return [figure](const load_result& r) -> std::optional<double> {
     if (!r.server) return std::nullopt;
     return (*r.server).*figure;
@@ -63,8 +63,8 @@ std::vector<double> series_over(const std::vector<const load_result*>& runs,
 // are drawn from.
 std::optional<generator_summary> summary_of(const std::vector<const load_result*>& runs) {
   if (runs.empty()) return std::nullopt;
-  using serve::latency_percentiles;
-  using serve::server_side;
+  using load::latency_percentiles;
+  using load::server_side;
   generator_summary s;
   s.generator = runs.front()->generator;
   s.command = runs.front()->command;

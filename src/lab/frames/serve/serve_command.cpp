@@ -24,14 +24,14 @@
 
 #include "schedule/executor.hpp"
 #include "process/measuring_worker.hpp"
-#include "http_server.hpp"
-#include "load.hpp"
+#include "http/server.hpp"
+#include "load/generators.hpp"
 #include "plan/plan.hpp"
 #include "plan/request.hpp"
 #include "plan/malloc_choice.hpp"
 #include "cli/option_checks.hpp"
 #include "measure/build_guard.hpp"
-#include "pinning.hpp"
+#include "load/pinning.hpp"
 #include "process/hooks.hpp"
 
 namespace alloclab::lab::serve {
@@ -94,7 +94,7 @@ std::vector<std::string> own_command_line() {
 }
 
 // The malloc this server must run under, proven live; re-executes itself when it is not yet.
-served_facts prove_malloc_or_reexec(const std::string& requested) {
+http::served_facts prove_malloc_or_reexec(const std::string& requested) {
   const std::vector<malloc_choice> choices =
       resolve_mallocs({requested}, alloclab::build::sanitized);
   if (choices.size() != 1) throw usage_error("serve runs under exactly one --malloc");
@@ -107,7 +107,7 @@ served_facts prove_malloc_or_reexec(const std::string& requested) {
     throw std::runtime_error(
         fmt::format("refusing to serve: --malloc {} is not live: {}", choice.label, live.detail));
   }
-  served_facts facts;
+  http::served_facts facts;
   facts.malloc = choice.label;
   // The proof's one writer is the measuring worker's: read back, it is the results model's proof.
   facts.live_allocator =
@@ -149,7 +149,7 @@ alloclab::memory_budget watched_budget(const std::string& what) {
 
 int execute_serve(const serve_request& r) {
   const bool debug = judge_build_or_refuse(r.allow_debug);
-  served_facts facts = prove_malloc_or_reexec(r.malloc);
+  http::served_facts facts = prove_malloc_or_reexec(r.malloc);
   const std::string cell_id = fmt::format("{}/{}@{}", r.workload, r.strategy, facts.malloc);
   before_measuring(cell_id);
   if (aborts_under_load(cell_id))
@@ -160,13 +160,13 @@ int execute_serve(const serve_request& r) {
     }).detach();
   facts.debug_build = debug;
   if (r.cpu) {
-    if (!pin_current_thread(*r.cpu))
+    if (!load::pin_current_thread(*r.cpu))
       throw usage_error(fmt::format("--cpu {}: this process may not run there", *r.cpu));
     facts.pinned_cpu = *r.cpu;  // before any server thread exists: they all inherit it
   }
-  served_variant variant(r.workload, r.strategy, r.seed);
+  http::served_variant variant(r.workload, r.strategy, r.seed);
   facts.expected_checksum = fmt::format("{:#018x}", variant.expected_checksum());
-  server_options options;
+  http::server_options options;
   options.bind = r.bind;
   options.port = r.port;
   options.threads = r.threads;
@@ -177,7 +177,7 @@ int execute_serve(const serve_request& r) {
   if (!r.budget_watch.empty()) {
     watcher.emplace(watched_budget(r.budget_watch));  // purges the malloc crossing into soft
     facts.budget_watch = watcher->budget().reason();
-    // SIGINT and SIGTERM are taken by the server's one waiting thread (http_server.cpp): block
+    // SIGINT and SIGTERM are taken by the server's one waiting thread (http/server.cpp): block
     // them here so that the watcher's thread inherits the block and never takes one itself.
     sigset_t stop_signals;
     sigemptyset(&stop_signals);
@@ -188,17 +188,17 @@ int execute_serve(const serve_request& r) {
     options.budget_watcher = &*watcher;
   }
   options.facts = std::move(facts);
-  return run_http_server(variant, options, std::cout);
+  return http::run_http_server(variant, options, std::cout);
 }
 
 int execute_load(const load_request& r) {
-  load_result result;
+  load::load_result result;
   if (r.generator == "open") {
     if (r.rate <= 0) throw usage_error("--generator open needs --rate (requests per second)");
-    result = run_open_loop({r.url, r.rate, r.duration_s, r.connections, r.cpu});
+    result = load::run_open_loop({r.url, r.rate, r.duration_s, r.connections, r.cpu});
   } else {
-    const closed_loop_options options{r.url, r.connections, r.duration_s, r.cpu};
-    result = r.generator == "hey" ? run_hey(options) : run_wrk(options);
+    const load::closed_loop_options options{r.url, r.connections, r.duration_s, r.cpu};
+    result = r.generator == "hey" ? load::run_hey(options) : load::run_wrk(options);
   }
   std::cout << model::write_json(result).dump(2) << '\n';
   if (!result.ok) {
@@ -250,7 +250,7 @@ void add_serve(CLI::App& app, serve_request& r, CLI::App*& command) {
 CLI::Validator http_url() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        const std::optional<split_url> parts = parse_http_url(text);
+        const std::optional<load::split_url> parts = load::parse_http_url(text);
         const bool spaced = std::any_of(text.begin(), text.end(), [](unsigned char c) {
           return std::isspace(c) != 0 || std::iscntrl(c) != 0;
         });
