@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <random>
 
@@ -14,6 +15,7 @@
 #include "frames/program/figures.hpp"
 #include "frames/program/program_results.hpp"
 #include "frames/program/program_document.hpp"
+#include "frames/program/program_plan.hpp"
 #include "frames/program/stopping.hpp"
 #include "plan/budget.hpp"
 #include "plan/malloc_missing.hpp"
@@ -28,6 +30,8 @@
 #include "io/output.hpp"
 #include "text/plural.hpp"
 #include "render/run_directory.hpp"
+#include "schedule/executor.hpp"
+#include "schedule/round_run.hpp"
 
 namespace alloclab::program {
 namespace fs = std::filesystem;
@@ -94,6 +98,16 @@ void check_program(const std::string& program) {
   throw usage_error("try: program '" + program + "' not found in PATH");
 }
 
+// When the run began, and the noise gate watching it.
+struct run_clock {
+  std::string created;
+  std::chrono::steady_clock::time_point start;
+  process::periodic_noise_watch* noise;
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+};
+
 constexpr std::size_t default_fixed_rounds = 5;
 constexpr const char* default_budget = "5m";
 
@@ -121,7 +135,7 @@ void check_request(const try_request& r) {
     throw usage_error("try: --cwd '" + r.working_directory + "' is not a directory");
 }
 
-try_plan plan_of(const try_request& r) {
+try_plan plan_of(const try_request& r, const stopping_plan& stopping) {
   try_plan plan;
   plan.setup.argv = r.command;
   // The program runs in --cwd; a relative stdin is opened before the chdir, from here.
@@ -137,18 +151,71 @@ try_plan plan_of(const try_request& r) {
         "try: the liveness probe liballoclab_program_probe.so is neither next to the "
         "alloclab binary nor in ../lib/alloclab beside it (build the alloclab_cli target, or "
         "install with cmake --install)");
-  plan.rounds = r.rounds;
+  plan.rounds = stopping.max_rounds;
   plan.seed = r.seed != 0 ? r.seed : std::random_device{}() | 1u;
   return plan;
 }
 
-void print_progress(const run_row& row, const try_plan& plan, bool adaptive) {
+// -o, or results/try-<UTC time>: writable before anything runs.
+fs::path writable_directory(const try_request& r) {
+  const fs::path directory = r.out_directory.empty()
+                                 ? fs::path("results") / ("try-" + lab::utc_now("%Y%m%dT%H%M%SZ"))
+                                 : fs::path(r.out_directory);
+  try {
+    lab::ensure_writable_directory(directory);
+  } catch (const std::system_error& e) {
+    throw usage_error(fmt::format("try: -o '{}' is not a writable directory: {}",
+                                  directory.string(), e.code().message()));
+  }
+  return directory;
+}
+
+// `position`: the run's place in its round (0-based).
+void print_progress(const lab::task& t, std::size_t position, const lab::measurement_record& r,
+                    const lab::run_plan& plan, bool adaptive) {
   static const bool terminal = ::isatty(STDERR_FILENO) != 0;
   std::cerr << fmt::format("{}round {} of {}{}, run {}/{}: {:<40}", terminal ? "\r" : "",
-                           row.round + 1, adaptive ? "at most " : "", plan.rounds, row.position + 1,
-                           plan.combinations.size(), plan.combinations[row.combination].label())
-            << (row.record.ok ? (terminal ? "" : "\n") : "\n  failed: " + row.record.reason + "\n")
+                           t.part + 1, adaptive ? "at most " : "", plan.sizes.processes,
+                           position + 1, plan.cells.size(), plan.cells.at(t.cell).strategy)
+            << (r.status == "ok" ? (terminal ? "" : "\n") : "\n  failed: " + r.reason + "\n")
             << std::flush;
+}
+
+// The rounds' stop rule on each run's CPU time (schedule/round_stopping.hpp) as their look: a
+// look line on stderr when it takes one.
+class round_looks {
+ public:
+  round_looks(const stopping_plan& stopping, const try_plan& plan)
+      : stopper_(stopping, judged_cpu(plan.combinations, lab::default_noise_floor_percent / 100)) {}
+
+  bool operator()(const lab::round_records& so_far) {
+    const stopping_outcome& outcome = stopper_.outcome();
+    const std::size_t looks = outcome.looks_taken;
+    const bool more = stopper_.another_round(lab::round_readings(so_far, stop_figure),
+                                             so_far.completed, so_far.duration_seconds);
+    if (outcome.looks_taken != looks)
+      std::cerr << fmt::format("\nlook {} after {}: {} of {} decided{}\n", outcome.looks_taken,
+                               lab::counted(so_far.completed, "round"), outcome.decided,
+                               lab::counted(outcome.compared, "comparison"),
+                               more ? "" : "; " + outcome.stopped_because);
+    return more;
+  }
+  round_stopper& stopper() { return stopper_; }
+
+ private:
+  round_stopper stopper_;
+};
+
+// An interrupted run keeps the runs it finished (none: the interrupt ends the command).
+void report_interrupt(const lab::round_records& ran, const std::vector<run_row>& rows,
+                      round_stopper& stopper) {
+  if (ran.interrupted_by == 0) return;
+  if (rows.empty()) throw lab::run_interrupted(ran.interrupted_by);
+  stopper.interrupted(lab::round_readings(ran, stop_figure), ran.completed, ran.interrupted_by);
+  std::cerr << fmt::format(
+      "\nalloclab: interrupted by signal {}; no run left running; the "
+      "results of the runs so far ({} rounds, {} runs) follow\n",
+      ran.interrupted_by, ran.completed, rows.size());
 }
 
 // results.json, report.md and report.html of the run, by the lab's one run-directory writer;
@@ -159,6 +226,19 @@ lab::model::document write_try_directory(const fs::path& directory, const nlohma
   } catch (const lab::run_directory_error& e) {
     throw lab::output_error(e.what());
   }
+}
+
+// The run's results: the frame's figures and part of the one model (results.json's document).
+nlohmann::json results_of(const try_request& request, const lab::run_plan& plan,
+                          const std::vector<run_row>& rows, const stopping_plan& stopping,
+                          const round_stopper& stopper, const run_clock& clock) {
+  const bool check = request.output == "check";
+  const program_figures figures = compute_figures(
+      program_part(plan).combinations, rows, check, lab::default_noise_floor_percent / 100,
+      stopping.adaptive ? std::optional(stopper.final_rule()) : std::nullopt);
+  return program_document(
+      program_results(program_part(plan), rows, figures, check, stopping, stopper.outcome()),
+      request.command_line, clock.created, clock.seconds(), clock.noise->finish());
 }
 
 }  // namespace
@@ -234,64 +314,28 @@ int try_command::execute() const {
 int execute_try(const try_request& request, std::string* results_path) {
   check_request(request);
   const stopping_plan stopping = stopping_of(request);
-  try_plan plan = plan_of(request);
-  plan.rounds = stopping.max_rounds;
-  const fs::path directory = request.out_directory.empty()
-                                 ? fs::path("results") / ("try-" + lab::utc_now("%Y%m%dT%H%M%SZ"))
-                                 : fs::path(request.out_directory);
-  try {
-    lab::ensure_writable_directory(directory);
-  } catch (const std::system_error& e) {
-    throw usage_error(fmt::format("try: -o '{}' is not a writable directory: {}",
-                                  directory.string(), e.code().message()));
-  }
-  plan.scratch_directory = fs::absolute(directory).string();
+  try_plan frame_plan = plan_of(request, stopping);
+  const fs::path directory = writable_directory(request);
+  frame_plan.scratch_directory = fs::absolute(directory).string();
+  const lab::run_plan plan = make_program_plan(frame_plan);
   // One lab measurement per machine, as `run` and `replay`: a `try` beside them times them both.
   const auto lock = lab::take_machine_lock(request.command_line, request.wait_for_lock);
+  lab::install_interrupt_handlers();
   process::periodic_noise_watch noise;
-  const std::string created = lab::utc_now("%Y-%m-%dT%H:%M:%SZ");
-  const auto start = std::chrono::steady_clock::now();
-  const double noise_floor = lab::default_noise_floor_percent / 100;
-  std::vector<std::string> labels;
-  for (const variant& v : plan.combinations) labels.push_back(v.label());
-  round_stopper stopper(stopping, plan.combinations.size(), baseline_of(plan.combinations),
-                        noise_floor, labels);
-  const auto another_round = [&](const std::vector<run_row>& so_far, std::size_t completed) {
-    const std::size_t looks = stopper.outcome().looks_taken;
-    const bool more = stopper.another_round(
-        so_far, completed,
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    if (stopper.outcome().looks_taken != looks)
-      std::cerr << fmt::format("\nlook {} after {}: {} of {} decided{}\n",
-                               stopper.outcome().looks_taken, lab::counted(completed, "round"),
-                               stopper.outcome().decided,
-                               lab::counted(stopper.outcome().compared, "comparison"),
-                               more ? "" : "; " + stopper.outcome().stopped_because);
-    return more;
-  };
-  const rounds_run ran = run_rounds(
-      plan, [&](const run_row& row) { print_progress(row, plan, stopping.adaptive); },
-      another_round);
+  const run_clock clock{lab::utc_now("%Y-%m-%dT%H:%M:%SZ"), std::chrono::steady_clock::now(),
+                        &noise};
+  round_looks looks(stopping, frame_plan);
+  const lab::round_records ran = lab::run_rounds(
+      plan, [](lab::frame) { return make_program_executor(); },
+      [&, finished = std::size_t{0}](const lab::task& t, const lab::measurement_record& r) mutable {
+        print_progress(t, finished++ % plan.cells.size(), r, plan, stopping.adaptive);
+      },
+      std::ref(looks));
   if (::isatty(STDERR_FILENO) != 0) std::cerr << '\n';
-  const std::vector<run_row>& rows = ran.rows;
-  if (ran.interrupted_by != 0) {
-    if (rows.empty()) throw lab::run_interrupted(ran.interrupted_by);
-    stopper.interrupted(rows, ran.completed, ran.interrupted_by);
-    std::cerr << fmt::format(
-        "\nalloclab: interrupted by signal {}; no run left running; the "
-        "results of the runs so far ({} rounds, {} runs) follow\n",
-        ran.interrupted_by, ran.completed, rows.size());
-  }
-  const bool check = request.output == "check";
-  const program_figures figures =
-      compute_figures(plan.combinations, rows, check, noise_floor,
-                      stopping.adaptive ? std::optional(stopper.final_rule()) : std::nullopt);
-  const nlohmann::json results = program_document(
-      program_results(plan, rows, figures, check, stopping, stopper.outcome()),
-      request.command_line, created,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-      noise.finish());
-  const lab::model::document document = write_try_directory(directory, results);
+  const std::vector<run_row> rows = rows_of(ran.ran, ran.records);
+  report_interrupt(ran, rows, looks.stopper());
+  const lab::model::document document = write_try_directory(
+      directory, results_of(request, plan, rows, stopping, looks.stopper(), clock));
   if (results_path != nullptr) *results_path = (directory / "results.json").string();
   std::cout << render_program_console(document.parts.get<lab::program_document_figures>()->program)
             << "results: " << (directory / "results.json").string() << ", "
