@@ -1,5 +1,5 @@
-// The program frame's plan and executor: `alloclab try`'s request as the lab's run_plan, so the
-// shared stages run it. Its cells are program x variant (a malloc and its knob settings), one
+// The program frame's plan and executor: `alloclab try`'s request checked and planned (plan_try:
+// its stopping and the frame's part) and made the lab's run_plan, so the shared stages run it. Its cells are program x variant (a malloc and its knob settings), one
 // cell per combination in the request's order (the baseline first); its schedule is the plan's
 // interleaved schedule (plan/plan.hpp): every round each cell once, in a fresh shuffled order
 // (seeded, so a run can be repeated), one run of the program = one task = one process (as the
@@ -9,7 +9,8 @@
 // the run's run_record (CPU seconds are what the stop rule reads).
 //
 // Example:
-//   const lab::run_plan plan = alloclab::program::make_program_plan(frame_plan);
+//   const auto planned = alloclab::program::plan_try(request);  // usage_error on bad input
+//   const lab::run_plan plan = alloclab::program::make_program_plan(planned.frame);
 //   const auto ran = lab::run_rounds(plan, make, done, another_round);   // schedule/round_run.hpp
 //   const auto rows = alloclab::program::rows_of(ran.ran, ran.records);
 #pragma once
@@ -26,6 +27,7 @@
 #include "plan/plan.hpp"
 #include "records/frame_figures.hpp"
 #include "records/measurement_record.hpp"
+#include "schedule/round_stopping.hpp"
 
 namespace alloclab::lab {
 class executor;
@@ -55,6 +57,18 @@ struct try_plan {
   std::uint64_t seed = 1;
   std::string scratch_directory;  ///< where each run's proof file is written
 };
+
+struct try_request;  // try_command.hpp
+
+/// What a try request plans: when its rounds stop, and the frame's part of the plan.
+struct planned_try {
+  lab::stopping_plan stopping;
+  try_plan frame;  ///< its scratch_directory left to the caller (the run's directory)
+};
+/// Checks the request and plans it; throws lab::usage_error (exit 2) on bad input: no program or
+/// one not found, an unknown or missing malloc, bad variants, --rounds with --budget, a bad
+/// --stdin or --cwd, no liveness probe.
+planned_try plan_try(const try_request& request);
 
 /// The run plan of `frame_plan`: a cell per combination, frame_plan.rounds rounds of tasks.
 lab::run_plan make_program_plan(const try_plan& frame_plan);

@@ -1,13 +1,11 @@
 #include "frames/program/try_command.hpp"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <iostream>
-#include <random>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -17,10 +15,7 @@
 #include "frames/program/program_document.hpp"
 #include "frames/program/program_plan.hpp"
 #include "frames/program/stopping.hpp"
-#include "plan/budget.hpp"
-#include "plan/malloc_missing.hpp"
 #include "process/interrupt.hpp"
-#include "mallocs/malloc_table.hpp"
 #include "process/noise_gate.hpp"
 #include "process/machine_lock.hpp"
 #include "cli/option_checks.hpp"
@@ -39,65 +34,6 @@ using lab::usage_error;
 
 namespace {
 
-// Named mallocs must be known and installed; the default list keeps the installed ones.
-std::vector<std::string> checked_mallocs(const std::vector<std::string>& asked) {
-  const bool defaulted = asked.empty();
-  std::vector<std::string> out;
-  for (const std::string& name : defaulted ? mallocs::try_default_mallocs() : asked) {
-    const mallocs::malloc_entry* e = mallocs::find_malloc(name);
-    if (e == nullptr)
-      throw usage_error(fmt::format("try: unknown --malloc '{}'; valid: {}", name,
-                                    fmt::join(mallocs::malloc_names(), ", ")));
-    if (const std::string missing = lab::malloc_missing_reason(*e); !missing.empty()) {
-      if (defaulted) continue;
-      throw usage_error("try: " + missing);
-    }
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-  }
-  return out;
-}
-
-std::vector<variant> combinations_of(const std::vector<std::string>& mallocs,
-                                     const std::string& variants_text) {
-  std::vector<variant> combinations;
-  for (const std::string& m : mallocs) combinations.push_back({m, {}});
-  if (variants_text.empty()) return combinations;
-  try {
-    for (variant& v : parse_variants(variants_text)) {
-      if (std::find(mallocs.begin(), mallocs.end(), v.malloc) == mallocs.end())
-        throw usage_error("try: --variants '" + v.label() + "' names " + v.malloc +
-                          ", which --malloc does not include");
-      combinations.push_back(std::move(v));
-    }
-  } catch (const variant_error& e) {
-    throw usage_error(std::string("try: ") + e.what());
-  }
-  return combinations;
-}
-
-// The program must exist before any run: a missing one would be N failed runs.
-void check_program(const std::string& program) {
-  if (program.find('/') != std::string::npos) {
-    if (::access(program.c_str(), X_OK) != 0)
-      throw usage_error("try: '" + program + "' is not an executable file");
-    return;
-  }
-  const char* path = std::getenv("PATH");
-  std::string_view rest = path == nullptr ? "" : path;
-  while (!rest.empty()) {
-    const std::size_t colon = rest.find(':');
-    const std::string dir(rest.substr(0, colon));
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
-    struct stat st {};
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        ::access(candidate.c_str(), X_OK) == 0)
-      return;
-    if (colon == std::string_view::npos) break;
-    rest.remove_prefix(colon + 1);
-  }
-  throw usage_error("try: program '" + program + "' not found in PATH");
-}
-
 // When the run began, and the noise gate watching it.
 struct run_clock {
   std::string created;
@@ -107,54 +43,6 @@ struct run_clock {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 };
-
-constexpr std::size_t default_fixed_rounds = 5;
-constexpr const char* default_budget = "5m";
-
-// --rounds N: that many rounds; else adaptive within --budget (0: the default fixed rounds).
-stopping_plan stopping_of(const try_request& r) {
-  if (r.rounds > 0 && r.budget)
-    throw usage_error(
-        "try: --rounds and --budget exclude each other (--rounds: a fixed number "
-        "of rounds; --budget: stop when decided or when the time is spent)");
-  if (r.rounds > 0) return fixed_stopping(r.rounds);
-  const double seconds = lab::parse_budget(r.budget.value_or(default_budget));
-  if (seconds <= 0) return fixed_stopping(default_fixed_rounds);
-  if (r.min_rounds > r.max_rounds) throw usage_error("try: --min-rounds is above --max-rounds");
-  return adaptive_stopping(r.min_rounds, r.max_rounds, seconds);
-}
-
-void check_request(const try_request& r) {
-  if (r.command.empty())
-    throw usage_error("try: no program given; usage: alloclab try [options] -- PROG ARGS");
-  check_program(r.command.front());
-  if (!r.stdin_path.empty() &&
-      (::access(r.stdin_path.c_str(), R_OK) != 0 || fs::is_directory(r.stdin_path)))
-    throw usage_error("try: --stdin '" + r.stdin_path + "' is not a readable file");
-  if (!r.working_directory.empty() && !fs::is_directory(r.working_directory))
-    throw usage_error("try: --cwd '" + r.working_directory + "' is not a directory");
-}
-
-try_plan plan_of(const try_request& r, const stopping_plan& stopping) {
-  try_plan plan;
-  plan.setup.argv = r.command;
-  // The program runs in --cwd; a relative stdin is opened before the chdir, from here.
-  plan.setup.stdin_path = r.stdin_path;
-  plan.setup.working_directory = r.working_directory;
-  plan.setup.environment = r.environment;
-  plan.setup.timeout =
-      std::chrono::milliseconds(static_cast<std::int64_t>(r.timeout_seconds * 1000));
-  plan.combinations = combinations_of(checked_mallocs(r.mallocs), r.variants);  // bad input first
-  plan.setup.probe_path = default_probe_path();
-  if (plan.setup.probe_path.empty())
-    throw usage_error(
-        "try: the liveness probe liballoclab_program_probe.so is neither next to the "
-        "alloclab binary nor in ../lib/alloclab beside it (build the alloclab_cli target, or "
-        "install with cmake --install)");
-  plan.rounds = stopping.max_rounds;
-  plan.seed = r.seed != 0 ? r.seed : std::random_device{}() | 1u;
-  return plan;
-}
 
 // -o, or results/try-<UTC time>: writable before anything runs.
 fs::path writable_directory(const try_request& r) {
@@ -312,9 +200,9 @@ int try_command::execute() const {
 }
 
 int execute_try(const try_request& request, std::string* results_path) {
-  check_request(request);
-  const stopping_plan stopping = stopping_of(request);
-  try_plan frame_plan = plan_of(request, stopping);
+  planned_try planned = plan_try(request);
+  const stopping_plan& stopping = planned.stopping;
+  try_plan& frame_plan = planned.frame;
   const fs::path directory = writable_directory(request);
   frame_plan.scratch_directory = fs::absolute(directory).string();
   const lab::run_plan plan = make_program_plan(frame_plan);
