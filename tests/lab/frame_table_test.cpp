@@ -10,7 +10,7 @@
 //     (WorkerCommandsAreUniqueHiddenAndHaveAnEntryPoint);
 //   a frame `run` plans has every function the plan, schedule and results call, and a frame
 //     measured by its own command instead (program) has its commands, its report heading, its
-//     executor (`try` runs on the schedule) and no plan function; every planned frame estimates
+//     executor (`try` runs on the schedule), its results part and no plan function; every planned frame estimates
 //     its tasks' cost for --shard; every row renders its section (EveryStageHasItsFunction);
 //   the plan's workloads of a kind --workloads names are its list of that kind, and any other
 //     kind is a logic error, not some other frame's list (WorkloadsOfAnUnnamedKindIsAnError);
@@ -143,6 +143,8 @@ TEST(FrameTable, EveryStageHasItsFunction) {
       EXPECT_NE(m.report_heading, nullptr) << m.name;
       EXPECT_EQ(m.expected_seconds, nullptr) << m.name;
       // `try` runs its own plan's tasks on the schedule, through the row's executor.
+      EXPECT_NE(m.what_numbers_include, nullptr) << m.name;
+      EXPECT_NE(m.warnings, nullptr) << m.name;
       ASSERT_NE(m.make_executor, nullptr) << m.name;
       EXPECT_NE(m.make_executor(), nullptr) << m.name;
       continue;

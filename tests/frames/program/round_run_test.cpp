@@ -108,5 +108,26 @@ TEST(TryOnTheSchedule, TheStopRuleReadsEachRunsCpuTimeAndAFailedRunAsFailed) {
   EXPECT_EQ(rows[4].combination, ran.ran[4].cell);
 }
 
+// A record's figures go through the record's JSON transport and come back the same run.
+TEST(TryOnTheSchedule, ARunRecordReadsBackFromItsJson) {
+  run_record run;
+  run.ok = true;
+  run.live = true;
+  run.reason = "";
+  run.exit_code = 0;
+  run.knobs = {{"narenas", std::string("2"), "mallctl"}, {"top_pad", std::nullopt, "no read-back"}};
+  run.figures.user_seconds = 0.25;
+  run.figures.sys_seconds = 0.5;
+  run.figures.peak_rss_bytes = 12345;
+  run.figures.minor_faults = 7;
+  run.stdout_hash = 99;
+  const run_record back = nlohmann::json(run).get<run_record>();
+  EXPECT_EQ(nlohmann::json(back), nlohmann::json(run));
+  ASSERT_EQ(back.knobs.size(), 2u);
+  EXPECT_EQ(back.knobs[0].value, std::optional<std::string>("2"));
+  EXPECT_FALSE(back.knobs[1].value.has_value());
+  EXPECT_DOUBLE_EQ(back.figures.cpu_seconds(), 0.75);
+}
+
 }  // namespace
 }  // namespace alloclab::program

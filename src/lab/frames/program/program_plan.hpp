@@ -83,10 +83,11 @@ std::unique_ptr<lab::executor> make_program_executor();
 std::vector<run_row> rows_of(const std::vector<lab::task>& ran,
                              const std::vector<lab::measurement_record>& records);
 
-// A run_record as a record's figures (records/frame_figures.hpp): its JSON (the worker transport
-// has none to carry: the run is measured in this process), its CPU seconds as the stop rule's one
-// reading, one timed sample.
+// A run_record as a record's figures (records/frame_figures.hpp): its JSON, read back by the
+// row's read_figures (a record's transport: shard files, record_from_json); its CPU seconds as
+// the stop rule's one reading; one timed sample.
 void to_json(nlohmann::json& j, const run_record& r);
+void from_json(const nlohmann::json& j, run_record& r);
 std::vector<lab::figure_readings> stop_readings_of(const run_record& r);
 lab::sample_count timed_samples_of(const run_record& r);
 
