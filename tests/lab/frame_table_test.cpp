@@ -9,9 +9,9 @@
 //     never a user command), and worker_main is set exactly when worker_command is
 //     (WorkerCommandsAreUniqueHiddenAndHaveAnEntryPoint);
 //   a frame `run` plans has every function the plan, schedule and results call, and a frame
-//     measured by its own command instead (program) has its commands, its report heading and no
-//     plan function; every planned frame estimates its tasks' cost for --shard; every row
-//     renders its section (EveryStageHasItsFunction);
+//     measured by its own command instead (program) has its commands, its report heading, its
+//     executor (`try` runs on the schedule), its results part and no plan function; every planned frame estimates
+//     its tasks' cost for --shard; every row renders its section (EveryStageHasItsFunction);
 //   the plan's workloads of a kind --workloads names are its list of that kind, and any other
 //     kind is a logic error, not some other frame's list (WorkloadsOfAnUnnamedKindIsAnError);
 //   every frame says what its numbers include for a tiny plan (EveryFrameDescribesItsNumbers);
@@ -142,6 +142,11 @@ TEST(FrameTable, EveryStageHasItsFunction) {
       EXPECT_NE(m.add_commands, nullptr) << m.name;
       EXPECT_NE(m.report_heading, nullptr) << m.name;
       EXPECT_EQ(m.expected_seconds, nullptr) << m.name;
+      // `try` runs its own plan's tasks on the schedule, through the row's executor.
+      EXPECT_NE(m.what_numbers_include, nullptr) << m.name;
+      EXPECT_NE(m.warnings, nullptr) << m.name;
+      ASSERT_NE(m.make_executor, nullptr) << m.name;
+      EXPECT_NE(m.make_executor(), nullptr) << m.name;
       continue;
     }
     EXPECT_NE(m.add_cells, nullptr) << m.name;

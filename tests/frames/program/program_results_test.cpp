@@ -182,5 +182,22 @@ TEST(ProgramResults, FixedRoundsWriteNoAdaptiveKeysAndAdaptiveOnesWriteThemAll) 
             (json{{"mode", "discard"}, {"consistent", true}, {"finding", nullptr}}));
 }
 
+// The frame's row gives the results stage its warnings from the program part alone: a run's
+// document (no program part) gets none from it.
+TEST(ProgramResults, TheRowsWarningsReadOnlyTheProgramPart) {
+  EXPECT_TRUE(program_warnings(lab::model::document{}).empty());
+  lab::program_results_section section;
+  section.output.mode = "discard";
+  lab::combination_result failing;
+  failing.name = "jemalloc";
+  failing.runs_failed = 2;
+  section.combinations.push_back(failing);
+  lab::model::document d;
+  d.parts.set(lab::program_document_figures{section});
+  EXPECT_EQ(program_warnings(d),
+            (std::vector<std::string>{"jemalloc: 2 of its runs failed (no numbers)"}));
+  EXPECT_FALSE(program_numbers_include(lab::run_plan{}).empty());
+}
+
 }  // namespace
 }  // namespace alloclab::program

@@ -1,5 +1,6 @@
-// The adaptive stopping of `alloclab try` (frames/program/stopping.hpp), on synthetic runs: no
-// process is started and no clock is read (elapsed times are given).
+// The adaptive stopping of `alloclab try`: the rounds' stop rule (schedule/round_stopping.hpp) on
+// the program frame's runs (frames/program/stopping.hpp), on synthetic runs: no process is
+// started and no clock is read (elapsed times are given).
 //
 // Test plan:
 //  - the plan: looks at min_rounds, then growing by half, the last at max_rounds; a fixed plan runs
@@ -25,6 +26,14 @@
 
 namespace alloclab::program {
 namespace {
+
+std::vector<lab::round_reading> cpu_of(const std::vector<run_row>& rows) {
+  return readings_of(rows, cpu_seconds_of);
+}
+
+lab::round_judged judged(std::vector<std::string> labels) {
+  return {labels.size(), 0, labels, 0.03, cpu_resolution_seconds};
+}
 
 run_row run(std::size_t round, std::size_t combination, double cpu) {
   run_row r;
@@ -74,10 +83,11 @@ TEST(TryStopping, ALookDecidesSeparatedAndEqualCombinationsAndKeepsTheFloorOpen)
   simulated_program p{{1.0, 0.80, 1.0, 1.03}, 0.01};
   std::vector<run_row> rows;
   for (std::size_t r = 0; r < 12; ++r) p.add_round(rows, r);
-  const auto look = look_at(rows, 4, 0, lab::rule_with_looks(1), 0.03);
+  const auto look =
+      lab::look_at(cpu_of(rows), 4, 0, lab::rule_with_looks(1), 0.03, cpu_resolution_seconds);
   ASSERT_EQ(look.comparisons.size(), 3u);
   EXPECT_TRUE(look.comparisons[0].decided) << "0.80: faster, beyond the floor";
-  EXPECT_LT(look.comparisons[0].cpu.high, 1 / 1.03);
+  EXPECT_LT(look.comparisons[0].ratio.high, 1 / 1.03);
   EXPECT_TRUE(look.comparisons[1].decided) << "1.00: wholly inside the noise band";
   EXPECT_FALSE(look.comparisons[2].decided) << "1.03 sits on the floor";
   EXPECT_EQ(look.open(), 1u);
@@ -94,11 +104,12 @@ TEST(TryStopping, RunsArePairedByRoundSoAHostLevelShiftCancels) {
     rows.push_back(run(r, 0, 2.0 * level * std::exp(noise(engine))));
     rows.push_back(run(r, 1, 2.0 * 0.92 * level * std::exp(noise(engine))));
   }
-  const auto look = look_at(rows, 2, 0, lab::rule_with_looks(1), 0.03);
+  const auto look =
+      lab::look_at(cpu_of(rows), 2, 0, lab::rule_with_looks(1), 0.03, cpu_resolution_seconds);
   ASSERT_EQ(look.comparisons.size(), 1u);
   EXPECT_TRUE(look.comparisons[0].decided);
-  EXPECT_NEAR(look.comparisons[0].cpu.value, 0.92, 0.01);
-  EXPECT_LT(look.comparisons[0].cpu.high, 1 / 1.03);
+  EXPECT_NEAR(look.comparisons[0].ratio.value, 0.92, 0.01);
+  EXPECT_LT(look.comparisons[0].ratio.high, 1 / 1.03);
   // Unpaired, the same runs leave it open.
   std::vector<double> a, b;
   for (const run_row& row : rows)
@@ -113,30 +124,34 @@ TEST(TryStopping, NothingIsDecidedBeforeTheUTestCanBe) {
   simulated_program p{{1.0, 0.5}, 0.001};
   std::vector<run_row> rows;
   for (std::size_t r = 0; r < 3; ++r) p.add_round(rows, r);
-  EXPECT_EQ(look_at(rows, 2, 0, lab::rule_with_looks(1), 0.03).open(), 1u);
+  EXPECT_EQ(lab::look_at(cpu_of(rows), 2, 0, lab::rule_with_looks(1), 0.03, cpu_resolution_seconds)
+                .open(),
+            1u);
   p.add_round(rows, 3);
-  EXPECT_EQ(look_at(rows, 2, 0, lab::rule_with_looks(1), 0.03).open(), 0u);
+  EXPECT_EQ(lab::look_at(cpu_of(rows), 2, 0, lab::rule_with_looks(1), 0.03, cpu_resolution_seconds)
+                .open(),
+            0u);
 }
 
 TEST(TryStopping, AFixedPlanRunsItsRoundsAndTakesNoLook) {
-  round_stopper stopper(fixed_stopping(4), 2, 0, 0.03, {"glibc", "jemalloc"});
+  round_stopper stopper(fixed_stopping(4), judged({"glibc", "jemalloc"}));
   simulated_program p{{1.0, 0.5}, 0.01};
   std::vector<run_row> rows;
   std::size_t rounds = 0;
   do p.add_round(rows, rounds++);
-  while (stopper.another_round(rows, rounds, 1.0 * static_cast<double>(rounds)));
+  while (stopper.another_round(cpu_of(rows), rounds, 1.0 * static_cast<double>(rounds)));
   EXPECT_EQ(rounds, 4u);
   EXPECT_EQ(stopper.outcome().looks_taken, 0u);
   EXPECT_EQ(stopper.outcome().stopped_because, "the fixed number of rounds");
 }
 
 TEST(TryStopping, StopsAtTheFirstLookWhereEveryComparisonIsDecided) {
-  round_stopper stopper(adaptive_stopping(4, 40, 1e6), 3, 0, 0.03, {"glibc", "a", "b"});
+  round_stopper stopper(adaptive_stopping(4, 40, 1e6), judged({"glibc", "a", "b"}));
   simulated_program p{{1.0, 0.5, 2.0}, 0.005};
   std::vector<run_row> rows;
   std::size_t rounds = 0;
   do p.add_round(rows, rounds++);
-  while (stopper.another_round(rows, rounds, static_cast<double>(rounds)));
+  while (stopper.another_round(cpu_of(rows), rounds, static_cast<double>(rounds)));
   EXPECT_EQ(rounds, 4u);
   EXPECT_EQ(stopper.outcome().looks_taken, 1u);
   EXPECT_EQ(stopper.outcome().stopped_because, "every comparison decided");
@@ -145,12 +160,12 @@ TEST(TryStopping, StopsAtTheFirstLookWhereEveryComparisonIsDecided) {
 }
 
 TEST(TryStopping, AnOpenComparisonRunsToTheMaximumAndIsNamed) {
-  round_stopper stopper(adaptive_stopping(3, 12, 1e6), 2, 0, 0.03, {"glibc", "on-the-floor"});
+  round_stopper stopper(adaptive_stopping(3, 12, 1e6), judged({"glibc", "on-the-floor"}));
   simulated_program p{{1.0, 1.03}, 0.02};
   std::vector<run_row> rows;
   std::size_t rounds = 0;
   do p.add_round(rows, rounds++);
-  while (stopper.another_round(rows, rounds, static_cast<double>(rounds)));
+  while (stopper.another_round(cpu_of(rows), rounds, static_cast<double>(rounds)));
   EXPECT_EQ(rounds, 12u);
   EXPECT_EQ(stopper.outcome().looks_taken, 4u) << "looks after rounds 3, 5, 8 and 12";
   EXPECT_EQ(stopper.outcome().stopped_because, "the maximum number of rounds");
@@ -159,12 +174,12 @@ TEST(TryStopping, AnOpenComparisonRunsToTheMaximumAndIsNamed) {
 
 TEST(TryStopping, TheBudgetEndsTheRoundsWithOneLastLook) {
   // Each round takes 10 s of a 45 s budget: after 4 rounds a fifth would overrun.
-  round_stopper stopper(adaptive_stopping(3, 40, 45), 2, 0, 0.03, {"glibc", "open"});
+  round_stopper stopper(adaptive_stopping(3, 40, 45), judged({"glibc", "open"}));
   simulated_program p{{1.0, 1.03}, 0.02};
   std::vector<run_row> rows;
   std::size_t rounds = 0;
   do p.add_round(rows, rounds++);
-  while (stopper.another_round(rows, rounds, 10.0 * static_cast<double>(rounds)));
+  while (stopper.another_round(cpu_of(rows), rounds, 10.0 * static_cast<double>(rounds)));
   EXPECT_EQ(rounds, 4u);
   EXPECT_EQ(stopper.outcome().looks_taken, 2u) << "the planned look at 3, the budget's at 4";
   EXPECT_EQ(stopper.outcome().stopped_because, "the budget spent");
@@ -175,14 +190,14 @@ TEST(TryStopping, TheBudgetEndsTheRoundsWithOneLastLook) {
 }
 
 TEST(TryStopping, AnInterruptTakesOneLastLookSpendingTheAlphaLeft) {
-  round_stopper stopper(adaptive_stopping(4, 40, 300), 2, 0, 0.03, {"glibc", "faster"});
+  round_stopper stopper(adaptive_stopping(4, 40, 300), judged({"glibc", "faster"}));
   simulated_program p{{1.0, 0.8}, 0.01};
   std::vector<run_row> rows;
   std::size_t rounds = 0;
   do p.add_round(rows, rounds++);
-  while (rounds < 3 && stopper.another_round(rows, rounds, static_cast<double>(rounds)));
+  while (rounds < 3 && stopper.another_round(cpu_of(rows), rounds, static_cast<double>(rounds)));
   EXPECT_EQ(stopper.outcome().looks_taken, 0u) << "no planned look before round 4";
-  stopper.interrupted(rows, rounds, 2);
+  stopper.interrupted(cpu_of(rows), rounds, 2);
   EXPECT_EQ(stopper.outcome().stopped_because, "interrupted by signal 2");
   EXPECT_EQ(stopper.outcome().rounds, 3u);
   EXPECT_EQ(stopper.outcome().looks_taken, 1u);
@@ -191,18 +206,18 @@ TEST(TryStopping, AnInterruptTakesOneLastLookSpendingTheAlphaLeft) {
 }
 
 TEST(TryStopping, AnInterruptedFixedPlanTakesNoLook) {
-  round_stopper stopper(fixed_stopping(10), 2, 0, 0.03, {"glibc", "other"});
+  round_stopper stopper(fixed_stopping(10), judged({"glibc", "other"}));
   simulated_program p{{1.0, 1.2}, 0.01};
   std::vector<run_row> rows;
   for (std::size_t round = 0; round < 3; ++round) p.add_round(rows, round);
-  stopper.interrupted(rows, 3, 15);
+  stopper.interrupted(cpu_of(rows), 3, 15);
   EXPECT_EQ(stopper.outcome().stopped_because, "interrupted by signal 15");
   EXPECT_EQ(stopper.outcome().looks_taken, 0u);
   EXPECT_EQ(stopper.outcome().rounds, 3u);
 }
 
 TEST(TryStopping, ABaselineThatFailsEveryRunStopsTheRoundsAtTheFirstLook) {
-  round_stopper stopper(adaptive_stopping(4, 40, 1e6), 2, 0, 0.03, {"glibc", "jemalloc"});
+  round_stopper stopper(adaptive_stopping(4, 40, 1e6), judged({"glibc", "jemalloc"}));
   std::vector<run_row> rows;
   std::size_t rounds = 0;
   do {
@@ -211,7 +226,7 @@ TEST(TryStopping, ABaselineThatFailsEveryRunStopsTheRoundsAtTheFirstLook) {
     rows.push_back(failed);
     rows.push_back(run(rounds, 1, 1.0 + 0.01 * static_cast<double>(rounds)));
     ++rounds;
-  } while (stopper.another_round(rows, rounds, static_cast<double>(rounds)));
+  } while (stopper.another_round(cpu_of(rows), rounds, static_cast<double>(rounds)));
   EXPECT_EQ(rounds, 4u);
   EXPECT_EQ(stopper.outcome().stopped_because, "no open comparison a round could decide");
   EXPECT_EQ(stopper.outcome().failing, (std::vector<std::string>{"jemalloc"}));
@@ -237,14 +252,16 @@ std::vector<lab::sequential_ratio> stopped_intervals(simulated_program& p) {
   stopping_plan plan = adaptive_stopping(4, 40, 1e9);
   const std::size_t n = p.true_ratio.size();
   std::vector<std::string> labels(n, "c");
-  round_stopper stopper(plan, n, 0, 0.03, labels);
+  round_stopper stopper(plan, judged(labels));
   std::vector<run_row> rows;
   std::size_t rounds = 0;
   do p.add_round(rows, rounds++);
-  while (stopper.another_round(rows, rounds, static_cast<double>(rounds)));
+  while (stopper.another_round(cpu_of(rows), rounds, static_cast<double>(rounds)));
   const lab::stop_rule rule = stopper.final_rule();
   std::vector<lab::sequential_ratio> out;
-  for (const auto& c : look_at(rows, n, 0, rule, 0.03).comparisons) out.push_back(c.cpu);
+  for (const auto& c :
+       lab::look_at(cpu_of(rows), n, 0, rule, 0.03, cpu_resolution_seconds).comparisons)
+    out.push_back(c.ratio);
   return out;
 }
 
@@ -293,7 +310,8 @@ TEST(TryStopping, AdaptiveFiguresUseTheStopRulesIntervalAndTheLabsVerdict) {
   const auto f = compute_figures(two, rows, false, 0.03, rule);
   ASSERT_TRUE(f.combinations[1].cpu.has_value());
   const auto& cpu = *f.combinations[1].cpu;
-  const auto expected = look_at(rows, 2, 0, rule, 0.03).comparisons.at(0).cpu;
+  const auto expected =
+      lab::look_at(cpu_of(rows), 2, 0, rule, 0.03, cpu_resolution_seconds).comparisons.at(0).ratio;
   EXPECT_DOUBLE_EQ(cpu.range.low, expected.low);
   EXPECT_DOUBLE_EQ(cpu.range.high, expected.high);
   EXPECT_STREQ(cpu_verdict(cpu.verdict), "faster");

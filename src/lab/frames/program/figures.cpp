@@ -60,7 +60,7 @@ struct interval_method {
 };
 
 ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& base,
-                      const paired_figures& pairs, double noise_floor,
+                      const lab::paired_readings& pairs, double noise_floor,
                       const interval_method& method) {
   ratio_figure r;
   if (method.stopped_at) {
@@ -177,9 +177,11 @@ program_figures compute_figures(const std::vector<variant>& combinations,
     c.median = medians(s);
     c.cpu_seconds = median(s.cpu);
     if (i != out.baseline && c.runs_ok > 0 && !base.cpu.empty()) {
-      c.cpu = ratio_of(s.cpu, base.cpu, paired_by_round(rows, i, out.baseline, cpu_seconds_of),
+      c.cpu = ratio_of(s.cpu, base.cpu,
+                       lab::paired_by_round(readings_of(rows, cpu_seconds_of), i, out.baseline),
                        noise_floor, cpu_method);
-      c.peak_rss = ratio_of(s.rss, base.rss, paired_by_round(rows, i, out.baseline, peak_rss_of),
+      c.peak_rss = ratio_of(s.rss, base.rss,
+                            lab::paired_by_round(readings_of(rows, peak_rss_of), i, out.baseline),
                             noise_floor, rss_method);
     }
     c.stdout_hashes = distinct_hashes(rows, i);

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "frames/program/rounds.hpp"
+#include "frames/program/program_plan.hpp"
 #include "stats/decision.hpp"
 #include "stats/sequential.hpp"
 

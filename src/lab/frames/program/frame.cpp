@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "frames/program/program_document.hpp"
+#include "frames/program/program_plan.hpp"
 #include "frames/program/program_results.hpp"
 #include "frames/program/try_command.hpp"
 #include "model/document.hpp"
@@ -80,6 +82,10 @@ frame_module program_frame() {
   row.report_position = 60;  // report.md: heap, replay, batch, memory, serve, program
   row.measures = workload_kind::program;
   row.add_commands = add_program_commands;
+  row.make_executor = program::make_program_executor;
+  row.read_figures = read_figures_as<program::run_record>;
+  row.what_numbers_include = program::program_numbers_include;
+  row.warnings = program::program_warnings;
   row.report_heading = program_report_heading;
   row.compare_workloads = program_compare_workloads;
   row.results_parts = {&model::part_codec_of<program_document_figures>(), nullptr, nullptr,

@@ -1,6 +1,9 @@
-// The program frame's row (frames/frame_module.hpp): `alloclab try` measures the
-// user's own program, so the row has no plan, executor or results function of `run`; it brings
-// its command, its report.md section and heading, and its cells for `alloclab compare`.
+// The program frame's row (frames/frame_module.hpp): `alloclab try` measures the user's own
+// program, so `run` never plans it (no add_cells); `try` makes its run_plan itself
+// (program_plan.hpp: a cell per program x variant) and runs it through the schedule with the
+// row's executor (one run of the program per task). The row brings its command, its executor,
+// its results part (what its numbers include, its warnings), its report.md section and heading,
+// and its cells for `alloclab compare`.
 #pragma once
 
 #include <memory>

@@ -20,17 +20,6 @@ constexpr const char* frame_description =
     "wait4, peak RSS the largest VmHWM its processes report at exit (wait4's when none does), so "
     "page faults, start-up and the program's own memory accesses are included";
 
-std::vector<std::string> warnings_of(const lab::program_results_section& program) {
-  std::vector<std::string> warnings;
-  if (program.output.mode == "check" && !program.output.consistent)
-    warnings.push_back("program output differs: " + program.output.finding.value());
-  for (const lab::combination_result& c : program.combinations)
-    if (c.runs_failed > 0)
-      warnings.push_back(
-          fmt::format("{}: {} of its runs failed (no numbers)", c.name, c.runs_failed));
-  return warnings;
-}
-
 // The run's configuration in the lab's terms: one run of the program is one sample, a round is a
 // repetition; there are no workloads or strategies.
 lab::model::run_config config_of(const lab::program_results_section& program) {
@@ -64,6 +53,24 @@ lab::model::significance_facts significance_of(std::size_t rounds) {
 
 }  // namespace
 
+std::string program_numbers_include(const lab::run_plan&) {
+  return frame_description;
+}
+
+std::vector<std::string> program_warnings(const lab::model::document& results) {
+  std::vector<std::string> warnings;
+  const auto* part = results.parts.get<lab::program_document_figures>();
+  if (part == nullptr) return warnings;
+  const lab::program_results_section& program = part->program;
+  if (program.output.mode == "check" && !program.output.consistent)
+    warnings.push_back("program output differs: " + program.output.finding.value());
+  for (const lab::combination_result& c : program.combinations)
+    if (c.runs_failed > 0)
+      warnings.push_back(
+          fmt::format("{}: {} of its runs failed (no numbers)", c.name, c.runs_failed));
+  return warnings;
+}
+
 json program_document(lab::program_results_section program, const std::string& command_line,
                       const std::string& created_utc, double duration_seconds, const json& noise) {
   const lab::build_facts build = lab::current_build();
@@ -73,16 +80,16 @@ json program_document(lab::program_results_section program, const std::string& c
   d.command = command_line;
   d.debug_build = !build.benchmark_ready();
   d.config = config_of(program);
-  d.frames["program"] = frame_description;
+  d.frames["program"] = program_numbers_include({});
   d.environment = lab::describe_environment(build);  // no placement probe: null
   d.timer = timer_of();
   d.duration_seconds = duration_seconds;
   d.significance = significance_of(program.rounds);
-  d.warnings = warnings_of(program);
   d.noise.emplace(lab::model::read_json<std::optional<lab::model::noise_gate>>(noise, "/noise"));
+  d.parts.set(lab::program_document_figures{std::move(program)});
+  d.warnings = program_warnings(d);
   if (noise.is_object() && noise.value("warning", json()).is_string())
     d.warnings.push_back(noise.at("warning").get<std::string>());
-  d.parts.set(lab::program_document_figures{std::move(program)});
   return lab::model::to_json(d);
 }
 

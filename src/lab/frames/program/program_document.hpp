@@ -10,10 +10,13 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "frames/program/program_model.hpp"
+#include "model/document.hpp"
+#include "plan/plan.hpp"
 
 namespace alloclab::program {
 
@@ -21,5 +24,11 @@ namespace alloclab::program {
 nlohmann::json program_document(lab::program_results_section program,
                                 const std::string& command_line, const std::string& created_utc,
                                 double duration_seconds, const nlohmann::json& noise = nullptr);
+
+// The frame's part of the results stage (its row's what_numbers_include and warnings,
+// results/frame_results_writer.hpp), which the document above takes too: what its numbers
+// include, and the warnings its program part gives (none for a document without one).
+std::string program_numbers_include(const lab::run_plan& plan);
+std::vector<std::string> program_warnings(const lab::model::document& results);
 
 }  // namespace alloclab::program

@@ -17,7 +17,7 @@
 
 #include "frames/program/figures.hpp"
 #include "frames/program/program_model.hpp"
-#include "frames/program/rounds.hpp"
+#include "frames/program/program_plan.hpp"
 #include "frames/program/stopping.hpp"
 
 namespace alloclab::program {

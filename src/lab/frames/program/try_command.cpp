@@ -1,12 +1,11 @@
 #include "frames/program/try_command.hpp"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <iostream>
-#include <random>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -14,11 +13,9 @@
 #include "frames/program/figures.hpp"
 #include "frames/program/program_results.hpp"
 #include "frames/program/program_document.hpp"
+#include "frames/program/program_plan.hpp"
 #include "frames/program/stopping.hpp"
-#include "plan/budget.hpp"
-#include "plan/malloc_missing.hpp"
 #include "process/interrupt.hpp"
-#include "mallocs/malloc_table.hpp"
 #include "process/noise_gate.hpp"
 #include "process/machine_lock.hpp"
 #include "cli/option_checks.hpp"
@@ -28,6 +25,8 @@
 #include "io/output.hpp"
 #include "text/plural.hpp"
 #include "render/run_directory.hpp"
+#include "schedule/executor.hpp"
+#include "schedule/round_run.hpp"
 
 namespace alloclab::program {
 namespace fs = std::filesystem;
@@ -35,120 +34,76 @@ using lab::usage_error;
 
 namespace {
 
-// Named mallocs must be known and installed; the default list keeps the installed ones.
-std::vector<std::string> checked_mallocs(const std::vector<std::string>& asked) {
-  const bool defaulted = asked.empty();
-  std::vector<std::string> out;
-  for (const std::string& name : defaulted ? mallocs::try_default_mallocs() : asked) {
-    const mallocs::malloc_entry* e = mallocs::find_malloc(name);
-    if (e == nullptr)
-      throw usage_error(fmt::format("try: unknown --malloc '{}'; valid: {}", name,
-                                    fmt::join(mallocs::malloc_names(), ", ")));
-    if (const std::string missing = lab::malloc_missing_reason(*e); !missing.empty()) {
-      if (defaulted) continue;
-      throw usage_error("try: " + missing);
-    }
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+// When the run began, and the noise gate watching it.
+struct run_clock {
+  std::string created;
+  std::chrono::steady_clock::time_point start;
+  process::periodic_noise_watch* noise;
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  return out;
-}
+};
 
-std::vector<variant> combinations_of(const std::vector<std::string>& mallocs,
-                                     const std::string& variants_text) {
-  std::vector<variant> combinations;
-  for (const std::string& m : mallocs) combinations.push_back({m, {}});
-  if (variants_text.empty()) return combinations;
+// -o, or results/try-<UTC time>: writable before anything runs.
+fs::path writable_directory(const try_request& r) {
+  const fs::path directory = r.out_directory.empty()
+                                 ? fs::path("results") / ("try-" + lab::utc_now("%Y%m%dT%H%M%SZ"))
+                                 : fs::path(r.out_directory);
   try {
-    for (variant& v : parse_variants(variants_text)) {
-      if (std::find(mallocs.begin(), mallocs.end(), v.malloc) == mallocs.end())
-        throw usage_error("try: --variants '" + v.label() + "' names " + v.malloc +
-                          ", which --malloc does not include");
-      combinations.push_back(std::move(v));
-    }
-  } catch (const variant_error& e) {
-    throw usage_error(std::string("try: ") + e.what());
+    lab::ensure_writable_directory(directory);
+  } catch (const std::system_error& e) {
+    throw usage_error(fmt::format("try: -o '{}' is not a writable directory: {}",
+                                  directory.string(), e.code().message()));
   }
-  return combinations;
+  return directory;
 }
 
-// The program must exist before any run: a missing one would be N failed runs.
-void check_program(const std::string& program) {
-  if (program.find('/') != std::string::npos) {
-    if (::access(program.c_str(), X_OK) != 0)
-      throw usage_error("try: '" + program + "' is not an executable file");
-    return;
-  }
-  const char* path = std::getenv("PATH");
-  std::string_view rest = path == nullptr ? "" : path;
-  while (!rest.empty()) {
-    const std::size_t colon = rest.find(':');
-    const std::string dir(rest.substr(0, colon));
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
-    struct stat st {};
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        ::access(candidate.c_str(), X_OK) == 0)
-      return;
-    if (colon == std::string_view::npos) break;
-    rest.remove_prefix(colon + 1);
-  }
-  throw usage_error("try: program '" + program + "' not found in PATH");
-}
-
-constexpr std::size_t default_fixed_rounds = 5;
-constexpr const char* default_budget = "5m";
-
-// --rounds N: that many rounds; else adaptive within --budget (0: the default fixed rounds).
-stopping_plan stopping_of(const try_request& r) {
-  if (r.rounds > 0 && r.budget)
-    throw usage_error(
-        "try: --rounds and --budget exclude each other (--rounds: a fixed number "
-        "of rounds; --budget: stop when decided or when the time is spent)");
-  if (r.rounds > 0) return fixed_stopping(r.rounds);
-  const double seconds = lab::parse_budget(r.budget.value_or(default_budget));
-  if (seconds <= 0) return fixed_stopping(default_fixed_rounds);
-  if (r.min_rounds > r.max_rounds) throw usage_error("try: --min-rounds is above --max-rounds");
-  return adaptive_stopping(r.min_rounds, r.max_rounds, seconds);
-}
-
-void check_request(const try_request& r) {
-  if (r.command.empty())
-    throw usage_error("try: no program given; usage: alloclab try [options] -- PROG ARGS");
-  check_program(r.command.front());
-  if (!r.stdin_path.empty() &&
-      (::access(r.stdin_path.c_str(), R_OK) != 0 || fs::is_directory(r.stdin_path)))
-    throw usage_error("try: --stdin '" + r.stdin_path + "' is not a readable file");
-  if (!r.working_directory.empty() && !fs::is_directory(r.working_directory))
-    throw usage_error("try: --cwd '" + r.working_directory + "' is not a directory");
-}
-
-try_plan plan_of(const try_request& r) {
-  try_plan plan;
-  plan.setup.argv = r.command;
-  // The program runs in --cwd; a relative stdin is opened before the chdir, from here.
-  plan.setup.stdin_path = r.stdin_path;
-  plan.setup.working_directory = r.working_directory;
-  plan.setup.environment = r.environment;
-  plan.setup.timeout =
-      std::chrono::milliseconds(static_cast<std::int64_t>(r.timeout_seconds * 1000));
-  plan.combinations = combinations_of(checked_mallocs(r.mallocs), r.variants);  // bad input first
-  plan.setup.probe_path = default_probe_path();
-  if (plan.setup.probe_path.empty())
-    throw usage_error(
-        "try: the liveness probe liballoclab_program_probe.so is neither next to the "
-        "alloclab binary nor in ../lib/alloclab beside it (build the alloclab_cli target, or "
-        "install with cmake --install)");
-  plan.rounds = r.rounds;
-  plan.seed = r.seed != 0 ? r.seed : std::random_device{}() | 1u;
-  return plan;
-}
-
-void print_progress(const run_row& row, const try_plan& plan, bool adaptive) {
+// `position`: the run's place in its round (0-based).
+void print_progress(const lab::task& t, std::size_t position, const lab::measurement_record& r,
+                    const lab::run_plan& plan, bool adaptive) {
   static const bool terminal = ::isatty(STDERR_FILENO) != 0;
   std::cerr << fmt::format("{}round {} of {}{}, run {}/{}: {:<40}", terminal ? "\r" : "",
-                           row.round + 1, adaptive ? "at most " : "", plan.rounds, row.position + 1,
-                           plan.combinations.size(), plan.combinations[row.combination].label())
-            << (row.record.ok ? (terminal ? "" : "\n") : "\n  failed: " + row.record.reason + "\n")
+                           t.part + 1, adaptive ? "at most " : "", plan.sizes.processes,
+                           position + 1, plan.cells.size(), plan.cells.at(t.cell).strategy)
+            << (r.status == "ok" ? (terminal ? "" : "\n") : "\n  failed: " + r.reason + "\n")
             << std::flush;
+}
+
+// The rounds' stop rule on each run's CPU time (schedule/round_stopping.hpp) as their look: a
+// look line on stderr when it takes one.
+class round_looks {
+ public:
+  round_looks(const stopping_plan& stopping, const try_plan& plan)
+      : stopper_(stopping, judged_cpu(plan.combinations, lab::default_noise_floor_percent / 100)) {}
+
+  bool operator()(const lab::round_records& so_far) {
+    const stopping_outcome& outcome = stopper_.outcome();
+    const std::size_t looks = outcome.looks_taken;
+    const bool more = stopper_.another_round(lab::round_readings(so_far, stop_figure),
+                                             so_far.completed, so_far.duration_seconds);
+    if (outcome.looks_taken != looks)
+      std::cerr << fmt::format("\nlook {} after {}: {} of {} decided{}\n", outcome.looks_taken,
+                               lab::counted(so_far.completed, "round"), outcome.decided,
+                               lab::counted(outcome.compared, "comparison"),
+                               more ? "" : "; " + outcome.stopped_because);
+    return more;
+  }
+  round_stopper& stopper() { return stopper_; }
+
+ private:
+  round_stopper stopper_;
+};
+
+// An interrupted run keeps the runs it finished (none: the interrupt ends the command).
+void report_interrupt(const lab::round_records& ran, const std::vector<run_row>& rows,
+                      round_stopper& stopper) {
+  if (ran.interrupted_by == 0) return;
+  if (rows.empty()) throw lab::run_interrupted(ran.interrupted_by);
+  stopper.interrupted(lab::round_readings(ran, stop_figure), ran.completed, ran.interrupted_by);
+  std::cerr << fmt::format(
+      "\nalloclab: interrupted by signal {}; no run left running; the "
+      "results of the runs so far ({} rounds, {} runs) follow\n",
+      ran.interrupted_by, ran.completed, rows.size());
 }
 
 // results.json, report.md and report.html of the run, by the lab's one run-directory writer;
@@ -159,6 +114,19 @@ lab::model::document write_try_directory(const fs::path& directory, const nlohma
   } catch (const lab::run_directory_error& e) {
     throw lab::output_error(e.what());
   }
+}
+
+// The run's results: the frame's figures and part of the one model (results.json's document).
+nlohmann::json results_of(const try_request& request, const lab::run_plan& plan,
+                          const std::vector<run_row>& rows, const stopping_plan& stopping,
+                          const round_stopper& stopper, const run_clock& clock) {
+  const bool check = request.output == "check";
+  const program_figures figures = compute_figures(
+      program_part(plan).combinations, rows, check, lab::default_noise_floor_percent / 100,
+      stopping.adaptive ? std::optional(stopper.final_rule()) : std::nullopt);
+  return program_document(
+      program_results(program_part(plan), rows, figures, check, stopping, stopper.outcome()),
+      request.command_line, clock.created, clock.seconds(), clock.noise->finish());
 }
 
 }  // namespace
@@ -232,66 +200,30 @@ int try_command::execute() const {
 }
 
 int execute_try(const try_request& request, std::string* results_path) {
-  check_request(request);
-  const stopping_plan stopping = stopping_of(request);
-  try_plan plan = plan_of(request);
-  plan.rounds = stopping.max_rounds;
-  const fs::path directory = request.out_directory.empty()
-                                 ? fs::path("results") / ("try-" + lab::utc_now("%Y%m%dT%H%M%SZ"))
-                                 : fs::path(request.out_directory);
-  try {
-    lab::ensure_writable_directory(directory);
-  } catch (const std::system_error& e) {
-    throw usage_error(fmt::format("try: -o '{}' is not a writable directory: {}",
-                                  directory.string(), e.code().message()));
-  }
-  plan.scratch_directory = fs::absolute(directory).string();
+  planned_try planned = plan_try(request);
+  const stopping_plan& stopping = planned.stopping;
+  try_plan& frame_plan = planned.frame;
+  const fs::path directory = writable_directory(request);
+  frame_plan.scratch_directory = fs::absolute(directory).string();
+  const lab::run_plan plan = make_program_plan(frame_plan);
   // One lab measurement per machine, as `run` and `replay`: a `try` beside them times them both.
   const auto lock = lab::take_machine_lock(request.command_line, request.wait_for_lock);
+  lab::install_interrupt_handlers();
   process::periodic_noise_watch noise;
-  const std::string created = lab::utc_now("%Y-%m-%dT%H:%M:%SZ");
-  const auto start = std::chrono::steady_clock::now();
-  const double noise_floor = lab::default_noise_floor_percent / 100;
-  std::vector<std::string> labels;
-  for (const variant& v : plan.combinations) labels.push_back(v.label());
-  round_stopper stopper(stopping, plan.combinations.size(), baseline_of(plan.combinations),
-                        noise_floor, labels);
-  const auto another_round = [&](const std::vector<run_row>& so_far, std::size_t completed) {
-    const std::size_t looks = stopper.outcome().looks_taken;
-    const bool more = stopper.another_round(
-        so_far, completed,
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    if (stopper.outcome().looks_taken != looks)
-      std::cerr << fmt::format("\nlook {} after {}: {} of {} decided{}\n",
-                               stopper.outcome().looks_taken, lab::counted(completed, "round"),
-                               stopper.outcome().decided,
-                               lab::counted(stopper.outcome().compared, "comparison"),
-                               more ? "" : "; " + stopper.outcome().stopped_because);
-    return more;
-  };
-  const rounds_run ran = run_rounds(
-      plan, [&](const run_row& row) { print_progress(row, plan, stopping.adaptive); },
-      another_round);
+  const run_clock clock{lab::utc_now("%Y-%m-%dT%H:%M:%SZ"), std::chrono::steady_clock::now(),
+                        &noise};
+  round_looks looks(stopping, frame_plan);
+  const lab::round_records ran = lab::run_rounds(
+      plan, [](lab::frame) { return make_program_executor(); },
+      [&, finished = std::size_t{0}](const lab::task& t, const lab::measurement_record& r) mutable {
+        print_progress(t, finished++ % plan.cells.size(), r, plan, stopping.adaptive);
+      },
+      std::ref(looks));
   if (::isatty(STDERR_FILENO) != 0) std::cerr << '\n';
-  const std::vector<run_row>& rows = ran.rows;
-  if (ran.interrupted_by != 0) {
-    if (rows.empty()) throw lab::run_interrupted(ran.interrupted_by);
-    stopper.interrupted(rows, ran.completed, ran.interrupted_by);
-    std::cerr << fmt::format(
-        "\nalloclab: interrupted by signal {}; no run left running; the "
-        "results of the runs so far ({} rounds, {} runs) follow\n",
-        ran.interrupted_by, ran.completed, rows.size());
-  }
-  const bool check = request.output == "check";
-  const program_figures figures =
-      compute_figures(plan.combinations, rows, check, noise_floor,
-                      stopping.adaptive ? std::optional(stopper.final_rule()) : std::nullopt);
-  const nlohmann::json results = program_document(
-      program_results(plan, rows, figures, check, stopping, stopper.outcome()),
-      request.command_line, created,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-      noise.finish());
-  const lab::model::document document = write_try_directory(directory, results);
+  const std::vector<run_row> rows = rows_of(ran.ran, ran.records);
+  report_interrupt(ran, rows, looks.stopper());
+  const lab::model::document document = write_try_directory(
+      directory, results_of(request, plan, rows, stopping, looks.stopper(), clock));
   if (results_path != nullptr) *results_path = (directory / "results.json").string();
   std::cout << render_program_console(document.parts.get<lab::program_document_figures>()->program)
             << "results: " << (directory / "results.json").string() << ", "

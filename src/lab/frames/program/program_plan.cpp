@@ -1,0 +1,289 @@
+#include "frames/program/program_plan.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "frames/program/figures.hpp"
+#include "frames/program/stopping.hpp"
+#include "frames/program/try_command.hpp"
+#include "io/usage_error.hpp"
+#include "mallocs/malloc_table.hpp"
+#include "plan/budget.hpp"
+#include "plan/malloc_missing.hpp"
+#include "process/descendants.hpp"
+#include "schedule/executor.hpp"
+
+namespace alloclab::program {
+namespace {
+
+namespace fs = std::filesystem;
+using lab::usage_error;
+
+// Named mallocs must be known and installed; the default list keeps the installed ones.
+std::vector<std::string> checked_mallocs(const std::vector<std::string>& asked) {
+  const bool defaulted = asked.empty();
+  std::vector<std::string> out;
+  for (const std::string& name : defaulted ? mallocs::try_default_mallocs() : asked) {
+    const mallocs::malloc_entry* e = mallocs::find_malloc(name);
+    if (e == nullptr)
+      throw usage_error(fmt::format("try: unknown --malloc '{}'; valid: {}", name,
+                                    fmt::join(mallocs::malloc_names(), ", ")));
+    if (const std::string missing = lab::malloc_missing_reason(*e); !missing.empty()) {
+      if (defaulted) continue;
+      throw usage_error("try: " + missing);
+    }
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<variant> combinations_of(const std::vector<std::string>& mallocs,
+                                     const std::string& variants_text) {
+  std::vector<variant> combinations;
+  for (const std::string& m : mallocs) combinations.push_back({m, {}});
+  if (variants_text.empty()) return combinations;
+  try {
+    for (variant& v : parse_variants(variants_text)) {
+      if (std::find(mallocs.begin(), mallocs.end(), v.malloc) == mallocs.end())
+        throw usage_error("try: --variants '" + v.label() + "' names " + v.malloc +
+                          ", which --malloc does not include");
+      combinations.push_back(std::move(v));
+    }
+  } catch (const variant_error& e) {
+    throw usage_error(std::string("try: ") + e.what());
+  }
+  return combinations;
+}
+
+// The program must exist before any run: a missing one would be N failed runs.
+void check_program(const std::string& program) {
+  if (program.find('/') != std::string::npos) {
+    if (::access(program.c_str(), X_OK) != 0)
+      throw usage_error("try: '" + program + "' is not an executable file");
+    return;
+  }
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path == nullptr ? "" : path;
+  while (!rest.empty()) {
+    const std::size_t colon = rest.find(':');
+    const std::string dir(rest.substr(0, colon));
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0)
+      return;
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  throw usage_error("try: program '" + program + "' not found in PATH");
+}
+
+constexpr std::size_t default_fixed_rounds = 5;
+constexpr const char* default_budget = "5m";
+
+// --rounds N: that many rounds; else adaptive within --budget (0: the default fixed rounds).
+stopping_plan stopping_of(const try_request& r) {
+  if (r.rounds > 0 && r.budget)
+    throw usage_error(
+        "try: --rounds and --budget exclude each other (--rounds: a fixed number "
+        "of rounds; --budget: stop when decided or when the time is spent)");
+  if (r.rounds > 0) return fixed_stopping(r.rounds);
+  const double seconds = lab::parse_budget(r.budget.value_or(default_budget));
+  if (seconds <= 0) return fixed_stopping(default_fixed_rounds);
+  if (r.min_rounds > r.max_rounds) throw usage_error("try: --min-rounds is above --max-rounds");
+  return adaptive_stopping(r.min_rounds, r.max_rounds, seconds);
+}
+
+void check_request(const try_request& r) {
+  if (r.command.empty())
+    throw usage_error("try: no program given; usage: alloclab try [options] -- PROG ARGS");
+  check_program(r.command.front());
+  if (!r.stdin_path.empty() &&
+      (::access(r.stdin_path.c_str(), R_OK) != 0 || fs::is_directory(r.stdin_path)))
+    throw usage_error("try: --stdin '" + r.stdin_path + "' is not a readable file");
+  if (!r.working_directory.empty() && !fs::is_directory(r.working_directory))
+    throw usage_error("try: --cwd '" + r.working_directory + "' is not a directory");
+}
+
+try_plan plan_of(const try_request& r, const stopping_plan& stopping) {
+  try_plan plan;
+  plan.setup.argv = r.command;
+  // The program runs in --cwd; a relative stdin is opened before the chdir, from here.
+  plan.setup.stdin_path = r.stdin_path;
+  plan.setup.working_directory = r.working_directory;
+  plan.setup.environment = r.environment;
+  plan.setup.timeout =
+      std::chrono::milliseconds(static_cast<std::int64_t>(r.timeout_seconds * 1000));
+  plan.combinations = combinations_of(checked_mallocs(r.mallocs), r.variants);  // bad input first
+  plan.setup.probe_path = default_probe_path();
+  if (plan.setup.probe_path.empty())
+    throw usage_error(
+        "try: the liveness probe liballoclab_program_probe.so is neither next to the "
+        "alloclab binary nor in ../lib/alloclab beside it (build the alloclab_cli target, or "
+        "install with cmake --install)");
+  plan.rounds = stopping.max_rounds;
+  plan.seed = r.seed != 0 ? r.seed : std::random_device{}() | 1u;
+  return plan;
+}
+
+lab::malloc_choice choice_of(const variant& v) {
+  lab::malloc_choice m;
+  m.label = v.malloc;
+  m.argument = v.malloc;
+  m.entry = mallocs::find_malloc(v.malloc);
+  m.knobs = v.settings;
+  return m;
+}
+
+class program_executor final : public lab::executor {
+ public:
+  // A program's daemonized descendants become this process's children, and end with its run.
+  void prepare(const lab::run_plan&, const lab::progress_note&) override {
+    process::adopt_orphaned_descendants();
+  }
+
+  lab::measurement_record execute(const lab::run_plan& plan, const lab::task& t) override {
+    const try_plan& part = program_part(plan);
+    const variant& combination = part.combinations.at(t.cell);
+    run_record run =
+        run_once(part.setup, combination, part.scratch_directory + "/liveness-proof.txt");
+    process::end_leftover_children();
+    lab::measurement_record r;
+    r.frame = program_frame_name;
+    r.workload = program_frame_name;
+    r.strategy = combination.label();
+    r.malloc = combination.malloc;
+    r.part = t.part;
+    r.status = run.ok ? "ok" : "failed";
+    r.reason = run.reason;
+    r.worker = {{"exit_code", run.exit_code}, {"wall_seconds", run.figures.wall_seconds}};
+    r.figures = lab::frame_figures(std::move(run));
+    return r;
+  }
+
+  nlohmann::json run_facts() const override { return nlohmann::json::object(); }
+};
+
+}  // namespace
+
+planned_try plan_try(const try_request& request) {
+  check_request(request);
+  planned_try planned;
+  planned.stopping = stopping_of(request);
+  planned.frame = plan_of(request, planned.stopping);
+  return planned;
+}
+
+lab::run_plan make_program_plan(const try_plan& frame_plan) {
+  lab::run_plan plan;
+  plan.frames = {lab::frame::program};
+  plan.repetitions[lab::frame::program] = frame_plan.rounds;
+  plan.cell_timeout = frame_plan.setup.timeout;
+  plan.sizes.samples_per_repetition = 1;
+  plan.sizes.repetitions = plan.sizes.processes = frame_plan.rounds;
+  plan.sizes.counted_iterations = 1;
+  plan.sizes.seed = frame_plan.seed;
+  for (const variant& v : frame_plan.combinations) {
+    lab::cell_spec c;
+    c.workload = program_frame_name;
+    c.strategy = v.label();
+    c.malloc = choice_of(v);
+    c.frame = lab::frame::program;
+    if (v.settings.empty()) plan.mallocs.push_back(c.malloc);
+    plan.cells.push_back(std::move(c));
+  }
+  const std::vector<std::size_t> runs_per_cell(plan.cells.size(), frame_plan.rounds);
+  plan.schedule = lab::interleaved_schedule(runs_per_cell, frame_plan.rounds, frame_plan.seed);
+  plan.frame_sizes.put(program_frame_name, frame_plan);
+  return plan;
+}
+
+const try_plan& program_part(const lab::run_plan& plan) {
+  return plan.frame_sizes.get<try_plan>(program_frame_name);
+}
+
+std::unique_ptr<lab::executor> make_program_executor() {
+  return std::make_unique<program_executor>();
+}
+
+std::vector<run_row> rows_of(const std::vector<lab::task>& ran,
+                             const std::vector<lab::measurement_record>& records) {
+  std::vector<run_row> rows;
+  std::map<std::size_t, std::size_t> placed;  // runs so far of each round
+  for (std::size_t i = 0; i < ran.size() && i < records.size(); ++i) {
+    const run_record* run = records[i].figures.get<run_record>();
+    if (run == nullptr) continue;
+    rows.push_back({ran[i].part, placed[ran[i].part]++, ran[i].cell, *run});
+  }
+  return rows;
+}
+
+void to_json(nlohmann::json& j, const run_record& r) {
+  nlohmann::json knobs = nlohmann::json::array();
+  for (const mallocs::knob_reading& k : r.knobs)
+    knobs.push_back({{"knob", k.knob},
+                     {"value", k.value ? nlohmann::json(*k.value) : nlohmann::json()},
+                     {"how", k.how}});
+  const run_figures& f = r.figures;
+  j = {{"ok", r.ok},
+       {"reason", r.reason},
+       {"live", r.live},
+       {"knobs", std::move(knobs)},
+       {"exit_code", r.exit_code},
+       {"user_seconds", f.user_seconds},
+       {"sys_seconds", f.sys_seconds},
+       {"wall_seconds", f.wall_seconds},
+       {"peak_rss_bytes", f.peak_rss_bytes},
+       {"minor_faults", f.minor_faults},
+       {"major_faults", f.major_faults},
+       {"voluntary_switches", f.voluntary_switches},
+       {"involuntary_switches", f.involuntary_switches},
+       {"stdout_hash", r.stdout_hash},
+       {"stdout_bytes", r.stdout_bytes}};
+}
+
+void from_json(const nlohmann::json& j, run_record& r) {
+  j.at("ok").get_to(r.ok);
+  j.at("reason").get_to(r.reason);
+  j.at("live").get_to(r.live);
+  r.knobs.clear();
+  for (const nlohmann::json& k : j.at("knobs")) {
+    mallocs::knob_reading reading{k.at("knob").get<std::string>(), std::nullopt,
+                                  k.at("how").get<std::string>()};
+    if (!k.at("value").is_null()) reading.value = k.at("value").get<std::string>();
+    r.knobs.push_back(std::move(reading));
+  }
+  j.at("exit_code").get_to(r.exit_code);
+  run_figures& f = r.figures;
+  j.at("user_seconds").get_to(f.user_seconds);
+  j.at("sys_seconds").get_to(f.sys_seconds);
+  j.at("wall_seconds").get_to(f.wall_seconds);
+  j.at("peak_rss_bytes").get_to(f.peak_rss_bytes);
+  j.at("minor_faults").get_to(f.minor_faults);
+  j.at("major_faults").get_to(f.major_faults);
+  j.at("voluntary_switches").get_to(f.voluntary_switches);
+  j.at("involuntary_switches").get_to(f.involuntary_switches);
+  j.at("stdout_hash").get_to(r.stdout_hash);
+  j.at("stdout_bytes").get_to(r.stdout_bytes);
+}
+
+std::vector<lab::figure_readings> stop_readings_of(const run_record& r) {
+  if (!r.ok) return {};
+  return {{{stop_figure, {r.figures.cpu_seconds()}}}};
+}
+
+lab::sample_count timed_samples_of(const run_record&) {
+  return {1, 1};
+}
+
+}  // namespace alloclab::program

@@ -1,0 +1,192 @@
+#include "schedule/round_stopping.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "stats/decision.hpp"
+
+namespace alloclab::lab {
+namespace {
+
+// Successful readings and failed runs per cell.
+struct cell_runs {
+  std::vector<std::size_t> ok, failed;
+};
+
+cell_runs runs_by_cell(const std::vector<round_reading>& readings, std::size_t cells) {
+  cell_runs out{std::vector<std::size_t>(cells), std::vector<std::size_t>(cells)};
+  for (const round_reading& r : readings)
+    if (r.cell < cells) ++(r.ok ? out.ok : out.failed)[r.cell];
+  return out;
+}
+
+}  // namespace
+
+std::vector<round_reading> round_readings(const round_records& ran, const std::string& figure) {
+  std::vector<round_reading> out;
+  for (std::size_t i = 0; i < ran.records.size() && i < ran.ran.size(); ++i) {
+    round_reading r{ran.ran[i].part, ran.ran[i].cell, false, 0};
+    const std::vector<figure_readings> processes = ran.records[i].figures.readings();
+    if (ran.records[i].status == "ok" && processes.size() == 1) {
+      const auto found = processes.front().find(figure);
+      if (found != processes.front().end() && found->second.size() == 1) {
+        r.ok = true;
+        r.value = found->second.front();
+      }
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+paired_readings paired_by_round(const std::vector<round_reading>& readings, std::size_t a,
+                                std::size_t b) {
+  std::map<std::size_t, std::pair<const double*, const double*>> rounds;
+  for (const round_reading& r : readings) {
+    if (!r.ok) continue;
+    if (r.cell == a) rounds[r.round].first = &r.value;
+    if (r.cell == b) rounds[r.round].second = &r.value;
+  }
+  paired_readings out;
+  for (const auto& [round, pair] : rounds)
+    if (pair.first != nullptr && pair.second != nullptr) {
+      out.a.push_back(*pair.first);
+      out.b.push_back(*pair.second);
+    }
+  return out;
+}
+
+stop_rule stopping_plan::rule_at(std::size_t look) const {
+  stop_rule rule = rule_with_looks(adaptive ? look_rounds.size() : 1);
+  return rule.at_look(adaptive ? look : 1);
+}
+
+stopping_plan fixed_stopping(std::size_t rounds) {
+  stopping_plan plan;
+  plan.min_rounds = plan.max_rounds = rounds;
+  return plan;
+}
+
+stopping_plan adaptive_stopping(std::size_t min_rounds, std::size_t max_rounds,
+                                double budget_seconds) {
+  stopping_plan plan;
+  plan.adaptive = true;
+  plan.min_rounds = std::max<std::size_t>(2, min_rounds);
+  plan.max_rounds = std::max(plan.min_rounds, max_rounds);
+  plan.budget_seconds = budget_seconds;
+  for (std::size_t r = plan.min_rounds; r < plan.max_rounds; r += (r + 1) / 2)
+    plan.look_rounds.push_back(r);
+  plan.look_rounds.push_back(plan.max_rounds);
+  return plan;
+}
+
+std::vector<double> noise_boundaries(double noise_floor) {
+  return {1 / (1 + noise_floor), 1 + noise_floor};
+}
+
+std::size_t round_look::open() const {
+  return static_cast<std::size_t>(
+      std::count_if(comparisons.begin(), comparisons.end(),
+                    [](const round_comparison& c) { return !c.decided && !c.undecidable; }));
+}
+
+round_look look_at(const std::vector<round_reading>& readings, std::size_t cells,
+                   std::size_t baseline, const stop_rule& rule, double noise_floor,
+                   double resolution) {
+  round_look look;
+  look.look = rule.look;
+  const cell_runs runs = runs_by_cell(readings, cells);
+  // A side whose runs mostly fail cannot be decided by more rounds of the same.
+  const auto failing = [&](std::size_t i) { return runs.failed[i] > runs.ok[i]; };
+  const std::vector<double> boundaries = noise_boundaries(noise_floor);
+  for (std::size_t i = 0; i < cells; ++i) {
+    if (i == baseline) continue;
+    round_comparison c;
+    c.cell = i;
+    c.undecidable = failing(i) || failing(baseline);
+    const paired_readings pairs = paired_by_round(readings, i, baseline);
+    c.ratio = compare_paired_runs(pairs.a, pairs.b, rule, resolution);
+    // The verdict needs the U test too: undecided while its counts cannot reach p < alpha.
+    const bool testable = can_reach_significance(runs.ok[i], runs.ok[baseline]);
+    c.decided = testable && decided(c.ratio, boundaries);
+    look.comparisons.push_back(c);
+  }
+  return look;
+}
+
+round_stopper::round_stopper(stopping_plan plan, round_judged judged)
+    : plan_(std::move(plan)), judged_(std::move(judged)) {}
+
+bool round_stopper::finish(std::string reason, const round_look* last) {
+  outcome_.stopped_because = std::move(reason);
+  outcome_.open.clear();
+  outcome_.failing.clear();
+  if (last != nullptr)
+    for (const round_comparison& c : last->comparisons) {
+      if (c.undecidable)
+        outcome_.failing.push_back(judged_.labels.at(c.cell));
+      else if (!c.decided)
+        outcome_.open.push_back(judged_.labels.at(c.cell));
+    }
+  return false;
+}
+
+bool round_stopper::another_round(const std::vector<round_reading>& readings, std::size_t completed,
+                                  double elapsed_seconds) {
+  outcome_.rounds = completed;
+  if (!plan_.adaptive)
+    return completed < plan_.max_rounds || finish("the fixed number of rounds", nullptr);
+  if (completed < plan_.min_rounds) return true;
+  // Another round is affordable when the mean round so far fits in what is left.
+  const double round_seconds = elapsed_seconds / static_cast<double>(completed);
+  const bool budget_spent = elapsed_seconds + round_seconds > plan_.budget_seconds;
+  const bool planned_look = std::find(plan_.look_rounds.begin(), plan_.look_rounds.end(),
+                                      completed) != plan_.look_rounds.end();
+  const bool last_round = completed >= plan_.max_rounds;
+  if (!planned_look && !budget_spent && !last_round) return true;
+  const round_look look = take_look(readings, budget_spent || last_round);
+  if (look.open() == 0)
+    return finish(outcome_.decided == outcome_.compared ? "every comparison decided"
+                                                        : "no open comparison a round could decide",
+                  &look);
+  if (last_round) return finish("the maximum number of rounds", &look);
+  if (budget_spent) return finish("the budget spent", &look);
+  return true;
+}
+
+// At most the planned number of looks: the last planned one comes at max_rounds. A look that ends
+// the rounds whatever it sees (no time or rounds left, or a signal) may spend all the alpha left.
+round_look round_stopper::take_look(const std::vector<round_reading>& readings, bool final_look) {
+  const std::size_t k = ++outcome_.looks_taken;
+  last_rule_ = final_look ? plan_.rule_at(k).spending_the_rest() : plan_.rule_at(k);
+  outcome_.confidence = last_rule_.confidence();
+  round_look look = look_at(readings, judged_.cells, judged_.baseline, last_rule_,
+                            judged_.noise_floor, judged_.resolution);
+  outcome_.compared = look.comparisons.size();
+  outcome_.decided = static_cast<std::size_t>(
+      std::count_if(look.comparisons.begin(), look.comparisons.end(),
+                    [](const round_comparison& c) { return c.decided && !c.undecidable; }));
+  return look;
+}
+
+void round_stopper::interrupted(const std::vector<round_reading>& readings,
+                                std::size_t completed_rounds, int signal) {
+  outcome_.rounds = completed_rounds;
+  const std::string reason = "interrupted by signal " + std::to_string(signal);
+  // Too few rounds for a look, or the last look already ended them: nothing more to judge.
+  const bool can_look =
+      plan_.adaptive && completed_rounds >= 2 && outcome_.looks_taken < plan_.look_rounds.size();
+  if (!can_look) {
+    finish(reason, nullptr);
+    return;
+  }
+  const round_look look = take_look(readings, true);
+  finish(reason, &look);
+}
+
+stop_rule round_stopper::final_rule() const {
+  return outcome_.looks_taken > 0 ? last_rule_ : plan_.rule_at(1);
+}
+
+}  // namespace alloclab::lab

@@ -1,0 +1,130 @@
+// When a run in rounds (schedule/round_run.hpp) stops: after a fixed number of rounds, or
+// adaptively: at least `min_rounds`, then a look after the rounds planned before the first run
+// (3, 5, 8, 12, ... growing by half, up to `max_rounds`) and, once more, when the budget cannot
+// pay for another round. A look judges every cell's figure against the baseline cell's with the
+// lab's stop rule (stats/sequential.hpp, compare_paired_runs: the runs of one round are paired,
+// each run one process, alpha spent over the planned looks); the run stops when each is decided,
+// i.e. its interval lies wholly beyond the noise floor on one side or wholly inside it.
+//
+// Because the looks and their alphas are fixed before any run and each look's interval is wide
+// enough for its share of alpha, the chance that a given comparison's interval misses its true
+// ratio at any look stays at most alpha whenever the rounds stop (per comparison and metric, not
+// over all of them together): the final verdicts use the last look's intervals. A look after
+// which none can follow (the budget or the rounds spent) spends all the alpha the others left.
+// `alloclab try` stops its rounds by this rule, on each run's CPU time.
+//
+// Example:
+//   const auto plan = alloclab::lab::adaptive_stopping(3, 40, 300);
+//   // plan.look_rounds == {3, 5, 8, 12, 18, 27, 40}
+//   const auto look = look_at(readings, 3, 0, plan.rule_at(1), 0.03, 1e-3);
+//   if (look.open() == 0) { /* every comparison decided: stop */ }
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "schedule/round_run.hpp"
+#include "stats/sequential.hpp"
+
+namespace alloclab::lab {
+
+struct stopping_plan {
+  bool adaptive = false;
+  std::size_t min_rounds = 0;
+  std::size_t max_rounds = 0;
+  double budget_seconds = 0;             ///< adaptive: wall time for all rounds
+  std::vector<std::size_t> look_rounds;  ///< adaptive: completed rounds at which the rule looks
+  stop_rule rule_at(std::size_t look) const;  ///< looks = look_rounds.size()
+};
+
+stopping_plan fixed_stopping(std::size_t rounds);
+/// min_rounds >= 2 and max_rounds >= min_rounds; budget_seconds > 0.
+stopping_plan adaptive_stopping(std::size_t min_rounds, std::size_t max_rounds,
+                                double budget_seconds);
+
+/// The ratios a decision needs to clear: 1 / (1 + floor) and 1 + floor.
+std::vector<double> noise_boundaries(double noise_floor);
+
+/// One run's reading of the figure the rule judges (meaningful when `ok`).
+struct round_reading {
+  std::size_t round = 0;
+  std::size_t cell = 0;
+  bool ok = false;
+  double value = 0;
+};
+/// Each record's reading of `figure` (its frame's stop readings; none: not ok), by its task.
+std::vector<round_reading> round_readings(const round_records& ran, const std::string& figure);
+
+/// The readings of cell `a` and of `b` from the rounds in which both ran successfully, in round
+/// order: the pairs a paired interval stands on (compare_paired_runs).
+struct paired_readings {
+  std::vector<double> a, b;
+};
+paired_readings paired_by_round(const std::vector<round_reading>& readings, std::size_t a,
+                                std::size_t b);
+
+struct round_comparison {
+  std::size_t cell = 0;
+  sequential_ratio ratio;
+  bool decided = false;
+  bool undecidable = false;  ///< most runs of a side failed: more rounds will not decide it
+};
+
+struct round_look {
+  std::size_t look = 0;                       ///< 1-based
+  std::vector<round_comparison> comparisons;  ///< every cell but the baseline
+  std::size_t open() const;
+};
+
+/// Judges the readings at `rule.look`, each cell against the baseline on the ratios of their runs
+/// paired by round. `resolution`: of the figure (its reading's rounding).
+round_look look_at(const std::vector<round_reading>& readings, std::size_t cells,
+                   std::size_t baseline, const stop_rule& rule, double noise_floor,
+                   double resolution);
+
+/// What a run of rounds did, for results.json and the report.
+struct stopping_outcome {
+  std::size_t rounds = 0;                 ///< completed
+  std::size_t looks_taken = 0;            ///< adaptive: looks the rule took
+  std::string stopped_because;            ///< "fixed rounds", "every comparison decided", ...
+  std::vector<std::string> open;          ///< labels still undecided at the last look
+  std::vector<std::string> failing;       ///< labels undecidable: most runs of a side failed
+  std::size_t compared = 0, decided = 0;  ///< comparisons at the last look, and decided ones
+  double confidence = 0;                  ///< of the last look's intervals (0: no look)
+};
+
+/// The figure the rule judges, and the cells it judges against the baseline.
+struct round_judged {
+  std::size_t cells = 0, baseline = 0;
+  std::vector<std::string> labels;  ///< by cell
+  double noise_floor = 0;
+  double resolution = 0;  ///< of the figure
+};
+
+/// Decides after each completed round whether another one runs (see the top of this file).
+class round_stopper {
+ public:
+  round_stopper(stopping_plan plan, round_judged judged);
+  /// `elapsed_seconds`: wall time since the first round began.
+  bool another_round(const std::vector<round_reading>& readings, std::size_t completed_rounds,
+                     double elapsed_seconds);
+  /// The rounds were interrupted by `signal` after `completed_rounds`: an adaptive run takes its
+  /// last look now, spending the alpha left (no look can follow it).
+  void interrupted(const std::vector<round_reading>& readings, std::size_t completed_rounds,
+                   int signal);
+  const stopping_outcome& outcome() const { return outcome_; }
+  /// The rule of the last look taken (for the final intervals); the plan's last without a look.
+  stop_rule final_rule() const;
+
+ private:
+  bool finish(std::string reason, const round_look* last);
+  round_look take_look(const std::vector<round_reading>& readings, bool final_look);
+
+  stopping_plan plan_;
+  round_judged judged_;
+  stopping_outcome outcome_;
+  stop_rule last_rule_;
+};
+
+}  // namespace alloclab::lab
