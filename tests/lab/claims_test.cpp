@@ -1,4 +1,5 @@
-// Test plan: judge_claims over hand-made results documents.
+// Test plan: judge_claims over hand-made results documents (partial_results.hpp completes them
+// into results files the model reads).
 //   ratio claims: reproduced when the whole 95 % interval is inside the accepted range
 //     (RatioInsideToleranceIsReproduced), refuted when none of it is
 //     (RatioOutsideToleranceIsRefuted, ARefutedRatioSaysHowItMissed), inconclusive when it
@@ -39,10 +40,17 @@
 #include "results/claims.hpp"
 #include "results/schema_check.hpp"
 
+#include "partial_results.hpp"
+
 namespace alloclab::lab {
 namespace {
 
 using json = nlohmann::json;
+
+// The verdicts of `claims` on the hand-made results document `partial`.
+json judge_partial(const json& partial, const json& claims) {
+  return judge_claims(test::complete_results(partial), claims);
+}
 
 // A timing block whose per-repetition figures scatter around the pooled ones by `spread`
 // (relative): repetition i is scaled by 1 + spread * (i - 2) / 2.
@@ -88,7 +96,7 @@ json claim(const std::string& candidate, const std::string& metric, json claimed
 }
 
 std::string verdict_of(const json& results, const json& one_claim) {
-  return judge_claims(results, json{{"claims", json::array({one_claim})}}).at(0).at("verdict");
+  return judge_partial(results, json{{"claims", json::array({one_claim})}}).at(0).at("verdict");
 }
 
 const json fast_and_slow = results_with(timing(200, 200, 40, 0.10), timing(100, 100, 10, 0.20));
@@ -108,8 +116,8 @@ TEST(Claims, RatioOutsideToleranceIsRefuted) {
 
 TEST(Claims, ARatioVerdictCarriesItsRangeAndEstimateAsNumbers) {
   const json v =
-      judge_claims(fast_and_slow,
-                   json{{"claims", json::array({claim("fast", "speedup_p50", 2.1, 0.2)})}})
+      judge_partial(fast_and_slow,
+                    json{{"claims", json::array({claim("fast", "speedup_p50", 2.1, 0.2)})}})
           .at(0);
   EXPECT_NEAR(v.at("accepted").at("low").get<double>(), 2.1 / 1.2, 1e-9);
   EXPECT_NEAR(v.at("accepted").at("high").get<double>(), 2.1 * 1.2, 1e-9);
@@ -121,8 +129,8 @@ TEST(Claims, ARatioVerdictCarriesItsRangeAndEstimateAsNumbers) {
   EXPECT_GE(e.at("high").get<double>(), e.at("value").get<double>());
 
   const json missing =
-      judge_claims(fast_and_slow,
-                   json{{"claims", json::array({claim("absent", "speedup_p50", 2.0)})}})
+      judge_partial(fast_and_slow,
+                    json{{"claims", json::array({claim("absent", "speedup_p50", 2.0)})}})
           .at(0);
   EXPECT_TRUE(missing.at("accepted").is_null());
   EXPECT_TRUE(missing.at("estimates").empty());
@@ -130,7 +138,7 @@ TEST(Claims, ARatioVerdictCarriesItsRangeAndEstimateAsNumbers) {
 
 TEST(Claims, ARefutedRatioSaysHowItMissed) {
   auto detail_of = [](const json& one_claim) {
-    return judge_claims(fast_and_slow, json{{"claims", json::array({one_claim})}})
+    return judge_partial(fast_and_slow, json{{"claims", json::array({one_claim})}})
         .at(0)
         .at("detail")
         .get<std::string>();
@@ -157,8 +165,8 @@ TEST(Claims, ARatioInsideTheRangeIsNotReproducedOnADifferenceTheOneRuleCallsNois
     base["repetition_medians_ns"][i] = 10.0;
     candidate["repetition_medians_ns"][i] = 1000.0;
   }
-  const json v = judge_claims(results_with(base, candidate),
-                              json{{"claims", json::array({claim("fast", "speedup_p50", 2.0)})}})
+  const json v = judge_partial(results_with(base, candidate),
+                               json{{"claims", json::array({claim("fast", "speedup_p50", 2.0)})}})
                      .at(0);
   EXPECT_GE(v.at("estimates").at(0).at("low").get<double>(), 2.0 / 1.25);  // inside the range
   EXPECT_LE(v.at("estimates").at(0).at("high").get<double>(), 2.0 * 1.25);
@@ -182,8 +190,8 @@ TEST(Claims, TooFewSamplesAreNotJudged) {
 }
 
 TEST(Claims, MeasuredRatiosCarryTheirInterval) {
-  const json v = judge_claims(fast_and_slow,
-                              json{{"claims", json::array({claim("fast", "speedup_p50", 2.0)})}})
+  const json v = judge_partial(fast_and_slow,
+                               json{{"claims", json::array({claim("fast", "speedup_p50", 2.0)})}})
                      .at(0);
   const std::string measured = v.at("measured");
   EXPECT_EQ(measured.rfind("2.0", 0), 0u) << measured;
@@ -193,7 +201,7 @@ TEST(Claims, MeasuredRatiosCarryTheirInterval) {
 TEST(Claims, MissingCellsAndUnmeasurableClaimsSayWhy) {
   json absent_with_hint = claim("absent", "speedup_p50", 1.0);
   absent_with_hint["run_with"] = "--workloads w --malloc all";
-  const json verdicts = judge_claims(
+  const json verdicts = judge_partial(
       fast_and_slow,
       json{{"claims",
             json::array({claim("gone", "speedup_p50", 1.0),
@@ -260,7 +268,7 @@ json any_malloc_claim() {
 
 TEST(Claims, AnyOfSeveralMallocsInsideTheRangeReproducesAndSaysWhich) {
   json c = any_malloc_claim();
-  const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
+  const json v = judge_partial(heap_results(), json{{"claims", json::array({c})}}).at(0);
   EXPECT_EQ(v.at("verdict"), "reproduced");  // mimalloc 2.0x; jemalloc 1.25x is outside
   EXPECT_NE(v.at("measured").get<std::string>().find("jemalloc 1.25x ["), std::string::npos);
   EXPECT_NE(v.at("measured").get<std::string>().find("mimalloc 2.00x ["), std::string::npos);
@@ -278,7 +286,7 @@ TEST(Claims, HighestCostWorkloadUnderEveryMalloc) {
             {"metric", "highest_ns_per_pair"},
             {"candidate", "h_uniform"},
             {"among_workloads", {"h_uniform", "h_exp", "h_log"}}};
-  const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
+  const json v = judge_partial(heap_results(), json{{"claims", json::array({c})}}).at(0);
   EXPECT_EQ(v.at("verdict"), "reproduced");
   EXPECT_EQ(v.at("measured"), "highest under 3/3 mallocs");
   c["candidate"] = "h_log";
@@ -293,7 +301,7 @@ TEST(Claims, ReturnsMemoryComparesTheKeptShareWithTheThreshold) {
             {"retains", {"glibc"}},
             {"returns", {"jemalloc"}},
             {"threshold", 0.5}};
-  const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
+  const json v = judge_partial(heap_results(), json{{"claims", json::array({c})}}).at(0);
   EXPECT_EQ(v.at("verdict"), "reproduced") << v.at("detail");
   EXPECT_EQ(v.at("measured"), "glibc keeps 95%, jemalloc keeps 20%");
   EXPECT_NE(v.at("detail").get<std::string>().find("1 s after the last free"), std::string::npos)
@@ -311,7 +319,7 @@ TEST(Claims, ReturnsMemoryIsJudgedOnTheNamedRetentionFigure) {
             {"returns", {"jemalloc"}},
             {"threshold", 0.5},
             {"figure", "after_free_0ms"}};  // jemalloc still holds 90% right after the free
-  const json v = judge_claims(heap_results(), json{{"claims", json::array({c})}}).at(0);
+  const json v = judge_partial(heap_results(), json{{"claims", json::array({c})}}).at(0);
   EXPECT_EQ(v.at("verdict"), "refuted") << v.at("detail");
   EXPECT_EQ(v.at("measured"), "glibc keeps 95%, jemalloc keeps 90%");
   EXPECT_NE(v.at("detail").get<std::string>().find("memory.retention.after_free_0ms"),
@@ -353,7 +361,7 @@ TEST(Claims, RetentionOverTimeIsJudgedUnderLightLoadAtTheHorizon) {
             {"figure", "timeline_light"}};
   // Idle, jemalloc keeps everything (it purges only when called); under light load it returns.
   const json v =
-      judge_claims(timeline_results(0.9, 0.1, 1.0), json{{"claims", json::array({c})}}).at(0);
+      judge_partial(timeline_results(0.9, 0.1, 1.0), json{{"claims", json::array({c})}}).at(0);
   EXPECT_EQ(v.at("verdict"), "reproduced") << v.at("detail");
   EXPECT_EQ(v.at("measured"), "glibc keeps 90%, jemalloc keeps 10%");
   const std::string detail = v.at("detail");
@@ -375,7 +383,7 @@ TEST(Claims, ARatioClaimIsJudgedOnTheStopRulesIntervalWhenTheRunHasOne) {
   r["budget"] = {
       {"stop_rule", {{"confidence", 0.9875}, {"looks", 4}}},
       {"comparisons", json::array({{{"id", "c"}, {"value", 2.0}, {"low", 1.5}, {"high", 2.7}}})}};
-  const json v = judge_claims(r, json{{"claims", json::array({c})}}).at(0);
+  const json v = judge_partial(r, json{{"claims", json::array({c})}}).at(0);
   EXPECT_EQ(v.at("verdict"), "inconclusive") << v.at("detail");  // 1.5 is below 2.1 / 1.25
   EXPECT_NE(v.at("detail").get<std::string>().find("98.75% stop-rule interval"), std::string::npos)
       << v.at("detail");
@@ -437,7 +445,7 @@ TEST(Claims, VerdictsRoundTripThroughTheModelsCodecAndSchema) {
   const json claims = {{"claims", json::array({any_malloc, highest, malformed})}};
   const json one_claim = {{"claims", json::array({pooled_only})}};
   for (const json& written :
-       {judge_claims(heap_results(), claims), judge_claims(heap, one_claim)}) {
+       {judge_partial(heap_results(), claims), judge_partial(heap, one_claim)}) {
     EXPECT_EQ(schema_violations(written, results_schema().at("properties").at("claims")),
               std::vector<std::string>());
     const auto read = model::read_json<std::vector<model::claim_verdict>>(written, "/claims");
@@ -451,7 +459,7 @@ TEST(Claims, VerdictsRoundTripThroughTheModelsCodecAndSchema) {
       EXPECT_EQ(keys, model_keys) << v.at("id");
     }
   }
-  const json v = judge_claims(heap_results(), claims);
+  const json v = judge_partial(heap_results(), claims);
   EXPECT_EQ(v[0].at("seed"), "002");
   EXPECT_EQ(v[0].at("candidate"), "malloc @ jemalloc|mimalloc|tcmalloc");
   EXPECT_TRUE(v[0].at("accepted").at("low").is_number_float());
@@ -463,7 +471,7 @@ TEST(Claims, VerdictsRoundTripThroughTheModelsCodecAndSchema) {
   EXPECT_EQ(v[2].at("verdict"), "not measurable here");
   EXPECT_EQ(v[2].at("seed"), "");  // keys the claims file lacks are empty, not absent
   EXPECT_NE(v[2].at("detail").get<std::string>().find("malformed claim"), std::string::npos);
-  const json single = judge_claims(heap, one_claim).at(0);
+  const json single = judge_partial(heap, one_claim).at(0);
   EXPECT_EQ(single.at("verdict"), "not judged: too few samples");
   ASSERT_FALSE(single.at("estimates").empty());
   EXPECT_TRUE(single.at("estimates")[0].at("value").is_number_float());
@@ -472,8 +480,8 @@ TEST(Claims, VerdictsRoundTripThroughTheModelsCodecAndSchema) {
 }
 
 TEST(Claims, AnUnknownMetricIsAnErrorNamingIt) {
-  const json v = judge_claims(fast_and_slow,
-                              json{{"claims", json::array({claim("fast", "speedup_p05", 2.0)})}})
+  const json v = judge_partial(fast_and_slow,
+                               json{{"claims", json::array({claim("fast", "speedup_p05", 2.0)})}})
                      .at(0);
   EXPECT_EQ(v.at("verdict"), "not measurable here");
   const std::string detail = v.at("detail");
@@ -491,8 +499,8 @@ TEST(ClaimMetrics, EachMetricIsOneEntrySayingWhatItReadsAndHowItIsJudged) {
       case claim_judging::ratio:
       case claim_judging::lowest:
       case claim_judging::highest:
-        EXPECT_FALSE(m.figure.pooled.empty()) << name;
-        EXPECT_FALSE(m.figure.series.empty()) << name;
+        EXPECT_FALSE(m.figure.name.empty()) << name;
+        EXPECT_NE(m.figure.read, nullptr) << name;
         EXPECT_FALSE(m.stop_figure.empty()) << name;
         break;
       case claim_judging::served_ratio:
@@ -510,13 +518,17 @@ TEST(ClaimMetrics, EachMetricIsOneEntrySayingWhatItReadsAndHowItIsJudged) {
 }
 
 TEST(ClaimMetrics, AFigureWithASeriesToSubtractReadsTheDifferencePerRepetition) {
-  const claim_metric& jitter = *find_claim_metric("jitter_ratio");
-  const json timing = {{"repetition_p99_ns", {10.0, 12.0, 14.0}},
-                       {"repetition_medians_ns", {4.0, 5.0}}};
-  EXPECT_EQ(repetition_series(jitter.figure, timing), (std::vector<double>{6.0, 7.0}));
-  EXPECT_EQ(repetition_series(find_claim_metric("p99_ratio")->figure, timing),
-            (std::vector<double>{10.0, 12.0, 14.0}));
-  EXPECT_TRUE(repetition_series(find_claim_metric("cv_ratio")->figure, timing).empty());
+  model::cell cell;
+  EXPECT_FALSE(find_claim_metric("jitter_ratio")->figure.read(cell));  // no timing: no figure
+  cell.timing.emplace();
+  cell.timing->repetition_p99_ns = {10.0, 12.0, 14.0};
+  cell.timing->repetition_medians_ns = {4.0, 5.0};
+  const auto series = [&](const char* metric) {
+    return find_claim_metric(metric)->figure.read(cell).value().per_repetition;
+  };
+  EXPECT_EQ(series("jitter_ratio"), (std::vector<double>{6.0, 7.0}));
+  EXPECT_EQ(series("p99_ratio"), (std::vector<double>{10.0, 12.0, 14.0}));
+  EXPECT_TRUE(series("cv_ratio").empty());
 }
 
 TEST(Claims, TheSeedClaimsFileIsWellFormed) {

@@ -9,12 +9,35 @@ using json = nlohmann::json;
 
 // Ratios are oriented so that > 1 favours the candidate: baseline figure / candidate figure, and
 // throughput (a rate) as candidate / baseline, the same as baseline mean time / candidate mean.
-constexpr cell_figure p50{"timing", "p50_ns", "repetition_medians_ns", {}};
-constexpr cell_figure mean{"timing", "mean_ns", "repetition_means_ns", {}};
-constexpr cell_figure p99{"timing", "p99_ns", "repetition_p99_ns", {}};
-constexpr cell_figure jitter{"timing", "jitter_ns", "repetition_p99_ns", "repetition_medians_ns"};
-constexpr cell_figure cv{"timing", "cv", "repetition_cv", {}};
-constexpr cell_figure ns_per_pair{"ns_per_pair", "mean", "per_repetition", {}};
+template <double model::timing::*pooled, std::vector<double> model::timing::*series>
+std::optional<model::repetition_series> timing_figure(const model::cell& c) {
+  if (!c.timing) return std::nullopt;
+  return model::repetition_series{(*c.timing).*series, (*c.timing).*pooled};
+}
+
+// p99 - p50 per repetition (over the repetitions both series have), and the pooled jitter.
+std::optional<model::repetition_series> jitter_figure(const model::cell& c) {
+  if (!c.timing) return std::nullopt;
+  const model::timing& t = *c.timing;
+  model::repetition_series s{{}, t.jitter_ns};
+  for (std::size_t i = 0; i < t.repetition_p99_ns.size() && i < t.repetition_medians_ns.size(); ++i)
+    s.per_repetition.push_back(t.repetition_p99_ns[i] - t.repetition_medians_ns[i]);
+  return s;
+}
+
+// The heap frame's figure (model::figures::series): ns per malloc+free pair per repetition.
+std::optional<model::repetition_series> pair_figure(const model::cell& c) {
+  return c.figures.series("speedup_ns_per_pair");
+}
+
+using model::timing;
+constexpr cell_figure p50{"p50_ns", timing_figure<&timing::p50_ns, &timing::repetition_medians_ns>};
+constexpr cell_figure mean{"mean_ns",
+                           timing_figure<&timing::mean_ns, &timing::repetition_means_ns>};
+constexpr cell_figure p99{"p99_ns", timing_figure<&timing::p99_ns, &timing::repetition_p99_ns>};
+constexpr cell_figure jitter{"jitter_ns", jitter_figure};
+constexpr cell_figure cv{"cv", timing_figure<&timing::cv, &timing::repetition_cv>};
+constexpr cell_figure ns_per_pair{"mean", pair_figure, true};
 constexpr cell_figure none{};
 
 }  // namespace
@@ -53,20 +76,6 @@ std::string claim_metric_names() {
   for (const claim_metric& m : claim_metrics())
     names += (names.empty() ? "" : ", ") + std::string(m.name);
   return names;
-}
-
-std::vector<double> repetition_series(const cell_figure& figure, const json& block) {
-  const auto series = [&](std::string_view key) {
-    const std::string k(key);
-    if (!block.is_object() || !block.contains(k)) return std::vector<double>{};
-    return block.at(k).get<std::vector<double>>();
-  };
-  std::vector<double> values = series(figure.series);
-  if (figure.minus_series.empty()) return values;
-  const std::vector<double> minus = series(figure.minus_series);
-  values.resize(std::min(values.size(), minus.size()));
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] -= minus[i];
-  return values;
 }
 
 accepted_range accepted(const json& claim) {

@@ -7,15 +7,17 @@
 //
 // Example:
 //   const claim_metric* m = find_claim_metric("speedup_p50");  // null for an unknown name
-//   if (m && m->judged_as == claim_judging::ratio) read(m->figure.pooled);  // "p50_ns"
+//   if (m && m->judged_as == claim_judging::ratio) use(m->figure.read(cell));  // its p50 series
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "model/cell.hpp"
 #include "stats/decision.hpp"
 
 namespace alloclab::lab {
@@ -29,12 +31,13 @@ enum class claim_judging {
   returns_memory,  // the `retains` mallocs keep their heap growth resident, the `returns` ones not
 };
 
-// A figure of a results cell: the pooled value and its per-repetition series, both in one block.
+// A figure of a results cell (model/cell.hpp): the pooled value and its per-repetition series.
 struct cell_figure {
-  std::string_view block;         // "timing" or "ns_per_pair"; empty: the metric reads none
-  std::string_view pooled;        // the pooled figure's key in the block
-  std::string_view series;        // the per-repetition series' key
-  std::string_view minus_series;  // when set, each repetition is series - minus_series (jitter)
+  std::string_view name;  // the pooled figure, as the verdicts' details name it ("p50_ns", "cv")
+  // The figure of a cell, nullopt when the cell has none (no timing; not a heap cell). Null: the
+  // metric reads no cell figure.
+  std::optional<model::repetition_series> (*read)(const model::cell& cell) = nullptr;
+  bool heap_pairs = false;  // the heap study's cost per malloc+free pair
 };
 
 struct claim_metric {
@@ -44,7 +47,7 @@ struct claim_metric {
   std::string_view stop_figure;      // the stop rule's figure (records' readings); empty: none
   std::string_view served_estimate;  // served_ratio: the estimate's key in the cell's vs_std
   // Whether the figure is the heap study's cost per malloc+free pair.
-  bool reads_heap_pairs() const { return figure.block == "ns_per_pair"; }
+  bool reads_heap_pairs() const { return figure.heap_pairs; }
 };
 
 // Every metric, in the table's order.
@@ -53,9 +56,6 @@ const std::vector<claim_metric>& claim_metrics();
 const claim_metric* find_claim_metric(const std::string& name);
 // "a, b, c": the names, for messages about an unknown one.
 std::string claim_metric_names();
-
-// The figure's per-repetition values in `block` (a cell's block); empty when the block lacks them.
-std::vector<double> repetition_series(const cell_figure& figure, const nlohmann::json& block);
 
 // The ratio range a claim accepts: its `claimed` value (or [low, high]) widened by `tolerance`
 // (default 0.2) the same factor either way: "1.4x" with tolerance 0.2 accepts 1.17x to 1.68x.

@@ -6,29 +6,6 @@
 namespace alloclab::lab {
 namespace {
 
-// The per-repetition figure behind a timing metric, and the pooled figure.
-model::repetition_series timing_series(const std::string& metric, const model::timing& t) {
-  if (metric == "speedup_p50") return {t.repetition_medians_ns, t.p50_ns};
-  if (metric == "speedup_mean" || metric == "throughput_ratio")
-    return {t.repetition_means_ns, t.mean_ns};
-  if (metric == "p99_ratio") return {t.repetition_p99_ns, t.p99_ns};
-  if (metric == "cv_ratio") return {t.repetition_cv, t.cv};
-  if (metric == "jitter_ratio") {
-    model::repetition_series s{{}, t.jitter_ns};
-    const auto& p99 = t.repetition_p99_ns;
-    const auto& p50 = t.repetition_medians_ns;
-    for (std::size_t i = 0; i < p99.size() && i < p50.size(); ++i)
-      s.per_repetition.push_back(p99[i] - p50[i]);
-    return s;
-  }
-  return {};
-}
-
-model::repetition_series series_of(const std::string& metric, const model::cell& c) {
-  if (std::optional<model::repetition_series> own = c.figures.series(metric)) return *own;
-  return c.timing ? timing_series(metric, *c.timing) : model::repetition_series{};
-}
-
 void add_comparison(model::cell& cell, const model::cell& baseline, bool power) {
   cell.vs_std.reset();
   if (!cell.timing || !baseline.timing) return;
@@ -64,25 +41,6 @@ void add_comparison(model::cell& cell, const model::cell& baseline, bool power) 
 }
 
 }  // namespace
-
-std::optional<ratio_estimate> estimate_cell_ratio(const std::string& metric,
-                                                  const model::cell& base,
-                                                  const model::cell& candidate, double confidence) {
-  const model::repetition_series b = series_of(metric, base);
-  const model::repetition_series c = series_of(metric, candidate);
-  if (b.pooled <= 0 || c.pooled <= 0) return std::nullopt;
-  // Every metric is "baseline / candidate" except throughput, "candidate / baseline" of a rate:
-  // the same as baseline mean time / candidate mean time. The point is the statistic the
-  // interval resamples; the pooled figures, with no interval, stand in when a side has no
-  // repetitions or a median figure that is not positive.
-  if (auto r = ratio_of_repetition_medians(b.per_repetition, c.per_repetition, confidence))
-    return r;
-  ratio_estimate r;
-  r.value = b.pooled / c.pooled;
-  r.base_repetitions = b.per_repetition.size();
-  r.candidate_repetitions = c.per_repetition.size();
-  return r;
-}
 
 void add_comparisons(model::workload& workload, bool power) {
   const model::cell* found = nullptr;  // the last cell that matches, as version 6 picked it

@@ -82,14 +82,6 @@ void add_workloads(const frame_results_input& in, const std::vector<std::string>
 // with bootstrap intervals over repetitions; cells without timing get none.
 void add_comparisons(model::workload& workload, bool test_has_power);
 
-// The ratio `metric` between two cells (ratio_intervals.hpp's metrics): over their `timing`, or
-// over the per-repetition figure their frame defines for it (model::figures::series, e.g. the
-// heap frame's speedup_ns_per_pair); nullopt when a cell lacks it or it is not positive.
-std::optional<ratio_estimate> estimate_cell_ratio(const std::string& metric,
-                                                  const model::cell& base,
-                                                  const model::cell& candidate,
-                                                  double confidence = interval_confidence);
-
 // The text, or null when it is empty.
 std::optional<std::string> text_or_null(const std::string& text);
 // A cell with no figures: its identity, status and reason.

@@ -9,18 +9,32 @@
 
 namespace alloclab::lab::claim_rules {
 
-std::string malloc_of(const json& cell) {
-  return cell.value("malloc", std::string("glibc"));
-}
-
-const json* find_cell(const json& results, const std::string& workload, const std::string& strategy,
-                      const std::string& malloc) {
-  for (const auto& w : results.at("workloads")) {
-    if (w.at("name") != workload) continue;
-    for (const auto& c : w.at("cells"))
-      if (c.at("strategy") == strategy && malloc_of(c) == malloc) return &c;
+const model::cell* find_cell(const model::document& results, const std::string& workload,
+                             const std::string& strategy, const std::string& malloc) {
+  for (const model::workload& w : results.workloads) {
+    if (w.name != workload) continue;
+    for (const model::cell& c : w.cells)
+      if (c.head.strategy == strategy && c.head.malloc == malloc) return &c;
   }
   return nullptr;
+}
+
+json frame_keys(const model::figures& part) {
+  json keys = json::object();
+  part.write(keys);
+  return keys;
+}
+
+json frame_keys(const model::frame_parts& parts) {
+  json keys = json::object();
+  parts.write(keys);
+  return keys;
+}
+
+std::optional<std::size_t> heap_iterations(const model::document& results) {
+  const json heap = frame_keys(results.config.frames).value("heap", json());
+  if (!heap.is_object()) return std::nullopt;
+  return heap.value("iterations", std::size_t{0});
 }
 
 std::string cell_name(const std::string& workload, const std::string& strategy,
@@ -39,21 +53,18 @@ std::string run_hint(const json& claim) {
   return hint;
 }
 
-std::optional<outcome> why_untimed(const json& results, const json& claim,
+std::optional<outcome> why_untimed(const model::document& results, const json& claim,
                                    const std::string& workload, const std::string& strategy,
-                                   const std::string& malloc, const json*& cell) {
+                                   const std::string& malloc, const model::cell*& cell) {
   cell = find_cell(results, workload, strategy, malloc);
   const std::string name = cell_name(workload, strategy, malloc);
   if (!cell)
     return outcome{not_measured, "-",
                    fmt::format("{} was not part of this run (use {})", name, run_hint(claim))};
-  if (cell->at("timing").is_null()) {
-    const json& reason = cell->at("reason");
-    return outcome{not_measurable, "-",
-                   fmt::format("{} has no number: {}", name,
-                               reason.is_string() ? reason.get<std::string>()
-                                                  : cell->at("status").get<std::string>())};
-  }
+  if (!cell->timing)
+    return outcome{
+        not_measurable, "-",
+        fmt::format("{} has no number: {}", name, cell->head.reason.value_or(cell->head.status))};
   return std::nullopt;
 }
 
@@ -69,31 +80,29 @@ std::string miss_direction(double measured, const accepted_range& range) {
 namespace {
 
 // Timed samples per repetition of a cell, or 0 when it does not say.
-std::size_t samples_per_repetition(const json* cell) {
-  if (cell == nullptr || !cell->value("timing", json()).is_object()) return 0;
-  const json& t = cell->at("timing");
-  const std::size_t reps = t.value("repetition_medians_ns", json::array()).size();
-  return reps > 0 ? t.value("samples", std::size_t{0}) / reps : 0;
+std::size_t samples_per_repetition(const model::cell* cell) {
+  if (cell == nullptr || !cell->timing) return 0;
+  const std::size_t reps = cell->timing->repetition_medians_ns.size();
+  return reps > 0 ? cell->timing->samples / reps : 0;
 }
 
 }  // namespace
 
-std::string too_small(const json& results, const ratio_estimate& r, const claim_metric& metric,
-                      const json* base, const json* candidate) {
+std::string too_small(const model::document& results, const ratio_estimate& r,
+                      const claim_metric& metric, const model::cell* base,
+                      const model::cell* candidate) {
   const std::size_t reps = std::min(r.base_repetitions, r.candidate_repetitions);
   if (reps < min_repetitions)
     return fmt::format("{} repetitions per side; a verdict needs at least {}", reps,
                        min_repetitions);
-  const json& config = results.at("config");
   if (metric.reads_heap_pairs()) {
-    const json& heap = config.value("heap", json());
-    const std::size_t n = heap.is_object() ? heap.value("iterations", std::size_t{0}) : 0;
+    const std::size_t n = heap_iterations(results).value_or(0);
     if (n < min_heap_iterations)
       return fmt::format("{} batches per repetition; a verdict needs at least {}", n,
                          min_heap_iterations);
     return {};
   }
-  std::size_t n = config.value("samples_per_repetition", std::size_t{0});
+  std::size_t n = results.config.samples_per_repetition;
   if (samples_per_repetition(base) > 0 && samples_per_repetition(candidate) > 0)
     n = std::min(samples_per_repetition(base), samples_per_repetition(candidate));
   if (n < min_batch_samples)
@@ -140,31 +149,34 @@ std::string estimate_text(const ratio_estimate& r) {
                          : ratio_with_interval(r.value, std::nullopt, std::nullopt, "x");
 }
 
-std::string use_stop_rule_interval(const json& results, const std::string& id, ratio_estimate& r) {
-  const json& budget = results.value("budget", json());
-  if (budget.is_object())
-    for (const json& c : budget.at("comparisons"))
-      if (c.at("id") == id && c.at("value").is_number()) {
-        r.value = c.at("value");
-        r.range = c.at("low").is_number() && c.at("high").is_number()
-                      ? interval{c.at("low"), c.at("high")}
-                      : interval{};
+namespace {
+
+// "95% stop-rule interval (process-level, 4 looks; docs/budget.md)": what the verdict judged on.
+std::string stop_rule_words(const model::budget_comparison& c, const model::stop_rule_facts& rule) {
+  const std::size_t candidates = c.candidates.value_or(1);
+  const std::size_t paired = c.paired_runs.value_or(0);
+  return fmt::format(
+      "{:.4g}% stop-rule interval ({}, {} look{}{}; docs/budget.md)",
+      100 * c.confidence.value_or(rule.confidence),
+      paired > 0 ? fmt::format("paired: {} lockstep ring run{}", paired, paired == 1 ? "" : "s")
+                 : std::string("process-level"),
+      rule.looks, rule.looks == 1 ? "" : "s",
+      candidates > 1 ? fmt::format(", alpha / {}: the claim holds if any of {} candidates does",
+                                   candidates, candidates)
+                     : std::string());
+}
+
+}  // namespace
+
+std::string use_stop_rule_interval(const model::document& results, const std::string& id,
+                                   ratio_estimate& r) {
+  if (results.budget && *results.budget)
+    for (const model::budget_comparison& c : (*results.budget)->comparisons)
+      if (c.id == id && c.value) {
+        r.value = *c.value;
+        r.range = c.low && c.high ? interval{*c.low, *c.high} : interval{};
         r.test.reset();  // the stop rule decides on its interval alone
-        const json& rule = budget.at("stop_rule");
-        const std::size_t candidates = c.value("candidates", std::size_t{1});
-        const std::size_t paired = c.value("paired_runs", std::size_t{0});
-        return fmt::format(
-            "{:.4g}% stop-rule interval ({}, {} look{}{}; docs/budget.md)",
-            100 * c.value("confidence", rule.at("confidence").get<double>()),
-            paired > 0
-                ? fmt::format("paired: {} lockstep ring run{}", paired, paired == 1 ? "" : "s")
-                : std::string("process-level"),
-            rule.at("looks").get<std::size_t>(),
-            rule.at("looks").get<std::size_t>() == 1 ? "" : "s",
-            candidates > 1
-                ? fmt::format(", alpha / {}: the claim holds if any of {} candidates does",
-                              candidates, candidates)
-                : std::string());
+        return stop_rule_words(c, (*results.budget)->stop_rule);
       }
   return fmt::format("{:.0f}% interval over repetitions", 100 * interval_confidence);
 }

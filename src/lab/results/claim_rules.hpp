@@ -19,6 +19,7 @@
 
 #include "claims/claim_metrics.hpp"
 #include "model/claims.hpp"
+#include "model/document.hpp"
 #include "results/ratio_intervals.hpp"
 
 namespace alloclab::lab::claim_rules {
@@ -46,11 +47,14 @@ struct outcome {
   std::vector<model::claim_estimate> estimates{};  // what the run measured
 };
 
-// The cell's malloc ("glibc" when it names none).
-std::string malloc_of(const json& cell);
 // The cell of `workload` measured with `strategy` under `malloc`, or null.
-const json* find_cell(const json& results, const std::string& workload, const std::string& strategy,
-                      const std::string& malloc);
+const model::cell* find_cell(const model::document& results, const std::string& workload,
+                             const std::string& strategy, const std::string& malloc);
+// A frame's own keys at one place of the results (model/frame_part.hpp), as its codec writes
+// them: how the claims read what a frame keeps there (the heap frame's memory figures and sizes,
+// the serve section, the retention timelines) without naming the frame's types.
+json frame_keys(const model::figures& part);
+json frame_keys(const model::frame_parts& parts);
 // "workload x strategy", with " @ malloc" when not glibc.
 std::string cell_name(const std::string& workload, const std::string& strategy,
                       const std::string& malloc);
@@ -58,16 +62,17 @@ std::string cell_name(const std::string& workload, const std::string& strategy,
 std::string run_hint(const json& claim);
 // The cell with a number, or the outcome that explains why there is none: a cell this run did not
 // include is "not measured in this run"; one that ran but has no number is "not measurable here".
-std::optional<outcome> why_untimed(const json& results, const json& claim,
+std::optional<outcome> why_untimed(const model::document& results, const json& claim,
                                    const std::string& workload, const std::string& strategy,
-                                   const std::string& malloc, const json*& cell);
+                                   const std::string& malloc, const model::cell*& cell);
 // How a ratio outside the accepted range differs from the claim: ratios are
 // oriented so that > 1 favours the candidate, so compare effects in log space.
 std::string miss_direction(double measured, const accepted_range& range);
 // Why the run is too small to judge a claim on these cells, or empty. Samples per repetition are
 // the cells' own when given (a budgeted run sizes them by time), else the run's configuration.
-std::string too_small(const json& results, const ratio_estimate& r, const claim_metric& metric,
-                      const json* base = nullptr, const json* candidate = nullptr);
+std::string too_small(const model::document& results, const ratio_estimate& r,
+                      const claim_metric& metric, const model::cell* base = nullptr,
+                      const model::cell* candidate = nullptr);
 // The verdict of stats/decision.hpp's judge_claim on the estimate's interval (and its U test,
 // when the interval is over repetitions) as the verdict word; what made it refuted or
 // inconclusive is added to `detail`. The range a claim accepts is claims/claim_metrics.hpp's
@@ -83,21 +88,27 @@ std::string estimate_text(const ratio_estimate& r);
 // since issue 20 has): process-level, adjusted for the run's looks (docs/budget.md). It replaces
 // the interval over repetitions of `r` when found; returns the words the verdict's detail uses
 // for the interval it judged ("95% interval over repetitions" when not found).
-std::string use_stop_rule_interval(const json& results, const std::string& id, ratio_estimate& r);
+std::string use_stop_rule_interval(const model::document& results, const std::string& id,
+                                   ratio_estimate& r);
 
 // Claims that rank cells or classify mallocs (claims_ranking.cpp).
 // "Workload X costs the most per pair": under every malloc that measured all of `among_workloads`
 // (the metric's figure, pooled).
-outcome judge_highest(const json& results, const json& claim, const claim_metric& metric);
+outcome judge_highest(const model::document& results, const json& claim,
+                      const claim_metric& metric);
 // "These mallocs keep freed memory resident, those give it back": the share of a heap cell's RSS
 // growth still resident at `figure` (memory.retention.<figure>; default after_free_1s, the
 // settled figure before any explicit purge), median over `workloads`, against `threshold`.
-outcome judge_returns_memory(const json& results, const json& claim);
+outcome judge_returns_memory(const model::document& results, const json& claim);
 // The candidate must have the lowest figure (the metric's), and the gap to the nearest rival must
 // hold over repetitions (U test); otherwise the ranking is inside the noise.
-outcome judge_lowest(const json& results, const json& claim, const claim_metric& metric);
+outcome judge_lowest(const model::document& results, const json& claim, const claim_metric& metric);
 // Heap-study claims that rank workloads or classify mallocs need the seed's scale of batches
 // before any verdict.
-std::optional<outcome> heap_run_too_small(const json& results, const claim_metric& metric);
+std::optional<outcome> heap_run_too_small(const model::document& results,
+                                          const claim_metric& metric);
+// The heap study's batches per repetition (the heap frame's `config.heap.iterations`), or none
+// when no heap workload ran.
+std::optional<std::size_t> heap_iterations(const model::document& results);
 
 }  // namespace alloclab::lab::claim_rules

@@ -26,11 +26,11 @@ using namespace claim_rules;
 
 // The claim's candidate strategy under `candidate_malloc` against its baseline; `comparison_id`
 // names the pair in the stop rule's comparisons.
-outcome judge_ratio(const json& results, const json& claim, const claim_metric& metric,
+outcome judge_ratio(const model::document& results, const json& claim, const claim_metric& metric,
                     const std::string& candidate_malloc, const std::string& comparison_id) {
   const std::string workload = claim.at("workload");
-  const json* base = nullptr;
-  const json* cand = nullptr;
+  const model::cell* base = nullptr;
+  const model::cell* cand = nullptr;
   if (auto why = why_untimed(results, claim, workload, claim.at("baseline"),
                              claim.value("baseline_malloc", std::string("glibc")), base))
     return *why;
@@ -38,7 +38,8 @@ outcome judge_ratio(const json& results, const json& claim, const claim_metric& 
           why_untimed(results, claim, workload, claim.at("candidate"), candidate_malloc, cand))
     return *why;
 
-  std::optional<ratio_estimate> measured = estimate_ratio(std::string(metric.name), *base, *cand);
+  std::optional<ratio_estimate> measured =
+      estimate_cell_ratio(std::string(metric.name), *base, *cand);
   if (!measured)
     return {not_measurable, "-",
             fmt::format("metric {} is undefined here (zero or negative figure)", metric.name)};
@@ -54,14 +55,15 @@ outcome judge_ratio(const json& results, const json& claim, const claim_metric& 
   return {verdict, estimate_text(*measured), detail, accepted_interval(range), estimates};
 }
 
-outcome judge_ratio(const json& results, const json& claim, const claim_metric& metric) {
+outcome judge_ratio(const model::document& results, const json& claim, const claim_metric& metric) {
   return judge_ratio(results, claim, metric, claim.value("candidate_malloc", std::string("glibc")),
                      claim.at("id").get<std::string>());
 }
 
 // "Some candidate malloc is N x better than the baseline": each of `candidate_mallocs` that this
 // run measured is judged like a ratio claim; reproduced when any lies in the accepted range.
-outcome judge_any_malloc(const json& results, const json& claim, const claim_metric& metric) {
+outcome judge_any_malloc(const model::document& results, const json& claim,
+                         const claim_metric& metric) {
   const accepted_range range = accepted(claim);
   std::string measured, outside;
   std::vector<std::string> inside, missing;
@@ -80,7 +82,7 @@ outcome judge_any_malloc(const json& results, const json& claim, const claim_met
     if (o.verdict == reproduced) inside.push_back(m);
   }
   if (measured.empty()) {
-    const json* cell = nullptr;
+    const model::cell* cell = nullptr;
     const std::string first = claim.at("candidate_mallocs").at(0);
     if (auto why =
             why_untimed(results, claim, claim.at("workload"), claim.at("candidate"), first, cell))
@@ -122,20 +124,21 @@ std::string serve_figure_beside(const json& vs, const std::string& judged) {
       throughput, judged, width(a) > 0 ? width(b) / width(a) : 0.0);
 }
 
-// A served variant against the baseline variant (results.serve, one fresh server per
+// A served variant against the baseline variant (the serve frame's section, one fresh server per
 // repetition): the vs_std estimate named by the claim's metric, judged like a ratio claim.
-outcome judge_serve(const json& results, const json& claim, const claim_metric& metric) {
+outcome judge_serve(const model::document& results, const json& claim, const claim_metric& metric) {
   const std::string workload = claim.at("workload");
   const std::string estimate(metric.served_estimate);
   const std::string strategy = claim.at("candidate");
   const std::string malloc = claim.value("candidate_malloc", std::string("glibc"));
   const json* cell = nullptr;
-  static const json no_workloads = json::array();
-  const bool served = results.contains("serve") && results.at("serve").is_object();
-  for (const auto& w : served ? results.at("serve").at("workloads") : no_workloads)
+  const json serve = frame_keys(results.parts).value("serve", json());
+  const json workloads = serve.is_object() ? serve.at("workloads") : json::array();
+  for (const auto& w : workloads)
     if (w.at("name") == workload)
       for (const auto& c : w.at("cells"))
-        if (c.at("strategy") == strategy && malloc_of(c) == malloc) cell = &c;
+        if (c.at("strategy") == strategy && c.value("malloc", std::string("glibc")) == malloc)
+          cell = &c;
   const std::string name = cell_name(workload, strategy, malloc);
   if (cell == nullptr)
     return {not_measured, "-",
@@ -166,7 +169,7 @@ outcome judge_serve(const json& results, const json& claim, const claim_metric& 
 }
 
 // The claim's judge, as its metric's entry in the metrics table says.
-outcome judge(const json& results, const json& claim) {
+outcome judge(const model::document& results, const json& claim) {
   if (!claim.value("measurable", true)) return {not_measurable, "-", claim.value("reason", "")};
   const std::string name = claim.at("metric");
   const claim_metric* metric = find_claim_metric(name);
@@ -226,7 +229,8 @@ std::vector<std::string> claims_problems(const json& claims) {
   return schema_violations(claims, seed_claims_schema());
 }
 
-std::vector<model::claim_verdict> claim_verdicts(const json& results, const json& claims) {
+std::vector<model::claim_verdict> claim_verdicts(const model::document& results,
+                                                 const json& claims) {
   std::vector<model::claim_verdict> verdicts;
   for (const auto& claim : claims.at("claims")) {
     outcome o;
@@ -255,8 +259,7 @@ std::vector<model::claim_verdict> claim_verdicts(const json& results, const json
 }
 
 json judge_claims(const json& results, const json& claims) {
-  const std::vector<model::claim_verdict> verdicts = claim_verdicts(results, claims);
-  return model::write_json(verdicts);
+  return model::write_json(claim_verdicts(model::from_json(results), claims));
 }
 
 }  // namespace alloclab::lab

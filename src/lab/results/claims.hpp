@@ -1,5 +1,5 @@
 // Seed claims: the data file (claims/seed_claims.json, compiled in) and generic verdicts
-// computed from a results document.
+// judged from the results model (model::document).
 #pragma once
 
 #include <string>
@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/claims.hpp"
+#include "model/document.hpp"
 
 namespace alloclab::lab {
 
@@ -22,9 +23,10 @@ std::vector<std::string> claims_problems(const nlohmann::json& claims);
 // One verdict per claim, in the claims file's order. verdict is "reproduced", "refuted",
 // "inconclusive", "not judged: too few samples", "not measured in this run" (the cells it needs
 // were not part of this run; the detail says which options measure it) or "not measurable here".
-std::vector<model::claim_verdict> claim_verdicts(const nlohmann::json& results,
+std::vector<model::claim_verdict> claim_verdicts(const model::document& results,
                                                  const nlohmann::json& claims);
-// The same verdicts as results.json's `claims` holds them (written by the model's codec).
+// The same verdicts of a results file's JSON (read into the model; throws model::model_error when
+// it is not a results file this alloclab reads), as results.json's `claims` holds them.
 nlohmann::json judge_claims(const nlohmann::json& results, const nlohmann::json& claims);
 
 }  // namespace alloclab::lab

@@ -11,23 +11,20 @@
 
 namespace alloclab::lab::claim_rules {
 
-outcome judge_highest(const json& results, const json& claim, const claim_metric& metric) {
-  const std::string block(metric.figure.block), pooled(metric.figure.pooled);
+outcome judge_highest(const model::document& results, const json& claim,
+                      const claim_metric& metric) {
   const std::string candidate = claim.at("candidate");
   const std::string strategy = claim.value("strategy", std::string("malloc"));
   const std::vector<std::string> among = claim.at("among_workloads");
-  const std::vector<std::string> mallocs =
-      results.contains("config")
-          ? results.at("config").value("mallocs", std::vector<std::string>{"glibc"})
-          : std::vector<std::string>{"glibc"};
   std::size_t judged = 0, held = 0;
   std::string detail, exceptions;
-  for (const std::string& m : mallocs) {
+  for (const std::string& m : results.config.mallocs) {
     std::vector<std::pair<std::string, double>> figures;
     for (const std::string& w : among) {
-      const json* c = find_cell(results, w, strategy, m);
-      if (c == nullptr || c->value(block, json()).is_null()) break;
-      figures.emplace_back(w, c->at(block).at(pooled).get<double>());
+      const model::cell* c = find_cell(results, w, strategy, m);
+      const auto figure = c != nullptr ? metric.figure.read(*c) : std::nullopt;
+      if (!figure) break;
+      figures.emplace_back(w, figure->pooled);
     }
     if (figures.size() != among.size()) continue;
     std::sort(figures.begin(), figures.end(), [](auto& a, auto& b) { return a.second > b.second; });
@@ -73,8 +70,9 @@ namespace {
 // The same claim on the retention timelines (results.json's `retention_timelines`): each malloc's
 // default settings under `load` ("light" or "idle") at the horizon, median over the workloads of
 // the share still resident minus LazyFree; the other frames beside it in the detail.
-outcome judge_returns_over_time(const json& results, const json& claim, const std::string& load) {
-  const json& summary = results.value("retention_timelines", json());
+outcome judge_returns_over_time(const model::document& results, const json& claim,
+                                const std::string& load) {
+  const json summary = frame_keys(results.parts).value("retention_timelines", json());
   if (!summary.is_object())
     return {not_measured, "-",
             fmt::format("needs the retention timelines (use {})", run_hint(claim))};
@@ -131,7 +129,7 @@ outcome judge_returns_over_time(const json& results, const json& claim, const st
 
 }  // namespace
 
-outcome judge_returns_memory(const json& results, const json& claim) {
+outcome judge_returns_memory(const model::document& results, const json& claim) {
   const std::string timeline = claim.value("figure", std::string());
   if (timeline.rfind("timeline_", 0) == 0)
     return judge_returns_over_time(results, claim, timeline.substr(9));
@@ -149,9 +147,10 @@ outcome judge_returns_memory(const json& results, const json& claim) {
     for (const auto& m : claim.at(key)) {
       std::vector<double> kept;
       for (const auto& w : workloads) {
-        const json* c = find_cell(results, w, "malloc", m);
-        if (c == nullptr || c->value("memory", json()).is_null()) continue;
-        const json& v = c->at("memory").value(json::json_pointer("/retention/" + figure), json());
+        const model::cell* c = find_cell(results, w, "malloc", m);
+        const json memory = c != nullptr ? frame_keys(c->figures).value("memory", json()) : json();
+        if (memory.is_null()) continue;
+        const json& v = memory.value(json::json_pointer("/retention/" + figure), json());
         if (v.is_number()) kept.push_back(v.get<double>());
       }
       if (kept.empty()) {
@@ -183,8 +182,9 @@ outcome judge_returns_memory(const json& results, const json& claim) {
   return {failures.empty() ? reproduced : refuted, measured, detail};
 }
 
-outcome judge_lowest(const json& results, const json& claim, const claim_metric& metric) {
-  const std::string block(metric.figure.block), field(metric.figure.pooled);
+outcome judge_lowest(const model::document& results, const json& claim,
+                     const claim_metric& metric) {
+  const std::string field(metric.figure.name);
   const std::string workload = claim.at("workload");
   const std::string candidate = claim.at("candidate");
   struct entry {
@@ -194,11 +194,10 @@ outcome judge_lowest(const json& results, const json& claim, const claim_metric&
   };
   std::vector<entry> figures;
   for (const auto& name : claim.at("among")) {
-    const json* cell = nullptr;
+    const model::cell* cell = nullptr;
     if (auto why = why_untimed(results, claim, workload, name, "glibc", cell)) return *why;
-    const json& figure = cell->at(block);
-    figures.push_back({name.get<std::string>(), figure.at(field).get<double>(),
-                       repetition_series(metric.figure, figure)});
+    const model::repetition_series figure = metric.figure.read(*cell).value();
+    figures.push_back({name.get<std::string>(), figure.pooled, figure.per_repetition});
   }
   std::sort(figures.begin(), figures.end(), [](auto& a, auto& b) { return a.value < b.value; });
   std::string listing;
@@ -221,13 +220,14 @@ outcome judge_lowest(const json& results, const json& claim, const claim_metric&
                       figures.front().name, rival->name, p)};
 }
 
-std::optional<outcome> heap_run_too_small(const json& results, const claim_metric& metric) {
+std::optional<outcome> heap_run_too_small(const model::document& results,
+                                          const claim_metric& metric) {
   if (metric.judged_as != claim_judging::highest &&
       metric.judged_as != claim_judging::returns_memory)
     return std::nullopt;
-  const json& heap = results.at("config").value("heap", json());
-  if (!heap.is_object()) return std::nullopt;
-  const std::size_t n = heap.value("iterations", std::size_t{0});
+  const std::optional<std::size_t> iterations = heap_iterations(results);
+  if (!iterations) return std::nullopt;
+  const std::size_t n = *iterations;
   if (n >= min_heap_iterations) return std::nullopt;
   return outcome{too_few, "-",
                  fmt::format("{} batches per repetition; a verdict needs at least {}", n,

@@ -5,24 +5,6 @@
 #include "claims/claim_metrics.hpp"
 
 namespace alloclab::lab {
-namespace {
-
-using json = nlohmann::json;
-
-// The per-repetition figure behind a metric, and the pooled figure.
-struct figures {
-  std::vector<double> per_repetition;
-  double pooled = 0;
-};
-
-figures figures_of(const cell_figure& figure, const json& cell) {
-  const json& block = cell.value(std::string(figure.block), json());
-  if (!block.is_object()) return {};
-  return {repetition_series(figure, block), block.at(std::string(figure.pooled)).get<double>()};
-}
-
-}  // namespace
-
 std::optional<ratio_estimate> ratio_of_repetition_medians(const std::vector<double>& numerator,
                                                           const std::vector<double>& denominator,
                                                           double confidence) {
@@ -40,12 +22,13 @@ std::optional<ratio_estimate> ratio_of_repetition_medians(const std::vector<doub
   return r;
 }
 
-std::optional<ratio_estimate> estimate_ratio(const std::string& metric, const json& base,
-                                             const json& candidate, double confidence) {
+std::optional<ratio_estimate> estimate_cell_ratio(const std::string& metric,
+                                                  const model::cell& base,
+                                                  const model::cell& candidate, double confidence) {
   const claim_metric* m = find_claim_metric(metric);
   if (m == nullptr || m->judged_as != claim_judging::ratio) return std::nullopt;
-  const figures b = figures_of(m->figure, base);
-  const figures c = figures_of(m->figure, candidate);
+  const model::repetition_series b = m->figure.read(base).value_or(model::repetition_series{});
+  const model::repetition_series c = m->figure.read(candidate).value_or(model::repetition_series{});
   if (b.pooled <= 0 || c.pooled <= 0) return std::nullopt;
   // Every metric is "baseline / candidate" except throughput, which is "candidate / baseline"
   // of a rate: the same as baseline mean time / candidate mean time. The point is the

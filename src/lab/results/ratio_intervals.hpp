@@ -1,5 +1,5 @@
-// Ratios between two timed cells with their intervals: one definition for the headline
-// comparisons and the seed-claim verdicts. Ratios are oriented so that > 1 favours the
+// Ratios between two cells of the results model with their intervals: one definition for the
+// cells' comparisons, the peer checks and the seed-claim verdicts. Ratios are oriented so that > 1 favours the
 // candidate (baseline figure / candidate figure; throughput the other way round).
 #pragma once
 
@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "model/cell.hpp"
 #include "stats/decision.hpp"
 #include "stats/stats.hpp"
 
@@ -17,8 +16,8 @@ namespace alloclab::lab {
 inline constexpr double interval_confidence = 0.95;
 
 // Metrics: the ratio metrics of claims/claim_metrics.hpp's table (speedup_p50, speedup_mean,
-// p99_ratio, jitter_ratio, cv_ratio, throughput_ratio over `timing` blocks, speedup_ns_per_pair
-// over heap cells' `ns_per_pair`), each read as its entry's figure says.
+// p99_ratio, jitter_ratio, cv_ratio, throughput_ratio over a cell's `timing`, speedup_ns_per_pair
+// over the heap frame's figure), each read as its entry's figure says.
 struct ratio_estimate {
   double value = 0;  // ratio of the median per-repetition figures (pooled without repetitions)
   interval range;    // bootstrap of that ratio over repetitions; invalid when it cannot be formed
@@ -34,11 +33,12 @@ std::optional<ratio_estimate> ratio_of_repetition_medians(const std::vector<doub
                                                           const std::vector<double>& denominator,
                                                           double confidence = interval_confidence);
 
-// nullopt when the metric is not a ratio metric of the table, either cell lacks the figure or a
-// figure is not positive. `confidence`: of the interval (a peer check picking the best of N
-// strategies asks for 1 - alpha / N).
-std::optional<ratio_estimate> estimate_ratio(const std::string& metric, const nlohmann::json& base,
-                                             const nlohmann::json& candidate,
-                                             double confidence = interval_confidence);
+// The ratio `metric` between two cells: nullopt when the metric is not a ratio metric of the
+// table, either cell lacks the figure or a figure is not positive. `confidence`: of the interval
+// (a peer check picking the best of N strategies asks for 1 - alpha / N).
+std::optional<ratio_estimate> estimate_cell_ratio(const std::string& metric,
+                                                  const model::cell& base,
+                                                  const model::cell& candidate,
+                                                  double confidence = interval_confidence);
 
 }  // namespace alloclab::lab

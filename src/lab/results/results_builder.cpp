@@ -203,8 +203,7 @@ model::document build_results(const run_plan& plan, const run_records& run,
     if (row.part.add_results != nullptr) row.part.add_results(in, results);
   simulate::add_simulation(results, context.simulation);
   results.warnings = collect_warnings(results);
-  // The claims read the document as results.json holds it (results/claims.hpp).
-  results.claims = claim_verdicts(model::to_json(results), seed_claims());
+  results.claims = claim_verdicts(results, seed_claims());
   results.published_tables = model::read_json<std::vector<model::published_table>>(
       seed_claims().at("published_tables"), "/published_tables");
   return results;
