@@ -20,7 +20,8 @@ std::string name_of(const merge_input& in) {
 }
 
 bool twin_measured(const merge_input& in) {
-  return !in.results.at("config").value("placement_twin", json()).is_null();
+  const auto& twin = in.results.config.placement_twin;
+  return twin && *twin;
 }
 
 // Same count, same plan, every index once.
@@ -122,14 +123,14 @@ json shard_entry(const merge_input& in) {
 
 }  // namespace
 
-json merge_shards(const std::vector<const merge_input*>& unordered, const std::string& command_line,
-                  const std::string& created_utc) {
+model::document merge_shards(const std::vector<const merge_input*>& unordered,
+                             const std::string& command_line, const std::string& created_utc) {
   std::vector<const merge_input*> shards = unordered;
   check_complete(shards);
   // The merged results are judged by this binary's code: it must be the shards' build.
-  const json own =
-      build_identity({{"environment", model::write_json(describe_environment(current_build()))}});
-  if (const auto diff = differences(build_identity(shards.front()->results), own); !diff.empty())
+  const json own = build_identity(describe_environment(current_build()));
+  if (const auto diff = differences(build_identity(shards.front()->results.environment), own);
+      !diff.empty())
     throw usage_error(
         fmt::format("{} was built differently from this alloclab ({}); merge with "
                     "the alloclab that ran the shards: it judges the merged cells",
@@ -174,9 +175,8 @@ json merge_shards(const std::vector<const merge_input*>& unordered, const std::s
   context.created_utc = created_utc;
   context.merged = {{"shards", std::move(entries)}};
   model::document results = build_results(plan, merged, context);
-  results.environment = model::read_json<model::environment>(
-      shards.front()->results.at("environment"), "/environment");
-  return model::to_json(results);
+  results.environment = shards.front()->results.environment;
+  return results;
 }
 
 }  // namespace alloclab::lab
