@@ -110,15 +110,15 @@ std::vector<task> tasks_of(const merge_input& in, const run_plan& whole,
   return tasks;
 }
 
-json shard_entry(const merge_input& in) {
+model::merged_shard shard_entry(const merge_input& in) {
   const shard_file& f = *in.shard;
-  return {{"index", f.shard.index},
-          {"count", f.shard.count},
-          {"source", f.shard.source},
-          {"path", in.path},
-          {"command", f.context.command_line},
-          {"created_utc", f.context.created_utc},
-          {"duration_seconds", f.records.duration_seconds}};
+  return {f.shard.index,
+          f.shard.count,
+          f.shard.source,
+          in.path,
+          f.context.command_line,
+          f.context.created_utc,
+          f.records.duration_seconds};
 }
 
 }  // namespace
@@ -147,7 +147,7 @@ model::document merge_shards(const std::vector<const merge_input*>& unordered,
 
   std::vector<std::pair<task, const measurement_record*>> measured;
   run_records merged;
-  json entries = json::array();
+  model::merge_facts entries;
   for (const merge_input* in : shards) {
     const std::vector<task> tasks =
         tasks_of(*in, whole, dealt.at(in->shard->shard.index - 1), twin);
@@ -156,7 +156,7 @@ model::document merge_shards(const std::vector<const merge_input*>& unordered,
     for (const auto& [frame_name, facts] : in->shard->records.frame_facts.items())
       merged.frame_facts[frame_name].merge_patch(facts);
     merged.duration_seconds += in->shard->records.duration_seconds;
-    entries.push_back(shard_entry(*in));
+    entries.shards.push_back(shard_entry(*in));
   }
   // The merged schedule is what ran, cell by cell, each cell's processes in order.
   std::sort(measured.begin(), measured.end(), [](const auto& a, const auto& b) {
@@ -173,7 +173,7 @@ model::document merge_shards(const std::vector<const merge_input*>& unordered,
   results_context context = shards.front()->shard->context;
   context.command_line = command_line;
   context.created_utc = created_utc;
-  context.merged = {{"shards", std::move(entries)}};
+  context.merged = std::move(entries);
   model::document results = build_results(plan, merged, context);
   results.environment = shards.front()->results.environment;
   return results;
