@@ -18,11 +18,6 @@ namespace {
 constexpr const char* time_note =
     "alloclab times wall-clock time on the measuring thread; cpu_time repeats real_time";
 
-template <class T>
-json or_null(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
 // host_name: results.json does not record the host's name (`machine` is `uname -m`, which the
 // export wrote here before). cpu_scaling_enabled is left out when the run could not read the
 // governor (a VM): false would say scaling was off.
@@ -37,8 +32,8 @@ json context_of(const model::document& results) {
                   {"load_avg", json::array()},
                   {"library_build_type", env.optimized ? "release" : "debug"},
                   {"alloclab_schema_version", results.schema_version},
-                  {"alloclab_git_revision", or_null(env.git_revision)},
-                  {"alloclab_cpu_model", or_null(env.cpu_model)},
+                  {"alloclab_git_revision", model::write_json(env.git_revision)},
+                  {"alloclab_cpu_model", model::write_json(env.cpu_model)},
                   {"alloclab_glibc", env.glibc},
                   {"alloclab_kernel", env.kernel},
                   {"alloclab_time_note", time_note}};

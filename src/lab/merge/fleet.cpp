@@ -17,19 +17,14 @@ namespace {
 
 using json = nlohmann::json;
 
-template <class T>
-json or_null(const std::optional<T>& value) {
-  return value ? json(*value) : json(nullptr);
-}
-
 // The environment facts a verdict may go with.
 fact_values facts_of(const model::document& results) {
   const model::environment& env = results.environment;
   const auto& twin = results.config.placement_twin;
-  return {{"cpu_model", or_null(env.cpu_model)},
+  return {{"cpu_model", model::write_json(env.cpu_model)},
           {"logical_cpus", env.logical_cpus},
           {"glibc", env.glibc},
-          {"transparent_hugepages", or_null(env.transparent_hugepages)},
+          {"transparent_hugepages", model::write_json(env.transparent_hugepages)},
           {"kernel", env.kernel},
           {"copy_cliff", env.placement ? json(env.placement->probe.has_cliff) : json(nullptr)},
           {"placement_twin", twin && *twin ? json(**twin) : json("not measured")}};
@@ -156,8 +151,8 @@ std::vector<fact_split> facts_going_with(const std::map<std::string, std::string
 }
 
 // One row of the report, counted under its agreement in `counts`.
-fleet_row report_row(const row& r, const std::vector<std::string>& labels,
-                     const std::map<std::string, fact_values>& facts) {
+fleet_row fleet_row_of(const row& r, const std::vector<std::string>& labels,
+                       const std::map<std::string, fact_values>& facts) {
   const auto classes = classes_of(r, labels);
   fleet_row out{r.id, r.what, {}, {}, agreement_of(classes), {}};
   for (const auto& label : labels) {
@@ -172,14 +167,14 @@ fleet_row report_row(const row& r, const std::vector<std::string>& labels,
   return out;
 }
 
-std::vector<fleet_row> report_rows(const std::map<std::string, row>& rows,
-                                   const std::vector<std::string>& labels,
-                                   const std::map<std::string, fact_values>& facts,
-                                   std::map<std::string, fleet_count>& counts,
-                                   model::omittable<std::size_t> fleet_count::*kind) {
+std::vector<fleet_row> fleet_rows_of(const std::map<std::string, row>& rows,
+                                     const std::vector<std::string>& labels,
+                                     const std::map<std::string, fact_values>& facts,
+                                     std::map<std::string, fleet_count>& counts,
+                                     model::omittable<std::size_t> fleet_count::*kind) {
   std::vector<fleet_row> out;
   for (const auto& [id, r] : rows) {
-    out.push_back(report_row(r, labels, facts));
+    out.push_back(fleet_row_of(r, labels, facts));
     auto& n = counts[out.back().agreement].*kind;
     n.emplace(n ? *n + 1 : std::size_t{1});
   }
@@ -264,9 +259,9 @@ fleet_report fleet_document(const std::vector<fleet_machine>& machines) {
                     m.results.significance.enough_repetitions);
   }
   fleet.differing_facts = differing_facts(facts);
-  fleet.claims = report_rows(claims, labels, facts, fleet.counts, &fleet_count::claims);
+  fleet.claims = fleet_rows_of(claims, labels, facts, fleet.counts, &fleet_count::claims);
   fleet.comparisons =
-      report_rows(comparisons, labels, facts, fleet.counts, &fleet_count::comparisons);
+      fleet_rows_of(comparisons, labels, facts, fleet.counts, &fleet_count::comparisons);
   return fleet;
 }
 

@@ -25,11 +25,6 @@ std::string results_path_of(const std::string& argument) {
   throw usage_error(fmt::format("'{}' holds no results.json (nor latest/results.json)", argument));
 }
 
-template <class T>
-json or_null(const std::optional<T>& value) {
-  return value ? json(*value) : json(nullptr);
-}
-
 }  // namespace
 
 merge_input read_merge_input(const std::string& argument) {
@@ -58,14 +53,14 @@ merge_input read_merge_input(const std::string& argument) {
 json machine_type(const model::document& results) {
   const model::environment& env = results.environment;
   const auto& twin = results.config.placement_twin;
-  return {{"cpu_model", or_null(env.cpu_model)},
+  return {{"cpu_model", model::write_json(env.cpu_model)},
           {"glibc", env.glibc},
-          {"transparent_hugepages", or_null(env.transparent_hugepages)},
-          {"placement_twin", twin ? or_null(*twin) : json(nullptr)}};
+          {"transparent_hugepages", model::write_json(env.transparent_hugepages)},
+          {"placement_twin", twin ? model::write_json(*twin) : json(nullptr)}};
 }
 
 json build_identity(const model::environment& env) {
-  return {{"git_revision", or_null(env.git_revision)},
+  return {{"git_revision", model::write_json(env.git_revision)},
           {"compiler", env.compiler},
           {"cxx_flags", env.cxx_flags},
           {"build_type", env.build_type}};
