@@ -4,13 +4,20 @@
 //     decided verdict holds, one missing on a machine is "measured on some machines only" and
 //     reads "not measured" there; claims likewise (reproduced vs refuted flips); the environment facts
 //     that go with a difference are exactly those that split the machines as its verdicts do
-//     (with three machines, a fact shared across the split does not go with it) (FleetReport.*).
+//     (with three machines, a fact shared across the split does not go with it); a served
+//     variant (the serve section's cells, which have no speedup) does not replace the batch
+//     verdict of the workload it serves (FleetReport.*). The report is built from results models
+//     and read as fleet.json holds it.
 //   shard file: a plan survives the round trip through JSON, mallocs looked up again by name; a
 //     file of another results schema version or another kind is refused (ShardFile.*).
+#include <optional>
+#include <tuple>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "main/frame_registry.hpp"
+#include "frames/serve/figures.hpp"
 #include "merge/fleet.hpp"
 #include "merge/shard_file.hpp"
 #include "plan/plan.hpp"
@@ -25,35 +32,58 @@ namespace {
 
 using json = nlohmann::json;
 
-json vs(double ratio, double low, double high, double p) {
-  return {{"speedup_p50", ratio},
-          {"p_value", p},
-          {"intervals", {{"speedup_p50", {{"low", low}, {"high", high}}}}}};
+model::comparison vs(double ratio, double low, double high, double p) {
+  model::comparison c;
+  c.speedup_p50 = ratio;
+  c.p_value = p;
+  c.intervals.speedup_p50 = model::interval{low, high};
+  return c;
 }
 
-json machine(const std::string& cpu, const std::string& glibc, const json& twin,
-             const json& arena_vs, const std::string& claim_verdict) {
-  json cells = json::array(
-      {{{"strategy", "std"}, {"malloc", "glibc"}, {"vs_std", nullptr}},
-       {{"strategy", "arena"}, {"malloc", "glibc"}, {"vs_std", arena_vs}},
-       {{"strategy", "pool"}, {"malloc", "glibc"}, {"vs_std", vs(1.5, 1.4, 1.6, 0.001)}}});
-  if (!twin.is_null())
-    cells.push_back(
-        {{"strategy", "arena"}, {"malloc", "glibc_nocliff"}, {"vs_std", vs(1.3, 1.2, 1.4, 0.001)}});
-  return {{"environment",
-           {{"cpu_model", cpu},
-            {"logical_cpus", 2},
-            {"glibc", glibc},
-            {"transparent_hugepages", "always [madvise] never"},
-            {"kernel", "Linux 6.1"},
-            {"placement", {{"probe", {{"has_cliff", !twin.is_null()}}}}}}},
-          {"config", {{"placement_twin", twin}}},
-          {"significance", {{"enough_repetitions", true}}},
-          {"claims",
-           json::array({{{"id", "c1"}, {"statement", "arena wins"}, {"verdict", claim_verdict}},
-                        {{"id", "c2"}, {"statement", "pool wins"}, {"verdict", "reproduced"}}})},
-          {"workloads",
-           json::array({{{"name", "vector_push"}, {"frame", "batch"}, {"cells", cells}}})}};
+model::cell cell(const std::string& strategy, const std::string& malloc,
+                 std::optional<model::comparison> vs_std) {
+  model::cell c;
+  c.head.strategy = strategy;
+  c.head.malloc = malloc;
+  c.head.status = "ok";
+  c.vs_std = std::move(vs_std);
+  return c;
+}
+
+model::document machine(const std::string& cpu, const std::string& glibc,
+                        const std::optional<std::string>& twin, const model::comparison& arena_vs,
+                        const std::string& claim_verdict) {
+  model::document d;
+  d.environment.cpu_model = cpu;
+  d.environment.logical_cpus = 2;
+  d.environment.glibc = glibc;
+  d.environment.transparent_hugepages = "always [madvise] never";
+  d.environment.kernel = "Linux 6.1";
+  d.environment.placement.emplace();
+  d.environment.placement->probe.has_cliff = twin.has_value();
+  d.config.placement_twin = twin;
+  d.significance.enough_repetitions = true;
+  for (const auto& [id, statement, verdict] :
+       {std::tuple{"c1", "arena wins", claim_verdict}, {"c2", "pool wins", "reproduced"}}) {
+    model::claim_verdict c;
+    c.id = id;
+    c.statement = statement;
+    c.verdict = verdict;
+    d.claims.push_back(c);
+  }
+  model::workload w;
+  w.name = "vector_push";
+  w.frame = "batch";
+  w.cells = {cell("std", "glibc", std::nullopt), cell("arena", "glibc", arena_vs),
+             cell("pool", "glibc", vs(1.5, 1.4, 1.6, 0.001))};
+  if (twin) w.cells.push_back(cell("arena", "glibc_nocliff", vs(1.3, 1.2, 1.4, 0.001)));
+  d.workloads.push_back(w);
+  return d;
+}
+
+// The report as fleet.json holds it.
+json fleet_of(const std::vector<fleet_machine>& machines) {
+  return fleet_json(fleet_document(machines));
 }
 
 const json& row_of(const json& fleet, const char* kind, const std::string& id) {
@@ -71,10 +101,13 @@ std::vector<std::string> facts_named(const json& row) {
 }
 
 TEST(FleetReport, FlipsHoldsAndFactsThatGoWithThem) {
-  const json a =
+  const model::document a =
       machine("EPYC 9B14", "2.36", "glibc_nocliff", vs(5.1, 4.8, 5.4, 0.001), "reproduced");
-  const json b = machine("EPYC 9R45", "2.36", nullptr, vs(0.8, 0.75, 0.85, 0.001), "refuted");
-  const json fleet = fleet_document({{"A", "a/results.json", a}, {"B", "b/results.json", b}});
+  const model::document b =
+      machine("EPYC 9R45", "2.36", std::nullopt, vs(0.8, 0.75, 0.85, 0.001), "refuted");
+  const fleet_report report =
+      fleet_document({{"A", "a/results.json", a}, {"B", "b/results.json", b}});
+  const json fleet = fleet_json(report);
 
   const json& arena = row_of(fleet, "comparisons", "batch/vector_push/arena/glibc");
   EXPECT_EQ(arena.at("agreement"), flips);
@@ -92,7 +125,7 @@ TEST(FleetReport, FlipsHoldsAndFactsThatGoWithThem) {
   EXPECT_EQ(fleet.at("counts").at(flips).at("claims"), 1);
   EXPECT_EQ(fleet.at("differing_facts"), (json{"copy_cliff", "cpu_model", "placement_twin"}));
 
-  const std::string md = fleet_markdown(fleet);
+  const std::string md = fleet_markdown(report);
   EXPECT_NE(md.find("## Conclusions that flip between machines"), std::string::npos);
   EXPECT_NE(md.find("batch vector_push / arena @ glibc vs the baseline** — A: faster 5.1"),
             std::string::npos)
@@ -108,10 +141,10 @@ TEST(FleetReport, FlipsHoldsAndFactsThatGoWithThem) {
 
 TEST(FleetReport, InsideTheNoiseIsUndecidedAndAFactSharedAcrossTheSplitDoesNotGoWithIt) {
   // A and B share a CPU but read the arena differently; C shares B's verdict and another CPU.
-  const json a = machine("X", "2.36", nullptr, vs(1.5, 1.4, 1.6, 0.001), "reproduced");
-  const json b = machine("X", "2.41", nullptr, vs(1.01, 0.98, 1.04, 0.3), "reproduced");
-  const json c = machine("Y", "2.41", nullptr, vs(1.0, 0.99, 1.02, 0.4), "reproduced");
-  const json fleet = fleet_document({{"A", "", a}, {"B", "", b}, {"C", "", c}});
+  const auto a = machine("X", "2.36", std::nullopt, vs(1.5, 1.4, 1.6, 0.001), "reproduced");
+  const auto b = machine("X", "2.41", std::nullopt, vs(1.01, 0.98, 1.04, 0.3), "reproduced");
+  const auto c = machine("Y", "2.41", std::nullopt, vs(1.0, 0.99, 1.02, 0.4), "reproduced");
+  const json fleet = fleet_of({{"A", "", a}, {"B", "", b}, {"C", "", c}});
   const json& arena = row_of(fleet, "comparisons", "batch/vector_push/arena/glibc");
   EXPECT_EQ(arena.at("agreement"), decided_on_some);
   EXPECT_TRUE(arena.at("decided").at("B").is_null());
@@ -120,12 +153,32 @@ TEST(FleetReport, InsideTheNoiseIsUndecidedAndAFactSharedAcrossTheSplitDoesNotGo
 }
 
 TEST(FleetReport, NoFactSplitsIsSaid) {
-  const json a = machine("X", "2.36", nullptr, vs(1.5, 1.4, 1.6, 0.001), "reproduced");
-  const json b = machine("X", "2.36", nullptr, vs(0.7, 0.6, 0.8, 0.001), "reproduced");
-  const json fleet = fleet_document({{"A", "", a}, {"B", "", b}});
-  EXPECT_TRUE(row_of(fleet, "comparisons", "batch/vector_push/arena/glibc").at("facts").empty());
-  EXPECT_NE(fleet_markdown(fleet).find("no single environment fact splits the machines"),
+  const auto a = machine("X", "2.36", std::nullopt, vs(1.5, 1.4, 1.6, 0.001), "reproduced");
+  const auto b = machine("X", "2.36", std::nullopt, vs(0.7, 0.6, 0.8, 0.001), "reproduced");
+  const fleet_report report = fleet_document({{"A", "", a}, {"B", "", b}});
+  EXPECT_TRUE(row_of(fleet_json(report), "comparisons", "batch/vector_push/arena/glibc")
+                  .at("facts")
+                  .empty());
+  EXPECT_NE(fleet_markdown(report).find("no single environment fact splits the machines"),
             std::string::npos);
+}
+
+// The serve section's cells are no batch comparisons: a served variant (whose vs_std holds serve
+// ratios, no speedup) must not replace the batch verdict of the workload it serves.
+TEST(FleetReport, ServedCellsDoNotReplaceTheBatchComparisons) {
+  model::document a = machine("X", "2.36", std::nullopt, vs(1.5, 1.4, 1.6, 0.001), "reproduced");
+  serve_cell served;
+  served.head.strategy = "arena";
+  served.head.malloc = "glibc";
+  served.vs_std.emplace().throughput_ratio_hey = serve_estimate{1.1, std::nullopt, 3};
+  serve_section section;
+  section.workloads.push_back({"vector_push", {}, {served}});
+  a.parts.set(serve_document_figures{section});
+  const auto b = machine("Y", "2.36", std::nullopt, vs(1.5, 1.4, 1.6, 0.001), "reproduced");
+  const json fleet = fleet_of({{"A", "", a}, {"B", "", b}});
+  const json& arena = row_of(fleet, "comparisons", "batch/vector_push/arena/glibc");
+  EXPECT_EQ(arena.at("verdicts").at("A"), arena.at("verdicts").at("B"));
+  EXPECT_EQ(arena.at("agreement"), holds_everywhere);
 }
 
 TEST(ShardFile, PlanRoundTrip) {

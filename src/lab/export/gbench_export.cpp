@@ -1,11 +1,13 @@
 #include "export/gbench_export.hpp"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "export/frame_export_hook.hpp"
 #include "model/document.hpp"
 
 namespace alloclab::lab {
@@ -16,15 +18,10 @@ namespace {
 constexpr const char* time_note =
     "alloclab times wall-clock time on the measuring thread; cpu_time repeats real_time";
 
-template <class T>
-json or_null(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
 // host_name: results.json does not record the host's name (`machine` is `uname -m`, which the
 // export wrote here before). cpu_scaling_enabled is left out when the run could not read the
 // governor (a VM): false would say scaling was off.
-json context_of(const model::document& results, const json& schema_version) {
+json context_of(const model::document& results) {
   const model::environment& env = results.environment;
   json context = {{"date", results.created_utc},
                   {"host_name", "unknown"},
@@ -34,9 +31,9 @@ json context_of(const model::document& results, const json& schema_version) {
                   {"caches", json::array()},
                   {"load_avg", json::array()},
                   {"library_build_type", env.optimized ? "release" : "debug"},
-                  {"alloclab_schema_version", schema_version},
-                  {"alloclab_git_revision", or_null(env.git_revision)},
-                  {"alloclab_cpu_model", or_null(env.cpu_model)},
+                  {"alloclab_schema_version", results.schema_version},
+                  {"alloclab_git_revision", model::write_json(env.git_revision)},
+                  {"alloclab_cpu_model", model::write_json(env.cpu_model)},
                   {"alloclab_glibc", env.glibc},
                   {"alloclab_kernel", env.kernel},
                   {"alloclab_time_note", time_note}};
@@ -58,27 +55,26 @@ json entry_head(const std::string& name, const std::string& run_name, std::size_
           {"run_name", run_name}, {"run_type", run_type},   {"repetitions", repetitions}};
 }
 
-// The batch frame's counted pass, read from the keys its part writes: a stage names no frame's
-// types (a typed accessor belongs on model::frame_part).
-void add_memory(json& entry, const model::cell& cell) {
-  json part = json::object();
-  cell.figures.write(part);
-  const json heap = part.value("heap", json());
-  if (!heap.is_object()) return;
-  if (heap.contains("allocations_per_iteration"))
-    entry["allocs_per_iter"] = heap.at("allocations_per_iteration");
-  if (heap.contains("bytes_per_iteration"))
-    entry["alloclab_bytes_per_iter"] = heap.at("bytes_per_iteration");
+// The cell's heap traffic per iteration, as its frame counted it (export/frame_export_hook.hpp).
+std::optional<heap_per_iteration> heap_of(const model::workload& workload,
+                                          const model::cell& cell) {
+  for (const auto& row : frame_export_hooks())
+    if (workload.frame == row.name && row.part.heap_of != nullptr) return row.part.heap_of(cell);
+  return std::nullopt;
 }
 
-// `cell` given: the entry also carries the cell's per-iteration memory figures (not on a spread).
-json timed_entry(json entry, double ns, std::uint64_t iterations, const model::cell* cell) {
+// `heap` given: the entry also carries the cell's per-iteration memory figures (not on a spread).
+json timed_entry(json entry, double ns, std::uint64_t iterations,
+                 const std::optional<heap_per_iteration>& heap) {
   entry["threads"] = 1;
   entry["iterations"] = iterations;
   entry["real_time"] = ns;
   entry["cpu_time"] = ns;
   entry["time_unit"] = "ns";
-  if (cell != nullptr) add_memory(entry, *cell);
+  if (heap) {
+    entry["allocs_per_iter"] = heap->allocations;
+    entry["alloclab_bytes_per_iter"] = heap->bytes;
+  }
   return entry;
 }
 
@@ -90,10 +86,11 @@ void add_family(json& out, const model::workload& workload, const model::cell& c
   const std::vector<double>& means = timing.repetition_means_ns;
   const std::size_t reps = means.size();
   const std::uint64_t per_rep = timing.timed_iterations / reps;
+  const std::optional<heap_per_iteration> heap = heap_of(workload, cell);
   for (std::size_t i = 0; i < reps; ++i) {
     json head = entry_head(name, name, family, "iteration", reps);
     head["repetition_index"] = i;
-    out.push_back(timed_entry(std::move(head), means[i], per_rep, &cell));
+    out.push_back(timed_entry(std::move(head), means[i], per_rep, heap));
   }
   const model::repetition_summary& s = timing.repetition_means_summary;
   const struct {
@@ -110,7 +107,7 @@ void add_family(json& out, const model::workload& workload, const model::cell& c
     head["threads"] = 1;
     head["aggregate_name"] = a.name;
     head["aggregate_unit"] = a.unit;
-    out.push_back(timed_entry(std::move(head), a.value, reps, a.with_memory ? &cell : nullptr));
+    out.push_back(timed_entry(std::move(head), a.value, reps, a.with_memory ? heap : std::nullopt));
   }
 }
 
@@ -131,14 +128,28 @@ void add_error(json& out, const model::workload& workload, const model::cell& ce
   out.push_back(std::move(entry));
 }
 
+// The frames that ran whose figures live in a part of their own (serve, program) rather than in
+// the workloads: they have no repetitions to export.
+std::vector<std::string> frames_apart(const model::document& results) {
+  std::vector<std::string> names;
+  for (const model::frame_codecs& row : model::frame_codec_table()) {
+    const std::string name = row.name;
+    const bool in_workloads =
+        std::any_of(results.workloads.begin(), results.workloads.end(),
+                    [&](const model::workload& w) { return w.frame == name; });
+    if (row.results_parts.document != nullptr && results.frames.count(name) != 0 && !in_workloads)
+      names.push_back(name);
+  }
+  return names;
+}
+
 bool has_repetitions(const model::cell& cell) {
   return cell.timing && !cell.timing->repetition_means_ns.empty();
 }
 
 }  // namespace
 
-json to_gbench_json(const json& file) {
-  const model::document results = model::from_json(file);
+json to_gbench_json(const model::document& results) {
   json benchmarks = json::array();
   std::set<std::string> skipped;
   std::size_t family = 0;
@@ -152,13 +163,8 @@ json to_gbench_json(const json& file) {
         skipped.insert(workload.frame);
     }
   }
-  // Frames whose figures live in a part of their own (serve, program) have no repetitions to
-  // export.
-  json top_level = json::object();
-  results.parts.write(top_level);
-  for (const auto& [frame_name, what] : results.frames)
-    if (top_level.contains(frame_name)) skipped.insert(frame_name);
-  json context = context_of(results, file.at("schema_version"));
+  for (const std::string& frame_name : frames_apart(results)) skipped.insert(frame_name);
+  json context = context_of(results);
   context["alloclab_frames_not_exported"] = skipped;
   return {{"context", std::move(context)}, {"benchmarks", std::move(benchmarks)}};
 }

@@ -16,18 +16,20 @@
 // `context.alloclab_frames_not_exported`.
 //
 // Example:
-//   const nlohmann::json results = alloclab::lab::read_checked_results("results.json");
+//   const auto results = alloclab::lab::read_results_model_as_written("results.json");
 //   std::cout << alloclab::lab::to_gbench_json(results).dump(2);
 #pragma once
 
 #include <nlohmann/json.hpp>
 
+#include "model/document.hpp"
+
 namespace alloclab::lab {
 
-// The Google Benchmark document for a results file that passed read_checked_results, read through
-// the results model (src/lab/model): the repetitions' aggregates are the summary the model holds
-// (`timing.repetition_means_summary`), not computed here. Throws model::model_error for a file the
-// model does not read.
-nlohmann::json to_gbench_json(const nlohmann::json& results);
+// The Google Benchmark document for a results model (results/results_file.hpp reads a file into
+// it): the repetitions' aggregates are the summary the model holds
+// (`timing.repetition_means_summary`), not computed here; `alloclab_schema_version` is the
+// document's (a file's as written, with read_results_model_as_written).
+nlohmann::json to_gbench_json(const model::document& results);
 
 }  // namespace alloclab::lab

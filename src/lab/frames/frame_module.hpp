@@ -16,7 +16,9 @@
 // |                       | render_details, console_lines, method_lines, report_heading,       |
 // |                       | report_position                                                    |
 // | frame_compare_hook    | compare/frame_compare_hook.hpp: compare_workloads                  |
-// | frame_figures_reader  | merge/frame_figures_reader.hpp: read_figures                       |
+// | frame_figures_reader  | merge/frame_figures_reader.hpp: read_figures, own_cells,           |
+// |                       | placement_verdicts                                                 |
+// | frame_export_hook     | export/frame_export_hook.hpp: heap_of                              |
 // | frame_simulation      | simulate/frame_simulation.hpp: simulation                          |
 // | results_parts         | model/frame_part.hpp (frame_codecs): its keys in results.json      |
 // | make_executor         | schedule/executor.hpp: handed to the scheduler by the run (main)   |
@@ -35,6 +37,7 @@
 #include <vector>
 
 #include "compare/frame_compare_hook.hpp"
+#include "export/frame_export_hook.hpp"
 #include "merge/frame_figures_reader.hpp"
 #include "model/frame_part.hpp"
 #include "plan/frame_planner.hpp"
@@ -64,6 +67,7 @@ struct frame_module : frame_planner,
                       frame_report,
                       frame_compare_hook,
                       frame_figures_reader,
+                      frame_export_hook,
                       frame_simulation {
   model::frame_results_parts results_parts;  // its own keys in results.json
   std::unique_ptr<executor> (*make_executor)() = nullptr;

@@ -144,7 +144,8 @@ int execute_export(const std::string& results_path, const std::string& format,
     throw usage_error(fmt::format("export: unknown --format '{}'; valid formats: gbench", format));
   const bool to_stdout = output_path.empty() || standard_output(output_path);
   if (!to_stdout) check_destination(output_path, {results_path});
-  const std::string text = to_gbench_json(read_checked_results(results_path)).dump(2) + "\n";
+  const std::string text =
+      to_gbench_json(read_results_model_as_written(results_path)).dump(2) + "\n";
   if (to_stdout)
     print_or_throw(text);
   else

@@ -86,6 +86,11 @@ const std::vector<frame_row<frame_figures_reader>>& frame_figures_readers() {
   return rows;
 }
 
+const std::vector<frame_row<frame_export_hook>>& frame_export_hooks() {
+  static const auto rows = rows_of<frame_export_hook>();
+  return rows;
+}
+
 const std::vector<frame_row<frame_simulation>>& frame_simulations() {
   static const auto rows = rows_of<frame_simulation>();
   return rows;

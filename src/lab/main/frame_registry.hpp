@@ -1,8 +1,8 @@
 // The frame registry: every frame's row (frames/frame_module.hpp), and the one place that wires
 // rows to the stages. Each stage looks its part of the rows up through its own interface
 // (plan/frame_planner.hpp, results/frame_results_writer.hpp, render/frame_report.hpp,
-// compare/frame_compare_hook.hpp, merge/frame_figures_reader.hpp, simulate/frame_simulation.hpp,
-// model/frame_part.hpp), whose lookup main/frame_registry.cpp defines from these rows.
+// compare/frame_compare_hook.hpp, merge/frame_figures_reader.hpp, export/frame_export_hook.hpp,
+// simulate/frame_simulation.hpp, model/frame_part.hpp), whose lookup main/frame_registry.cpp defines from these rows.
 #pragma once
 
 #include <memory>

@@ -156,7 +156,7 @@ std::string fit_to_width(const std::string& line, std::size_t columns) {
 
 int execute_run(const run_request& request) {
   const auto read_costs = [](const std::string& path) {
-    return workload_seconds(read_checked_results(path));
+    return workload_seconds(read_results_model(path));
   };
   resolved_run run =
       resolve_run(request, alloclab::build::sanitized, expected_task_seconds, read_costs);

@@ -30,13 +30,12 @@ struct machine_group {
   std::vector<const merge_input*> inputs;
 };
 
-void refuse_mixed(const std::vector<merge_input>& inputs, json (*identity)(const json&),
-                  const char* what) {
-  const json first = identity(inputs.front().results);
+void refuse_mixed_builds(const std::vector<merge_input>& inputs) {
+  const json first = build_identity(inputs.front().results.environment);
   for (const merge_input& in : inputs)
-    if (const auto diff = differences(first, identity(in.results)); !diff.empty())
-      throw usage_error(fmt::format("mixed {}: '{}' and '{}' differ ({})", what,
-                                    inputs.front().path, in.path, diff.front().substr(0, 200)));
+    if (const auto diff = differences(first, build_identity(in.results.environment)); !diff.empty())
+      throw usage_error(fmt::format("mixed builds: '{}' and '{}' differ ({})", inputs.front().path,
+                                    in.path, diff.front().substr(0, 200)));
 }
 
 std::vector<machine_group> group_by_machine(const std::vector<merge_input>& inputs) {
@@ -52,7 +51,7 @@ std::vector<machine_group> group_by_machine(const std::vector<merge_input>& inpu
 }
 
 // One machine type's results: its one whole run, or its shards merged.
-json results_of(const machine_group& g, const std::string& command_line) {
+model::document results_of(const machine_group& g, const std::string& command_line) {
   for (const merge_input* in : g.inputs)
     if (!in->shard && g.inputs.size() > 1)
       throw usage_error(fmt::format(
@@ -62,20 +61,16 @@ json results_of(const machine_group& g, const std::string& command_line) {
   return merge_shards(g.inputs, command_line, utc_now("%Y-%m-%dT%H:%M:%SZ"));
 }
 
-void write_results(const fs::path& directory, const json& results) {
+void write_results(const fs::path& directory, const model::document& results) {
   try {
-    write_run_directory(directory, results);
+    write_run_directory(directory, model::to_json(results));
   } catch (const run_directory_error& e) {
     throw output_error(fmt::format("cannot write under '{}': {}", directory.string(), e.what()));
   }
 }
 
-std::size_t cell_count(const json& results) {
-  std::size_t n = 0;
-  for (const auto& w : results.at("workloads")) n += w.at("cells").size();
-  if (results.contains("serve") && results.at("serve").is_object())
-    for (const auto& w : results.at("serve").at("workloads")) n += w.at("cells").size();
-  return n;
+std::size_t cell_count(const model::document& results) {
+  return cells_of(results).size();
 }
 
 std::string machine_label(std::size_t i) {
@@ -95,7 +90,7 @@ int execute_merge(const std::vector<std::string>& arguments, const std::string& 
   }
   std::vector<merge_input> inputs;
   for (const std::string& a : arguments) inputs.push_back(read_merge_input(a));
-  refuse_mixed(inputs, build_identity, "builds");
+  refuse_mixed_builds(inputs);
   const std::vector<machine_group> groups = group_by_machine(inputs);
   if (inputs.size() == 1 && !inputs.front().shard)
     throw usage_error(
@@ -126,12 +121,13 @@ int execute_merge(const std::vector<std::string>& arguments, const std::string& 
       write_results(directory, m.results);
       m.path = (directory / "results.json").string();
     }
-    const json fleet = fleet_document(machines);
+    const fleet_report fleet = fleet_document(machines);
+    const json fleet_file = fleet_json(fleet);
     const std::string md = fleet_markdown(fleet);
-    write_file_atomically(out / "fleet.json", fleet.dump(2) + "\n");
+    write_file_atomically(out / "fleet.json", fleet_file.dump(2) + "\n");
     write_file_atomically(out / "fleet.md", md);
-    write_file_atomically(out / "fleet.html",
-                          html_page("alloclab fleet report", markdown_to_html(md), fleet, false));
+    write_file_atomically(out / "fleet.html", html_page("alloclab fleet report",
+                                                        markdown_to_html(md), fleet_file, false));
     print_or_throw(fmt::format("fleet of {} machine types: {} (and fleet.html, fleet.json)\n",
                                machines.size(), (out / "fleet.md").string()));
     return 0;

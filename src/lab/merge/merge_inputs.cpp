@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "io/usage_error.hpp"
+#include "merge/frame_figures_reader.hpp"
 #include "results/results_file.hpp"
 
 namespace alloclab::lab {
@@ -24,17 +25,13 @@ std::string results_path_of(const std::string& argument) {
   throw usage_error(fmt::format("'{}' holds no results.json (nor latest/results.json)", argument));
 }
 
-json value_at(const json& j, const json::json_pointer& pointer) {
-  return j.contains(pointer) ? j.at(pointer) : json(nullptr);
-}
-
 }  // namespace
 
 merge_input read_merge_input(const std::string& argument) {
   merge_input in;
   in.path = results_path_of(argument);
-  in.results = read_checked_results(in.path);
-  if (!in.results.contains("shard")) return in;
+  in.results = read_results_model_as_written(in.path);
+  if (!in.results.shard) return in;
   const fs::path file = fs::path(in.path).parent_path() / shard_file_name;
   std::ifstream stream(file);
   if (!stream)
@@ -53,42 +50,43 @@ merge_input read_merge_input(const std::string& argument) {
 // What a machine is, from facts a run reads, never from one it measures: the placement probe's
 // verdict (a copy cliff) can differ between two runs of one machine under load, and would split
 // one machine's shards in two. The fleet report still shows it beside each flip.
-json machine_type(const json& results) {
-  const json& env = results.at("environment");
-  return {{"cpu_model", env.value("cpu_model", json())},
-          {"glibc", env.value("glibc", json())},
-          {"transparent_hugepages", env.value("transparent_hugepages", json())},
-          {"placement_twin", results.at("config").value("placement_twin", json())}};
+json machine_type(const model::document& results) {
+  const model::environment& env = results.environment;
+  const auto& twin = results.config.placement_twin;
+  return {{"cpu_model", model::write_json(env.cpu_model)},
+          {"glibc", env.glibc},
+          {"transparent_hugepages", model::write_json(env.transparent_hugepages)},
+          {"placement_twin", twin ? model::write_json(*twin) : json(nullptr)}};
 }
 
-json build_identity(const json& results) {
-  const json& env = results.at("environment");
-  json id = json::object();
-  for (const char* key : {"git_revision", "compiler", "cxx_flags", "build_type"})
-    id[key] = env.value(key, json());
-  return id;
+json build_identity(const model::environment& env) {
+  return {{"git_revision", model::write_json(env.git_revision)},
+          {"compiler", env.compiler},
+          {"cxx_flags", env.cxx_flags},
+          {"build_type", env.build_type}};
 }
 
-json configuration(const json& results) {
-  json config = results.at("config");
+json configuration(const model::document& results) {
+  json config = model::write_json(results.config);
   config.erase("placement_twin");
   return config;
 }
 
-std::map<std::string, double> workload_seconds(const json& results) {
+std::vector<std::pair<std::string, model::cell_head>> cells_of(const model::document& results) {
+  std::vector<std::pair<std::string, model::cell_head>> cells;
+  for (const model::workload& w : results.workloads)
+    for (const model::cell& c : w.cells) cells.emplace_back(w.name, c.head);
+  for (const auto& row : frame_figures_readers())
+    if (row.part.own_cells != nullptr)
+      for (auto& cell : row.part.own_cells(results)) cells.push_back(std::move(cell));
+  return cells;
+}
+
+std::map<std::string, double> workload_seconds(const model::document& results) {
   std::map<std::string, double> seconds;
-  const auto add = [&](const json& workloads) {
-    for (const auto& w : workloads)
-      for (const auto& c : w.value("cells", json::array()))
-        seconds[w.value("name", "")] +=
-            value_at(c, json::json_pointer("/worker/wall_seconds")).is_number()
-                ? c.at("worker").at("wall_seconds").get<double>() *
-                      static_cast<double>(c.value("processes", std::size_t{1}))
-                : 0.0;
-  };
-  add(results.at("workloads"));
-  if (value_at(results, json::json_pointer("/serve/workloads")).is_array())
-    add(results.at("serve").at("workloads"));
+  for (const auto& [name, head] : cells_of(results))
+    seconds[name] +=
+        head.worker ? head.worker->wall_seconds * static_cast<double>(head.processes) : 0.0;
   return seconds;
 }
 

@@ -1,20 +1,20 @@
 // What `alloclab merge` reads: each argument (a run directory, a results root with `latest`, or a
-// results.json) is a results document and, for a shard, its shard file. The few results keys
-// merge looks at are read here and nowhere else:
+// results.json) is a results file, read and checked once into the results model, and, for a
+// shard, its shard file. The few facts merge looks at are read from the model here:
 //
-// | key                                   | used for                                             |
+// | results model                         | used for                                             |
 // |---------------------------------------|------------------------------------------------------|
 // | schema_version                        | refusal of another version (read_checked_results)    |
 // | shard                                 | a shard (then shard.json beside it is read)          |
 // | environment.cpu_model, glibc,         | the machine type: inputs that differ in one of these |
-// |   transparent_hugepages,              | are different machines (a fleet)                     |
-// |   placement.probe.has_cliff           |                                                      |
+// |   transparent_hugepages               | are different machines (a fleet)                     |
 // | config.placement_twin                 | machine type too: whether the twin was measured      |
 // | environment.git_revision, compiler,   | the build: mixed builds are refused                  |
 // |   cxx_flags, build_type               |                                                      |
 // | config (less placement_twin)          | the configuration: mixed ones are refused            |
-// | workloads[] (serve too): name, cells[] | `run --shard-costs`: the seconds each workload's     |
-// |   {processes, worker.wall_seconds}    |   processes took                                     |
+// | workloads[] and each frame's own      | `run --shard-costs`: the seconds each workload's     |
+// |   cells (serve): processes,           |   processes took                                     |
+// |   worker.wall_seconds                 |                                                      |
 #pragma once
 
 #include <map>
@@ -25,12 +25,14 @@
 #include <nlohmann/json.hpp>
 
 #include "merge/shard_file.hpp"
+#include "model/document.hpp"
 
 namespace alloclab::lab {
 
 struct merge_input {
   std::string path;  // the results.json read
-  nlohmann::json results;
+  // As its file was written: schema_version is the file's, so a whole run is written back as is.
+  model::document results;
   std::optional<shard_file> shard;  // set when results has a "shard" entry
 };
 
@@ -39,15 +41,19 @@ struct merge_input {
 merge_input read_merge_input(const std::string& argument);
 
 // The machine facts that make a machine type, as one object (equal objects: one type).
-nlohmann::json machine_type(const nlohmann::json& results);
+nlohmann::json machine_type(const model::document& results);
 // The facts that make a build, as one object.
-nlohmann::json build_identity(const nlohmann::json& results);
+nlohmann::json build_identity(const model::environment& environment);
 // The run's configuration less what depends on the machine (config without placement_twin).
-nlohmann::json configuration(const nlohmann::json& results);
+nlohmann::json configuration(const model::document& results);
+
+// Every cell of the results, with its workload's name: the workloads' and those a frame keeps in
+// a part of its own (the serve section; merge/frame_figures_reader.hpp).
+std::vector<std::pair<std::string, model::cell_head>> cells_of(const model::document& results);
 
 // Seconds each workload's processes took (each cell's first process's wall time times its
-// processes), batch and serve frames summed: what `run --shard-costs` deals by.
-std::map<std::string, double> workload_seconds(const nlohmann::json& results);
+// processes), every frame's cells summed: what `run --shard-costs` deals by.
+std::map<std::string, double> workload_seconds(const model::document& results);
 
 // "cpu_model: A vs B" for each key of two objects that differ (empty when equal).
 std::vector<std::string> differences(const nlohmann::json& a, const nlohmann::json& b);

@@ -20,7 +20,8 @@ std::string name_of(const merge_input& in) {
 }
 
 bool twin_measured(const merge_input& in) {
-  return !in.results.at("config").value("placement_twin", json()).is_null();
+  const auto& twin = in.results.config.placement_twin;
+  return twin && *twin;
 }
 
 // Same count, same plan, every index once.
@@ -109,27 +110,27 @@ std::vector<task> tasks_of(const merge_input& in, const run_plan& whole,
   return tasks;
 }
 
-json shard_entry(const merge_input& in) {
+model::merged_shard shard_entry(const merge_input& in) {
   const shard_file& f = *in.shard;
-  return {{"index", f.shard.index},
-          {"count", f.shard.count},
-          {"source", f.shard.source},
-          {"path", in.path},
-          {"command", f.context.command_line},
-          {"created_utc", f.context.created_utc},
-          {"duration_seconds", f.records.duration_seconds}};
+  return {f.shard.index,
+          f.shard.count,
+          f.shard.source,
+          in.path,
+          f.context.command_line,
+          f.context.created_utc,
+          f.records.duration_seconds};
 }
 
 }  // namespace
 
-json merge_shards(const std::vector<const merge_input*>& unordered, const std::string& command_line,
-                  const std::string& created_utc) {
+model::document merge_shards(const std::vector<const merge_input*>& unordered,
+                             const std::string& command_line, const std::string& created_utc) {
   std::vector<const merge_input*> shards = unordered;
   check_complete(shards);
   // The merged results are judged by this binary's code: it must be the shards' build.
-  const json own =
-      build_identity({{"environment", model::write_json(describe_environment(current_build()))}});
-  if (const auto diff = differences(build_identity(shards.front()->results), own); !diff.empty())
+  const json own = build_identity(describe_environment(current_build()));
+  if (const auto diff = differences(build_identity(shards.front()->results.environment), own);
+      !diff.empty())
     throw usage_error(
         fmt::format("{} was built differently from this alloclab ({}); merge with "
                     "the alloclab that ran the shards: it judges the merged cells",
@@ -146,7 +147,7 @@ json merge_shards(const std::vector<const merge_input*>& unordered, const std::s
 
   std::vector<std::pair<task, const measurement_record*>> measured;
   run_records merged;
-  json entries = json::array();
+  model::merge_facts entries;
   for (const merge_input* in : shards) {
     const std::vector<task> tasks =
         tasks_of(*in, whole, dealt.at(in->shard->shard.index - 1), twin);
@@ -155,7 +156,7 @@ json merge_shards(const std::vector<const merge_input*>& unordered, const std::s
     for (const auto& [frame_name, facts] : in->shard->records.frame_facts.items())
       merged.frame_facts[frame_name].merge_patch(facts);
     merged.duration_seconds += in->shard->records.duration_seconds;
-    entries.push_back(shard_entry(*in));
+    entries.shards.push_back(shard_entry(*in));
   }
   // The merged schedule is what ran, cell by cell, each cell's processes in order.
   std::sort(measured.begin(), measured.end(), [](const auto& a, const auto& b) {
@@ -172,11 +173,10 @@ json merge_shards(const std::vector<const merge_input*>& unordered, const std::s
   results_context context = shards.front()->shard->context;
   context.command_line = command_line;
   context.created_utc = created_utc;
-  context.merged = {{"shards", std::move(entries)}};
+  context.merged = std::move(entries);
   model::document results = build_results(plan, merged, context);
-  results.environment = model::read_json<model::environment>(
-      shards.front()->results.at("environment"), "/environment");
-  return model::to_json(results);
+  results.environment = shards.front()->results.environment;
+  return results;
 }
 
 }  // namespace alloclab::lab

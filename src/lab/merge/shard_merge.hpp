@@ -1,4 +1,4 @@
-// Shards of one plan, build and machine type -> the whole plan's results.json, rebuilt by the one
+// Shards of one plan, build and machine type -> the whole plan's results model, rebuilt by the one
 // results builder (results/results_builder.hpp) from every shard's measurement records, so the
 // claims and comparisons are judged from the merged cells, exactly as an unsharded run would
 // judge them. Only `environment` is taken from the first shard's results (the machine the cells
@@ -8,15 +8,13 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "merge/merge_inputs.hpp"
 
 namespace alloclab::lab {
 
 // `shards` all have a shard file. Throws usage_error (one line) when shards overlap, one is
 // missing, their counts or plans differ, or a shard does not hold the cells its index deals it.
-nlohmann::json merge_shards(const std::vector<const merge_input*>& shards,
-                            const std::string& command_line, const std::string& created_utc);
+model::document merge_shards(const std::vector<const merge_input*>& shards,
+                             const std::string& command_line, const std::string& created_utc);
 
 }  // namespace alloclab::lab

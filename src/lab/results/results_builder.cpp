@@ -119,8 +119,7 @@ model::document skeleton(const run_plan& plan, const run_records& run,
   if (run.budget) *d.budget = budget_facts(*run.budget, plan);
   if (!context.shard.is_null())
     d.shard = model::read_json<model::shard_facts>(context.shard, "/shard");
-  if (!context.merged.is_null())
-    d.merged = model::read_json<model::merge_facts>(context.merged, "/merged");
+  if (context.merged) d.merged.emplace(*context.merged);
   return d;
 }
 

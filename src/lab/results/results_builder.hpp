@@ -3,6 +3,7 @@
 // verdicts are computed here, once; renderers only read what this produces.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,7 @@ struct results_context {
   nlohmann::json placement = nullptr;  // the copy-cost probe of this machine (environment)
   nlohmann::json noise = nullptr;      // the noise gate (process/noise_gate.hpp): results `noise`
   nlohmann::json shard = nullptr;      // `run --shard`: which shard of which plan (results "shard")
-  nlohmann::json merged = nullptr;     // `merge`: the shards it was built from (results "merged")
+  std::optional<model::merge_facts> merged;  // `merge`: the shards it was built from
   // The simulated costs (simulate/queue.hpp's finish(); results "simulation"), or null.
   nlohmann::json simulation = nullptr;
 };

@@ -109,14 +109,32 @@ json read_checked_results(const std::string& path) {
   return results;
 }
 
-// A checked results file read once into the results model.
-model::document read_results_model(const std::string& path) {
+namespace {
+
+// A checked results file read once into the results model, and the version it was written in.
+model::document results_model_of(const std::string& path, int& written_version) {
+  const json file = read_checked_results(path);
+  written_version = file.at("schema_version").get<int>();
   try {
-    return model::from_json(read_checked_results(path));
+    return model::from_json(file);
   } catch (const model::model_error& e) {
     throw usage_error(
         fmt::format("'{}' is not a results file this alloclab reads: {}", path, e.what()));
   }
+}
+
+}  // namespace
+
+model::document read_results_model(const std::string& path) {
+  int written_version = 0;
+  return results_model_of(path, written_version);
+}
+
+model::document read_results_model_as_written(const std::string& path) {
+  int written_version = 0;
+  model::document d = results_model_of(path, written_version);
+  d.schema_version = written_version;
+  return d;
 }
 
 }  // namespace alloclab::lab

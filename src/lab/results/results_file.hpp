@@ -22,5 +22,9 @@ std::vector<std::string> results_problems(const nlohmann::json& results);
 nlohmann::json read_checked_results(const std::string& path);
 // The same, read once into the results model (usage_error for a file it cannot read).
 model::document read_results_model(const std::string& path);
+// The same, but its schema_version is the file's (model::from_json reads an older version as the
+// current one): model::to_json writes it back laid out as the file was. `merge` copies a whole run
+// so, and `export` names the file's version.
+model::document read_results_model_as_written(const std::string& path);
 
 }  // namespace alloclab::lab

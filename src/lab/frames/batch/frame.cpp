@@ -32,6 +32,23 @@ bool batch_cell_uses_every_cpu(const cell_spec& c) {
   return w != nullptr && w->threads > 1;
 }
 
+// What a cell's counted pass read, for `export` (export/frame_export_hook.hpp).
+std::optional<heap_per_iteration> batch_heap_of(const model::cell& cell) {
+  const batch_cell_figures* f = cell.figures.as<batch_cell_figures>();
+  if (f == nullptr || !f->heap) return std::nullopt;
+  return heap_per_iteration{f->heap->allocations_per_iteration, f->heap->bytes_per_iteration};
+}
+
+// The placement check's verdicts on a workload, for the fleet report (merge/fleet.hpp).
+std::vector<placement_verdict> batch_placement_verdicts(const model::workload& workload) {
+  std::vector<placement_verdict> verdicts;
+  const batch_workload_figures* f = batch_figures_of(workload);
+  if (f == nullptr || !f->placement) return verdicts;
+  for (const strategy_placement& s : f->placement->strategies)
+    verdicts.push_back({s.strategy, s.placement_driven});
+  return verdicts;
+}
+
 // The batch frame's repetitions are the plan's shared ones (--repetitions, or a budget's).
 std::size_t batch_repetitions(const run_plan& plan) {
   return plan.sizes.repetitions;
@@ -54,6 +71,8 @@ frame_module batch_frame() {
   row.add_results = add_batch_results;
   row.what_numbers_include = describe_batch_frame;
   row.expected_seconds = expected_batch_seconds;
+  row.heap_of = batch_heap_of;
+  row.placement_verdicts = batch_placement_verdicts;
   row.results_parts = {nullptr, nullptr, &model::part_codec_of<batch_workload_figures>(),
                        &model::part_codec_of<batch_cell_figures>()};
   row.render_summary = markdown::batch_summary_sections;

@@ -76,6 +76,17 @@ std::size_t serve_repetitions(const run_plan& plan) {
   return serve_sizes_of(plan).repetitions;
 }
 
+// The served cells, which the serve section keeps outside the document's workloads, for `merge`
+// (merge/frame_figures_reader.hpp).
+std::vector<std::pair<std::string, model::cell_head>> served_cells(const model::document& results) {
+  std::vector<std::pair<std::string, model::cell_head>> cells;
+  const serve_document_figures* part = results.parts.get<serve_document_figures>();
+  if (part == nullptr || !part->serve) return cells;
+  for (const serve_workload& w : part->serve->workloads)
+    for (const serve_cell& c : w.cells) cells.emplace_back(w.name, c.head);
+  return cells;
+}
+
 }  // namespace
 
 void add_serve_run_options(CLI::App& run, frame_slots& options) {
@@ -108,6 +119,7 @@ frame_module serve_frame() {
   row.render_section = markdown::serve_section;
   row.workloads = &lab_workload_catalogue();
   row.read_figures = read_figures_as<serve_figures>;
+  row.own_cells = served_cells;
   row.budgeted = true;
   row.uses_every_cpu = [](const cell_spec&) { return true; };  // a server and its load generator
   return row;
