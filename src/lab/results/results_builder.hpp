@@ -26,7 +26,7 @@ struct results_context {
   nlohmann::json placement = nullptr;  // the copy-cost probe of this machine (environment)
   nlohmann::json noise = nullptr;      // the noise gate (process/noise_gate.hpp): results `noise`
   nlohmann::json shard = nullptr;      // `run --shard`: which shard of which plan (results "shard")
-  std::optional<model::merge_facts> merged;  // `merge`: the shards it was built from
+  std::optional<model::merge_facts> merged = std::nullopt;  // `merge`: the shards it was built from
   // The simulated costs (simulate/queue.hpp's finish(); results "simulation"), or null.
   nlohmann::json simulation = nullptr;
 };
