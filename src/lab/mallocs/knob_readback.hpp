@@ -38,6 +38,13 @@ struct knob_reading {
   std::string knob;
   std::optional<std::string> value;  ///< what the malloc uses; empty when it cannot be read
   std::string how;                   ///< how it was read, or why it cannot be
+  // Its JSON (model/fields.hpp): the program frame's records carry it.
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.knob, "knob", "the knob");
+    field(s.value, "value", "what the malloc uses, null when it cannot be read");
+    field(s.how, "how", "how it was read, or why it cannot be");
+  }
 };
 
 /// Reads `knobs` (the program frame's knob names) of `malloc` (a registry name) in this process,

@@ -43,6 +43,7 @@ std::vector<run_row> rows_of(std::size_t rounds) {
       r.record.figures.user_seconds =
           1.0 + 0.1 * static_cast<double>(c) + 0.001 * static_cast<double>(round);
       r.record.figures.sys_seconds = 0.25;
+      r.record.figures.cpu_seconds = r.record.figures.user_seconds + 0.25;
       r.record.figures.wall_seconds = 1.5;
       r.record.figures.peak_rss_bytes = 100'000'000 + 1'000'000 * c + round;
       r.record.stdout_hash = 0xabc;

@@ -23,7 +23,7 @@ class fake_program final : public lab::executor {
   lab::measurement_record execute(const lab::run_plan&, const lab::task& t) override {
     run_record run;
     run.ok = t.cell != failing_;
-    run.figures.user_seconds = 1.0 + static_cast<double>(t.cell);
+    run.figures.cpu_seconds = 1.0 + static_cast<double>(t.cell);
     lab::measurement_record r;
     r.frame = program_frame_name;
     r.status = run.ok ? "ok" : "failed";
@@ -108,25 +108,64 @@ TEST(TryOnTheSchedule, TheStopRuleReadsEachRunsCpuTimeAndAFailedRunAsFailed) {
   EXPECT_EQ(rows[4].combination, ran.ran[4].cell);
 }
 
+// A run with every figure set, a knob read back and a knob that cannot be.
+run_record every_figure_set() {
+  run_record run;
+  run.ok = false;
+  run.live = true;
+  run.reason = "exit status 3";
+  run.exit_code = 3;
+  run.knobs = {{"narenas", std::string("2"), "mallctl"}, {"top_pad", std::nullopt, "no read-back"}};
+  run_figures& f = run.figures;
+  f.user_seconds = 0.25;
+  f.sys_seconds = 0.5;
+  f.cpu_seconds = 0.75;
+  f.wall_seconds = 1.5;
+  f.peak_rss_bytes = 12345;
+  f.minor_faults = 7;
+  f.major_faults = 8;
+  f.voluntary_switches = 9;
+  f.involuntary_switches = 10;
+  run.stdout_hash = 0xfedcba9876543210u;
+  run.stdout_bytes = 99;
+  return run;
+}
+
 // A record's figures go through the record's JSON transport and come back the same run.
 TEST(TryOnTheSchedule, ARunRecordReadsBackFromItsJson) {
-  run_record run;
-  run.ok = true;
-  run.live = true;
-  run.reason = "";
-  run.exit_code = 0;
-  run.knobs = {{"narenas", std::string("2"), "mallctl"}, {"top_pad", std::nullopt, "no read-back"}};
-  run.figures.user_seconds = 0.25;
-  run.figures.sys_seconds = 0.5;
-  run.figures.peak_rss_bytes = 12345;
-  run.figures.minor_faults = 7;
-  run.stdout_hash = 99;
+  const run_record run = every_figure_set();
   const run_record back = nlohmann::json(run).get<run_record>();
   EXPECT_EQ(nlohmann::json(back), nlohmann::json(run));
+  EXPECT_EQ(back.ok, run.ok);
+  EXPECT_EQ(back.live, run.live);
+  EXPECT_EQ(back.reason, run.reason);
+  EXPECT_EQ(back.exit_code, run.exit_code);
   ASSERT_EQ(back.knobs.size(), 2u);
+  EXPECT_EQ(back.knobs[0].knob, "narenas");
   EXPECT_EQ(back.knobs[0].value, std::optional<std::string>("2"));
+  EXPECT_EQ(back.knobs[0].how, "mallctl");
   EXPECT_FALSE(back.knobs[1].value.has_value());
-  EXPECT_DOUBLE_EQ(back.figures.cpu_seconds(), 0.75);
+  EXPECT_EQ(back.knobs[1].how, "no read-back");
+  EXPECT_EQ(lab::model::write_json(back.figures), lab::model::write_json(run.figures));
+  EXPECT_DOUBLE_EQ(back.figures.cpu_seconds, 0.75);
+  EXPECT_EQ(back.figures.involuntary_switches, 10u);
+  EXPECT_EQ(back.stdout_hash, run.stdout_hash);
+  EXPECT_EQ(back.stdout_bytes, 99u);
+}
+
+// The record carries the results model's figures of a run (program_model.hpp's one field list).
+TEST(TryOnTheSchedule, ARunRecordsFiguresAreTheModelsRunFigures) {
+  const nlohmann::json j = nlohmann::json(every_figure_set());
+  for (const std::string& name : lab::model::field_names<lab::program_run_figures>())
+    EXPECT_TRUE(j.contains(name)) << name;
+  EXPECT_TRUE(j.at("knobs")[1].at("value").is_null());
+}
+
+// A record missing a key is bad input: nlohmann's exception, as the rest of the record throws.
+TEST(TryOnTheSchedule, ARunRecordWithoutAKeyDoesNotRead) {
+  nlohmann::json j = nlohmann::json(every_figure_set());
+  j.erase("stdout_bytes");
+  EXPECT_THROW(j.get<run_record>(), nlohmann::json::exception);
 }
 
 }  // namespace

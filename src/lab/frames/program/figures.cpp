@@ -1,6 +1,7 @@
 #include "frames/program/figures.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -10,8 +11,41 @@
 namespace alloclab::program {
 namespace {
 
+double median(const std::vector<double>& v) {
+  return v.empty() ? 0 : lab::percentile(v, 0.5);
+}
+
+// A combination's ok runs: each figure of run_figures in a column (its field list's order), and
+// the CPU times and peak RSS the ratios compare.
 struct samples {
-  std::vector<double> cpu, rss, user, sys, wall, minor, major, voluntary, involuntary;
+  std::vector<std::vector<double>> columns;
+  std::vector<double> cpu, rss;
+};
+
+// Appends each figure of a run to its column.
+struct column_appender {
+  std::vector<std::vector<double>>& columns;
+  std::size_t at = 0;
+  template <class M, class... Options>
+  void operator()(const M& figure, const char*, const char*, const Options&...) {
+    if (columns.size() <= at) columns.resize(at + 1);
+    columns[at++].push_back(static_cast<double>(figure));
+  }
+};
+
+// Sets each figure to its column's median, a count rounded to the nearest (zero: no runs).
+struct column_medians {
+  const std::vector<std::vector<double>>& columns;
+  std::size_t at = 0;
+  template <class M, class... Options>
+  void operator()(M& figure, const char*, const char*, const Options&...) {
+    const double m = at < columns.size() ? median(columns[at]) : 0;
+    ++at;
+    if constexpr (std::is_integral_v<M>)
+      figure = static_cast<M>(m + 0.5);
+    else
+      figure = m;
+  }
 };
 
 samples collect(const std::vector<run_row>& rows, std::size_t combination) {
@@ -19,37 +53,18 @@ samples collect(const std::vector<run_row>& rows, std::size_t combination) {
   for (const run_row& row : rows) {
     if (row.combination != combination || !row.record.ok) continue;
     const run_figures& f = row.record.figures;
-    s.cpu.push_back(f.cpu_seconds());
+    column_appender append{s.columns};
+    run_figures::fields(f, append);
+    s.cpu.push_back(f.cpu_seconds);
     s.rss.push_back(static_cast<double>(f.peak_rss_bytes));
-    s.user.push_back(f.user_seconds);
-    s.sys.push_back(f.sys_seconds);
-    s.wall.push_back(f.wall_seconds);
-    s.minor.push_back(static_cast<double>(f.minor_faults));
-    s.major.push_back(static_cast<double>(f.major_faults));
-    s.voluntary.push_back(static_cast<double>(f.voluntary_switches));
-    s.involuntary.push_back(static_cast<double>(f.involuntary_switches));
   }
   return s;
 }
 
-double median(const std::vector<double>& v) {
-  return v.empty() ? 0 : lab::percentile(v, 0.5);
-}
-
-std::uint64_t median_count(const std::vector<double>& v) {
-  return static_cast<std::uint64_t>(median(v) + 0.5);
-}
-
 run_figures medians(const samples& s) {
   run_figures m;
-  m.user_seconds = median(s.user);
-  m.sys_seconds = median(s.sys);
-  m.wall_seconds = median(s.wall);
-  m.peak_rss_bytes = median_count(s.rss);
-  m.minor_faults = median_count(s.minor);
-  m.major_faults = median_count(s.major);
-  m.voluntary_switches = median_count(s.voluntary);
-  m.involuntary_switches = median_count(s.involuntary);
+  column_medians set{s.columns};
+  run_figures::fields(m, set);
   return m;
 }
 
@@ -84,8 +99,9 @@ ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& b
 void mark_pareto_front(std::vector<combination_figures>& all) {
   auto dominates = [](const combination_figures& a, const combination_figures& b) {
     const std::uint64_t a_rss = a.median.peak_rss_bytes, b_rss = b.median.peak_rss_bytes;
-    const bool no_worse = a.cpu_seconds <= b.cpu_seconds && a_rss <= b_rss;
-    const bool better = a.cpu_seconds < b.cpu_seconds || a_rss < b_rss;
+    const double a_cpu = a.median.cpu_seconds, b_cpu = b.median.cpu_seconds;
+    const bool no_worse = a_cpu <= b_cpu && a_rss <= b_rss;
+    const bool better = a_cpu < b_cpu || a_rss < b_rss;
     return no_worse && better;
   };
   for (combination_figures& c : all) {
@@ -175,7 +191,6 @@ program_figures compute_figures(const std::vector<variant>& combinations,
           return r.combination == i && !r.record.ok;
         }));
     c.median = medians(s);
-    c.cpu_seconds = median(s.cpu);
     if (i != out.baseline && c.runs_ok > 0 && !base.cpu.empty()) {
       c.cpu = ratio_of(s.cpu, base.cpu,
                        lab::paired_by_round(readings_of(rows, cpu_seconds_of), i, out.baseline),

@@ -38,8 +38,7 @@ struct combination_figures {
   std::string label;   ///< "jemalloc dirty_decay_ms=0"
   std::string malloc;  ///< registry name
   std::size_t runs_ok = 0, runs_failed = 0;
-  run_figures median;      ///< medians over the ok runs (zeros when there are none)
-  double cpu_seconds = 0;  ///< median over the ok runs of each run's user + sys
+  run_figures median;  ///< medians over the ok runs of each figure (zeros when there are none)
   std::optional<ratio_figure> cpu, peak_rss;  ///< none for the baseline or without ok runs
   bool on_pareto_front = false;               ///< no other combination has both lower medians
   std::vector<std::uint64_t> stdout_hashes;   ///< distinct, over the ok runs, in first-seen order

@@ -229,57 +229,21 @@ std::vector<run_row> rows_of(const std::vector<lab::task>& ran,
 }
 
 void to_json(nlohmann::json& j, const run_record& r) {
-  nlohmann::json knobs = nlohmann::json::array();
-  for (const mallocs::knob_reading& k : r.knobs)
-    knobs.push_back({{"knob", k.knob},
-                     {"value", k.value ? nlohmann::json(*k.value) : nlohmann::json()},
-                     {"how", k.how}});
-  const run_figures& f = r.figures;
-  j = {{"ok", r.ok},
-       {"reason", r.reason},
-       {"live", r.live},
-       {"knobs", std::move(knobs)},
-       {"exit_code", r.exit_code},
-       {"user_seconds", f.user_seconds},
-       {"sys_seconds", f.sys_seconds},
-       {"wall_seconds", f.wall_seconds},
-       {"peak_rss_bytes", f.peak_rss_bytes},
-       {"minor_faults", f.minor_faults},
-       {"major_faults", f.major_faults},
-       {"voluntary_switches", f.voluntary_switches},
-       {"involuntary_switches", f.involuntary_switches},
-       {"stdout_hash", r.stdout_hash},
-       {"stdout_bytes", r.stdout_bytes}};
+  j = lab::model::write_json(r);
 }
 
+// A record that is not one throws nlohmann's exception, as the rest of the record does.
 void from_json(const nlohmann::json& j, run_record& r) {
-  j.at("ok").get_to(r.ok);
-  j.at("reason").get_to(r.reason);
-  j.at("live").get_to(r.live);
-  r.knobs.clear();
-  for (const nlohmann::json& k : j.at("knobs")) {
-    mallocs::knob_reading reading{k.at("knob").get<std::string>(), std::nullopt,
-                                  k.at("how").get<std::string>()};
-    if (!k.at("value").is_null()) reading.value = k.at("value").get<std::string>();
-    r.knobs.push_back(std::move(reading));
+  try {
+    r = lab::model::read_json<run_record>(j, "/figures");
+  } catch (const lab::model::model_error& e) {
+    throw nlohmann::json::other_error::create(501, e.what(), &j);
   }
-  j.at("exit_code").get_to(r.exit_code);
-  run_figures& f = r.figures;
-  j.at("user_seconds").get_to(f.user_seconds);
-  j.at("sys_seconds").get_to(f.sys_seconds);
-  j.at("wall_seconds").get_to(f.wall_seconds);
-  j.at("peak_rss_bytes").get_to(f.peak_rss_bytes);
-  j.at("minor_faults").get_to(f.minor_faults);
-  j.at("major_faults").get_to(f.major_faults);
-  j.at("voluntary_switches").get_to(f.voluntary_switches);
-  j.at("involuntary_switches").get_to(f.involuntary_switches);
-  j.at("stdout_hash").get_to(r.stdout_hash);
-  j.at("stdout_bytes").get_to(r.stdout_bytes);
 }
 
 std::vector<lab::figure_readings> stop_readings_of(const run_record& r) {
   if (!r.ok) return {};
-  return {{{stop_figure, {r.figures.cpu_seconds()}}}};
+  return {{{stop_figure, {r.figures.cpu_seconds}}}};
 }
 
 lab::sample_count timed_samples_of(const run_record&) {

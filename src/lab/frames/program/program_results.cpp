@@ -23,20 +23,6 @@ constexpr const char* liveness_note =
     "mmapped, one below it is not), the others are reported as set via GLIBC_TUNABLES, "
     "unverifiable";
 
-lab::program_run_figures run_figures_of(const run_figures& f) {
-  lab::program_run_figures out;
-  out.cpu_seconds = f.cpu_seconds();
-  out.user_seconds = f.user_seconds;
-  out.sys_seconds = f.sys_seconds;
-  out.wall_seconds = f.wall_seconds;
-  out.peak_rss_bytes = f.peak_rss_bytes;
-  out.minor_faults = f.minor_faults;
-  out.major_faults = f.major_faults;
-  out.voluntary_switches = f.voluntary_switches;
-  out.involuntary_switches = f.involuntary_switches;
-  return out;
-}
-
 // How the rounds ended and how the intervals were made.
 lab::program_stopping stopping_of(const stopping_plan& plan, const stopping_outcome& outcome) {
   lab::program_stopping s;
@@ -138,8 +124,7 @@ lab::combination_result combination_of(const variant& v, const combination_figur
   out.runs_ok = c.runs_ok;
   out.runs_failed = c.runs_failed;
   out.failures = c.failures;
-  out.median = run_figures_of(c.median);
-  out.median.cpu_seconds = c.cpu_seconds;  // the median of each run's user + sys
+  out.median = c.median;
   out.cpu_vs_baseline = ratio_of(c.cpu, cpu_verdict);
   out.peak_rss_vs_baseline = ratio_of(c.peak_rss, memory_verdict);
   out.pareto_front = c.on_pareto_front;
@@ -149,7 +134,7 @@ lab::combination_result combination_of(const variant& v, const combination_figur
 
 lab::program_run_row run_of(const run_row& row, const std::vector<variant>& combinations) {
   lab::program_run_row out;
-  out.figures = run_figures_of(row.record.figures);
+  out.figures = row.record.figures;
   out.round = row.round;
   out.position = row.position;
   out.combination = combinations[row.combination].label();

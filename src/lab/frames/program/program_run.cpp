@@ -127,6 +127,7 @@ run_figures figures_of(const process::worker_outcome& outcome, std::uint64_t pro
       static_cast<double>(u.ru_utime.tv_sec) + 1e-6 * static_cast<double>(u.ru_utime.tv_usec);
   f.sys_seconds =
       static_cast<double>(u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_stime.tv_usec);
+  f.cpu_seconds = f.user_seconds + f.sys_seconds;
   f.wall_seconds = outcome.wall_seconds;
   f.peak_rss_bytes =
       probed_peak_bytes > 0 ? probed_peak_bytes : static_cast<std::uint64_t>(u.ru_maxrss) * 1024;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "frames/program/program_model.hpp"
 #include "mallocs/knobs.hpp"
 #include "mallocs/knob_readback.hpp"
 
@@ -51,14 +52,8 @@ struct run_setup {
   std::string probe_path;  ///< liballoclab_program_probe.so
 };
 
-/// What one run measured; figures are meaningful only when `ok`.
-struct run_figures {
-  double user_seconds = 0, sys_seconds = 0, wall_seconds = 0;
-  std::uint64_t peak_rss_bytes = 0;
-  std::uint64_t minor_faults = 0, major_faults = 0;
-  std::uint64_t voluntary_switches = 0, involuntary_switches = 0;
-  double cpu_seconds() const noexcept { return user_seconds + sys_seconds; }
-};
+/// What one run measured (the results model's figures of a run); meaningful only when `ok`.
+using run_figures = lab::program_run_figures;
 
 struct run_record {
   bool ok = false;
@@ -71,6 +66,18 @@ struct run_record {
   run_figures figures;
   std::uint64_t stdout_hash = 0;
   std::uint64_t stdout_bytes = 0;
+  // The record's JSON (its transport, program_plan.hpp): the figures flat beside the rest.
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.ok, "ok", "the run succeeded");
+    field(s.reason, "reason", "why not, empty when ok");
+    field(s.live, "live", "every probed process proved the malloc");
+    field(s.knobs, "knobs", "the malloc's knobs as read back");
+    field(s.exit_code, "exit_code", "its exit status");
+    run_figures::fields(s.figures, field);
+    field(s.stdout_hash, "stdout_hash", "FNV-1a 64 of its stdout");
+    field(s.stdout_bytes, "stdout_bytes", "bytes it printed");
+  }
 };
 
 /// The probe next to the running binary, "" when it is not there.

@@ -5,7 +5,7 @@
 namespace alloclab::program {
 
 double cpu_seconds_of(const run_record& r) {
-  return r.figures.cpu_seconds();
+  return r.figures.cpu_seconds;
 }
 
 double peak_rss_of(const run_record& r) {
