@@ -51,7 +51,7 @@ struct cell_simulation_request {
   alloclab::mallocs::worker_env env;
   std::chrono::steady_clock::time_point deadline;  // the simulation is killed at this time
   const std::atomic<bool>* cancel = nullptr;       // or when this turns true
-  std::function<void(pid_t)> on_group;             // each run's worker_request::on_group
+  std::function<void(pid_t)> on_group = nullptr;   // each run's worker_request::on_group
 };
 
 model::simulated_cost simulate_cell(const cell_simulation_request& request,
