@@ -158,17 +158,7 @@ class program_executor final : public lab::executor {
     run_record run =
         run_once(part.setup, combination, part.scratch_directory + "/liveness-proof.txt");
     process::end_leftover_children();
-    lab::measurement_record r;
-    r.frame = program_frame_name;
-    r.workload = program_frame_name;
-    r.strategy = combination.label();
-    r.malloc = combination.malloc;
-    r.part = t.part;
-    r.status = run.ok ? "ok" : "failed";
-    r.reason = run.reason;
-    r.worker = {{"exit_code", run.exit_code}, {"wall_seconds", run.figures.wall_seconds}};
-    r.figures = lab::frame_figures(std::move(run));
-    return r;
+    return record_of(combination, t, std::move(run));
   }
 
   nlohmann::json run_facts() const override { return nlohmann::json::object(); }
@@ -206,6 +196,20 @@ lab::run_plan make_program_plan(const try_plan& frame_plan) {
   plan.schedule = lab::interleaved_schedule(runs_per_cell, frame_plan.rounds, frame_plan.seed);
   plan.frame_sizes.put(program_frame_name, frame_plan);
   return plan;
+}
+
+lab::measurement_record record_of(const variant& combination, const lab::task& t, run_record run) {
+  lab::measurement_record r;
+  r.frame = program_frame_name;
+  r.workload = program_frame_name;
+  r.strategy = combination.label();
+  r.malloc = combination.malloc;
+  r.part = t.part;
+  r.status = run.ok ? "ok" : "failed";
+  r.reason = run.reason;
+  r.worker = {{"exit_code", run.exit_code}, {"wall_seconds", run.figures.wall_seconds}};
+  r.figures = lab::frame_figures(std::move(run));
+  return r;
 }
 
 const try_plan& program_part(const lab::run_plan& plan) {

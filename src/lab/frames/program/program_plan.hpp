@@ -78,6 +78,9 @@ const try_plan& program_part(const lab::run_plan& plan);
 /// The executor of the program frame: one run of the program per task.
 std::unique_ptr<lab::executor> make_program_executor();
 
+/// The record of one run of `combination` for task `t` (what the executor returns for it).
+lab::measurement_record record_of(const variant& combination, const lab::task& t, run_record run);
+
 /// The rows of the records, each record of the task at the same index of `ran` (the round is the
 /// task's part, the combination its cell). A record without a run (none) is skipped.
 std::vector<run_row> rows_of(const std::vector<lab::task>& ran,
