@@ -158,11 +158,12 @@ bool round_stopper::another_round(const std::vector<round_reading>& readings, st
 // At most the planned number of looks: the last planned one comes at max_rounds. A look that ends
 // the rounds whatever it sees (no time or rounds left, or a signal) may spend all the alpha left.
 round_look round_stopper::take_look(const std::vector<round_reading>& readings, bool final_look) {
-  const std::size_t k = ++outcome_.looks_taken;
-  last_rule_ = final_look ? plan_.rule_at(k).spending_the_rest() : plan_.rule_at(k);
-  outcome_.confidence = last_rule_.confidence();
-  round_look look = look_at(readings, judged_.cells, judged_.baseline, last_rule_,
-                            judged_.noise_floor, judged_.resolution);
+  ++outcome_.looks_taken;
+  outcome_.last_look_final = final_look;
+  const stop_rule rule = lab::final_rule(plan_, outcome_);
+  outcome_.confidence = rule.confidence();
+  round_look look = look_at(readings, judged_.cells, judged_.baseline, rule, judged_.noise_floor,
+                            judged_.resolution);
   outcome_.compared = look.comparisons.size();
   outcome_.decided = static_cast<std::size_t>(
       std::count_if(look.comparisons.begin(), look.comparisons.end(),
@@ -185,8 +186,14 @@ void round_stopper::interrupted(const std::vector<round_reading>& readings,
   finish(reason, &look);
 }
 
+stop_rule final_rule(const stopping_plan& plan, const stopping_outcome& outcome) {
+  if (outcome.looks_taken == 0) return plan.rule_at(1);
+  const stop_rule last = plan.rule_at(outcome.looks_taken);
+  return outcome.last_look_final ? last.spending_the_rest() : last;
+}
+
 stop_rule round_stopper::final_rule() const {
-  return outcome_.looks_taken > 0 ? last_rule_ : plan_.rule_at(1);
+  return lab::final_rule(plan_, outcome_);
 }
 
 }  // namespace alloclab::lab

@@ -92,7 +92,25 @@ struct stopping_outcome {
   std::vector<std::string> failing;       ///< labels undecidable: most runs of a side failed
   std::size_t compared = 0, decided = 0;  ///< comparisons at the last look, and decided ones
   double confidence = 0;                  ///< of the last look's intervals (0: no look)
+  bool last_look_final = false;           ///< the last look ended the rounds: spent the rest
+  // Its JSON (a run's facts carry it to the results stage, e.g. the program frame's).
+  template <class S, class F>
+  static void fields(S& s, F& field) {
+    field(s.rounds, "rounds", "rounds completed");
+    field(s.looks_taken, "looks_taken", "looks the rule took");
+    field(s.stopped_because, "stopped_because", "why the rounds stopped");
+    field(s.open, "open", "labels undecided at the last look");
+    field(s.failing, "failing", "labels undecidable: most runs of a side failed");
+    field(s.compared, "compared", "comparisons at the last look");
+    field(s.decided, "decided", "comparisons decided at the last look");
+    field(s.confidence, "confidence", "of the last look's intervals; 0: no look");
+    field(s.last_look_final, "last_look_final", "the last look spent all alpha left");
+  }
 };
+
+/// The rule of the last look `outcome` took (for the final intervals); the plan's first
+/// without a look.
+stop_rule final_rule(const stopping_plan& plan, const stopping_outcome& outcome);
 
 /// The figure the rule judges, and the cells it judges against the baseline.
 struct round_judged {
@@ -114,7 +132,7 @@ class round_stopper {
   void interrupted(const std::vector<round_reading>& readings, std::size_t completed_rounds,
                    int signal);
   const stopping_outcome& outcome() const { return outcome_; }
-  /// The rule of the last look taken (for the final intervals); the plan's last without a look.
+  /// The rule of the last look taken (for the final intervals): final_rule(plan, outcome()).
   stop_rule final_rule() const;
 
  private:
@@ -124,7 +142,6 @@ class round_stopper {
   stopping_plan plan_;
   round_judged judged_;
   stopping_outcome outcome_;
-  stop_rule last_rule_;
 };
 
 }  // namespace alloclab::lab

@@ -84,6 +84,7 @@ frame_module program_frame() {
   row.add_commands = add_program_commands;
   row.make_executor = program::make_program_executor;
   row.read_figures = read_figures_as<program::run_record>;
+  row.add_results = program::add_program_results;
   row.what_numbers_include = program::program_numbers_include;
   row.warnings = program::program_warnings;
   row.report_heading = program_report_heading;

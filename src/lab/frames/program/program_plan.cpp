@@ -132,6 +132,8 @@ try_plan plan_of(const try_request& r, const stopping_plan& stopping) {
         "alloclab binary nor in ../lib/alloclab beside it (build the alloclab_cli target, or "
         "install with cmake --install)");
   plan.rounds = stopping.max_rounds;
+  plan.stopping = stopping;
+  plan.check_output = r.output == "check";
   plan.seed = r.seed != 0 ? r.seed : std::random_device{}() | 1u;
   return plan;
 }
@@ -166,12 +168,9 @@ class program_executor final : public lab::executor {
 
 }  // namespace
 
-planned_try plan_try(const try_request& request) {
+try_plan plan_try(const try_request& request) {
   check_request(request);
-  planned_try planned;
-  planned.stopping = stopping_of(request);
-  planned.frame = plan_of(request, planned.stopping);
-  return planned;
+  return plan_of(request, stopping_of(request));
 }
 
 lab::run_plan make_program_plan(const try_plan& frame_plan) {

@@ -10,7 +10,7 @@
 //
 // Example:
 //   const auto planned = alloclab::program::plan_try(request);  // usage_error on bad input
-//   const lab::run_plan plan = alloclab::program::make_program_plan(planned.frame);
+//   const lab::run_plan plan = alloclab::program::make_program_plan(planned);
 //   const auto ran = lab::run_rounds(plan, make, done, another_round);   // schedule/round_run.hpp
 //   const auto rows = alloclab::program::rows_of(ran.ran, ran.records);
 #pragma once
@@ -49,26 +49,24 @@ struct run_row {
   run_record record;
 };
 
-/// The frame's own part of the plan: what runs, and how.
+/// The frame's own part of the plan: what runs, and how, and when its rounds stop.
 struct try_plan {
   run_setup setup;
   std::vector<variant> combinations;
   std::size_t rounds = 5;  ///< at most this many
   std::uint64_t seed = 1;
   std::string scratch_directory;  ///< where each run's proof file is written
+  lab::stopping_plan stopping = lab::fixed_stopping(5);
+  bool check_output = false;  ///< --output check: every run's stdout must be the same
 };
 
 struct try_request;  // try_command.hpp
 
-/// What a try request plans: when its rounds stop, and the frame's part of the plan.
-struct planned_try {
-  lab::stopping_plan stopping;
-  try_plan frame;  ///< its scratch_directory left to the caller (the run's directory)
-};
-/// Checks the request and plans it; throws lab::usage_error (exit 2) on bad input: no program or
+/// Checks the request and plans it (its scratch_directory left to the caller: the run's
+/// directory); throws lab::usage_error (exit 2) on bad input: no program or
 /// one not found, an unknown or missing malloc, bad variants, --rounds with --budget, a bad
 /// --stdin or --cwd, no liveness probe.
-planned_try plan_try(const try_request& request);
+try_plan plan_try(const try_request& request);
 
 /// The run plan of `frame_plan`: a cell per combination, frame_plan.rounds rounds of tasks.
 lab::run_plan make_program_plan(const try_plan& frame_plan);

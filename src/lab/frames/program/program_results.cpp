@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "results/cell_parts.hpp"
+
 namespace alloclab::program {
 namespace {
 
@@ -180,6 +182,36 @@ lab::program_results_section program_results(const try_plan& plan, const std::ve
                                             knob_check_of(plan.combinations[i], i, rows)));
   for (const run_row& row : rows) p.runs.push_back(run_of(row, plan.combinations));
   return p;
+}
+
+lab::program_results_section program_section(const try_plan& plan, const std::vector<run_row>& rows,
+                                             const stopping_outcome& outcome) {
+  const std::optional<lab::stop_rule> stopped_at =
+      plan.stopping.adaptive ? std::optional(lab::final_rule(plan.stopping, outcome))
+                             : std::nullopt;
+  const program_figures figures =
+      compute_figures(plan.combinations, rows, plan.check_output,
+                      lab::default_noise_floor_percent / 100, stopped_at);
+  return program_results(plan, rows, figures, plan.check_output, plan.stopping, outcome);
+}
+
+lab::run_records run_records_of(const lab::round_records& ran, const stopping_outcome& outcome) {
+  lab::run_records run;
+  run.records = ran.records;
+  run.duration_seconds = ran.duration_seconds;
+  run.frame_facts[program_frame_name]["stopping"] = lab::model::write_json(outcome);
+  return run;
+}
+
+void add_program_results(const lab::frame_results_input& in, lab::model::document& results) {
+  if (!lab::has_frame(in.plan, lab::frame::program)) return;
+  const std::vector<lab::task> ran(
+      in.plan.schedule.begin(),
+      in.plan.schedule.begin() + static_cast<std::ptrdiff_t>(in.run.records.size()));
+  const auto outcome = lab::model::read_json<stopping_outcome>(
+      in.run.frame_facts.at(program_frame_name).at("stopping"), "/stopping");
+  results.parts.set(lab::program_document_figures{
+      program_section(program_part(in.plan), rows_of(ran, in.run.records), outcome)});
 }
 
 }  // namespace alloclab::program

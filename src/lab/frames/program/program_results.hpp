@@ -19,6 +19,13 @@
 #include "frames/program/program_model.hpp"
 #include "frames/program/program_plan.hpp"
 #include "frames/program/stopping.hpp"
+#include "model/document.hpp"
+#include "schedule/round_run.hpp"
+#include "schedule/scheduler.hpp"
+
+namespace alloclab::lab {
+struct frame_results_input;  // results/cell_parts.hpp
+}
 
 namespace alloclab::program {
 
@@ -27,6 +34,19 @@ lab::program_results_section program_results(const try_plan& plan, const std::ve
                                              const program_figures& figures, bool output_checked,
                                              const stopping_plan& stopping,
                                              const stopping_outcome& outcome);
+
+/// The section of the plan's runs `rows`, their rounds stopped as `outcome` says: its figures
+/// (with the stop rule's intervals when the rounds stopped adaptively) and program_results.
+lab::program_results_section program_section(const try_plan& plan, const std::vector<run_row>& rows,
+                                             const stopping_outcome& outcome);
+
+/// The rounds' records as the results stage takes a run's: every record of the plan's schedule
+/// that ran (a prefix of it, in its order), and the stop loop's outcome among the frame's facts.
+lab::run_records run_records_of(const lab::round_records& ran, const stopping_outcome& outcome);
+
+/// The frame's results part (its row's add_results): the program section of a plan that has
+/// the program frame, from the records run_records_of made.
+void add_program_results(const lab::frame_results_input& in, lab::model::document& results);
 
 /// report.md's "Your program under each malloc" section.
 std::string render_program_markdown(const lab::program_results_section& program);

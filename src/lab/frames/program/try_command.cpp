@@ -118,15 +118,11 @@ lab::model::document write_try_directory(const fs::path& directory, const nlohma
 
 // The run's results: the frame's figures and part of the one model (results.json's document).
 nlohmann::json results_of(const try_request& request, const lab::run_plan& plan,
-                          const std::vector<run_row>& rows, const stopping_plan& stopping,
-                          const round_stopper& stopper, const run_clock& clock) {
-  const bool check = request.output == "check";
-  const program_figures figures = compute_figures(
-      program_part(plan).combinations, rows, check, lab::default_noise_floor_percent / 100,
-      stopping.adaptive ? std::optional(stopper.final_rule()) : std::nullopt);
-  return program_document(
-      program_results(program_part(plan), rows, figures, check, stopping, stopper.outcome()),
-      request.command_line, clock.created, clock.seconds(), clock.noise->finish());
+                          const std::vector<run_row>& rows, const round_stopper& stopper,
+                          const run_clock& clock) {
+  return program_document(program_section(program_part(plan), rows, stopper.outcome()),
+                          request.command_line, clock.created, clock.seconds(),
+                          clock.noise->finish());
 }
 
 }  // namespace
@@ -200,9 +196,8 @@ int try_command::execute() const {
 }
 
 int execute_try(const try_request& request, std::string* results_path) {
-  planned_try planned = plan_try(request);
-  const stopping_plan& stopping = planned.stopping;
-  try_plan& frame_plan = planned.frame;
+  try_plan frame_plan = plan_try(request);
+  const stopping_plan& stopping = frame_plan.stopping;
   const fs::path directory = writable_directory(request);
   frame_plan.scratch_directory = fs::absolute(directory).string();
   const lab::run_plan plan = make_program_plan(frame_plan);
@@ -222,8 +217,8 @@ int execute_try(const try_request& request, std::string* results_path) {
   if (::isatty(STDERR_FILENO) != 0) std::cerr << '\n';
   const std::vector<run_row> rows = rows_of(ran.ran, ran.records);
   report_interrupt(ran, rows, looks.stopper());
-  const lab::model::document document = write_try_directory(
-      directory, results_of(request, plan, rows, stopping, looks.stopper(), clock));
+  const lab::model::document document =
+      write_try_directory(directory, results_of(request, plan, rows, looks.stopper(), clock));
   if (results_path != nullptr) *results_path = (directory / "results.json").string();
   std::cout << render_program_console(document.parts.get<lab::program_document_figures>()->program)
             << "results: " << (directory / "results.json").string() << ", "
