@@ -53,6 +53,14 @@ lab::model::significance_facts significance_of(std::size_t rounds) {
 
 }  // namespace
 
+void describe_program_run(lab::model::document& results) {
+  const auto* part = results.parts.get<lab::program_document_figures>();
+  if (part == nullptr) return;
+  results.config = config_of(part->program);
+  results.timer = timer_of();
+  results.significance = significance_of(part->program.rounds);
+}
+
 std::string program_numbers_include(const lab::run_plan&) {
   return frame_description;
 }
@@ -79,14 +87,12 @@ json program_document(lab::program_results_section program, const std::string& c
   d.created_utc = created_utc;
   d.command = command_line;
   d.debug_build = !build.benchmark_ready();
-  d.config = config_of(program);
   d.frames["program"] = program_numbers_include({});
   d.environment = lab::describe_environment(build);  // no placement probe: null
-  d.timer = timer_of();
   d.duration_seconds = duration_seconds;
-  d.significance = significance_of(program.rounds);
   d.noise.emplace(lab::model::read_json<std::optional<lab::model::noise_gate>>(noise, "/noise"));
   d.parts.set(lab::program_document_figures{std::move(program)});
+  describe_program_run(d);
   d.warnings = program_warnings(d);
   if (noise.is_object() && noise.value("warning", json()).is_string())
     d.warnings.push_back(noise.at("warning").get<std::string>());

@@ -25,6 +25,13 @@ nlohmann::json program_document(lab::program_results_section program,
                                 const std::string& command_line, const std::string& created_utc,
                                 double duration_seconds, const nlohmann::json& noise = nullptr);
 
+// What a document's program part says of the run as a whole, set in the document: its config
+// (one run of the program a sample, a round a repetition; no workloads or strategies), the
+// wait4 timer, and the significance over per-run figures of the rounds completed. The frame's
+// results part sets them over the shared builder's (as the heap and replay frames set their
+// config); nothing without a program part.
+void describe_program_run(lab::model::document& results);
+
 // The frame's part of the results stage (its row's what_numbers_include and warnings,
 // results/frame_results_writer.hpp), which the document above takes too: what its numbers
 // include, and the warnings its program part gives (none for a document without one).

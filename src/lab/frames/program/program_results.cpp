@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "frames/program/program_document.hpp"
 #include "results/cell_parts.hpp"
 
 namespace alloclab::program {
@@ -212,6 +213,7 @@ void add_program_results(const lab::frame_results_input& in, lab::model::documen
       in.run.frame_facts.at(program_frame_name).at("stopping"), "/stopping");
   results.parts.set(lab::program_document_figures{
       program_section(program_part(in.plan), rows_of(ran, in.run.records), outcome)});
+  describe_program_run(results);
 }
 
 }  // namespace alloclab::program
