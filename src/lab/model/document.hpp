@@ -310,10 +310,13 @@ struct document {
           "things a reader must see: DEBUG, too few repetitions, every cell without a number "
           "with its reason, every cell's warning");
     field(s.workloads, "workloads", "one entry per workload, in suite order");
-    field(s.claims, "claims", "one verdict per seed claim, judged when the results were built");
+    field(s.claims, "claims",
+          "one verdict per seed claim, judged when the results were built; none in a document "
+          "without workloads (`try`)");
     field(s.published_tables, "published_tables",
           "the seeds' published tables (`claims/seed_claims.json`'s `published_tables`, copied "
-          "when the results were built), rendered beside the run's cells");
+          "when the results were built), rendered beside the run's cells; none in a document "
+          "without workloads");
     field(s.noise, "noise",
           "the noise gate (null when the run did not watch the machine); absent in files "
           "written before the time budget");

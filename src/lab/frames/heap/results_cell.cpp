@@ -310,7 +310,8 @@ void add_heap_results(const frame_results_input& in, model::document& results) {
   };
   add_workloads(in, in.plan.workloads.heap, {frame::heap, heap_cell, entry, {}}, results.workloads);
   if (!in.plan.workloads.heap.empty()) results.config.frames.set(heap_config(in.plan));
-  results.parts.set(heap_document(in, measured));
+  // Its top-level keys only when it ran (model/versions.hpp): a try document has none.
+  if (has_frame(in.plan, frame::heap)) results.parts.set(heap_document(in, measured));
 }
 
 }  // namespace alloclab::lab

@@ -59,6 +59,7 @@ void describe_program_run(lab::model::document& results) {
   results.config = config_of(part->program);
   results.timer = timer_of();
   results.significance = significance_of(part->program.rounds);
+  results.budget.reset();  // no run budget: the program part's `stopping` tells its rounds' stop
 }
 
 std::string program_numbers_include(const lab::run_plan&) {

@@ -27,7 +27,8 @@ nlohmann::json program_document(lab::program_results_section program,
 
 // What a document's program part says of the run as a whole, set in the document: its config
 // (one run of the program a sample, a round a repetition; no workloads or strategies), the
-// wait4 timer, and the significance over per-run figures of the rounds completed. The frame's
+// wait4 timer, the significance over per-run figures of the rounds completed, and no `budget`
+// (the program part's `stopping` says how the rounds stopped). The frame's
 // results part sets them over the shared builder's (as the heap and replay frames set their
 // config); nothing without a program part.
 void describe_program_run(lab::model::document& results);

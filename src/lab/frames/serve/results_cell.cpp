@@ -274,9 +274,11 @@ std::string describe_serve_frame(const run_plan& plan) {
       serve_sizes_of(plan).repetitions, serve_connections, serve_sizes_of(plan).duration_s);
 }
 
+// Its top-level key only when it ran (model/versions.hpp): a try document has none.
 void add_serve_results(const frame_results_input& in, model::document& results) {
+  if (!has_frame(in.plan, frame::serve)) return;
   serve_document_figures part;
-  if (has_frame(in.plan, frame::serve)) part.serve = serve_results(in, results.workloads);
+  part.serve = serve_results(in, results.workloads);
   results.parts.set(std::move(part));
 }
 
