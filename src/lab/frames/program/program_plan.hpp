@@ -1,5 +1,6 @@
 // The program frame's plan and executor: `alloclab try`'s request checked and planned (plan_try:
-// its stopping and the frame's part) and made the lab's run_plan, so the shared stages run it. Its cells are program x variant (a malloc and its knob settings), one
+// the frame's part, with when its rounds stop) and made the lab's run_plan, so the shared stages
+// run it. Its cells are program x variant (a malloc and its knob settings), one
 // cell per combination in the request's order (the baseline first); its schedule is the plan's
 // interleaved schedule (plan/plan.hpp): every round each cell once, in a fresh shuffled order
 // (seeded, so a run can be repeated), one run of the program = one task = one process (as the

@@ -1,13 +1,14 @@
 // The program frame's part of results.json (built once, from the plan, the runs and the typed
-// figures, as the results model's program_results_section, which the model's codec writes) and
+// figures, as the results model's program_results_section, which the model's codec writes; the
+// row's results part, add_program_results, adds it in build_results from the run's records) and
 // its report sections, which read only the results model's program part
 // (program_model.hpp): report.md's section, the console summary. report.html draws the
 // CPU-versus-peak-RSS scatter from the same JSON
 // (render/html_report.js, `programTradeOff`).
 //
 // Example:
-//   const lab::program_results_section program = alloclab::program::program_results(
-//       plan, rows, figures, true, stopping, stopper.outcome());
+//   const lab::program_results_section program =
+//       alloclab::program::program_section(program_part(plan), rows, stopper.outcome());
 //   std::cout << alloclab::program::render_program_console(
 //       lab::model::from_json(results).parts.get<lab::program_document_figures>()->program);
 #pragma once
