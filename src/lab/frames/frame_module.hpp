@@ -11,7 +11,7 @@
 // |                       | requested, own_command_hint, selection,                            |
 // |                       | one_repetition_per_process, budgeted, lockstep                     |
 // | frame_results_writer  | results/frame_results_writer.hpp: add_results, warnings,           |
-// |                       | what_numbers_include                                               |
+// |                       | what_numbers_include, repetition_noun                              |
 // | frame_report          | render/frame_report.hpp: render_summary, render_section,          |
 // |                       | render_details, console_lines, method_lines, report_heading,       |
 // |                       | report_position                                                    |

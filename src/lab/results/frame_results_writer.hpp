@@ -8,6 +8,8 @@
 // |                      |               | parts to the document (model::document)             |
 // | warnings             | build_results | the frame's own warnings, read from its parts       |
 // | what_numbers_include | build_results | what the frame's numbers include                    |
+// | repetition_noun      | build_results | what a repetition is called in a run of the frame   |
+// |                      |               | alone (try's "round"); null: "repetition"           |
 #pragma once
 
 #include <string>
@@ -25,6 +27,7 @@ struct frame_results_writer {
   // Appended after the warnings every frame's workloads give (results_builder's collect_warnings).
   std::vector<std::string> (*warnings)(const model::document& results) = nullptr;
   std::string (*what_numbers_include)(const run_plan& plan) = nullptr;
+  const char* repetition_noun = nullptr;
 };
 
 // Every frame's writer, in table order (main/frame_registry.cpp).

@@ -20,6 +20,7 @@
 #include "results/ratio_intervals.hpp"
 #include "stats/stats.hpp"
 #include "strategies/strategy.hpp"
+#include "text/plural.hpp"
 #include "workloads/workload.hpp"
 
 #include "simulate/results.hpp"
@@ -123,6 +124,15 @@ model::document skeleton(const run_plan& plan, const run_records& run,
   return d;
 }
 
+// What the run's repetitions are called: the own word of a frame that ran alone (try's rounds).
+std::string repetition_noun(const model::document& d) {
+  if (d.frames.size() == 1)
+    for (const auto& row : frame_results_writers())
+      if (row.name == d.frames.begin()->first && row.part.repetition_noun != nullptr)
+        return row.part.repetition_noun;
+  return "repetition";
+}
+
 // The warnings of the run as a whole: DEBUG, smoke test, noise, shard or merge, power.
 std::vector<std::string> run_warnings(const model::document& d) {
   std::vector<std::string> warnings;
@@ -144,10 +154,11 @@ std::vector<std::string> run_warnings(const model::document& d) {
         "and comparisons were judged again from the merged cells",
         d.merged->shards.size()));
   if (!d.significance.enough_repetitions)
-    warnings.push_back(
-        fmt::format("{} repetitions are too few for the Mann-Whitney U test to reach p < {} "
-                    "(smallest possible p = {:.3f}); every verdict is 'open (too few runs)'",
-                    d.config.repetitions, significance_alpha, d.significance.smallest_possible_p));
+    warnings.push_back(fmt::format(
+        "{} {} too few for the Mann-Whitney U test to reach p < {} (smallest possible p = "
+        "{:.3f}); every verdict says too few runs",
+        counted(d.config.repetitions, repetition_noun(d)), d.config.repetitions == 1 ? "is" : "are",
+        significance_alpha, d.significance.smallest_possible_p));
   return warnings;
 }
 

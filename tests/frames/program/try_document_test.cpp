@@ -195,5 +195,21 @@ TEST(TryDocument, WarningsStillDifferInOrderAndInTooFewRounds) {
   expect_differences(plan_of(5), 5, fixed_outcome(5), {"/warnings"}, busy_noise());
 }
 
+// The builder's power warning names a try run's repetitions as what they are: rounds.
+TEST(TryDocument, TooFewRoundsAreCalledRounds) {
+  try_plan frame_plan = plan_of(2);
+  frame_plan.stopping = fixed_stopping(2);
+  const lab::run_plan plan = make_program_plan(frame_plan);
+  const json shared =
+      shared_document(plan, run_records_of(rounds_of(plan, 2), fixed_outcome(2)), nullptr);
+  const std::vector<std::string> warnings = shared.at("warnings");
+  ASSERT_FALSE(warnings.empty());
+  const std::string expected =
+      "2 rounds are too few for the Mann-Whitney U test to reach p < 0.05 (smallest possible p = "
+      "0.333); every verdict says too few runs";
+  EXPECT_NE(std::find(warnings.begin(), warnings.end(), expected), warnings.end())
+      << shared.at("warnings").dump();
+}
+
 }  // namespace
 }  // namespace alloclab::program

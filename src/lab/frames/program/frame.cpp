@@ -87,6 +87,7 @@ frame_module program_frame() {
   row.add_results = program::add_program_results;
   row.what_numbers_include = program::program_numbers_include;
   row.warnings = program::program_warnings;
+  row.repetition_noun = "round";  // each round runs every combination once
   row.report_heading = program_report_heading;
   row.compare_workloads = program_compare_workloads;
   row.results_parts = {&model::part_codec_of<program_document_figures>(), nullptr, nullptr,
