@@ -7,6 +7,7 @@
 
 #include "frames/program/program_document.hpp"
 #include "model/document.hpp"
+#include "results/results_builder.hpp"
 #include "results/schema_check.hpp"
 
 namespace alloclab::program {
@@ -89,8 +90,23 @@ lab::program_results_section adaptive_section() {
                          false, stopping, outcome);
 }
 
+// The results builder's document of a try plan (an optimised build's), with `section` as its
+// program part, set as the program row's results part sets it, and the warnings judged again.
 json document_of(const lab::program_results_section& section) {
-  return program_document(section, "alloclab try -- prog --flag", "2026-01-01T00:00:00Z", 2.5);
+  lab::results_context context;
+  context.build.optimized = true;
+  context.build.assertions = false;
+  context.command_line = "alloclab try -- prog --flag";
+  context.created_utc = "2026-01-01T00:00:00Z";
+  stopping_outcome outcome;
+  outcome.rounds = section.rounds;
+  lab::model::document d =
+      lab::build_results(make_program_plan(plan_of(section.rounds)),
+                         run_records_of(lab::round_records{}, outcome), context);
+  d.parts.set(lab::program_document_figures{section});
+  describe_program_run(d);
+  d.warnings = lab::collect_warnings(d);
+  return lab::model::to_json(d);
 }
 
 const lab::program_results_section& read_back(const lab::model::document& d) {

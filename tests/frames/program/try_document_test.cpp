@@ -1,18 +1,18 @@
-// Equivalence of `alloclab try`'s results document built two ways from the same records: by the
-// frame's own builder (program_document over program_section, what `try` writes today) and by
-// the shared results builder (results/results_builder.hpp's build_results over the program
-// plan and run_records_of the rounds), the route issue 38 moves `try` onto. Where the two still
-// differ, a test says so, with why; closing a gap drops it. When none is left, `try` can write
-// build_results' document and the frame's own builder goes.
+// `alloclab try`'s results document, as try writes it: the one results builder
+// (results/results_builder.hpp's build_results) over the program plan and run_records_of its
+// rounds, the program row's results part adding the frame's section. Test plan:
+//   the program part is the frame's section of the records, for a fixed run and an adaptive run
+//     stopped early (TheProgramPartIsTheFramesSectionOfTheRecords);
+//   the run as a whole is the rounds': config, timer, significance; no budget, claims, or other
+//     frames' keys (TheRunAsAWholeIsTheRounds);
+//   the warnings are the builder's one rule: the run's own first (DEBUG, noise, too few rounds,
+//     said in rounds), then the program's (WarningsAreTheBuildersRuleInRounds).
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "frames/program/figures.hpp"
-#include "frames/program/program_document.hpp"
 #include "frames/program/program_plan.hpp"
 #include "frames/program/program_results.hpp"
 #include "frames/program/stopping.hpp"
@@ -96,21 +96,35 @@ stopping_outcome adaptive_outcome() {
   return outcome;
 }
 
-// Today's document: the frame's own builder, as try_command's results_of calls it.
-json frame_document(const lab::run_plan& plan, const lab::round_records& ran,
-                    const stopping_outcome& outcome, const json& noise) {
-  return program_document(
-      program_section(program_part(plan), rows_of(ran.ran, ran.records), outcome), command_line,
-      created, duration_seconds, noise);
+// An optimised build's facts, or a debug build's (the builder warns DEBUG).
+lab::build_facts build_of(bool benchmark_ready) {
+  lab::build_facts build = lab::current_build();
+  build.optimized = benchmark_ready;
+  build.assertions = !benchmark_ready;
+  build.sanitized = false;
+  return build;
 }
 
-json shared_document(const lab::run_plan& plan, const lab::run_records& run, const json& noise) {
+// The document `try` writes of the first `rounds` rounds of `frame_plan`, stopped as `outcome`
+// says.
+json try_document(const try_plan& frame_plan, std::size_t rounds, const stopping_outcome& outcome,
+                  const json& noise = nullptr, bool benchmark_ready = true) {
+  const lab::run_plan plan = make_program_plan(frame_plan);
   lab::results_context context;
-  context.build = lab::current_build();
+  context.build = build_of(benchmark_ready);
   context.command_line = command_line;
   context.created_utc = created;
   context.noise = noise;
-  return lab::model::to_json(lab::build_results(plan, run, context));
+  return lab::model::to_json(
+      lab::build_results(plan, run_records_of(rounds_of(plan, rounds), outcome), context));
+}
+
+// The frame's section of the same records, built directly.
+json section_of(const try_plan& frame_plan, std::size_t rounds, const stopping_outcome& outcome) {
+  const lab::run_plan plan = make_program_plan(frame_plan);
+  const lab::round_records ran = rounds_of(plan, rounds);
+  return lab::model::write_json(
+      program_section(program_part(plan), rows_of(ran.ran, ran.records), outcome));
 }
 
 // A noise gate that found the machine busy, with its warning.
@@ -121,94 +135,73 @@ json busy_noise() {
   return lab::model::write_json(gate);
 }
 
-// The JSON pointers at which `a` (the frame's) and `b` (the shared builder's) differ: objects
-// key by key (a key only one has is marked so), arrays of objects or arrays of one length
-// element by element, anything else (a list of warnings) as a whole.
-void differences(const json& a, const json& b, const std::string& at, std::set<std::string>& out) {
-  if (a.is_object() && b.is_object()) {
-    std::set<std::string> keys;
-    for (const auto& [k, v] : a.items()) keys.insert(k);
-    for (const auto& [k, v] : b.items()) keys.insert(k);
-    for (const std::string& k : keys)
-      if (!a.contains(k) || !b.contains(k))
-        out.insert(at + "/" + k + (a.contains(k) ? " (frame's only)" : " (shared only)"));
-      else
-        differences(a.at(k), b.at(k), at + "/" + k, out);
-  } else if (a.is_array() && b.is_array() && a.size() == b.size() && !a.empty() &&
-             a[0].is_structured()) {
-    for (std::size_t i = 0; i < a.size(); ++i)
-      differences(a[i], b[i], at + "/" + std::to_string(i), out);
-  } else if (a != b) {
-    out.insert(at);
-  }
-}
-
-// Each difference found, with both sides' values (shortened), for the one closing it.
-std::string shown(const std::set<std::string>& found, const json& frame, const json& shared) {
-  std::string out;
-  for (const std::string& difference : found) {
-    const json::json_pointer at(difference.substr(0, difference.find(' ')));
-    out += difference + "\n  frame's: " + frame.value(at, json()).dump().substr(0, 200) +
-           "\n  shared:  " + shared.value(at, json()).dump().substr(0, 200) + "\n";
-  }
-  return out;
-}
-
-// Expects the two documents of `rounds` rounds of `frame_plan`, stopped as `outcome` says, to
-// differ at `expected` alone; each difference found is shown with its values.
-void expect_differences(const try_plan& frame_plan, std::size_t rounds,
-                        const stopping_outcome& outcome, std::set<std::string> expected,
-                        const json& noise = nullptr) {
-  const lab::run_plan plan = make_program_plan(frame_plan);
-  const lab::round_records ran = rounds_of(plan, rounds);
-  const json frame = frame_document(plan, ran, outcome, noise),
-             shared = shared_document(plan, run_records_of(ran, outcome), noise);
-  std::set<std::string> found;
-  differences(frame, shared, "", found);
-  // 6. the builder warns of a DEBUG build (the sanitizer presets'); try's document does not.
-  if (!lab::current_build().benchmark_ready()) expected.insert("/warnings");
-  EXPECT_EQ(found, expected) << shown(found, frame, shared);
-}
-
-TEST(TryDocument, AFixedRunIsTheSame) {
-  try_plan plan = plan_of(5);
-  plan.stopping = fixed_stopping(5);
+try_plan fixed_plan(std::size_t rounds) {
+  try_plan plan = plan_of(rounds);
+  plan.stopping = fixed_stopping(rounds);
   plan.check_output = true;
-  expect_differences(plan, 5, fixed_outcome(5), {});
+  return plan;
 }
 
-// The rounds stopped before the schedule's end: the records are a prefix of it, and the
-// intervals are the stop rule's at its last look.
-TEST(TryDocument, AnAdaptiveRunStoppedEarlyIsTheSame) {
+// Stopped after 4 of at most 8 rounds.
+try_plan adaptive_plan() {
   try_plan plan = plan_of(8);
   plan.stopping = adaptive_stopping(4, 8, 30);
-  expect_differences(plan, 4, adaptive_outcome(), {});
+  return plan;
 }
 
-// Left (gap 6 of the issue's list): the builder's warnings of the run as a whole come first and
-// include "too few repetitions" (2 rounds cannot reach p < 0.05); try's document puts its own
-// warnings before the noise gate's and says nothing of the rounds being too few.
-TEST(TryDocument, WarningsStillDifferInOrderAndInTooFewRounds) {
-  try_plan plan = plan_of(2);
-  plan.stopping = fixed_stopping(2);
-  expect_differences(plan, 2, fixed_outcome(2), {"/warnings"});
-  expect_differences(plan_of(5), 5, fixed_outcome(5), {"/warnings"}, busy_noise());
+TEST(TryDocument, TheProgramPartIsTheFramesSectionOfTheRecords) {
+  EXPECT_EQ(try_document(fixed_plan(5), 5, fixed_outcome(5)).at("program"),
+            section_of(fixed_plan(5), 5, fixed_outcome(5)));
+  // The rounds stopped before the schedule's end: the records are a prefix of it, and the
+  // intervals are the stop rule's at its last look.
+  const json adaptive = try_document(adaptive_plan(), 4, adaptive_outcome()).at("program");
+  EXPECT_EQ(adaptive, section_of(adaptive_plan(), 4, adaptive_outcome()));
+  EXPECT_EQ(adaptive.at("rounds"), 4);
+  EXPECT_EQ(adaptive.at("runs").size(), 4 * combinations.size());
+  EXPECT_EQ(adaptive.at("stopping").at("mode"), "adaptive");
 }
 
-// The builder's power warning names a try run's repetitions as what they are: rounds.
-TEST(TryDocument, TooFewRoundsAreCalledRounds) {
-  try_plan frame_plan = plan_of(2);
-  frame_plan.stopping = fixed_stopping(2);
-  const lab::run_plan plan = make_program_plan(frame_plan);
-  const json shared =
-      shared_document(plan, run_records_of(rounds_of(plan, 2), fixed_outcome(2)), nullptr);
-  const std::vector<std::string> warnings = shared.at("warnings");
-  ASSERT_FALSE(warnings.empty());
-  const std::string expected =
+TEST(TryDocument, TheRunAsAWholeIsTheRounds) {
+  const json d = try_document(adaptive_plan(), 4, adaptive_outcome());
+  EXPECT_EQ(d.at("command"), command_line);
+  EXPECT_EQ(d.at("created_utc"), created);
+  EXPECT_EQ(d.at("duration_seconds"), duration_seconds);
+  EXPECT_EQ(d.at("debug_build"), false);
+  const json& config = d.at("config");
+  EXPECT_EQ(config.at("repetitions"), 4) << "a round is a repetition";
+  EXPECT_EQ(config.at("samples_per_repetition"), 1);
+  EXPECT_EQ(config.at("mallocs"), (json{"glibc", "mimalloc"}));
+  EXPECT_EQ(config.at("seed"), 7);
+  EXPECT_EQ(config.at("workloads"), json::array());
+  EXPECT_NE(d.at("timer").at("clock").get<std::string>().find("wait4"), std::string::npos);
+  EXPECT_EQ(d.at("significance").at("test"), "Mann-Whitney U, two-sided, over per-run figures");
+  EXPECT_EQ(d.at("significance").at("enough_repetitions"), true);
+  EXPECT_FALSE(d.contains("budget")) << "the program part's `stopping` says how the rounds stopped";
+  EXPECT_EQ(d.at("claims"), json::array());
+  EXPECT_EQ(d.at("published_tables"), json::array());
+  for (const char* other : {"heap_retention", "retention_timelines", "serve"})
+    EXPECT_FALSE(d.contains(other)) << other;
+  EXPECT_EQ(d.at("frames").size(), 1u);
+  EXPECT_TRUE(d.at("frames").contains("program"));
+  EXPECT_EQ(d.at("workloads"), json::array());
+}
+
+// The builder's one warning rule, for every frame: the run's own warnings first (DEBUG, noise,
+// too few repetitions: here rounds, of which 2 cannot reach p < 0.05), then the program's.
+TEST(TryDocument, WarningsAreTheBuildersRuleInRounds) {
+  const std::string too_few =
       "2 rounds are too few for the Mann-Whitney U test to reach p < 0.05 (smallest possible p = "
       "0.333); every verdict says too few runs";
-  EXPECT_NE(std::find(warnings.begin(), warnings.end(), expected), warnings.end())
-      << shared.at("warnings").dump();
+  EXPECT_EQ(try_document(fixed_plan(2), 2, fixed_outcome(2)).at("warnings"),
+            (json{too_few, "mimalloc: 2 of its runs failed (no numbers)"}));
+  const json noise = busy_noise();
+  EXPECT_EQ(try_document(fixed_plan(5), 5, fixed_outcome(5), noise).at("warnings"),
+            (json{noise.at("warning"), "mimalloc: 5 of its runs failed (no numbers)"}));
+  const json debug = try_document(fixed_plan(5), 5, fixed_outcome(5), noise, false);
+  EXPECT_EQ(debug.at("debug_build"), true);
+  EXPECT_EQ(debug.at("warnings"),
+            (json{"DEBUG build: these numbers measure unoptimised code and mean nothing",
+                  noise.at("warning"), "mimalloc: 5 of its runs failed (no numbers)"}));
 }
 
 }  // namespace

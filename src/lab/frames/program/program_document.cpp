@@ -2,15 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "measure/build_guard.hpp"
 #include "model/document.hpp"
-#include "results/environment.hpp"
 #include "results/results_builder.hpp"
 #include "stats/stats.hpp"
 
 namespace alloclab::program {
-
-using json = nlohmann::json;
 
 namespace {
 
@@ -78,26 +74,6 @@ std::vector<std::string> program_warnings(const lab::model::document& results) {
       warnings.push_back(
           fmt::format("{}: {} of its runs failed (no numbers)", c.name, c.runs_failed));
   return warnings;
-}
-
-json program_document(lab::program_results_section program, const std::string& command_line,
-                      const std::string& created_utc, double duration_seconds, const json& noise) {
-  const lab::build_facts build = lab::current_build();
-  lab::model::document d;
-  d.schema_version = lab::results_schema_version;
-  d.created_utc = created_utc;
-  d.command = command_line;
-  d.debug_build = !build.benchmark_ready();
-  d.frames["program"] = program_numbers_include({});
-  d.environment = lab::describe_environment(build);  // no placement probe: null
-  d.duration_seconds = duration_seconds;
-  d.noise.emplace(lab::model::read_json<std::optional<lab::model::noise_gate>>(noise, "/noise"));
-  d.parts.set(lab::program_document_figures{std::move(program)});
-  describe_program_run(d);
-  d.warnings = program_warnings(d);
-  if (noise.is_object() && noise.value("warning", json()).is_string())
-    d.warnings.push_back(noise.at("warning").get<std::string>());
-  return lab::model::to_json(d);
 }
 
 }  // namespace alloclab::program

@@ -12,19 +12,20 @@
 
 #include "frames/program/figures.hpp"
 #include "frames/program/program_results.hpp"
-#include "frames/program/program_document.hpp"
 #include "frames/program/program_plan.hpp"
 #include "frames/program/stopping.hpp"
 #include "process/interrupt.hpp"
 #include "process/noise_gate.hpp"
 #include "process/machine_lock.hpp"
 #include "cli/option_checks.hpp"
+#include "measure/build_guard.hpp"
 #include "model/document.hpp"
 #include "plan/request.hpp"
 #include "io/atomic_write.hpp"
 #include "io/output.hpp"
 #include "text/plural.hpp"
 #include "render/run_directory.hpp"
+#include "results/results_builder.hpp"
 #include "schedule/executor.hpp"
 #include "schedule/round_run.hpp"
 
@@ -116,13 +117,19 @@ lab::model::document write_try_directory(const fs::path& directory, const nlohma
   }
 }
 
-// The run's results: the frame's figures and part of the one model (results.json's document).
-nlohmann::json results_of(const try_request& request, const lab::run_plan& plan,
-                          const std::vector<run_row>& rows, const round_stopper& stopper,
-                          const run_clock& clock) {
-  return program_document(program_section(program_part(plan), rows, stopper.outcome()),
-                          request.command_line, clock.created, clock.seconds(),
-                          clock.noise->finish());
+// The run's results model, by the lab's one results builder over the rounds' records (the
+// program row's results part adds the program section), timed by the run's own clock.
+lab::model::document results_of(const try_request& request, const lab::run_plan& plan,
+                                const lab::round_records& ran, const round_stopper& stopper,
+                                const run_clock& clock) {
+  lab::run_records run = run_records_of(ran, stopper.outcome());
+  run.duration_seconds = clock.seconds();
+  lab::results_context context;
+  context.build = lab::current_build();
+  context.command_line = request.command_line;
+  context.created_utc = clock.created;
+  context.noise = clock.noise->finish();
+  return lab::build_results(plan, run, context);
 }
 
 }  // namespace
@@ -217,8 +224,8 @@ int execute_try(const try_request& request, std::string* results_path) {
   if (::isatty(STDERR_FILENO) != 0) std::cerr << '\n';
   const std::vector<run_row> rows = rows_of(ran.ran, ran.records);
   report_interrupt(ran, rows, looks.stopper());
-  const lab::model::document document =
-      write_try_directory(directory, results_of(request, plan, rows, looks.stopper(), clock));
+  const lab::model::document document = write_try_directory(
+      directory, lab::model::to_json(results_of(request, plan, ran, looks.stopper(), clock)));
   if (results_path != nullptr) *results_path = (directory / "results.json").string();
   std::cout << render_program_console(document.parts.get<lab::program_document_figures>()->program)
             << "results: " << (directory / "results.json").string() << ", "
