@@ -68,9 +68,7 @@ std::vector<reference_comparison> look_now(const std::vector<lab::round_reading>
                                            const lab::round_judged& judged,
                                            const lab::stop_rule& rule) {
   std::vector<reference_comparison> out;
-  for (const auto& c : lab::look_at(readings, judged.cells, judged.baseline, rule,
-                                    judged.noise_floor, judged.resolution)
-                           .comparisons)
+  for (const auto& c : lab::judge_rounds(readings, judged, rule).comparisons)
     out.push_back({c.ratio, c.decided, c.undecidable});
   return out;
 }
