@@ -83,11 +83,14 @@ void budget_state::add_ring(
       for (const auto& [metric, first] : figures[i]) {
         const auto other = figures[j].find(metric);
         if (other == figures[j].end()) continue;
+        paired_runs& runs = by_metric[metric];
+        runs.first.push_back(first);
+        runs.second.push_back(other->second);
         std::vector<double> ratios;
         const std::size_t n = std::min(first.size(), other->second.size());
         for (std::size_t k = 0; k < n; ++k)
           if (first[k] > 0 && other->second[k] > 0) ratios.push_back(first[k] / other->second[k]);
-        if (!ratios.empty()) by_metric[metric].push_back(std::move(ratios));
+        if (!ratios.empty()) runs.ratios.push_back(std::move(ratios));
       }
     }
 }
@@ -100,7 +103,7 @@ figures_by_process budget_state::paired_ratios(std::size_t base, std::size_t can
   if (found == paired_.end()) return {};
   const auto by_metric = found->second.find(metric);
   if (by_metric == found->second.end()) return {};
-  figures_by_process runs = by_metric->second;
+  figures_by_process runs = by_metric->second.ratios;
   if (flipped)
     for (auto& run : runs)
       for (double& r : run) r = 1 / r;
@@ -115,7 +118,7 @@ pooled_between budget_state::paired_pool(const paired_key& left_out,
   for (const auto& [key, by_metric] : paired_) {
     if (key == left_out || setup_.at(key.first).group != group) continue;
     const auto found = by_metric.find(metric);
-    if (found != by_metric.end()) others.push_back(paired_spread(found->second));
+    if (found != by_metric.end()) others.push_back(paired_spread(found->second.ratios));
   }
   return pool_between(others);
 }
@@ -126,9 +129,14 @@ sequential_ratio budget_state::judge_pair(const tracked_comparison& c, const sto
   runs = spread.processes;
   if (!spread.valid()) return {};
   const paired_key key{std::min(c.base, c.candidate), std::max(c.base, c.candidate)};
-  const pooled_between pool = paired_pool(key, c.metric);
+  const pooled_between pool = c.paired_only ? pooled_between{} : paired_pool(key, c.metric);
   variance = moderate(spread, pool, rule).variance;
-  return compare_paired(spread, pool, rule);
+  const sequential_ratio ratio = compare_paired(spread, pool, rule);
+  if (!(c.resolution > 0)) return ratio;
+  // The sides' levels over the ring runs both took part in (the floor is symmetric in them).
+  const paired_runs& paired = paired_.at(key).at(c.metric);
+  return with_resolution_floor(ratio, spread_of(paired.first).level, spread_of(paired.second).level,
+                               runs, rule, c.resolution);
 }
 
 std::vector<comparison_look> budget_state::judge(const std::vector<tracked_comparison>& comparisons,
@@ -153,7 +161,7 @@ std::vector<comparison_look> budget_state::judge(const std::vector<tracked_compa
     std::size_t runs = 0;
     double pair_variance = 0;
     const sequential_ratio paired = judge_pair(c, rule, runs, pair_variance);
-    if (paired.bounded()) {
+    if (paired.bounded() || c.paired_only) {
       l.ratio = paired;
       l.paired_runs = runs;
       l.decided =

@@ -2,7 +2,8 @@
 // (tests/lab/budget_state_test.cpp): cells gather processes, each with per-repetition figures
 // by metric; tracked comparisons between two cells are judged by the stop rule
 // (stats/sequential.hpp) at each look; open comparisons ask for more processes of the cell whose
-// spread dominates, up to the next look's process count.
+// spread dominates, up to the next look's process count. `alloclab try`'s looks are judged by it
+// too (schedule/round_stopping.hpp: a round of runs is one ring run).
 #pragma once
 
 #include <cstddef>
@@ -19,7 +20,7 @@ namespace alloclab::lab {
 // are better, so > 1 favours the candidate), decided when its interval holds no boundary.
 struct tracked_comparison {
   std::string id;    // unique: "vs_std ...", a claim id, "peer ..."
-  std::string kind;  // "vs_std", "claim", "peer"
+  std::string kind;  // "vs_std", "claim", "peer", "vs_baseline" (try's rounds)
   std::size_t base = 0;
   std::size_t candidate = 0;
   std::string metric;  // a key of the cells' figures ("p50", "ns_per_pair", ...)
@@ -29,6 +30,13 @@ struct tracked_comparison {
   // > 0: an interval wholly inside [1 / (1 + margin), 1 + margin] decides it too, as "the same
   // within the margin" (stats/decision.hpp).
   double margin = 0;
+  // Judged on its ring runs only (none yet: no interval), never on the sides' separate processes,
+  // and on its own spread, not moderated toward the group's other paired comparisons: the rounds
+  // of `alloclab try`, whose sides' run-to-run spreads differ (a pool would break the error rate).
+  bool paired_only = false;
+  // > 0: the figure's resolution (a CPU time read to 1 ms, a peak RSS to 1 KiB): a paired interval
+  // is never narrower than rounding each side's figures to it allows (with_resolution_floor).
+  double resolution = 0;
 };
 
 // A comparison at one look.
@@ -115,10 +123,13 @@ class budget_state {
     std::map<std::string, figures_by_process> figures;
   };
   pooled_between pool(std::size_t cell, const std::string& metric) const;
-  // Per-slice ratios first / second of two cells' paired runs, keyed by (first, second) with
-  // first < second, then by metric.
+  // Two cells' paired runs, keyed by (first, second) with first < second, then by metric: the
+  // per-slice ratios first / second, and each side's figures, by ring run.
   using paired_key = std::pair<std::size_t, std::size_t>;
-  std::map<paired_key, std::map<std::string, figures_by_process>> paired_;
+  struct paired_runs {
+    figures_by_process ratios, first, second;
+  };
+  std::map<paired_key, std::map<std::string, paired_runs>> paired_;
   // base / candidate per slice pair, grouped by ring run (empty: never paired).
   figures_by_process paired_ratios(std::size_t base, std::size_t candidate,
                                    const std::string& metric) const;

@@ -4,6 +4,8 @@
 #include <map>
 #include <utility>
 
+#include "plan/budget.hpp"
+#include "schedule/budget_state.hpp"
 #include "stats/decision.hpp"
 
 namespace alloclab::lab {
@@ -18,6 +20,47 @@ cell_runs runs_by_cell(const std::vector<round_reading>& readings, std::size_t c
   cell_runs out{std::vector<std::size_t>(cells), std::vector<std::size_t>(cells)};
   for (const round_reading& r : readings)
     if (r.cell < cells) ++(r.ok ? out.ok : out.failed)[r.cell];
+  return out;
+}
+
+// The metric the rounds' one figure goes by in the budget's state.
+constexpr const char* round_figure = "figure";
+
+budget_state rounds_state(const std::vector<round_reading>& readings, std::size_t cells,
+                          const stop_rule& rule) {
+  std::map<std::size_t, std::vector<const round_reading*>> rounds;
+  for (const round_reading& r : readings)
+    if (r.ok && r.cell < cells) rounds[r.round].push_back(&r);
+  budget_state state(std::vector<budget_cell>(cells), rule);
+  for (const auto& [round, ran] : rounds) {
+    std::vector<std::size_t> ring;
+    std::vector<std::map<std::string, std::vector<double>>> figures;
+    for (const round_reading* r : ran) {
+      ring.push_back(r->cell);
+      figures.push_back({{round_figure, {r->value}}});
+      state.add_process(r->cell, figures.back(), 0);
+    }
+    state.add_ring(ring, figures);
+  }
+  return state;
+}
+
+// base / candidate is the cell's figure over the baseline's.
+std::vector<tracked_comparison> against_baseline(const round_judged& judged) {
+  std::vector<tracked_comparison> out;
+  for (std::size_t i = 0; i < judged.cells; ++i) {
+    if (i == judged.baseline) continue;
+    tracked_comparison c;
+    c.id = judged.labels.at(i);
+    c.kind = "vs_baseline";
+    c.base = i;
+    c.candidate = judged.baseline;
+    c.metric = round_figure;
+    c.boundaries = noise_boundaries(judged.noise_floor);
+    c.paired_only = true;
+    c.resolution = judged.resolution;
+    out.push_back(std::move(c));
+  }
   return out;
 }
 
@@ -40,23 +83,6 @@ std::vector<round_reading> round_readings(const round_records& ran, const std::s
   return out;
 }
 
-paired_readings paired_by_round(const std::vector<round_reading>& readings, std::size_t a,
-                                std::size_t b) {
-  std::map<std::size_t, std::pair<const double*, const double*>> rounds;
-  for (const round_reading& r : readings) {
-    if (!r.ok) continue;
-    if (r.cell == a) rounds[r.round].first = &r.value;
-    if (r.cell == b) rounds[r.round].second = &r.value;
-  }
-  paired_readings out;
-  for (const auto& [round, pair] : rounds)
-    if (pair.first != nullptr && pair.second != nullptr) {
-      out.a.push_back(*pair.first);
-      out.b.push_back(*pair.second);
-    }
-  return out;
-}
-
 stop_rule stopping_plan::rule_at(std::size_t look) const {
   stop_rule rule = rule_with_looks(adaptive ? look_rounds.size() : 1);
   return rule.at_look(adaptive ? look : 1);
@@ -75,9 +101,10 @@ stopping_plan adaptive_stopping(std::size_t min_rounds, std::size_t max_rounds,
   plan.min_rounds = std::max<std::size_t>(2, min_rounds);
   plan.max_rounds = std::max(plan.min_rounds, max_rounds);
   plan.budget_seconds = budget_seconds;
-  for (std::size_t r = plan.min_rounds; r < plan.max_rounds; r += (r + 1) / 2)
-    plan.look_rounds.push_back(r);
-  plan.look_rounds.push_back(plan.max_rounds);
+  // The budget's looks: the first round's count grown by half at each look, up to the most.
+  const std::size_t looks = looks_to_reach(plan.min_rounds, plan.max_rounds);
+  for (std::size_t k = 0; k < looks; ++k)
+    plan.look_rounds.push_back(processes_after(plan.min_rounds, plan.max_rounds, k));
   return plan;
 }
 
@@ -91,25 +118,25 @@ std::size_t round_look::open() const {
                     [](const round_comparison& c) { return !c.decided && !c.undecidable; }));
 }
 
-round_look look_at(const std::vector<round_reading>& readings, std::size_t cells,
-                   std::size_t baseline, const stop_rule& rule, double noise_floor,
-                   double resolution) {
+round_look judge_rounds(const std::vector<round_reading>& readings, const round_judged& judged,
+                        const stop_rule& rule) {
+  const std::vector<tracked_comparison> comparisons = against_baseline(judged);
+  const budget_state state = rounds_state(readings, judged.cells, rule);
+  const cell_runs runs = runs_by_cell(readings, judged.cells);
+  // A side whose runs mostly fail cannot be decided by more rounds of the same. (Not the state's
+  // unmeasurable cell, which one failed process makes for good: a cell here stays judged while
+  // most of its runs succeed, its failed rounds left out of its ring runs.)
+  const auto failing = [&](std::size_t i) { return runs.failed[i] > runs.ok[i]; };
   round_look look;
   look.look = rule.look;
-  const cell_runs runs = runs_by_cell(readings, cells);
-  // A side whose runs mostly fail cannot be decided by more rounds of the same.
-  const auto failing = [&](std::size_t i) { return runs.failed[i] > runs.ok[i]; };
-  const std::vector<double> boundaries = noise_boundaries(noise_floor);
-  for (std::size_t i = 0; i < cells; ++i) {
-    if (i == baseline) continue;
+  for (const comparison_look& l : state.judge(comparisons, rule.look, rule.last_look)) {
     round_comparison c;
-    c.cell = i;
-    c.undecidable = failing(i) || failing(baseline);
-    const paired_readings pairs = paired_by_round(readings, i, baseline);
-    c.ratio = compare_paired_runs(pairs.a, pairs.b, rule, resolution);
+    c.cell = l.comparison->base;
+    c.ratio = l.ratio;
+    c.undecidable = failing(c.cell) || failing(judged.baseline);
     // The verdict needs the U test too: undecided while its counts cannot reach p < alpha.
-    const bool testable = can_reach_significance(runs.ok[i], runs.ok[baseline]);
-    c.decided = testable && decided(c.ratio, boundaries);
+    c.decided = l.decided &&
+                can_reach_significance(state.processes(c.cell), state.processes(judged.baseline));
     look.comparisons.push_back(c);
   }
   return look;
@@ -162,8 +189,7 @@ round_look round_stopper::take_look(const std::vector<round_reading>& readings, 
   outcome_.last_look_final = final_look;
   const stop_rule rule = lab::final_rule(plan_, outcome_);
   outcome_.confidence = rule.confidence();
-  round_look look = look_at(readings, judged_.cells, judged_.baseline, rule, judged_.noise_floor,
-                            judged_.resolution);
+  round_look look = judge_rounds(readings, judged_, rule);
   outcome_.compared = look.comparisons.size();
   outcome_.decided = static_cast<std::size_t>(
       std::count_if(look.comparisons.begin(), look.comparisons.end(),

@@ -1,10 +1,12 @@
 // When a run in rounds (schedule/round_run.hpp) stops: after a fixed number of rounds, or
 // adaptively: at least `min_rounds`, then a look after the rounds planned before the first run
-// (3, 5, 8, 12, ... growing by half, up to `max_rounds`) and, once more, when the budget cannot
-// pay for another round. A look judges every cell's figure against the baseline cell's with the
-// lab's stop rule (stats/sequential.hpp, compare_paired_runs: the runs of one round are paired,
-// each run one process, alpha spent over the planned looks); the run stops when each is decided,
-// i.e. its interval lies wholly beyond the noise floor on one side or wholly inside it.
+// (3, 5, 8, 12, ... growing by half, up to `max_rounds`: the budget's looks, plan/budget.hpp's
+// processes_after) and, once more, when the budget cannot pay for another round. A look judges
+// every cell's figure against the baseline cell's by the budget's state (schedule/budget_state.hpp,
+// the judge of `alloclab run --budget`): each round is one ring run of the cells that ran in it,
+// so the runs of one round are paired, each run one process, alpha spent over the planned looks;
+// the run stops when each is decided, i.e. its interval lies wholly beyond the noise floor on one
+// side or wholly inside it.
 //
 // Because the looks and their alphas are fixed before any run and each look's interval is wide
 // enough for its share of alpha, the chance that a given comparison's interval misses its true
@@ -13,10 +15,15 @@
 // which none can follow (the budget or the rounds spent) spends all the alpha the others left.
 // `alloclab try` stops its rounds by this rule, on each run's CPU time.
 //
+// The looks' and final intervals' numbers are those of the rounds' former judge (a Student-t
+// over the rounds' ratios, stats/sequential.hpp's compare_paired_runs) to 1e-12
+// (tests/frames/program/try_judge_equivalence_test.cpp), so the A/A and known-effect
+// validations of `try` made with that judge hold for this one.
+//
 // Example:
 //   const auto plan = alloclab::lab::adaptive_stopping(3, 40, 300);
 //   // plan.look_rounds == {3, 5, 8, 12, 18, 27, 40}
-//   const auto look = look_at(readings, 3, 0, plan.rule_at(1), 0.03, 1e-3);
+//   const auto look = judge_rounds(readings, judged, plan.rule_at(1));
 //   if (look.open() == 0) { /* every comparison decided: stop */ }
 #pragma once
 
@@ -56,14 +63,15 @@ struct round_reading {
 /// Each record's reading of `figure` (its frame's stop readings; none: not ok), by its task.
 std::vector<round_reading> round_readings(const round_records& ran, const std::string& figure);
 
-/// The readings of cell `a` and of `b` from the rounds in which both ran successfully, in round
-/// order: the pairs a paired interval stands on (compare_paired_runs).
-struct paired_readings {
-  std::vector<double> a, b;
+/// The figure the rule judges, and the cells it judges against the baseline.
+struct round_judged {
+  std::size_t cells = 0, baseline = 0;
+  std::vector<std::string> labels;  ///< by cell
+  double noise_floor = 0;
+  double resolution = 0;  ///< of the figure
 };
-paired_readings paired_by_round(const std::vector<round_reading>& readings, std::size_t a,
-                                std::size_t b);
 
+/// A comparison at a look: the cell's figure over the baseline's (> 1: the cell's is higher).
 struct round_comparison {
   std::size_t cell = 0;
   sequential_ratio ratio;
@@ -77,11 +85,14 @@ struct round_look {
   std::size_t open() const;
 };
 
-/// Judges the readings at `rule.look`, each cell against the baseline on the ratios of their runs
-/// paired by round. `resolution`: of the figure (its reading's rounding).
-round_look look_at(const std::vector<round_reading>& readings, std::size_t cells,
-                   std::size_t baseline, const stop_rule& rule, double noise_floor,
-                   double resolution);
+/// Judges the readings at `rule` (its look, and whether it spends the rest) by the budget's state
+/// (schedule/budget_state.hpp): each round one ring run of the cells that ran successfully in it
+/// (one figure in one slice each, so their runs pair by round), each such run one process of its
+/// cell; each cell tracked against the baseline on its ring runs only, on its own spread (no
+/// pool), never narrower than the figure's resolution allows. Decided: beyond or inside
+/// noise_boundaries(noise_floor), and the U test's counts can reach p < alpha.
+round_look judge_rounds(const std::vector<round_reading>& readings, const round_judged& judged,
+                        const stop_rule& rule);
 
 /// What a run of rounds did, for results.json and the report.
 struct stopping_outcome {
@@ -111,14 +122,6 @@ struct stopping_outcome {
 /// The rule of the last look `outcome` took (for the final intervals); the plan's first
 /// without a look.
 stop_rule final_rule(const stopping_plan& plan, const stopping_outcome& outcome);
-
-/// The figure the rule judges, and the cells it judges against the baseline.
-struct round_judged {
-  std::size_t cells = 0, baseline = 0;
-  std::vector<std::string> labels;  ///< by cell
-  double noise_floor = 0;
-  double resolution = 0;  ///< of the figure
-};
 
 /// Decides after each completed round whether another one runs (see the top of this file).
 class round_stopper {

@@ -186,10 +186,6 @@ double shrink_needed(const sequential_ratio& r, const std::vector<double>& bound
   return half / nearest;
 }
 
-namespace {
-
-// Widens `r` to what rounding each side's figures to `resolution` allows (q^2 / 12 per figure),
-// over `runs` runs; `first_level` and `second_level` are the sides' log levels.
 sequential_ratio with_resolution_floor(sequential_ratio r, double first_level, double second_level,
                                        std::size_t runs, const stop_rule& rule, double resolution) {
   if (!r.bounded() || !(resolution > 0) || runs == 0) return r;
@@ -205,6 +201,8 @@ sequential_ratio with_resolution_floor(sequential_ratio r, double first_level, d
   r.high = r.value * std::exp(half);
   return r;
 }
+
+namespace {
 
 // One process of one figure per run.
 process_spread one_process_per_run(const std::vector<double>& runs) {

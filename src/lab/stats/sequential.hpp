@@ -140,10 +140,19 @@ process_spread paired_spread(const figures_by_process& ratios);
 sequential_ratio compare_runs(const std::vector<double>& first, const std::vector<double>& second,
                               const stop_rule& rule, double resolution);
 
-// first / second for whole runs paired by round (`first[i]` and `second[i]` ran in round i, a
-// round apart at most, so both met the machine at about the same moment): the ratio of each
-// round's pair is one reading, the interval a Student-t over the rounds, never narrower than the
-// figures' `resolution` allows (as compare_runs).
+// Widens `r` to what rounding each side's figures to `resolution` allows (q^2 / 12 per figure, q
+// the resolution over the side's geometric mean), over `runs` runs; `first_level` and
+// `second_level` are the sides' mean log figures. Unbounded `r`, resolution <= 0: unchanged.
+// compare_runs and the budget's paired comparisons with a resolution (schedule/budget_state.hpp,
+// `alloclab try`'s rounds) floor their intervals with it.
+sequential_ratio with_resolution_floor(sequential_ratio r, double first_level, double second_level,
+                                       std::size_t runs, const stop_rule& rule, double resolution);
+
+// first / second for whole runs paired by round (`first[i]` and `second[i]` ran in round i): the
+// ratio of each round's pair is one reading, the interval a Student-t over the rounds, no pool,
+// never narrower than the figures' `resolution` allows. The reference `alloclab try`'s judge
+// (budget_state on one ring per round, tests/frames/program/try_judge_equivalence_test.cpp) is
+// held to; the lab itself judges rounds with budget_state.
 sequential_ratio compare_paired_runs(const std::vector<double>& first,
                                      const std::vector<double>& second, const stop_rule& rule,
                                      double resolution);

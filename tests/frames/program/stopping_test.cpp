@@ -35,6 +35,10 @@ lab::round_judged judged(std::vector<std::string> labels) {
   return {labels.size(), 0, labels, 0.03, cpu_resolution_seconds};
 }
 
+lab::round_judged judged_n(std::size_t cells) {
+  return judged(std::vector<std::string>(cells, "c"));
+}
+
 run_row run(std::size_t round, std::size_t combination, double cpu) {
   run_row r;
   r.round = round;
@@ -83,8 +87,7 @@ TEST(TryStopping, ALookDecidesSeparatedAndEqualCombinationsAndKeepsTheFloorOpen)
   simulated_program p{{1.0, 0.80, 1.0, 1.03}, 0.01};
   std::vector<run_row> rows;
   for (std::size_t r = 0; r < 12; ++r) p.add_round(rows, r);
-  const auto look =
-      lab::look_at(cpu_of(rows), 4, 0, lab::rule_with_looks(1), 0.03, cpu_resolution_seconds);
+  const auto look = lab::judge_rounds(cpu_of(rows), judged_n(4), lab::rule_with_looks(1));
   ASSERT_EQ(look.comparisons.size(), 3u);
   EXPECT_TRUE(look.comparisons[0].decided) << "0.80: faster, beyond the floor";
   EXPECT_LT(look.comparisons[0].ratio.high, 1 / 1.03);
@@ -104,8 +107,7 @@ TEST(TryStopping, RunsArePairedByRoundSoAHostLevelShiftCancels) {
     rows.push_back(run(r, 0, 2.0 * level * std::exp(noise(engine))));
     rows.push_back(run(r, 1, 2.0 * 0.92 * level * std::exp(noise(engine))));
   }
-  const auto look =
-      lab::look_at(cpu_of(rows), 2, 0, lab::rule_with_looks(1), 0.03, cpu_resolution_seconds);
+  const auto look = lab::judge_rounds(cpu_of(rows), judged_n(2), lab::rule_with_looks(1));
   ASSERT_EQ(look.comparisons.size(), 1u);
   EXPECT_TRUE(look.comparisons[0].decided);
   EXPECT_NEAR(look.comparisons[0].ratio.value, 0.92, 0.01);
@@ -124,13 +126,9 @@ TEST(TryStopping, NothingIsDecidedBeforeTheUTestCanBe) {
   simulated_program p{{1.0, 0.5}, 0.001};
   std::vector<run_row> rows;
   for (std::size_t r = 0; r < 3; ++r) p.add_round(rows, r);
-  EXPECT_EQ(lab::look_at(cpu_of(rows), 2, 0, lab::rule_with_looks(1), 0.03, cpu_resolution_seconds)
-                .open(),
-            1u);
+  EXPECT_EQ(lab::judge_rounds(cpu_of(rows), judged_n(2), lab::rule_with_looks(1)).open(), 1u);
   p.add_round(rows, 3);
-  EXPECT_EQ(lab::look_at(cpu_of(rows), 2, 0, lab::rule_with_looks(1), 0.03, cpu_resolution_seconds)
-                .open(),
-            0u);
+  EXPECT_EQ(lab::judge_rounds(cpu_of(rows), judged_n(2), lab::rule_with_looks(1)).open(), 0u);
 }
 
 TEST(TryStopping, AFixedPlanRunsItsRoundsAndTakesNoLook) {
@@ -259,8 +257,7 @@ std::vector<lab::sequential_ratio> stopped_intervals(simulated_program& p) {
   while (stopper.another_round(cpu_of(rows), rounds, static_cast<double>(rounds)));
   const lab::stop_rule rule = stopper.final_rule();
   std::vector<lab::sequential_ratio> out;
-  for (const auto& c :
-       lab::look_at(cpu_of(rows), n, 0, rule, 0.03, cpu_resolution_seconds).comparisons)
+  for (const auto& c : lab::judge_rounds(cpu_of(rows), judged_n(n), rule).comparisons)
     out.push_back(c.ratio);
   return out;
 }
@@ -310,8 +307,7 @@ TEST(TryStopping, AdaptiveFiguresUseTheStopRulesIntervalAndTheLabsVerdict) {
   const auto f = compute_figures(two, rows, false, 0.03, rule);
   ASSERT_TRUE(f.combinations[1].cpu.has_value());
   const auto& cpu = *f.combinations[1].cpu;
-  const auto expected =
-      lab::look_at(cpu_of(rows), 2, 0, rule, 0.03, cpu_resolution_seconds).comparisons.at(0).ratio;
+  const auto expected = lab::judge_rounds(cpu_of(rows), judged_n(2), rule).comparisons.at(0).ratio;
   EXPECT_DOUBLE_EQ(cpu.range.low, expected.low);
   EXPECT_DOUBLE_EQ(cpu.range.high, expected.high);
   EXPECT_STREQ(cpu_verdict(cpu.verdict), "faster");

@@ -68,22 +68,15 @@ run_figures medians(const samples& s) {
   return m;
 }
 
-// How a ratio's interval is computed: a 95 % bootstrap of medians, or the stop rule's.
-struct interval_method {
-  const std::optional<lab::stop_rule>& stopped_at;
-  double resolution;  // of the figure, for the stop rule's interval
-};
-
+// B / baseline: with `judged` (the stop rule's comparison of B at the last look of adaptive
+// rounds) its ratio, interval and decision; else the ratio of medians with a bootstrap interval.
 ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& base,
-                      const lab::paired_readings& pairs, double noise_floor,
-                      const interval_method& method) {
+                      const lab::round_comparison* judged, double noise_floor) {
   ratio_figure r;
-  if (method.stopped_at) {
-    const lab::sequential_ratio s =
-        lab::compare_paired_runs(pairs.a, pairs.b, *method.stopped_at, method.resolution);
-    r.value = s.value;
-    if (s.bounded()) r.range = {s.low, s.high};
-    r.decided = lab::decided(s, noise_boundaries(noise_floor));
+  if (judged != nullptr) {
+    r.value = judged->ratio.value;
+    if (judged->ratio.bounded()) r.range = {judged->ratio.low, judged->ratio.high};
+    r.decided = judged->decided;  // the U test's power included
   } else {
     const double base_median = median(base);
     r.value = base_median > 0 ? median(b) / base_median : 0;
@@ -92,8 +85,28 @@ ratio_figure ratio_of(const std::vector<double>& b, const std::vector<double>& b
   r.p_value = lab::mann_whitney_u(b, base).p_value;
   r.has_power = lab::can_reach_significance(b.size(), base.size());
   r.verdict = lab::judge_difference(r.p_value, r.has_power, r.range, noise_floor);
-  if (r.decided) *r.decided = *r.decided && r.has_power;
   return r;
+}
+
+// The stop rule's judgement of every combination against the baseline on one figure at
+// `stopped_at` (none: none).
+std::optional<lab::round_look> judged_at(const std::vector<variant>& combinations,
+                                         const std::vector<run_row>& rows,
+                                         double (*figure)(const run_record&), double resolution,
+                                         double noise_floor,
+                                         const std::optional<lab::stop_rule>& stopped_at) {
+  if (!stopped_at) return std::nullopt;
+  return lab::judge_rounds(readings_of(rows, figure),
+                           judged_on(combinations, noise_floor, resolution), *stopped_at);
+}
+
+// `cell`'s comparison in `look` (none without a look).
+const lab::round_comparison* comparison_of(const std::optional<lab::round_look>& look,
+                                           std::size_t cell) {
+  if (!look) return nullptr;
+  for (const lab::round_comparison& c : look->comparisons)
+    if (c.cell == cell) return &c;
+  return nullptr;
 }
 
 void mark_pareto_front(std::vector<combination_figures>& all) {
@@ -178,8 +191,10 @@ program_figures compute_figures(const std::vector<variant>& combinations,
   const samples base = collect(rows, out.baseline);
   std::vector<samples> all;
   for (std::size_t i = 0; i < combinations.size(); ++i) all.push_back(collect(rows, i));
-  const interval_method cpu_method{stopped_at, cpu_resolution_seconds};
-  const interval_method rss_method{stopped_at, rss_resolution_bytes};
+  const auto cpu_look = judged_at(combinations, rows, cpu_seconds_of, cpu_resolution_seconds,
+                                  noise_floor, stopped_at);
+  const auto rss_look =
+      judged_at(combinations, rows, peak_rss_of, rss_resolution_bytes, noise_floor, stopped_at);
   for (std::size_t i = 0; i < combinations.size(); ++i) {
     combination_figures c;
     c.label = combinations[i].label();
@@ -192,12 +207,8 @@ program_figures compute_figures(const std::vector<variant>& combinations,
         }));
     c.median = medians(s);
     if (i != out.baseline && c.runs_ok > 0 && !base.cpu.empty()) {
-      c.cpu = ratio_of(s.cpu, base.cpu,
-                       lab::paired_by_round(readings_of(rows, cpu_seconds_of), i, out.baseline),
-                       noise_floor, cpu_method);
-      c.peak_rss = ratio_of(s.rss, base.rss,
-                            lab::paired_by_round(readings_of(rows, peak_rss_of), i, out.baseline),
-                            noise_floor, rss_method);
+      c.cpu = ratio_of(s.cpu, base.cpu, comparison_of(cpu_look, i), noise_floor);
+      c.peak_rss = ratio_of(s.rss, base.rss, comparison_of(rss_look, i), noise_floor);
     }
     c.stdout_hashes = distinct_hashes(rows, i);
     c.failures = distinct_failures(rows, i);

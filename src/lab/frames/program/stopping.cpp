@@ -20,14 +20,19 @@ std::vector<lab::round_reading> readings_of(const std::vector<run_row>& rows,
   return out;
 }
 
-lab::round_judged judged_cpu(const std::vector<variant>& combinations, double noise_floor) {
+lab::round_judged judged_on(const std::vector<variant>& combinations, double noise_floor,
+                            double resolution) {
   lab::round_judged judged;
   judged.cells = combinations.size();
   judged.baseline = baseline_of(combinations);
   for (const variant& v : combinations) judged.labels.push_back(v.label());
   judged.noise_floor = noise_floor;
-  judged.resolution = cpu_resolution_seconds;
+  judged.resolution = resolution;
   return judged;
+}
+
+lab::round_judged judged_cpu(const std::vector<variant>& combinations, double noise_floor) {
+  return judged_on(combinations, noise_floor, cpu_resolution_seconds);
 }
 
 }  // namespace alloclab::program

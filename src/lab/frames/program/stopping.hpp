@@ -1,7 +1,7 @@
 // The program frame's runs as the rounds' stop rule reads them (schedule/round_stopping.hpp:
 // when `alloclab try` stops, with its looks): each run's CPU time, its resolution, and the
 // combinations as the cells the rule judges against the baseline. The figures (figures.hpp)
-// take their paired intervals from the same readings.
+// take their final intervals from the same judge (lab::judge_rounds) at the last look's rule.
 //
 // Example:
 //   lab::round_stopper stopper(adaptive_stopping(4, 40, 300), judged_cpu(combinations, 0.03));
@@ -35,7 +35,11 @@ double peak_rss_of(const run_record& r);
 std::vector<lab::round_reading> readings_of(const std::vector<run_row>& rows,
                                             double (*figure)(const run_record&));
 
-/// The combinations' CPU time judged against the baseline's (figures.hpp's baseline_of).
+/// The combinations' figure of `resolution` judged against the baseline's (figures.hpp's
+/// baseline_of).
+lab::round_judged judged_on(const std::vector<variant>& combinations, double noise_floor,
+                            double resolution);
+/// The combinations' CPU time judged against the baseline's: what the rounds stop by.
 lab::round_judged judged_cpu(const std::vector<variant>& combinations, double noise_floor);
 
 }  // namespace alloclab::program
