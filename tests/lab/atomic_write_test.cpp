@@ -136,27 +136,27 @@ TEST_F(AtomicWrite, TheLatestLinkNeverReplacesAFile) {
   EXPECT_EQ(read(dir_ / "latest"), "a user's file");
 }
 
-// The one run-directory writer: results.json as given, the reports rendered from it as read
-// back; `run`'s fresh directory under the root with `latest` after it; a directory it could not
-// write whole says whether results.json is.
+// The one run-directory writer: results.json as model::to_json writes the document, the reports
+// rendered from the document, which are what `alloclab report` renders from the file written;
+// `run`'s fresh directory under the root with `latest` after it; a directory it could not write
+// whole says whether results.json is.
 TEST_F(AtomicWrite, RunDirectoryHoldsTheResultsAndTheirReports) {
-  const nlohmann::json results = report_fixture::results();
-  const run_directory given = write_run_directory(dir_ / "given", results, {"shard.json", "{}"});
-  EXPECT_EQ(given.path, dir_ / "given");
-  EXPECT_EQ(read(given.path / "results.json"), results.dump(2) + "\n");
-  EXPECT_EQ(read(given.path / "shard.json"), "{}");
-  const std::string report = render_report(model::from_json(results));
-  EXPECT_EQ(read(given.path / "report.md"), report);
-  EXPECT_EQ(read(given.path / "report.html"),
-            render_html_report(model::from_json(results), report, results));
-  EXPECT_EQ(given.document.created_utc, results.at("created_utc"));
+  const model::document results = model::from_json(report_fixture::results());
+  const std::string written = model::to_json(results).dump(2) + "\n";
+  const fs::path given = write_run_directory(dir_ / "given", results, {"shard.json", "{}"});
+  EXPECT_EQ(given, dir_ / "given");
+  EXPECT_EQ(read(given / "results.json"), written);
+  EXPECT_EQ(read(given / "shard.json"), "{}");
+  const nlohmann::json file = nlohmann::json::parse(read(given / "results.json"));
+  EXPECT_EQ(read(given / "report.md"), render_report(model::from_json(file)));
+  EXPECT_EQ(read(given / "report.html"), render_html_report(file));
   EXPECT_FALSE(fs::exists(dir_ / "latest")) << "a given directory gets no link";
 
-  const run_directory fresh =
+  const fs::path fresh =
       write_run_directory(dir_, results, {}, run_directory_place::fresh_under_root);
-  EXPECT_EQ(fresh.path.parent_path(), dir_);
-  EXPECT_EQ(fs::read_symlink(dir_ / "latest"), fresh.path.filename());
-  EXPECT_EQ(read(dir_ / "latest" / "results.json"), results.dump(2) + "\n");
+  EXPECT_EQ(fresh.parent_path(), dir_);
+  EXPECT_EQ(fs::read_symlink(dir_ / "latest"), fresh.filename());
+  EXPECT_EQ(read(dir_ / "latest" / "results.json"), written);
 
   fs::create_directories(dir_ / "blocked" / "report.md");  // a directory where report.md goes
   try {

@@ -40,9 +40,7 @@ namespace {
 
 // A probe as the results model holds it, which is what the report reads.
 model::copy_probe modelled(const copy_cliff_result& r) {
-  model::copy_probe probe;
-  model::read_fields(r.to_json(), probe, "");
-  return probe;
+  return r.facts();
 }
 
 copy_cliff_config small_cliff_config() {
@@ -348,10 +346,8 @@ TEST(CopyCliff, TunableWordingFollowsTheMeasurement) {
 TEST(CopyCliff, PlacementSummarySaysWhetherTheTwinWasMeasured) {
   const placement_probe probe{find_copy_cliffs(small_cliff_config(), cliff_at_16), std::nullopt,
                               "x"};
-  nlohmann::json placement_json = probe.to_json();
-  placement_json["check"] = "auto";
-  model::placement_facts placement;
-  model::read_fields(placement_json, placement, "");
+  model::placement_facts placement = probe.facts();
+  EXPECT_EQ(placement.check, "auto");
   model::run_config twin, no_twin;
   twin.placement_twin = std::optional<std::string>("glibc_nocliff");
   no_twin.placement_twin = std::optional<std::string>();

@@ -32,7 +32,7 @@ json gate_of(const std::string& before, const std::string& after, double own_cpu
   process::noise_watch watch(first.settings(), 200);
   watch.add(first.snapshot(0));
   watch.add(second.snapshot(10));
-  return watch.gate(own_cpu_seconds);
+  return model::write_json(watch.gate(own_cpu_seconds));
 }
 
 TEST(NoiseGate, ReadsTheSettingsThatMoveTimings) {
@@ -82,7 +82,7 @@ TEST(NoiseGate, OneLookHasNoDuringFigures) {
   const process::noise_probe probe(noise_fixture("busy_before"));
   process::noise_watch watch(probe.settings(), 200);
   watch.add(probe.snapshot(0));
-  const json g = watch.gate(1);
+  const json g = model::write_json(watch.gate(1));
   EXPECT_TRUE(g["during"].is_null());
   EXPECT_FALSE(g["busy"].get<bool>());
 }

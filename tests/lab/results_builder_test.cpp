@@ -27,6 +27,8 @@
 #include "model_agreement.hpp"
 #include "results/environment.hpp"
 #include "results/cell_parts.hpp"
+#include "render/html.hpp"
+#include "render/markdown.hpp"
 #include "results/results_builder.hpp"
 #include "frames/memory/run_options.hpp"
 
@@ -125,13 +127,11 @@ TEST(ResultsBuilder, TheSkeletonIsTheModelsOwnJson) {
   results_context context;
   context.command_line = "alloclab run --quick";
   context.created_utc = "2026-11-27T12:00:00Z";
-  context.shard = {{"index", 1},
-                   {"count", 2},
-                   {"cells", 0},
-                   {"plan_cells", 0},
-                   {"source", "plan"},
-                   {"costs", "expected"},
-                   {"workloads", json::array()}};
+  model::shard_facts& shard = context.shard.emplace();
+  shard.index = 1;
+  shard.count = 2;
+  shard.source = "plan";
+  shard.costs = "expected";
   const json built = model::to_json(build_results(plan, run, context));
 
   model_agreement::expect_model_agrees(built, "a built skeleton");
@@ -165,18 +165,26 @@ std::string first_difference(const std::string& a, const std::string& b) {
   return "line " + std::to_string(line) + ":\n  want: " + line_at(a) + "\n  got:  " + line_at(b);
 }
 
-TEST(ResultsBuilder, FixedRecordsOfEveryFrameGiveTheBytesVersion6Wrote) {
-  const std::filesystem::path data = std::filesystem::path(ALLOCLAB_TEST_DATA) / "results_golden";
-  const std::string want = cli_support::read_file(data / "merged.json");
-  const json golden = json::parse(want);
-  merge_input shard = read_merge_input((data / "shard").string());
+std::filesystem::path golden_data() {
+  return std::filesystem::path(ALLOCLAB_TEST_DATA) / "results_golden";
+}
+
+// The golden shard (records of every frame) merged again, the merge's facts taken from `golden`.
+model::document merged_golden_shard(const json& golden) {
+  merge_input shard = read_merge_input((golden_data() / "shard").string());
   // Merge refuses shards of another build: this one stands in for the build that measured them.
   shard.results.environment = describe_environment(current_build());
   shard.path = golden.at("merged").at("shards").at(0).at("path");
-  json built =
-      model::to_json(merge_shards({&shard}, golden.at("command"), golden.at("created_utc")));
-  built["environment"] = golden.at("environment");  // merge keeps the shard's: the host's here
-  const std::string got = built.dump(2) + "\n";
+  model::document merged = merge_shards({&shard}, golden.at("command"), golden.at("created_utc"));
+  // merge keeps the shard's environment: the host's here
+  merged.environment = model::read_json<model::environment>(golden.at("environment"));
+  return merged;
+}
+
+TEST(ResultsBuilder, FixedRecordsOfEveryFrameGiveTheBytesVersion6Wrote) {
+  const std::string want = cli_support::read_file(golden_data() / "merged.json");
+  const json golden = json::parse(want);
+  const std::string got = model::to_json(merged_golden_shard(golden)).dump(2) + "\n";
   EXPECT_TRUE(got == want) << first_difference(want, got);
   for (const char* frame : {"batch", "heap", "memory"}) {
     const auto& workloads = golden.at("workloads");
@@ -185,6 +193,18 @@ TEST(ResultsBuilder, FixedRecordsOfEveryFrameGiveTheBytesVersion6Wrote) {
         << "the fixture has no " << frame << " workload";
   }
   EXPECT_TRUE(golden.at("serve").is_object()) << "the fixture has no serve section";
+}
+
+// The run-directory writer renders the document it was given, not results.json read back
+// (render/run_directory.hpp): for a built document of every frame the two render alike.
+TEST(ResultsBuilder, ABuiltDocumentRendersAsItsFileReads) {
+  const json golden = json::parse(cli_support::read_file(golden_data() / "merged.json"));
+  const model::document built = merged_golden_shard(golden);
+  const json written = model::to_json(built);
+  const model::document read_back = model::from_json(written);
+  const std::string report = render_report(built);
+  EXPECT_EQ(report, render_report(read_back));
+  EXPECT_EQ(render_html_report(built, report, written), render_html_report(written));
 }
 
 }  // namespace

@@ -37,7 +37,6 @@
 
 namespace alloclab::lab {
 namespace fs = std::filesystem;
-using json = nlohmann::json;
 
 namespace {
 
@@ -110,22 +109,16 @@ run_guard guard_run(const run_request& request) {
 }
 
 // What makes a finished run exit 1: a cell that was asked for has no number for a reason other
-// than its strategy not fitting, or a named malloc is missing without --skip-missing.
-std::vector<std::string> run_problems(const json& results, const run_plan& plan) {
+// than its strategy not fitting, or a named malloc is missing without --skip-missing. Every
+// frame's cells are read alike (merge/merge_inputs.hpp cells_of); a cell a frame keeps in a part
+// of its own is named with that frame's name first.
+std::vector<std::string> run_problems(const model::document& results, const run_plan& plan) {
   std::vector<std::string> problems;
-  const auto check = [&](const json& workloads, const char* frame) {
-    for (const auto& w : workloads)
-      for (const auto& c : w.at("cells")) {
-        const std::string status = c.at("status");
-        if (status == "failed" || status == "refused")
-          problems.push_back(fmt::format(
-              "{}{} / {} @ {}: {}", frame, w.at("name").get<std::string>(),
-              c.at("strategy").get<std::string>(), c.at("malloc").get<std::string>(), status));
-      }
-  };
-  check(results.at("workloads"), "");
-  if (results.contains("serve") && results.at("serve").is_object())
-    check(results.at("serve").at("workloads"), "serve ");
+  for (const named_cell& c : cells_of(results))
+    if (c.head.status == "failed" || c.head.status == "refused")
+      problems.push_back(fmt::format("{}{} / {} @ {}: {}",
+                                     c.own_part_of.empty() ? "" : c.own_part_of + " ", c.workload,
+                                     c.head.strategy, c.head.malloc, c.head.status));
   for (const auto& m : plan.mallocs)
     if (!m.missing.empty() && m.named && !plan.skip_missing)
       problems.push_back(m.missing + " (pass --skip-missing to accept)");
@@ -133,8 +126,8 @@ std::vector<std::string> run_problems(const json& results, const run_plan& plan)
 }
 
 // The run's directory under the output root (render/run_directory.hpp), then `latest`.
-run_directory write_fresh_run(const fs::path& root, const json& results,
-                              const leading_file& shard) {
+fs::path write_fresh_run(const fs::path& root, const model::document& results,
+                         const leading_file& shard) {
   try {
     return write_run_directory(root, results, shard, run_directory_place::fresh_under_root);
   } catch (const run_directory_error& e) {
@@ -167,8 +160,7 @@ int execute_run(const run_request& request) {
   const auto started = std::chrono::steady_clock::now();  // the budget: from holding the lock
   process::periodic_noise_watch noise;
 
-  results_context context{current_build(), request.command_line, utc_now("%Y-%m-%dT%H:%M:%SZ"),
-                          nullptr};
+  results_context context{current_build(), request.command_line, utc_now("%Y-%m-%dT%H:%M:%SZ")};
   // The memmove probe (typed figures); without a cliff the placement twin measures nothing new.
   context.placement = settle_placement_twin(run.plan, probe_placement());
   if (run.shard) context.shard = shard_summary(*run.shard, run.whole, run.plan, run.costs);
@@ -184,18 +176,16 @@ int execute_run(const run_request& request) {
   end_progress_line();
   context.noise = noise.finish();
   if (simulation) context.simulation = simulation->finish();
-  const json results = model::to_json(build_results(plan, records, context));
+  const model::document results = build_results(plan, records, context);
   leading_file shard;  // a shard's shard.json, written before its results.json
   if (run.shard)
     shard = {shard_file_name,
              to_json(shard_file{*run.shard, run.deal, run.whole, records, context}).dump() + "\n"};
   const std::vector<std::string> problems = run_problems(results, plan);
-  const run_directory written = write_fresh_run(request.out, results, shard);
-  const model::document& model = written.document;
-  const fs::path& directory = written.path;
+  const fs::path directory = write_fresh_run(request.out, results, shard);
 
-  std::string summary = render_headline(model);
-  for (const std::string& warning : model.warnings) summary += "warning: " + warning + "\n";
+  std::string summary = render_headline(results);
+  for (const std::string& warning : results.warnings) summary += "warning: " + warning + "\n";
   summary += (guard.debug ? "DEBUG report: " : "report: ") + (directory / "report.html").string() +
              " (charts; tables also in report.md)\n";
   print_or_throw(summary);

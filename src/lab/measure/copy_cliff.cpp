@@ -151,26 +151,29 @@ double copy_cliff_result::worst_ratio() const {
   return worst;
 }
 
-json copy_cliff_result::to_json() const {
-  json cost_rows = json::array();
-  for (const copy_cost& c : costs)
-    cost_rows.push_back(json{{"bytes", c.bytes}, {"delta_mod4096", c.delta_mod4096}, {"ns", c.ns}});
-  json cliff_rows = json::array();
+model::copy_probe copy_cliff_result::facts() const {
+  model::copy_probe p;
+  p.config.sizes.assign(config.sizes.begin(), config.sizes.end());
+  p.config.step = config.step;
+  p.config.src_offset = config.src_offset;
+  p.config.trials = config.trials;
+  p.config.copies_per_trial = config.copies_per_trial;
+  p.config.cliff_ratio = config.cliff_ratio;
+  p.config.rechecks = config.rechecks;
+  p.glibc_tunables = glibc_tunables;
+  p.elapsed_ms = elapsed_ms;
+  p.has_cliff = has_cliff();
+  p.worst_ratio = worst_ratio();
+  p.rechecked = rechecked;
   for (const copy_cliff& c : cliffs)
-    cliff_rows.push_back(json{{"bytes", c.cost.bytes},
-                              {"delta_mod4096", c.cost.delta_mod4096},
-                              {"delta_mod64", c.cost.delta_mod64()},
-                              {"ns", c.cost.ns},
-                              {"median_ns", c.median_ns},
-                              {"ratio", c.ratio}});
-  return json{{"config", config},
-              {"glibc_tunables", glibc_tunables},
-              {"elapsed_ms", elapsed_ms},
-              {"has_cliff", has_cliff()},
-              {"worst_ratio", worst_ratio()},
-              {"rechecked", rechecked},
-              {"cliffs", cliff_rows},
-              {"costs", cost_rows}};
+    p.cliffs.push_back({c.cost.bytes, c.cost.delta_mod4096, c.cost.delta_mod64(), c.cost.ns,
+                        c.median_ns, c.ratio});
+  for (const copy_cost& c : costs) p.costs.push_back({c.bytes, c.delta_mod4096, c.ns});
+  return p;
+}
+
+json copy_cliff_result::to_json() const {
+  return model::write_json(facts());
 }
 
 copy_cliff_result copy_cliff_result::from_json(const json& j) {
@@ -259,11 +262,13 @@ placement_probe probe_placement(const std::string& self) {
   return p;
 }
 
-json placement_probe::to_json() const {
-  return {{"probe", plain.to_json()},
-          {"with_tunable", with_tunable ? with_tunable->to_json() : json(nullptr)},
-          {"tunable", rep_movsb_off_tunables},
-          {"tunable_probe_error", tunable_error.empty() ? json(nullptr) : json(tunable_error)}};
+model::placement_facts placement_probe::facts() const {
+  model::placement_facts p;
+  p.probe = plain.facts();
+  if (with_tunable) p.with_tunable = with_tunable->facts();
+  p.tunable = rep_movsb_off_tunables;
+  if (!tunable_error.empty()) p.tunable_probe_error = tunable_error;
+  return p;
 }
 
 }  // namespace alloclab::lab

@@ -8,8 +8,8 @@
 //
 // Usage:
 //   copy_cliff_result r = measure_copy_cliff();            // ~10-40 ms, in this process
-//   json env = r.to_json();                                // environment block of results.json
-//   std::cout << cliff_description(env) << '\n';           // render/placement_text.hpp
+//   model::copy_probe probe = r.facts();                   // as the results model holds it
+//   std::cout << cliff_description(probe) << '\n';         // render/placement_text.hpp
 //   // Re-measure with rep movsb switched off, in a child process (glibc reads tunables at exec).
 //   // The child is any program whose last argument goes to copy_probe_main(): the
 //   // alloclab_copy_probe binary, or `alloclab __copy-probe` once main() dispatches it.
@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mallocs/malloc_table.hpp"
+#include "model/document.hpp"
 
 namespace alloclab::lab {
 
@@ -79,7 +80,8 @@ struct copy_cliff_result {
   bool on_cliff(std::size_t bytes, unsigned delta_mod4096) const;
   /// Worst ratio of a placement's cost to its size's median (1 when nothing was measured).
   double worst_ratio() const;
-  nlohmann::json to_json() const;  ///< figures only; render/placement_text.hpp words them
+  model::copy_probe facts() const;  ///< figures only; render/placement_text.hpp words them
+  nlohmann::json to_json() const;   ///< facts() as JSON: what the child probe prints
   static copy_cliff_result from_json(const nlohmann::json& j);  ///< throws nlohmann exceptions
 };
 
@@ -114,8 +116,8 @@ struct placement_probe {
   copy_cliff_result plain;
   std::optional<copy_cliff_result> with_tunable;  ///< empty when the child failed
   std::string tunable_error;                      ///< why it failed ("" when it did not)
-  /// {probe, with_tunable, tunable, tunable_probe_error}: results' environment.placement.
-  nlohmann::json to_json() const;
+  /// Results' environment.placement, its `check` left at "auto" (settle_placement_twin sets it).
+  model::placement_facts facts() const;
 };
 placement_probe probe_placement(const std::string& self = "/proc/self/exe");
 

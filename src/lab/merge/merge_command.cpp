@@ -63,7 +63,7 @@ model::document results_of(const machine_group& g, const std::string& command_li
 
 void write_results(const fs::path& directory, const model::document& results) {
   try {
-    write_run_directory(directory, model::to_json(results));
+    write_run_directory(directory, results);
   } catch (const run_directory_error& e) {
     throw output_error(fmt::format("cannot write under '{}': {}", directory.string(), e.what()));
   }

@@ -72,21 +72,22 @@ json configuration(const model::document& results) {
   return config;
 }
 
-std::vector<std::pair<std::string, model::cell_head>> cells_of(const model::document& results) {
-  std::vector<std::pair<std::string, model::cell_head>> cells;
+std::vector<named_cell> cells_of(const model::document& results) {
+  std::vector<named_cell> cells;
   for (const model::workload& w : results.workloads)
-    for (const model::cell& c : w.cells) cells.emplace_back(w.name, c.head);
+    for (const model::cell& c : w.cells) cells.push_back({"", w.name, c.head});
   for (const auto& row : frame_figures_readers())
     if (row.part.own_cells != nullptr)
-      for (auto& cell : row.part.own_cells(results)) cells.push_back(std::move(cell));
+      for (auto& [workload, head] : row.part.own_cells(results))
+        cells.push_back({row.name, std::move(workload), std::move(head)});
   return cells;
 }
 
 std::map<std::string, double> workload_seconds(const model::document& results) {
   std::map<std::string, double> seconds;
-  for (const auto& [name, head] : cells_of(results))
-    seconds[name] +=
-        head.worker ? head.worker->wall_seconds * static_cast<double>(head.processes) : 0.0;
+  for (const named_cell& c : cells_of(results))
+    seconds[c.workload] +=
+        c.head.worker ? c.head.worker->wall_seconds * static_cast<double>(c.head.processes) : 0.0;
   return seconds;
 }
 

@@ -47,9 +47,16 @@ nlohmann::json build_identity(const model::environment& environment);
 // The run's configuration less what depends on the machine (config without placement_twin).
 nlohmann::json configuration(const model::document& results);
 
-// Every cell of the results, with its workload's name: the workloads' and those a frame keeps in
-// a part of its own (the serve section; merge/frame_figures_reader.hpp).
-std::vector<std::pair<std::string, model::cell_head>> cells_of(const model::document& results);
+// A cell of the results with its workload's name, and for a cell a frame keeps in a part of its
+// own (the serve section; merge/frame_figures_reader.hpp) that frame's name ("" for a cell of
+// the document's workloads).
+struct named_cell {
+  std::string own_part_of, workload;
+  model::cell_head head;
+};
+
+// Every cell of the results, in document order: the workloads', then each frame's own part's.
+std::vector<named_cell> cells_of(const model::document& results);
 
 // Seconds each workload's processes took (each cell's first process's wall time times its
 // processes), every frame's cells summed: what `run --shard-costs` deals by.

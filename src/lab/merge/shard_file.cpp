@@ -133,7 +133,7 @@ json to_json(const shard_file& file) {
        {{"build", file.context.build},
         {"command", file.context.command_line},
         {"created_utc", file.context.created_utc},
-        {"placement", file.context.placement}}}};
+        {"placement", model::write_json(file.context.placement)}}}};
 }
 
 shard_file shard_file_from_json(const json& doc, const std::string& path) {
@@ -159,9 +159,12 @@ shard_file shard_file_from_json(const json& doc, const std::string& path) {
     file.context.build = c.at("build").get<build_facts>();
     file.context.command_line = c.at("command").get<std::string>();
     file.context.created_utc = c.at("created_utc").get<std::string>();
-    file.context.placement = c.at("placement");
+    file.context.placement = model::read_json<std::optional<model::placement_facts>>(
+        c.at("placement"), "/context/placement");
     return file;
   } catch (const json::exception& e) {
+    throw usage_error(fmt::format("{}: malformed shard file: {}", path, e.what()));
+  } catch (const model::model_error& e) {
     throw usage_error(fmt::format("{}: malformed shard file: {}", path, e.what()));
   } catch (const usage_error& e) {
     throw usage_error(fmt::format("{}: malformed shard file: {}", path, e.what()));

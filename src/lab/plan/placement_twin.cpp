@@ -24,11 +24,11 @@ bool wants_placement_twin(const run_plan& plan, bool sanitized) {
   return glibc && !already;
 }
 
-nlohmann::json settle_placement_twin(run_plan& plan, const placement_probe& probe) {
+model::placement_facts settle_placement_twin(run_plan& plan, const placement_probe& probe) {
   if (!keep_placement_twin(plan.placement_check, probe.plain.has_cliff()))
     drop_placement_twin(plan);
-  nlohmann::json placement = probe.to_json();
-  placement["check"] = to_string(plan.placement_check);
+  model::placement_facts placement = probe.facts();
+  placement.check = to_string(plan.placement_check);
   return placement;
 }
 

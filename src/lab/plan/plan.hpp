@@ -20,6 +20,9 @@
 namespace alloclab::lab {
 
 struct placement_probe;  // measure/copy_cliff.hpp
+namespace model {
+struct placement_facts;  // model/document.hpp
+}
 
 // A frame is how a cell is measured: one folder frames/<name>/ whose row implements each stage's
 // interface (plan/frame_planner.hpp and its peers; main/frame_registry.cpp lists the rows). The
@@ -171,7 +174,7 @@ void keep_cells(run_plan& plan, const std::function<bool(const cell_spec&)>& kee
 bool keep_placement_twin(placement_check_mode mode, bool probe_found_cliff);
 // The plan's placement step, once the probe has run: drops the twin unless keep_placement_twin,
 // and returns results.json's environment.placement (the probe's figures and the mode, `check`).
-nlohmann::json settle_placement_twin(run_plan& plan, const placement_probe& probe);
+model::placement_facts settle_placement_twin(run_plan& plan, const placement_probe& probe);
 
 // "auto", "always", "never" (the option's words) and back; throws usage_error on another word.
 const char* to_string(placement_check_mode mode);

@@ -174,18 +174,18 @@ void keep_workloads(run_plan& plan, const std::vector<std::string>& kept) {
                     plan.frames.end());
 }
 
-nlohmann::json shard_summary(const shard_spec& spec, const run_plan& whole,
-                             const run_plan& shard_plan, const std::string& costs) {
+model::shard_facts shard_summary(const shard_spec& spec, const run_plan& whole,
+                                 const run_plan& shard_plan, const std::string& costs) {
   const bool twin = !shard_plan.placement_twin.empty();
-  std::size_t plan_cells = 0;
-  for (const cell_spec& c : whole.cells) plan_cells += !c.copy_cliff_removed || twin ? 1 : 0;
-  return {{"index", spec.index},
-          {"count", spec.count},
-          {"source", spec.source},
-          {"workloads", workloads_in_order(shard_plan)},
-          {"cells", shard_plan.cells.size()},
-          {"plan_cells", plan_cells},
-          {"costs", costs}};
+  model::shard_facts facts;
+  facts.index = spec.index;
+  facts.count = spec.count;
+  facts.source = spec.source;
+  facts.workloads = workloads_in_order(shard_plan);
+  facts.cells = shard_plan.cells.size();
+  for (const cell_spec& c : whole.cells) facts.plan_cells += !c.copy_cliff_removed || twin ? 1 : 0;
+  facts.costs = costs;
+  return facts;
 }
 
 std::string cell_key(const cell_spec& cell) {

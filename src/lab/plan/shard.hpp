@@ -28,8 +28,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "model/run_account.hpp"
 #include "plan/plan.hpp"
 
 namespace alloclab::lab {
@@ -68,11 +67,11 @@ std::vector<std::vector<std::string>> deal_workloads(const run_plan& plan, std::
 // plan's workload lists cut to them, and the frames that still have cells.
 void keep_workloads(run_plan& plan, const std::vector<std::string>& workloads);
 
-// A shard's "shard" entry of results.json: {index, count, source, workloads (this shard's),
-// cells (this shard's, after the placement step), plan_cells (the whole plan's, likewise), costs
-// (what the deal was weighed by)}. `shard_plan` is the shard's plan after settle_placement_twin.
-nlohmann::json shard_summary(const shard_spec& spec, const run_plan& whole,
-                             const run_plan& shard_plan, const std::string& costs);
+// A shard's "shard" entry of results.json: index, count, source, workloads (this shard's), cells
+// (this shard's, after the placement step), plan_cells (the whole plan's, likewise), costs (what
+// the deal was weighed by). `shard_plan` is the shard's plan after settle_placement_twin.
+model::shard_facts shard_summary(const shard_spec& spec, const run_plan& whole,
+                                 const run_plan& shard_plan, const std::string& costs);
 
 // The identity of a cell across shards: "frame/workload/strategy/malloc".
 std::string cell_key(const cell_spec& cell);

@@ -20,8 +20,6 @@
 namespace alloclab::process {
 namespace {
 
-using json = nlohmann::json;
-
 std::optional<std::string> read_text(const std::string& path) {
   std::ifstream in(path);
   if (!in) return std::nullopt;
@@ -64,7 +62,8 @@ int count_cpus(const std::string& stat) {
   return cpus;
 }
 
-std::string fmt_warning(double other, double steal, int cpus, const json& busiest) {
+std::string fmt_warning(double other, double steal, int cpus,
+                        const std::vector<lab::model::busy_process>& busiest) {
   char line[256];
   std::snprintf(line, sizeof line,
                 "the machine was busy: other processes used %.2f of its %d CPUs on average "
@@ -74,9 +73,8 @@ std::string fmt_warning(double other, double steal, int cpus, const json& busies
   if (!busiest.empty()) {
     text += " (busiest: ";
     for (std::size_t i = 0; i < busiest.size(); ++i) {
-      std::snprintf(line, sizeof line, "%s%s %.2f", i ? ", " : "",
-                    busiest[i]["name"].get<std::string>().c_str(),
-                    busiest[i]["cpus"].get<double>());
+      std::snprintf(line, sizeof line, "%s%s %.2f", i ? ", " : "", busiest[i].name.c_str(),
+                    busiest[i].cpus);
       text += line;
     }
     text += ")";
@@ -180,19 +178,17 @@ void noise_watch::add(machine_snapshot now) {
   looks_.push_back(std::move(now));
 }
 
-json noise_watch::gate(double own_cpu_seconds) const {
-  json settings = {{"governors", settings_.governors},
-                   {"boost", settings_.boost ? json(*settings_.boost) : json(nullptr)},
-                   {"transparent_hugepages", settings_.thp ? json(*settings_.thp) : json(nullptr)},
-                   {"aslr", settings_.aslr ? json(*settings_.aslr) : json(nullptr)},
-                   {"cpus", settings_.cpus}};
-  json gate = {{"settings", settings}, {"before", nullptr},
-               {"during", nullptr},    {"busy_processes", json::array()},
-               {"busy", false},        {"warning", nullptr}};
+lab::model::noise_gate noise_watch::gate(double own_cpu_seconds) const {
+  lab::model::noise_gate gate;
+  gate.settings.governors = settings_.governors;
+  gate.settings.boost = settings_.boost;
+  gate.settings.transparent_hugepages = settings_.thp;
+  gate.settings.aslr = settings_.aslr;
+  gate.settings.cpus = settings_.cpus;
   if (looks_.empty()) return gate;
   const machine_snapshot& first = looks_.front();
   const machine_snapshot& last = looks_.back();
-  gate["before"] = {{"load_1min", first.load_1min ? json(*first.load_1min) : json(nullptr)}};
+  gate.before.emplace().load_1min = first.load_1min;
   const double wall = last.seconds - first.seconds;
   if (looks_.size() < 2 || !first.cpu || !last.cpu || !(wall > 0)) return gate;
   const double hz = ticks_per_second();
@@ -201,20 +197,19 @@ json noise_watch::gate(double own_cpu_seconds) const {
   const double steal =
       total > 0 ? static_cast<double>(last.cpu->steal - first.cpu->steal) / total : 0.0;
   const double other = std::max(0.0, busy - own_cpu_seconds) / wall;
-  gate["during"] = {{"seconds", wall},
-                    {"load_1min_at_end", last.load_1min ? json(*last.load_1min) : json(nullptr)},
-                    {"own_cpus", own_cpu_seconds / wall},
-                    {"other_cpus", other},
-                    {"steal_share", steal}};
+  lab::model::load_during& during = gate.during.emplace();
+  during.seconds = wall;
+  during.load_1min_at_end = last.load_1min;
+  during.own_cpus = own_cpu_seconds / wall;
+  during.other_cpus = other;
+  during.steal_share = steal;
   std::vector<std::pair<double, std::string>> busiest;
   for (const auto& [name, ticks] : other_ticks_) busiest.emplace_back(ticks / hz / wall, name);
   std::sort(busiest.rbegin(), busiest.rend());
   for (std::size_t i = 0; i < busiest.size() && i < 5 && busiest[i].first >= 0.02; ++i)
-    gate["busy_processes"].push_back({{"name", busiest[i].second}, {"cpus", busiest[i].first}});
-  const bool busy_machine = other > busy_other_cpus || steal > busy_steal_share;
-  gate["busy"] = busy_machine;
-  if (busy_machine)
-    gate["warning"] = fmt_warning(other, steal, settings_.cpus, gate["busy_processes"]);
+    gate.busy_processes.push_back({busiest[i].second, busiest[i].first});
+  gate.busy = other > busy_other_cpus || steal > busy_steal_share;
+  if (gate.busy) gate.warning = fmt_warning(other, steal, settings_.cpus, gate.busy_processes);
   return gate;
 }
 
@@ -275,7 +270,7 @@ periodic_noise_watch::~periodic_noise_watch() {
   delete impl_;
 }
 
-json periodic_noise_watch::finish() {
+lab::model::noise_gate periodic_noise_watch::finish() {
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->stopping = true;

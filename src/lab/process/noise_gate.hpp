@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "model/run_account.hpp"
 
 namespace alloclab::process {
 
@@ -74,7 +74,7 @@ class noise_watch {
   // The gate: settings, load and steal before and during, the busiest other processes, the CPU
   // this run used (`own_cpu_seconds`: this process and its waited-for children), and a warning
   // when the machine was busy enough to widen the intervals. Needs two looks.
-  nlohmann::json gate(double own_cpu_seconds) const;
+  lab::model::noise_gate gate(double own_cpu_seconds) const;
 
  private:
   int own_pid_;
@@ -93,7 +93,7 @@ class periodic_noise_watch {
   periodic_noise_watch& operator=(const periodic_noise_watch&) = delete;
   // Stops the thread, takes the last look and returns the gate (own CPU: this process and its
   // reaped children since construction, from getrusage).
-  nlohmann::json finish();
+  lab::model::noise_gate finish();
 
  private:
   struct impl;

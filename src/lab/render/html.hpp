@@ -15,11 +15,13 @@
 
 namespace alloclab::lab {
 
+// The page of a results file as read (`alloclab report --html`): its charts read the file's JSON.
 std::string render_html_report(const nlohmann::json& results, const report_options& options = {});
-// The same page from what a caller holds already: the results read into the model, report.md
-// rendered from it, and the results JSON the charts read (a run renders report.md once).
+// The page of a results model: report.md as rendered from it, and `written`, the model as
+// results.json holds it (model::to_json(results), which the charts read). The run-directory
+// writer passes the one serialisation it wrote.
 std::string render_html_report(const model::document& results, const std::string& report_md,
-                               const nlohmann::json& results_json);
+                               const nlohmann::json& written);
 
 // GitHub-flavoured Markdown (tables included) to HTML, via md4c.
 std::string markdown_to_html(const std::string& markdown);

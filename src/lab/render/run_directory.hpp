@@ -5,15 +5,14 @@
 // the directory they were given.
 //
 // Example:
-//   const run_directory written = write_run_directory(out, results, {{}, fresh_under_root});
-//   std::cout << render_headline(written.document);
+//   const model::document results = build_results(plan, records, context);
+//   const std::filesystem::path written =
+//       write_run_directory(out, results, {}, run_directory_place::fresh_under_root);
 #pragma once
 
 #include <filesystem>
 #include <stdexcept>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "model/document.hpp"
 
@@ -27,11 +26,6 @@ struct leading_file {
   std::string name, text;
 };
 
-struct run_directory {
-  std::filesystem::path path;  // the directory written
-  model::document document;    // results.json as every reader reads it (model::from_json)
-};
-
 // A run directory that could not be written whole: the reason in one line, saying whether
 // results.json is whole.
 class run_directory_error : public std::runtime_error {
@@ -39,11 +33,13 @@ class run_directory_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Writes `results` (serialised here, once) and the two reports rendered from it as read back, so
-// they are what `alloclab report` renders from the file. A fresh directory whose results.json was
-// not written is removed again. Throws run_directory_error.
-run_directory write_run_directory(const std::filesystem::path& where, const nlohmann::json& results,
-                                  const leading_file& first = {},
-                                  run_directory_place place = run_directory_place::given);
+// Writes `results` (serialised here, once, by model::to_json) and the two reports rendered from
+// it, which are what `alloclab report` renders from the file written. Returns the directory
+// written. A fresh directory whose results.json was not written is removed again. Throws
+// run_directory_error.
+std::filesystem::path write_run_directory(const std::filesystem::path& where,
+                                          const model::document& results,
+                                          const leading_file& first = {},
+                                          run_directory_place place = run_directory_place::given);
 
 }  // namespace alloclab::lab

@@ -109,17 +109,15 @@ model::document skeleton(const run_plan& plan, const run_records& run,
     if (std::find(plan.frames.begin(), plan.frames.end(), row.id) != plan.frames.end())
       d.frames[row.name] = row.part.what_numbers_include(plan);
   d.environment = describe_environment(context.build);
-  d.environment.placement = model::read_json<std::optional<model::placement_facts>>(
-      context.placement, "/environment/placement");
+  d.environment.placement = context.placement;
   const clock_profile clock = clock_of(run);
   d.timer = describe_timer(clock);
   d.duration_seconds = run.duration_seconds;
   d.significance = significance_of(repetitions, power);
-  d.noise.emplace(model::read_json<std::optional<model::noise_gate>>(context.noise, "/noise"));
+  d.noise.emplace(context.noise);
   d.budget.emplace();
   if (run.budget) *d.budget = budget_facts(*run.budget, plan);
-  if (!context.shard.is_null())
-    d.shard = model::read_json<model::shard_facts>(context.shard, "/shard");
+  if (context.shard) d.shard.emplace(*context.shard);
   if (context.merged) d.merged.emplace(*context.merged);
   return d;
 }

@@ -7,13 +7,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "schedule/scheduler.hpp"
 #include "measure/build_guard.hpp"
 #include "model/document.hpp"
 #include "plan/plan.hpp"
 #include "results/ratio_intervals.hpp"
+#include "simulate/results.hpp"
 
 namespace alloclab::lab {
 
@@ -22,13 +21,16 @@ inline constexpr int results_schema_version = 6;
 struct results_context {
   build_facts build;
   std::string command_line;
-  std::string created_utc;             // ISO 8601, e.g. 2026-04-01T12:00:00Z
-  nlohmann::json placement = nullptr;  // the copy-cost probe of this machine (environment)
-  nlohmann::json noise = nullptr;      // the noise gate (process/noise_gate.hpp): results `noise`
-  nlohmann::json shard = nullptr;      // `run --shard`: which shard of which plan (results "shard")
+  std::string created_utc;  // ISO 8601, e.g. 2026-04-01T12:00:00Z
+  // The copy-cost probe of this machine (plan/plan.hpp settle_placement_twin; environment).
+  std::optional<model::placement_facts> placement = std::nullopt;
+  // The noise gate (process/noise_gate.hpp): results `noise`.
+  std::optional<model::noise_gate> noise = std::nullopt;
+  // `run --shard`: which shard of which plan (plan/shard.hpp shard_summary; results "shard").
+  std::optional<model::shard_facts> shard = std::nullopt;
   std::optional<model::merge_facts> merged = std::nullopt;  // `merge`: the shards it was built from
-  // The simulated costs (simulate/queue.hpp's finish(); results "simulation"), or null.
-  nlohmann::json simulation = nullptr;
+  // The simulated costs (simulate/queue.hpp's finish(); results "simulation").
+  std::optional<simulate::run_simulation> simulation = std::nullopt;
 };
 
 // Amdahl's law: the whole's speedup when a part taking `share` of the time gets `speedup` faster.

@@ -14,7 +14,6 @@
 #include "strategies/strategy.hpp"
 
 namespace alloclab::lab::simulate {
-using json = nlohmann::json;
 
 namespace {
 
@@ -130,9 +129,10 @@ void simulation_queue::run() {
   seconds_ = std::chrono::duration<double>(clock::now() - started_).count();
 }
 
-json simulation_queue::finish() {
+run_simulation simulation_queue::finish() {
   join();
-  model::simulation_facts facts;
+  run_simulation simulation;
+  model::simulation_facts& facts = simulation.facts;
   facts.tool = fmt::format("callgrind ({}):",
                            tools_.valgrind_version.empty() ? "valgrind" : tools_.valgrind_version);
   for (const std::string& option : callgrind_options("FILE")) facts.tool += " " + option;
@@ -146,7 +146,6 @@ json simulation_queue::finish() {
   facts.seconds = seconds_;
   facts.pauses = workers_.pauses();
   facts.paused_seconds = workers_.paused_seconds();
-  json cells = json::array();
   for (const simulated_cell& s : done_) {
     const cell_spec& c = plan_.cells.at(s.cell);
     if (s.cost.status == "ok")
@@ -154,12 +153,9 @@ json simulation_queue::finish() {
     else
       facts.not_simulated.push_back(
           fmt::format("{}: {} ({})", describe(c), s.cost.status, s.cost.reason.value_or("")));
-    cells.push_back({{"workload", c.workload},
-                     {"strategy", c.strategy},
-                     {"malloc", c.malloc.label},
-                     {"simulated", model::write_json(s.cost)}});
+    simulation.cells.push_back({c.workload, c.strategy, c.malloc.label, s.cost});
   }
-  return {{"facts", model::write_json(facts)}, {"cells", cells}};
+  return simulation;
 }
 
 }  // namespace alloclab::lab::simulate

@@ -17,14 +17,13 @@
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "model/simulated.hpp"
 #include "plan/plan.hpp"
 #include "plan/request.hpp"
 #include "process/pausable_workers.hpp"
 #include "simulate/cell_run.hpp"
 #include "simulate/frame_hook.hpp"
+#include "simulate/results.hpp"
 
 namespace alloclab::lab::simulate {
 
@@ -63,8 +62,8 @@ class simulation_queue {
   simulation_queue& operator=(const simulation_queue&) = delete;
 
   // Stops (stop_with_timing) or waits for the queue to drain (or the deadline), then returns the
-  // run's simulation for results_context::simulation: {"facts": ..., "cells": [...]}.
-  nlohmann::json finish();
+  // run's simulation for results_context::simulation.
+  run_simulation finish();
 
   // The queue's workers, which a task needing every CPU pauses (schedule's run_budgeted).
   process::pausable_workers& workers() { return workers_; }

@@ -5,7 +5,6 @@
 #include "simulate/rank_agreement.hpp"
 
 namespace alloclab::lab::simulate {
-using json = nlohmann::json;
 
 namespace {
 
@@ -16,13 +15,12 @@ std::optional<model::interval> timed_interval(const model::comparison& v) {
 }
 
 // The simulated part of `cell` in `simulation`'s cells, or none.
-std::optional<model::simulated_cost> simulated_of(const json& simulation,
+std::optional<model::simulated_cost> simulated_of(const run_simulation& simulation,
                                                   const std::string& workload,
                                                   const model::cell& cell) {
-  for (const json& s : simulation.at("cells"))
-    if (s.at("workload") == workload && s.at("strategy") == cell.head.strategy &&
-        s.at("malloc") == cell.head.malloc)
-      return model::read_json<model::simulated_cost>(s.at("simulated"), "/simulation/cells");
+  for (const cell_simulation& s : simulation.cells)
+    if (s.workload == workload && s.strategy == cell.head.strategy && s.malloc == cell.head.malloc)
+      return s.cost;
   return std::nullopt;
 }
 
@@ -36,7 +34,7 @@ bool is_baseline(const model::workload& w, const model::cell& c) {
 }
 
 // Each cell's `simulated`, with its ratio to the workload's baseline cell.
-void add_to_workload(model::workload& workload, const json& simulation) {
+void add_to_workload(model::workload& workload, const run_simulation& simulation) {
   std::optional<double> baseline_cost;
   for (model::cell& c : workload.cells) {
     std::optional<model::simulated_cost> s = simulated_of(simulation, workload.name, c);
@@ -85,11 +83,10 @@ bool timing_inconclusive(const model::cell& c) {
   return !range || (range->low <= 1 && 1 <= range->high);
 }
 
-void add_simulation(model::document& results, const json& simulation) {
-  if (simulation.is_null()) return;
-  for (model::workload& w : results.workloads) add_to_workload(w, simulation);
-  model::simulation_facts facts =
-      model::read_json<model::simulation_facts>(simulation.at("facts"), "/simulation");
+void add_simulation(model::document& results, const std::optional<run_simulation>& simulation) {
+  if (!simulation) return;
+  for (model::workload& w : results.workloads) add_to_workload(w, *simulation);
+  model::simulation_facts facts = simulation->facts;
   facts.agreement = agreement_of(results);
   results.simulation = std::move(facts);
 }

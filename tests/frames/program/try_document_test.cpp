@@ -114,7 +114,7 @@ json try_document(const try_plan& frame_plan, std::size_t rounds, const stopping
   context.build = build_of(benchmark_ready);
   context.command_line = command_line;
   context.created_utc = created;
-  context.noise = noise;
+  context.noise = lab::model::read_json<std::optional<lab::model::noise_gate>>(noise);
   return lab::model::to_json(
       lab::build_results(plan, run_records_of(rounds_of(plan, rounds), outcome), context));
 }

@@ -26,7 +26,7 @@ model::cell timed_cell(const std::string& strategy, std::optional<double> timed,
   return c;
 }
 
-json simulated(const std::string& strategy, double cost) {
+cell_simulation simulated(const std::string& strategy, double cost) {
   model::simulated_cost s;
   s.status = "ok";
   s.unit = "iteration";
@@ -34,10 +34,7 @@ json simulated(const std::string& strategy, double cost) {
   s.per_unit.emplace();
   s.per_unit->cost = cost;
   s.malloc_proven = true;
-  return {{"workload", "w"},
-          {"strategy", strategy},
-          {"malloc", "glibc"},
-          {"simulated", model::write_json(s)}};
+  return {"w", strategy, "glibc", s};
 }
 
 model::document results_of_four_cells() {
@@ -51,11 +48,12 @@ model::document results_of_four_cells() {
   return d;
 }
 
-json simulation_of(const std::vector<json>& cells) {
-  model::simulation_facts facts;
-  facts.cells_planned = 4;
-  facts.cells_simulated = cells.size();
-  return {{"facts", model::write_json(facts)}, {"cells", cells}};
+run_simulation simulation_of(const std::vector<cell_simulation>& cells) {
+  run_simulation simulation;
+  simulation.facts.cells_planned = 4;
+  simulation.facts.cells_simulated = cells.size();
+  simulation.cells = cells;
+  return simulation;
 }
 
 TEST(SimulationResults, RatiosAreTheBaselinesCostOverTheCells) {
@@ -83,7 +81,7 @@ TEST(SimulationResults, ACellWithoutASimulationGetsNoPartAndNoRatio) {
 
 TEST(SimulationResults, NothingSimulatedAddsNothing) {
   model::document results = results_of_four_cells();
-  add_simulation(results, nullptr);
+  add_simulation(results, std::nullopt);
   EXPECT_FALSE(results.simulation);
 }
 

@@ -109,9 +109,10 @@ void report_interrupt(const lab::round_records& ran, const std::vector<run_row>&
 
 // results.json, report.md and report.html of the run, by the lab's one run-directory writer;
 // returns the document as they were rendered from.
-lab::model::document write_try_directory(const fs::path& directory, const nlohmann::json& results) {
+lab::model::document write_try_directory(const fs::path& directory, lab::model::document results) {
   try {
-    return lab::write_run_directory(directory, results).document;
+    lab::write_run_directory(directory, results);
+    return results;
   } catch (const lab::run_directory_error& e) {
     throw lab::output_error(e.what());
   }
@@ -224,8 +225,8 @@ int execute_try(const try_request& request, std::string* results_path) {
   if (::isatty(STDERR_FILENO) != 0) std::cerr << '\n';
   const std::vector<run_row> rows = rows_of(ran.ran, ran.records);
   report_interrupt(ran, rows, looks.stopper());
-  const lab::model::document document = write_try_directory(
-      directory, lab::model::to_json(results_of(request, plan, ran, looks.stopper(), clock)));
+  const lab::model::document document =
+      write_try_directory(directory, results_of(request, plan, ran, looks.stopper(), clock));
   if (results_path != nullptr) *results_path = (directory / "results.json").string();
   std::cout << render_program_console(document.parts.get<lab::program_document_figures>()->program)
             << "results: " << (directory / "results.json").string() << ", "
