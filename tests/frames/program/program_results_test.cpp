@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "frames/program/program_document.hpp"
+#include "frames/program/run_description.hpp"
 #include "model/document.hpp"
 #include "results/results_builder.hpp"
 #include "results/schema_check.hpp"

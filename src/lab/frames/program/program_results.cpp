@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "frames/program/program_document.hpp"
+#include "frames/program/run_description.hpp"
 #include "results/cell_parts.hpp"
 
 namespace alloclab::program {
