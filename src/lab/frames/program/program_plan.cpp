@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <random>
 #include <utility>
@@ -27,7 +26,6 @@
 namespace alloclab::program {
 namespace {
 
-namespace fs = std::filesystem;
 using lab::usage_error;
 
 // The program must exist before any run: a missing one would be N failed runs.
