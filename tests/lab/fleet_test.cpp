@@ -8,6 +8,9 @@
 //     variant (the serve section's cells, which have no speedup) does not replace the batch
 //     verdict of the workload it serves (FleetReport.*). The report is built from results models
 //     and read as fleet.json holds it.
+//   identities: two builds differ in the facts named, in the order of their names, each value as
+//     JSON text; a machine type is its facts, a twin not measured the same as none
+//     (BuildIdentity.*, MachineType.*).
 //   shard file: a plan survives the round trip through JSON, mallocs looked up again by name; a
 //     file of another results schema version or another kind is refused (ShardFile.*).
 #include <optional>
@@ -19,6 +22,7 @@
 #include "main/frame_registry.hpp"
 #include "frames/serve/figures.hpp"
 #include "merge/fleet.hpp"
+#include "merge/merge_inputs.hpp"
 #include "merge/shard_file.hpp"
 #include "plan/plan.hpp"
 #include "plan/shard.hpp"
@@ -179,6 +183,35 @@ TEST(FleetReport, ServedCellsDoNotReplaceTheBatchComparisons) {
   const json& arena = row_of(fleet, "comparisons", "batch/vector_push/arena/glibc");
   EXPECT_EQ(arena.at("verdicts").at("A"), arena.at("verdicts").at("B"));
   EXPECT_EQ(arena.at("agreement"), holds_everywhere);
+}
+
+TEST(BuildIdentity, DifferencesNameEachFactThatDiffers) {
+  model::environment a;
+  a.build_type = "Release";
+  a.compiler = "GNU 12.2.0";
+  a.cxx_flags = "-O2";
+  a.git_revision = "0123456789ab";
+  model::environment b = a;
+  EXPECT_TRUE(differences(build_identity_of(a), build_identity_of(b)).empty());
+  b.compiler = "Clang 16";
+  b.git_revision.reset();
+  EXPECT_EQ(differences(build_identity_of(a), build_identity_of(b)),
+            (std::vector<std::string>{R"(compiler: "GNU 12.2.0" vs "Clang 16")",
+                                      R"(git_revision: "0123456789ab" vs null)"}));
+}
+
+TEST(MachineType, IsItsFactsAndATwinNotMeasuredIsNone) {
+  model::document a;
+  a.environment.cpu_model = "Xeon";
+  a.environment.glibc = "2.36";
+  model::document b = a;
+  b.config.placement_twin.emplace();  // recorded as null: none measured
+  EXPECT_TRUE(machine_type_of(a) == machine_type_of(b));
+  b.config.placement_twin.emplace("glibc_nocliff");
+  EXPECT_FALSE(machine_type_of(a) == machine_type_of(b));
+  b = a;
+  b.environment.glibc = "2.31";
+  EXPECT_FALSE(machine_type_of(a) == machine_type_of(b));
 }
 
 TEST(ShardFile, PlanRoundTrip) {

@@ -26,14 +26,15 @@ namespace {
 
 // Inputs of one machine type, in the order they were given.
 struct machine_group {
-  json type;
+  machine_type type;
   std::vector<const merge_input*> inputs;
 };
 
 void refuse_mixed_builds(const std::vector<merge_input>& inputs) {
-  const json first = build_identity(inputs.front().results.environment);
+  const build_identity first = build_identity_of(inputs.front().results.environment);
   for (const merge_input& in : inputs)
-    if (const auto diff = differences(first, build_identity(in.results.environment)); !diff.empty())
+    if (const auto diff = differences(first, build_identity_of(in.results.environment));
+        !diff.empty())
       throw usage_error(fmt::format("mixed builds: '{}' and '{}' differ ({})", inputs.front().path,
                                     in.path, diff.front().substr(0, 200)));
 }
@@ -41,7 +42,7 @@ void refuse_mixed_builds(const std::vector<merge_input>& inputs) {
 std::vector<machine_group> group_by_machine(const std::vector<merge_input>& inputs) {
   std::vector<machine_group> groups;
   for (const merge_input& in : inputs) {
-    const json type = machine_type(in.results);
+    const machine_type type = machine_type_of(in.results);
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const machine_group& g) { return g.type == type; });
     if (it == groups.end()) it = groups.insert(groups.end(), machine_group{type, {}});

@@ -50,20 +50,37 @@ merge_input read_merge_input(const std::string& argument) {
 // What a machine is, from facts a run reads, never from one it measures: the placement probe's
 // verdict (a copy cliff) can differ between two runs of one machine under load, and would split
 // one machine's shards in two. The fleet report still shows it beside each flip.
-json machine_type(const model::document& results) {
+machine_type machine_type_of(const model::document& results) {
   const model::environment& env = results.environment;
   const auto& twin = results.config.placement_twin;
-  return {{"cpu_model", model::write_json(env.cpu_model)},
-          {"glibc", env.glibc},
-          {"transparent_hugepages", model::write_json(env.transparent_hugepages)},
-          {"placement_twin", twin ? model::write_json(*twin) : json(nullptr)}};
+  return {env.cpu_model, env.glibc, env.transparent_hugepages,
+          twin ? *twin : std::optional<std::string>()};
 }
 
-json build_identity(const model::environment& env) {
-  return {{"git_revision", model::write_json(env.git_revision)},
-          {"compiler", env.compiler},
-          {"cxx_flags", env.cxx_flags},
-          {"build_type", env.build_type}};
+bool machine_type::operator==(const machine_type& other) const {
+  return cpu_model == other.cpu_model && glibc == other.glibc &&
+         transparent_hugepages == other.transparent_hugepages &&
+         placement_twin == other.placement_twin;
+}
+
+build_identity build_identity_of(const model::environment& env) {
+  return {env.build_type, env.compiler, env.cxx_flags, env.git_revision};
+}
+
+std::vector<std::string> differences(const build_identity& a, const build_identity& b) {
+  std::vector<std::string> out;
+  const auto differ = [&out](const char* fact, const std::optional<std::string>& x,
+                             const std::optional<std::string>& y) {
+    const auto shown = [](const std::optional<std::string>& v) {
+      return v ? json(*v).dump() : std::string("null");
+    };
+    if (x != y) out.push_back(fmt::format("{}: {} vs {}", fact, shown(x), shown(y)));
+  };
+  differ("build_type", a.build_type, b.build_type);
+  differ("compiler", a.compiler, b.compiler);
+  differ("cxx_flags", a.cxx_flags, b.cxx_flags);
+  differ("git_revision", a.git_revision, b.git_revision);
+  return out;
 }
 
 json configuration(const model::document& results) {

@@ -40,10 +40,25 @@ struct merge_input {
 // version, or a shard whose shard.json is missing or malformed.
 merge_input read_merge_input(const std::string& argument);
 
-// The machine facts that make a machine type, as one object (equal objects: one type).
-nlohmann::json machine_type(const model::document& results);
-// The facts that make a build, as one object.
-nlohmann::json build_identity(const model::environment& environment);
+// The machine facts that make a machine type (equal: one type).
+struct machine_type {
+  std::optional<std::string> cpu_model;
+  std::string glibc;
+  std::optional<std::string> transparent_hugepages;
+  std::optional<std::string> placement_twin;  // none: not measured, or no twin
+  bool operator==(const machine_type& other) const;
+};
+machine_type machine_type_of(const model::document& results);
+
+// The facts that make a build (equal: one build).
+struct build_identity {
+  std::string build_type, compiler, cxx_flags;
+  std::optional<std::string> git_revision;
+};
+build_identity build_identity_of(const model::environment& environment);
+// "compiler: \"g++ 12\" vs \"clang 16\"" for each fact in which two builds differ (empty: one
+// build), in the order of the facts' names.
+std::vector<std::string> differences(const build_identity& a, const build_identity& b);
 // The run's configuration less what depends on the machine (config without placement_twin).
 nlohmann::json configuration(const model::document& results);
 

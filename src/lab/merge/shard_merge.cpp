@@ -128,8 +128,8 @@ model::document merge_shards(const std::vector<const merge_input*>& unordered,
   std::vector<const merge_input*> shards = unordered;
   check_complete(shards);
   // The merged results are judged by this binary's code: it must be the shards' build.
-  const json own = build_identity(describe_environment(current_build()));
-  if (const auto diff = differences(build_identity(shards.front()->results.environment), own);
+  const build_identity own = build_identity_of(describe_environment(current_build()));
+  if (const auto diff = differences(build_identity_of(shards.front()->results.environment), own);
       !diff.empty())
     throw usage_error(
         fmt::format("{} was built differently from this alloclab ({}); merge with "

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "frames/program/program_document.hpp"
+#include "frames/program/run_description.hpp"
 #include "model/document.hpp"
 #include "results/results_builder.hpp"
 #include "results/schema_check.hpp"
@@ -102,7 +102,7 @@ json document_of(const lab::program_results_section& section) {
   outcome.rounds = section.rounds;
   lab::model::document d =
       lab::build_results(make_program_plan(plan_of(section.rounds)),
-                         run_records_of(lab::round_records{}, outcome), context);
+                         run_records_of(lab::round_records{}, outcome, 0), context);
   d.parts.set(lab::program_document_figures{section});
   describe_program_run(d);
   d.warnings = lab::collect_warnings(d);

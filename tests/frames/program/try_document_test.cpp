@@ -71,7 +71,6 @@ lab::round_records rounds_of(const lab::run_plan& plan, std::size_t rounds) {
     ran.ran.push_back(t);
   }
   ran.completed = rounds;
-  ran.duration_seconds = duration_seconds;
   return ran;
 }
 
@@ -115,8 +114,8 @@ json try_document(const try_plan& frame_plan, std::size_t rounds, const stopping
   context.command_line = command_line;
   context.created_utc = created;
   context.noise = lab::model::read_json<std::optional<lab::model::noise_gate>>(noise);
-  return lab::model::to_json(
-      lab::build_results(plan, run_records_of(rounds_of(plan, rounds), outcome), context));
+  return lab::model::to_json(lab::build_results(
+      plan, run_records_of(rounds_of(plan, rounds), outcome, duration_seconds), context));
 }
 
 // The frame's section of the same records, built directly.

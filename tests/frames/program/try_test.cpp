@@ -445,6 +445,15 @@ TEST_F(TryCommand, TakesTheLabLockAndRecordsTheNoiseGate) {
   EXPECT_TRUE(results().at("noise").is_object()) << results().dump();
 }
 
+// A --cwd the file system cannot look at (a name longer than NAME_MAX) is bad input: exit 2 and
+// one line, not the file system's exception.
+TEST_F(TryCommand, ACwdTheFileSystemCannotLookAtIsRefusedWithOneLine) {
+  const auto o = run_try("--malloc glibc --rounds 2 --cwd " + std::string(300, 'a'), "pwd");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(lab::cli_support::line_count(o.err), 1u) << o.err;
+  EXPECT_NE(o.err.find("--cwd"), std::string::npos) << o.err;
+}
+
 struct bad_arguments {
   const char* arguments;
   const char* says;

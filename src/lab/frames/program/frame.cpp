@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "frames/program/program_document.hpp"
+#include "frames/program/run_description.hpp"
 #include "frames/program/program_plan.hpp"
 #include "frames/program/program_results.hpp"
 #include "frames/program/try_command.hpp"

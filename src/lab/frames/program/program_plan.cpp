@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <random>
 #include <utility>
@@ -16,6 +15,7 @@
 #include "frames/program/figures.hpp"
 #include "frames/program/stopping.hpp"
 #include "frames/program/try_command.hpp"
+#include "alloclab/detail/linux_files.hpp"
 #include "io/usage_error.hpp"
 #include "mallocs/malloc_table.hpp"
 #include "plan/budget.hpp"
@@ -26,44 +26,7 @@
 namespace alloclab::program {
 namespace {
 
-namespace fs = std::filesystem;
 using lab::usage_error;
-
-// Named mallocs must be known and installed; the default list keeps the installed ones.
-std::vector<std::string> checked_mallocs(const std::vector<std::string>& asked) {
-  const bool defaulted = asked.empty();
-  std::vector<std::string> out;
-  for (const std::string& name : defaulted ? mallocs::try_default_mallocs() : asked) {
-    const mallocs::malloc_entry* e = mallocs::find_malloc(name);
-    if (e == nullptr)
-      throw usage_error(fmt::format("try: unknown --malloc '{}'; valid: {}", name,
-                                    fmt::join(mallocs::malloc_names(), ", ")));
-    if (const std::string missing = lab::malloc_missing_reason(*e); !missing.empty()) {
-      if (defaulted) continue;
-      throw usage_error("try: " + missing);
-    }
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-  }
-  return out;
-}
-
-std::vector<variant> combinations_of(const std::vector<std::string>& mallocs,
-                                     const std::string& variants_text) {
-  std::vector<variant> combinations;
-  for (const std::string& m : mallocs) combinations.push_back({m, {}});
-  if (variants_text.empty()) return combinations;
-  try {
-    for (variant& v : parse_variants(variants_text)) {
-      if (std::find(mallocs.begin(), mallocs.end(), v.malloc) == mallocs.end())
-        throw usage_error("try: --variants '" + v.label() + "' names " + v.malloc +
-                          ", which --malloc does not include");
-      combinations.push_back(std::move(v));
-    }
-  } catch (const variant_error& e) {
-    throw usage_error(std::string("try: ") + e.what());
-  }
-  return combinations;
-}
 
 // The program must exist before any run: a missing one would be N failed runs.
 void check_program(const std::string& program) {
@@ -91,31 +54,80 @@ void check_program(const std::string& program) {
 constexpr std::size_t default_fixed_rounds = 5;
 constexpr const char* default_budget = "5m";
 
-// --rounds N: that many rounds; else adaptive within --budget (0: the default fixed rounds).
-stopping_plan stopping_of(const try_request& r) {
-  if (r.rounds > 0 && r.budget)
-    throw usage_error(
-        "try: --rounds and --budget exclude each other (--rounds: a fixed number "
-        "of rounds; --budget: stop when decided or when the time is spent)");
-  if (r.rounds > 0) return fixed_stopping(r.rounds);
-  const double seconds = lab::parse_budget(r.budget.value_or(default_budget));
-  if (seconds <= 0) return fixed_stopping(default_fixed_rounds);
-  if (r.min_rounds > r.max_rounds) throw usage_error("try: --min-rounds is above --max-rounds");
-  return adaptive_stopping(r.min_rounds, r.max_rounds, seconds);
-}
-
+// The request's own terms, before any stage reads them: a program that exists, --rounds or
+// --budget.
 void check_request(const try_request& r) {
   if (r.command.empty())
     throw usage_error("try: no program given; usage: alloclab try [options] -- PROG ARGS");
   check_program(r.command.front());
-  if (!r.stdin_path.empty() &&
-      (::access(r.stdin_path.c_str(), R_OK) != 0 || fs::is_directory(r.stdin_path)))
-    throw usage_error("try: --stdin '" + r.stdin_path + "' is not a readable file");
-  if (!r.working_directory.empty() && !fs::is_directory(r.working_directory))
-    throw usage_error("try: --cwd '" + r.working_directory + "' is not a directory");
+  if (r.rounds > 0 && r.budget)
+    throw usage_error(
+        "try: --rounds and --budget exclude each other (--rounds: a fixed number "
+        "of rounds; --budget: stop when decided or when the time is spent)");
 }
 
-try_plan plan_of(const try_request& r, const stopping_plan& stopping) {
+// What the request names, each read once by the stage that owns it, before the frame plans:
+// when the rounds stop (--budget read by plan/, the stop plan schedule/'s), the mallocs (known to
+// the registry; plan/ says whether one is installed: named ones must be, the default list keeps
+// those that are), the knob variants (mallocs/knobs) and the program's --stdin and --cwd (a path
+// the file system cannot look at is not one). Throws usage_error for a term refused.
+struct request_terms {
+  stopping_plan stopping;
+  std::vector<std::string> mallocs;
+  std::vector<variant> variants;
+};
+
+request_terms terms_of(const try_request& r) {
+  const double seconds = r.rounds > 0 ? 0.0 : lab::parse_budget(r.budget.value_or(default_budget));
+  const bool defaulted = r.mallocs.empty();
+  std::vector<const mallocs::malloc_entry*> entries;
+  for (const std::string& name : defaulted ? mallocs::try_default_mallocs() : r.mallocs) {
+    entries.push_back(mallocs::find_malloc(name));
+    if (entries.back() == nullptr)
+      throw usage_error(fmt::format("try: unknown --malloc '{}'; valid: {}", name,
+                                    fmt::join(mallocs::malloc_names(), ", ")));
+  }
+  if (seconds > 0 && r.min_rounds > r.max_rounds)
+    throw usage_error("try: --min-rounds is above --max-rounds");
+  request_terms terms;
+  terms.stopping = seconds > 0 ? adaptive_stopping(r.min_rounds, r.max_rounds, seconds)
+                               : fixed_stopping(r.rounds > 0 ? r.rounds : default_fixed_rounds);
+  for (const mallocs::malloc_entry* e : entries) {
+    const std::string missing = lab::malloc_missing_reason(*e);
+    if (!missing.empty() && !defaulted) throw usage_error("try: " + missing);
+    const std::string name(e->name);
+    if (missing.empty() &&
+        std::find(terms.mallocs.begin(), terms.mallocs.end(), name) == terms.mallocs.end())
+      terms.mallocs.push_back(name);
+  }
+  try {
+    if (!r.variants.empty()) terms.variants = parse_variants(r.variants);
+  } catch (const variant_error& e) {
+    throw usage_error(std::string("try: ") + e.what());
+  }
+  if (!r.stdin_path.empty() &&
+      (::access(r.stdin_path.c_str(), R_OK) != 0 || detail::is_directory(r.stdin_path)))
+    throw usage_error("try: --stdin '" + r.stdin_path + "' is not a readable file");
+  if (!r.working_directory.empty() && !detail::is_directory(r.working_directory))
+    throw usage_error("try: --cwd '" + r.working_directory + "' is not a directory");
+  return terms;
+}
+
+// Each malloc with its defaults, then each variant, whose malloc must be among them.
+std::vector<variant> combinations_of(const std::vector<std::string>& mallocs,
+                                     std::vector<variant> variants) {
+  std::vector<variant> combinations;
+  for (const std::string& m : mallocs) combinations.push_back({m, {}});
+  for (variant& v : variants) {
+    if (std::find(mallocs.begin(), mallocs.end(), v.malloc) == mallocs.end())
+      throw usage_error("try: --variants '" + v.label() + "' names " + v.malloc +
+                        ", which --malloc does not include");
+    combinations.push_back(std::move(v));
+  }
+  return combinations;
+}
+
+try_plan plan_of(const try_request& r, request_terms terms) {
   try_plan plan;
   plan.setup.argv = r.command;
   // The program runs in --cwd; a relative stdin is opened before the chdir, from here.
@@ -124,15 +136,15 @@ try_plan plan_of(const try_request& r, const stopping_plan& stopping) {
   plan.setup.environment = r.environment;
   plan.setup.timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(r.timeout_seconds * 1000));
-  plan.combinations = combinations_of(checked_mallocs(r.mallocs), r.variants);  // bad input first
+  plan.combinations = combinations_of(terms.mallocs, std::move(terms.variants));
   plan.setup.probe_path = default_probe_path();
   if (plan.setup.probe_path.empty())
     throw usage_error(
         "try: the liveness probe liballoclab_program_probe.so is neither next to the "
         "alloclab binary nor in ../lib/alloclab beside it (build the alloclab_cli target, or "
         "install with cmake --install)");
-  plan.rounds = stopping.max_rounds;
-  plan.stopping = stopping;
+  plan.rounds = terms.stopping.max_rounds;
+  plan.stopping = terms.stopping;
   plan.check_output = r.output == "check";
   plan.seed = r.seed != 0 ? r.seed : std::random_device{}() | 1u;
   return plan;
@@ -170,7 +182,7 @@ class program_executor final : public lab::executor {
 
 try_plan plan_try(const try_request& request) {
   check_request(request);
-  return plan_of(request, stopping_of(request));
+  return plan_of(request, terms_of(request));
 }
 
 lab::run_plan make_program_plan(const try_plan& frame_plan) {

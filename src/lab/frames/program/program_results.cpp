@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "frames/program/program_document.hpp"
+#include "frames/program/run_description.hpp"
 #include "results/cell_parts.hpp"
 
 namespace alloclab::program {
@@ -196,10 +196,11 @@ lab::program_results_section program_section(const try_plan& plan, const std::ve
   return program_results(plan, rows, figures, plan.check_output, plan.stopping, outcome);
 }
 
-lab::run_records run_records_of(const lab::round_records& ran, const stopping_outcome& outcome) {
+lab::run_records run_records_of(const lab::round_records& ran, const stopping_outcome& outcome,
+                                double duration_seconds) {
   lab::run_records run;
   run.records = ran.records;
-  run.duration_seconds = ran.duration_seconds;
+  run.duration_seconds = duration_seconds;
   run.frame_facts[program_frame_name]["stopping"] = lab::model::write_json(outcome);
   return run;
 }

@@ -42,8 +42,10 @@ lab::program_results_section program_section(const try_plan& plan, const std::ve
                                              const stopping_outcome& outcome);
 
 /// The rounds' records as the results stage takes a run's: every record of the plan's schedule
-/// that ran (a prefix of it, in its order), and the stop loop's outcome among the frame's facts.
-lab::run_records run_records_of(const lab::round_records& ran, const stopping_outcome& outcome);
+/// that ran (a prefix of it, in its order), the stop loop's outcome among the frame's facts, and
+/// the run's duration as its caller's clock read it (`try`'s: from its first round to its results).
+lab::run_records run_records_of(const lab::round_records& ran, const stopping_outcome& outcome,
+                                double duration_seconds);
 
 /// The frame's results part (its row's add_results): the program section of a plan that has
 /// the program frame, from the records run_records_of made.

@@ -59,16 +59,26 @@ fs::path writable_directory(const try_request& r) {
   return directory;
 }
 
-// `position`: the run's place in its round (0-based).
-void print_progress(const lab::task& t, std::size_t position, const lab::measurement_record& r,
-                    const lab::run_plan& plan, bool adaptive) {
-  static const bool terminal = ::isatty(STDERR_FILENO) != 0;
-  std::cerr << fmt::format("{}round {} of {}{}, run {}/{}: {:<40}", terminal ? "\r" : "",
-                           t.part + 1, adaptive ? "at most " : "", plan.sizes.processes,
-                           position + 1, plan.cells.size(), plan.cells.at(t.cell).strategy)
-            << (r.status == "ok" ? (terminal ? "" : "\n") : "\n  failed: " + r.reason + "\n")
-            << std::flush;
-}
+// A line on stderr as each run ends: its round, its place in the round and its combination.
+class progress_lines {
+ public:
+  progress_lines(const lab::run_plan& plan, bool adaptive) : plan_(plan), adaptive_(adaptive) {}
+
+  void operator()(const lab::task& t, const lab::measurement_record& r) {
+    static const bool terminal = ::isatty(STDERR_FILENO) != 0;
+    const std::size_t position = finished_++ % plan_.cells.size();  // 0-based, in its round
+    std::cerr << fmt::format("{}round {} of {}{}, run {}/{}: {:<40}", terminal ? "\r" : "",
+                             t.part + 1, adaptive_ ? "at most " : "", plan_.sizes.processes,
+                             position + 1, plan_.cells.size(), plan_.cells.at(t.cell).strategy)
+              << (r.status == "ok" ? (terminal ? "" : "\n") : "\n  failed: " + r.reason + "\n")
+              << std::flush;
+  }
+
+ private:
+  const lab::run_plan& plan_;
+  bool adaptive_;
+  std::size_t finished_ = 0;
+};
 
 // The rounds' stop rule on each run's CPU time (schedule/round_stopping.hpp) as their look: a
 // look line on stderr when it takes one.
@@ -99,12 +109,15 @@ class round_looks {
 void report_interrupt(const lab::round_records& ran, const std::vector<run_row>& rows,
                       round_stopper& stopper) {
   if (ran.interrupted_by == 0) return;
-  if (rows.empty()) throw lab::run_interrupted(ran.interrupted_by);
-  stopper.interrupted(lab::round_readings(ran, stop_figure), ran.completed, ran.interrupted_by);
-  std::cerr << fmt::format(
-      "\nalloclab: interrupted by signal {}; no run left running; the "
-      "results of the runs so far ({} rounds, {} runs) follow\n",
-      ran.interrupted_by, ran.completed, rows.size());
+  if (!rows.empty()) {
+    stopper.interrupted(lab::round_readings(ran, stop_figure), ran.completed, ran.interrupted_by);
+    std::cerr << fmt::format(
+        "\nalloclab: interrupted by signal {}; no run left running; the "
+        "results of the runs so far ({} rounds, {} runs) follow\n",
+        ran.interrupted_by, ran.completed, rows.size());
+    return;
+  }
+  throw lab::run_interrupted(ran.interrupted_by);
 }
 
 // results.json, report.md and report.html of the run, by the lab's one run-directory writer;
@@ -123,8 +136,7 @@ lab::model::document write_try_directory(const fs::path& directory, lab::model::
 lab::model::document results_of(const try_request& request, const lab::run_plan& plan,
                                 const lab::round_records& ran, const round_stopper& stopper,
                                 const run_clock& clock) {
-  lab::run_records run = run_records_of(ran, stopper.outcome());
-  run.duration_seconds = clock.seconds();
+  const lab::run_records run = run_records_of(ran, stopper.outcome(), clock.seconds());
   lab::results_context context;
   context.build = lab::current_build();
   context.command_line = request.command_line;
@@ -216,11 +228,9 @@ int execute_try(const try_request& request, std::string* results_path) {
   const run_clock clock{lab::utc_now("%Y-%m-%dT%H:%M:%SZ"), std::chrono::steady_clock::now(),
                         &noise};
   round_looks looks(stopping, frame_plan);
+  progress_lines progress(plan, stopping.adaptive);
   const lab::round_records ran = lab::run_rounds(
-      plan, [](lab::frame) { return make_program_executor(); },
-      [&, finished = std::size_t{0}](const lab::task& t, const lab::measurement_record& r) mutable {
-        print_progress(t, finished++ % plan.cells.size(), r, plan, stopping.adaptive);
-      },
+      plan, [](lab::frame) { return make_program_executor(); }, std::ref(progress),
       std::ref(looks));
   if (::isatty(STDERR_FILENO) != 0) std::cerr << '\n';
   const std::vector<run_row> rows = rows_of(ran.ran, ran.records);

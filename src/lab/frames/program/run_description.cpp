@@ -1,4 +1,4 @@
-#include "frames/program/program_document.hpp"
+#include "frames/program/run_description.hpp"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 // run's.
 //
 // Example:
-//   auto results = lab::build_results(plan, run_records_of(ran, outcome), context);
+//   auto results = lab::build_results(plan, run_records_of(ran, outcome, seconds), context);
 //   // the row's add_results called describe_program_run(results): config, timer, significance
 #pragma once
 
