@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "../support/heap_cell_worker.hpp"
+#include "../support/scoped_env.hpp"
 #include "child.hpp"
 #include "mallocs/malloc_table.hpp"
 
@@ -26,11 +27,8 @@ cell_spec small_spec(const std::string& malloc_name, kernel_kind k = kernel_kind
 }
 
 /// Makes the re-executed test binary act as a given child mode for run_cell_in_worker.
-struct child_mode_guard {
-  explicit child_mode_guard(const char* mode) { ::setenv(heap_test::child_env, mode, 1); }
-  ~child_mode_guard() { ::unsetenv(heap_test::child_env); }
-  child_mode_guard(const child_mode_guard&) = delete;
-  child_mode_guard& operator=(const child_mode_guard&) = delete;
+struct child_mode_guard : alloclab::test::scoped_env {
+  explicit child_mode_guard(const char* mode) : scoped_env(heap_test::child_env, mode) {}
 };
 
 const std::vector<std::string> self{"/proc/self/exe"};

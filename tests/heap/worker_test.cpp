@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdlib>
 
+#include "../support/scoped_env.hpp"
 #include "child.hpp"
 
 using namespace alloclab::process;
@@ -45,13 +46,12 @@ TEST(Worker, CapturesStdoutExitStatusAndOnlyTheStderrTail) {
 }
 
 TEST(Worker, EnvironmentIsSetAndUnset) {
-  ::setenv("ALLOCLAB_HEAP_TEST_VAR", "from-parent", 1);
+  const alloclab::test::scoped_env from_parent("ALLOCLAB_HEAP_TEST_VAR", "from-parent");
   const worker_outcome inherited = run_child("env:ALLOCLAB_HEAP_TEST_VAR");
   const worker_outcome overridden =
       run_child("env:ALLOCLAB_HEAP_TEST_VAR", {{"ALLOCLAB_HEAP_TEST_VAR", "from-request"}});
   const worker_outcome removed = run_child("env:ALLOCLAB_HEAP_TEST_VAR", {}, {},
                                            std::chrono::seconds(60), {"ALLOCLAB_HEAP_TEST_VAR"});
-  ::unsetenv("ALLOCLAB_HEAP_TEST_VAR");
   EXPECT_EQ(inherited.stdout_text, "from-parent\n");
   EXPECT_EQ(overridden.stdout_text, "from-request\n");
   EXPECT_EQ(removed.stdout_text, "<unset>\n");

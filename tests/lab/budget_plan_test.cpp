@@ -1,16 +1,23 @@
 // A budgeted run's plan (plan/budget.hpp, plan/seed_plan.hpp): the --budget option, sizing by
 // time, the first round, and the default plan's cells for every measurable seed claim.
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "plan/budget.hpp"
 #include "plan/budget_reserve.hpp"
+#include "plan/malloc_choice.hpp"
 #include "plan/plan.hpp"
 #include "plan/seed_plan.hpp"
 #include "results/claims.hpp"
@@ -19,6 +26,7 @@
 #include "schedule/tracked_comparisons.hpp"
 #include "frames/heap/run_options.hpp"
 #include "frames/serve/run_options.hpp"
+#include "mallocs/malloc_table.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -249,6 +257,84 @@ TEST(SeedPlan, TheDefaultRunIsBudgetedAndMeasuresTheClaimsCells) {
   for (const task& t : plan.schedule) served += plan.cells[t.cell].frame == frame::serve;
   EXPECT_EQ(plan.schedule.size(), 2 * (plan.cells.size() - serve - twin) + 5 * serve + twin);
   EXPECT_EQ(served, 10u);
+}
+
+// Throwaway glibc entries a test adds to the malloc table, one per name.
+std::vector<std::unique_ptr<mallocs::scoped_malloc_entry>> throwaway_mallocs(
+    const std::vector<std::string_view>& names) {
+  std::vector<std::unique_ptr<mallocs::scoped_malloc_entry>> added;
+  for (const std::string_view name : names)
+    added.push_back(std::make_unique<mallocs::scoped_malloc_entry>(
+        mallocs::malloc_entry{name,
+                              "glibc under another name (a test's throwaway entry)",
+                              {"libc6", mallocs::package_route::base_system, {}},
+                              {},
+                              {},
+                              "libc.so.6",
+                              {{"mallinfo2", "libc.so.6"}},
+                              false,
+                              {},
+                              {nullptr, "a throwaway has none"},
+                              purge_kind::none}));
+  return added;
+}
+
+// Blocks of every small size, freed so that glibc hands the next two of each size out at falling
+// addresses (its per-size caches are last in, first out): storage the malloc table takes next
+// lies below storage it took before, as it does when a process built the table on a used heap.
+// (Under another malloc, e.g. a sanitizer's, the addresses may not fall: the test then checks the
+// order alone.)
+class falling_addresses {
+ public:
+  falling_addresses() {
+    held_.reserve(1024);
+    for (std::size_t size = 16; size <= 1024; size += 16) {
+      for (int i = 0; i < 7 + 2; ++i) held_.push_back(std::malloc(size));  // 7 empty the cache
+      void* const higher = std::max(held_.end()[-1], held_.end()[-2], std::less<>());
+      void* const lower = std::min(held_.end()[-1], held_.end()[-2], std::less<>());
+      held_.resize(held_.size() - 2);
+      std::free(lower);
+      std::free(higher);  // handed out first
+    }
+  }
+  ~falling_addresses() {
+    for (void* p : held_) std::free(p);
+  }
+  falling_addresses(const falling_addresses&) = delete;
+  falling_addresses& operator=(const falling_addresses&) = delete;
+
+ private:
+  std::vector<void*> held_;
+};
+
+// The mallocs a claim adds join in table order, wherever the table's entries lie in memory (the
+// default plan put jemalloc before glibc once the table had been built on a used heap, so it
+// depended on which tests ran before it).
+TEST(SeedPlan, ClaimMallocsJoinInTableOrderWhereverTheTableLives) {
+  const std::vector<std::string_view> names = {"throwaway_1", "throwaway_2", "throwaway_3",
+                                               "throwaway_4", "throwaway_5", "throwaway_6"};
+  std::vector<std::unique_ptr<mallocs::scoped_malloc_entry>> added;
+  ASSERT_FALSE(mallocs::malloc_registry().empty());  // built before the heap is arranged
+  {
+    const falling_addresses heap;
+    added = throwaway_mallocs(names);
+  }
+  nlohmann::json claim = {{"id", "c1"},
+                          {"frame", "heap"},
+                          {"metric", "returns_memory"},
+                          {"workloads", {"fifo_uniform"}},
+                          {"retains", nlohmann::json::array()}};
+  for (auto name = names.rbegin(); name != names.rend(); ++name)
+    claim["retains"].push_back(std::string(*name));
+  claim["returns"] = {"glibc"};
+  run_plan plan;
+  plan.mallocs = resolve_mallocs({}, false);
+  add_claim_cells(plan, {{"claims", nlohmann::json::array({claim})}});
+  std::vector<std::string> order;
+  for (const malloc_choice& m : plan.mallocs) order.push_back(m.label);
+  std::vector<std::string> expected = {"glibc"};
+  expected.insert(expected.end(), names.begin(), names.end());
+  EXPECT_EQ(order, expected);
 }
 
 // Selection and multiplicity: an "any malloc" claim holds when any of its candidates does, and a

@@ -6,6 +6,7 @@
 
 #include "measure/build_guard.hpp"
 #include "process/hooks.hpp"
+#include "../support/scoped_env.hpp"
 
 namespace alloclab::lab {
 namespace {
@@ -45,9 +46,10 @@ TEST(BuildGuard, PretendDebugHookMakesTheBuildUnready) {
 // Without a hook the facts are the compiled ones, whatever the environment says: the production
 // binary reads no test setting.
 TEST(BuildGuard, WithoutAHookTheFactsAreTheCompiledOnes) {
-  ::setenv("ALLOCLAB_TEST_PRETEND_DEBUG", "1", 1);
-  const build_facts facts = current_build();
-  ::unsetenv("ALLOCLAB_TEST_PRETEND_DEBUG");
+  const build_facts facts = [] {
+    const test::scoped_env pretend("ALLOCLAB_TEST_PRETEND_DEBUG", "1");
+    return current_build();
+  }();
   EXPECT_EQ(facts.optimized, alloclab::build::optimized);
   EXPECT_EQ(facts.assertions, alloclab::build::assertions);
   EXPECT_EQ(facts.sanitized, alloclab::build::sanitized);

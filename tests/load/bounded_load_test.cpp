@@ -23,6 +23,7 @@
 
 #include "load/generators.hpp"
 #include "load/pinning.hpp"
+#include "support/scoped_env.hpp"
 #include "support/serve_support.hpp"
 
 namespace {
@@ -65,11 +66,10 @@ TEST(BoundedLoad, EveryGeneratorFinishesWithoutErrors) {
 }
 
 TEST(BoundedLoad, MissingGeneratorIsAFailedResult) {
-  const char* saved = std::getenv("PATH");
-  const std::string path = saved != nullptr ? saved : "";
-  ::setenv("PATH", "/nonexistent", 1);
-  const load_result r = run_hey({"http://127.0.0.1:1/", 1, 1.0, std::nullopt});
-  ::setenv("PATH", path.c_str(), 1);
+  const load_result r = [] {
+    const alloclab::test::scoped_env path("PATH", "/nonexistent");
+    return run_hey({"http://127.0.0.1:1/", 1, 1.0, std::nullopt});
+  }();
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error.value_or(""), "hey is not installed (apt install hey)");
 }

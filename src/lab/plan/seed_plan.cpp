@@ -1,11 +1,13 @@
 #include "plan/seed_plan.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "mallocs/malloc_table.hpp"
 #include "plan/frame_planner.hpp"
 #include "workloads/workload.hpp"
 
@@ -82,11 +84,20 @@ void add_cell(run_plan& plan, const claim_cell& want, const std::string& malloc)
   if (!has_frame(plan, want.frame)) plan.frames.push_back(want.frame);
 }
 
+// A malloc's place in the registry; a custom library comes after every entry. (Not its address:
+// the registry's entries lie wherever the heap put them when it was built.)
+std::size_t registry_position(const malloc_choice& m) {
+  const auto& registry = mallocs::malloc_registry();
+  std::size_t position = 0;
+  while (position < registry.size() && &registry[position] != m.entry) ++position;
+  return position;
+}
+
 // Frames in table order, heap workloads and mallocs in registry order (what results list them
 // by; glibc, the baseline, stays first).
 void restore_orders(run_plan& plan) {
   std::stable_sort(plan.mallocs.begin(), plan.mallocs.end(), [](const auto& a, const auto& b) {
-    return a.entry != nullptr && b.entry != nullptr && a.entry < b.entry;
+    return registry_position(a) < registry_position(b);
   });
   std::vector<frame> frames;
   for (const auto& row : frame_planners())
