@@ -24,6 +24,11 @@
 //     (AFigureWithASeriesToSubtractReadsTheDifferencePerRepetition).
 //   numbers for charts: accepted range and estimates as numbers
 //     (ARatioVerdictCarriesItsRangeAndEstimateAsNumbers).
+//   the frames' figures the claims read come through the typed hook (model/claim_figures.hpp):
+//     each heap part and the serve section give what they have
+//     (EachHeapPartGivesTheFiguresItHas, TheServeSectionGivesEachVariantWithTheRatiosItHas), a
+//     part without the hook nothing (APartWithoutTheHookAddsNothing), and a document built in
+//     C++, never JSON, is judged (ClaimsAreJudgedOnATypedDocument).
 //   the verdicts are the results model's typed claims: what judge_claims writes is valid against
 //     the results schema and reads back into the model and writes again unchanged, with null
 //     where a figure has none (VerdictsRoundTripThroughTheModelsCodecAndSchema).
@@ -35,6 +40,9 @@
 #include <gtest/gtest.h>
 
 #include "claims/claim_metrics.hpp"
+#include "frames/heap/figures.hpp"
+#include "frames/serve/figures.hpp"
+#include "model/claim_figures.hpp"
 #include "model/fields.hpp"
 #include "plan/seed_plan.hpp"
 #include "results/claims.hpp"
@@ -608,6 +616,121 @@ TEST(Claims, TheClaimsSchemaNamesEveryMetricOfTheTableUnderItsJudging) {
     EXPECT_EQ(defs.at(list).at("enum").get<std::set<std::string>>(), names) << list;
   const json& metric = defs.at("claim").at("properties").at("metric");
   EXPECT_EQ(metric.at("enum").get<std::set<std::string>>(), all);
+}
+
+// ---- the frames' figures the claims read, through the typed hook (model/claim_figures.hpp) ----
+
+// A heap cell under `malloc` keeping `settled` of its growth 1 s after the last free.
+model::cell heap_cell(const std::string& malloc, std::optional<double> settled) {
+  model::cell c;
+  c.head.strategy = "malloc";
+  c.head.malloc = malloc;
+  c.head.status = "ok";
+  heap_cell_figures figures;
+  if (settled) {
+    figures.memory.emplace();
+    figures.memory->retention.after_free_0ms = 1.0;
+    figures.memory->retention.after_free_1s = settled;
+  }
+  c.figures = model::figures::of(figures);
+  return c;
+}
+
+// A typed document (no JSON): `iterations` heap batches, glibc keeping 95 % and jemalloc 20 %.
+model::document heap_document(std::size_t iterations) {
+  model::document d;
+  d.config.frames.set(heap_config_figures{{iterations, 5, "malloc"}});
+  model::workload w;
+  w.name = "h_uniform";
+  w.cells = {heap_cell("glibc", 0.95), heap_cell("jemalloc", 0.2), heap_cell("mimalloc", {})};
+  d.workloads.push_back(w);
+  return d;
+}
+
+TEST(ClaimFigures, EachHeapPartGivesTheFiguresItHas) {
+  const model::document d = heap_document(2000);
+  EXPECT_EQ(model::claim_figures_of(d.config.frames).heap_iterations, std::size_t{2000});
+  const std::map<std::string, double> kept =
+      model::claim_figures_of(d.workloads[0].cells[0].figures).retention;
+  const std::map<std::string, double> expected = {{"after_free_0ms", 1.0}, {"after_free_1s", 0.95}};
+  EXPECT_EQ(kept, expected);  // only the settle times the cell measured
+  EXPECT_TRUE(model::claim_figures_of(d.workloads[0].cells[2].figures).retention.empty());
+  EXPECT_FALSE(model::claim_figures_of(d.parts).retention_timelines);  // no timelines ran
+
+  heap_document_figures timelines;
+  timelines.retention_timelines.emplace(retention_timelines_figures{});
+  (*timelines.retention_timelines)->horizon_s = 30;
+  retention_variant light;
+  light.malloc = "jemalloc";
+  light.load = "light";
+  light.median_kept_unreclaimable = 0.07;
+  (*timelines.retention_timelines)->variants = {light};
+  const auto shares = model::claim_figures_of(model::figures::of(timelines)).retention_timelines;
+  ASSERT_TRUE(shares);
+  EXPECT_EQ(shares->horizon_s, 30);
+  ASSERT_EQ(shares->variants.size(), 1u);
+  EXPECT_EQ(shares->variants[0].malloc, "jemalloc");
+  EXPECT_EQ(shares->variants[0].load, "light");
+  EXPECT_EQ(shares->variants[0].median_kept_unreclaimable, 0.07);
+}
+
+TEST(ClaimFigures, TheServeSectionGivesEachVariantWithTheRatiosItHas) {
+  serve_section section;
+  serve_workload w;
+  w.name = "request_mix";
+  serve_cell baseline;
+  baseline.head.strategy = "std";
+  baseline.head.malloc = "glibc";
+  serve_cell variant = baseline;
+  variant.head.strategy = "pmr_monotonic_over_pool";
+  variant.vs_std.emplace();
+  variant.vs_std->cpu_per_request_ratio = serve_estimate{1.02, model::interval{0.97, 1.08}, 5};
+  variant.vs_std->throughput_ratio_hey = serve_estimate{0.9, std::nullopt, 5};
+  serve_cell failed = baseline;
+  failed.head.strategy = "pmr_sync_pool";
+  failed.head.reason = "the server died during hey";
+  w.cells = {baseline, variant, failed};
+  section.workloads = {w};
+  serve_document_figures part;
+  EXPECT_TRUE(model::claim_figures_of(model::figures::of(part)).served.empty());  // not served
+  part.serve = section;
+
+  const std::vector<model::served_variant> served =
+      model::claim_figures_of(model::figures::of(part)).served;
+  ASSERT_EQ(served.size(), 3u);
+  EXPECT_EQ(served[0].workload, "request_mix");
+  EXPECT_TRUE(served[0].vs_baseline.empty());  // the baseline has no ratios
+  EXPECT_EQ(served[1].strategy, "pmr_monotonic_over_pool");
+  ASSERT_EQ(served[1].vs_baseline.size(), 2u);  // the two ratios with a value, by their keys
+  const model::served_ratio& cpu = served[1].vs_baseline.at("cpu_per_request_ratio");
+  EXPECT_EQ(cpu.value, 1.02);
+  ASSERT_TRUE(cpu.range);
+  EXPECT_EQ(cpu.range->high, 1.08);
+  EXPECT_EQ(cpu.repetitions, 5u);
+  EXPECT_FALSE(served[1].vs_baseline.at("throughput_ratio_hey").range);
+  EXPECT_EQ(served[2].reason, "the server died during hey");
+}
+
+TEST(ClaimFigures, APartWithoutTheHookAddsNothing) {
+  const model::claim_figures none = model::claim_figures_of(model::figures::of(heap_sizes{}));
+  EXPECT_FALSE(none.heap_iterations);
+  EXPECT_TRUE(none.retention.empty() && none.served.empty() && !none.retention_timelines);
+}
+
+TEST(ClaimFigures, ClaimsAreJudgedOnATypedDocument) {
+  const json returns_memory = {{"claims", json::array({{{"id", "m"},
+                                                        {"metric", "returns_memory"},
+                                                        {"workloads", {"h_uniform"}},
+                                                        {"retains", {"glibc"}},
+                                                        {"returns", {"jemalloc", "mimalloc"}},
+                                                        {"threshold", 0.5}}})}};
+  const model::claim_verdict v = claim_verdicts(heap_document(2000), returns_memory).at(0);
+  EXPECT_EQ(v.verdict, "reproduced") << v.detail;
+  EXPECT_EQ(v.measured, "glibc keeps 95%, jemalloc keeps 20%");
+  EXPECT_NE(v.detail.find("not measured: mimalloc"), std::string::npos) << v.detail;
+  const model::claim_verdict small = claim_verdicts(heap_document(500), returns_memory).at(0);
+  EXPECT_EQ(small.verdict, "not judged: too few samples");
+  EXPECT_EQ(small.detail, "500 batches per repetition; a verdict needs at least 1000");
 }
 
 }  // namespace

@@ -3,7 +3,10 @@
 // types. The type lives in the frame's folder (frames/<frame>/figures.hpp) with its field list;
 // its keys sit beside the stage's keys in the same JSON object. The frame's row names one
 // part_codec per place (`results_parts`, looked up through frame_codec_table() below), which
-// reads that part back from a document and describes it in the schema and the docs.
+// reads that part back from a document and describes it in the schema and the docs. Two typed
+// hooks let the stages read a frame's figures without naming its type: `series` (the figure
+// behind a ratio metric) and `add_claim_figures` (what the seed claims read,
+// model/claim_figures.hpp); a part type has them when it defines them.
 //
 // Example:
 //   cell.figures = model::figures::of(heap_cell_figures{...});   // the heap frame builds it
@@ -17,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/claim_figures.hpp"
 #include "model/fields.hpp"
 
 namespace alloclab::lab::model {
@@ -35,6 +39,8 @@ class frame_part {
   virtual std::unique_ptr<frame_part> clone() const = 0;
   // The per-repetition figure behind a ratio metric this frame defines; nullopt for others.
   virtual std::optional<repetition_series> series(const std::string& metric) const = 0;
+  // Adds the figures the seed claims read of this part (model/claim_figures.hpp), if any.
+  virtual void add_claim_figures(claim_figures& into) const = 0;
 };
 
 namespace detail {
@@ -43,6 +49,11 @@ struct has_series : std::false_type {};
 template <class T>
 struct has_series<T, std::void_t<decltype(std::declval<const T&>().series(std::string()))>>
     : std::true_type {};
+template <class T, class = void>
+struct has_claim_figures : std::false_type {};
+template <class T>
+struct has_claim_figures<T, std::void_t<decltype(std::declval<const T&>().add_claim_figures(
+                                std::declval<claim_figures&>()))>> : std::true_type {};
 }  // namespace detail
 
 template <class T>
@@ -56,6 +67,9 @@ class part_of final : public frame_part {
       return value.series(metric);
     else
       return std::nullopt;
+  }
+  void add_claim_figures(claim_figures& into) const override {
+    if constexpr (detail::has_claim_figures<T>::value) value.add_claim_figures(into);
   }
   T value;
 };
@@ -95,6 +109,9 @@ class figures {
   std::optional<repetition_series> series(const std::string& metric) const {
     return part_ ? part_->series(metric) : std::nullopt;
   }
+  void add_claim_figures(claim_figures& into) const {
+    if (part_) part_->add_claim_figures(into);
+  }
 
  private:
   std::unique_ptr<frame_part> part_;
@@ -120,7 +137,18 @@ struct frame_parts {
   void write(json& object) const {
     for (const figures& f : all) f.write(object);
   }
+  void add_claim_figures(claim_figures& into) const {
+    for (const figures& f : all) f.add_claim_figures(into);
+  }
 };
+
+// What the claims read of the part(s) at one place (model/claim_figures.hpp).
+template <class Parts>
+claim_figures claim_figures_of(const Parts& parts) {
+  claim_figures found;
+  parts.add_claim_figures(found);
+  return found;
+}
 
 // How one frame's part at one place is read back from a results document and described.
 struct part_codec {

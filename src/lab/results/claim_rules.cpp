@@ -19,22 +19,8 @@ const model::cell* find_cell(const model::document& results, const std::string& 
   return nullptr;
 }
 
-json frame_keys(const model::figures& part) {
-  json keys = json::object();
-  part.write(keys);
-  return keys;
-}
-
-json frame_keys(const model::frame_parts& parts) {
-  json keys = json::object();
-  parts.write(keys);
-  return keys;
-}
-
 std::optional<std::size_t> heap_iterations(const model::document& results) {
-  const json heap = frame_keys(results.config.frames).value("heap", json());
-  if (!heap.is_object()) return std::nullopt;
-  return heap.value("iterations", std::size_t{0});
+  return model::claim_figures_of(results.config.frames).heap_iterations;
 }
 
 std::string cell_name(const std::string& workload, const std::string& strategy,

@@ -50,11 +50,6 @@ struct outcome {
 // The cell of `workload` measured with `strategy` under `malloc`, or null.
 const model::cell* find_cell(const model::document& results, const std::string& workload,
                              const std::string& strategy, const std::string& malloc);
-// A frame's own keys at one place of the results (model/frame_part.hpp), as its codec writes
-// them: how the claims read what a frame keeps there (the heap frame's memory figures and sizes,
-// the serve section, the retention timelines) without naming the frame's types.
-json frame_keys(const model::figures& part);
-json frame_keys(const model::frame_parts& parts);
 // "workload x strategy", with " @ malloc" when not glibc.
 std::string cell_name(const std::string& workload, const std::string& strategy,
                       const std::string& malloc);

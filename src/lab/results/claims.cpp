@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -12,6 +13,7 @@
 
 #include "claims/claim_metrics.hpp"
 #include "claims/embedded_files.hpp"
+#include "model/claim_figures.hpp"
 #include "model/fields.hpp"
 #include "results/claim_rules.hpp"
 #include "results/ratio_intervals.hpp"
@@ -103,63 +105,61 @@ outcome judge_any_malloc(const model::document& results, const json& claim,
 
 // The served throughput beside the server's CPU per request, and how much narrower the CPU
 // figure's interval over servers is (both as ratios of the intervals' widths in log space).
-std::string serve_figure_beside(const json& vs, const std::string& judged) {
+std::string serve_figure_beside(const std::map<std::string, model::served_ratio>& vs,
+                                const std::string& judged) {
   const std::string other = "throughput_ratio_hey";
-  if (judged == other || !vs.is_object()) return {};
-  const json& a = vs.value(judged, json());
-  const json& b = vs.value(other, json());
-  if (!a.is_object() || !b.is_object() || !a.at("interval").is_object() ||
-      !b.at("interval").is_object())
+  const auto a = vs.find(judged);
+  const auto b = vs.find(other);
+  if (judged == other || a == vs.end() || b == vs.end() || !a->second.range || !b->second.range)
     return {};
-  const auto width = [](const json& e) {
-    return std::log(e.at("interval").at("high").get<double>() /
-                    e.at("interval").at("low").get<double>());
+  const auto width = [](const model::served_ratio& e) {
+    return std::log(e.range->high / e.range->low);
   };
   const std::string throughput =
-      ratio_with_interval(b.at("value"), b.at("interval").at("low").get<double>(),
-                          b.at("interval").at("high").get<double>(), "x");
+      ratio_with_interval(b->second.value, b->second.range->low, b->second.range->high, "x");
   return fmt::format(
       "; throughput (hey req/s) beside it: {}; over repetitions the {} interval "
       "is {:.1f}x narrower than the throughput's",
-      throughput, judged, width(a) > 0 ? width(b) / width(a) : 0.0);
+      throughput, judged, width(a->second) > 0 ? width(b->second) / width(a->second) : 0.0);
+}
+
+// The variant the serve frame served as `strategy` under `malloc` for `workload`, or null.
+const model::served_variant* find_served(const std::vector<model::served_variant>& served,
+                                         const std::string& workload, const std::string& strategy,
+                                         const std::string& malloc) {
+  const auto found = std::find_if(served.begin(), served.end(), [&](const auto& v) {
+    return v.workload == workload && v.strategy == strategy && v.malloc == malloc;
+  });
+  return found == served.end() ? nullptr : &*found;
 }
 
 // A served variant against the baseline variant (the serve frame's section, one fresh server per
-// repetition): the vs_std estimate named by the claim's metric, judged like a ratio claim.
+// repetition): the ratio named by the claim's metric, judged like a ratio claim.
 outcome judge_serve(const model::document& results, const json& claim, const claim_metric& metric) {
   const std::string workload = claim.at("workload");
   const std::string estimate(metric.served_estimate);
   const std::string strategy = claim.at("candidate");
   const std::string malloc = claim.value("candidate_malloc", std::string("glibc"));
-  const json* cell = nullptr;
-  const json serve = frame_keys(results.parts).value("serve", json());
-  const json workloads = serve.is_object() ? serve.at("workloads") : json::array();
-  for (const auto& w : workloads)
-    if (w.at("name") == workload)
-      for (const auto& c : w.at("cells"))
-        if (c.at("strategy") == strategy && c.value("malloc", std::string("glibc")) == malloc)
-          cell = &c;
+  const model::claim_figures figures = model::claim_figures_of(results.parts);
+  const model::served_variant* cell = find_served(figures.served, workload, strategy, malloc);
   const std::string name = cell_name(workload, strategy, malloc);
   if (cell == nullptr)
     return {not_measured, "-",
             fmt::format("{} was not served in this run (use {})", name, run_hint(claim))};
-  const json vs = cell->value("vs_std", json());
-  const json e = vs.is_object() ? vs.value(estimate, json()) : json();
-  if (!e.is_object())
+  const auto e = cell->vs_baseline.find(estimate);
+  if (e == cell->vs_baseline.end())
     return {not_measurable, "-",
             fmt::format("{} has no {}: {}", name, estimate,
-                        cell->at("reason").is_string() ? cell->at("reason").get<std::string>()
-                                                       : "its baseline has no number")};
+                        cell->reason.value_or("its baseline has no number"))};
   ratio_estimate r;
-  r.value = e.at("value");
-  if (e.at("interval").is_object())
-    r.range = {e.at("interval").at("low"), e.at("interval").at("high")};
-  r.base_repetitions = r.candidate_repetitions = e.at("repetitions");
+  r.value = e->second.value;
+  if (e->second.range) r.range = {e->second.range->low, e->second.range->high};
+  r.base_repetitions = r.candidate_repetitions = e->second.repetitions;
   const accepted_range range = accepted(claim);
   const std::string judged_on = use_stop_rule_interval(results, claim.at("id"), r);
   std::string detail = fmt::format(
       "claimed {}, accepted {:.2f}-{:.2f}; {} over fresh servers, {}{}", claim.at("claimed").dump(),
-      range.low, range.high, estimate, judged_on, serve_figure_beside(vs, estimate));
+      range.low, range.high, estimate, judged_on, serve_figure_beside(cell->vs_baseline, estimate));
   if (r.base_repetitions < min_repetitions)
     return {too_few, estimate_text(r),
             fmt::format("{}; {} repetitions per side; a verdict needs at least {}", detail,

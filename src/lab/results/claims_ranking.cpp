@@ -1,10 +1,12 @@
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "model/claim_figures.hpp"
 #include "results/claim_rules.hpp"
 #include "stats/decision.hpp"
 #include "stats/stats.hpp"
@@ -72,16 +74,17 @@ namespace {
 // the share still resident minus LazyFree; the other frames beside it in the detail.
 outcome judge_returns_over_time(const model::document& results, const json& claim,
                                 const std::string& load) {
-  const json summary = frame_keys(results.parts).value("retention_timelines", json());
-  if (!summary.is_object())
+  const std::optional<model::retention_timeline_shares> summary =
+      model::claim_figures_of(results.parts).retention_timelines;
+  if (!summary)
     return {not_measured, "-",
             fmt::format("needs the retention timelines (use {})", run_hint(claim))};
   const double threshold = claim.value("threshold", 0.5);
   const auto figure = [&](const std::string& malloc, bool background, const std::string& l) {
-    for (const json& v : summary.at("variants"))
-      if (v.at("malloc") == malloc && v.at("background_thread") == background &&
-          v.at("load") == l && v.at("median_kept_unreclaimable").is_number())
-        return std::optional<double>(v.at("median_kept_unreclaimable").get<double>());
+    for (const model::kept_at_horizon_share& v : summary->variants)
+      if (v.malloc == malloc && v.background_thread == background && v.load == l &&
+          v.median_kept_unreclaimable)
+        return v.median_kept_unreclaimable;
     return std::optional<double>();
   };
   const auto percent = [](std::optional<double> v) {
@@ -115,7 +118,7 @@ outcome judge_returns_over_time(const model::document& results, const json& clai
       "kept = share of the heap growth still resident {:.0f} s after the last free under {} "
       "load, RSS minus LazyFree (MADV_FREE pages count as returned), median over {}; threshold "
       "{:.0f}%; beside it: {}",
-      summary.at("horizon_s").get<double>(), load,
+      summary->horizon_s, load,
       fmt::join(claim.at("workloads").get<std::vector<std::string>>(), ", "), 100 * threshold,
       beside);
   if (!failures.empty()) detail += "; against the claim: " + failures;
@@ -148,10 +151,10 @@ outcome judge_returns_memory(const model::document& results, const json& claim) 
       std::vector<double> kept;
       for (const auto& w : workloads) {
         const model::cell* c = find_cell(results, w, "malloc", m);
-        const json memory = c != nullptr ? frame_keys(c->figures).value("memory", json()) : json();
-        if (memory.is_null()) continue;
-        const json& v = memory.value(json::json_pointer("/retention/" + figure), json());
-        if (v.is_number()) kept.push_back(v.get<double>());
+        if (c == nullptr) continue;
+        const std::map<std::string, double> shares = model::claim_figures_of(c->figures).retention;
+        if (const auto share = shares.find(figure); share != shares.end())
+          kept.push_back(share->second);
       }
       if (kept.empty()) {
         missing += fmt::format("{}{}", missing.empty() ? "" : ", ", m.get<std::string>());

@@ -1,6 +1,7 @@
 // The heap frame's own figures in results.json (model/frame_part.hpp): per cell the memory figures
 // and the cost per malloc+free pair; per workload the kernel's parameters; in the config the heap
-// sizes; at the top the retention summary. Each struct names its fields once (model/fields.hpp).
+// sizes; at the top the retention summary. Each struct names its fields once (model/fields.hpp);
+// the ones the seed claims read add those figures (model/claim_figures.hpp).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "frames/heap/retention_figures.hpp"
+#include "model/claim_figures.hpp"
 #include "model/fields.hpp"
 #include "model/frame_part.hpp"
 #include "model/values.hpp"
@@ -140,6 +142,13 @@ struct heap_cell_figures {
     if (metric != "speedup_ns_per_pair" || !ns_per_pair) return std::nullopt;
     return model::repetition_series{ns_per_pair->per_repetition, ns_per_pair->mean};
   }
+  // What the returns_memory claims read: the retention shares of its memory figures.
+  void add_claim_figures(model::claim_figures& into) const {
+    if (!memory) return;
+    model::for_each_present<double>(memory->retention, [&into](const char* key, double share) {
+      into.retention.emplace(key, share);
+    });
+  }
 };
 
 struct heap_spec_figures {
@@ -206,6 +215,10 @@ struct heap_config_figures {
   static void fields(S& s, F& field) {
     field(s.heap, "heap", "heap-study sizes, when heap workloads ran");
   }
+  // The heap claims are judged only at the seed's scale of batches.
+  void add_claim_figures(model::claim_figures& into) const {
+    into.heap_iterations = heap.iterations;
+  }
 };
 
 struct retention_row {
@@ -239,6 +252,16 @@ struct heap_document_figures {
           "measured its memory)");
     field(s.retention_timelines, "retention_timelines",
           "the retention timelines, null when none ran; absent in files written before them");
+  }
+  // The timeline claims read each variant's median share at the horizon.
+  void add_claim_figures(model::claim_figures& into) const {
+    if (!retention_timelines || !*retention_timelines) return;
+    const retention_timelines_figures& t = **retention_timelines;
+    model::retention_timeline_shares& shares = into.retention_timelines.emplace();
+    shares.horizon_s = t.horizon_s;
+    for (const retention_variant& v : t.variants)
+      shares.variants.push_back(
+          {v.malloc, v.load, v.background_thread, v.median_kept_unreclaimable});
   }
 };
 

@@ -1,14 +1,17 @@
 // The serve frame's own figures in results.json (model/frame_part.hpp): its top-level `serve`
 // section, one workload per lab workload served, one cell per variant. docs/serve.md explains the
-// frame. Each struct names its fields once (model/fields.hpp).
+// frame. Each struct names its fields once (model/fields.hpp); the section adds what the serve
+// claims read (model/claim_figures.hpp).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "model/cell.hpp"
+#include "model/claim_figures.hpp"
 #include "model/fields.hpp"
 #include "model/values.hpp"
 
@@ -124,6 +127,15 @@ struct serve_comparison {
     field(s.cpu_per_request_ratio, "cpu_per_request_ratio", "baseline ÷ cell CPU per request");
     field(s.intervals, "intervals", "how the intervals were formed");
   }
+  // Its ratios that have a value, by key, as the serve claims read them.
+  std::map<std::string, model::served_ratio> served_ratios() const {
+    std::map<std::string, model::served_ratio> found;
+    model::for_each_present<serve_estimate>(*this,
+                                            [&found](const char* key, const serve_estimate& e) {
+                                              found[key] = {e.value, e.interval, e.repetitions};
+                                            });
+    return found;
+  }
 };
 
 struct batch_speedup {
@@ -231,6 +243,15 @@ struct serve_document_figures {
   template <class S, class F>
   static void fields(S& s, F& field) {
     field(s.serve, "serve", "the serve frame, when it ran (`--frames …,serve`)");
+  }
+  // What the served_ratio claims read: each variant served, with its ratios to the baseline.
+  void add_claim_figures(model::claim_figures& into) const {
+    if (!serve) return;
+    for (const serve_workload& w : serve->workloads)
+      for (const serve_cell& c : w.cells)
+        into.served.push_back(
+            {w.name, c.head.strategy, c.head.malloc, c.head.reason,
+             c.vs_std ? c.vs_std->served_ratios() : std::map<std::string, model::served_ratio>()});
   }
 };
 
