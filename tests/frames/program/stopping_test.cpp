@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "frames/program/figures.hpp"
+#include "run_rows.hpp"
 
 namespace alloclab::program {
 namespace {
@@ -40,14 +41,7 @@ lab::round_judged judged_n(std::size_t cells) {
 }
 
 run_row run(std::size_t round, std::size_t combination, double cpu) {
-  run_row r;
-  r.round = round;
-  r.combination = combination;
-  r.record.ok = true;
-  r.record.live = true;
-  r.record.figures.user_seconds = r.record.figures.cpu_seconds = cpu;
-  r.record.figures.peak_rss_bytes = 1'000'000;
-  return r;
+  return synthetic_run(round, combination, cpu);
 }
 
 // Rounds of runs whose CPU times are true_ratio[c] x baseline, lognormal noise of `cv`.

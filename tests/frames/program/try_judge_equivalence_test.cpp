@@ -21,6 +21,7 @@
 
 #include "frames/program/figures.hpp"
 #include "frames/program/stopping.hpp"
+#include "run_rows.hpp"
 
 namespace alloclab::program {
 namespace {
@@ -101,14 +102,7 @@ void expect_same_look(const std::vector<lab::round_reading>& readings,
 }
 
 run_row run(std::size_t round, std::size_t combination, double cpu, double rss, bool ok = true) {
-  run_row r;
-  r.round = round;
-  r.combination = combination;
-  r.record.ok = ok;
-  r.record.live = true;
-  r.record.figures.user_seconds = r.record.figures.cpu_seconds = cpu;
-  r.record.figures.peak_rss_bytes = static_cast<std::uint64_t>(rss);
-  return r;
+  return synthetic_run(round, combination, cpu, rss, ok);
 }
 
 // Four combinations over `rounds` rounds: baseline, 0.8x, 1.02x (on the floor) and one that
